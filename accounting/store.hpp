@@ -1,0 +1,153 @@
+// store.hpp - the SQLite accounting store: the only code that talks to SQLite.
+//
+// Holds the account/share hierarchy, user associations, QOS, partitions,
+// TRES types, each user association's decayed raw usage (total and per TRES),
+// a ledger of job charges (idempotent per job id) and the decay state.
+//
+// Entry points:
+//   Store::open(path)      create (mode 0600) or open, migrate the schema
+//   Store::load()          everything the engine needs, in one read transaction
+//   Store::apply_cycle()   one calc-period's charges + decay + reset, one transaction
+//   admin calls            add/modify/delete/import used by mfprio-acct
+//
+// Invariants:
+//   - Only user associations carry usage; an account's usage is the sum of its
+//     children's, derived by the engine (so decay and charges stay conserved).
+//   - Every multi-row change runs in one transaction; a failed call leaves the
+//     file as it was.  SQL only through prepared statements.
+//   - A job's usage is charged at most once per second of its run: the ledger
+//     records charged_until per job id.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mfprio::acct {
+
+// Raised for every store failure; what() is one line naming the path, the
+// record or the SQLite error.
+struct StoreError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct AccountRec {
+  int64_t id = 0;
+  std::string name;
+  std::string parent;          // "" only for root
+  bool shares_parent = false;  // FairShare=parent
+  uint32_t shares = 1;
+  uint32_t priority = 0;       // association priority; 0 = inherit from parent
+  std::string description;
+};
+
+struct UserAssocRec {
+  int64_t id = 0;
+  std::string user;
+  std::string account;
+  std::string partition;       // "" = any partition
+  bool shares_parent = false;
+  uint32_t shares = 1;
+  uint32_t priority = 0;       // 0 = inherit from the account
+  bool is_default = false;     // the user's default account
+  double raw_usage = 0;        // decayed billing-TRES-seconds
+  std::vector<std::pair<std::string, double>> tres_usage;  // decayed TRES-seconds
+};
+
+struct UserRec {
+  std::string name;
+  std::string default_account;
+  bool admin = false;          // AdminLevel=Administrator: may write the store
+};
+
+struct QosRec {
+  int64_t id = 0;
+  std::string name;
+  uint32_t priority = 0;
+  double usage_factor = 1.0;
+};
+
+struct PartitionRec {
+  int64_t id = 0;
+  std::string name;
+  uint32_t job_factor = 1;     // PriorityJobFactor 0..65533
+  std::string billing_weights; // TRESBillingWeights, as written ("CPU=1.0,Mem=0.25G")
+  std::string tres_totals;     // "cpu=240,mem=491520,node=10,gres/gpu=8"; "" = cluster totals
+  bool is_default = false;
+};
+
+struct DecayState {
+  int64_t last_decay = 0;      // 0 = never
+  int64_t last_reset = 0;
+};
+
+struct LedgerRec {
+  uint64_t job_id = 0;
+  int64_t assoc_id = 0;
+  int64_t charged_until = 0;
+  bool ended = false;
+};
+
+struct StoreData {
+  std::vector<AccountRec> accounts;    // root first, then parents before children
+  std::vector<UserAssocRec> assocs;    // by user, account, partition
+  std::vector<UserRec> users;
+  std::vector<QosRec> qos;
+  std::vector<PartitionRec> partitions;
+  std::vector<std::string> tres;       // TRES type names
+  DecayState decay;
+};
+
+// One job's charge in a cycle.  The store charges
+//   seconds = until - max(start_time, ledger.charged_until)  (if > 0)
+//   raw_usage += seconds * rate;  tres_usage[name] += seconds * count
+// and sets the ledger's charged_until = until (and ended).
+struct Charge {
+  uint64_t job_id = 0;
+  int64_t assoc_id = 0;
+  int64_t start_time = 0;
+  int64_t until = 0;
+  double rate = 0;             // billable TRES x QOS UsageFactor, per second
+  std::vector<std::pair<std::string, double>> tres;  // per-second TRES counts x UsageFactor
+  bool ended = false;
+};
+
+struct CycleUpdate {
+  bool reset = false;          // PriorityUsageResetPeriod boundary: usage := 0 first
+  double decay_factor = 1.0;   // every usage is multiplied by this (after reset)
+  std::vector<Charge> charges; // applied after the decay
+  std::optional<DecayState> new_state;
+};
+
+struct CycleResult {
+  std::vector<double> added;   // per charge: usage added (0 if already charged)
+};
+
+class Store {
+ public:
+  // Opens or creates the file (created with mode 0600), sets WAL, foreign
+  // keys and a busy timeout, and migrates the schema forward.
+  static std::unique_ptr<Store> open(const std::string& path);
+  virtual ~Store() = default;
+
+  virtual const std::string& path() const = 0;
+  virtual int schema_version() = 0;
+
+  // Everything the engine needs, read in one transaction.
+  virtual StoreData load() = 0;
+  // The ledger rows of jobs not yet ended.
+  virtual std::vector<LedgerRec> open_ledger() = 0;
+
+  // One transaction: reset, decay, charges, new decay state.
+  virtual CycleResult apply_cycle(const CycleUpdate& update) = 0;
+
+  // May `uid` write?  True for the file's owner and for users with admin set
+  // whose name is the passwd name of uid.
+  virtual bool may_write(uint32_t uid) = 0;
+};
+
+}  // namespace mfprio::acct
