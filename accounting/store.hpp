@@ -145,6 +145,10 @@ class Store {
   // One transaction: reset, decay, charges, new decay state.
   virtual CycleResult apply_cycle(const CycleUpdate& update) = 0;
 
+  // True when another connection (mfprio-acct, another host) committed to
+  // the file since this Store last asked (PRAGMA data_version).
+  virtual bool changed_by_others() = 0;
+
   // May `uid` write?  True for the file's owner and for users with admin set
   // whose name is the passwd name of uid.
   virtual bool may_write(uint32_t uid) = 0;
