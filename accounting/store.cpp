@@ -80,6 +80,7 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
 StoreData StoreImpl::load() {
   StoreData d;
   sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
+  changed_by_others();  // what we load now is the baseline
 
   {
     sql::StmtUse st(prep(st_load_accounts_,
@@ -317,3 +318,15 @@ std::unique_ptr<Store> Store::open(const std::string& path, const OpenOptions& o
 }
 
 }  // namespace mfprio::acct
+
+namespace mfprio::acct::detail {
+// PRAGMA data_version changes when another connection commits to the file;
+// our own commits leave it alone, so this sees exactly the admin's edits.
+bool StoreImpl::changed_by_others() {
+  sql::StmtUse st(prep(st_data_version_, "PRAGMA data_version"));
+  const int64_t v = st->step() ? st->i64(0) : 0;
+  const bool changed = seen_data_version_ >= 0 && v != seen_data_version_;
+  seen_data_version_ = v;
+  return changed;
+}
+}  // namespace mfprio::acct::detail

@@ -23,6 +23,7 @@ class StoreImpl final : public Store {
   std::vector<LedgerRec> open_ledger() override;
   CycleResult apply_cycle(const CycleUpdate& update) override;
   bool may_write(uint32_t uid) override;
+  bool changed_by_others() override;
   void apply_admin(const AdminChanges& changes) override;
 
  private:
@@ -31,6 +32,7 @@ class StoreImpl final : public Store {
   void row_written();
 
   std::string path_;
+  int64_t seen_data_version_ = -1;  // changed_by_others(): last PRAGMA data_version
   bool read_only_ = false;
   int version_ = 0;
   long kill_after_rows_ = 0;
@@ -40,7 +42,7 @@ class StoreImpl final : public Store {
   // load / ledger
   sql::Stmt st_load_accounts_, st_count_assocs_, st_load_assocs_, st_load_tres_usage_,
       st_load_users_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
-      st_open_ledger_;
+      st_open_ledger_, st_data_version_;
   // cycle
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_ledger_get_,
       st_charge_assoc_, st_charge_tres_, st_ledger_put_, st_decay_state_, st_tres_id_,

@@ -53,7 +53,7 @@ void Engine::log(int level, const std::string& msg) const {
 }
 
 void Engine::open() {
-  store_ = acct::Store::open(settings_->store_path);
+  store_ = acct::Store::open(settings_->store_path, acct::OpenOptions{});
   reload(0);
   log(MFPRIO_LOG_INFO, "loaded " + std::to_string(current()->layout->assocs.size()) +
                            " associations from " + settings_->store_path);

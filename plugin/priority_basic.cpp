@@ -19,9 +19,9 @@
 #include "mfprio/mfprio.h"
 
 extern "C" {
-MFPRIO_EXPORT const char plugin_name[] = "Priority BASIC plugin (mfprio)";
-MFPRIO_EXPORT const char plugin_type[] = "priority/basic";
-MFPRIO_EXPORT const uint32_t plugin_version = MFPRIO_ABI_VERSION;
+const char plugin_name[] = "Priority BASIC plugin (mfprio)";
+const char plugin_type[] = "priority/basic";
+const uint32_t plugin_version = MFPRIO_ABI_VERSION;
 }
 
 namespace {

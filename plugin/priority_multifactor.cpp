@@ -19,9 +19,9 @@
 #include "priority.hpp"
 
 extern "C" {
-MFPRIO_EXPORT const char plugin_name[] = "Priority MULTIFACTOR plugin (mfprio)";
-MFPRIO_EXPORT const char plugin_type[] = "priority/multifactor";
-MFPRIO_EXPORT const uint32_t plugin_version = MFPRIO_ABI_VERSION;
+const char plugin_name[] = "Priority MULTIFACTOR plugin (mfprio)";
+const char plugin_type[] = "priority/multifactor";
+const uint32_t plugin_version = MFPRIO_ABI_VERSION;
 }
 
 namespace {
