@@ -3,14 +3,26 @@
 // the including file's directory), quoted values.  Syntax only: what a key
 // means is for whoever reads it (the host for PriorityType and PluginDir, the
 // plugin for its Priority* keys).  Later pairs override earlier ones.
+//
+// Details (conf.cpp): a line ending in '\' continues on the next line (the
+// pair keeps the first line's number); values may be "double" or 'single'
+// quoted, and a quoted part may sit inside a longer value (Key=a"b c");
+// '#' starts a comment unless quoted or written '\#'; "Include PATH"
+// (keyword any case, PATH may be quoted) is resolved against the including
+// file's directory unless absolute; include loops and nesting deeper than
+// 16 files are errors.  Every pair keeps the file it was written in.
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mfprio::host {
+
+// ASCII case-insensitive equality, as conf keys compare.
+bool iequals(std::string_view a, std::string_view b);
 
 struct ConfError : std::runtime_error {
   using std::runtime_error::runtime_error;  // "file:line: message"
@@ -35,6 +47,7 @@ class Conf {
   const std::vector<ConfPair>& pairs() const { return pairs_; }
 
  private:
+  class Parser;  // conf.cpp
   std::vector<ConfPair> pairs_;
 };
 

@@ -1,0 +1,177 @@
+// cli.cpp - see cli.hpp.  Options take "--opt VALUE" or "--opt=VALUE";
+// single-letter flags may be grouped ("-ln").
+#include "cli.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+namespace mfprio::host {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t c = s.find(',', pos);
+    if (c == std::string::npos) c = s.size();
+    if (c > pos) out.push_back(s.substr(pos, c - pos));
+    pos = c + 1;
+  }
+  return out;
+}
+
+class ArgReader {
+ public:
+  explicit ArgReader(const std::vector<std::string>& a) : args_(a) {}
+  bool done() const { return i_ >= args_.size(); }
+  const std::string& peek() const { return args_[i_]; }
+  std::string next() { return args_[i_++]; }
+
+  // When the current argument is `name` or `name=...`, consumes it and its value.
+  bool value_of(const char* name, std::string* out) {
+    const std::string& a = args_[i_];
+    const std::string n(name);
+    if (a == n) {
+      if (i_ + 1 >= args_.size()) throw UsageError(n + " needs a value");
+      *out = args_[i_ + 1];
+      i_ += 2;
+      return true;
+    }
+    if (a.size() > n.size() && a.compare(0, n.size(), n) == 0 && a[n.size()] == '=') {
+      *out = a.substr(n.size() + 1);
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  const std::vector<std::string>& args_;
+  size_t i_ = 0;
+};
+
+int64_t time_arg(const std::string& opt, const std::string& v) {
+  int64_t t = 0;
+  if (!parse_time_point(v, &t))
+    throw UsageError(opt + ": '" + v + "' is not a time (seconds since the epoch or YYYY-MM-DDTHH:MM:SS)");
+  return t;
+}
+
+}  // namespace
+
+const char* usage_text() {
+  return "usage: mfprio-host --conf FILE [--plugin-dir DIR] [--now T] [-v|--verbose] COMMAND [options]\n"
+         "commands:\n"
+         "  sprio --jobs FILE [-l] [-n] [-w] [-u USER[,USER...]] [-P | --json] [-h|--noheader] [--all-states] [--now T]\n"
+         "  sshare [-l] [-a] [-u USER[,USER...]] [-P | --json] [-h|--noheader]\n"
+         "  decay --now T [--running FILE]\n"
+         "  job-end --job-file FILE --end T\n"
+         "  info\n"
+         "T: seconds since the epoch, or YYYY-MM-DDTHH:MM:SS (UTC)\n";
+}
+
+bool parse_time_point(const std::string& s, int64_t* out) {
+  if (s.empty()) return false;
+  bool digits = true;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c))) digits = false;
+  if (digits) {
+    if (s.size() > 15) return false;
+    *out = std::strtoll(s.c_str(), nullptr, 10);
+    return true;
+  }
+  int Y, M, D, h, m, sec;
+  char tail[4] = {0};
+  const int n = std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%3s", &Y, &M, &D, &h, &m, &sec, tail);
+  if (n < 6 || (n == 7 && std::string(tail) != "Z")) return false;
+  if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60 || h < 0 || m < 0 || sec < 0) return false;
+  std::tm tm{};
+  tm.tm_year = Y - 1900;
+  tm.tm_mon = M - 1;
+  tm.tm_mday = D;
+  tm.tm_hour = h;
+  tm.tm_min = m;
+  tm.tm_sec = sec;
+  *out = static_cast<int64_t>(timegm(&tm));
+  return true;
+}
+
+Options parse_cli(const std::vector<std::string>& args) {
+  Options o;
+  ArgReader r(args);
+  std::string v;
+  // Global options, up to the command word.
+  while (!r.done() && o.command == Command::None) {
+    if (r.value_of("--conf", &v)) o.conf = v;
+    else if (r.value_of("--plugin-dir", &v)) o.plugin_dir = v;
+    else if (r.value_of("--now", &v)) o.now = time_arg("--now", v);
+    else if (r.peek() == "-v" || r.peek() == "--verbose") { r.next(); o.verbose = true; }
+    else if (r.peek() == "--help") { r.next(); o.help = true; return o; }
+    else {
+      const std::string a = r.next();
+      if (a == "sprio") o.command = Command::Sprio;
+      else if (a == "sshare") o.command = Command::Sshare;
+      else if (a == "decay") o.command = Command::Decay;
+      else if (a == "job-end") o.command = Command::JobEnd;
+      else if (a == "info") o.command = Command::Info;
+      else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
+      else throw UsageError("unknown command '" + a + "'");
+    }
+  }
+  if (o.command == Command::None) throw UsageError("no command given");
+
+  const bool sprio = o.command == Command::Sprio, sshare = o.command == Command::Sshare;
+  while (!r.done()) {
+    if (r.value_of("--now", &v)) { o.now = time_arg("--now", v); continue; }
+    if ((sprio && r.value_of("--jobs", &v)) || (o.command == Command::Decay && r.value_of("--running", &v)) ||
+        (o.command == Command::JobEnd && r.value_of("--job-file", &v))) {
+      o.jobs_file = v;
+      continue;
+    }
+    if (o.command == Command::JobEnd && r.value_of("--end", &v)) { o.end = time_arg("--end", v); continue; }
+    if ((sprio || sshare) && (r.value_of("-u", &v) || r.value_of("--user", &v))) {
+      for (auto& u : split_commas(v)) o.users.push_back(u);
+      continue;
+    }
+    const std::string a = r.next();
+    if (a == "-v" || a == "--verbose") { o.verbose = true; continue; }
+    if (sprio || sshare) {
+      if (a == "--json") { o.json = true; continue; }
+      if (a == "--long") { o.long_format = true; continue; }
+      if (a == "--parsable") { o.parsable = true; continue; }
+      if (a == "--noheader") { o.noheader = true; continue; }
+      if (sprio && a == "--norm") { o.normalized = true; continue; }
+      if (sprio && a == "--weights") { o.weights = true; continue; }
+      if (sprio && a == "--all-states") { o.all_states = true; continue; }
+      if (sshare && a == "--all") { o.all_users = true; continue; }
+      if (a.size() >= 2 && a[0] == '-' && a[1] != '-') {
+        const std::string letters = sprio ? "lnwPh" : "laPh";
+        for (size_t i = 1; i < a.size(); ++i) {
+          const char c = a[i];
+          if (letters.find(c) == std::string::npos)
+            throw UsageError("unknown option '-" + std::string(1, c) + "' for " + (sprio ? "sprio" : "sshare"));
+          if (c == 'l') o.long_format = true;
+          if (c == 'n') o.normalized = true;
+          if (c == 'w') o.weights = true;
+          if (c == 'P') o.parsable = true;
+          if (c == 'h') o.noheader = true;
+          if (c == 'a') o.all_users = true;
+        }
+        continue;
+      }
+    }
+    throw UsageError((a.empty() || a[0] != '-' ? "unexpected argument '" : "unknown option '") + a + "'");
+  }
+
+  if (o.conf.empty()) throw UsageError("--conf FILE is required");
+  if (o.parsable && o.json) throw UsageError("-P and --json exclude each other");
+  if (sprio && o.jobs_file.empty() && !o.weights) throw UsageError("sprio needs --jobs FILE");
+  if (o.command == Command::Decay && !o.now) throw UsageError("decay needs --now T");
+  if (o.command == Command::JobEnd && (o.jobs_file.empty() || !o.end))
+    throw UsageError("job-end needs --job-file FILE and --end T");
+  return o;
+}
+
+}  // namespace mfprio::host

@@ -1,0 +1,46 @@
+// cli.hpp - the mfprio-host command line: parsed into a typed Options value
+// before anything is loaded, so a usage error never touches the plugin.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mfprio::host {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Command { None, Sprio, Sshare, Decay, JobEnd, Info };
+
+struct Options {
+  std::string conf;
+  std::string plugin_dir;          // --plugin-dir, overrides PluginDir
+  std::optional<int64_t> now;      // --now (global or per command)
+  bool verbose = false;
+  bool help = false;
+  Command command = Command::None;
+
+  // sprio
+  std::string jobs_file;           // sprio --jobs, decay --running, job-end --job-file
+  bool long_format = false, normalized = false, weights = false, parsable = false, json = false;
+  bool noheader = false, all_states = false;
+  std::vector<std::string> users;  // -u a,b
+  // sshare
+  bool all_users = false;
+  // job-end
+  std::optional<int64_t> end;
+};
+
+// argv without the program name.  Throws UsageError with a one-line reason.
+Options parse_cli(const std::vector<std::string>& args);
+
+// Seconds since the epoch: an integer, or YYYY-MM-DDTHH:MM:SS[Z] in UTC.
+bool parse_time_point(const std::string& s, int64_t* out);
+
+const char* usage_text();
+
+}  // namespace mfprio::host

@@ -1,0 +1,365 @@
+// jobs_json.cpp - see jobs_json.hpp.  Every field is type-checked; a wrong
+// type or an out-of-range value names the file, line and field.  Unknown
+// fields are ignored so feeds may carry extra data; duplicate fields are
+// rejected (JSON_REJECT_DUPLICATES) because which one wins would be a guess.
+#include "jobs_json.hpp"
+
+#include <timestr.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "json_util.hpp"
+
+namespace mfprio::host {
+namespace {
+
+class LineParser {
+ public:
+  LineParser(const std::string& file, uint32_t line) : file_(file), line_(line) {}
+
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw JobParseError(file_ + ":" + std::to_string(line_) + ": " + msg);
+  }
+  [[noreturn]] void fail_field(const char* field, const std::string& msg) const {
+    fail(std::string("field '") + field + "': " + msg);
+  }
+
+  static const char* type_of(const json_t* v) {
+    switch (json_typeof(v)) {
+      case JSON_OBJECT: return "an object";
+      case JSON_ARRAY: return "an array";
+      case JSON_STRING: return "a string";
+      case JSON_INTEGER: return "an integer";
+      case JSON_REAL: return "a real number";
+      case JSON_TRUE:
+      case JSON_FALSE: return "a boolean";
+      case JSON_NULL: return "null";
+    }
+    return "?";
+  }
+
+  int64_t integer(const char* field, const json_t* v, int64_t lo, int64_t hi) const {
+    if (!json_is_integer(v)) fail_field(field, std::string("expected an integer, got ") + type_of(v));
+    const json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi)
+      fail_field(field, std::to_string(x) + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
+    return static_cast<int64_t>(x);
+  }
+
+  std::string string(const char* field, const json_t* v) const {
+    if (json_is_null(v)) return std::string();
+    if (!json_is_string(v)) fail_field(field, std::string("expected a string, got ") + type_of(v));
+    return std::string(json_string_value(v), json_string_length(v));
+  }
+
+  bool boolean(const char* field, const json_t* v) const {
+    if (!json_is_boolean(v)) fail_field(field, std::string("expected true or false, got ") + type_of(v));
+    return json_is_true(v);
+  }
+
+  std::vector<std::string> partitions(const json_t* v) const {
+    std::vector<std::string> out;
+    if (json_is_null(v)) return out;
+    if (json_is_string(v)) {
+      const std::string s = json_string_value(v);
+      if (s.empty()) return out;
+      size_t pos = 0;
+      while (pos <= s.size()) {
+        size_t comma = s.find(',', pos);
+        if (comma == std::string::npos) comma = s.size();
+        std::string p = trim(s.substr(pos, comma - pos));
+        if (p.empty()) fail_field("partition", "empty partition name in '" + s + "'");
+        out.push_back(std::move(p));
+        pos = comma + 1;
+      }
+    } else if (json_is_array(v)) {
+      size_t i;
+      const json_t* e;
+      json_array_foreach(v, i, e) {
+        if (!json_is_string(e))
+          fail_field("partition", "element " + std::to_string(i) + ": expected a string, got " + type_of(e));
+        std::string p = json_string_value(e);
+        if (p.empty() || p.find(',') != std::string::npos)
+          fail_field("partition", "element " + std::to_string(i) + ": '" + p + "' is not a partition name");
+        out.push_back(std::move(p));
+      }
+    } else {
+      fail_field("partition", std::string("expected a string or an array of strings, got ") + type_of(v));
+    }
+    for (size_t i = 0; i < out.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (out[i] == out[j]) fail_field("partition", "partition '" + out[i] + "' listed twice");
+    return out;
+  }
+
+  static std::string trim(const std::string& s) {
+    size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return s.substr(b, e - b);
+  }
+
+  uint32_t state(const json_t* v) const {
+    const std::string s = string("state", v);
+    static const struct {
+      const char* name;
+      uint32_t value;
+    } kStates[] = {{"pending", MFPRIO_JOB_PENDING},     {"running", MFPRIO_JOB_RUNNING},
+                   {"suspended", MFPRIO_JOB_SUSPENDED}, {"held", MFPRIO_JOB_HELD},
+                   {"completed", MFPRIO_JOB_COMPLETED}};
+    for (const auto& st : kStates)
+      if (strcasecmp(s.c_str(), st.name) == 0) return st.value;
+    fail_field("state", "'" + s + "' is not one of pending, running, suspended, held, completed");
+  }
+
+  uint64_t mem(const json_t* v) const {
+    if (json_is_integer(v))
+      return static_cast<uint64_t>(integer("mem", v, 0, std::numeric_limits<int64_t>::max()));
+    if (!json_is_string(v)) fail_field("mem", std::string("expected MB as an integer or a string like \"8G\", got ") + type_of(v));
+    uint64_t mb = 0;
+    if (!parse_mem_mb(json_string_value(v), &mb))
+      fail_field("mem", std::string("'") + json_string_value(v) + "' is not a size (a number with K, M, G or T)");
+    return mb;
+  }
+
+  uint32_t time_limit(const json_t* v) const {
+    if (json_is_integer(v)) {
+      const int64_t m = integer("time_limit", v, -1, std::numeric_limits<uint32_t>::max());
+      return m < 0 ? 0 : static_cast<uint32_t>(m);
+    }
+    if (!json_is_string(v))
+      fail_field("time_limit", std::string("expected minutes or a time string, got ") + type_of(v));
+    int64_t secs = 0;
+    std::string why;
+    if (!mfprio::parse_time_string(json_string_value(v), &secs, &why)) fail_field("time_limit", why);
+    if (secs == mfprio::kTimeInfinite) return 0;
+    const int64_t minutes = (secs + 59) / 60;  // a partial minute counts as one
+    if (minutes > std::numeric_limits<uint32_t>::max()) fail_field("time_limit", "too long");
+    return static_cast<uint32_t>(minutes);
+  }
+
+  // gres: {"gpu": 2} or "gpu:2,mps:100" or "gpu:a100:2" -> "gres/gpu".
+  void gres(const json_t* v, JobSpec* job) const {
+    if (json_is_null(v)) return;
+    if (json_is_object(v)) {
+      const char* key;
+      const json_t* val;
+      json_object_foreach(const_cast<json_t*>(v), key, val) {
+        if (!json_is_integer(val) || json_integer_value(val) < 0)
+          fail_field("gres", std::string("'") + key + "': expected a non-negative integer count");
+        add_tres(gres_name(key), static_cast<double>(json_integer_value(val)), job);
+      }
+      return;
+    }
+    if (!json_is_string(v))
+      fail_field("gres", std::string("expected an object like {\"gpu\": 2} or a string like \"gpu:2\", got ") + type_of(v));
+    const std::string s = json_string_value(v);
+    size_t pos = 0;
+    while (!s.empty() && pos <= s.size()) {
+      size_t comma = s.find(',', pos);
+      if (comma == std::string::npos) comma = s.size();
+      const std::string item = trim(s.substr(pos, comma - pos));
+      pos = comma + 1;
+      if (item.empty()) fail_field("gres", "empty item in '" + s + "'");
+      const size_t c1 = item.find(':');
+      double count = 1;
+      if (c1 != std::string::npos) {
+        const std::string num = item.substr(item.rfind(':') + 1);
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long n = std::strtoull(num.c_str(), &end, 10);
+        if (num.empty() || *end || errno || !std::isdigit(static_cast<unsigned char>(num[0])))
+          fail_field("gres", "'" + item + "' is not name[:type]:count");
+        count = static_cast<double>(n);
+      }
+      add_tres(gres_name(item.substr(0, c1)), count, job);
+    }
+  }
+
+  static std::string gres_name(const std::string& n) { return n.rfind("gres/", 0) == 0 ? n : "gres/" + n; }
+
+  void add_tres(const std::string& name, double count, JobSpec* job) const {
+    if (name.empty() || name == "gres/") fail_field("gres", "empty name");
+    for (size_t i = 0; i < job->tres_names.size(); ++i)
+      if (job->tres_names[i] == name) fail("'" + name + "' requested twice");
+    job->tres_names.push_back(name);
+    job->tres_counts.push_back(count);
+  }
+
+  // tres: {"license/matlab": 1, ...} extra TRES passed as is.
+  void tres(const json_t* v, JobSpec* job) const {
+    if (json_is_null(v)) return;
+    if (!json_is_object(v)) fail_field("tres", std::string("expected an object of name: count, got ") + type_of(v));
+    const char* key;
+    const json_t* val;
+    json_object_foreach(const_cast<json_t*>(v), key, val) {
+      if (!json_is_number(val) || json_number_value(val) < 0 || !std::isfinite(json_number_value(val)))
+        fail_field("tres", std::string("'") + key + "': expected a non-negative number");
+      if (!*key) fail_field("tres", "empty name");
+      add_tres(key, json_number_value(val), job);
+    }
+  }
+
+ private:
+  const std::string& file_;
+  uint32_t line_;
+};
+
+}  // namespace
+
+const char* state_name(uint32_t state) {
+  switch (state) {
+    case MFPRIO_JOB_PENDING: return "pending";
+    case MFPRIO_JOB_RUNNING: return "running";
+    case MFPRIO_JOB_SUSPENDED: return "suspended";
+    case MFPRIO_JOB_HELD: return "held";
+    case MFPRIO_JOB_COMPLETED: return "completed";
+    default: return "unknown";
+  }
+}
+
+bool parse_mem_mb(const std::string& s, uint64_t* mb) {
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (errno || !std::isfinite(v) || v < 0) return false;
+  std::string suffix(end);
+  double scale = 1;  // MB
+  if (suffix.empty() || suffix == "M" || suffix == "m" || suffix == "MB" || suffix == "mb") scale = 1;
+  else if (suffix == "K" || suffix == "k" || suffix == "KB" || suffix == "kb") scale = 1.0 / 1024;
+  else if (suffix == "G" || suffix == "g" || suffix == "GB" || suffix == "gb") scale = 1024;
+  else if (suffix == "T" || suffix == "t" || suffix == "TB" || suffix == "tb") scale = 1024.0 * 1024;
+  else return false;
+  const double r = std::ceil(v * scale);
+  if (r > 1.8e19) return false;
+  *mb = static_cast<uint64_t>(r);
+  return true;
+}
+
+JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_t line) {
+  LineParser p(file, line);
+  json_error_t err;
+  JsonPtr root(json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES, &err));
+  if (!root) p.fail(std::string("invalid JSON: ") + err.text + " (column " + std::to_string(err.column) + ")");
+  if (!json_is_object(root.get())) p.fail(std::string("expected a JSON object, got ") + LineParser::type_of(root.get()));
+
+  JobSpec j;
+  j.file = file;
+  j.line = line;
+  const json_t* o = root.get();
+  auto get = [&](const char* k) -> const json_t* { return json_object_get(o, k); };
+
+  const json_t* v = get("id");
+  if (!v) p.fail("missing field 'id'");
+  j.id = static_cast<uint64_t>(p.integer("id", v, 1, std::numeric_limits<int64_t>::max()));
+  v = get("user");
+  if (!v) p.fail("job " + std::to_string(j.id) + ": missing field 'user'");
+  j.user = p.string("user", v);
+  if (j.user.empty()) p.fail_field("user", "must not be empty");
+  if ((v = get("account"))) j.account = p.string("account", v);
+  if ((v = get("qos"))) j.qos = p.string("qos", v);
+  if ((v = get("partition"))) j.partitions = p.partitions(v);
+  if ((v = get("state"))) j.state = p.state(v);
+  constexpr int64_t kMaxTime = int64_t{1} << 40;
+  if ((v = get("submit"))) j.submit = p.integer("submit", v, 0, kMaxTime);
+  if ((v = get("eligible"))) {
+    j.eligible = p.integer("eligible", v, 0, kMaxTime);
+    j.eligible_given = true;
+  }
+  if ((v = get("start"))) j.start = p.integer("start", v, 0, kMaxTime);
+  constexpr int64_t kU32 = std::numeric_limits<uint32_t>::max();
+  constexpr int64_t kI32 = std::numeric_limits<int32_t>::max();
+  if ((v = get("nodes"))) j.nodes = static_cast<uint32_t>(p.integer("nodes", v, 1, kU32));
+  if ((v = get("cpus"))) j.cpus = static_cast<uint32_t>(p.integer("cpus", v, 1, kU32));
+  if ((v = get("mem"))) j.mem_mb = p.mem(v);
+  if ((v = get("gres"))) p.gres(v, &j);
+  if ((v = get("tres"))) p.tres(v, &j);
+  if ((v = get("time_limit"))) j.time_limit_min = p.time_limit(v);
+  if ((v = get("nice"))) j.nice = static_cast<int32_t>(p.integer("nice", v, -kI32, kI32));
+  if ((v = get("nice_admin"))) j.nice_admin = p.boolean("nice_admin", v);
+  if ((v = get("site_factor"))) j.site_factor = static_cast<int32_t>(p.integer("site_factor", v, -kI32, kI32));
+  if ((v = get("prev_priority"))) j.prev_priority = static_cast<uint32_t>(p.integer("prev_priority", v, 0, kU32));
+  if ((v = get("dependent"))) j.dependent = p.boolean("dependent", v);
+
+  if (!j.eligible_given)  // eligible at submit unless something holds it back
+    j.eligible = (j.state == MFPRIO_JOB_HELD || j.dependent) ? 0 : j.submit;
+  return j;
+}
+
+JobFile read_job_stream(std::istream& in, const std::string& file) {
+  JobFile out;
+  std::string text;
+  uint32_t line = 0;
+  while (std::getline(in, text)) {
+    ++line;
+    bool blank = true;
+    for (char c : text)
+      if (!std::isspace(static_cast<unsigned char>(c))) blank = false;
+    if (blank) continue;
+    try {
+      out.jobs.push_back(parse_job_line(text, file, line));
+    } catch (const JobParseError& e) {
+      out.errors.push_back(e.what());
+    }
+  }
+  return out;
+}
+
+JobFile read_job_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    const int err = errno;
+    throw JobParseError("cannot open job file '" + path + "': " + std::strerror(err ? err : ENOENT));
+  }
+  return read_job_stream(in, path);
+}
+
+std::vector<JobRecord> expand_records(const std::vector<JobSpec>& jobs) {
+  std::vector<JobRecord> out;
+  for (const JobSpec& s : jobs) {
+    const size_t n = s.partitions.empty() ? 1 : s.partitions.size();
+    for (size_t i = 0; i < n; ++i) {
+      JobRecord r;
+      r.spec = &s;
+      r.partition = s.partitions.empty() ? "" : s.partitions[i].c_str();
+      out.push_back(std::move(r));
+    }
+  }
+  // Pointers are taken only now that `out` no longer reallocates.
+  for (JobRecord& r : out) {
+    const JobSpec& s = *r.spec;
+    for (size_t i = 0; i < s.tres_names.size(); ++i)
+      r.tres.push_back(mfprio_tres_t{s.tres_names[i].c_str(), s.tres_counts[i]});
+    mfprio_job_t& j = r.job;
+    j = mfprio_job_t{};
+    j.struct_size = sizeof(mfprio_job_t);
+    j.state = s.state;
+    j.job_id = s.id;
+    j.user = s.user.c_str();
+    j.account = s.account.c_str();
+    j.partition = r.partition;
+    j.qos = s.qos.c_str();
+    j.submit_time = s.submit;
+    j.eligible_time = s.eligible;
+    j.start_time = s.start;
+    j.min_nodes = s.nodes;
+    j.cpus = s.cpus;
+    j.mem_mb = s.mem_mb;
+    j.time_limit_min = s.time_limit_min;
+    j.nice = s.nice;
+    j.site_factor = s.site_factor;
+    j.flags = (s.nice_admin ? MFPRIO_JOBF_NICE_ADMIN : 0u) | (s.dependent ? MFPRIO_JOBF_DEPENDENT : 0u);
+    j.prev_priority = s.prev_priority;
+    j.tres_count = static_cast<uint32_t>(r.tres.size());
+    j.tres = r.tres.empty() ? nullptr : r.tres.data();
+  }
+  return out;
+}
+
+}  // namespace mfprio::host

@@ -1,0 +1,57 @@
+// settings.hpp - the few conf keys the host itself reads (everything else is
+// the plugin's business and is passed on untouched):
+//
+//   PriorityType   priority/<name>, default priority/multifactor
+//   PluginDir      colon-separated directories, default the compiled-in one
+//   ClusterNodes   cluster totals given to the plugin's init (mfprio_host_t);
+//   ClusterCPUs    when absent they are summed from NodeName= lines
+//   ClusterMemMB   (CPUs=, RealMemory= in MB, Gres=gpu:4 per node, node
+//   ClusterTRES    count from the host list: n[01-16,20],gpu1 = 18 nodes).
+//                  ClusterTRES=gres/gpu=8,license/matlab=4: name=count list.
+//
+// A bad value throws SettingsError "file:line: Key: why".
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "conf.hpp"
+
+namespace mfprio::host {
+
+struct SettingsError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct ClusterTotals {
+  uint32_t nodes = 0;
+  uint32_t cpus = 0;
+  uint64_t mem_mb = 0;
+  std::vector<std::pair<std::string, double>> tres;  // "gres/gpu" -> 8
+};
+
+struct HostSettings {
+  std::string priority_type = "priority/multifactor";
+  std::vector<std::string> plugin_dirs;
+  ClusterTotals cluster;
+};
+
+// Reads the host's keys from `conf`.  default_plugindir is used when the conf
+// has no PluginDir; plugin_dir_override (the --plugin-dir option) wins over both.
+HostSettings read_settings(const Conf& conf, const std::string& default_plugindir,
+                           const std::string& plugin_dir_override = "");
+
+// "priority/multifactor" -> "priority_multifactor.so".
+std::string plugin_file_name(const std::string& priority_type);
+
+// Number of hosts in a Slurm host list ("n[01-04,7],login"); throws
+// std::invalid_argument on a malformed list.
+uint64_t hostlist_count(const std::string& list);
+
+// Splits "a:b::c" into non-empty parts.
+std::vector<std::string> split_path_list(const std::string& s);
+
+}  // namespace mfprio::host
