@@ -8,7 +8,8 @@
 //   Store::open(path)      create (mode 0600) or open, migrate the schema
 //   Store::load()          everything the engine needs, in one read transaction
 //   Store::apply_cycle()   one calc-period's charges + decay + reset, one transaction
-//   admin calls            add/modify/delete/import used by mfprio-acct
+//   Store::apply_admin()   add/modify/delete/import used by mfprio-acct, one
+//                          transaction; admin.hpp validates before calling it
 //
 // Invariants:
 //   - Only user associations carry usage; an account's usage is the sum of its
@@ -127,11 +128,57 @@ struct CycleResult {
   std::vector<double> added;   // per charge: usage added (0 if already charged)
 };
 
+// How to open a store.  The CLI opens read-only for `show`/`export` so that a
+// user who may read the file but not write it can still look.
+struct OpenOptions {
+  bool read_only = false;
+  bool create = true;          // create the file (mode 0600) if missing
+};
+
+// One association to upsert, keyed by (user, account, partition).  The user
+// row is created if missing.  Usage is written only when set_usage is true
+// (import); CLI modifies leave the decayed usage alone.
+struct AssocWrite {
+  UserAssocRec rec;
+  bool set_usage = false;
+};
+
+struct AssocKey {
+  std::string user;
+  std::string account;
+  std::string partition;
+};
+
+// A batch of admin changes, written in one transaction by apply_admin:
+// deletions first, then upserts (accounts in any order: parents are linked
+// after every listed account exists).  The store does not re-validate shape
+// (cycles, defaults): admin.hpp's validate_changes does that on the merged
+// picture first; the schema's constraints and foreign keys are the backstop.
+struct AdminChanges {
+  std::vector<std::string> delete_accounts;   // must have no children/assocs
+  std::vector<std::string> delete_users;      // with all their associations
+  std::vector<AssocKey> delete_assocs;
+  std::vector<std::string> delete_qos;
+  std::vector<std::string> delete_partitions;
+  std::vector<AccountRec> accounts;           // upsert by name (id ignored)
+  std::vector<AssocWrite> assocs;
+  std::vector<UserRec> users;                 // upsert by name; "" default = none
+  std::vector<QosRec> qos;                    // upsert by name
+  std::vector<PartitionRec> partitions;       // upsert by name; a default one
+                                              // clears the others' flag
+  bool empty() const {
+    return delete_accounts.empty() && delete_users.empty() && delete_assocs.empty() &&
+           delete_qos.empty() && delete_partitions.empty() && accounts.empty() &&
+           assocs.empty() && users.empty() && qos.empty() && partitions.empty();
+  }
+};
+
 class Store {
  public:
   // Opens or creates the file (created with mode 0600), sets WAL, foreign
   // keys and a busy timeout, and migrates the schema forward.
   static std::unique_ptr<Store> open(const std::string& path);
+  static std::unique_ptr<Store> open(const std::string& path, const OpenOptions& opts);
   virtual ~Store() = default;
 
   virtual const std::string& path() const = 0;
@@ -145,9 +192,21 @@ class Store {
   // One transaction: reset, decay, charges, new decay state.
   virtual CycleResult apply_cycle(const CycleUpdate& update) = 0;
 
+  // True when another connection (mfprio-acct, another host) committed to
+  // the file since this Store last asked (PRAGMA data_version).
+  virtual bool changed_by_others() = 0;
+
   // May `uid` write?  True for the file's owner and for users with admin set
   // whose name is the passwd name of uid.
+  // uid 0 is also allowed: it can rewrite the file anyway.
   virtual bool may_write(uint32_t uid) = 0;
+
+  // Admin writes (add/modify/delete/import), one transaction.
+  virtual void apply_admin(const AdminChanges& changes) = 0;
+
+  // Test hook for crash tests: when the environment variable
+  // MFPRIO_ACCT_KILL_AFTER_ROWS=N is set at open, the process raises SIGKILL on
+  // itself after writing N rows inside an apply_admin/apply_cycle transaction.
 };
 
 }  // namespace mfprio::acct

@@ -36,7 +36,25 @@ struct ShareTree {
   std::vector<uint32_t> child_begin;  // size n+1
   std::vector<uint32_t> children;     // size n-1
 
+  // Derived by finalize(): the fair-share structure with FairShare=parent
+  // resolved (REFERENCE §1.5).  A "transparent" node is a non-root account
+  // with FairShare=parent: it belongs to no group, its children are listed in
+  // its place among its own parent's children (depth first, sibling order kept).
+  // A user with FairShare=parent is a group member whose shares count 0.
+  std::vector<int32_t> fs_parent;     // nearest ancestor that is not transparent; -1 for root
+  std::vector<uint32_t> group_begin;  // size n+1: the members of account a's sibling group
+  std::vector<uint32_t> group;        //   are group[group_begin[a] .. group_begin[a+1])
+  std::vector<double> group_shares;   // per account: sum of its group members' raw shares
+
   size_t size() const { return parent.size(); }
+  // True once finalize() has run (and nothing was added since).
+  bool finalized() const {
+    return !parent.empty() && child_begin.size() == size() + 1 && group_begin.size() == size() + 1 &&
+           fs_parent.size() == size() && group_shares.size() == size() && active.size() == size();
+  }
+  bool transparent(size_t i) const { return i != 0 && !is_user[i] && shares_parent[i]; }
+  // Raw shares as the algorithms count them: 0 for FairShare=parent.
+  double own_shares(size_t i) const { return shares_parent[i] ? 0.0 : shares[i]; }
   // Appends a node; returns its index.
   uint32_t add(int32_t parent_index, bool user, double raw_shares, double raw_usage,
                bool fairshare_parent = false);
@@ -53,6 +71,8 @@ struct ShareResult {
   std::vector<double> eff_usage;    // Ue (classic, depth-oblivious; ticket: max(U, .01S))
   std::vector<double> level_fs;     // Fair Tree LevelFS (inf when U=0 and S>0)
   std::vector<double> fairshare;    // F in [0,1] for users; accounts: algorithm's own value
+  std::vector<double> tickets;      // TicketBased: share of the root's tickets (root = 1 when any
+                                    // user is active); 0 for the other algorithms
 };
 
 struct FairShareParams {
@@ -62,6 +82,12 @@ struct FairShareParams {
 
 // Computes every field of `out` for `tree` (which must be finalized).
 void compute_fair_share(const ShareTree& tree, const FairShareParams& params, ShareResult& out);
+
+// Shared by Classic, DepthOblivious and TicketBased (REFERENCE §1.5): sizes
+// out.norm_shares / out.norm_usage and fills them with S = product along the
+// path of shares / group_shares (FairShare=parent: its fair-share parent's S)
+// and U = raw usage / root raw usage (0 when root has none, capped at 1).
+void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out);
 
 // The individual algorithms (one file each).
 void fair_share_fair_tree(const ShareTree& tree, ShareResult& out);

@@ -1,0 +1,111 @@
+// admin.cpp - Model and the shape checks shared by import and the CLI.
+//
+// Invariant: nothing here writes the store; callers validate fully on a Model
+// and only then call Store::apply_admin with the records they changed.
+#include "admin.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <unordered_set>
+
+namespace mfprio::acct {
+
+Model::Model(const StoreData& d) {
+  accounts.reserve(d.accounts.size());
+  for (const auto& a : d.accounts) accounts.emplace(a.name, a);
+  for (const auto& r : d.assocs) assocs.emplace(AssocTuple{r.user, r.account, r.partition}, r);
+  users.reserve(d.users.size());
+  for (const auto& u : d.users) users.emplace(u.name, u);
+  for (const auto& q : d.qos) qos.emplace(q.name, q);
+  for (const auto& p : d.partitions) partitions.emplace(p.name, p);
+}
+
+std::string Model::parent_problem(const std::string& name) const {
+  std::vector<std::string> path{name};
+  std::unordered_set<std::string> seen{name};
+  std::string cur = name;
+  while (cur != "root") {
+    auto it = accounts.find(cur);
+    if (it == accounts.end()) return "unknown account \"" + cur + "\"";
+    const std::string& parent = it->second.parent;
+    if (accounts.find(parent) == accounts.end()) return "unknown parent \"" + parent + "\"";
+    path.push_back(parent);
+    if (!seen.insert(parent).second) {
+      std::string cyc;
+      for (const auto& p : path) cyc += (cyc.empty() ? "" : " -> ") + p;
+      return "parent cycle " + cyc;
+    }
+    cur = parent;
+  }
+  return "";
+}
+
+std::vector<const UserAssocRec*> Model::assocs_of(const std::string& user) const {
+  std::vector<const UserAssocRec*> out;
+  for (auto it = assocs.lower_bound(AssocTuple{user, "", ""});
+       it != assocs.end() && std::get<0>(it->first) == user; ++it)
+    out.push_back(&it->second);
+  return out;
+}
+
+bool Model::has_children(const std::string& account) const {
+  for (const auto& [n, a] : accounts)
+    if (a.parent == account) return true;
+  return false;
+}
+
+bool Model::has_assocs_under(const std::string& account) const {
+  for (const auto& [k, r] : assocs)
+    if (r.account == account) return true;
+  return false;
+}
+
+void Model::finish_users(const std::set<std::string>& touched, std::vector<UserRec>& out) {
+  for (const std::string& name : touched) {
+    UserRec& u = users[name];
+    u.name = name;
+    auto mine = assocs_of(name);
+    bool valid = false;
+    for (const auto* r : mine) valid = valid || r->account == u.default_account;
+    if (!valid) u.default_account = mine.empty() ? "" : mine.front()->account;
+    out.push_back(u);
+  }
+}
+
+std::string name_problem(const std::string& name) {
+  if (name.empty()) return "empty name";
+  if (name.size() > 128) return "name longer than 128 characters";
+  for (unsigned char c : name) {
+    if (std::isspace(c) || std::iscntrl(c) || c == '|' || c == '=' || c == ',' || c == '"')
+      return "name \"" + name + "\" contains a space, control character or one of |=,\"";
+  }
+  return "";
+}
+
+std::string tres_list_problem(const std::string& s) {
+  if (s.empty()) return "";
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t end = s.find(',', pos);
+    if (end == std::string::npos) end = s.size();
+    std::string item = s.substr(pos, end - pos);
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return "\"" + item + "\" is not NAME=NUMBER in TRES list \"" + s + "\"";
+    std::string num = item.substr(eq + 1);
+    char* rest = nullptr;
+    double v = std::strtod(num.c_str(), &rest);
+    if (num.empty() || rest == num.c_str() || !std::isfinite(v))
+      return "\"" + item + "\" has no number in TRES list \"" + s + "\"";
+    std::string unit(rest);
+    if (!(unit.empty() || unit == "K" || unit == "M" || unit == "G" || unit == "T" ||
+          unit == "P" || unit == "k" || unit == "m" || unit == "g" || unit == "t" ||
+          unit == "p"))
+      return "\"" + item + "\" has an unknown unit in TRES list \"" + s + "\"";
+    pos = end + 1;
+  }
+  return "";
+}
+
+}  // namespace mfprio::acct

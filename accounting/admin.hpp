@@ -1,0 +1,63 @@
+// admin.hpp - validation of admin changes against the whole picture.
+//
+// Entry points:
+//   Model(StoreData)        a mutable, name-indexed copy of the store
+//   Model::parent_problem() why an account's parent chain is broken, or ""
+//   Model::finish_users()   gives touched users a valid default account
+//   name_problem()          why a record name is unusable, or ""
+// Used by import (import_export.cpp) and the CLI (acct_cli.cpp): they apply
+// the requested records to a Model, ask it what is wrong (naming the record
+// in their own words), and only then hand an AdminChanges to the Store.
+// No SQLite, no JSON here.
+#pragma once
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "store.hpp"
+
+namespace mfprio::acct {
+
+// A rejected request; what() is one line naming the record.
+struct AdminError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+using AssocTuple = std::tuple<std::string, std::string, std::string>;  // user, account, partition
+
+struct Model {
+  explicit Model(const StoreData& d);
+
+  std::unordered_map<std::string, AccountRec> accounts;  // includes root
+  std::map<AssocTuple, UserAssocRec> assocs;             // ordered: a user's rows are adjacent
+  std::unordered_map<std::string, UserRec> users;
+  std::unordered_map<std::string, QosRec> qos;
+  std::unordered_map<std::string, PartitionRec> partitions;
+
+  // "" if `name`'s parent chain reaches root, else e.g. `unknown parent "x"`
+  // or `parent cycle a -> b -> a`.
+  std::string parent_problem(const std::string& name) const;
+  std::vector<const UserAssocRec*> assocs_of(const std::string& user) const;
+  bool has_children(const std::string& account) const;
+  bool has_assocs_under(const std::string& account) const;
+  // For each user in `touched`: keep a default account that still has an
+  // association, else take the first association's account ("" if none).
+  // Appends the resulting UserRecs to `out`.
+  void finish_users(const std::set<std::string>& touched, std::vector<UserRec>& out);
+};
+
+// "" if usable as an account/user/qos/partition name, else why not.  Names
+// are printed in `|`-separated and key=value output, so those characters and
+// whitespace are refused.
+std::string name_problem(const std::string& name);
+
+// "" if `s` is a TRES list `name=number[unit],...` (TRESBillingWeights or
+// TRES totals), else why not.
+std::string tres_list_problem(const std::string& s);
+
+}  // namespace mfprio::acct

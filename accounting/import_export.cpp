@@ -1,0 +1,430 @@
+// import_export.cpp - JSON import/export of the hierarchy and JSONL charge batches.
+//
+// Import is "validate fully, then write": the file is parsed into typed records
+// merged onto a Model of the current store (listed records are added or
+// updated, fields a record omits keep their stored values, unlisted records are
+// untouched), every record is checked against the merged picture, and only
+// then is one AdminChanges handed to Store::apply_admin (one transaction).
+// So a full export imported into an empty store reproduces it.
+//
+// Export prints one record per line and doubles with 17 significant digits so
+// that usage round-trips bit for bit.
+#include "import_export.hpp"
+
+#include <jansson.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace mfprio::acct {
+namespace {
+
+struct JsonDecref {
+  void operator()(json_t* j) const noexcept { json_decref(j); }
+};
+using JsonPtr = std::unique_ptr<json_t, JsonDecref>;
+
+constexpr size_t kDumpFlags = JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII;
+
+// Reads one record's fields with type checks; every error names the record.
+class Fields {
+ public:
+  Fields(json_t* obj, std::string where) : obj_(obj), where_(std::move(where)) {}
+  [[noreturn]] void fail(const std::string& msg) const { throw AdminError(where_ + ": " + msg); }
+  const std::string& where() const { return where_; }
+
+  void only(std::initializer_list<const char*> keys) const {
+    const char* k;
+    json_t* v;
+    json_object_foreach(obj_, k, v) {
+      bool known = false;
+      for (const char* ok : keys) known = known || std::string(ok) == k;
+      if (!known) fail("unknown key \"" + std::string(k) + "\"");
+    }
+  }
+  json_t* get(const char* key) const { return json_object_get(obj_, key); }
+  std::optional<std::string> str(const char* key) const {
+    json_t* v = get(key);
+    if (!v) return std::nullopt;
+    if (!json_is_string(v)) fail("\"" + std::string(key) + "\" must be a string");
+    return std::string(json_string_value(v), json_string_length(v));
+  }
+  std::optional<int64_t> integer(const char* key, int64_t lo, int64_t hi) const {
+    json_t* v = get(key);
+    if (!v) return std::nullopt;
+    if (!json_is_integer(v)) fail("\"" + std::string(key) + "\" must be an integer");
+    int64_t n = json_integer_value(v);
+    if (n < lo || n > hi)
+      fail("\"" + std::string(key) + "\" " + std::to_string(n) + " is outside " +
+           std::to_string(lo) + ".." + std::to_string(hi));
+    return n;
+  }
+  std::optional<double> number(const char* key) const {
+    json_t* v = get(key);
+    if (!v) return std::nullopt;
+    if (!json_is_number(v)) fail("\"" + std::string(key) + "\" must be a number");
+    double d = json_number_value(v);
+    if (!std::isfinite(d) || d < 0) fail("\"" + std::string(key) + "\" must be >= 0");
+    return d;
+  }
+  std::optional<bool> boolean(const char* key) const {
+    json_t* v = get(key);
+    if (!v) return std::nullopt;
+    if (!json_is_boolean(v)) fail("\"" + std::string(key) + "\" must be true or false");
+    return json_is_true(v);
+  }
+  // "shares": a non-negative 32-bit integer or the string "parent".
+  void shares(uint32_t& shares, bool& parent) const {
+    json_t* v = get("shares");
+    if (!v) return;
+    if (json_is_string(v)) {
+      if (std::string(json_string_value(v)) != "parent")
+        fail("\"shares\" must be a number or \"parent\"");
+      parent = true;
+      return;
+    }
+    if (json_is_integer(v) && json_integer_value(v) < 0) fail("negative shares");
+    parent = false;
+    shares = static_cast<uint32_t>(*integer("shares", 0, UINT32_MAX));
+  }
+
+ private:
+  json_t* obj_;
+  std::string where_;
+};
+
+std::string record_where(const char* section, size_t i, json_t* obj) {
+  std::string w = std::string(section) + "[" + std::to_string(i) + "]";
+  json_t* n = json_is_object(obj) ? json_object_get(obj, "name") : nullptr;
+  if (json_is_string(n)) w += " (name \"" + std::string(json_string_value(n)) + "\")";
+  return w;
+}
+
+// Calls fn(Fields) for each object of root[section], checking shape and name.
+template <typename Fn>
+void each_record(json_t* root, const char* section, Fn fn) {
+  json_t* arr = json_object_get(root, section);
+  if (!arr) return;
+  if (!json_is_array(arr)) throw AdminError(std::string("\"") + section + "\" must be an array");
+  size_t i;
+  json_t* obj;
+  json_array_foreach(arr, i, obj) {
+    Fields f(obj, record_where(section, i, obj));
+    if (!json_is_object(obj)) f.fail("must be an object");
+    auto name = f.str("name");
+    if (!name) f.fail("missing \"name\"");
+    if (auto p = name_problem(*name); !p.empty()) f.fail(p);
+    fn(f, *name);
+  }
+}
+
+AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
+  if (!json_is_object(root)) throw AdminError("the top level must be an object");
+  {
+    Fields top(root, "top level");
+    top.only({"accounts", "users", "qos", "partitions"});
+  }
+  Model m(current);
+  AdminChanges ch;
+  ImportStats st;
+
+  std::map<std::string, std::string> seen_acct;  // name -> where, for duplicates
+  std::vector<std::pair<std::string, std::string>> listed;  // name, where
+  each_record(root, "accounts", [&](const Fields& f, const std::string& name) {
+    f.only({"name", "parent", "shares", "priority", "description"});
+    if (name == "root") f.fail("\"root\" is implicit and cannot be listed");
+    auto [it, fresh] = seen_acct.emplace(name, f.where());
+    if (!fresh) f.fail("duplicate of " + it->second);
+    AccountRec rec;
+    auto old = m.accounts.find(name);
+    if (old != m.accounts.end()) {
+      rec = old->second;
+    } else {
+      rec.name = name;
+      rec.parent = "root";
+    }
+    if (auto p = f.str("parent")) rec.parent = *p;
+    f.shares(rec.shares, rec.shares_parent);
+    if (auto p = f.integer("priority", 0, UINT32_MAX)) rec.priority = static_cast<uint32_t>(*p);
+    if (auto d = f.str("description")) rec.description = *d;
+    m.accounts[name] = rec;
+    listed.emplace_back(name, f.where());
+    ch.accounts.push_back(rec);
+  });
+  // Parents are resolved only now: accounts may be listed in any order.
+  for (const auto& [name, where] : listed)
+    if (auto p = m.parent_problem(name); !p.empty()) throw AdminError(where + ": " + p);
+  st.accounts = listed.size();
+
+  std::set<std::string> touched;
+  std::map<AssocTuple, std::string> seen_assoc;
+  std::map<std::string, std::string> wanted_default;  // user -> account
+  std::map<AssocTuple, size_t> write_index;
+  each_record(root, "users", [&](const Fields& f, const std::string& name) {
+    f.only({"name", "account", "partition", "shares", "priority", "default", "admin", "raw_usage",
+            "tres_usage"});
+    touched.insert(name);
+    UserRec& u = m.users[name];
+    u.name = name;
+    if (auto a = f.boolean("admin")) u.admin = *a;
+    auto account = f.str("account");
+    if (!account) {
+      // A user-only record (e.g. an admin without associations).
+      if (f.get("partition") || f.get("shares") || f.get("priority") || f.get("default") ||
+          f.get("raw_usage") || f.get("tres_usage"))
+        f.fail("association fields given without \"account\"");
+      return;
+    }
+    if (m.accounts.find(*account) == m.accounts.end())
+      f.fail("unknown account \"" + *account + "\"");
+    std::string part = f.str("partition").value_or("");
+    if (!part.empty())
+      if (auto p = name_problem(part); !p.empty()) f.fail("partition: " + p);
+    AssocTuple key{name, *account, part};
+    auto [it, fresh] = seen_assoc.emplace(key, f.where());
+    if (!fresh) f.fail("duplicate of " + it->second);
+    UserAssocRec& r = m.assocs[key];
+    r.user = name;
+    r.account = *account;
+    r.partition = part;
+    f.shares(r.shares, r.shares_parent);
+    if (auto p = f.integer("priority", 0, UINT32_MAX)) r.priority = static_cast<uint32_t>(*p);
+    if (auto x = f.number("raw_usage")) r.raw_usage = *x;
+    if (json_t* t = f.get("tres_usage")) {
+      if (!json_is_object(t)) f.fail("\"tres_usage\" must be an object");
+      r.tres_usage.clear();
+      Fields tf(t, f.where() + " tres_usage");
+      const char* k;
+      json_t* v;
+      json_object_foreach(t, k, v) {
+        if (auto p = name_problem(k); !p.empty()) tf.fail(p);
+        r.tres_usage.emplace_back(k, *tf.number(k));
+      }
+    }
+    if (auto d = f.boolean("default"); d && *d) {
+      auto [w, first] = wanted_default.emplace(name, *account);
+      if (!first && w->second != *account)
+        f.fail("second default account (already \"" + w->second + "\")");
+    }
+    write_index[key] = ch.assocs.size();
+    ch.assocs.push_back(AssocWrite{r, true});
+  });
+  for (const auto& [user, account] : wanted_default) m.users[user].default_account = account;
+  m.finish_users(touched, ch.users);
+  st.users = touched.size();
+
+  std::map<std::string, std::string> seen_qos;
+  each_record(root, "qos", [&](const Fields& f, const std::string& name) {
+    f.only({"name", "priority", "usage_factor"});
+    auto [it, fresh] = seen_qos.emplace(name, f.where());
+    if (!fresh) f.fail("duplicate of " + it->second);
+    QosRec q;
+    if (auto old = m.qos.find(name); old != m.qos.end()) q = old->second;
+    q.name = name;
+    if (auto p = f.integer("priority", 0, UINT32_MAX)) q.priority = static_cast<uint32_t>(*p);
+    if (auto u = f.number("usage_factor")) q.usage_factor = *u;
+    ch.qos.push_back(q);
+    ++st.qos;
+  });
+
+  std::map<std::string, std::string> seen_part;
+  std::string default_part;
+  each_record(root, "partitions", [&](const Fields& f, const std::string& name) {
+    f.only({"name", "priority_job_factor", "tres_billing_weights", "tres", "default"});
+    auto [it, fresh] = seen_part.emplace(name, f.where());
+    if (!fresh) f.fail("duplicate of " + it->second);
+    PartitionRec p;
+    if (auto old = m.partitions.find(name); old != m.partitions.end()) p = old->second;
+    p.name = name;
+    if (auto j = f.integer("priority_job_factor", 0, 65533)) p.job_factor = static_cast<uint32_t>(*j);
+    if (auto w = f.str("tres_billing_weights")) p.billing_weights = *w;
+    if (auto prob = tres_list_problem(p.billing_weights); !prob.empty()) f.fail(prob);
+    if (auto t = f.str("tres")) p.tres_totals = *t;
+    if (auto prob = tres_list_problem(p.tres_totals); !prob.empty()) f.fail(prob);
+    if (auto d = f.boolean("default")) p.is_default = *d;
+    if (p.is_default) {
+      if (!default_part.empty()) f.fail("second default partition (already \"" + default_part + "\")");
+      default_part = name;
+    }
+    ch.partitions.push_back(p);
+    ++st.partitions;
+  });
+  // Write the default partition last so that it is the one left flagged.
+  std::stable_partition(ch.partitions.begin(), ch.partitions.end(),
+                        [](const PartitionRec& p) { return !p.is_default; });
+  if (stats) *stats = st;
+  return ch;
+}
+
+std::string slurp(const std::string& file, const std::string& label) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw AdminError(label + ": cannot read \"" + file + "\"");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string dump(json_t* j) {
+  char* s = json_dumps(j, kDumpFlags);
+  if (!s) throw std::bad_alloc();
+  std::string out(s);
+  free(s);
+  return out;
+}
+
+void add(json_t* obj, const char* key, json_t* value) {
+  // json_object_set_new steals `value`, also on failure.
+  if (!value || json_object_set_new(obj, key, value) != 0) throw std::bad_alloc();
+}
+
+json_t* shares_json(uint32_t shares, bool parent) {
+  return parent ? json_string("parent") : json_integer(shares);
+}
+
+}  // namespace
+
+AdminChanges plan_import(const StoreData& current, const std::string& text,
+                         const std::string& label, ImportStats* stats) {
+  json_error_t err;
+  JsonPtr root(json_loadb(text.data(), text.size(), JSON_REJECT_DUPLICATES, &err));
+  if (!root)
+    throw AdminError("import " + label + ":" + std::to_string(err.line) + ":" +
+                     std::to_string(err.column) + ": " + err.text);
+  try {
+    return plan(current, root.get(), stats);
+  } catch (const AdminError& e) {
+    throw AdminError("import " + label + ": " + e.what());
+  }
+}
+
+ImportStats import_json_file(Store& store, const std::string& file) {
+  std::string text = slurp(file, "import");
+  ImportStats st;
+  AdminChanges ch = plan_import(store.load(), text, file, &st);
+  try {
+    store.apply_admin(ch);
+  } catch (const StoreError& e) {
+    throw AdminError("import " + file + ": " + e.what());
+  }
+  return st;
+}
+
+std::string export_json(const StoreData& d) {
+  std::string out = "{\n\"accounts\": [";
+  const char* sep = "\n";
+  for (const auto& a : d.accounts) {
+    if (a.parent.empty()) continue;  // root is implicit
+    JsonPtr o(json_object());
+    add(o.get(), "name", json_string(a.name.c_str()));
+    add(o.get(), "parent", json_string(a.parent.c_str()));
+    add(o.get(), "shares", shares_json(a.shares, a.shares_parent));
+    if (a.priority) add(o.get(), "priority", json_integer(a.priority));
+    if (!a.description.empty()) add(o.get(), "description", json_string(a.description.c_str()));
+    out += sep + dump(o.get());
+    sep = ",\n";
+  }
+  out += "\n],\n\"users\": [";
+  sep = "\n";
+  std::map<std::string, const UserRec*> users;
+  for (const auto& u : d.users) users.emplace(u.name, &u);
+  std::set<std::string> with_assoc;
+  for (const auto& r : d.assocs) {
+    JsonPtr o(json_object());
+    add(o.get(), "name", json_string(r.user.c_str()));
+    add(o.get(), "account", json_string(r.account.c_str()));
+    if (!r.partition.empty()) add(o.get(), "partition", json_string(r.partition.c_str()));
+    add(o.get(), "shares", shares_json(r.shares, r.shares_parent));
+    if (r.priority) add(o.get(), "priority", json_integer(r.priority));
+    if (r.is_default) add(o.get(), "default", json_true());
+    auto u = users.find(r.user);
+    if (u != users.end() && u->second->admin && with_assoc.insert(r.user).second)
+      add(o.get(), "admin", json_true());
+    with_assoc.insert(r.user);
+    add(o.get(), "raw_usage", json_real(r.raw_usage));
+    if (!r.tres_usage.empty()) {
+      JsonPtr t(json_object());
+      for (const auto& [name, v] : r.tres_usage) add(t.get(), name.c_str(), json_real(v));
+      add(o.get(), "tres_usage", t.release());
+    }
+    out += sep + dump(o.get());
+    sep = ",\n";
+  }
+  for (const auto& u : d.users) {
+    if (with_assoc.count(u.name)) continue;
+    JsonPtr o(json_object());
+    add(o.get(), "name", json_string(u.name.c_str()));
+    add(o.get(), "admin", json_boolean(u.admin));
+    out += sep + dump(o.get());
+    sep = ",\n";
+  }
+  out += "\n],\n\"qos\": [";
+  sep = "\n";
+  for (const auto& q : d.qos) {
+    JsonPtr o(json_object());
+    add(o.get(), "name", json_string(q.name.c_str()));
+    add(o.get(), "priority", json_integer(q.priority));
+    add(o.get(), "usage_factor", json_real(q.usage_factor));
+    out += sep + dump(o.get());
+    sep = ",\n";
+  }
+  out += "\n],\n\"partitions\": [";
+  sep = "\n";
+  for (const auto& p : d.partitions) {
+    JsonPtr o(json_object());
+    add(o.get(), "name", json_string(p.name.c_str()));
+    add(o.get(), "priority_job_factor", json_integer(p.job_factor));
+    add(o.get(), "tres_billing_weights", json_string(p.billing_weights.c_str()));
+    if (!p.tres_totals.empty()) add(o.get(), "tres", json_string(p.tres_totals.c_str()));
+    add(o.get(), "default", json_boolean(p.is_default));
+    out += sep + dump(o.get());
+    sep = ",\n";
+  }
+  out += "\n]\n}\n";
+  return out;
+}
+
+std::vector<ChargeSpec> read_charges_jsonl(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw AdminError("charge: cannot read \"" + file + "\"");
+  std::vector<ChargeSpec> out;
+  std::string line;
+  size_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string where = file + ":" + std::to_string(lineno);
+    json_error_t err;
+    JsonPtr j(json_loadb(line.data(), line.size(), JSON_REJECT_DUPLICATES, &err));
+    if (!j) throw AdminError(where + ":" + std::to_string(err.column) + ": " + err.text);
+    if (!json_is_object(j.get())) throw AdminError(where + ": must be an object");
+    Fields f(j.get(), where);
+    f.only({"job", "user", "account", "partition", "qos", "start", "end", "rate", "cpus", "ended"});
+    ChargeSpec c;
+    c.where = where;
+    auto job = f.integer("job", 0, std::numeric_limits<int64_t>::max());
+    auto user = f.str("user");
+    auto start = f.integer("start", 0, std::numeric_limits<int64_t>::max());
+    auto end = f.integer("end", 0, std::numeric_limits<int64_t>::max());
+    if (!job || !user || !start || !end) f.fail("\"job\", \"user\", \"start\" and \"end\" are required");
+    c.job = static_cast<uint64_t>(*job);
+    c.user = *user;
+    c.start = *start;
+    c.end = *end;
+    c.account = f.str("account").value_or("");
+    c.partition = f.str("partition").value_or("");
+    c.qos = f.str("qos").value_or("");
+    c.rate = f.number("rate");
+    c.cpus = f.number("cpus");
+    c.ended = f.boolean("ended").value_or(true);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace mfprio::acct

@@ -1,0 +1,332 @@
+// store.cpp - Store::open, load, open_ledger, apply_cycle, may_write.
+//
+// Call order: open() (creates the file 0600, pragmas, migrate) -> load() /
+// apply_cycle() / apply_admin() (store_admin.cpp) any number of times.
+// Invariants:
+//   - Statements are prepared once per Store (lazily, on first use) and reused;
+//     a StmtUse guard resets each one after use, even on error.
+//   - apply_cycle is one IMMEDIATE transaction: any failure rolls it all back.
+//   - Usage lives only on user associations; decay is one UPDATE per table.
+#include "store_impl.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+#include "store_schema.hpp"
+
+namespace mfprio::acct {
+
+namespace detail {
+
+sql::Stmt& StoreImpl::prep(sql::Stmt& slot, const char* text) {
+  if (!slot) slot = sql::Stmt(db_.get(), text);
+  return slot;
+}
+
+void StoreImpl::row_written() {
+  // Crash-test hook (see store.hpp): die inside the open transaction.
+  if (kill_after_rows_ > 0 && ++rows_written_ >= kill_after_rows_) raise(SIGKILL);
+}
+
+StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(path) {
+  if (const char* k = std::getenv("MFPRIO_ACCT_KILL_AFTER_ROWS")) kill_after_rows_ = std::atol(k);
+  read_only_ = opts.read_only;
+  if (!opts.read_only && opts.create) {
+    // Create the file ourselves so its mode is 0600 whatever the umask or
+    // SQLite's defaults: the store holds every user's usage and admin flags.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+    } else if (errno != EEXIST) {
+      throw StoreError(path + ": cannot create: " + std::strerror(errno));
+    }
+  }
+  struct stat sb;
+  if (::stat(path.c_str(), &sb) != 0)
+    throw StoreError(path + ": cannot open: " + std::strerror(errno));
+  int flags = (opts.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
+              SQLITE_OPEN_NOMUTEX;
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  db_.reset(raw);
+  if (rc != SQLITE_OK) {
+    std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    throw StoreError(path + ": cannot open: " + msg);
+  }
+  sqlite3_extended_result_codes(db_.get(), 1);
+  // Concurrent CLI writes and the plugin's cycle may meet: wait, don't fail.
+  sqlite3_busy_timeout(db_.get(), 10000);
+  if (!opts.read_only && sqlite3_db_readonly(db_.get(), "main") == 1)
+    throw StoreError(path + ": cannot open for writing: permission denied");
+  sql::exec(db_.get(), "PRAGMA foreign_keys = ON");
+  if (!opts.read_only) {
+    sql::exec(db_.get(), "PRAGMA journal_mode = WAL");
+    // NORMAL is durable across process crashes in WAL mode (only an OS crash
+    // can lose the last commits), and a cycle commits every few minutes.
+    sql::exec(db_.get(), "PRAGMA synchronous = NORMAL");
+  }
+  version_ = migrate(db_.get(), opts.read_only);
+}
+
+StoreData StoreImpl::load() {
+  StoreData d;
+  sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
+  changed_by_others();  // what we load now is the baseline
+
+  {
+    sql::StmtUse st(prep(st_load_accounts_,
+        "SELECT a.id, a.name, COALESCE(p.name, ''), a.shares, a.shares_parent, a.priority,"
+        " a.description FROM accounts a LEFT JOIN accounts p ON p.id = a.parent_id"
+        " ORDER BY a.name"));
+    std::vector<AccountRec> by_name;
+    while (st->step()) {
+      AccountRec a;
+      a.id = st->i64(0);
+      a.name = st->text(1);
+      a.parent = st->text(2);
+      a.shares = static_cast<uint32_t>(st->i64(3));
+      a.shares_parent = st->i64(4) != 0;
+      a.priority = static_cast<uint32_t>(st->i64(5));
+      a.description = st->text(6);
+      by_name.push_back(std::move(a));
+    }
+    // Breadth-first from root, siblings by name (by_name is sorted, so each
+    // child list is too): parents always precede their children.
+    std::unordered_map<std::string, std::vector<size_t>> kids;
+    size_t root = by_name.size();
+    for (size_t i = 0; i < by_name.size(); ++i) {
+      if (by_name[i].parent.empty())
+        root = i;
+      else
+        kids[by_name[i].parent].push_back(i);
+    }
+    if (root == by_name.size()) throw StoreError(path_ + ": corrupt store: no root account");
+    d.accounts.reserve(by_name.size());
+    std::vector<size_t> queue{root};
+    for (size_t q = 0; q < queue.size(); ++q) {
+      AccountRec& a = by_name[queue[q]];
+      auto it = kids.find(a.name);
+      if (it != kids.end()) queue.insert(queue.end(), it->second.begin(), it->second.end());
+      d.accounts.push_back(std::move(a));
+    }
+    if (d.accounts.size() != by_name.size())
+      throw StoreError(path_ + ": corrupt store: accounts not reachable from root");
+  }
+
+  {
+    sql::StmtUse st(prep(st_count_assocs_, "SELECT count(*) FROM assocs"));
+    if (st->step()) d.assocs.reserve(static_cast<size_t>(st->i64(0)));
+  }
+  std::unordered_map<int64_t, size_t> assoc_index;
+  assoc_index.reserve(d.assocs.capacity());
+  {
+    sql::StmtUse st(prep(st_load_assocs_,
+        "SELECT s.id, u.name, a.name, s.partition, s.shares, s.shares_parent, s.priority,"
+        " s.raw_usage, COALESCE(u.default_account_id = s.account_id, 0)"
+        " FROM assocs s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = s.account_id"
+        " ORDER BY u.name, a.name, s.partition"));
+    while (st->step()) {
+      UserAssocRec r;
+      r.id = st->i64(0);
+      r.user = st->text(1);
+      r.account = st->text(2);
+      r.partition = st->text(3);
+      r.shares = static_cast<uint32_t>(st->i64(4));
+      r.shares_parent = st->i64(5) != 0;
+      r.priority = static_cast<uint32_t>(st->i64(6));
+      r.raw_usage = st->real(7);
+      r.is_default = st->i64(8) != 0;
+      assoc_index.emplace(r.id, d.assocs.size());
+      d.assocs.push_back(std::move(r));
+    }
+  }
+  {
+    sql::StmtUse st(prep(st_load_tres_usage_,
+        "SELECT t.assoc_id, r.name, t.usage FROM assoc_tres_usage t JOIN tres r ON r.id = t.tres_id"
+        " ORDER BY t.assoc_id, r.name"));
+    while (st->step()) {
+      auto it = assoc_index.find(st->i64(0));
+      if (it == assoc_index.end()) continue;  // FK makes this unreachable
+      d.assocs[it->second].tres_usage.emplace_back(st->text(1), st->real(2));
+    }
+  }
+  {
+    sql::StmtUse st(prep(st_load_users_,
+        "SELECT u.name, COALESCE(a.name, ''), u.admin FROM users u"
+        " LEFT JOIN accounts a ON a.id = u.default_account_id ORDER BY u.name"));
+    while (st->step()) d.users.push_back(UserRec{st->text(0), st->text(1), st->i64(2) != 0});
+  }
+  {
+    sql::StmtUse st(prep(st_load_qos_,
+        "SELECT id, name, priority, usage_factor FROM qos ORDER BY name"));
+    while (st->step())
+      d.qos.push_back(QosRec{st->i64(0), st->text(1), static_cast<uint32_t>(st->i64(2)),
+                             st->real(3)});
+  }
+  {
+    sql::StmtUse st(prep(st_load_parts_,
+        "SELECT id, name, job_factor, billing_weights, tres_totals, is_default"
+        " FROM partitions ORDER BY name"));
+    while (st->step())
+      d.partitions.push_back(PartitionRec{st->i64(0), st->text(1),
+                                          static_cast<uint32_t>(st->i64(2)), st->text(3),
+                                          st->text(4), st->i64(5) != 0});
+  }
+  {
+    sql::StmtUse st(prep(st_load_tres_, "SELECT name FROM tres ORDER BY id"));
+    while (st->step()) d.tres.push_back(st->text(0));
+  }
+  {
+    sql::StmtUse st(prep(st_load_decay_,
+        "SELECT last_decay, last_reset FROM decay_state WHERE id = 1"));
+    if (st->step()) d.decay = DecayState{st->i64(0), st->i64(1)};
+  }
+  txn.commit();
+  return d;
+}
+
+std::vector<LedgerRec> StoreImpl::open_ledger() {
+  std::vector<LedgerRec> out;
+  sql::StmtUse st(prep(st_open_ledger_,
+      "SELECT job_id, assoc_id, charged_until, ended FROM ledger WHERE ended = 0 ORDER BY job_id"));
+  while (st->step())
+    out.push_back(LedgerRec{static_cast<uint64_t>(st->i64(0)), st->i64(1), st->i64(2),
+                            st->i64(3) != 0});
+  return out;
+}
+
+int64_t StoreImpl::tres_id(const std::string& name) {
+  {
+    sql::StmtUse st(prep(st_tres_id_, "SELECT id FROM tres WHERE name = ?1"));
+    st->bind(1, name);
+    if (st->step()) return st->i64(0);
+  }
+  sql::StmtUse ins(prep(st_tres_insert_, "INSERT INTO tres(name) VALUES (?1) RETURNING id"));
+  ins->bind(1, name);
+  if (!ins->step()) sql::fail(db_.get(), "insert tres \"" + name + "\"");
+  return ins->i64(0);
+}
+
+CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
+  if (read_only_) throw StoreError(path_ + ": store opened read-only");
+  if (!(up.decay_factor >= 0.0 && up.decay_factor <= 1.0))
+    throw StoreError(path_ + ": decay factor " + std::to_string(up.decay_factor) +
+                     " is outside [0, 1]");
+  CycleResult res;
+  res.added.reserve(up.charges.size());
+  sql::Txn txn(db_.get());
+  if (up.reset) {
+    sql::StmtUse a(prep(st_reset_assoc_, "UPDATE assocs SET raw_usage = 0"));
+    a->run();
+    sql::StmtUse t(prep(st_reset_tres_, "UPDATE assoc_tres_usage SET usage = 0"));
+    t->run();
+  }
+  if (up.decay_factor != 1.0) {
+    sql::StmtUse a(prep(st_decay_assoc_, "UPDATE assocs SET raw_usage = raw_usage * ?1"));
+    a->bind(1, up.decay_factor).run();
+    sql::StmtUse t(prep(st_decay_tres_, "UPDATE assoc_tres_usage SET usage = usage * ?1"));
+    t->bind(1, up.decay_factor).run();
+  }
+  std::unordered_map<std::string, int64_t> tres_ids;  // per cycle: few names
+  for (const Charge& c : up.charges) {
+    if (!(c.rate >= 0.0) || c.rate > 1e15)
+      throw StoreError(path_ + ": job " + std::to_string(c.job_id) + ": bad rate " +
+                       std::to_string(c.rate));
+    int64_t from = c.start_time;
+    int64_t ledger_assoc = c.assoc_id;
+    {
+      sql::StmtUse st(prep(st_ledger_get_,
+          "SELECT charged_until, assoc_id FROM ledger WHERE job_id = ?1"));
+      st->bind(1, static_cast<int64_t>(c.job_id));
+      if (st->step()) {
+        from = std::max(from, st->i64(0));
+        // A job stays on the association it was first charged to.
+        ledger_assoc = st->i64(1);
+      }
+    }
+    double added = 0;
+    int64_t secs = c.until - from;
+    if (secs > 0) {
+      added = static_cast<double>(secs) * c.rate;
+      sql::StmtUse st(prep(st_charge_assoc_,
+          "UPDATE assocs SET raw_usage = raw_usage + ?1 WHERE id = ?2"));
+      st->bind(1, added).bind(2, ledger_assoc).run();
+      if (sqlite3_changes(db_.get()) != 1)
+        throw StoreError(path_ + ": job " + std::to_string(c.job_id) +
+                         ": unknown association id " + std::to_string(ledger_assoc));
+      for (const auto& [name, per_sec] : c.tres) {
+        auto it = tres_ids.find(name);
+        if (it == tres_ids.end()) it = tres_ids.emplace(name, tres_id(name)).first;
+        sql::StmtUse t(prep(st_charge_tres_,
+            "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"
+            " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = usage + excluded.usage"));
+        t->bind(1, ledger_assoc).bind(2, it->second).bind(3, static_cast<double>(secs) * per_sec);
+        t->run();
+      }
+    }
+    {
+      // The ledger row's foreign key rejects an unknown association even when
+      // nothing was due (a zero-length first charge).
+      sql::StmtUse st(prep(st_ledger_put_,
+          "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) VALUES (?1, ?2, ?3, ?4)"
+          " ON CONFLICT(job_id) DO UPDATE SET"
+          " charged_until = max(charged_until, excluded.charged_until),"
+          " ended = max(ended, excluded.ended)"));
+      st->bind(1, static_cast<int64_t>(c.job_id)).bind(2, ledger_assoc).bind(3, c.until);
+      st->bind(4, c.ended).run();
+    }
+    res.added.push_back(added);
+    row_written();
+  }
+  if (up.new_state) {
+    sql::StmtUse st(prep(st_decay_state_,
+        "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
+    st->bind(1, up.new_state->last_decay).bind(2, up.new_state->last_reset).run();
+  }
+  txn.commit();
+  return res;
+}
+
+bool StoreImpl::may_write(uint32_t uid) {
+  if (uid == 0) return true;  // root can rewrite the file anyway
+  struct stat sb;
+  if (::stat(path_.c_str(), &sb) == 0 && sb.st_uid == uid) return true;
+  struct passwd pw;
+  struct passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) != 0 || !found) return false;
+  sql::StmtUse st(prep(st_is_admin_, "SELECT admin FROM users WHERE name = ?1"));
+  st->bind(1, found->pw_name);
+  return st->step() && st->i64(0) != 0;
+}
+
+}  // namespace detail
+
+std::unique_ptr<Store> Store::open(const std::string& path) { return open(path, OpenOptions{}); }
+
+std::unique_ptr<Store> Store::open(const std::string& path, const OpenOptions& opts) {
+  return std::make_unique<detail::StoreImpl>(path, opts);
+}
+
+}  // namespace mfprio::acct
+
+namespace mfprio::acct::detail {
+// PRAGMA data_version changes when another connection commits to the file;
+// our own commits leave it alone, so this sees exactly the admin's edits.
+bool StoreImpl::changed_by_others() {
+  sql::StmtUse st(prep(st_data_version_, "PRAGMA data_version"));
+  const int64_t v = st->step() ? st->i64(0) : 0;
+  const bool changed = seen_data_version_ >= 0 && v != seen_data_version_;
+  seen_data_version_ = v;
+  return changed;
+}
+}  // namespace mfprio::acct::detail

@@ -1,0 +1,175 @@
+// store_admin.cpp - Store::apply_admin: the write half of add/modify/delete/import.
+//
+// Entry point: StoreImpl::apply_admin(changes), one IMMEDIATE transaction.
+// Order inside: deletions, accounts (insert/update, then link parents so the
+// batch may list children before parents), users, associations (+ per-TRES
+// usage when set_usage), default accounts, QOS, partitions.
+// Invariant: shape checks (cycles, unknown names, defaults) were done by
+// admin.cpp on the merged picture; here the schema's CHECKs and foreign keys
+// are the backstop, and any failure rolls the whole batch back.
+#include <string>
+
+#include "store_impl.hpp"
+
+namespace mfprio::acct::detail {
+namespace {
+
+std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+
+}  // namespace
+
+void StoreImpl::apply_admin(const AdminChanges& ch) {
+  if (read_only_) throw StoreError(path_ + ": store opened read-only");
+  sqlite3* db = db_.get();
+  sql::Txn txn(db);
+
+  for (const AssocKey& k : ch.delete_assocs) {
+    sql::StmtUse st(prep(st_del_assoc_,
+        "DELETE FROM assocs WHERE user_id = (SELECT id FROM users WHERE name = ?1)"
+        " AND account_id = (SELECT id FROM accounts WHERE name = ?2) AND partition = ?3"));
+    st->bind(1, k.user).bind(2, k.account).bind(3, k.partition).run();
+    if (sqlite3_changes(db) == 0)
+      throw StoreError("no association user " + quoted(k.user) + " account " + quoted(k.account) +
+                       (k.partition.empty() ? "" : " partition " + quoted(k.partition)));
+    row_written();
+  }
+  for (const std::string& u : ch.delete_users) {
+    sql::StmtUse st(prep(st_del_user_, "DELETE FROM users WHERE name = ?1"));
+    st->bind(1, u).run();
+    if (sqlite3_changes(db) == 0) throw StoreError("no user " + quoted(u));
+    row_written();
+  }
+  for (const std::string& a : ch.delete_accounts) {
+    if (a == "root") throw StoreError("the root account cannot be deleted");
+    sql::StmtUse st(prep(st_del_account_, "DELETE FROM accounts WHERE name = ?1"));
+    try {
+      st->bind(1, a).run();
+    } catch (const StoreError&) {
+      throw StoreError("account " + quoted(a) + " still has sub-accounts or users");
+    }
+    if (sqlite3_changes(db) == 0) throw StoreError("no account " + quoted(a));
+    row_written();
+  }
+  for (const std::string& q : ch.delete_qos) {
+    sql::StmtUse st(prep(st_del_qos_, "DELETE FROM qos WHERE name = ?1"));
+    st->bind(1, q).run();
+    if (sqlite3_changes(db) == 0) throw StoreError("no qos " + quoted(q));
+  }
+  for (const std::string& p : ch.delete_partitions) {
+    sql::StmtUse st(prep(st_del_part_, "DELETE FROM partitions WHERE name = ?1"));
+    st->bind(1, p).run();
+    if (sqlite3_changes(db) == 0) throw StoreError("no partition " + quoted(p));
+  }
+
+  // New accounts start under root; the second loop sets the real parent once
+  // every account of the batch exists.
+  for (const AccountRec& a : ch.accounts) {
+    sql::StmtUse st(prep(st_up_account_,
+        "INSERT INTO accounts(name, parent_id, shares, shares_parent, priority, description)"
+        " VALUES (?1, CASE WHEN ?1 = 'root' THEN NULL"
+        "  ELSE (SELECT id FROM accounts WHERE name = 'root') END, ?2, ?3, ?4, ?5)"
+        " ON CONFLICT(name) DO UPDATE SET shares = excluded.shares,"
+        " shares_parent = excluded.shares_parent, priority = excluded.priority,"
+        " description = excluded.description"));
+    st->bind(1, a.name).bind(2, a.shares).bind(3, a.shares_parent).bind(4, a.priority);
+    st->bind(5, a.description).run();
+    row_written();
+  }
+  for (const AccountRec& a : ch.accounts) {
+    if (a.name == "root") continue;
+    sql::StmtUse st(prep(st_link_account_,
+        "UPDATE accounts SET parent_id = (SELECT id FROM accounts WHERE name = ?2)"
+        " WHERE name = ?1"));
+    try {
+      st->bind(1, a.name).bind(2, a.parent).run();
+    } catch (const StoreError&) {
+      throw StoreError("account " + quoted(a.name) + ": unknown parent " + quoted(a.parent));
+    }
+  }
+
+  for (const UserRec& u : ch.users) {
+    sql::StmtUse st(prep(st_up_user_,
+        "INSERT INTO users(name, admin) VALUES (?1, ?2)"
+        " ON CONFLICT(name) DO UPDATE SET admin = excluded.admin"));
+    st->bind(1, u.name).bind(2, u.admin).run();
+    row_written();
+  }
+  for (const AssocWrite& w : ch.assocs) {
+    const UserAssocRec& r = w.rec;
+    {
+      sql::StmtUse st(prep(st_ensure_user_,
+          "INSERT INTO users(name) VALUES (?1) ON CONFLICT(name) DO NOTHING"));
+      st->bind(1, r.user).run();
+    }
+    int64_t id = 0;
+    {
+      sql::StmtUse st(prep(st_up_assoc_,
+          "INSERT INTO assocs(user_id, account_id, partition, shares, shares_parent, priority,"
+          " raw_usage) VALUES ((SELECT id FROM users WHERE name = ?1),"
+          " (SELECT id FROM accounts WHERE name = ?2), ?3, ?4, ?5, ?6, ?7)"
+          " ON CONFLICT(user_id, account_id, partition) DO UPDATE SET"
+          " shares = excluded.shares, shares_parent = excluded.shares_parent,"
+          " priority = excluded.priority,"
+          " raw_usage = CASE WHEN ?8 THEN excluded.raw_usage ELSE raw_usage END"
+          " RETURNING id"));
+      st->bind(1, r.user).bind(2, r.account).bind(3, r.partition).bind(4, r.shares);
+      st->bind(5, r.shares_parent).bind(6, r.priority).bind(7, w.set_usage ? r.raw_usage : 0.0);
+      st->bind(8, w.set_usage);
+      try {
+        if (!st->step()) throw StoreError("no row");
+      } catch (const StoreError& e) {
+        throw StoreError("user " + quoted(r.user) + " account " + quoted(r.account) + ": " +
+                         e.what());
+      }
+      id = st->i64(0);
+    }
+    if (w.set_usage) {
+      sql::StmtUse del(prep(st_clear_assoc_tres_,
+          "DELETE FROM assoc_tres_usage WHERE assoc_id = ?1"));
+      del->bind(1, id).run();
+      for (const auto& [name, usage] : r.tres_usage) {
+        int64_t tid = tres_id(name);
+        sql::StmtUse st(prep(st_set_assoc_tres_,
+            "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"));
+        st->bind(1, id).bind(2, tid).bind(3, usage).run();
+      }
+    }
+    row_written();
+  }
+  for (const UserRec& u : ch.users) {
+    sql::StmtUse st(prep(st_user_default_,
+        "UPDATE users SET default_account_id = (SELECT id FROM accounts WHERE name = ?2)"
+        " WHERE name = ?1"));
+    st->bind(1, u.name);
+    if (u.default_account.empty())
+      st->bind_null(2);
+    else
+      st->bind(2, u.default_account);
+    st->run();
+  }
+
+  for (const QosRec& q : ch.qos) {
+    sql::StmtUse st(prep(st_up_qos_,
+        "INSERT INTO qos(name, priority, usage_factor) VALUES (?1, ?2, ?3)"
+        " ON CONFLICT(name) DO UPDATE SET priority = excluded.priority,"
+        " usage_factor = excluded.usage_factor"));
+    st->bind(1, q.name).bind(2, q.priority).bind(3, q.usage_factor).run();
+  }
+  for (const PartitionRec& p : ch.partitions) {
+    sql::StmtUse st(prep(st_up_part_,
+        "INSERT INTO partitions(name, job_factor, billing_weights, tres_totals, is_default)"
+        " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(name) DO UPDATE SET"
+        " job_factor = excluded.job_factor, billing_weights = excluded.billing_weights,"
+        " tres_totals = excluded.tres_totals, is_default = excluded.is_default"));
+    st->bind(1, p.name).bind(2, p.job_factor).bind(3, p.billing_weights);
+    st->bind(4, p.tres_totals).bind(5, p.is_default).run();
+    if (p.is_default) {
+      sql::StmtUse clr(prep(st_clear_default_part_,
+          "UPDATE partitions SET is_default = 0 WHERE name <> ?1"));
+      clr->bind(1, p.name).run();
+    }
+  }
+  txn.commit();
+}
+
+}  // namespace mfprio::acct::detail

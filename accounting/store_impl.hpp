@@ -1,0 +1,57 @@
+// store_impl.hpp - the SQLite implementation of Store (private to accounting/).
+//
+// store.cpp holds open/load/cycle/may_write, store_admin.cpp the admin writes.
+// Invariant: every sqlite3_stmt lives in one of the st_* slots below, prepared
+// on first use and reused for the Store's lifetime (the cycle runs every few
+// minutes for months; re-preparing would waste time and churn memory).
+#pragma once
+
+#include <string>
+
+#include "sqlite_util.hpp"
+#include "store.hpp"
+
+namespace mfprio::acct::detail {
+
+class StoreImpl final : public Store {
+ public:
+  StoreImpl(const std::string& path, const OpenOptions& opts);
+
+  const std::string& path() const override { return path_; }
+  int schema_version() override { return version_; }
+  StoreData load() override;
+  std::vector<LedgerRec> open_ledger() override;
+  CycleResult apply_cycle(const CycleUpdate& update) override;
+  bool may_write(uint32_t uid) override;
+  bool changed_by_others() override;
+  void apply_admin(const AdminChanges& changes) override;
+
+ private:
+  sql::Stmt& prep(sql::Stmt& slot, const char* text);
+  int64_t tres_id(const std::string& name);
+  void row_written();
+
+  std::string path_;
+  int64_t seen_data_version_ = -1;  // changed_by_others(): last PRAGMA data_version
+  bool read_only_ = false;
+  int version_ = 0;
+  long kill_after_rows_ = 0;
+  long rows_written_ = 0;
+  sql::DbPtr db_;
+
+  // load / ledger
+  sql::Stmt st_load_accounts_, st_count_assocs_, st_load_assocs_, st_load_tres_usage_,
+      st_load_users_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
+      st_open_ledger_, st_data_version_;
+  // cycle
+  sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_ledger_get_,
+      st_charge_assoc_, st_charge_tres_, st_ledger_put_, st_decay_state_, st_tres_id_,
+      st_tres_insert_, st_is_admin_;
+  // admin
+  sql::Stmt st_del_assoc_, st_del_user_, st_del_account_, st_del_qos_, st_del_part_,
+      st_up_account_, st_link_account_, st_up_user_, st_ensure_user_, st_up_assoc_,
+      st_clear_assoc_tres_, st_set_assoc_tres_, st_user_default_, st_up_qos_, st_up_part_,
+      st_clear_default_part_;
+};
+
+}  // namespace mfprio::acct::detail

@@ -1,0 +1,137 @@
+// store_schema.cpp - the schema (as migrations) of the accounting store.
+//
+// Entry point: detail::migrate(), called by Store::open.
+// Invariants:
+//   - Migration i (1-based) takes user_version i-1 to i; never edit a shipped
+//     migration, append a new one.
+//   - Only user associations carry usage (assocs.raw_usage, assoc_tres_usage);
+//     account usage is derived by the engine, so decay and charges conserve it.
+//   - Shares are stored as a count plus a shares_parent flag (FairShare=parent).
+#include "store_schema.hpp"
+
+#include <string>
+
+#include "sqlite_util.hpp"
+
+namespace mfprio::acct::detail {
+namespace {
+
+// Migration 1: the initial schema.
+constexpr const char* kV1 = R"sql(
+CREATE TABLE accounts (
+  id            INTEGER PRIMARY KEY,
+  name          TEXT NOT NULL UNIQUE,
+  parent_id     INTEGER REFERENCES accounts(id) ON DELETE RESTRICT,
+  shares        INTEGER NOT NULL DEFAULT 1 CHECK (shares >= 0 AND shares <= 4294967295),
+  shares_parent INTEGER NOT NULL DEFAULT 0 CHECK (shares_parent IN (0, 1)),
+  priority      INTEGER NOT NULL DEFAULT 0 CHECK (priority >= 0 AND priority <= 4294967295),
+  description   TEXT NOT NULL DEFAULT '',
+  CHECK ((parent_id IS NULL) = (name = 'root'))
+);
+CREATE INDEX accounts_parent ON accounts(parent_id);
+INSERT INTO accounts(name, parent_id, shares, description) VALUES ('root', NULL, 1, 'the cluster');
+
+CREATE TABLE users (
+  id                 INTEGER PRIMARY KEY,
+  name               TEXT NOT NULL UNIQUE,
+  default_account_id INTEGER REFERENCES accounts(id) ON DELETE SET NULL,
+  admin              INTEGER NOT NULL DEFAULT 0 CHECK (admin IN (0, 1))
+);
+
+CREATE TABLE assocs (
+  id            INTEGER PRIMARY KEY,
+  user_id       INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  account_id    INTEGER NOT NULL REFERENCES accounts(id) ON DELETE RESTRICT,
+  partition     TEXT NOT NULL DEFAULT '',
+  shares        INTEGER NOT NULL DEFAULT 1 CHECK (shares >= 0 AND shares <= 4294967295),
+  shares_parent INTEGER NOT NULL DEFAULT 0 CHECK (shares_parent IN (0, 1)),
+  priority      INTEGER NOT NULL DEFAULT 0 CHECK (priority >= 0 AND priority <= 4294967295),
+  raw_usage     REAL NOT NULL DEFAULT 0 CHECK (raw_usage >= 0),
+  UNIQUE (user_id, account_id, partition)
+);
+CREATE INDEX assocs_account ON assocs(account_id);
+
+CREATE TABLE tres (
+  id   INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
+INSERT INTO tres(name) VALUES ('cpu'), ('mem'), ('energy'), ('node'), ('billing');
+
+CREATE TABLE assoc_tres_usage (
+  assoc_id INTEGER NOT NULL REFERENCES assocs(id) ON DELETE CASCADE,
+  tres_id  INTEGER NOT NULL REFERENCES tres(id) ON DELETE RESTRICT,
+  usage    REAL NOT NULL DEFAULT 0 CHECK (usage >= 0),
+  PRIMARY KEY (assoc_id, tres_id)
+) WITHOUT ROWID;
+
+CREATE TABLE qos (
+  id           INTEGER PRIMARY KEY,
+  name         TEXT NOT NULL UNIQUE,
+  priority     INTEGER NOT NULL DEFAULT 0 CHECK (priority >= 0 AND priority <= 4294967295),
+  usage_factor REAL NOT NULL DEFAULT 1.0 CHECK (usage_factor >= 0)
+);
+INSERT INTO qos(name) VALUES ('normal');
+
+CREATE TABLE partitions (
+  id              INTEGER PRIMARY KEY,
+  name            TEXT NOT NULL UNIQUE,
+  job_factor      INTEGER NOT NULL DEFAULT 1 CHECK (job_factor >= 0 AND job_factor <= 65533),
+  billing_weights TEXT NOT NULL DEFAULT '',
+  tres_totals     TEXT NOT NULL DEFAULT '',
+  is_default      INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1))
+);
+
+-- job_id holds the 64-bit job id bit-cast to a signed integer.
+CREATE TABLE ledger (
+  job_id        INTEGER PRIMARY KEY,
+  assoc_id      INTEGER NOT NULL REFERENCES assocs(id) ON DELETE CASCADE,
+  charged_until INTEGER NOT NULL,
+  ended         INTEGER NOT NULL DEFAULT 0 CHECK (ended IN (0, 1))
+);
+CREATE INDEX ledger_open ON ledger(ended);
+CREATE INDEX ledger_assoc ON ledger(assoc_id);
+
+CREATE TABLE decay_state (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  last_decay INTEGER NOT NULL DEFAULT 0,
+  last_reset INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO decay_state(id) VALUES (1);
+)sql";
+
+constexpr const char* kMigrations[] = {kV1};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
+
+int user_version(sqlite3* db) {
+  sql::Stmt st(db, "PRAGMA user_version");
+  return st.step() ? static_cast<int>(st.i64(0)) : 0;
+}
+
+}  // namespace
+
+int migrate(sqlite3* db, bool read_only) {
+  int v = user_version(db);
+  if (v > kSchemaVersion)
+    sql::fail(nullptr, std::string(sqlite3_db_filename(db, "main")) + ": schema version " +
+                           std::to_string(v) + " is newer than this build understands (" +
+                           std::to_string(kSchemaVersion) + ")");
+  if (v == kSchemaVersion || read_only) {
+    if (v != kSchemaVersion)
+      sql::fail(nullptr, std::string(sqlite3_db_filename(db, "main")) +
+                             ": store needs a schema upgrade; open it once read-write");
+    return v;
+  }
+  sql::Txn txn(db);
+  // Re-read inside the write lock: another process may have migrated meanwhile.
+  v = user_version(db);
+  for (; v < kSchemaVersion; ++v) {
+    sql::exec(db, kMigrations[v]);
+    // PRAGMA takes no bound parameters; the value is our own integer constant.
+    std::string bump = "PRAGMA user_version = " + std::to_string(v + 1);
+    sql::exec(db, bump.c_str());
+  }
+  txn.commit();
+  return v;
+}
+
+}  // namespace mfprio::acct::detail

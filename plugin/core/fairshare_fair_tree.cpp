@@ -1,0 +1,143 @@
+// fairshare_fair_tree.cpp - Slurm's Fair Tree fair-share factor (the
+// default since Slurm 19.05), REFERENCE §1.8 and Slurm's fair_tree
+// documentation.
+//
+// Per node, against its fair-share parent f and sibling group (§1.5):
+//   U        = raw usage / raw usage of f (0 when f has none)   -> eff_usage
+//   S        = shares / sum of the group's shares                -> norm_shares
+//   LevelFS  = S / U; 0 when S = 0; +inf when U = 0 and S > 0    -> level_fs
+// FairShare=parent users get LevelFS = +inf (and S of f); a FairShare=parent
+// account is not ranked: its children sit in its place in f's group (and
+// count in that group's share sum); it shows S of f and LevelFS +inf.
+// norm_usage is raw / root raw (sshare's NormUsage column): the level U above
+// is what sshare shows as EffectvUsage under Fair Tree.  Root: S = 1, U = 1
+// when there is any usage.
+//
+// Ranking (exactly §1.8's pseudocode, which follows Slurm's code rather than
+// its documentation: tied sibling accounts are NOT merged):
+//   N = number of users (idle ones too); rank = rnt = N
+//   visit(group, parent_tied): order the group by LevelFS descending, users
+//   before accounts on equal LevelFS, builder order after that; for each
+//   member, tied = (first and parent_tied) or LevelFS == previous LevelFS
+//   (exact floating-point equality, see same_level_fs); a user takes
+//   rank = rnt unless tied, FairShare = rank / N, and rnt decreases; an
+//   account is visited with its own `tied`.
+// Users therefore come out with FairShare in (0, 1]; accounts get 0 (sshare
+// leaves their FairShare blank).
+//
+// Cost: O(n log n) for the per-group sorts, O(n) otherwise; the traversal
+// uses an explicit stack so a deep tree cannot overflow the C++ stack.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "share_tree.hpp"
+
+namespace mfprio {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The one place Fair Tree compares LevelFS values.  Slurm ties siblings only
+// on exact equality (two idle siblings: inf == inf), never with a tolerance;
+// §1.8's expected numbers depend on that.
+bool same_level_fs(double a, double b) { return a == b; }
+
+struct Frame {
+  uint32_t account;   // whose group is being visited
+  uint32_t next;      // next position in the ordered group
+  bool parent_tied;
+  bool have_prev;
+  double prev;        // LevelFS of the previous member
+};
+
+}  // namespace
+
+void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
+  const size_t n = tree.size();
+  out.norm_shares.assign(n, 0.0);
+  out.norm_usage.assign(n, 0.0);
+  out.eff_usage.assign(n, 0.0);
+  out.level_fs.assign(n, 0.0);
+  out.fairshare.assign(n, 0.0);
+  out.tickets.assign(n, 0.0);
+  auto& S = out.norm_shares;
+  auto& Ulevel = out.eff_usage;
+  auto& lfs = out.level_fs;
+
+  const double root_usage = tree.usage[0];
+  S[0] = 1.0;
+  Ulevel[0] = root_usage > 0.0 ? 1.0 : 0.0;
+  out.norm_usage[0] = Ulevel[0];
+  lfs[0] = Ulevel[0] > 0.0 ? 1.0 : kInf;
+  for (size_t i = 1; i < n; ++i) {
+    const auto f = static_cast<size_t>(tree.fs_parent[i]);
+    const double parent_usage = tree.usage[f];
+    if (root_usage > 0.0) out.norm_usage[i] = std::min(1.0, tree.usage[i] / root_usage);
+    Ulevel[i] = parent_usage > 0.0 ? std::min(1.0, tree.usage[i] / parent_usage) : 0.0;
+    if (tree.shares_parent[i]) {
+      S[i] = S[f];
+      lfs[i] = kInf;
+      continue;
+    }
+    if (tree.group_shares[f] > 0.0) S[i] = tree.shares[i] / tree.group_shares[f];
+    if (S[i] <= 0.0)
+      lfs[i] = 0.0;
+    else if (Ulevel[i] <= 0.0)
+      lfs[i] = kInf;
+    else
+      lfs[i] = S[i] / Ulevel[i];
+  }
+
+  // Order every group; ties beyond LevelFS and kind keep the builder's order
+  // (the position in tree.group), which makes std::sort behave as a stable sort.
+  std::vector<uint32_t> order(tree.group);
+  std::vector<uint32_t> pos(n, 0);
+  for (uint32_t j = 0; j < order.size(); ++j) pos[order[j]] = j;
+  auto before = [&](uint32_t x, uint32_t y) {
+    if (!same_level_fs(lfs[x], lfs[y])) return lfs[x] > lfs[y];
+    if (tree.is_user[x] != tree.is_user[y]) return tree.is_user[x] > tree.is_user[y];
+    return pos[x] < pos[y];
+  };
+  for (size_t a = 0; a < n; ++a) {
+    const uint32_t gb = tree.group_begin[a];
+    const uint32_t ge = tree.group_begin[a + 1];
+    if (ge - gb > 1) std::sort(order.begin() + gb, order.begin() + ge, before);
+  }
+
+  size_t users = 0;
+  for (size_t i = 0; i < n; ++i) users += tree.is_user[i] ? 1 : 0;
+  if (users == 0) return;
+  const double N = static_cast<double>(users);
+  size_t rank = users;
+  size_t rnt = users;
+
+  std::vector<Frame> stack;
+  stack.push_back(Frame{0, tree.group_begin[0], false, false, 0.0});
+  while (!stack.empty()) {
+    Frame& fr = stack.back();
+    const uint32_t end = tree.group_begin[fr.account + 1];
+    if (fr.next == end) {
+      stack.pop_back();
+      continue;
+    }
+    const uint32_t j = fr.next++;
+    const uint32_t m = order[j];
+    const bool first = j == tree.group_begin[fr.account];
+    const bool tied = (first && fr.parent_tied) || (fr.have_prev && same_level_fs(fr.prev, lfs[m]));
+    fr.have_prev = true;
+    fr.prev = lfs[m];
+    if (tree.is_user[m]) {
+      if (!tied) rank = rnt;
+      out.fairshare[m] = static_cast<double>(rank) / N;
+      --rnt;
+    } else {
+      // `fr` may dangle after this push; it is not used again in this turn.
+      stack.push_back(Frame{m, tree.group_begin[m], tied, false, 0.0});
+    }
+  }
+}
+
+}  // namespace mfprio

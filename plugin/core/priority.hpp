@@ -1,0 +1,32 @@
+// priority.hpp - one job's multifactor priority (REFERENCE §1.3) from a Snapshot.
+//
+//   prio = Wage*age + Wassoc*assoc + Wfs*fs + Wjs*jobsize + Wpart*part
+//        + Wqos*qos + sum_i Wtres[i]*tres[i] + site_factor - nice
+// clamped to [1, 2^32-1]; held jobs get 0; INCR_ONLY keeps a larger previous.
+//
+// resolve_job() does the name look-ups (hash maps) once; job_priority() then
+// touches only dense arrays: no allocation, no lock, no I/O.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mfprio/mfprio.h"
+#include "snapshot.hpp"
+
+namespace mfprio {
+
+// Fills *h for `job` against `snap`.  Returns MFPRIO_OK, or ENOENT/EPERM/
+// EINVAL with a message in *why naming the job and what is missing.
+int resolve_job(const Snapshot& snap, const mfprio_job_t& job, mfprio_handle_t* h,
+                std::string* why);
+
+// The priority of a resolved job.  `out` may be null (the fast path).
+// *clamp receives MFPRIO_CLAMP_*.
+uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h,
+                      int64_t now, mfprio_factors_t* out, uint32_t* clamp);
+
+// Billable TRES of a running job in its partition, times its QOS UsageFactor.
+double job_charge_rate(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h);
+
+}  // namespace mfprio

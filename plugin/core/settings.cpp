@@ -1,0 +1,202 @@
+// settings.cpp - see settings.hpp.  Defaults and value forms follow
+// slurm.conf(5) as summarised in REFERENCE §1.2.
+#include "settings.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include "timestr.hpp"
+
+namespace mfprio {
+namespace {
+
+std::string upper(const std::string& s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return r;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+[[noreturn]] void fail(const ConfItem& it, const std::string& why) {
+  throw ConfigError(it.file + ":" + std::to_string(it.line) + ": " + it.key + ": " + why);
+}
+
+uint32_t parse_u32(const ConfItem& it, const char* what) {
+  const std::string v = trim(it.value);
+  if (!v.empty() && v[0] == '-') fail(it, std::string("negative ") + what + " '" + v + "'");
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE || x > 0xffffffffULL ||
+      !std::isdigit(static_cast<unsigned char>(v[0])))
+    fail(it, std::string("expected an unsigned 32-bit ") + what + ", got '" + it.value + "'");
+  return static_cast<uint32_t>(x);
+}
+
+int64_t parse_time(const ConfItem& it, bool allow_infinite) {
+  int64_t s = 0;
+  std::string why;
+  if (!parse_time_string(it.value, &s, &why)) fail(it, why);
+  if (s == kTimeInfinite && !allow_infinite) fail(it, "INFINITE is not allowed here");
+  return s;
+}
+
+bool parse_bool(const ConfItem& it) {
+  const std::string v = upper(trim(it.value));
+  if (v == "YES" || v == "TRUE" || v == "1") return true;
+  if (v == "NO" || v == "FALSE" || v == "0") return false;
+  fail(it, "expected YES or NO, got '" + it.value + "'");
+}
+
+struct FlagName {
+  const char* name;
+  uint32_t bits;
+};
+constexpr FlagName kFlags[] = {
+    {"ACCRUE_ALWAYS", kAccrueAlways},
+    {"SMALL_RELATIVE_TO_TIME", kSmallRelativeToTime},
+    {"CALCULATE_RUNNING", kCalculateRunning},
+    {"DEPTH_OBLIVIOUS", kDepthOblivious},
+    {"NO_FAIR_TREE", kNoFairTree},
+    {"INCR_ONLY", kIncrOnly},
+    {"MAX_TRES", kMaxTres},
+    {"NO_NORMAL_ALL", kNoNormalAssoc | kNoNormalPart | kNoNormalQos | kNoNormalTres},
+    {"NO_NORMAL_ASSOC", kNoNormalAssoc},
+    {"NO_NORMAL_PART", kNoNormalPart},
+    {"NO_NORMAL_QOS", kNoNormalQos},
+    {"NO_NORMAL_TRES", kNoNormalTres},
+    {"TICKET_BASED", kTicketBased},
+    {"FAIR_TREE", kFairTree},
+};
+
+uint32_t parse_flags(const ConfItem& it) {
+  uint32_t flags = 0;
+  const std::string v = trim(it.value);
+  if (v.empty()) return 0;
+  size_t pos = 0;
+  while (true) {
+    size_t comma = v.find(',', pos);
+    if (comma == std::string::npos) comma = v.size();
+    const std::string name = upper(trim(v.substr(pos, comma - pos)));
+    bool known = false;
+    for (const FlagName& f : kFlags)
+      if (name == f.name) {
+        flags |= f.bits;
+        known = true;
+      }
+    if (!known) fail(it, "unknown flag '" + v.substr(pos, comma - pos) + "'");
+    if (comma == v.size()) break;
+    pos = comma + 1;
+  }
+  if ((flags & kTicketBased) && (flags & kDepthOblivious))
+    fail(it, "TICKET_BASED and DEPTH_OBLIVIOUS choose different fair-share algorithms");
+  if ((flags & kFairTree) && (flags & (kNoFairTree | kDepthOblivious | kTicketBased)))
+    fail(it, "FAIR_TREE contradicts NO_FAIR_TREE, DEPTH_OBLIVIOUS and TICKET_BASED");
+  return flags;
+}
+
+ResetPeriod parse_reset(const ConfItem& it) {
+  const std::string v = upper(trim(it.value));
+  if (v == "NONE") return ResetPeriod::None;
+  if (v == "NOW") return ResetPeriod::Now;
+  if (v == "DAILY") return ResetPeriod::Daily;
+  if (v == "WEEKLY") return ResetPeriod::Weekly;
+  if (v == "MONTHLY") return ResetPeriod::Monthly;
+  if (v == "QUARTERLY") return ResetPeriod::Quarterly;
+  if (v == "YEARLY") return ResetPeriod::Yearly;
+  fail(it, "expected NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY, got '" + it.value + "'");
+}
+
+}  // namespace
+
+const char* reset_period_name(ResetPeriod p) {
+  switch (p) {
+    case ResetPeriod::None: return "NONE";
+    case ResetPeriod::Now: return "NOW";
+    case ResetPeriod::Daily: return "DAILY";
+    case ResetPeriod::Weekly: return "WEEKLY";
+    case ResetPeriod::Monthly: return "MONTHLY";
+    case ResetPeriod::Quarterly: return "QUARTERLY";
+    case ResetPeriod::Yearly: return "YEARLY";
+  }
+  return "NONE";
+}
+
+FairShareAlgo Settings::algo() const {
+  if (flags & kTicketBased) return FairShareAlgo::TicketBased;
+  if (flags & kDepthOblivious) return FairShareAlgo::DepthOblivious;
+  if (flags & kNoFairTree) return FairShareAlgo::Classic;
+  return FairShareAlgo::FairTree;
+}
+
+std::string Settings::flag_names() const {
+  std::string r;
+  for (const FlagName& f : kFlags) {
+    if (f.bits == (kNoNormalAssoc | kNoNormalPart | kNoNormalQos | kNoNormalTres)) continue;
+    if (flags & f.bits) r += (r.empty() ? "" : ",") + std::string(f.name);
+  }
+  return r;
+}
+
+bool Settings::weights_may_overflow() const {
+  const uint64_t sum = uint64_t{w_age} + w_assoc + w_fairshare + w_jobsize + w_partition + w_qos;
+  return sum > 0xffffffffULL;
+}
+
+Settings parse_settings(const std::vector<ConfItem>& conf) {
+  Settings s;
+  const ConfItem* decay_item = nullptr;
+  for (const ConfItem& it : conf) {
+    const std::string k = upper(it.key);
+    if (k == "PRIORITYDECAYHALFLIFE") {
+      s.decay_half_life = parse_time(it, false);
+      decay_item = &it;
+    } else if (k == "PRIORITYCALCPERIOD") {
+      s.calc_period = parse_time(it, false);
+      if (s.calc_period < 60) fail(it, "must be at least 1 minute");
+    } else if (k == "PRIORITYMAXAGE") {
+      s.max_age = parse_time(it, false);
+    } else if (k == "PRIORITYFAVORSMALL") {
+      s.favor_small = parse_bool(it);
+    } else if (k == "PRIORITYUSAGERESETPERIOD") {
+      s.reset = parse_reset(it);
+    } else if (k == "PRIORITYWEIGHTAGE") {
+      s.w_age = parse_u32(it, "weight");
+    } else if (k == "PRIORITYWEIGHTASSOC") {
+      s.w_assoc = parse_u32(it, "weight");
+    } else if (k == "PRIORITYWEIGHTFAIRSHARE") {
+      s.w_fairshare = parse_u32(it, "weight");
+    } else if (k == "PRIORITYWEIGHTJOBSIZE") {
+      s.w_jobsize = parse_u32(it, "weight");
+    } else if (k == "PRIORITYWEIGHTPARTITION") {
+      s.w_partition = parse_u32(it, "weight");
+    } else if (k == "PRIORITYWEIGHTQOS") {
+      s.w_qos = parse_u32(it, "weight");
+    } else if (k == "PRIORITYWEIGHTTRES") {
+      std::string why;
+      if (!parse_tres_spec(it.value, &s.w_tres, &why, /*allow_negative=*/true)) fail(it, why);
+      if (s.w_tres.size() > 16) fail(it, "at most 16 TRES weights");
+    } else if (k == "PRIORITYFLAGS") {
+      s.flags = parse_flags(it);
+    } else if (k == "FAIRSHAREDAMPENINGFACTOR") {
+      s.dampening = parse_u32(it, "factor");
+      if (s.dampening < 1) fail(it, "must be at least 1");
+    } else if (k == "ACCOUNTINGSTORAGELOC") {
+      s.store_path = trim(it.value);
+      s.store_path_origin = it.file + ":" + std::to_string(it.line);
+      if (s.store_path.empty()) fail(it, "empty path");
+    }
+  }
+  if (s.decay_half_life == 0 && s.reset == ResetPeriod::None && decay_item)
+    fail(*decay_item, "0 (no decay) needs PriorityUsageResetPeriod, or usage grows forever");
+  return s;
+}
+
+}  // namespace mfprio

@@ -1,0 +1,73 @@
+// settings.hpp - the Priority* keys of slurm.conf, validated into typed values.
+//
+// parse_settings() reads every key it knows (case-insensitively) from the
+// host's key/value list, later pairs overriding earlier ones, and ignores the
+// rest.  A known key with a bad value throws ConfigError naming file:line and
+// the key; nothing is half-applied because the caller only swaps in a fully
+// parsed Settings.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "share_tree.hpp"
+#include "tres.hpp"
+
+namespace mfprio {
+
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One conf pair, as the host gave it.
+struct ConfItem {
+  std::string key, value, file;
+  uint32_t line = 0;
+};
+
+enum PriorityFlag : uint32_t {
+  kAccrueAlways = 1u << 0,
+  kSmallRelativeToTime = 1u << 1,
+  kCalculateRunning = 1u << 2,
+  kDepthOblivious = 1u << 3,
+  kNoFairTree = 1u << 4,
+  kIncrOnly = 1u << 5,
+  kMaxTres = 1u << 6,
+  kNoNormalAssoc = 1u << 7,
+  kNoNormalPart = 1u << 8,
+  kNoNormalQos = 1u << 9,
+  kNoNormalTres = 1u << 10,
+  kTicketBased = 1u << 11,
+  kFairTree = 1u << 12,  // accepted for old confs: Fair Tree is the default
+};
+
+enum class ResetPeriod : uint8_t { None, Now, Daily, Weekly, Monthly, Quarterly, Yearly };
+
+struct Settings {
+  int64_t decay_half_life = 7 * 86400;  // seconds; 0 = no decay
+  int64_t calc_period = 300;            // seconds, >= 60
+  int64_t max_age = 7 * 86400;          // seconds
+  bool favor_small = false;
+  ResetPeriod reset = ResetPeriod::None;
+  uint32_t w_age = 0, w_assoc = 0, w_fairshare = 0, w_jobsize = 0, w_partition = 0, w_qos = 0;
+  std::vector<TresWeight> w_tres;
+  uint32_t flags = 0;
+  uint32_t dampening = 1;               // FairShareDampeningFactor
+  std::string store_path;               // AccountingStorageLoc
+  std::string store_path_origin;        // "file:line" of AccountingStorageLoc, for messages
+
+  FairShareAlgo algo() const;
+  bool has(uint32_t f) const { return (flags & f) != 0; }
+  // Names of the flags set, comma-separated (for views and logs).
+  std::string flag_names() const;
+  // True when the six scalar weights can sum past 2^32-1.
+  bool weights_may_overflow() const;
+};
+
+Settings parse_settings(const std::vector<ConfItem>& conf);
+
+const char* reset_period_name(ResetPeriod p);
+
+}  // namespace mfprio

@@ -1,0 +1,111 @@
+// snapshot.hpp - the immutable state every priority computation reads.
+//
+// The plugin builds a Snapshot from the accounting store (layout: who exists)
+// plus the latest usage (fair share), then publishes it atomically; readers
+// hold a shared_ptr for the length of one call or one batch.  Nothing in a
+// published Snapshot changes, except the `pending_mark` bytes that readers set
+// (relaxed atomics) to tell the next decay pass which users have pending jobs
+// (ticket-based fair share needs that).
+//
+// Handles (mfprio_handle_t) are indices into assocs/parts/qos, valid while
+// `layout` is unchanged; a new layout (associations added or removed) gets a
+// new number, and readers re-resolve stale handles by name.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "settings.hpp"
+#include "share_tree.hpp"
+
+namespace mfprio {
+
+struct ClusterTotals {
+  double nodes = 0, cpus = 0, mem_mb = 0;
+  std::vector<std::pair<std::string, double>> extra;  // "gres/gpu" -> 8
+  double get(const std::string& name) const;
+};
+
+struct PartitionInfo {
+  std::string name;
+  uint32_t job_factor = 1;             // PriorityJobFactor
+  double factor = 0;                   // the partition factor (normalized unless NO_NORMAL_PART)
+  std::vector<TresWeight> billing;     // TRESBillingWeights
+  ClusterTotals totals;                // partition totals (cluster's when not given)
+  std::vector<double> tres_inv_total;  // per Settings::w_tres: 1/total, 0 when total is 0
+};
+
+struct QosInfo {
+  std::string name;
+  uint32_t priority = 0;
+  double factor = 0;                   // normalized unless NO_NORMAL_QOS
+  double usage_factor = 1;
+};
+
+struct AssocInfo {                     // a user association
+  uint32_t node = 0;                   // its node in `tree`
+  int64_t store_id = 0;
+  uint32_t priority = 0;               // effective (inherited) association priority
+  double factor = 0;                   // normalized unless NO_NORMAL_ASSOC
+  int32_t partition = -1;              // partition association: index in parts
+};
+
+// Who exists: built when the store's hierarchy is loaded, shared by every
+// snapshot until the hierarchy changes.
+struct Layout {
+  uint32_t id = 0;                     // handle generation (never 0 once built)
+  std::shared_ptr<const Settings> settings;
+  ClusterTotals cluster;
+
+  std::vector<PartitionInfo> parts;
+  std::vector<QosInfo> qos;
+  std::vector<AssocInfo> assocs;
+
+  std::unordered_map<std::string, uint32_t> assoc_index;   // assoc_key(user, account, partition)
+  std::unordered_map<std::string, std::string> default_account;
+  std::unordered_map<std::string, uint32_t> part_index, qos_index;
+  int32_t default_part = -1;
+  int32_t normal_qos = -1;
+  bool implicit_partitions = false;    // store has none: any name is a factor-1 partition
+
+  // The share tree's shape (usage filled per snapshot) and its names, for sshare.
+  ShareTree shape;
+  std::vector<int64_t> node_store_id;       // account or association id in the store
+  std::vector<std::string> node_account;    // account name (the user's account for users)
+  std::vector<std::string> node_user;       // "" for accounts
+  std::vector<std::string> node_partition;  // "" unless a partition association
+  std::vector<uint32_t> node_priority;      // effective association priority
+  std::vector<uint32_t> node_depth;
+  std::vector<int32_t> node_assoc;          // user node -> assoc index, -1 for accounts
+};
+
+// What fair share says now: usage, the share results, one value per assoc.
+struct Snapshot {
+  std::shared_ptr<const Layout> layout;
+  uint64_t generation = 0;             // publish counter
+  int64_t last_decay = 0;
+  ShareTree tree;                      // layout->shape with this snapshot's usage
+  ShareResult shares;
+  std::vector<double> assoc_fs;        // fair-share factor per assoc (hot, dense)
+  // Readers mark associations with pending jobs (see file comment).
+  std::shared_ptr<std::atomic<uint8_t>[]> pending_mark;
+};
+
+inline std::string assoc_key(const std::string& user, const std::string& account,
+                             const std::string& partition) {
+  std::string k;
+  k.reserve(user.size() + account.size() + partition.size() + 2);
+  k += user;
+  k += '\x1f';
+  k += account;
+  k += '\x1f';
+  k += partition;
+  return k;
+}
+
+}  // namespace mfprio

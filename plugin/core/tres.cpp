@@ -1,0 +1,168 @@
+// tres.cpp - see tres.hpp.
+#include "tres.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace mfprio {
+
+std::string tres_lower(const std::string& s) {
+  std::string r(s);
+  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return r;
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+bool valid_name(const std::string& n) {
+  if (n.empty()) return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' ||
+          c == ':' || c == '.'))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std::string* why,
+                     bool allow_negative) {
+  out->clear();
+  const std::string s = trim(spec);
+  if (s.empty()) return true;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    const std::string item = trim(s.substr(pos, comma - pos));
+    pos = comma + 1;
+    const size_t eq = item.find('=');
+    if (item.empty() || eq == std::string::npos) {
+      if (why) *why = "TRES item '" + item + "' is not Name=Weight";
+      return false;
+    }
+    TresWeight w;
+    w.name = tres_lower(trim(item.substr(0, eq)));
+    std::string num = trim(item.substr(eq + 1));
+    if (!valid_name(w.name)) {
+      if (why) *why = "bad TRES name '" + item.substr(0, eq) + "'";
+      return false;
+    }
+    int scale = 0;  // power of 1024 the suffix stands for
+    if (!num.empty()) {
+      switch (std::toupper(static_cast<unsigned char>(num.back()))) {
+        case 'K': scale = 1; break;
+        case 'M': scale = 2; break;
+        case 'G': scale = 3; break;
+        case 'T': scale = 4; break;
+        case 'P': scale = 5; break;
+        default: break;
+      }
+      if (scale) num.pop_back();
+    }
+    errno = 0;
+    char* end = nullptr;
+    const double v = num.empty() ? NAN : std::strtod(num.c_str(), &end);
+    if (num.empty() || end == num.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
+      if (why) *why = "bad weight '" + item.substr(eq + 1) + "' for TRES '" + w.name + "'";
+      return false;
+    }
+    if (v < 0 && !allow_negative) {
+      if (why) *why = "negative weight for TRES '" + w.name + "'";
+      return false;
+    }
+    // Memory's base unit is the MB (scale 2), everything else counts units.
+    const int base = (w.name == "mem") ? 2 : 0;
+    w.weight = (scale == 0) ? v : v / std::pow(1024.0, scale - base);
+    for (const TresWeight& o : *out)
+      if (o.name == w.name) {
+        if (why) *why = "TRES '" + w.name + "' given twice";
+        return false;
+      }
+    out->push_back(w);
+    if (comma == s.size()) break;
+  }
+  return true;
+}
+
+namespace {
+// Node-level TRES take part in MAX_TRES's max; the rest are summed.
+bool node_level(const std::string& n) {
+  return n == "cpu" || n == "mem" || n == "node" || n.rfind("gres/", 0) == 0;
+}
+}  // namespace
+
+double billable_tres(const std::vector<TresWeight>& weights, double cpu, double mem_mb,
+                     double nodes, const std::vector<std::pair<std::string, double>>& extra,
+                     bool max_tres) {
+  if (weights.empty()) return cpu;
+  double sum = 0, mx = 0, global = 0;
+  for (const TresWeight& w : weights) {
+    double count = 0;
+    if (w.name == "cpu") count = cpu;
+    else if (w.name == "mem") count = mem_mb;
+    else if (w.name == "node") count = nodes;
+    else
+      for (const auto& e : extra)
+        if (e.first == w.name) count = e.second;
+    const double v = count * w.weight;
+    sum += v;
+    if (node_level(w.name)) mx = std::max(mx, v);
+    else global += v;
+  }
+  return max_tres ? mx + global : sum;
+}
+
+}  // namespace mfprio
+
+namespace mfprio {
+bool parse_tres_counts(const std::string& spec, std::vector<std::pair<std::string, double>>* out,
+                       std::string* why) {
+  // Same item syntax as a weight spec; a suffix scales the count up instead.
+  std::vector<TresWeight> items;
+  out->clear();
+  size_t pos = 0;
+  std::string plain;  // the spec with suffixes removed, parsed as weights
+  std::vector<int> scales;
+  while (pos <= spec.size()) {
+    size_t comma = spec.find(',', pos);
+    if (comma == std::string::npos) comma = spec.size();
+    std::string item = spec.substr(pos, comma - pos);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.pop_back();
+    int scale = 0;
+    if (!item.empty()) {
+      switch (std::toupper(static_cast<unsigned char>(item.back()))) {
+        case 'K': scale = 1; break;
+        case 'M': scale = 2; break;
+        case 'G': scale = 3; break;
+        case 'T': scale = 4; break;
+        case 'P': scale = 5; break;
+        default: break;
+      }
+      if (scale && item.find('=') != std::string::npos) item.pop_back();
+      else scale = 0;
+    }
+    scales.push_back(scale);
+    plain += (plain.empty() ? "" : ",") + item;
+    if (comma == spec.size()) break;
+    pos = comma + 1;
+  }
+  if (!parse_tres_spec(plain, &items, why, /*allow_negative=*/false)) return false;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const int base = items[i].name == "mem" ? 2 : 0;
+    const double v = scales[i] ? items[i].weight * std::pow(1024.0, scales[i] - base) : items[i].weight;
+    out->emplace_back(items[i].name, v);
+  }
+  return true;
+}
+}  // namespace mfprio

@@ -1,0 +1,437 @@
+// engine.cpp - see engine.hpp.
+#include "engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <unordered_set>
+
+#include "priority.hpp"
+#include "tres.hpp"
+
+namespace mfprio {
+
+std::vector<ConfItem> conf_items(const mfprio_host_t& host) {
+  std::vector<ConfItem> items;
+  items.reserve(host.conf_count);
+  for (size_t i = 0; i < host.conf_count; ++i) {
+    const mfprio_kv_t& kv = host.conf[i];
+    ConfItem it;
+    it.key = kv.key ? kv.key : "";
+    it.value = kv.value ? kv.value : "";
+    it.file = kv.file ? kv.file : "(conf)";
+    it.line = kv.line;
+    items.push_back(std::move(it));
+  }
+  return items;
+}
+
+Engine::Engine(const mfprio_host_t& host) : host_(host) {
+  settings_ = std::make_shared<const Settings>(parse_settings(conf_items(host)));
+  cluster_.nodes = host.cluster_nodes;
+  cluster_.cpus = host.cluster_cpus;
+  cluster_.mem_mb = static_cast<double>(host.cluster_mem_mb);
+  for (size_t i = 0; i < host.cluster_tres_count; ++i)
+    if (host.cluster_tres[i].name)
+      cluster_.extra.emplace_back(tres_lower(host.cluster_tres[i].name), host.cluster_tres[i].count);
+  if (settings_->store_path.empty())
+    throw ConfigError("AccountingStorageLoc is not set: priority/multifactor needs the accounting store");
+  if (settings_->weights_may_overflow())
+    log(MFPRIO_LOG_WARNING,
+        "the PriorityWeight* values sum past 2^32-1: large priorities will be clamped (and counted)");
+}
+
+Engine::~Engine() = default;
+
+int64_t Engine::now() const {
+  return host_.clock ? host_.clock(host_.clock_arg) : static_cast<int64_t>(std::time(nullptr));
+}
+
+void Engine::log(int level, const std::string& msg) const {
+  if (host_.log) host_.log(host_.log_arg, level, ("priority/multifactor: " + msg).c_str());
+}
+
+void Engine::open() {
+  store_ = acct::Store::open(settings_->store_path, acct::OpenOptions{});
+  reload(0);
+  log(MFPRIO_LOG_INFO, "loaded " + std::to_string(current()->layout->assocs.size()) +
+                           " associations from " + settings_->store_path);
+}
+
+// Loads the whole store: a new layout, usage from the file.
+void Engine::reload(int64_t) {
+  acct::StoreData data = store_->load();
+  std::shared_ptr<const Layout> layout = build_layout(data, next_layout_++);
+  std::vector<double> usage(layout->shape.size(), 0.0);
+  std::unordered_map<int64_t, double> by_id;
+  by_id.reserve(data.assocs.size());
+  for (const acct::UserAssocRec& a : data.assocs) by_id[a.id] = a.raw_usage;
+  for (size_t n = 0; n < usage.size(); ++n)
+    if (layout->node_assoc[n] >= 0) usage[n] = by_id[layout->node_store_id[n]];
+  usage_ = usage;
+  last_reset_ = data.decay.last_reset;
+  publish(build_snapshot(layout, usage_, data.decay.last_decay, next_generation_++));
+}
+
+std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, uint32_t id) const {
+  auto L = std::make_shared<Layout>();
+  L->id = id;
+  L->settings = settings_;
+  L->cluster = cluster_;
+  const Settings& s = *settings_;
+
+  // Partitions.
+  if (data.partitions.empty()) {
+    L->implicit_partitions = true;
+    PartitionInfo p;
+    p.job_factor = 1;
+    p.factor = 1;  // every partition alike: normalized 1/1, raw 1
+    p.totals = cluster_;
+    L->parts.push_back(std::move(p));
+  } else {
+    uint32_t max_factor = 0;
+    for (const acct::PartitionRec& r : data.partitions) max_factor = std::max(max_factor, r.job_factor);
+    for (const acct::PartitionRec& r : data.partitions) {
+      PartitionInfo p;
+      p.name = r.name;
+      p.job_factor = r.job_factor;
+      p.factor = s.has(kNoNormalPart) ? r.job_factor
+                                      : (max_factor ? double(r.job_factor) / max_factor : 0.0);
+      std::string why;
+      if (!parse_tres_spec(r.billing_weights, &p.billing, &why, false))
+        throw acct::StoreError("partition '" + r.name + "': TRESBillingWeights: " + why);
+      p.totals = cluster_;
+      if (!r.tres_totals.empty()) {
+        std::vector<std::pair<std::string, double>> counts;
+        if (!parse_tres_counts(r.tres_totals, &counts, &why))
+          throw acct::StoreError("partition '" + r.name + "': TRES totals: " + why);
+        for (const auto& c : counts) {
+          if (c.first == "cpu") p.totals.cpus = c.second;
+          else if (c.first == "mem") p.totals.mem_mb = c.second;
+          else if (c.first == "node") p.totals.nodes = c.second;
+          else {
+            auto it = std::find_if(p.totals.extra.begin(), p.totals.extra.end(),
+                                   [&](const auto& e) { return e.first == c.first; });
+            if (it != p.totals.extra.end()) it->second = c.second;
+            else p.totals.extra.push_back(c);
+          }
+        }
+      }
+      if (r.is_default) L->default_part = static_cast<int32_t>(L->parts.size());
+      L->part_index[r.name] = static_cast<uint32_t>(L->parts.size());
+      L->parts.push_back(std::move(p));
+    }
+  }
+  for (PartitionInfo& p : L->parts) {
+    p.tres_inv_total.resize(s.w_tres.size());
+    for (size_t i = 0; i < s.w_tres.size(); ++i) {
+      const double t = p.totals.get(s.w_tres[i].name);
+      p.tres_inv_total[i] = t > 0 ? 1.0 / t : 0.0;
+    }
+  }
+
+  // QOS.
+  uint32_t max_qos = 0;
+  for (const acct::QosRec& q : data.qos) max_qos = std::max(max_qos, q.priority);
+  for (const acct::QosRec& q : data.qos) {
+    QosInfo qi;
+    qi.name = q.name;
+    qi.priority = q.priority;
+    qi.usage_factor = q.usage_factor;
+    qi.factor = s.has(kNoNormalQos) ? q.priority : (max_qos ? double(q.priority) / max_qos : 0.0);
+    if (q.name == "normal") L->normal_qos = static_cast<int32_t>(L->qos.size());
+    L->qos_index[q.name] = static_cast<uint32_t>(L->qos.size());
+    L->qos.push_back(std::move(qi));
+  }
+
+  // The tree, in preorder: each account's children (sub-accounts and user
+  // associations together) sorted by name, so views read top-down.
+  struct Kid {
+    std::string key;
+    bool user;
+    size_t index;
+  };
+  std::map<std::string, std::vector<Kid>> kids;  // account name -> children
+  std::map<std::string, const acct::AccountRec*> accounts;
+  acct::AccountRec implicit_root;
+  implicit_root.name = "root";
+  accounts["root"] = &implicit_root;
+  for (const acct::AccountRec& a : data.accounts) {
+    if (a.name == "root") {
+      accounts["root"] = &a;
+      continue;
+    }
+    accounts[a.name] = &a;
+    kids[a.parent.empty() ? "root" : a.parent].push_back({a.name, false, 0});
+  }
+  for (size_t i = 0; i < data.assocs.size(); ++i) {
+    const acct::UserAssocRec& u = data.assocs[i];
+    kids[u.account].push_back({u.user + '\x1f' + u.partition, true, i});
+  }
+  for (auto& [name, v] : kids)
+    std::sort(v.begin(), v.end(), [](const Kid& x, const Kid& y) { return x.key < y.key; });
+
+  ShareTree& t = L->shape;
+  std::vector<uint32_t> inherited;  // effective priority per node
+  struct Frame {
+    std::string account;
+    int32_t parent;
+    uint32_t depth;
+  };
+  std::vector<Frame> stack{{"root", -1, 0}};
+  uint32_t max_prio = 0;
+  while (!stack.empty()) {
+    Frame f = stack.back();
+    stack.pop_back();
+    auto ait = accounts.find(f.account);
+    if (ait == accounts.end())
+      throw acct::StoreError("account '" + f.account + "' is referenced but does not exist");
+    const acct::AccountRec& a = *ait->second;
+    const uint32_t node = t.add(f.parent, false, a.shares, 0, a.shares_parent && f.parent >= 0);
+    const uint32_t prio = a.priority ? a.priority : (f.parent >= 0 ? inherited[f.parent] : 0);
+    inherited.push_back(prio);
+    L->node_store_id.push_back(a.id);
+    L->node_account.push_back(a.name);
+    L->node_user.emplace_back();
+    L->node_partition.emplace_back();
+    L->node_priority.push_back(prio);
+    L->node_depth.push_back(f.depth);
+    L->node_assoc.push_back(-1);
+    if (t.size() > data.accounts.size() + data.assocs.size() + 1)
+      throw acct::StoreError("the account tree has a cycle");
+    auto kit = kids.find(a.name);
+    if (kit == kids.end()) continue;
+    // Users are leaves: add them now; push sub-accounts in reverse so they pop in order.
+    std::vector<const Kid*> subaccounts;
+    for (const Kid& k : kit->second) {
+      if (!k.user) {
+        subaccounts.push_back(&k);
+        continue;
+      }
+      const acct::UserAssocRec& u = data.assocs[k.index];
+      const uint32_t unode = t.add(static_cast<int32_t>(node), true, u.shares, u.raw_usage, u.shares_parent);
+      const uint32_t uprio = u.priority ? u.priority : prio;
+      inherited.push_back(uprio);
+      max_prio = std::max(max_prio, uprio);
+      AssocInfo ai;
+      ai.node = unode;
+      ai.store_id = u.id;
+      ai.priority = uprio;
+      if (!u.partition.empty()) {
+        auto pit = L->part_index.find(u.partition);
+        ai.partition = pit == L->part_index.end() ? -1 : static_cast<int32_t>(pit->second);
+      }
+      const uint32_t aidx = static_cast<uint32_t>(L->assocs.size());
+      L->assoc_index[assoc_key(u.user, u.account, u.partition)] = aidx;
+      L->assocs.push_back(ai);
+      L->node_store_id.push_back(u.id);
+      L->node_account.push_back(u.account);
+      L->node_user.push_back(u.user);
+      L->node_partition.push_back(u.partition);
+      L->node_priority.push_back(uprio);
+      L->node_depth.push_back(f.depth + 1);
+      L->node_assoc.push_back(static_cast<int32_t>(aidx));
+    }
+    for (auto it = subaccounts.rbegin(); it != subaccounts.rend(); ++it)
+      stack.push_back({(*it)->key, static_cast<int32_t>(node), f.depth + 1});
+  }
+  // Preorder with users added eagerly still lists parents before children,
+  // which is all ShareTree needs.  An account never reached hangs off a
+  // parent that does not exist.
+  size_t non_root = 0;
+  for (const acct::AccountRec& a : data.accounts) non_root += a.name != "root";
+  if (t.size() != 1 + non_root + data.assocs.size())
+    throw acct::StoreError("the account tree is not connected to root (an account's parent is missing)");
+  for (AssocInfo& a : L->assocs)
+    a.factor = s.has(kNoNormalAssoc) ? a.priority : (max_prio ? double(a.priority) / max_prio : 0.0);
+
+  // Default accounts: the user's own choice (when it has an association
+  // there), else the association marked default, else the first by name.
+  std::unordered_set<std::string> pairs;
+  for (const acct::UserAssocRec& u : data.assocs) {
+    pairs.insert(u.user + '\x1f' + u.account);
+    if (u.is_default) L->default_account[u.user] = u.account;
+  }
+  for (const acct::UserRec& u : data.users)
+    if (!u.default_account.empty() && pairs.count(u.name + '\x1f' + u.default_account))
+      L->default_account[u.name] = u.default_account;
+  std::unordered_map<std::string, std::string> first;
+  for (const acct::UserAssocRec& u : data.assocs) {
+    auto it = first.find(u.user);
+    if (it == first.end()) first.emplace(u.user, u.account);
+    else if (u.account < it->second) it->second = u.account;
+  }
+  for (auto& [user, account] : first) L->default_account.emplace(user, account);
+  t.finalize();
+  return L;
+}
+
+std::shared_ptr<Snapshot> Engine::build_snapshot(std::shared_ptr<const Layout> layout,
+                                                 const std::vector<double>& user_usage,
+                                                 int64_t last_decay, uint64_t generation) const {
+  auto s = std::make_shared<Snapshot>();
+  s->layout = layout;
+  s->generation = generation;
+  s->last_decay = last_decay;
+  s->tree = layout->shape;
+  s->tree.usage = user_usage;
+  const size_t na = layout->assocs.size();
+  if (settings_->algo() == FairShareAlgo::TicketBased) {
+    // Active = had a pending job priced since the previous pass.
+    s->tree.active.assign(s->tree.size(), 0);
+    std::shared_ptr<const Snapshot> prev = current();
+    if (prev && prev->layout == layout && prev->pending_mark)
+      for (size_t a = 0; a < na; ++a)
+        if (prev->pending_mark[a].load(std::memory_order_relaxed))
+          s->tree.active[layout->assocs[a].node] = 1;
+    s->pending_mark = std::shared_ptr<std::atomic<uint8_t>[]>(new std::atomic<uint8_t>[na ? na : 1]());
+  }
+  s->tree.finalize();
+  FairShareParams params;
+  params.algo = settings_->algo();
+  params.dampening = settings_->dampening;
+  compute_fair_share(s->tree, params, s->shares);
+  s->assoc_fs.resize(na);
+  for (size_t a = 0; a < na; ++a) s->assoc_fs[a] = s->shares.fairshare[layout->assocs[a].node];
+  return s;
+}
+
+void Engine::publish(std::shared_ptr<Snapshot> s) {
+  snap_.store(std::shared_ptr<const Snapshot>(std::move(s)), std::memory_order_release);
+}
+
+namespace {
+// The start of the reset period containing `t` (local time).
+int64_t period_start(ResetPeriod p, int64_t t) {
+  time_t tt = static_cast<time_t>(t);
+  struct tm tm;
+  localtime_r(&tt, &tm);
+  tm.tm_sec = tm.tm_min = tm.tm_hour = 0;
+  switch (p) {
+    case ResetPeriod::Weekly: tm.tm_mday -= tm.tm_wday; break;  // back to Sunday
+    case ResetPeriod::Monthly: tm.tm_mday = 1; break;
+    case ResetPeriod::Quarterly: tm.tm_mday = 1; tm.tm_mon -= tm.tm_mon % 3; break;
+    case ResetPeriod::Yearly: tm.tm_mday = 1; tm.tm_mon = 0; break;
+    default: break;
+  }
+  tm.tm_isdst = -1;
+  return static_cast<int64_t>(mktime(&tm));
+}
+}  // namespace
+
+bool Engine::reset_due(int64_t last_reset, int64_t now) const {
+  switch (settings_->reset) {
+    case ResetPeriod::None: return false;
+    case ResetPeriod::Now: return false;  // handled once per engine
+    default: return last_reset > 0 && last_reset < period_start(settings_->reset, now);
+  }
+}
+
+int Engine::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count, int64_t until,
+                        bool ended, std::vector<acct::Charge>* out, std::vector<uint32_t>* nodes,
+                        std::string* why) const {
+  for (size_t i = 0; i < count; ++i) {
+    const mfprio_job_t& j = jobs[i];
+    if (j.struct_size < sizeof(mfprio_job_t)) {
+      *why = "job " + std::to_string(j.job_id) + ": struct_size too small";
+      return MFPRIO_EINVAL;
+    }
+    mfprio_handle_t h = j.handle;
+    if (h.generation != snap.layout->id) {
+      mfprio_job_t copy = j;
+      copy.nice = 0;  // nice does not matter for charging
+      if (int rc = resolve_job(snap, copy, &h, why)) return rc;
+    }
+    if (j.start_time <= 0 || j.start_time > until) {
+      *why = "job " + std::to_string(j.job_id) + ": running job without a valid start time";
+      return MFPRIO_EINVAL;
+    }
+    acct::Charge c;
+    c.job_id = j.job_id;
+    c.assoc_id = snap.layout->assocs[h.assoc].store_id;
+    c.start_time = j.start_time;
+    c.until = until;
+    c.rate = job_charge_rate(snap, j, h);
+    const double uf = h.qos == 0xffffffffu ? 1.0 : snap.layout->qos[h.qos].usage_factor;
+    c.tres.emplace_back("cpu", j.cpus * uf);
+    c.tres.emplace_back("mem", static_cast<double>(j.mem_mb) * uf);
+    c.tres.emplace_back("node", j.min_nodes * uf);
+    for (uint32_t k = 0; k < j.tres_count; ++k)
+      if (j.tres[k].name) c.tres.emplace_back(tres_lower(j.tres[k].name), j.tres[k].count * uf);
+    c.ended = ended;
+    out->push_back(std::move(c));
+    nodes->push_back(snap.layout->assocs[h.assoc].node);
+  }
+  return MFPRIO_OK;
+}
+
+int Engine::decay(int64_t now, const mfprio_job_t* running, size_t count, std::string* why) {
+  std::shared_ptr<const Snapshot> snap = current();
+  const int64_t last = snap->last_decay;
+  if (last > 0 && now < last) {
+    *why = "decay: now (" + std::to_string(now) + ") is before the last decay pass (" +
+           std::to_string(last) + ")";
+    return MFPRIO_EINVAL;
+  }
+  acct::CycleUpdate up;
+  std::vector<uint32_t> nodes;
+  std::vector<mfprio_job_t> run;
+  for (size_t i = 0; i < count; ++i)
+    if (running[i].state == MFPRIO_JOB_RUNNING) run.push_back(running[i]);
+  if (int rc = charges_for(*snap, run.data(), run.size(), now, false, &up.charges, &nodes, why)) return rc;
+
+  const Settings& s = *settings_;
+  if (last > 0 && s.decay_half_life > 0 && now > last)
+    up.decay_factor = std::exp2(-static_cast<double>(now - last) / static_cast<double>(s.decay_half_life));
+  int64_t last_reset = last_reset_;
+  if (s.reset == ResetPeriod::Now && !reset_now_done_) {
+    up.reset = true;
+  } else if (reset_due(last_reset, now)) {
+    up.reset = true;
+  }
+  if (up.reset || last_reset == 0) last_reset = now;
+  up.new_state = acct::DecayState{now, last_reset};
+
+  acct::CycleResult res;
+  try {
+    res = store_->apply_cycle(up);
+  } catch (const acct::StoreError& e) {
+    *why = std::string("decay: ") + e.what();
+    return MFPRIO_ESTORE;
+  }
+  reset_now_done_ = true;
+  last_reset_ = last_reset;
+  jobs_charged += up.charges.size();
+  if (store_->changed_by_others()) {  // an admin edited the store: take the new hierarchy
+    reload(now);
+    return MFPRIO_OK;
+  }
+  std::vector<double> usage = usage_;
+  for (double& u : usage) u = (up.reset ? 0.0 : u) * up.decay_factor;
+  for (size_t i = 0; i < nodes.size(); ++i) usage[nodes[i]] += res.added[i];
+  auto next = build_snapshot(snap->layout, usage, now, next_generation_++);
+  usage_ = std::move(usage);
+  publish(std::move(next));
+  return MFPRIO_OK;
+}
+
+int Engine::job_end(const mfprio_job_t& job, int64_t end_time, std::string* why) {
+  std::shared_ptr<const Snapshot> snap = current();
+  acct::CycleUpdate up;
+  std::vector<uint32_t> nodes;
+  if (int rc = charges_for(*snap, &job, 1, end_time, true, &up.charges, &nodes, why)) return rc;
+  acct::CycleResult res;
+  try {
+    res = store_->apply_cycle(up);
+  } catch (const acct::StoreError& e) {
+    *why = std::string("job_end: ") + e.what();
+    return MFPRIO_ESTORE;
+  }
+  jobs_charged += 1;
+  // Usage moves now; fair share follows at the next decay pass, as in Slurm.
+  usage_[nodes[0]] += res.added[0];
+  return MFPRIO_OK;
+}
+
+}  // namespace mfprio

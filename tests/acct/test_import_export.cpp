@@ -1,0 +1,262 @@
+// test_import_export.cpp - JSON import/export: round trips at scale, merge
+// semantics, and bad input that names the record and changes nothing.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include "import_export.hpp"
+#include "test_util.hpp"
+
+namespace mfprio::acct {
+namespace {
+
+using test::TempDir;
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+// 220 accounts (20 under root, 10 under each), 10,000 users with fractional
+// usage, some with FairShare=parent, per-TRES usage, a second association.
+std::string big_tree_json(std::map<std::string, double>* usage) {
+  std::mt19937_64 rng(12345);
+  std::uniform_real_distribution<double> u(0, 1e9);
+  std::string s = "{\"accounts\": [";
+  std::vector<std::string> leaves;
+  // Children first, to exercise resolving parents after reading everything.
+  for (int a = 0; a < 20; ++a)
+    for (int b = 0; b < 10; ++b) {
+      std::string name = "acct" + std::to_string(a) + "_" + std::to_string(b);
+      leaves.push_back(name);
+      s += "{\"name\": \"" + name + "\", \"parent\": \"acct" + std::to_string(a) +
+           "\", \"shares\": " + (b == 3 ? std::string("\"parent\"") : std::to_string(b + 1)) + "},";
+    }
+  for (int a = 0; a < 20; ++a)
+    s += "{\"name\": \"acct" + std::to_string(a) + "\", \"shares\": " + std::to_string(a * 7 + 1) +
+         ", \"priority\": " + std::to_string(a) + ", \"description\": \"group " +
+         std::to_string(a) + "\"},";
+  s.pop_back();
+  s += "], \"users\": [";
+  char buf[64];
+  for (int i = 0; i < 10000; ++i) {
+    std::string name = "user" + std::to_string(i);
+    std::string acct = i % 500 == 0 ? "root" : leaves[static_cast<size_t>(i) % leaves.size()];
+    double use = u(rng) / 3.0;
+    (*usage)[name + "/" + acct] = use;
+    std::snprintf(buf, sizeof buf, "%.17g", use);
+    s += "{\"name\": \"" + name + "\", \"account\": \"" + acct + "\", \"shares\": " +
+         std::to_string(i % 5 + 1) + ", \"raw_usage\": " + buf +
+         (i % 7 == 0 ? ", \"tres_usage\": {\"cpu\": 1.25, \"gres/gpu\": 0.1}" : "") + "},";
+    if (i % 1000 == 1) {
+      s += "{\"name\": \"" + name + "\", \"account\": \"acct0_0\", \"partition\": \"gpu\","
+           " \"shares\": \"parent\", \"default\": true, \"raw_usage\": 0.3},";
+      (*usage)[name + "/acct0_0"] = 0.3;
+    }
+  }
+  s.pop_back();
+  s += "], \"qos\": [{\"name\": \"high\", \"priority\": 100, \"usage_factor\": 2.5}],"
+       " \"partitions\": [{\"name\": \"batch\", \"priority_job_factor\": 1,"
+       " \"tres_billing_weights\": \"CPU=1.0,Mem=0.25G\", \"tres\": \"cpu=240,mem=491520\","
+       " \"default\": true}, {\"name\": \"gpu\", \"priority_job_factor\": 20,"
+       " \"tres_billing_weights\": \"\"}]}";
+  return s;
+}
+
+TEST(Import, BigTreeRoundTripsThroughExportExactly) {
+  TempDir dir;
+  std::map<std::string, double> usage;
+  write_file(dir.file("in.json"), big_tree_json(&usage));
+  auto s1 = Store::open(dir.file("one.db"));
+  auto t0 = std::chrono::steady_clock::now();
+  ImportStats st = import_json_file(*s1, dir.file("in.json"));
+  auto t1 = std::chrono::steady_clock::now();
+  StoreData d = s1->load();
+  auto t2 = std::chrono::steady_clock::now();
+  std::printf("import 10^4 users: %.1f ms, load: %.1f ms\n",
+              std::chrono::duration<double, std::milli>(t1 - t0).count(),
+              std::chrono::duration<double, std::milli>(t2 - t1).count());
+  EXPECT_EQ(220u, st.accounts);
+  EXPECT_EQ(10000u, st.users);
+  ASSERT_EQ(221u, d.accounts.size());
+  ASSERT_EQ(10010u, d.assocs.size());
+  for (const auto& a : d.assocs) {
+    auto it = usage.find(a.user + "/" + a.account);
+    ASSERT_NE(it, usage.end()) << a.user;
+    EXPECT_EQ(it->second, a.raw_usage) << a.user;  // bit-exact
+  }
+  const UserAssocRec* two = test::find_assoc(d, "user1", "acct0_0");
+  ASSERT_NE(nullptr, two);
+  EXPECT_TRUE(two->shares_parent);
+  EXPECT_TRUE(two->is_default);
+  EXPECT_EQ("gpu", two->partition);
+  EXPECT_FALSE(test::find_assoc(d, "user1", "acct0_1")->is_default);
+
+  std::string exported = export_json(d);
+  write_file(dir.file("out.json"), exported);
+  auto s2 = Store::open(dir.file("two.db"));
+  import_json_file(*s2, dir.file("out.json"));
+  EXPECT_EQ(exported, export_json(s2->load()));
+}
+
+TEST(Import, SlurmDocTreeWithParentSharesAndUsersUnderRoot) {
+  TempDir dir;
+  write_file(dir.file("in.json"), R"({"accounts": [
+      {"name": "B", "parent": "A", "shares": 30}, {"name": "A", "shares": 40},
+      {"name": "T", "parent": "A", "shares": "parent"}],
+    "users": [{"name": "User1", "account": "B", "raw_usage": 20},
+              {"name": "ops", "account": "root", "shares": 2, "raw_usage": 0.5,
+               "priority": 9, "admin": true},
+              {"name": "boss"}]})");
+  auto s = Store::open(dir.file("a.db"));
+  import_json_file(*s, dir.file("in.json"));
+  StoreData d = s->load();
+  ASSERT_EQ(4u, d.accounts.size());
+  EXPECT_EQ("A", d.accounts[1].name);
+  EXPECT_TRUE(d.accounts[3].shares_parent);  // T
+  const UserAssocRec* ops = test::find_assoc(d, "ops", "root");
+  ASSERT_NE(nullptr, ops);
+  EXPECT_EQ(9u, ops->priority);
+  EXPECT_TRUE(ops->is_default);
+  ASSERT_EQ(3u, d.users.size());  // by name, byte order: User1, boss, ops
+  EXPECT_EQ("boss", d.users[1].name);
+  EXPECT_FALSE(d.users[1].admin);
+  EXPECT_EQ("", d.users[1].default_account);
+  EXPECT_TRUE(d.users[2].admin);  // ops
+}
+
+TEST(Import, ListedRecordsAreMergedAndOmittedFieldsKept) {
+  TempDir dir;
+  auto s = Store::open(dir.file("a.db"));
+  write_file(dir.file("1.json"), R"({"accounts": [{"name": "A", "shares": 4, "description": "d"}],
+    "users": [{"name": "u", "account": "A", "raw_usage": 7.5, "priority": 3}]})");
+  import_json_file(*s, dir.file("1.json"));
+  write_file(dir.file("2.json"), R"({"accounts": [{"name": "A", "shares": 9}],
+    "users": [{"name": "u", "account": "A", "shares": 2}, {"name": "v", "account": "A"}]})");
+  import_json_file(*s, dir.file("2.json"));
+  StoreData d = s->load();
+  EXPECT_EQ(9u, d.accounts[1].shares);
+  EXPECT_EQ("d", d.accounts[1].description);
+  const UserAssocRec* u = test::find_assoc(d, "u", "A");
+  EXPECT_EQ(2u, u->shares);
+  EXPECT_EQ(3u, u->priority);
+  EXPECT_EQ(7.5, u->raw_usage);
+  EXPECT_EQ(0.0, test::find_assoc(d, "v", "A")->raw_usage);
+}
+
+struct BadCase {
+  const char* name;
+  const char* json;
+  const char* message;  // expected substring of the one-line error
+};
+
+class BadImport : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadImport, NamesTheRecordAndLeavesTheStoreAsItWas) {
+  TempDir dir;
+  auto s = Store::open(dir.file("a.db"));
+  write_file(dir.file("good.json"), R"({"accounts": [{"name": "A", "shares": 4}],
+    "users": [{"name": "u", "account": "A", "raw_usage": 7.5}],
+    "qos": [{"name": "q", "priority": 1, "usage_factor": 1}]})");
+  import_json_file(*s, dir.file("good.json"));
+  std::string before = export_json(s->load());
+  write_file(dir.file("bad.json"), GetParam().json);
+  try {
+    import_json_file(*s, dir.file("bad.json"));
+    ADD_FAILURE() << "bad import accepted";
+  } catch (const AdminError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(std::string::npos, msg.find(GetParam().message)) << msg;
+    EXPECT_EQ(0u, msg.find("import " + dir.file("bad.json"))) << msg;
+    EXPECT_EQ(std::string::npos, msg.find('\n')) << msg;
+  }
+  EXPECT_EQ(before, export_json(s->load()));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadImport,
+    ::testing::Values(
+        BadCase{"UnknownAccount",
+                R"({"accounts": [{"name": "N", "shares": 1}], "users": [
+                  {"name": "a", "account": "A", "raw_usage": 99},
+                  {"name": "b", "account": "A"}, {"name": "c", "account": "A"},
+                  {"name": "bob", "account": "zz"}]})",
+                R"(users[3] (name "bob"): unknown account "zz")"},
+        BadCase{"UnknownParent", R"({"accounts": [{"name": "X", "parent": "nope"}]})",
+                R"(accounts[0] (name "X"): unknown parent "nope")"},
+        BadCase{"Cycle",
+                R"({"accounts": [{"name": "X", "parent": "Y"}, {"name": "Y", "parent": "X"}]})",
+                R"(accounts[0] (name "X"): parent cycle X -> Y -> X)"},
+        BadCase{"CycleThroughStoredAccount", R"({"accounts": [{"name": "A", "parent": "Z"},
+                  {"name": "Z", "parent": "A"}]})", "parent cycle"},
+        BadCase{"DuplicateAccount",
+                R"({"accounts": [{"name": "X"}, {"name": "X", "shares": 2}]})",
+                R"(accounts[1] (name "X"): duplicate of accounts[0])"},
+        BadCase{"DuplicateAssoc", R"({"users": [{"name": "u", "account": "A", "raw_usage": 1},
+                  {"name": "u", "account": "A"}]})",
+                R"(users[1] (name "u"): duplicate of users[0])"},
+        BadCase{"NegativeShares", R"({"accounts": [{"name": "X", "shares": -3}]})",
+                R"(accounts[0] (name "X"): negative shares)"},
+        BadCase{"SharesWrongType", R"({"accounts": [{"name": "X", "shares": true}]})",
+                R"("shares" must be an integer)"},
+        BadCase{"SharesBadString", R"({"accounts": [{"name": "X", "shares": "lots"}]})",
+                R"("shares" must be a number or "parent")"},
+        BadCase{"UsageWrongType", R"({"users": [{"name": "u", "account": "A", "raw_usage": "7"}]})",
+                R"(users[0] (name "u"): "raw_usage" must be a number)"},
+        BadCase{"NegativeUsage", R"({"users": [{"name": "u", "account": "A", "raw_usage": -1}]})",
+                R"("raw_usage" must be >= 0)"},
+        BadCase{"UnknownKey", R"({"accounts": [{"name": "X", "sharez": 1}]})",
+                R"(unknown key "sharez")"},
+        BadCase{"RootListed", R"({"accounts": [{"name": "root"}]})", "implicit"},
+        BadCase{"BadName", R"({"accounts": [{"name": "a b"}]})", "contains a space"},
+        BadCase{"MissingName", R"({"qos": [{"priority": 1}]})", R"(qos[0]: missing "name")"},
+        BadCase{"NotAnArray", R"({"users": {"name": "u"}})", R"("users" must be an array)"},
+        BadCase{"BadJobFactor", R"({"partitions": [{"name": "p", "priority_job_factor": 70000}]})",
+                "outside 0..65533"},
+        BadCase{"BadBillingWeights",
+                R"({"partitions": [{"name": "p", "tres_billing_weights": "CPU=x"}]})",
+                "has no number"},
+        BadCase{"TwoDefaults", R"({"users": [{"name": "u", "account": "A", "default": true},
+                  {"name": "u", "account": "root", "default": true}]})",
+                "second default account"},
+        BadCase{"MalformedJson", "{\"accounts\": [\n  {\"name\": \"X\",, }\n]}", ":2:"},
+        BadCase{"DuplicateKey", R"({"accounts": [{"name": "X", "name": "Y"}]})", "duplicate"}),
+    [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
+
+TEST(Import, MissingFileIsOneClearError) {
+  TempDir dir;
+  auto s = Store::open(dir.file("a.db"));
+  try {
+    import_json_file(*s, dir.file("missing.json"));
+    FAIL();
+  } catch (const AdminError& e) {
+    EXPECT_NE(std::string::npos, std::string(e.what()).find("cannot read")) << e.what();
+  }
+}
+
+TEST(ChargesJsonl, ReadsLinesAndNamesTheBadLine) {
+  TempDir dir;
+  write_file(dir.file("c.jsonl"),
+             "{\"job\": 1, \"user\": \"u\", \"start\": 0, \"end\": 10, \"cpus\": 4}\n\n"
+             "{\"job\": 2, \"user\": \"u\", \"start\": 0, \"end\": 10, \"rate\": 1.5,"
+             " \"ended\": false}\n");
+  auto v = read_charges_jsonl(dir.file("c.jsonl"));
+  ASSERT_EQ(2u, v.size());
+  EXPECT_EQ(4.0, *v[0].cpus);
+  EXPECT_TRUE(v[0].ended);
+  EXPECT_FALSE(v[1].ended);
+  write_file(dir.file("d.jsonl"), "{\"job\": 1, \"user\": \"u\", \"start\": 0, \"end\": 10}\n"
+                                  "{\"job\": 2, \"user\": \"u\", \"start\": 0}\n");
+  try {
+    read_charges_jsonl(dir.file("d.jsonl"));
+    FAIL();
+  } catch (const AdminError& e) {
+    EXPECT_NE(std::string::npos, std::string(e.what()).find("d.jsonl:2")) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace mfprio::acct

@@ -1,0 +1,335 @@
+// test_store.cpp - Store: file creation, schema, load order, apply_cycle
+// (decay, reset, charges, ledger idempotency, rollback), admin writes, may_write.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "store.hpp"
+#include "test_util.hpp"
+
+namespace mfprio::acct {
+namespace {
+
+using test::TempDir;
+
+std::unique_ptr<Store> doc_store(const TempDir& dir) {
+  auto s = Store::open(dir.file("acct.db"));
+  s->apply_admin(test::slurm_doc_tree());
+  return s;
+}
+
+int64_t assoc_id(Store& s, const std::string& user) {
+  for (const auto& a : s.load().assocs)
+    if (a.user == user) return a.id;
+  ADD_FAILURE() << "no assoc for " << user;
+  return -1;
+}
+
+TEST(StoreOpen, NewFileIsCreatedMode0600) {
+  TempDir dir;
+  mode_t old = umask(0);  // the most permissive umask must not widen the mode
+  auto s = Store::open(dir.file("acct.db"));
+  umask(old);
+  struct stat sb;
+  ASSERT_EQ(0, stat(dir.file("acct.db").c_str(), &sb));
+  EXPECT_EQ(0600u, sb.st_mode & 0777);
+  EXPECT_EQ(1, s->schema_version());
+}
+
+TEST(StoreOpen, UsesWalAndForeignKeysAndFreshStoreHasRootOnly) {
+  TempDir dir;
+  auto s = Store::open(dir.file("acct.db"));
+  StoreData d = s->load();
+  ASSERT_EQ(1u, d.accounts.size());
+  EXPECT_EQ("root", d.accounts[0].name);
+  EXPECT_EQ("", d.accounts[0].parent);
+  EXPECT_TRUE(d.assocs.empty());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(SQLITE_OK, sqlite3_open(dir.file("acct.db").c_str(), &db));
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, nullptr);
+  ASSERT_EQ(SQLITE_ROW, sqlite3_step(st));
+  EXPECT_STREQ("wal", reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+TEST(StoreOpen, ReopenKeepsDataAndVersion) {
+  TempDir dir;
+  doc_store(dir).reset();
+  auto s = Store::open(dir.file("acct.db"));
+  EXPECT_EQ(1, s->schema_version());
+  EXPECT_EQ(5u, s->load().assocs.size());
+}
+
+TEST(StoreOpen, ReadOnlyOpenOfMissingFileFailsWithoutCreatingIt) {
+  TempDir dir;
+  EXPECT_THROW(Store::open(dir.file("none.db"), OpenOptions{true, false}), StoreError);
+  struct stat sb;
+  EXPECT_NE(0, stat(dir.file("none.db").c_str(), &sb));
+}
+
+TEST(StoreLoad, AccountsComeRootFirstParentsBeforeChildren) {
+  TempDir dir;
+  auto s = Store::open(dir.file("acct.db"));
+  AdminChanges ch;
+  // Children listed before parents, names out of order.
+  ch.accounts = {test::account("zz", "m", 1), test::account("m", "b", 1),
+                 test::account("b", "root", 1), test::account("a", "root", 1),
+                 test::account("c", "a", 1)};
+  s->apply_admin(ch);
+  StoreData d = s->load();
+  std::vector<std::string> names;
+  for (const auto& a : d.accounts) names.push_back(a.name);
+  EXPECT_EQ((std::vector<std::string>{"root", "a", "b", "c", "m", "zz"}), names);
+}
+
+TEST(StoreLoad, AssocsCarryDefaultFlagAndTresUsage) {
+  TempDir dir;
+  auto s = Store::open(dir.file("acct.db"));
+  AdminChanges ch;
+  ch.accounts = {test::account("A", "root", 1), test::account("B", "root", 1)};
+  auto w = test::assoc("u", "A", 5);
+  w.rec.tres_usage = {{"cpu", 3.5}, {"gres/gpu", 1.25}};
+  ch.assocs = {w, test::assoc("u", "B", 0)};
+  ch.users = {test::user("u", "B")};
+  s->apply_admin(ch);
+  StoreData d = s->load();
+  const UserAssocRec* a = test::find_assoc(d, "u", "A");
+  const UserAssocRec* b = test::find_assoc(d, "u", "B");
+  ASSERT_TRUE(a && b);
+  EXPECT_FALSE(a->is_default);
+  EXPECT_TRUE(b->is_default);
+  EXPECT_EQ(5.0, a->raw_usage);
+  ASSERT_EQ(2u, a->tres_usage.size());
+  EXPECT_EQ("cpu", a->tres_usage[0].first);
+  EXPECT_EQ(3.5, a->tres_usage[0].second);
+  EXPECT_EQ("gres/gpu", a->tres_usage[1].first);
+  EXPECT_EQ("B", d.users[0].default_account);
+}
+
+TEST(ApplyCycle, DecayFactorMultipliesAllUsage) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.decay_factor = 0.5;
+  s->apply_cycle(up);
+  StoreData d = s->load();
+  EXPECT_DOUBLE_EQ(10.0, test::find_assoc(d, "User1", "B")->raw_usage);
+  EXPECT_DOUBLE_EQ(12.5, test::find_assoc(d, "User2", "C")->raw_usage);
+  EXPECT_DOUBLE_EQ(35.0, test::total_usage(d));
+}
+
+TEST(ApplyCycle, ResetZeroesUsageAndTresUsage) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.charges.push_back(Charge{7, assoc_id(*s, "User3"), 0, 10, 1.0, {{"cpu", 2.0}}, false});
+  s->apply_cycle(up);
+  CycleUpdate rst;
+  rst.reset = true;
+  rst.new_state = DecayState{100, 100};
+  s->apply_cycle(rst);
+  StoreData d = s->load();
+  EXPECT_EQ(0.0, test::total_usage(d));
+  for (const auto& a : d.assocs)
+    for (const auto& t : a.tres_usage) EXPECT_EQ(0.0, t.second);
+  EXPECT_EQ(100, d.decay.last_reset);
+  EXPECT_EQ(100, d.decay.last_decay);
+}
+
+TEST(ApplyCycle, ChargesAreAddedAfterDecay) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.decay_factor = 0.5;
+  up.charges.push_back(Charge{1, assoc_id(*s, "User1"), 100, 110, 2.0, {{"cpu", 2.0}}, false});
+  CycleResult r = s->apply_cycle(up);
+  ASSERT_EQ(1u, r.added.size());
+  EXPECT_DOUBLE_EQ(20.0, r.added[0]);
+  StoreData d = s->load();
+  // 20 * 0.5 + 10 s * 2.0 (not (20 + 20) * 0.5)
+  EXPECT_DOUBLE_EQ(30.0, test::find_assoc(d, "User1", "B")->raw_usage);
+  ASSERT_EQ(1u, test::find_assoc(d, "User1", "B")->tres_usage.size());
+  EXPECT_DOUBLE_EQ(20.0, test::find_assoc(d, "User1", "B")->tres_usage[0].second);
+}
+
+TEST(ApplyCycle, SameJobChargedTwiceCountsOnceAndLaterUntilOnlyTheDifference) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  int64_t id = assoc_id(*s, "User3");
+  CycleUpdate up;
+  up.charges.push_back(Charge{42, id, 1000, 1060, 1.5, {}, false});
+  EXPECT_DOUBLE_EQ(90.0, s->apply_cycle(up).added[0]);
+  EXPECT_DOUBLE_EQ(0.0, s->apply_cycle(up).added[0]);  // replayed cycle
+  EXPECT_DOUBLE_EQ(90.0, test::find_assoc(s->load(), "User3", "C")->raw_usage);
+  up.charges[0].until = 1100;
+  up.charges[0].ended = true;
+  EXPECT_DOUBLE_EQ(60.0, s->apply_cycle(up).added[0]);
+  EXPECT_DOUBLE_EQ(150.0, test::find_assoc(s->load(), "User3", "C")->raw_usage);
+  // An earlier until never un-charges or moves charged_until back.
+  up.charges[0].until = 1050;
+  EXPECT_DOUBLE_EQ(0.0, s->apply_cycle(up).added[0]);
+  EXPECT_DOUBLE_EQ(150.0, test::find_assoc(s->load(), "User3", "C")->raw_usage);
+}
+
+TEST(ApplyCycle, OpenLedgerListsOnlyJobsNotEnded) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  int64_t id = assoc_id(*s, "User1");
+  CycleUpdate up;
+  up.charges.push_back(Charge{1, id, 0, 10, 1, {}, false});
+  up.charges.push_back(Charge{2, id, 0, 20, 1, {}, true});
+  up.charges.push_back(Charge{0xFFFFFFFFFFFFFFF0ull, id, 0, 30, 1, {}, false});
+  s->apply_cycle(up);
+  auto open = s->open_ledger();
+  ASSERT_EQ(2u, open.size());
+  std::map<uint64_t, int64_t> until;
+  for (const auto& l : open) until[l.job_id] = l.charged_until;
+  EXPECT_EQ(10, until[1]);
+  EXPECT_EQ(30, until[0xFFFFFFFFFFFFFFF0ull]);  // 64-bit ids survive the signed column
+  EXPECT_EQ(id, open[0].assoc_id);
+}
+
+TEST(ApplyCycle, FailingCycleLeavesEverythingUnchanged) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  StoreData before = s->load();
+  CycleUpdate up;
+  up.decay_factor = 0.25;
+  up.reset = false;
+  up.new_state = DecayState{500, 0};
+  up.charges.push_back(Charge{1, assoc_id(*s, "User1"), 0, 100, 1.0, {{"cpu", 1}}, false});
+  up.charges.push_back(Charge{2, 999999, 0, 100, 1.0, {}, false});  // unknown association
+  EXPECT_THROW(s->apply_cycle(up), StoreError);
+  StoreData after = s->load();
+  EXPECT_EQ(test::total_usage(before), test::total_usage(after));
+  EXPECT_EQ(20.0, test::find_assoc(after, "User1", "B")->raw_usage);
+  EXPECT_TRUE(test::find_assoc(after, "User1", "B")->tres_usage.empty());
+  EXPECT_EQ(0, after.decay.last_decay);
+  EXPECT_TRUE(s->open_ledger().empty());
+  // The store is still usable after the rollback.
+  up.charges.pop_back();
+  s->apply_cycle(up);
+  EXPECT_DOUBLE_EQ(105.0, test::find_assoc(s->load(), "User1", "B")->raw_usage);
+}
+
+TEST(ApplyCycle, ZeroLengthChargeToUnknownAssocIsRejectedByTheLedger) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.charges.push_back(Charge{5, 424242, 100, 100, 1.0, {}, false});
+  EXPECT_THROW(s->apply_cycle(up), StoreError);
+  EXPECT_TRUE(s->open_ledger().empty());
+}
+
+TEST(ApplyCycle, DecayFactorOutsideUnitIntervalIsRefused) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.decay_factor = 1.5;
+  EXPECT_THROW(s->apply_cycle(up), StoreError);
+  EXPECT_EQ(70.0, test::total_usage(s->load()));
+}
+
+TEST(ApplyCycle, TenThousandChargesInOneCycle) {
+  TempDir dir;
+  auto s = Store::open(dir.file("acct.db"));
+  AdminChanges ch;
+  ch.accounts = {test::account("A", "root", 1)};
+  for (int i = 0; i < 1000; ++i) ch.assocs.push_back(test::assoc("u" + std::to_string(i), "A"));
+  s->apply_admin(ch);
+  StoreData d = s->load();
+  CycleUpdate up;
+  up.decay_factor = 0.9;
+  for (uint64_t j = 0; j < 10000; ++j)
+    up.charges.push_back(Charge{j + 1, d.assocs[j % d.assocs.size()].id, 0, 60, 2.0,
+                                {{"cpu", 2.0}}, false});
+  auto t0 = std::chrono::steady_clock::now();
+  s->apply_cycle(up);
+  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0);
+  std::printf("apply_cycle of 10^4 charges: %.1f ms\n", ms.count());
+  EXPECT_DOUBLE_EQ(10000 * 120.0, test::total_usage(s->load()));
+}
+
+TEST(StoreAdmin, DeletingAnAccountWithChildrenIsRefusedAndChangesNothing) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  AdminChanges ch;
+  ch.delete_qos = {"normal"};
+  ch.delete_accounts = {"A"};
+  EXPECT_THROW(s->apply_admin(ch), StoreError);
+  StoreData d = s->load();
+  EXPECT_EQ(7u, d.accounts.size());
+  EXPECT_EQ(1u, d.qos.size());  // the earlier delete in the batch was rolled back
+}
+
+TEST(StoreAdmin, DeleteUserRemovesItsAssociationsAndLedger) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.charges.push_back(Charge{1, assoc_id(*s, "User1"), 0, 10, 1, {}, false});
+  s->apply_cycle(up);
+  AdminChanges ch;
+  ch.delete_users = {"User1"};
+  s->apply_admin(ch);
+  StoreData d = s->load();
+  EXPECT_EQ(4u, d.assocs.size());
+  EXPECT_EQ(nullptr, test::find_assoc(d, "User1", "B"));
+  EXPECT_TRUE(s->open_ledger().empty());
+}
+
+TEST(StoreAdmin, ModifyWithoutSetUsageKeepsUsage) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  AdminChanges ch;
+  auto w = test::assoc("User1", "B", 0, 7);
+  w.set_usage = false;
+  ch.assocs = {w};
+  s->apply_admin(ch);
+  const UserAssocRec* a = test::find_assoc(s->load(), "User1", "B");
+  ASSERT_NE(nullptr, a);
+  EXPECT_EQ(7u, a->shares);
+  EXPECT_EQ(20.0, a->raw_usage);
+}
+
+TEST(StoreAdmin, OnlyOnePartitionIsDefault) {
+  TempDir dir;
+  auto s = Store::open(dir.file("acct.db"));
+  AdminChanges ch;
+  ch.partitions = {PartitionRec{0, "batch", 1, "CPU=1.0", "", true}};
+  s->apply_admin(ch);
+  ch.partitions = {PartitionRec{0, "debug", 10, "", "cpu=8", true}};
+  s->apply_admin(ch);
+  StoreData d = s->load();
+  ASSERT_EQ(2u, d.partitions.size());
+  EXPECT_FALSE(d.partitions[0].is_default);  // batch
+  EXPECT_TRUE(d.partitions[1].is_default);   // debug
+  EXPECT_EQ(10u, d.partitions[1].job_factor);
+}
+
+TEST(StoreMayWrite, OwnerAndRootMayWriteOthersOnlyWhenAdmin) {
+  TempDir dir;
+  auto s = Store::open(dir.file("acct.db"));
+  struct stat sb;
+  ASSERT_EQ(0, stat(dir.file("acct.db").c_str(), &sb));
+  EXPECT_TRUE(s->may_write(sb.st_uid));
+  EXPECT_TRUE(s->may_write(0));
+  // uid 65534 is "nobody" on Debian; not the owner unless tests run as nobody.
+  if (sb.st_uid != 65534) {
+    EXPECT_FALSE(s->may_write(65534));
+    AdminChanges ch;
+    ch.users = {UserRec{"nobody", "", true}};
+    s->apply_admin(ch);
+    EXPECT_TRUE(s->may_write(65534));
+  }
+  EXPECT_FALSE(s->may_write(4000000000u));  // no passwd entry at all
+}
+
+}  // namespace
+}  // namespace mfprio::acct

@@ -1,0 +1,84 @@
+// test_util.hpp - shared helpers for the accounting tests: a temp directory
+// removed at scope exit, and small builders for admin changes.
+#pragma once
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "store.hpp"
+
+namespace mfprio::acct::test {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-acct-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) std::abort();
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+inline AccountRec account(const std::string& name, const std::string& parent, uint32_t shares) {
+  AccountRec a;
+  a.name = name;
+  a.parent = parent;
+  a.shares = shares;
+  return a;
+}
+
+inline AssocWrite assoc(const std::string& user, const std::string& account, double usage = 0,
+                        uint32_t shares = 1) {
+  AssocWrite w;
+  w.rec.user = user;
+  w.rec.account = account;
+  w.rec.shares = shares;
+  w.rec.raw_usage = usage;
+  w.set_usage = true;
+  return w;
+}
+
+inline UserRec user(const std::string& name, const std::string& def) {
+  return UserRec{name, def, false};
+}
+
+// The Slurm documentation's example tree (REFERENCE.md 1.6).
+inline AdminChanges slurm_doc_tree() {
+  AdminChanges ch;
+  ch.accounts = {account("A", "root", 40), account("B", "A", 30), account("C", "A", 10),
+                 account("D", "root", 60), account("E", "D", 25), account("F", "D", 35)};
+  ch.assocs = {assoc("User1", "B", 20), assoc("User2", "C", 25), assoc("User3", "C", 0),
+               assoc("User4", "E", 25), assoc("User5", "F", 0)};
+  ch.users = {user("User1", "B"), user("User2", "C"), user("User3", "C"), user("User4", "E"),
+              user("User5", "F")};
+  return ch;
+}
+
+inline const UserAssocRec* find_assoc(const StoreData& d, const std::string& user,
+                                      const std::string& account) {
+  for (const auto& a : d.assocs)
+    if (a.user == user && a.account == account) return &a;
+  return nullptr;
+}
+
+inline double total_usage(const StoreData& d) {
+  double t = 0;
+  for (const auto& a : d.assocs) t += a.raw_usage;
+  return t;
+}
+
+}  // namespace mfprio::acct::test

@@ -1,0 +1,218 @@
+// test_share_tree.cpp - ShareTree::finalize (children, usage sums, the
+// FairShare=parent structure, invariant checks) and compute_fair_share's
+// argument checks.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "test_fairshare_util.hpp"
+
+namespace mfprio {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::TreeBuilder;
+
+std::vector<uint32_t> children_of(const ShareTree& t, uint32_t a) {
+  return {t.children.begin() + t.child_begin[a], t.children.begin() + t.child_begin[a + 1]};
+}
+std::vector<uint32_t> group_of(const ShareTree& t, uint32_t a) {
+  return {t.group.begin() + t.group_begin[a], t.group.begin() + t.group_begin[a + 1]};
+}
+
+// Runs finalize() and returns the exception message ("" when none).
+std::string finalize_error(ShareTree& t) {
+  try {
+    t.finalize();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ShareTree, FinalizeSumsUsageUpTheTreeAndIgnoresAccountUsage) {
+  ShareTree t;
+  t.add(-1, false, 1, 999);        // 0 root (usage ignored)
+  t.add(0, false, 1, 12345);       // 1 A (usage ignored)
+  t.add(1, true, 1, 2.5);          // 2
+  t.add(1, true, 1, 0.5);          // 3
+  t.add(0, true, 1, 7);            // 4
+  t.add(1, false, 1, 3);           // 5 empty account
+  t.finalize();
+  EXPECT_EQ(t.usage[1], 3.0);
+  EXPECT_EQ(t.usage[5], 0.0);
+  EXPECT_EQ(t.usage[0], 10.0);
+  EXPECT_THAT(children_of(t, 0), ElementsAre(1, 4));
+  EXPECT_THAT(children_of(t, 1), ElementsAre(2, 3, 5));
+  EXPECT_TRUE(children_of(t, 2).empty());
+  EXPECT_TRUE(t.finalized());
+  // finalize() is repeatable: charging more and finalizing again re-sums.
+  t.usage[2] += 1;
+  t.finalize();
+  EXPECT_EQ(t.usage[0], 11.0);
+}
+
+TEST(ShareTree, BreadthFirstOrderWorksToo) {
+  ShareTree t;
+  t.add(-1, false, 1, 0);  // 0
+  t.add(0, false, 1, 0);   // 1 A
+  t.add(0, false, 1, 0);   // 2 B
+  t.add(1, true, 1, 4);    // 3 under A
+  t.add(2, true, 1, 6);    // 4 under B
+  t.add(1, true, 1, 1);    // 5 under A
+  t.finalize();
+  EXPECT_THAT(children_of(t, 1), ElementsAre(3, 5));
+  EXPECT_EQ(t.usage[1], 5.0);
+  EXPECT_EQ(t.usage[2], 6.0);
+}
+
+TEST(ShareTree, ParentAccountsAreExpandedInPlaceDepthFirst) {
+  // root -> a(1), T(parent) -> { t1(2), U(parent) -> { u1(3) }, t2(4) }, p(parent user), b(5)
+  TreeBuilder b;
+  b.user("a", "root", 1, 1)
+      .parent_account("T", "root")
+      .user("t1", "T", 2, 1)
+      .parent_account("U", "T")
+      .user("u1", "U", 3, 1)
+      .user("t2", "T", 4, 1)
+      .parent_user("p", "root", 1)
+      .user("b", "root", 5, 1);
+  const ShareTree& t = b.finalize();
+  EXPECT_THAT(group_of(t, 0), ElementsAre(b["a"], b["t1"], b["u1"], b["t2"], b["p"], b["b"]));
+  EXPECT_TRUE(group_of(t, b["T"]).empty());
+  EXPECT_EQ(t.group_shares[0], 1 + 2 + 3 + 4 + 5);  // p's shares do not count
+  EXPECT_EQ(t.fs_parent[b["u1"]], 0);
+  EXPECT_EQ(t.fs_parent[b["U"]], 0);
+  EXPECT_EQ(t.fs_parent[b["t1"]], 0);
+  EXPECT_EQ(t.fs_parent[b["p"]], 0);
+  EXPECT_TRUE(t.transparent(b["T"]));
+  EXPECT_FALSE(t.transparent(b["p"]));  // users are never transparent
+  EXPECT_EQ(t.usage[b["T"]], 3.0);
+}
+
+TEST(ShareTree, InvariantViolationsThrowWithAClearMessage) {
+  {
+    ShareTree t;
+    EXPECT_THAT(finalize_error(t), HasSubstr("empty tree"));
+  }
+  {
+    ShareTree t;
+    t.add(3, false, 1, 0);
+    EXPECT_THAT(finalize_error(t), HasSubstr("root"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, true, 1, 0);
+    EXPECT_THAT(finalize_error(t), HasSubstr("must be an account"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, false, 1, 0, true);
+    EXPECT_THAT(finalize_error(t), HasSubstr("FairShare=parent"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, false, 1, 0);
+    t.add(2, true, 1, 0);  // parent after the child
+    t.add(0, false, 1, 0);
+    EXPECT_THAT(finalize_error(t), HasSubstr("node 1: parent 2"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, false, 1, 0);
+    t.add(-1, false, 1, 0);  // a second root
+    EXPECT_THAT(finalize_error(t), HasSubstr("node 1"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, false, 1, 0);
+    t.add(0, true, 1, 0);
+    t.add(1, true, 1, 0);  // child of a user
+    EXPECT_THAT(finalize_error(t), HasSubstr("users must be leaves"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, false, 1, 0);
+    t.add(0, true, -1, 0);
+    EXPECT_THAT(finalize_error(t), HasSubstr("shares"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, false, 1, 0);
+    t.add(0, true, 1, std::numeric_limits<double>::quiet_NaN());
+    EXPECT_THAT(finalize_error(t), HasSubstr("usage"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, false, 1, 0);
+    t.add(0, true, 1, -5);
+    EXPECT_THAT(finalize_error(t), HasSubstr("usage"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, false, 1, 0);
+    t.add(0, true, 1, 1e308);
+    t.add(0, true, 1, 1e308);
+    EXPECT_THAT(finalize_error(t), HasSubstr("overflow"));
+  }
+  {
+    ShareTree t;
+    t.add(-1, false, 1, 0);
+    t.shares.push_back(1);  // lengths disagree
+    EXPECT_THAT(finalize_error(t), HasSubstr("lengths"));
+  }
+}
+
+TEST(ShareTree, ParentSharesAreNotValidated) {
+  // FairShare=parent ignores the shares value, whatever it is.
+  ShareTree t;
+  t.add(-1, false, 1, 0);
+  t.add(0, true, std::numeric_limits<double>::quiet_NaN(), 3, true);
+  EXPECT_NO_THROW(t.finalize());
+}
+
+TEST(ComputeFairShare, RejectsUnfinalizedTreesAndBadDampening) {
+  ShareTree t;
+  t.add(-1, false, 1, 0);
+  t.add(0, true, 1, 3);
+  ShareResult r;
+  FairShareParams p;
+  EXPECT_THROW(compute_fair_share(t, p, r), std::invalid_argument);
+  t.finalize();
+  t.add(0, true, 1, 3);  // added after finalize: stale
+  EXPECT_THROW(compute_fair_share(t, p, r), std::invalid_argument);
+  t.finalize();
+  EXPECT_NO_THROW(compute_fair_share(t, p, r));
+  p.algo = FairShareAlgo::Classic;
+  for (double d : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    p.dampening = d;
+    EXPECT_THROW(compute_fair_share(t, p, r), std::invalid_argument);
+  }
+}
+
+TEST(ComputeFairShare, EveryAlgorithmSizesEveryVector) {
+  auto b = testing::documented_example(false);
+  ShareResult r;
+  r.fairshare.assign(3, 7.0);  // stale content from a previous, smaller tree
+  for (auto algo : {FairShareAlgo::FairTree, FairShareAlgo::Classic, FairShareAlgo::DepthOblivious,
+                    FairShareAlgo::TicketBased}) {
+    FairShareParams p;
+    p.algo = algo;
+    compute_fair_share(b.tree(), p, r);
+    const size_t n = b.tree().size();
+    EXPECT_EQ(r.norm_shares.size(), n);
+    EXPECT_EQ(r.norm_usage.size(), n);
+    EXPECT_EQ(r.eff_usage.size(), n);
+    EXPECT_EQ(r.level_fs.size(), n);
+    EXPECT_EQ(r.fairshare.size(), n);
+    EXPECT_EQ(r.tickets.size(), n);
+  }
+}
+
+}  // namespace
+}  // namespace mfprio

@@ -1,0 +1,189 @@
+// harness.hpp - loads the real priority_multifactor.so with dlopen and
+// drives it through the C ABI, over a real SQLite store in a temp directory.
+#pragma once
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mfprio/mfprio.h"
+#include "store.hpp"
+
+namespace mfprio::test {
+
+inline std::string plugin_path(const char* name) {
+  const char* dir = std::getenv("MFPRIO_PLUGIN_BUILD_DIR");
+  return std::string(dir ? dir : "plugin") + "/" + name;
+}
+
+// A temp dir removed at the end of the test.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/mfprio-test-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string file(const std::string& n) const { return (path / n).string(); }
+};
+
+// Builds store contents with readable one-liners.
+struct StoreBuilder {
+  acct::AdminChanges ch;
+  StoreBuilder& account(const std::string& name, const std::string& parent, uint32_t shares,
+                        bool shares_parent = false, uint32_t priority = 0) {
+    acct::AccountRec a;
+    a.name = name;
+    a.parent = parent;
+    a.shares = shares;
+    a.shares_parent = shares_parent;
+    a.priority = priority;
+    ch.accounts.push_back(a);
+    return *this;
+  }
+  StoreBuilder& user(const std::string& name, const std::string& account, uint32_t shares,
+                     double usage = 0, uint32_t priority = 0, bool shares_parent = false) {
+    acct::AssocWrite w;
+    w.rec.user = name;
+    w.rec.account = account;
+    w.rec.shares = shares;
+    w.rec.raw_usage = usage;
+    w.rec.priority = priority;
+    w.rec.shares_parent = shares_parent;
+    w.set_usage = true;
+    ch.assocs.push_back(w);
+    return *this;
+  }
+  StoreBuilder& qos(const std::string& name, uint32_t priority, double usage_factor = 1.0) {
+    acct::QosRec q;
+    q.name = name;
+    q.priority = priority;
+    q.usage_factor = usage_factor;
+    ch.qos.push_back(q);
+    return *this;
+  }
+  StoreBuilder& partition(const std::string& name, uint32_t job_factor, const std::string& billing = "",
+                          bool is_default = false, const std::string& totals = "") {
+    acct::PartitionRec p;
+    p.name = name;
+    p.job_factor = job_factor;
+    p.billing_weights = billing;
+    p.is_default = is_default;
+    p.tres_totals = totals;
+    ch.partitions.push_back(p);
+    return *this;
+  }
+  void write(const std::string& path) {
+    auto st = acct::Store::open(path, acct::OpenOptions{});
+    st->apply_admin(ch);
+  }
+};
+
+// The plugin, loaded and initialised.
+class Plugin {
+ public:
+  explicit Plugin(const std::string& so = plugin_path("priority_multifactor.so")) {
+    dl_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!dl_) throw std::runtime_error(dlerror());
+    const char* names[] = {MFPRIO_OPS_SYMBOLS};
+    void** slots = reinterpret_cast<void**>(&ops);
+    for (int i = 0; i < MFPRIO_OPS_COUNT; ++i) {
+      slots[i] = dlsym(dl_, names[i]);
+      if (!slots[i]) throw std::runtime_error(std::string("missing ") + names[i]);
+    }
+  }
+  ~Plugin() {
+    if (inited_) ops.fini();
+    if (dl_) dlclose(dl_);
+  }
+  // conf: "Key=Value" strings, all attributed to test.conf line i+1.
+  int init(const std::vector<std::string>& conf, int64_t now = 1'700'000'000) {
+    conf_ = conf;
+    keys_.clear();
+    vals_.clear();
+    for (const std::string& c : conf_) {
+      const size_t eq = c.find('=');
+      keys_.push_back(c.substr(0, eq));
+      vals_.push_back(c.substr(eq + 1));
+    }
+    kv_.clear();
+    for (size_t i = 0; i < conf_.size(); ++i)
+      kv_.push_back({keys_[i].c_str(), vals_[i].c_str(), "test.conf", static_cast<uint32_t>(i + 1)});
+    now_ = now;
+    mfprio_host_t h{};
+    h.struct_size = sizeof h;
+    h.abi_version = MFPRIO_ABI_VERSION;
+    h.conf = kv_.data();
+    h.conf_count = kv_.size();
+    h.clock = [](void* arg) { return *static_cast<int64_t*>(arg); };
+    h.clock_arg = &now_;
+    h.cluster_nodes = nodes;
+    h.cluster_cpus = cpus;
+    h.cluster_mem_mb = mem_mb;
+    h.cluster_tres = cluster_tres.data();
+    h.cluster_tres_count = cluster_tres.size();
+    const int rc = ops.init(&h);
+    inited_ = rc == MFPRIO_OK;
+    return rc;
+  }
+  int fini() {
+    inited_ = false;
+    return ops.fini();
+  }
+  std::string err() const { return ops.errmsg(); }
+
+  // The share-table row of a user (or account when user is empty).
+  mfprio_share_row_t row(const std::string& account, const std::string& user = "") {
+    mfprio_share_row_t* rows = nullptr;
+    size_t n = 0;
+    EXPECT_EQ(ops.share_table(&rows, &n), MFPRIO_OK) << err();
+    mfprio_share_row_t found{};
+    bool ok = false;
+    for (size_t i = 0; i < n; ++i) {
+      const bool is_user = rows[i].is_user;
+      if (rows[i].account == account && (user.empty() ? !is_user : (is_user && rows[i].user == user))) {
+        found = rows[i];
+        found.account = found.user = found.partition = nullptr;  // owned by rows
+        ok = true;
+      }
+    }
+    ops.share_table_free(rows);
+    EXPECT_TRUE(ok) << "no share row for " << account << "/" << user;
+    return found;
+  }
+
+  mfprio_ops_t ops{};
+  uint32_t nodes = 10, cpus = 240;
+  uint64_t mem_mb = 10 * 262144;
+  std::vector<mfprio_tres_t> cluster_tres;
+
+ private:
+  void* dl_ = nullptr;
+  bool inited_ = false;
+  int64_t now_ = 0;
+  std::vector<std::string> conf_, keys_, vals_;
+  std::vector<mfprio_kv_t> kv_;
+};
+
+// A pending job with sensible defaults; tests set what they pin.
+inline mfprio_job_t job(uint64_t id, const char* user, const char* account = nullptr,
+                        const char* partition = nullptr) {
+  mfprio_job_t j{};
+  j.struct_size = sizeof j;
+  j.job_id = id;
+  j.user = user;
+  j.account = account;
+  j.partition = partition;
+  j.cpus = 1;
+  j.min_nodes = 1;
+  j.submit_time = j.eligible_time = 1'700'000'000;
+  return j;
+}
+
+}  // namespace mfprio::test

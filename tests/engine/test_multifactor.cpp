@@ -1,0 +1,463 @@
+// test_multifactor.cpp - priority/multifactor through its C ABI (real .so,
+// real SQLite store): every factor, the documented worked examples, decay,
+// charging and the error paths.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "harness.hpp"
+#include "tres.hpp"
+
+using namespace mfprio::test;
+
+namespace {
+
+constexpr int64_t T0 = 1'700'000'000;
+
+class Multifactor : public ::testing::Test {
+ protected:
+  TempDir dir;
+  std::string db = dir.file("acct.db");
+  std::unique_ptr<Plugin> p;
+
+  int start(std::vector<std::string> conf, StoreBuilder b) {
+    b.write(db);
+    conf.push_back("AccountingStorageLoc=" + db);
+    p = std::make_unique<Plugin>();
+    return p->init(conf);
+  }
+  uint32_t prio(const mfprio_job_t& j, int64_t now = T0) {
+    uint32_t v = 0;
+    EXPECT_EQ(p->ops.set_priority(&j, now, &v), MFPRIO_OK) << p->err();
+    return v;
+  }
+  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now = T0) {
+    mfprio_factors_t f{};
+    f.struct_size = sizeof f;
+    EXPECT_EQ(p->ops.job_factors(&j, now, &f), MFPRIO_OK) << p->err();
+    return f;
+  }
+};
+
+StoreBuilder classic_tree() {
+  // REFERENCE §1.6, Slurm's documented example.
+  StoreBuilder b;
+  b.account("A", "root", 40).account("D", "root", 60);
+  b.account("B", "A", 30).account("C", "A", 10).account("E", "D", 25).account("F", "D", 35);
+  b.user("User1", "B", 1, 20).user("User2", "C", 1, 25).user("User3", "C", 1, 0);
+  b.user("User4", "E", 1, 25).user("User5", "F", 1, 0);
+  // The example's cluster total is 100 while the five users used 70: the
+  // rest sits on an association with no shares, which changes no S.
+  b.user("Other", "root", 0, 30);
+  return b;
+}
+
+}  // namespace
+
+TEST(TresBilling, DocumentedSumExample) {
+  std::vector<mfprio::TresWeight> w;
+  std::string why;
+  ASSERT_TRUE(mfprio::parse_tres_spec("CPU=1.0,Mem=0.25G", &w, &why, false)) << why;
+  const double gib = 1024;
+  EXPECT_NEAR(mfprio::billable_tres(w, 1, 60 * gib, 1, {}, false), 16.0, 1e-9);
+  EXPECT_NEAR(mfprio::billable_tres(w, 16, 1 * gib, 1, {}, false), 16.25, 1e-9);
+  EXPECT_NEAR(mfprio::billable_tres(w, 16, 60 * gib, 1, {}, false), 31.0, 1e-9);
+}
+
+TEST(TresBilling, DocumentedMaxTresExample) {
+  std::vector<mfprio::TresWeight> w;
+  std::string why;
+  ASSERT_TRUE(mfprio::parse_tres_spec("CPU=1.0,Mem=0.25G", &w, &why, false)) << why;
+  EXPECT_NEAR(mfprio::billable_tres(w, 1, 60 * 1024, 1, {}, true), 15.0, 1e-9);
+  EXPECT_NEAR(mfprio::billable_tres(w, 16, 1024, 1, {}, true), 16.0, 1e-9);
+  EXPECT_NEAR(mfprio::billable_tres(w, 16, 60 * 1024, 1, {}, true), 16.0, 1e-9);
+}
+
+TEST(TresBilling, NoWeightsBillsCpus) {
+  EXPECT_EQ(mfprio::billable_tres({}, 7, 1e6, 3, {}, false), 7.0);
+}
+
+TEST(TresSpec, RejectsMalformedItems) {
+  std::vector<mfprio::TresWeight> w;
+  std::string why;
+  EXPECT_FALSE(mfprio::parse_tres_spec("CPU", &w, &why, false));
+  EXPECT_FALSE(mfprio::parse_tres_spec("CPU=abc", &w, &why, false));
+  EXPECT_NE(why.find("'abc'"), std::string::npos) << why;
+  EXPECT_FALSE(mfprio::parse_tres_spec("CPU=-1", &w, &why, false));
+  EXPECT_TRUE(mfprio::parse_tres_spec("CPU=-1", &w, &why, true));
+  EXPECT_FALSE(mfprio::parse_tres_spec("CPU=1,cpu=2", &w, &why, false));
+  EXPECT_TRUE(mfprio::parse_tres_spec("GRES/gpu=2K", &w, &why, false));
+  EXPECT_EQ(w[0].name, "gres/gpu");
+  EXPECT_NEAR(w[0].weight, 2.0 / 1024, 1e-12);
+}
+
+TEST_F(Multifactor, PartitionFactorDocumentedExample) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1).partition("A", 20).partition("B", 10);
+  ASSERT_EQ(start({"PriorityWeightPartition=5000"}, b), MFPRIO_OK) << p->err();
+  EXPECT_EQ(prio(job(1, "u", "a", "A")), 5000u);
+  EXPECT_EQ(prio(job(2, "u", "a", "B")), 2500u);
+}
+
+TEST_F(Multifactor, PartitionFactorRawWithNoNormalPart) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1).partition("A", 20).partition("B", 10);
+  ASSERT_EQ(start({"PriorityWeightPartition=5000", "PriorityFlags=NO_NORMAL_PART"}, b), MFPRIO_OK) << p->err();
+  EXPECT_EQ(prio(job(1, "u", "a", "A")), 100000u);
+  EXPECT_EQ(prio(job(2, "u", "a", "B")), 50000u);
+}
+
+TEST_F(Multifactor, ClassicFairShareDocumentedExampleThroughPlugin) {
+  ASSERT_EQ(start({"PriorityFlags=NO_FAIR_TREE", "PriorityWeightFairshare=1000000"}, classic_tree()),
+            MFPRIO_OK) << p->err();
+  const struct {
+    const char *account, *user;
+    double fs, eff;
+  } want[] = {{"B", "User1", 0.408479, 0.3875}, {"C", "User2", 0.022097, 0.275},
+              {"C", "User3", 0.125000, 0.15},   {"E", "User4", 0.500000, 0.25},
+              {"F", "User5", 0.749154, 0.145833}};
+  for (const auto& w : want) {
+    mfprio_share_row_t r = p->row(w.account, w.user);
+    EXPECT_NEAR(r.fairshare, w.fs, 1e-6) << w.user;
+    EXPECT_NEAR(r.eff_usage, w.eff, 1e-6) << w.user;
+  }
+  EXPECT_NEAR(p->row("A").eff_usage, 0.45, 1e-6);
+  // The factor reaches the job: 0.408479 x 1e6, truncated.
+  EXPECT_NEAR(prio(job(1, "User1")), 408479.0, 1.0);
+}
+
+TEST_F(Multifactor, TicketBasedSeedExample) {
+  ASSERT_EQ(start({"PriorityFlags=TICKET_BASED", "PriorityWeightFairshare=1000"}, classic_tree()),
+            MFPRIO_OK) << p->err();
+  // Only User2 and User5 have pending jobs; pricing them marks them active.
+  prio(job(1, "User2"));
+  prio(job(2, "User5"));
+  ASSERT_EQ(p->ops.decay(T0, nullptr, 0), MFPRIO_OK) << p->err();
+  const double u2 = p->row("C", "User2").fairshare, u5 = p->row("F", "User5").fairshare;
+  EXPECT_NEAR(u5, 1.0, 1e-9);
+  // A gets 1000 x .4(.4/.45) / (.4(.4/.45) + .6 x 2.4) = 198 tickets, D 802.
+  const double a = 0.4 * (0.4 / 0.45), d = 0.6 * 2.4;
+  EXPECT_NEAR(1000 * a / (a + d), 198.0, 0.5);
+  EXPECT_NEAR(u2, a / d, 1e-6);
+  EXPECT_NEAR(std::round(u2 * 100) / 100, 0.25, 1e-12);
+  EXPECT_EQ(p->row("E", "User4").fairshare, 0.0);  // not active
+}
+
+TEST_F(Multifactor, UsageHalvesAfterOneHalfLife) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1, 1000);
+  ASSERT_EQ(start({"PriorityDecayHalfLife=7-0"}, b), MFPRIO_OK) << p->err();
+  ASSERT_EQ(p->ops.decay(T0, nullptr, 0), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 1000.0, 1e-9);
+  ASSERT_EQ(p->ops.decay(T0 + 7 * 86400, nullptr, 0), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 500.0, 1e-6);
+  // ... and the store holds the same after a restart.
+  ASSERT_EQ(p->fini(), MFPRIO_OK);
+  p = std::make_unique<Plugin>();
+  ASSERT_EQ(p->init({"AccountingStorageLoc=" + db}), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 500.0, 1e-6);
+}
+
+TEST_F(Multifactor, RunningJobChargedWithPartitionBilling) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1).partition("p", 1, "CPU=1.0,Mem=0.25G", true);
+  ASSERT_EQ(start({}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(9, "u", "a", "p");
+  j.state = MFPRIO_JOB_RUNNING;
+  j.start_time = T0;
+  j.mem_mb = 60 * 1024;
+  ASSERT_EQ(p->ops.decay(T0 + 100, &j, 1), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 1600.0, 1e-9);  // 16 billing x 100 s
+  // The next pass charges only the new interval.
+  ASSERT_EQ(p->ops.decay(T0 + 150, &j, 1), MFPRIO_OK) << p->err();
+  const double hl = 7 * 86400.0;
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 1600.0 * std::exp2(-50 / hl) + 800.0, 1e-6);
+}
+
+TEST_F(Multifactor, MaxTresBillsLargestNodeTres) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1).partition("p", 1, "CPU=1.0,Mem=0.25G", true);
+  ASSERT_EQ(start({"PriorityFlags=MAX_TRES"}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(9, "u", "a", "p");
+  j.state = MFPRIO_JOB_RUNNING;
+  j.start_time = T0;
+  j.mem_mb = 60 * 1024;
+  ASSERT_EQ(p->ops.decay(T0 + 100, &j, 1), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 1500.0, 1e-9);
+}
+
+TEST_F(Multifactor, QosUsageFactorScalesCharge) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1).qos("normal", 0).qos("cheap", 0, 0.5);
+  ASSERT_EQ(start({}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(9, "u", "a");
+  j.qos = "cheap";
+  j.cpus = 4;
+  j.state = MFPRIO_JOB_RUNNING;
+  j.start_time = T0;
+  ASSERT_EQ(p->ops.decay(T0 + 10, &j, 1), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 20.0, 1e-9);
+}
+
+TEST_F(Multifactor, JobEndChargesOnceAndPersists) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(5, "u", "a");
+  j.state = MFPRIO_JOB_COMPLETED;
+  j.start_time = T0;
+  j.cpus = 2;
+  ASSERT_EQ(p->ops.job_end(&j, T0 + 100), MFPRIO_OK) << p->err();
+  ASSERT_EQ(p->ops.job_end(&j, T0 + 100), MFPRIO_OK) << p->err();
+  ASSERT_EQ(p->ops.decay(T0 + 100, nullptr, 0), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 200.0, 1e-9);
+  ASSERT_EQ(p->fini(), MFPRIO_OK);
+  p = std::make_unique<Plugin>();
+  ASSERT_EQ(p->init({"AccountingStorageLoc=" + db}), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 200.0, 1e-9);
+}
+
+TEST_F(Multifactor, WeightsSummingPast32BitsAreClampedAndCounted) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightAge=4000000000", "PriorityWeightFairshare=4000000000",
+                   "PriorityMaxAge=1-0"}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(1, "u");
+  j.eligible_time = T0 - 2 * 86400;
+  mfprio_factors_t f = factors(j);
+  EXPECT_EQ(f.priority, 4294967295u);
+  EXPECT_EQ(f.clamped, MFPRIO_CLAMP_HIGH);
+  EXPECT_NEAR(f.unclamped, 8e9, 1);
+  mfprio_stats_t st{};
+  st.struct_size = sizeof st;
+  ASSERT_EQ(p->ops.plugin_stats(&st), MFPRIO_OK);
+  EXPECT_EQ(st.clamped_high, 1u);
+}
+
+TEST_F(Multifactor, AgeGrowsToMaxAge) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightAge=1000", "PriorityMaxAge=1-0"}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(1, "u");
+  j.eligible_time = T0 - 12 * 3600;
+  EXPECT_EQ(prio(j), 500u);
+  j.eligible_time = T0 - 5 * 86400;
+  EXPECT_EQ(prio(j), 1000u);
+  j.eligible_time = 0;  // not yet eligible: no age, priority floor 1
+  EXPECT_EQ(prio(j), 1u);
+  j.flags = MFPRIO_JOBF_DEPENDENT;
+  j.eligible_time = T0 - 12 * 3600;
+  EXPECT_EQ(prio(j), 1u);
+}
+
+TEST_F(Multifactor, AccrueAlwaysAgesFromSubmit) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightAge=1000", "PriorityMaxAge=1-0", "PriorityFlags=ACCRUE_ALWAYS"}, b),
+            MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(1, "u");
+  j.submit_time = T0 - 6 * 3600;
+  j.eligible_time = 0;
+  j.flags = MFPRIO_JOBF_DEPENDENT;
+  EXPECT_EQ(prio(j), 250u);
+}
+
+TEST_F(Multifactor, JobSizeFavorsLargeOrSmall) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightJobSize=1000"}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(1, "u");
+  j.min_nodes = 2;
+  j.cpus = 24;  // of 10 nodes, 240 cpus
+  EXPECT_EQ(prio(j), 150u);
+  ASSERT_EQ(p->fini(), MFPRIO_OK);
+  p = std::make_unique<Plugin>();
+  ASSERT_EQ(p->init({"AccountingStorageLoc=" + db, "PriorityWeightJobSize=1000", "PriorityFavorSmall=YES"}),
+            MFPRIO_OK) << p->err();
+  EXPECT_EQ(prio(j), 850u);
+}
+
+TEST_F(Multifactor, SmallRelativeToTime) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightJobSize=100000", "PriorityFlags=SMALL_RELATIVE_TO_TIME"}, b),
+            MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(1, "u");
+  j.min_nodes = 1;
+  j.cpus = 12;
+  j.time_limit_min = 60;
+  // max(1 x 240/10, 12) / 60 / 240 = 24/14400
+  EXPECT_EQ(prio(j), static_cast<uint32_t>(100000.0 * 24 / 14400));
+}
+
+TEST_F(Multifactor, QosAndAssocFactorsNormalize) {
+  StoreBuilder b;
+  b.account("a", "root", 1, false, 40).user("u", "a", 1).user("v", "a", 1, 0, 80);
+  b.qos("normal", 50).qos("high", 100);
+  ASSERT_EQ(start({"PriorityWeightQOS=1000", "PriorityWeightAssoc=1000"}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(1, "u");
+  EXPECT_EQ(prio(j), 500u + 500u);  // normal QOS by default; assoc 40 (inherited) of 80
+  j.qos = "high";
+  j.user = "v";
+  EXPECT_EQ(prio(j), 1000u + 1000u);
+}
+
+TEST_F(Multifactor, TresFactorWeighsShareOfPartition) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightTRES=CPU=1000,GRES/gpu=2000"}, b), MFPRIO_OK) << p->err();
+  mfprio_tres_t gpus[] = {{"gres/gpu", 2}};
+  p->cluster_tres.clear();
+  mfprio_job_t j = job(1, "u");
+  j.cpus = 24;
+  EXPECT_EQ(prio(j), 100u);  // 24/240 of 1000; no gpu total known
+  ASSERT_EQ(p->fini(), MFPRIO_OK);
+  p = std::make_unique<Plugin>();
+  mfprio_tres_t total[] = {{"gres/gpu", 8}};
+  p->cluster_tres.assign(total, total + 1);
+  ASSERT_EQ(p->init({"AccountingStorageLoc=" + db, "PriorityWeightTRES=CPU=1000,GRES/gpu=2000"}),
+            MFPRIO_OK) << p->err();
+  j.tres = gpus;
+  j.tres_count = 1;
+  EXPECT_EQ(prio(j), 100u + 500u);
+  mfprio_factors_t f = factors(j);
+  ASSERT_EQ(f.tres_count, 2u);
+  EXPECT_STREQ(f.tres[1].name, "gres/gpu");
+  EXPECT_NEAR(f.tres[1].factor, 0.25, 1e-12);
+}
+
+TEST_F(Multifactor, SiteFactorAddsNiceSubtractsIncrOnlyKeeps) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightPartition=1000", "PriorityFlags=INCR_ONLY"}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(1, "u");
+  j.site_factor = 70;
+  j.nice = 20;
+  EXPECT_EQ(prio(j), 1000u + 70u - 20u);
+  j.prev_priority = 5000;
+  EXPECT_EQ(prio(j), 5000u);
+  j.nice = -20;
+  uint32_t v;
+  EXPECT_EQ(p->ops.set_priority(&j, T0, &v), MFPRIO_EPERM);
+  EXPECT_NE(p->err().find("job 1"), std::string::npos) << p->err();
+  j.flags = MFPRIO_JOBF_NICE_ADMIN;
+  j.prev_priority = 0;
+  EXPECT_EQ(prio(j), 1000u + 70u + 20u);
+}
+
+TEST_F(Multifactor, HeldJobsGetZero) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightPartition=1000"}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(1, "u");
+  j.state = MFPRIO_JOB_HELD;
+  EXPECT_EQ(prio(j), 0u);
+}
+
+TEST_F(Multifactor, UnknownUserAccountPartitionQosNameTheJob) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1).partition("batch", 1, "", true).qos("normal", 0);
+  ASSERT_EQ(start({}, b), MFPRIO_OK) << p->err();
+  uint32_t v;
+  const struct {
+    mfprio_job_t j;
+    const char* needle;
+  } cases[] = {{job(7, "nobody"), "nobody"},
+               {job(8, "u", "zz"), "zz"},
+               {job(9, "u", "a", "gpu"), "gpu"}};
+  for (const auto& c : cases) {
+    EXPECT_EQ(p->ops.set_priority(&c.j, T0, &v), MFPRIO_ENOENT);
+    EXPECT_NE(p->err().find(std::to_string(c.j.job_id)), std::string::npos) << p->err();
+    EXPECT_NE(p->err().find(c.needle), std::string::npos) << p->err();
+  }
+  mfprio_job_t q = job(10, "u");
+  q.qos = "premium";
+  EXPECT_EQ(p->ops.set_priority(&q, T0, &v), MFPRIO_ENOENT);
+  EXPECT_NE(p->err().find("premium"), std::string::npos) << p->err();
+}
+
+TEST_F(Multifactor, ConfErrorsNameFileLineAndKey) {
+  StoreBuilder b;
+  const struct {
+    std::string line, needle;
+  } cases[] = {{"PriorityFlags=FAIR_TREE,BOGUS", "BOGUS"},
+               {"PriorityWeightTRES=CPU=abc", "PriorityWeightTRES"},
+               {"PriorityWeightAge=-5", "negative"},
+               {"PriorityDecayHalfLife=soon", "PriorityDecayHalfLife"},
+               {"PriorityUsageResetPeriod=HOURLY", "HOURLY"},
+               {"FairShareDampeningFactor=0", "FairShareDampeningFactor"}};
+  for (const auto& c : cases) {
+    p = std::make_unique<Plugin>();
+    ASSERT_EQ(p->init({"PriorityWeightAge=1", c.line, "AccountingStorageLoc=" + db}), MFPRIO_ECONF)
+        << c.line;
+    EXPECT_NE(p->err().find("test.conf:2"), std::string::npos) << p->err();
+    EXPECT_NE(p->err().find(c.needle), std::string::npos) << p->err();
+  }
+}
+
+TEST_F(Multifactor, BatchMatchesSingleCalls) {
+  StoreBuilder b;
+  b.account("a", "root", 3).account("c", "root", 1).partition("x", 3).partition("y", 7);
+  for (int u = 0; u < 20; ++u) b.user("u" + std::to_string(u), u % 2 ? "a" : "c", 1 + u % 3, u * 100.0);
+  ASSERT_EQ(start({"PriorityWeightAge=1000", "PriorityWeightFairshare=10000", "PriorityWeightJobSize=500",
+                   "PriorityWeightPartition=2000", "PriorityWeightTRES=CPU=300"}, b), MFPRIO_OK) << p->err();
+  std::mt19937 rng(42);
+  std::vector<std::string> users;
+  for (int u = 0; u < 20; ++u) users.push_back("u" + std::to_string(u));
+  std::vector<mfprio_job_t> jobs;
+  for (int i = 0; i < 500; ++i) {
+    mfprio_job_t j = job(i + 1, users[rng() % 20].c_str(), nullptr, rng() % 2 ? "x" : "y");
+    j.cpus = 1 + rng() % 64;
+    j.eligible_time = T0 - static_cast<int64_t>(rng() % 1000000);
+    if (i % 2) ASSERT_EQ(p->ops.job_resolve(&j), MFPRIO_OK) << p->err();
+    jobs.push_back(j);
+  }
+  std::vector<uint32_t> batch(jobs.size());
+  std::vector<int> st(jobs.size(), -99);
+  ASSERT_EQ(p->ops.set_priority_batch(jobs.data(), jobs.size(), T0, batch.data(), st.data()), MFPRIO_OK);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(st[i], MFPRIO_OK);
+    EXPECT_EQ(batch[i], prio(jobs[i])) << i;
+  }
+  // A bad record fails alone.
+  jobs[3].user = "ghost";
+  jobs[3].handle = mfprio_handle_t{};  // a changed record is resolved again
+  EXPECT_EQ(p->ops.set_priority_batch(jobs.data(), jobs.size(), T0, batch.data(), st.data()), MFPRIO_ENOENT);
+  EXPECT_EQ(st[3], MFPRIO_ENOENT);
+  EXPECT_EQ(batch[3], 0u);
+  EXPECT_EQ(st[4], MFPRIO_OK);
+}
+
+TEST_F(Multifactor, AdminChangesAreSeenAtTheNextDecay) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({}, b), MFPRIO_OK) << p->err();
+  uint32_t v;
+  mfprio_job_t j = job(1, "newbie");
+  EXPECT_EQ(p->ops.set_priority(&j, T0, &v), MFPRIO_ENOENT);
+  StoreBuilder more;
+  more.user("newbie", "a", 1);
+  more.write(db);  // another connection, as mfprio-acct would
+  ASSERT_EQ(p->ops.decay(T0, nullptr, 0), MFPRIO_OK) << p->err();
+  EXPECT_EQ(p->ops.set_priority(&j, T0, &v), MFPRIO_OK) << p->err();
+}
+
+TEST_F(Multifactor, CallsOutOfOrderAreRefused) {
+  p = std::make_unique<Plugin>();
+  uint32_t v;
+  mfprio_job_t j = job(1, "u");
+  EXPECT_EQ(p->ops.set_priority(&j, T0, &v), MFPRIO_ESTATE);
+  EXPECT_EQ(p->ops.decay(T0, nullptr, 0), MFPRIO_ESTATE);
+  EXPECT_EQ(p->init({}), MFPRIO_ECONF);  // no AccountingStorageLoc
+  EXPECT_NE(p->err().find("AccountingStorageLoc"), std::string::npos);
+}
+
+TEST_F(Multifactor, DecayBackwardsInTimeIsRefused) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1, 100);
+  ASSERT_EQ(start({}, b), MFPRIO_OK) << p->err();
+  ASSERT_EQ(p->ops.decay(T0, nullptr, 0), MFPRIO_OK);
+  EXPECT_EQ(p->ops.decay(T0 - 10, nullptr, 0), MFPRIO_EINVAL);
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 100.0, 1e-9);
+}
