@@ -1,0 +1,63 @@
+// run_process.cpp - posix_spawn with stdout/stderr sent to temporary files
+// (no pipe deadlocks), then waitpid.
+#include "run_process.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace mfprio::test {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-run-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  const std::string out_path = tmpl + "/out", err_path = tmpl + "/err";
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  // posix_spawn has no portable chdir action: change and restore around it.
+  std::filesystem::path old = std::filesystem::current_path();
+  if (!cwd.empty()) std::filesystem::current_path(cwd);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  if (!cwd.empty()) std::filesystem::current_path(old);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error("posix_spawn " + argv[0] + " failed");
+
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ProcessResult r;
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  std::error_code ec;
+  std::filesystem::remove_all(tmpl, ec);
+  return r;
+}
+
+}  // namespace mfprio::test

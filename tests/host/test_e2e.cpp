@@ -1,0 +1,353 @@
+// test_e2e.cpp - the built mfprio-host binary, run as a child process
+// (MFPRIO_HOST_BIN), against the fixture plugins (MFPRIO_FIXTURE_PLUGINDIR)
+// and, when built, the real priority_basic.so (MFPRIO_PLUGIN_BUILDDIR).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "run_process.hpp"
+#include "test_util.hpp"
+
+using mfprio::test::ProcessResult;
+using mfprio::test::run_process;
+using mfprio::test::TempDir;
+
+namespace {
+
+std::string host_bin() { return mfprio::test::env_or_die("MFPRIO_HOST_BIN"); }
+std::string fixture_dir() { return mfprio::test::env_or_die("MFPRIO_FIXTURE_PLUGINDIR"); }
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string l;
+  while (std::getline(in, l)) out.push_back(l);
+  return out;
+}
+
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  std::string f;
+  while (in >> f) out.push_back(f);
+  return out;
+}
+
+bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+class HostE2E : public testing::Test {
+ protected:
+  // A conf for the fake plugin: 2 nodes x 32 CPUs, 8 GPUs.
+  std::string fake_conf(const std::string& extra = "") {
+    return dir.write("slurm.conf", "PriorityType=priority/fake\nPluginDir=" + fixture_dir() +
+                                       "\nNodeName=n[1-2] CPUs=32 RealMemory=1000 Gres=gpu:4\n" + extra);
+  }
+  ProcessResult host(std::vector<std::string> args) {
+    args.insert(args.begin(), host_bin());
+    return run_process(args);
+  }
+  TempDir dir;
+};
+
+constexpr const char* kNow = "1700043200";  // 1700000000 + 12 h: age factor 0.5 for the jobs below
+
+const char* kJobs =
+    R"({"id": 3, "user": "alice", "account": "physics", "partition": "batch", "qos": "high", "submit": 1700000000, "cpus": 32})"
+    "\n"
+    R"({"id": 1, "user": "bob", "account": "chem", "partition": "a,high", "submit": 1700000000, "cpus": 64, "gres": "gpu:2", "nice": 10})"
+    "\n"
+    R"({"id": 2, "user": "carol", "partition": ["x", "y"], "submit": 1700000000, "site_factor": 5})"
+    "\n"
+    R"({"id": 4, "user": "alice", "state": "running", "submit": 1700000000, "start": 1700000100})"
+    "\n";
+
+TEST_F(HostE2E, SprioPrintsFactorsOneRowPerPartitionInJobIdOrder) {
+  const std::string conf = fake_conf();
+  const std::string jobs = dir.write("jobs.jsonl", kJobs);
+  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--jobs", jobs});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 6u) << r.out;  // header + 5 records; the running job is not shown
+  EXPECT_EQ(fields(l[0])[0], "JOBID");
+  // job 1 in a: age 500 + fs 250 + jobsize 100 (64/64 CPUs) + part 100 + gpu 2/8*1000=250 - nice 10 = 1190
+  EXPECT_EQ(fields(l[1]), (std::vector<std::string>{"1", "a", "1190", "0", "500", "0", "250", "100", "100", "0",
+                                                    "gres/gpu=250"}));
+  EXPECT_EQ(fields(l[2])[1], "high");
+  EXPECT_EQ(fields(l[2])[2], "1290");  // partition "high": factor 1.0 -> 200
+  EXPECT_EQ(fields(l[3]), (std::vector<std::string>{"2", "x", "856", "5", "500", "0", "250", "2", "100", "0"}));
+  EXPECT_EQ(fields(l[4])[1], "y");
+  // job 3: 500 + 250 + 50 + 100 + qos 300 = 1200
+  EXPECT_EQ(fields(l[5]), (std::vector<std::string>{"3", "batch", "1200", "0", "500", "0", "250", "50", "100", "300"}));
+  EXPECT_EQ(r.err, "mfprio-host: plugin warning: fake warning: this is a test plugin\n");
+}
+
+TEST_F(HostE2E, SprioResolvesOncePerRecordAndCallsFini) {
+  const std::string conf = fake_conf();
+  const std::string jobs = dir.write("jobs.jsonl", kJobs);
+  ProcessResult r = host({"--conf", conf, "--verbose", "--now", kNow, "sprio", "--jobs", jobs});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "loaded priority/fake (fake priority plugin (host tests)) from " + fixture_dir())) << r.err;
+  EXPECT_TRUE(has(r.err, "plugin info: fake init: 6 conf pairs, 2 nodes, 64 cpus")) << r.err;
+  EXPECT_TRUE(has(r.err, "plugin debug: fake debug: clock 1700043200")) << r.err;
+  EXPECT_TRUE(has(r.err, "plugin info: fake fini: resolves=5 factors=5")) << r.err;
+}
+
+TEST_F(HostE2E, SprioLongNormalizedUserFilterAndAllStates) {
+  const std::string conf = fake_conf();
+  const std::string jobs = dir.write("jobs.jsonl", kJobs);
+  ProcessResult r = host({"--conf", conf, "sprio", "--now", kNow, "--jobs", jobs, "-ln", "-u", "alice", "--all-states"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;
+  EXPECT_EQ(fields(l[0])[2], "USER");
+  EXPECT_EQ(fields(l[1]), (std::vector<std::string>{"3", "batch", "alice", "physics", "0.0000003", "0", "0.5000000",
+                                                    "0.0000000", "0.5000000", "0.5000000", "0.5000000", "high",
+                                                    "1.0000000", "0"}));
+  EXPECT_EQ(fields(l[2])[0], "4");  // running, shown with --all-states
+}
+
+TEST_F(HostE2E, SprioParsableAndWeights) {
+  const std::string conf = fake_conf();
+  const std::string jobs = dir.write("jobs.jsonl", kJobs);
+  ProcessResult r = host({"--conf", conf, "sprio", "--now", kNow, "--jobs", jobs, "-w", "-P", "-u", "carol"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 4u) << r.out;
+  EXPECT_EQ(l[0], "JOBID|PARTITION|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|JOBSIZE|PARTITION|QOS|TRES|");
+  EXPECT_EQ(l[1], "Weights||||1000|0|500|100|200|300|GRES/gpu=1000|");
+  EXPECT_EQ(l[2], "2|x|856|5|500|0|250|2|100|0||");
+}
+
+TEST_F(HostE2E, SprioJsonIsAnArrayOfThePluginsObjects) {
+  const std::string conf = fake_conf();
+  const std::string jobs = dir.write("jobs.jsonl", kJobs);
+  ProcessResult r = host({"--conf", conf, "sprio", "--now", kNow, "--jobs", jobs, "--json", "-u", "bob"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.front(), '[');
+  EXPECT_TRUE(has(r.out, "\"priority\": 1190")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"priority\": 1290")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"job_id\": 1")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"partition\": \"high\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"user\": \"bob\"")) << r.out;
+  EXPECT_FALSE(has(r.out, "alice"));
+}
+
+TEST_F(HostE2E, MalformedJsonLineIsNamedOtherJobsStillPrintedExitNonZero) {
+  const std::string conf = fake_conf();
+  const std::string jobs = dir.write("bad.jsonl",
+                                     "{\"id\": 1, \"user\": \"a\", \"submit\": 1700000000}\n"
+                                     "{\"id\": 2, \"user\": \n"
+                                     "{\"id\": 3, \"user\": \"c\", \"cpus\": \"four\"}\n"
+                                     "{\"id\": 5, \"user\": \"e\", \"submit\": 1700000000}\n");
+  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--jobs", jobs});
+  EXPECT_EQ(r.status, 1);
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;
+  EXPECT_EQ(fields(l[1])[0], "1");
+  EXPECT_EQ(fields(l[2])[0], "5");
+  EXPECT_TRUE(has(r.err, "mfprio-host: " + jobs + ":2: invalid JSON")) << r.err;
+  EXPECT_TRUE(has(r.err, "mfprio-host: " + jobs + ":3: field 'cpus': expected an integer, got a string")) << r.err;
+}
+
+TEST_F(HostE2E, FailingPluginCallPrintsErrmsgAndOtherJobsStillPrinted) {
+  const std::string conf = fake_conf();
+  const std::string jobs = dir.write("ghost.jsonl",
+                                     "{\"id\": 1, \"user\": \"a\"}\n"
+                                     "{\"id\": 2, \"user\": \"ghost\", \"partition\": \"p\"}\n"
+                                     "{\"id\": 3, \"user\": \"b\", \"nice\": -5}\n"
+                                     "{\"id\": 4, \"user\": \"b\", \"nice\": -5, \"nice_admin\": true}\n");
+  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--jobs", jobs});
+  EXPECT_EQ(r.status, 1);
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;
+  EXPECT_EQ(fields(l[1])[0], "1");
+  EXPECT_EQ(fields(l[2])[0], "4");
+  EXPECT_TRUE(has(r.err, jobs + ":2: job 2 (partition p): job 2: unknown user 'ghost' (ENOENT)")) << r.err;
+  EXPECT_TRUE(has(r.err, jobs + ":3: job 3: job 3: negative nice -5 needs an admin (EPERM)")) << r.err;
+}
+
+TEST_F(HostE2E, MissingConf) {
+  ProcessResult r = host({"--conf", dir.path() + "/none.conf", "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: cannot open conf file '" + dir.path() + "/none.conf': No such file or directory\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(HostE2E, ConfSyntaxErrorNamesFileAndLine) {
+  const std::string conf = dir.write("bad.conf", "PriorityType=priority/fake\n\nthis is wrong\n");
+  ProcessResult r = host({"--conf", conf, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: " + conf + ":3: expected Key=Value, found 'this'\n");
+}
+
+TEST_F(HostE2E, BadHostKeyValueNamesFileLineAndKey) {
+  const std::string inc = dir.write("cluster.conf", "ClusterNodes=4\nClusterCPUs=lots\n");
+  const std::string conf = fake_conf("Include cluster.conf\n");
+  ProcessResult r = host({"--conf", conf, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: " + inc + ":2: ClusterCPUs: 'lots' is not an unsigned integer (0..4294967295)\n");
+  const std::string conf2 = dir.write("t.conf", "A=1\nPriorityType=multifactor\n");
+  r = host({"--conf", conf2, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, conf2 + ":2: PriorityType: 'multifactor' is not a plugin type")) << r.err;
+}
+
+TEST_F(HostE2E, PluginNotFoundNamesEveryDirectory) {
+  const std::string conf = dir.write("c.conf", "PriorityType=priority/fake\nPluginDir=/nope/one:/nope/two\n");
+  ProcessResult r = host({"--conf", conf, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: plugin priority/fake not found: no priority_fake.so in /nope/one, /nope/two (PluginDir)\n");
+}
+
+TEST_F(HostE2E, DefaultTypeIsMultifactorAndPluginDirOptionOverrides) {
+  const std::string conf = dir.write("c.conf", "PluginDir=/nope\n");
+  ProcessResult r = host({"--conf", conf, "--plugin-dir", "/also/not:/here", "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err,
+            "mfprio-host: plugin priority/multifactor not found: no priority_multifactor.so in /also/not, /here "
+            "(PluginDir)\n");
+}
+
+TEST_F(HostE2E, MissingSymbolNamesFileAndSymbol) {
+  const std::string conf = dir.write("c.conf", "PriorityType=priority/nosym\nPluginDir=" + fixture_dir() + "\n");
+  ProcessResult r = host({"--conf", conf, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: " + fixture_dir() +
+                       "/priority_nosym.so: plugin is corrupted: missing symbols 'decay', 'job_end'\n");
+}
+
+TEST_F(HostE2E, AbiMismatchNamesFileAndVersion) {
+  const std::string conf = dir.write("c.conf", "PriorityType=priority/badver\nPluginDir=" + fixture_dir() + "\n");
+  ProcessResult r = host({"--conf", conf, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: " + fixture_dir() +
+                       "/priority_badver.so: plugin_version 99 does not match the host's ABI version 1\n");
+}
+
+TEST_F(HostE2E, InitFailurePrintsThePluginsMessage) {
+  const std::string conf = fake_conf("FakeInitFail=yes\n");
+  ProcessResult r = host({"--conf", conf, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "init failed: " + conf + ":4: FakeInitFail: init refused on request (ECONF)")) << r.err;
+}
+
+TEST_F(HostE2E, BadArgumentsGiveUsageAndExit2) {
+  ProcessResult r = host({"--conf", "x", "sprio", "--jobs", "j", "--bogus"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "mfprio-host: unknown option '--bogus'\nusage: mfprio-host --conf FILE")) << r.err;
+  r = host({});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "usage:"));
+  r = host({"--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(has(r.out, "usage:"));
+}
+
+TEST_F(HostE2E, MissingJobFileIsAnErrorBeforeLoading) {
+  const std::string conf = fake_conf();
+  ProcessResult r = host({"--conf", conf, "sprio", "--jobs", dir.path() + "/nojobs.jsonl"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: cannot read job file '" + dir.path() + "/nojobs.jsonl'\n");
+}
+
+TEST_F(HostE2E, InfoShowsHostTable) {
+  const std::string conf = fake_conf("ClusterTRES=gres/gpu=16\n");
+  ProcessResult r = host({"--conf", conf, "--now", "123", "info"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"clock\": 123")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"cluster_nodes\": 2")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"cluster_cpus\": 64")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"cluster_mem_mb\": 2000")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"gres/gpu\": 16")) << r.out;  // ClusterTRES overrides the node lines' 8
+  EXPECT_TRUE(has(r.out, "\"key\": \"ClusterTRES\"")) << r.out;
+}
+
+TEST_F(HostE2E, SshareWithoutAllShowsAccountsOnly) {
+  const std::string conf = fake_conf();
+  ProcessResult r = host({"--conf", conf, "sshare", "-u", "nobody-here"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 5u) << r.out;  // header, dashes, root, physics, chem
+  EXPECT_EQ(fields(l[0]), (std::vector<std::string>{"Account", "User", "RawShares", "NormShares", "RawUsage",
+                                                    "EffectvUsage", "FairShare"}));
+  EXPECT_EQ(l[2].substr(0, 5), "root ");
+  EXPECT_EQ(l[3].substr(0, 9), " physics ");
+  EXPECT_EQ(l[4].substr(0, 6), " chem ");
+}
+
+TEST_F(HostE2E, SshareAllLongParsable) {
+  const std::string conf = fake_conf();
+  ProcessResult r = host({"--conf", conf, "sshare", "-a", "-l", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 7u) << r.out;
+  EXPECT_EQ(l[0],
+            "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS|GrpTRESMins|"
+            "TRESRunMins|");
+  EXPECT_EQ(l[1], "root|||1.000000|1000|1.000000|1.000000|||||");
+  EXPECT_EQ(l[3], "  physics|alice|1|1.000000|600|0.600000|0.600000|0.500000|1.666667|||");
+  EXPECT_EQ(l[4], "  physics|bob|parent|1.000000|0|0.000000|0.600000|1.000000|inf|||");
+  EXPECT_EQ(l[6], "  chem|carol|1|1.000000|401|0.400000|0.400000|0.750000|1.000000|||");
+}
+
+TEST_F(HostE2E, SshareUserFilterAndJson) {
+  const std::string conf = fake_conf();
+  ProcessResult r = host({"--conf", conf, "sshare", "-u", "carol", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "|carol|"));
+  EXPECT_FALSE(has(r.out, "|alice|"));
+  r = host({"--conf", conf, "sshare", "--json", "-u", "alice"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"alice\""));
+  EXPECT_FALSE(has(r.out, "\"carol\""));
+  EXPECT_TRUE(has(r.out, "\"chem\""));
+}
+
+TEST_F(HostE2E, DecayPassesResolvedRunningJobs) {
+  const std::string conf = fake_conf();
+  const std::string running = dir.write("run.jsonl",
+                                        "{\"id\": 7, \"user\": \"a\", \"state\": \"running\", \"start\": 10}\n"
+                                        "{\"id\": 8, \"user\": \"b\", \"state\": \"running\", \"start\": 10}\n");
+  ProcessResult r = host({"--conf", conf, "decay", "--now", "1700000000", "--running", running});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "decay: now=1700000000 running=2 generation=2 last_decay=1700000000 associations=6 jobs_charged=2 "
+            "clamped_high=0 clamped_low=0\n");
+  r = host({"--conf", conf, "decay", "--now", "5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "running=0 generation=2"));
+}
+
+TEST_F(HostE2E, DecayRunsOnNothingWhenAJobIsBad) {
+  const std::string conf = fake_conf();
+  const std::string running = dir.write("run.jsonl",
+                                        "{\"id\": 7, \"user\": \"a\", \"state\": \"running\"}\n"
+                                        "{\"id\": 8, \"user\": \"ghost\", \"state\": \"running\"}\n");
+  ProcessResult r = host({"--conf", conf, "decay", "--now", "100", "--running", running});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(has(r.err, running + ":2: job 8: job 8: unknown user 'ghost' (ENOENT)")) << r.err;
+  EXPECT_TRUE(has(r.err, "decay not run")) << r.err;
+  const std::string multi = dir.write("multi.jsonl", "{\"id\": 7, \"user\": \"a\", \"partition\": \"p,q\"}\n");
+  r = host({"--conf", conf, "decay", "--now", "100", "--running", multi});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, multi + ":1: job 7: a running or finished job runs in one partition, not 2")) << r.err;
+}
+
+TEST_F(HostE2E, JobEndChargesEachRecord) {
+  const std::string conf = fake_conf();
+  const std::string done = dir.write("done.jsonl",
+                                     "{\"id\": 7, \"user\": \"a\", \"state\": \"completed\", \"start\": 10}\n"
+                                     "{\"id\": 8, \"user\": \"b\", \"state\": \"completed\", \"start\": 500}\n");
+  ProcessResult r = host({"--conf", conf, "job-end", "--job-file", done, "--end", "1000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "job-end: end=1000 jobs=2/2 generation=1")) << r.out;
+  EXPECT_TRUE(has(r.out, "jobs_charged=2")) << r.out;
+  r = host({"--conf", conf, "job-end", "--job-file", done, "--end", "100"});  // job 8 ends before it starts
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.out, "jobs=1/2")) << r.out;
+  EXPECT_TRUE(has(r.err, done + ":2: job 8: job_end: job 8: end 100 is before start 500 (EINVAL)")) << r.err;
+}
+
+}  // namespace

@@ -1,0 +1,257 @@
+// test_jobs_json.cpp - the job feed (jobs_json.cpp): every field, every type
+// error naming file:line, expansion into one record per partition.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "jobs_json.hpp"
+
+using mfprio::host::expand_records;
+using mfprio::host::JobParseError;
+using mfprio::host::JobSpec;
+using mfprio::host::parse_job_line;
+
+namespace {
+
+JobSpec parse(const std::string& line) { return parse_job_line(line, "jobs.jsonl", 7); }
+
+std::string error_of(const std::string& line) {
+  try {
+    parse(line);
+  } catch (const JobParseError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(JobsJson, EveryFieldIsRead) {
+  JobSpec j = parse(
+      R"({"id": 101, "user": "alice", "account": "physics", "partition": "batch", "qos": "high",)"
+      R"( "submit": 1700000000, "eligible": 1700000100, "start": 1700000200, "state": "running",)"
+      R"( "nodes": 2, "cpus": 4, "mem": "8G", "gres": {"gpu": 2}, "time_limit": "1-00:00:00",)"
+      R"( "nice": -5, "nice_admin": true, "site_factor": 7, "prev_priority": 99, "dependent": true,)"
+      R"( "tres": {"license/matlab": 1}})");
+  EXPECT_EQ(j.id, 101u);
+  EXPECT_EQ(j.user, "alice");
+  EXPECT_EQ(j.account, "physics");
+  EXPECT_EQ(j.partitions, std::vector<std::string>{"batch"});
+  EXPECT_EQ(j.qos, "high");
+  EXPECT_EQ(j.submit, 1700000000);
+  EXPECT_EQ(j.eligible, 1700000100);
+  EXPECT_EQ(j.start, 1700000200);
+  EXPECT_EQ(j.state, MFPRIO_JOB_RUNNING);
+  EXPECT_EQ(j.nodes, 2u);
+  EXPECT_EQ(j.cpus, 4u);
+  EXPECT_EQ(j.mem_mb, 8192u);
+  ASSERT_EQ(j.tres_names.size(), 2u);
+  EXPECT_EQ(j.tres_names[0], "gres/gpu");
+  EXPECT_EQ(j.tres_counts[0], 2);
+  EXPECT_EQ(j.tres_names[1], "license/matlab");
+  EXPECT_EQ(j.time_limit_min, 1440u);
+  EXPECT_EQ(j.nice, -5);
+  EXPECT_TRUE(j.nice_admin);
+  EXPECT_EQ(j.site_factor, 7);
+  EXPECT_EQ(j.prev_priority, 99u);
+  EXPECT_TRUE(j.dependent);
+  EXPECT_EQ(j.line, 7u);
+  EXPECT_EQ(j.file, "jobs.jsonl");
+}
+
+TEST(JobsJson, DefaultsForAMinimalJob) {
+  JobSpec j = parse(R"({"id": 1, "user": "bob", "submit": 50})");
+  EXPECT_EQ(j.state, MFPRIO_JOB_PENDING);
+  EXPECT_EQ(j.nodes, 1u);
+  EXPECT_EQ(j.cpus, 1u);
+  EXPECT_EQ(j.mem_mb, 0u);
+  EXPECT_TRUE(j.partitions.empty());
+  EXPECT_EQ(j.eligible, 50);  // eligible at submit by default
+  EXPECT_EQ(j.time_limit_min, 0u);
+}
+
+TEST(JobsJson, HeldOrDependentJobIsNotEligibleByDefault) {
+  EXPECT_EQ(parse(R"({"id": 1, "user": "b", "submit": 50, "state": "held"})").eligible, 0);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "b", "submit": 50, "dependent": true})").eligible, 0);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "b", "submit": 50, "state": "HELD", "eligible": 60})").eligible, 60);
+}
+
+TEST(JobsJson, PartitionListForms) {
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "partition": "a, b"})").partitions,
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "partition": ["a", "b", "c"]})").partitions,
+            (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(parse(R"({"id": 1, "user": "u", "partition": null})").partitions.empty());
+}
+
+TEST(JobsJson, MemForms) {
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "mem": 4000})").mem_mb, 4000u);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "mem": "512M"})").mem_mb, 512u);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "mem": "1.5G"})").mem_mb, 1536u);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "mem": "2T"})").mem_mb, 2u * 1024 * 1024);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "mem": "2048K"})").mem_mb, 2u);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "mem": "100"})").mem_mb, 100u);
+}
+
+TEST(JobsJson, GresStringForms) {
+  JobSpec j = parse(R"({"id": 1, "user": "u", "gres": "gpu:a100:2,mps:100,fpga"})");
+  ASSERT_EQ(j.tres_names.size(), 3u);
+  EXPECT_EQ(j.tres_names[0], "gres/gpu");
+  EXPECT_EQ(j.tres_counts[0], 2);
+  EXPECT_EQ(j.tres_names[1], "gres/mps");
+  EXPECT_EQ(j.tres_counts[1], 100);
+  EXPECT_EQ(j.tres_names[2], "gres/fpga");
+  EXPECT_EQ(j.tres_counts[2], 1);
+}
+
+TEST(JobsJson, TimeLimitForms) {
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "time_limit": 90})").time_limit_min, 90u);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "time_limit": -1})").time_limit_min, 0u);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "time_limit": "2:00:00"})").time_limit_min, 120u);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "time_limit": "10:30"})").time_limit_min, 11u);  // partial minute
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "time_limit": "UNLIMITED"})").time_limit_min, 0u);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "time_limit": "2-0"})").time_limit_min, 2880u);
+}
+
+TEST(JobsJson, StatesAreRecognised) {
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "state": "pending"})").state, MFPRIO_JOB_PENDING);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "state": "suspended"})").state, MFPRIO_JOB_SUSPENDED);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "state": "completed"})").state, MFPRIO_JOB_COMPLETED);
+}
+
+TEST(JobsJson, UnknownFieldsAreIgnored) {
+  EXPECT_EQ(parse(R"({"id": 3, "user": "u", "name": "my job", "extra": [1,2]})").id, 3u);
+}
+
+TEST(JobsJson, TypeErrorsNameFileLineAndField) {
+  EXPECT_EQ(error_of(R"({"id": "101", "user": "u"})"), "jobs.jsonl:7: field 'id': expected an integer, got a string");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": 5})"), "jobs.jsonl:7: field 'user': expected a string, got an integer");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "cpus": 4.5})"),
+            "jobs.jsonl:7: field 'cpus': expected an integer, got a real number");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "nice_admin": 1})"),
+            "jobs.jsonl:7: field 'nice_admin': expected true or false, got an integer");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "dependent": "yes"})"),
+            "jobs.jsonl:7: field 'dependent': expected true or false, got a string");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "partition": 3})"),
+            "jobs.jsonl:7: field 'partition': expected a string or an array of strings, got an integer");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "partition": ["a", 2]})"),
+            "jobs.jsonl:7: field 'partition': element 1: expected a string, got an integer");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "state": "sleeping"})"),
+            "jobs.jsonl:7: field 'state': 'sleeping' is not one of pending, running, suspended, held, completed");
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "mem": "lots"})").find("jobs.jsonl:7: field 'mem'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "mem": true})").find("jobs.jsonl:7: field 'mem'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "gres": 2})").find("jobs.jsonl:7: field 'gres'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "gres": {"gpu": "2"}})").find("jobs.jsonl:7: field 'gres'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "gres": "gpu:x"})").find("jobs.jsonl:7: field 'gres'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "time_limit": "soon"})").find("jobs.jsonl:7: field 'time_limit'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "time_limit": true})").find("jobs.jsonl:7: field 'time_limit'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "submit": "yesterday"})").find("jobs.jsonl:7: field 'submit'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "eligible": -3})").find("jobs.jsonl:7: field 'eligible'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "start": 1.0})").find("jobs.jsonl:7: field 'start'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "nice": "low"})").find("jobs.jsonl:7: field 'nice'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "site_factor": []})").find("jobs.jsonl:7: field 'site_factor'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "prev_priority": -1})").find("jobs.jsonl:7: field 'prev_priority'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "qos": 1})").find("jobs.jsonl:7: field 'qos'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "account": {}})").find("jobs.jsonl:7: field 'account'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "tres": {"x": "1"}})").find("jobs.jsonl:7: field 'tres'"),
+            std::string::npos);
+}
+
+TEST(JobsJson, RangeErrors) {
+  EXPECT_NE(error_of(R"({"id": 0, "user": "u"})").find("field 'id': 0 is out of range"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "cpus": 0})").find("field 'cpus': 0 is out of range"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "nodes": 4294967296})").find("field 'nodes'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "nice": 2147483648})").find("field 'nice'"), std::string::npos);
+}
+
+TEST(JobsJson, StructuralErrors) {
+  EXPECT_NE(error_of("{\"id\": 1, ").find("jobs.jsonl:7: invalid JSON"), std::string::npos);
+  EXPECT_EQ(error_of("[1, 2]"), "jobs.jsonl:7: expected a JSON object, got an array");
+  EXPECT_EQ(error_of(R"({"user": "u"})"), "jobs.jsonl:7: missing field 'id'");
+  EXPECT_EQ(error_of(R"({"id": 4})"), "jobs.jsonl:7: job 4: missing field 'user'");
+  EXPECT_EQ(error_of(R"({"id": 4, "user": ""})"), "jobs.jsonl:7: field 'user': must not be empty");
+  EXPECT_NE(error_of(R"({"id": 4, "id": 5, "user": "u"})").find("jobs.jsonl:7: invalid JSON"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "partition": "a,,b"})").find("empty partition name"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "partition": ["a", "a"]})").find("listed twice"), std::string::npos);
+  EXPECT_NE(error_of(R"({"id": 1, "user": "u", "gres": "gpu:1,gpu:2"})").find("requested twice"), std::string::npos);
+}
+
+TEST(JobsJson, StreamSkipsBlankLinesAndReportsBadOnesWithLineNumbers) {
+  std::istringstream in(
+      "{\"id\": 1, \"user\": \"a\"}\n"
+      "\n"
+      "not json\n"
+      "{\"id\": 2, \"user\": \"b\"}\n"
+      "{\"id\": \"3\", \"user\": \"c\"}\n");
+  auto jf = mfprio::host::read_job_stream(in, "f.jsonl");
+  ASSERT_EQ(jf.jobs.size(), 2u);
+  EXPECT_EQ(jf.jobs[1].id, 2u);
+  EXPECT_EQ(jf.jobs[1].line, 4u);
+  ASSERT_EQ(jf.errors.size(), 2u);
+  EXPECT_EQ(jf.errors[0].rfind("f.jsonl:3: invalid JSON", 0), 0u) << jf.errors[0];
+  EXPECT_EQ(jf.errors[1].rfind("f.jsonl:5: field 'id'", 0), 0u) << jf.errors[1];
+}
+
+TEST(JobsJson, MissingFileThrows) {
+  EXPECT_THROW(mfprio::host::read_job_file("/nonexistent/jobs.jsonl"), JobParseError);
+}
+
+TEST(JobsJson, ExpandGivesOneRecordPerPartitionWithAllFieldsMapped) {
+  std::vector<JobSpec> jobs;
+  jobs.push_back(parse(R"({"id": 9, "user": "alice", "account": "phys", "qos": "normal", "partition": ["a", "b"],)"
+                       R"( "submit": 10, "eligible": 20, "start": 30, "nodes": 3, "cpus": 12, "mem": 100,)"
+                       R"( "gres": "gpu:2", "time_limit": 60, "nice": 5, "site_factor": -2, "prev_priority": 4,)"
+                       R"( "nice_admin": true, "dependent": true, "state": "suspended"})"));
+  jobs.push_back(parse(R"({"id": 10, "user": "bob"})"));
+  auto recs = expand_records(jobs);
+  ASSERT_EQ(recs.size(), 3u);
+  EXPECT_STREQ(recs[0].job.partition, "a");
+  EXPECT_STREQ(recs[1].job.partition, "b");
+  EXPECT_STREQ(recs[2].job.partition, "");
+  const mfprio_job_t& j = recs[1].job;
+  EXPECT_EQ(j.struct_size, sizeof(mfprio_job_t));
+  EXPECT_EQ(j.job_id, 9u);
+  EXPECT_STREQ(j.user, "alice");
+  EXPECT_STREQ(j.account, "phys");
+  EXPECT_STREQ(j.qos, "normal");
+  EXPECT_EQ(j.state, MFPRIO_JOB_SUSPENDED);
+  EXPECT_EQ(j.submit_time, 10);
+  EXPECT_EQ(j.eligible_time, 20);
+  EXPECT_EQ(j.start_time, 30);
+  EXPECT_EQ(j.min_nodes, 3u);
+  EXPECT_EQ(j.cpus, 12u);
+  EXPECT_EQ(j.mem_mb, 100u);
+  EXPECT_EQ(j.time_limit_min, 60u);
+  EXPECT_EQ(j.nice, 5);
+  EXPECT_EQ(j.site_factor, -2);
+  EXPECT_EQ(j.prev_priority, 4u);
+  EXPECT_EQ(j.flags, MFPRIO_JOBF_NICE_ADMIN | MFPRIO_JOBF_DEPENDENT);
+  ASSERT_EQ(j.tres_count, 1u);
+  EXPECT_STREQ(j.tres[0].name, "gres/gpu");
+  EXPECT_EQ(j.tres[0].count, 2);
+  EXPECT_EQ(j.handle.generation, 0u);  // zeroed for the plugin to fill
+  EXPECT_EQ(recs[2].job.tres, nullptr);
+  EXPECT_EQ(recs[2].job.tres_count, 0u);
+}
+
+TEST(JobsJson, RecordsSurviveBeingMoved) {
+  std::vector<JobSpec> jobs;
+  jobs.push_back(parse(R"({"id": 9, "user": "alice", "gres": {"gpu": 3}, "partition": "p"})"));
+  auto recs = expand_records(jobs);
+  std::vector<mfprio::host::JobRecord> moved;
+  moved.push_back(std::move(recs[0]));
+  recs.clear();
+  EXPECT_STREQ(moved[0].job.tres[0].name, "gres/gpu");
+  EXPECT_EQ(moved[0].job.tres[0].count, 3);
+  EXPECT_STREQ(moved[0].job.partition, "p");
+}
+
+}  // namespace
