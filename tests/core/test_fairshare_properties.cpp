@@ -295,6 +295,65 @@ TEST(FairShareProperties, ScalingAllUsageChangesNothing) {
   }
 }
 
+struct EdgeExpectation {
+  FairShareAlgo algo;
+  double single_busy;  // one user, some usage
+  double single_idle;  // one user, no usage
+  double zero_shares;  // one user whose account has 0 shares
+};
+
+// Every algorithm on the degenerate trees.  The ranking algorithms (Fair
+// Tree, ticket-based) give their best user 1 whatever its shares; the
+// formula ones give S = 0 a factor of 0.
+TEST(FairShareEdgeCases, DegenerateTreesForEveryAlgorithm) {
+  const EdgeExpectation cases[] = {
+      {FairShareAlgo::FairTree, 1.0, 1.0, 1.0},
+      {FairShareAlgo::Classic, 0.5, 1.0, 0.0},
+      {FairShareAlgo::DepthOblivious, 0.5, 1.0, 0.0},
+      {FairShareAlgo::TicketBased, 1.0, 1.0, 1.0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(algo_name(c.algo));
+    {
+      testing::TreeBuilder b;
+      b.account("A", "root", 3).user("u", "A", 2, 77.25, true);
+      b.finalize();
+      EXPECT_DOUBLE_EQ(run(b.tree(), c.algo).fairshare[b["u"]], c.single_busy);
+    }
+    {
+      testing::TreeBuilder b;
+      b.account("A", "root", 3).user("u", "A", 2, 0, true);
+      b.finalize();
+      EXPECT_DOUBLE_EQ(run(b.tree(), c.algo).fairshare[b["u"]], c.single_idle);
+    }
+    {
+      testing::TreeBuilder b;
+      b.account("A", "root", 0).user("u", "A", 0, 5, true);
+      b.finalize();
+      const ShareResult r = run(b.tree(), c.algo);
+      EXPECT_DOUBLE_EQ(r.fairshare[b["u"]], c.zero_shares);
+      EXPECT_EQ(r.norm_shares[b["u"]], 0.0);
+    }
+    {
+      // Huge (1e18) and fractional usage give the same factors as 1 and 3.
+      auto make = [](double scale) {
+        testing::TreeBuilder b;
+        b.account("A", "root", 1).user("a", "A", 1, 1 * scale, true);
+        b.account("B", "root", 2).user("b", "B", 1, 3 * scale, true);
+        b.finalize();
+        return b;
+      };
+      auto unit = make(1), huge = make(1e18), frac = make(0.001);
+      const ShareResult r1 = run(unit.tree(), c.algo), rh = run(huge.tree(), c.algo),
+                        rf = run(frac.tree(), c.algo);
+      for (const char* u : {"a", "b"}) {
+        EXPECT_NEAR(rh.fairshare[huge[u]], r1.fairshare[unit[u]], 1e-12);
+        EXPECT_NEAR(rf.fairshare[frac[u]], r1.fairshare[unit[u]], 1e-12);
+      }
+    }
+  }
+}
+
 // Informal: prints the time for 10^5 users (1 root, 100 accounts x 10
 // sub-accounts x 100 users).  Never asserted; a bench/ figure is the real one.
 TEST(FairShareProperties, HundredThousandUsersTiming) {
