@@ -403,6 +403,13 @@ int Engine::decay(int64_t now, const mfprio_job_t* running, size_t count, std::s
   reset_now_done_ = true;
   last_reset_ = last_reset;
   jobs_charged += up.charges.size();
+  const uint64_t high = clamped_high.load(std::memory_order_relaxed);
+  if (high != clamped_high_logged_) {
+    log(MFPRIO_LOG_WARNING, std::to_string(high - clamped_high_logged_) +
+                                " priorities clamped to 4294967295 since the previous pass (" +
+                                std::to_string(high) + " in all)");
+    clamped_high_logged_ = high;
+  }
   if (store_->changed_by_others()) {  // an admin edited the store: take the new hierarchy
     reload(now);
     return MFPRIO_OK;

@@ -67,7 +67,8 @@ class Engine {
   std::atomic<std::shared_ptr<const Snapshot>> snap_;
   std::vector<double> usage_;   // per tree node, users only (control thread)
   int64_t last_reset_ = 0;
-  bool reset_now_done_ = false;  // PriorityUsageResetPeriod=NOW: once per engine
+  bool reset_now_done_ = false;
+  uint64_t clamped_high_logged_ = 0;  // clamped_high at the last summary  // PriorityUsageResetPeriod=NOW: once per engine
   uint32_t next_layout_ = 1;
   uint64_t next_generation_ = 1;
 };

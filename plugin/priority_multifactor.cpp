@@ -66,9 +66,18 @@ int handle_for(const Snapshot& snap, const mfprio_job_t& job, mfprio_handle_t* h
   return MFPRIO_OK;
 }
 
-void count_clamp(uint32_t clamp) {
-  if (clamp == MFPRIO_CLAMP_HIGH) g_engine->clamped_high.fetch_add(1, std::memory_order_relaxed);
-  else if (clamp == MFPRIO_CLAMP_LOW) g_engine->clamped_low.fetch_add(1, std::memory_order_relaxed);
+// Counts a clamp.  The first high clamp is logged at once with its job; the
+// rest are summed up once per decay pass (Engine::decay), so a site whose
+// weights overflow for every job gets a count, not a flood.
+void count_clamp(uint32_t clamp, uint64_t job_id) {
+  if (clamp == MFPRIO_CLAMP_HIGH) {
+    if (g_engine->clamped_high.fetch_add(1, std::memory_order_relaxed) == 0)
+      g_engine->log(MFPRIO_LOG_WARNING, "job " + std::to_string(job_id) +
+                                            ": priority clamped to 4294967295 (the weights sum past "
+                                            "2^32-1; later clamps are counted per decay pass)");
+  } else if (clamp == MFPRIO_CLAMP_LOW) {
+    g_engine->clamped_low.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 int one_priority(const Snapshot& snap, const mfprio_job_t* job, int64_t now, uint32_t* prio,
@@ -78,12 +87,7 @@ int one_priority(const Snapshot& snap, const mfprio_job_t* job, int64_t now, uin
   if (int rc = handle_for(snap, *job, &h)) return rc;
   uint32_t clamp;
   *prio = mfprio::job_priority(snap, *job, h, now, out, &clamp);
-  if (clamp != MFPRIO_CLAMP_NONE) {
-    count_clamp(clamp);
-    if (clamp == MFPRIO_CLAMP_HIGH)
-      g_engine->log(MFPRIO_LOG_WARNING, "job " + std::to_string(job->job_id) +
-                                            ": priority clamped to 4294967295");
-  }
+  if (clamp != MFPRIO_CLAMP_NONE) count_clamp(clamp, job->job_id);
   return MFPRIO_OK;
 }
 

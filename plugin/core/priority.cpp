@@ -18,13 +18,17 @@ const char* nz(const char* s) { return s ? s : ""; }
 
 std::string job_label(const mfprio_job_t& job) { return "job " + std::to_string(job.job_id); }
 
-// The count of a TRES a job asks for (cpu, mem in MB, node, or an extra one).
-double job_tres_count(const mfprio_job_t& job, const std::string& name) {
-  if (name == "cpu") return job.cpus;
-  if (name == "mem") return static_cast<double>(job.mem_mb);
-  if (name == "node") return job.min_nodes;
+// The count of a TRES a job asks for: the kind was decided once per weight
+// (TresWeight::kind), so only extra TRES compare names.
+double job_tres_count(const mfprio_job_t& job, const TresWeight& w) {
+  switch (w.kind) {
+    case TresKind::Cpu: return job.cpus;
+    case TresKind::Mem: return static_cast<double>(job.mem_mb);
+    case TresKind::Node: return job.min_nodes;
+    case TresKind::Other: break;
+  }
   for (uint32_t i = 0; i < job.tres_count; ++i)
-    if (job.tres[i].name && name == job.tres[i].name) return job.tres[i].count;
+    if (job.tres[i].name && w.name == job.tres[i].name) return job.tres[i].count;
   return 0;
 }
 
@@ -167,7 +171,7 @@ uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfpri
   double w_tres = 0;
   const bool raw_tres = s.has(kNoNormalTres);
   for (size_t i = 0; i < s.w_tres.size(); ++i) {
-    const double count = job_tres_count(job, s.w_tres[i].name);
+    const double count = job_tres_count(job, s.w_tres[i]);
     const double f = raw_tres ? count : std::min(1.0, count * p.tres_inv_total[i]);
     const double w = s.w_tres[i].weight * f;
     w_tres += w;

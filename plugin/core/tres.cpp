@@ -89,6 +89,10 @@ bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std:
         if (why) *why = "TRES '" + w.name + "' given twice";
         return false;
       }
+    w.kind = w.name == "cpu" ? TresKind::Cpu
+             : w.name == "mem" ? TresKind::Mem
+             : w.name == "node" ? TresKind::Node
+                                : TresKind::Other;
     out->push_back(w);
     if (comma == s.size()) break;
   }

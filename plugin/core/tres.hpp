@@ -15,9 +15,12 @@
 
 namespace mfprio {
 
+enum class TresKind : uint8_t { Cpu, Mem, Node, Other };
+
 struct TresWeight {
   std::string name;  // lower-case
   double weight = 0; // per base unit (per MB for mem)
+  TresKind kind = TresKind::Other;  // from the name, so hot loops skip string compares
 };
 
 // Parses a spec; false with a reason in *why (naming the bad item).

@@ -121,6 +121,10 @@ class Plugin {
     h.abi_version = MFPRIO_ABI_VERSION;
     h.conf = kv_.data();
     h.conf_count = kv_.size();
+    h.log = [](void* arg, int level, const char* msg) {
+      static_cast<Plugin*>(arg)->logs.push_back(std::to_string(level) + " " + msg);
+    };
+    h.log_arg = this;
     h.clock = [](void* arg) { return *static_cast<int64_t*>(arg); };
     h.clock_arg = &now_;
     h.cluster_nodes = nodes;
@@ -159,6 +163,7 @@ class Plugin {
   }
 
   mfprio_ops_t ops{};
+  std::vector<std::string> logs;  // "<level> <message>" from the plugin's log sink
   uint32_t nodes = 10, cpus = 240;
   uint64_t mem_mb = 10 * 262144;
   std::vector<mfprio_tres_t> cluster_tres;

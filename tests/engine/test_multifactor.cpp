@@ -3,8 +3,11 @@
 // charging and the error paths.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
+#include <thread>
 
 #include "harness.hpp"
 #include "tres.hpp"
@@ -233,6 +236,18 @@ TEST_F(Multifactor, WeightsSummingPast32BitsAreClampedAndCounted) {
   st.struct_size = sizeof st;
   ASSERT_EQ(p->ops.plugin_stats(&st), MFPRIO_OK);
   EXPECT_EQ(st.clamped_high, 1u);
+  // The start-up warned that the weights can overflow, the first clamp named its job.
+  auto count = [&](const std::string& needle) {
+    return std::count_if(p->logs.begin(), p->logs.end(),
+                         [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+  };
+  EXPECT_EQ(count("sum past 2^32-1"), 2);
+  EXPECT_EQ(count("job 1: priority clamped"), 1);
+  // More clamps are counted, not logged one by one; the decay pass sums them up.
+  for (int i = 0; i < 50; ++i) factors(j);
+  EXPECT_EQ(count("priority clamped"), 1);
+  ASSERT_EQ(p->ops.decay(T0, nullptr, 0), MFPRIO_OK);
+  EXPECT_EQ(count("51 priorities clamped"), 1);
 }
 
 TEST_F(Multifactor, AgeGrowsToMaxAge) {
@@ -460,4 +475,45 @@ TEST_F(Multifactor, DecayBackwardsInTimeIsRefused) {
   ASSERT_EQ(p->ops.decay(T0, nullptr, 0), MFPRIO_OK);
   EXPECT_EQ(p->ops.decay(T0 - 10, nullptr, 0), MFPRIO_EINVAL);
   EXPECT_NEAR(p->row("a", "u").raw_usage, 100.0, 1e-9);
+}
+
+TEST_F(Multifactor, ReadersDuringDecaySeeOnlyWholeSnapshots) {
+  StoreBuilder b;
+  b.account("a", "root", 1).account("c", "root", 1);
+  b.user("u", "a", 1, 1000).user("v", "c", 1, 1000);
+  ASSERT_EQ(start({"PriorityWeightFairshare=1000000", "PriorityFlags=NO_FAIR_TREE",
+                   "PriorityDecayHalfLife=1:00:00"}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t ju = job(1, "u"), jv = job(2, "v");
+  ASSERT_EQ(p->ops.job_resolve(&ju), MFPRIO_OK);
+  ASSERT_EQ(p->ops.job_resolve(&jv), MFPRIO_OK);
+  mfprio_job_t running = job(3, "u");
+  running.state = MFPRIO_JOB_RUNNING;
+  running.start_time = T0;
+  running.cpus = 64;
+  // Each pass charges u more, so u's priority falls pass by pass; a reader
+  // must only ever see (u, v) pairs that some whole snapshot produced.
+  std::set<std::pair<uint32_t, uint32_t>> published;
+  auto pair_now = [&] {
+    mfprio_job_t two[2] = {ju, jv};
+    uint32_t pr[2];
+    EXPECT_EQ(p->ops.set_priority_batch(two, 2, T0, pr, nullptr), MFPRIO_OK);
+    return std::make_pair(pr[0], pr[1]);
+  };
+  published.insert(pair_now());
+  std::atomic<bool> stop{false};
+  std::vector<std::set<std::pair<uint32_t, uint32_t>>> seen(2);
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 2; ++r)
+    readers.emplace_back([&, r] {
+      while (!stop.load()) seen[r].insert(pair_now());
+    });
+  for (int i = 1; i <= 40; ++i) {
+    ASSERT_EQ(p->ops.decay(T0 + 60 * i, &running, 1), MFPRIO_OK) << p->err();
+    published.insert(pair_now());
+  }
+  stop = true;
+  for (auto& t : readers) t.join();
+  EXPECT_GT(published.size(), 20u);
+  for (const auto& s : seen)
+    for (const auto& pr : s) EXPECT_TRUE(published.count(pr)) << pr.first << "," << pr.second;
 }
