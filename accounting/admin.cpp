@@ -73,6 +73,49 @@ void Model::finish_users(const std::set<std::string>& touched, std::vector<UserR
   }
 }
 
+std::vector<TreeRow> tree_rows(const StoreData& d) {
+  std::unordered_map<std::string, std::vector<const AccountRec*>> kids;
+  std::unordered_map<std::string, std::vector<const UserAssocRec*>> users;
+  for (const auto& a : d.accounts)
+    if (!a.parent.empty()) kids[a.parent].push_back(&a);
+  for (const auto& r : d.assocs) users[r.account].push_back(&r);
+  std::vector<TreeRow> rows;
+  rows.reserve(d.accounts.size() + d.assocs.size());
+  // Iterative DFS (deep trees must not overflow the stack); returns the sum.
+  struct Frame {
+    size_t row;
+    size_t next_kid;
+  };
+  const AccountRec* root = nullptr;
+  for (const auto& a : d.accounts)
+    if (a.parent.empty()) root = &a;
+  if (!root) return rows;
+  auto open = [&](const AccountRec* a, int depth) {
+    rows.push_back(TreeRow{depth, a, nullptr, 0});
+    size_t at = rows.size() - 1;
+    for (const UserAssocRec* r : users[a->name]) {
+      rows.push_back(TreeRow{depth + 1, nullptr, r, r->raw_usage});
+      rows[at].usage += r->raw_usage;
+    }
+    return at;
+  };
+  std::vector<Frame> stack{{open(root, 0), 0}};
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const auto& ks = kids[rows[f.row].account->name];  // already sorted by name
+    if (f.next_kid < ks.size()) {
+      const AccountRec* k = ks[f.next_kid++];
+      size_t at = open(k, rows[f.row].depth + 1);
+      stack.push_back({at, 0});
+    } else {
+      double u = rows[f.row].usage;
+      stack.pop_back();
+      if (!stack.empty()) rows[stack.back().row].usage += u;
+    }
+  }
+  return rows;
+}
+
 std::string name_problem(const std::string& name) {
   if (name.empty()) return "empty name";
   if (name.size() > 128) return "name longer than 128 characters";

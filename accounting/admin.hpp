@@ -51,6 +51,17 @@ struct Model {
   void finish_users(const std::set<std::string>& touched, std::vector<UserRec>& out);
 };
 
+// One line of the hierarchy view (`show tree`): depth-first from root, each
+// account's user associations (by user) before its sub-accounts (by name).
+// An account's usage is the sum of the user associations below it.
+struct TreeRow {
+  int depth = 0;
+  const AccountRec* account = nullptr;  // set for account rows
+  const UserAssocRec* assoc = nullptr;  // set for user rows
+  double usage = 0;
+};
+std::vector<TreeRow> tree_rows(const StoreData& d);
+
 // "" if usable as an account/user/qos/partition name, else why not.  Names
 // are printed in `|`-separated and key=value output, so those characters and
 // whitespace are refused.

@@ -315,78 +315,133 @@ ImportStats import_json_file(Store& store, const std::string& file) {
   return st;
 }
 
-std::string export_json(const StoreData& d) {
-  std::string out = "{\n\"accounts\": [";
+namespace {
+
+// One JSON array, one record per line, for `section` of the export format.
+std::string section_json(const StoreData& d, const std::string& section) {
+  std::string out = "[";
   const char* sep = "\n";
-  for (const auto& a : d.accounts) {
-    if (a.parent.empty()) continue;  // root is implicit
-    JsonPtr o(json_object());
-    add(o.get(), "name", json_string(a.name.c_str()));
-    add(o.get(), "parent", json_string(a.parent.c_str()));
-    add(o.get(), "shares", shares_json(a.shares, a.shares_parent));
-    if (a.priority) add(o.get(), "priority", json_integer(a.priority));
-    if (!a.description.empty()) add(o.get(), "description", json_string(a.description.c_str()));
-    out += sep + dump(o.get());
+  auto emit = [&](json_t* o) {
+    out += sep + dump(o);
     sep = ",\n";
-  }
-  out += "\n],\n\"users\": [";
-  sep = "\n";
-  std::map<std::string, const UserRec*> users;
-  for (const auto& u : d.users) users.emplace(u.name, &u);
-  std::set<std::string> with_assoc;
-  for (const auto& r : d.assocs) {
-    JsonPtr o(json_object());
-    add(o.get(), "name", json_string(r.user.c_str()));
-    add(o.get(), "account", json_string(r.account.c_str()));
-    if (!r.partition.empty()) add(o.get(), "partition", json_string(r.partition.c_str()));
-    add(o.get(), "shares", shares_json(r.shares, r.shares_parent));
-    if (r.priority) add(o.get(), "priority", json_integer(r.priority));
-    if (r.is_default) add(o.get(), "default", json_true());
-    auto u = users.find(r.user);
-    if (u != users.end() && u->second->admin && with_assoc.insert(r.user).second)
-      add(o.get(), "admin", json_true());
-    with_assoc.insert(r.user);
-    add(o.get(), "raw_usage", json_real(r.raw_usage));
-    if (!r.tres_usage.empty()) {
-      JsonPtr t(json_object());
-      for (const auto& [name, v] : r.tres_usage) add(t.get(), name.c_str(), json_real(v));
-      add(o.get(), "tres_usage", t.release());
+  };
+  if (section == "accounts") {
+    for (const auto& a : d.accounts) {
+      if (a.parent.empty()) continue;  // root is implicit
+      JsonPtr o(json_object());
+      add(o.get(), "name", json_string(a.name.c_str()));
+      add(o.get(), "parent", json_string(a.parent.c_str()));
+      add(o.get(), "shares", shares_json(a.shares, a.shares_parent));
+      if (a.priority) add(o.get(), "priority", json_integer(a.priority));
+      if (!a.description.empty()) add(o.get(), "description", json_string(a.description.c_str()));
+      emit(o.get());
     }
-    out += sep + dump(o.get());
-    sep = ",\n";
+  } else if (section == "users") {
+    std::map<std::string, const UserRec*> users;
+    for (const auto& u : d.users) users.emplace(u.name, &u);
+    std::set<std::string> with_assoc;
+    for (const auto& r : d.assocs) {
+      JsonPtr o(json_object());
+      add(o.get(), "name", json_string(r.user.c_str()));
+      add(o.get(), "account", json_string(r.account.c_str()));
+      if (!r.partition.empty()) add(o.get(), "partition", json_string(r.partition.c_str()));
+      add(o.get(), "shares", shares_json(r.shares, r.shares_parent));
+      if (r.priority) add(o.get(), "priority", json_integer(r.priority));
+      if (r.is_default) add(o.get(), "default", json_true());
+      auto u = users.find(r.user);
+      // The admin flag is the user's, written once, on its first association.
+      if (u != users.end() && u->second->admin && !with_assoc.count(r.user))
+        add(o.get(), "admin", json_true());
+      with_assoc.insert(r.user);
+      add(o.get(), "raw_usage", json_real(r.raw_usage));
+      if (!r.tres_usage.empty()) {
+        JsonPtr t(json_object());
+        for (const auto& [name, v] : r.tres_usage) add(t.get(), name.c_str(), json_real(v));
+        add(o.get(), "tres_usage", t.release());
+      }
+      emit(o.get());
+    }
+    for (const auto& u : d.users) {
+      if (with_assoc.count(u.name)) continue;
+      JsonPtr o(json_object());
+      add(o.get(), "name", json_string(u.name.c_str()));
+      add(o.get(), "admin", json_boolean(u.admin));
+      emit(o.get());
+    }
+  } else if (section == "qos") {
+    for (const auto& q : d.qos) {
+      JsonPtr o(json_object());
+      add(o.get(), "name", json_string(q.name.c_str()));
+      add(o.get(), "priority", json_integer(q.priority));
+      add(o.get(), "usage_factor", json_real(q.usage_factor));
+      emit(o.get());
+    }
+  } else if (section == "partitions") {
+    for (const auto& p : d.partitions) {
+      JsonPtr o(json_object());
+      add(o.get(), "name", json_string(p.name.c_str()));
+      add(o.get(), "priority_job_factor", json_integer(p.job_factor));
+      add(o.get(), "tres_billing_weights", json_string(p.billing_weights.c_str()));
+      if (!p.tres_totals.empty()) add(o.get(), "tres", json_string(p.tres_totals.c_str()));
+      add(o.get(), "default", json_boolean(p.is_default));
+      emit(o.get());
+    }
+  } else {
+    throw AdminError("unknown export section \"" + section + "\"");
   }
-  for (const auto& u : d.users) {
-    if (with_assoc.count(u.name)) continue;
+  return out + (out.size() > 1 ? "\n]" : "]");
+}
+
+}  // namespace
+
+std::string export_section_json(const StoreData& d, const std::string& section) {
+  return section_json(d, section) + "\n";
+}
+
+std::string export_json(const StoreData& d) {
+  return "{\n\"accounts\": " + section_json(d, "accounts") + ",\n\"users\": " +
+         section_json(d, "users") + ",\n\"qos\": " + section_json(d, "qos") +
+         ",\n\"partitions\": " + section_json(d, "partitions") + "\n}\n";
+}
+
+std::string tree_json(const StoreData& d) {
+  // Each account object gets "users" and "accounts" arrays; stack[i] is the
+  // open account object at depth i.
+  std::vector<json_t*> stack;
+  JsonPtr top;
+  for (const TreeRow& r : tree_rows(d)) {
     JsonPtr o(json_object());
-    add(o.get(), "name", json_string(u.name.c_str()));
-    add(o.get(), "admin", json_boolean(u.admin));
-    out += sep + dump(o.get());
-    sep = ",\n";
+    if (r.account) {
+      add(o.get(), "name", json_string(r.account->name.c_str()));
+      add(o.get(), "shares", shares_json(r.account->shares, r.account->shares_parent));
+      add(o.get(), "raw_usage", json_real(r.usage));
+      add(o.get(), "users", json_array());
+      add(o.get(), "accounts", json_array());
+      stack.resize(static_cast<size_t>(r.depth));
+      json_t* self = o.get();
+      if (stack.empty()) {
+        top = std::move(o);
+      } else if (json_array_append_new(json_object_get(stack.back(), "accounts"), o.release())) {
+        throw std::bad_alloc();
+      }
+      stack.push_back(self);
+    } else {
+      add(o.get(), "name", json_string(r.assoc->user.c_str()));
+      if (!r.assoc->partition.empty())
+        add(o.get(), "partition", json_string(r.assoc->partition.c_str()));
+      add(o.get(), "shares", shares_json(r.assoc->shares, r.assoc->shares_parent));
+      add(o.get(), "raw_usage", json_real(r.usage));
+      json_t* parent = stack.at(static_cast<size_t>(r.depth - 1));
+      if (json_array_append_new(json_object_get(parent, "users"), o.release()))
+        throw std::bad_alloc();
+    }
   }
-  out += "\n],\n\"qos\": [";
-  sep = "\n";
-  for (const auto& q : d.qos) {
-    JsonPtr o(json_object());
-    add(o.get(), "name", json_string(q.name.c_str()));
-    add(o.get(), "priority", json_integer(q.priority));
-    add(o.get(), "usage_factor", json_real(q.usage_factor));
-    out += sep + dump(o.get());
-    sep = ",\n";
-  }
-  out += "\n],\n\"partitions\": [";
-  sep = "\n";
-  for (const auto& p : d.partitions) {
-    JsonPtr o(json_object());
-    add(o.get(), "name", json_string(p.name.c_str()));
-    add(o.get(), "priority_job_factor", json_integer(p.job_factor));
-    add(o.get(), "tres_billing_weights", json_string(p.billing_weights.c_str()));
-    if (!p.tres_totals.empty()) add(o.get(), "tres", json_string(p.tres_totals.c_str()));
-    add(o.get(), "default", json_boolean(p.is_default));
-    out += sep + dump(o.get());
-    sep = ",\n";
-  }
-  out += "\n]\n}\n";
-  return out;
+  if (!top) return "{}\n";
+  char* s = json_dumps(top.get(), JSON_INDENT(1) | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
+  if (!s) throw std::bad_alloc();
+  std::string out(s);
+  free(s);
+  return out + "\n";
 }
 
 std::vector<ChargeSpec> read_charges_jsonl(const std::string& file) {

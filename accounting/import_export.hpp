@@ -30,6 +30,11 @@ AdminChanges plan_import(const StoreData& current, const std::string& text,
 ImportStats import_json_file(Store& store, const std::string& file);
 
 std::string export_json(const StoreData& d);
+// One section ("accounts", "users", "qos", "partitions") as a JSON array.
+std::string export_section_json(const StoreData& d, const std::string& section);
+// Whole-tree view for `show tree --json`: nested accounts with users and
+// derived account usage.
+std::string tree_json(const StoreData& d);
 
 // One `charge` request (CLI flags or one JSONL line).
 struct ChargeSpec {

@@ -132,8 +132,7 @@ StoreData StoreImpl::load() {
     sql::StmtUse st(prep(st_load_assocs_,
         "SELECT s.id, u.name, a.name, s.partition, s.shares, s.shares_parent, s.priority,"
         " s.raw_usage, COALESCE(u.default_account_id = s.account_id, 0)"
-        " FROM assocs s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = s.account_id"
-        " ORDER BY u.name, a.name, s.partition"));
+        " FROM assocs s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = s.account_id"));
     while (st->step()) {
       UserAssocRec r;
       r.id = st->i64(0);
@@ -145,9 +144,16 @@ StoreData StoreImpl::load() {
       r.priority = static_cast<uint32_t>(st->i64(6));
       r.raw_usage = st->real(7);
       r.is_default = st->i64(8) != 0;
-      assoc_index.emplace(r.id, d.assocs.size());
       d.assocs.push_back(std::move(r));
     }
+    // Sorting here is cheaper than SQLite's temp B-tree over joined strings.
+    std::sort(d.assocs.begin(), d.assocs.end(), [](const UserAssocRec& x, const UserAssocRec& y) {
+      int c = x.user.compare(y.user);
+      if (c == 0) c = x.account.compare(y.account);
+      if (c == 0) c = x.partition.compare(y.partition);
+      return c < 0;
+    });
+    for (size_t i = 0; i < d.assocs.size(); ++i) assoc_index.emplace(d.assocs[i].id, i);
   }
   {
     sql::StmtUse st(prep(st_load_tres_usage_,

@@ -40,10 +40,18 @@ double depth_oblivious_ue(double ue_parent, double s_parent, double u, double s,
   const double ratio_p = ue_parent / s_parent;
   const double ratio_s = sibling_usage / s_parent;  // > 0: it includes u > 0
   const double ratio_l = (u / s) / ratio_s;
-  const double lp = std::log(ratio_p);
-  const double ll = std::log(ratio_l);
-  const double k = (lp * ll >= 0.0) ? 1.0 : 1.0 / (1.0 + (kParentWeight * lp) * (kParentWeight * lp));
-  const double ue = ratio_p * std::pow(ratio_l, k) * s;
+  // ln(ratio_p) * ln(ratio_l) >= 0 exactly when both ratios sit on the same
+  // side of 1 (or one equals 1): decide that without the logarithms, and skip
+  // pow() in that common case (k = 1).
+  const bool same_side = (ratio_p >= 1.0 && ratio_l >= 1.0) || (ratio_p <= 1.0 && ratio_l <= 1.0);
+  double ue;
+  if (same_side) {
+    ue = ratio_p * ratio_l * s;
+  } else {
+    const double lp = kParentWeight * std::log(ratio_p);
+    const double k = 1.0 / (1.0 + lp * lp);
+    ue = ratio_p * std::pow(ratio_l, k) * s;
+  }
   return std::isfinite(ue) ? ue : DBL_MAX;
 }
 

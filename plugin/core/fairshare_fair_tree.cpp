@@ -45,6 +45,23 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // §1.8's expected numbers depend on that.
 bool same_level_fs(double a, double b) { return a == b; }
 
+struct SortKey {
+  double level_fs;
+  uint32_t pos;   // position in ShareTree::group (builder order)
+  uint32_t node;
+  uint8_t user;
+};
+
+// Visit order within a group: LevelFS descending, users first on equal
+// LevelFS, then builder order.  A function object so std::sort inlines it.
+struct VisitOrder {
+  bool operator()(const SortKey& x, const SortKey& y) const {
+    if (!same_level_fs(x.level_fs, y.level_fs)) return x.level_fs > y.level_fs;
+    if (x.user != y.user) return x.user > y.user;
+    return x.pos < y.pos;
+  }
+};
+
 struct Frame {
   uint32_t account;   // whose group is being visited
   uint32_t next;      // next position in the ordered group
@@ -91,21 +108,22 @@ void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
       lfs[i] = S[i] / Ulevel[i];
   }
 
-  // Order every group; ties beyond LevelFS and kind keep the builder's order
-  // (the position in tree.group), which makes std::sort behave as a stable sort.
-  std::vector<uint32_t> order(tree.group);
-  std::vector<uint32_t> pos(n, 0);
-  for (uint32_t j = 0; j < order.size(); ++j) pos[order[j]] = j;
-  auto before = [&](uint32_t x, uint32_t y) {
-    if (!same_level_fs(lfs[x], lfs[y])) return lfs[x] > lfs[y];
-    if (tree.is_user[x] != tree.is_user[y]) return tree.is_user[x] > tree.is_user[y];
-    return pos[x] < pos[y];
-  };
+  // Order every group.  Keys are sorted by value (no indirect lookups in the
+  // comparator); ties beyond LevelFS and kind keep the builder's order (the
+  // position in tree.group), which makes std::sort behave as a stable sort.
+  std::vector<SortKey> keys(tree.group.size());
+  for (uint32_t j = 0; j < keys.size(); ++j) {
+    const uint32_t m = tree.group[j];
+    keys[j] = SortKey{lfs[m], j, m, tree.is_user[m]};
+  }
   for (size_t a = 0; a < n; ++a) {
     const uint32_t gb = tree.group_begin[a];
     const uint32_t ge = tree.group_begin[a + 1];
-    if (ge - gb > 1) std::sort(order.begin() + gb, order.begin() + ge, before);
+    if (ge - gb > 1) std::sort(keys.begin() + gb, keys.begin() + ge, VisitOrder{});
   }
+  std::vector<uint32_t> order(keys.size());
+  for (uint32_t j = 0; j < keys.size(); ++j) order[j] = keys[j].node;
+  keys = {};
 
   size_t users = 0;
   for (size_t i = 0; i < n; ++i) users += tree.is_user[i] ? 1 : 0;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "store.hpp"
 #include "test_util.hpp"
@@ -255,6 +256,29 @@ TEST(ApplyCycle, TenThousandChargesInOneCycle) {
   auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0);
   std::printf("apply_cycle of 10^4 charges: %.1f ms\n", ms.count());
   EXPECT_DOUBLE_EQ(10000 * 120.0, test::total_usage(s->load()));
+}
+
+// Prints the load time of a site-sized store (10^5 associations); asserts
+// only the content, never the time (bench/ is for figures).
+TEST(StoreLoad, HundredThousandAssociationsLoadInOrder) {
+  TempDir dir;
+  auto s = Store::open(dir.file("acct.db"));
+  AdminChanges ch;
+  for (int a = 0; a < 200; ++a) ch.accounts.push_back(test::account("a" + std::to_string(a), "root", 1));
+  for (int u = 0; u < 100000; ++u) {
+    auto w = test::assoc("u" + std::to_string(u), "a" + std::to_string(u % 200), u * 0.5);
+    if (u % 10 == 0) w.rec.tres_usage = {{"cpu", 1.0}};
+    ch.assocs.push_back(w);
+  }
+  s->apply_admin(ch);
+  auto t0 = std::chrono::steady_clock::now();
+  StoreData d = s->load();
+  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0);
+  std::printf("load of 10^5 associations: %.1f ms\n", ms.count());
+  ASSERT_EQ(100000u, d.assocs.size());
+  for (size_t i = 1; i < d.assocs.size(); ++i)
+    ASSERT_LT(std::tie(d.assocs[i - 1].user, d.assocs[i - 1].account),
+              std::tie(d.assocs[i].user, d.assocs[i].account));
 }
 
 TEST(StoreAdmin, DeletingAnAccountWithChildrenIsRefusedAndChangesNothing) {

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs the build into a scratch DESTDIR, then compiles the plain-C host
+# against the *installed* header (found through the installed mfprio.pc) and
+# loads the *installed* plugins with it.
+set -eu
+build="$1"; src="$2"; cc="${CC:-cc}"
+dest=$(mktemp -d /tmp/mfprio-install.XXXXXX)
+trap 'rm -rf "$dest"' EXIT
+meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >/dev/null
+pc=$(find "$dest" -name mfprio.pc | head -n 1)
+[ -n "$pc" ] || { echo "no mfprio.pc installed"; exit 1; }
+inc=$(find "$dest" -path '*/include/mfprio/mfprio.h' | head -n 1)
+[ -n "$inc" ] || { echo "mfprio.h not installed under include/mfprio/"; exit 1; }
+plugdir=$(dirname "$(find "$dest" -path '*/mfprio/priority_basic.so' | head -n 1)")
+[ -f "$plugdir/priority_multifactor.so" ] || { echo "plugins not installed in <libdir>/mfprio"; exit 1; }
+for b in mfprio-host mfprio-acct; do
+  find "$dest" -path "*/bin/$b" | grep -q . || { echo "$b not installed in bindir"; exit 1; }
+done
+grep -q '^plugindir=' "$pc" || { echo "mfprio.pc has no plugindir variable"; exit 1; }
+"$cc" -std=c99 -pedantic -Wall -Wextra -Werror -I"$(dirname "$(dirname "$inc")")" \
+  "$src/tests/abi/abi_host.c" -o "$dest/abi_host" -ldl
+"$dest/abi_host" --fifo "$plugdir/priority_basic.so"

@@ -1,0 +1,276 @@
+// test_cli.cpp - mfprio-acct end to end: the built binary against a temp store.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "cli_util.hpp"
+#include "conf_loc.hpp"
+#include "admin.hpp"
+
+namespace mfprio::acct {
+namespace {
+
+using test::Result;
+using test::run_acct;
+using test::TempDir;
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_FALSE(test::binary().empty()) << "MFPRIO_ACCT not set"; }
+  Result acct(std::vector<std::string> args, const std::string& prefix = "") {
+    args.insert(args.begin(), {"--db", db});
+    return run_acct(dir, args, prefix);
+  }
+  void ok(std::vector<std::string> args) {
+    Result r = acct(args);
+    ASSERT_EQ(0, r.status) << r.err;
+  }
+  void doc_tree() {
+    ok({"add", "account", "A", "Fairshare=40"});
+    ok({"add", "account", "B", "parent=A", "fairshare=30"});
+    ok({"add", "account", "C", "Parent=A", "FairShare=10"});
+    ok({"add", "account", "D", "FAIRSHARE=60"});
+    ok({"add", "user", "User1", "Account=B"});
+    ok({"add", "user", "User2", "Account=C"});
+    ok({"add", "user", "User4", "Account=D", "Fairshare=parent"});
+  }
+  TempDir dir;
+  std::string db = dir.file("acct.db");
+};
+
+TEST_F(Cli, AddThenShowTreeParsableListsHierarchyWithSharesAndUsage) {
+  doc_tree();
+  Result r = acct({"show", "tree", "-P"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(
+      "Account|User|Partition|Shares|RawUsage|\n"
+      "root|||1|0|\n"
+      "A|||40|0|\n"
+      "B|||30|0|\n"
+      "B|User1||1|0|\n"
+      "C|||10|0|\n"
+      "C|User2||1|0|\n"
+      "D|||60|0|\n"
+      "D|User4||parent|0|\n",
+      r.out);
+  struct stat sb;
+  ASSERT_EQ(0, stat(db.c_str(), &sb));
+  EXPECT_EQ(0600u, sb.st_mode & 0777);
+}
+
+TEST_F(Cli, ShowTableIndentsByDepthAndJsonIsTheExportSection) {
+  doc_tree();
+  Result r = acct({"show", "tree"});
+  ASSERT_EQ(0, r.status);
+  EXPECT_NE(std::string::npos, r.out.find("\n  B ")) << r.out;
+  r = acct({"show", "accounts", "--json"});
+  ASSERT_EQ(0, r.status);
+  EXPECT_NE(std::string::npos, r.out.find(R"({"name":"B","parent":"A","shares":30})")) << r.out;
+}
+
+TEST_F(Cli, ChargingTheSameJobTwiceChangesUsageOnce) {
+  doc_tree();
+  ok({"charge", "--job", "77", "--user", "User1", "--start", "1000", "--end", "1100", "--cpus", "4",
+      "--running"});
+  ok({"charge", "--job", "77", "--user", "User1", "--start", "1000", "--end", "1100", "--cpus", "4",
+      "--running"});
+  Result r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("User1|B||1|0|yes|None|400|")) << r.out;
+  // A later end charges only the difference: 50 s x 4.
+  ok({"charge", "--job", "77", "--user", "User1", "--start", "1000", "--end", "1150", "--cpus", "4"});
+  r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("User1|B||1|0|yes|None|600|")) << r.out;
+}
+
+TEST_F(Cli, ChargeAppliesQosUsageFactorAndIsoTimes) {
+  doc_tree();
+  ok({"add", "qos", "double", "UsageFactor=2"});
+  ok({"charge", "--job", "1", "--user", "User2", "--account", "C", "--qos", "double", "--start",
+      "2024-01-01T00:00:00", "--end", "2024-01-01T00:01:00", "--rate", "1.5"});
+  Result r = acct({"show", "tree", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("C|User2||1|180|")) << r.out;
+}
+
+TEST_F(Cli, ChargeBatchIsAllOrNothing) {
+  doc_tree();
+  std::ofstream(dir.file("c.jsonl"))
+      << "{\"job\": 1, \"user\": \"User1\", \"start\": 0, \"end\": 10, \"cpus\": 1}\n"
+      << "{\"job\": 2, \"user\": \"User2\", \"start\": 0, \"end\": 10, \"rate\": 2}\n"
+      << "{\"job\": 3, \"user\": \"nobody-here\", \"start\": 0, \"end\": 10, \"rate\": 2}\n";
+  Result r = acct({"charge", "--file", dir.file("c.jsonl")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("c.jsonl:3: job 3")) << r.err;
+  r = acct({"show", "tree", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("root|||1|0|")) << r.out;
+  std::ofstream(dir.file("d.jsonl"))
+      << "{\"job\": 1, \"user\": \"User1\", \"start\": 0, \"end\": 10, \"cpus\": 1}\n"
+      << "{\"job\": 2, \"user\": \"User2\", \"start\": 0, \"end\": 10, \"rate\": 2}\n";
+  ok({"charge", "--file", dir.file("d.jsonl")});
+  r = acct({"show", "tree", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("root|||1|30|")) << r.out;
+}
+
+TEST_F(Cli, ModifyAndDelete) {
+  doc_tree();
+  ok({"add", "user", "User1", "Account=C"});
+  ok({"modify", "user", "User1", "account=C", "set", "fairshare=5", "priority=3"});
+  ok({"modify", "user", "User1", "set", "DefaultAccount=C"});
+  ok({"modify", "account", "C", "set", "parent=D"});
+  Result r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("User1|C||5|3|yes|None|0|")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("User1|B||1|0|no|None|0|")) << r.out;
+  r = acct({"show", "accounts", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("C|D|10|0||")) << r.out;
+  // Moving D under C would make a cycle.
+  r = acct({"modify", "account", "D", "set", "parent=C"});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("parent cycle")) << r.err;
+  r = acct({"delete", "account", "C"});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("has users")) << r.err;
+  ok({"delete", "user", "User1", "account=C"});
+  ok({"delete", "user", "User2"});
+  ok({"delete", "account", "C"});
+  r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("User1|B||1|0|yes|None|0|")) << r.out;
+  EXPECT_EQ(std::string::npos, r.out.find("User2")) << r.out;
+}
+
+TEST_F(Cli, BadArgumentsGiveOneLineAndStatus2) {
+  doc_tree();
+  const std::vector<std::vector<std::string>> bad = {
+      {"frobnicate"},
+      {"add", "account"},
+      {"add", "widget", "x"},
+      {"add", "account", "X", "Fairshare=-5"},
+      {"add", "account", "X", "colour=red"},
+      {"add", "user", "u"},
+      {"add", "qos", "q", "UsageFactor=abc"},
+      {"add", "partition", "p", "PriorityJobFactor=70000"},
+      {"show", "everything"},
+      {"charge", "--job", "1"},
+      {"modify", "account", "A"},
+  };
+  for (const auto& args : bad) {
+    Result r = acct(args);
+    EXPECT_EQ(2, r.status) << args[0] << " " << r.err;
+    EXPECT_EQ(0u, r.err.find("mfprio-acct: ")) << r.err;
+    EXPECT_EQ(r.err.size() - 1, r.err.find('\n')) << r.err;  // exactly one line
+  }
+  Result r = run_acct(dir, {"show", "tree"});  // neither --db nor --conf
+  EXPECT_EQ(2, r.status);
+  r = run_acct(dir, {"--help"});
+  EXPECT_EQ(0, r.status);
+  EXPECT_NE(std::string::npos, r.out.find("usage: mfprio-acct"));
+}
+
+TEST_F(Cli, FailedWritesExit1AndChangeNothing) {
+  doc_tree();
+  std::string before = acct({"export"}).out;
+  EXPECT_EQ(1, acct({"add", "account", "A"}).status);                 // exists
+  EXPECT_EQ(1, acct({"add", "user", "u", "account=nope"}).status);    // unknown account
+  EXPECT_EQ(1, acct({"add", "account", "X", "parent=nope"}).status);  // unknown parent
+  EXPECT_EQ(1, acct({"delete", "account", "root"}).status);
+  std::ofstream(dir.file("bad.json"))
+      << R"({"accounts": [{"name": "N"}], "users": [{"name": "a", "account": "N"},)"
+      << R"({"name": "bob", "account": "zz"}]})";
+  Result r = acct({"import", dir.file("bad.json")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find(R"(users[1] (name "bob"): unknown account "zz")"))
+      << r.err;
+  EXPECT_EQ(before, acct({"export"}).out);
+}
+
+TEST_F(Cli, ExportImportRoundTripThroughTheBinary) {
+  doc_tree();
+  ok({"charge", "--job", "5", "--user", "User4", "--start", "0", "--end", "3", "--rate", "0.1"});
+  ok({"add", "partition", "batch", "TRESBillingWeights=CPU=1.0,Mem=0.25G", "TRES=cpu=240",
+      "Default=yes"});
+  std::string exported = acct({"export"}).out;
+  std::ofstream(dir.file("e.json")) << exported;
+  Result r = run_acct(dir, {"--db", dir.file("copy.db"), "import", dir.file("e.json")});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(exported, run_acct(dir, {"--db", dir.file("copy.db"), "export"}).out);
+}
+
+TEST_F(Cli, ConfFileGivesTheStoreLocation) {
+  doc_tree();
+  std::ofstream(dir.file("slurm.conf"))
+      << "# test\nClusterName=x  accountingstorageLOC=" << db << " # the store\n";
+  Result r = run_acct(dir, {"--conf", dir.file("slurm.conf"), "show", "accounts", "-P"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("B|A|30|0||"));
+  std::ofstream(dir.file("empty.conf")) << "PriorityType=priority/multifactor\n";
+  r = run_acct(dir, {"--conf", dir.file("empty.conf"), "show", "tree"});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("no AccountingStorageLoc")) << r.err;
+}
+
+TEST(ConfLoc, LastPairWinsQuotesAndRelativePaths) {
+  EXPECT_EQ("/b.db", storage_loc_from_text(
+                         "AccountingStorageLoc=/a.db\nX=1 AccountingStorageLoc=\"/b.db\"\n", "f"));
+  EXPECT_EQ("/etc/mf/acct.db", storage_loc_from_text("accountingstorageloc=acct.db", "/etc/mf/x.conf"));
+  EXPECT_EQ("/x.db", storage_loc_from_text("#AccountingStorageLoc=/no.db\nAccountingStorageLoc=/x.db#c", "f"));
+  EXPECT_THROW(storage_loc_from_text("Other=1\n", "f"), AdminError);
+  EXPECT_THROW(storage_loc_from_text("AccountingStorageLoc=\"/x\n", "f"), AdminError);
+}
+
+// Runs as nobody; needs root to switch users.
+class CliAsNobody : public Cli {
+ protected:
+  void SetUp() override {
+    Cli::SetUp();
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to run mfprio-acct as nobody via setpriv";
+    ASSERT_EQ(0, chmod(dir.path().c_str(), 0777));
+  }
+  const std::string nobody = "setpriv --reuid=nobody --regid=nogroup --clear-groups ";
+};
+
+TEST_F(CliAsNobody, ReadableStoreShowsButRefusesWritesWithOwnershipMessage) {
+  doc_tree();
+  ASSERT_EQ(0, chmod(db.c_str(), 0644));
+  std::string before = acct({"export"}).out;
+  Result r = acct({"add", "account", "Z"}, nobody);
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("refused: uid 65534 (nobody) is neither the owner"))
+      << r.err;
+  r = acct({"charge", "--job", "1", "--user", "User1", "--start", "0", "--end", "9", "--rate", "1"},
+           nobody);
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("refused")) << r.err;
+  r = acct({"show", "tree", "-P"}, nobody);
+  EXPECT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("B|User1||1|0|"));
+  EXPECT_EQ(before, acct({"export"}).out);
+}
+
+TEST_F(CliAsNobody, UnreadableStoreRefusesEverything) {
+  doc_tree();
+  ASSERT_EQ(0, chmod(db.c_str(), 0600));
+  std::string before = acct({"export"}).out;
+  Result r = acct({"add", "account", "Z"}, nobody);
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("cannot open")) << r.err;
+  EXPECT_EQ(1, acct({"show", "tree"}, nobody).status);
+  EXPECT_EQ(before, acct({"export"}).out);
+}
+
+TEST_F(CliAsNobody, AdminInStoreIsNotRefused) {
+  doc_tree();
+  ok({"add", "user", "nobody", "Account=root", "AdminLevel=Administrator"});
+  // Make the file writable by nobody without making it nobody's: then only
+  // the admin flag can let the write through.
+  ASSERT_EQ(0, chmod(db.c_str(), 0666));
+  for (const char* ext : {"-wal", "-shm"}) chmod((db + ext).c_str(), 0666);
+  Result r = acct({"add", "account", "Z"}, nobody);
+  EXPECT_EQ(0, r.status) << r.err;
+  ok({"modify", "user", "nobody", "set", "AdminLevel=None"});
+  r = acct({"add", "account", "Y"}, nobody);
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("refused")) << r.err;
+}
+
+}  // namespace
+}  // namespace mfprio::acct
