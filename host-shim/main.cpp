@@ -60,8 +60,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
   if (!o.jobs_file.empty()) jf = load_jobs(o.jobs_file, &failures);
   std::vector<JobRecord> records = expand_records(jf.jobs);
 
-  // Which records to show, in job id order (stable: a job's partitions keep
-  // their order).  By default only pending and held jobs, like sprio.
+  // Which records to show.  By default only pending and held jobs, like sprio.
   std::vector<size_t> order;
   for (size_t i = 0; i < records.size(); ++i) {
     const JobSpec& s = *records[i].spec;
@@ -69,12 +68,18 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     if (!user_selected(o.users, s.user)) continue;
     order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return records[a].spec->id < records[b].spec->id; });
+  // The plugin sees jobs in submission order (ties: job id), as a controller
+  // creates them: priority/basic's FIFO numbering depends on it.  Rows are
+  // printed in job id order, a job's partitions in the order given.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const JobSpec &x = *records[a].spec, &y = *records[b].spec;
+    return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
+  });
 
   const mfprio_ops_t& ops = plugin.ops();
-  std::vector<SprioRow> rows;
-  JsonPtr array(json_array());
+  std::vector<SprioRow> rows(records.size());
+  std::vector<JsonPtr> objects(records.size());
+  std::vector<bool> ok(records.size(), false);
   for (size_t i : order) {
     JobRecord& r = records[i];
     int rc = ops.job_resolve(&r.job);
@@ -110,10 +115,11 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
         add("account", json_string(r.spec->account.c_str()));
         add("qos", json_string(r.spec->qos.c_str()));
       }
-      json_array_append_new(array.get(), obj.release());
+      objects[i] = std::move(obj);
+      ok[i] = true;
       continue;
     }
-    SprioRow row;
+    SprioRow& row = rows[i];
     row.f.struct_size = sizeof(mfprio_factors_t);
     rc = ops.job_factors(&r.job, now, &row.f);
     if (rc != MFPRIO_OK) {
@@ -126,7 +132,17 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     row.user = r.spec->user;
     row.account = r.spec->account;
     row.qos = r.spec->qos;
-    rows.push_back(std::move(row));
+    ok[i] = true;
+  }
+
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return records[a].spec->id < records[b].spec->id; });
+  std::vector<SprioRow> shown;
+  JsonPtr array(json_array());
+  for (size_t i : order) {
+    if (!ok[i]) continue;
+    if (o.json) json_array_append_new(array.get(), objects[i].release());
+    else shown.push_back(std::move(rows[i]));
   }
 
   if (o.json) {
@@ -147,7 +163,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     so.weights = o.weights;
     so.parsable = o.parsable;
     so.header = !o.noheader;
-    std::cout << format_sprio(rows, so, w);
+    std::cout << format_sprio(shown, so, w);
   }
   std::cout.flush();
   return failures ? 1 : 0;

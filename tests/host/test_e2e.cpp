@@ -351,3 +351,75 @@ TEST_F(HostE2E, JobEndChargesEachRecord) {
 }
 
 }  // namespace
+
+// ---- the real plugins (plugin/), as built by this tree --------------------
+
+class RealPluginE2E : public HostE2E {
+ protected:
+  void SetUp() override {
+    plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
+    if (!std::filesystem::exists(plugin_dir + "/priority_basic.so")) GTEST_SKIP() << "priority_basic.so not built";
+  }
+  std::string plugin_dir;
+};
+
+TEST_F(RealPluginE2E, BasicGivesFifoPrioritiesInSubmitOrder) {
+  const std::string conf = dir.write("basic.conf", "PriorityType=priority/basic\nPluginDir=" + plugin_dir + "\n");
+  // Job 30 was submitted first, then 10, then 20 (in two partitions), then 40 (nice 5).
+  const std::string jobs = dir.write("fifo.jsonl",
+                                     "{\"id\": 10, \"user\": \"a\", \"submit\": 200}\n"
+                                     "{\"id\": 20, \"user\": \"b\", \"submit\": 300, \"partition\": \"p,q\"}\n"
+                                     "{\"id\": 30, \"user\": \"c\", \"submit\": 100}\n"
+                                     "{\"id\": 40, \"user\": \"d\", \"submit\": 400, \"nice\": 5}\n"
+                                     "{\"id\": 50, \"user\": \"e\", \"submit\": 500, \"state\": \"held\"}\n");
+  ProcessResult r = host({"--conf", conf, "sprio", "--jobs", jobs, "-P", "-h"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const uint32_t top = 0xffff0000u;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 6u) << r.out;
+  // Printed in job id order; numbered in submit order; one priority per job,
+  // shared by its partitions; nice subtracted; held = 0.
+  EXPECT_EQ(l[0], "10||" + std::to_string(top - 2) + "|0|0|0|0|0|0|0||");
+  EXPECT_EQ(l[1], "20|p|" + std::to_string(top - 3) + "|0|0|0|0|0|0|0||");
+  EXPECT_EQ(l[2], "20|q|" + std::to_string(top - 3) + "|0|0|0|0|0|0|0||");
+  EXPECT_EQ(l[3], "30||" + std::to_string(top - 1) + "|0|0|0|0|0|0|0||");
+  EXPECT_EQ(l[4], "40||" + std::to_string(top - 4 - 5) + "|0|0|0|0|0|0|0||");
+  EXPECT_EQ(l[5], "50||0|0|0|0|0|0|0|0||");
+}
+
+TEST_F(RealPluginE2E, BasicRejectsNegativeNiceWithItsMessage) {
+  const std::string conf = dir.write("basic.conf", "PriorityType=priority/basic\nPluginDir=" + plugin_dir + "\n");
+  const std::string jobs = dir.write("nice.jsonl",
+                                     "{\"id\": 1, \"user\": \"a\", \"nice\": -10}\n"
+                                     "{\"id\": 2, \"user\": \"a\", \"nice\": -10, \"nice_admin\": true}\n");
+  ProcessResult r = host({"--conf", conf, "sprio", "--jobs", jobs, "-P", "-h"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, jobs + ":1: job 1: job 1: nice -10 would raise the priority")) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 1u) << r.out;
+  EXPECT_EQ(l[0], "2||" + std::to_string(0xffff0000u - 1 + 10) + "|0|0|0|0|0|0|0||");
+}
+
+TEST_F(RealPluginE2E, BasicInfoWeightsRowAndEmptyShareTable) {
+  const std::string conf = dir.write("basic.conf", "PriorityType=priority/basic\nPluginDir=" + plugin_dir + "\n");
+  ProcessResult r = host({"--conf", conf, "sprio", "-w", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines(r.out).at(1), "Weights||||0|0|0|0|0|0||");
+  r = host({"--conf", conf, "sshare", "-a", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare|\n");
+  r = host({"--conf", conf, "info"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"plugin_type\": \"priority/basic\"")) << r.out;
+}
+
+TEST_F(RealPluginE2E, MultifactorInitErrorIsShown) {
+  // No AccountingStorageLoc: the multifactor plugin refuses to start and says why.
+  if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so")) GTEST_SKIP() << "not built";
+  const std::string conf = dir.write("mf.conf", "PluginDir=" + plugin_dir + "\nPriorityWeightAge=1000\n");
+  ProcessResult r = host({"--conf", conf, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, plugin_dir + "/priority_multifactor.so: init failed: ")) << r.err;
+  EXPECT_TRUE(has(r.err, "AccountingStorageLoc")) << r.err;
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+}
