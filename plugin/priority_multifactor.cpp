@@ -98,8 +98,9 @@ json_t* factors_json(const mfprio_job_t& job, const mfprio_factors_t& f) {
   json_object_set_new(o, "job_id", json_integer(static_cast<json_int_t>(job.job_id)));
   json_object_set_new(o, "partition", json_string(job.partition ? job.partition : ""));
   json_object_set_new(o, "user", json_string(job.user ? job.user : ""));
-  json_object_set_new(o, "account", json_string(job.account ? job.account : ""));
-  json_object_set_new(o, "qos", json_string(job.qos ? job.qos : ""));
+  json_object_set_new(o, "account", json_string(f.account_name));
+  json_object_set_new(o, "resolved_partition", json_string(f.partition_name));
+  json_object_set_new(o, "qos", json_string(f.qos_name));
   json_object_set_new(o, "priority", json_integer(f.priority));
   json_t* n = json_object();
   json_object_set_new(n, "age", json_real(f.age));

@@ -216,6 +216,11 @@ uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfpri
     out->unclamped = total;
     out->clamped = *clamp;
     out->tres_count = static_cast<uint32_t>(std::min<size_t>(s.w_tres.size(), MFPRIO_MAX_TRES_FACTORS));
+    const AssocInfo& ai = L.assocs[h.assoc];
+    std::snprintf(out->account_name, sizeof out->account_name, "%s", L.node_account[ai.node].c_str());
+    std::snprintf(out->partition_name, sizeof out->partition_name, "%s",
+                  L.implicit_partitions ? (job.partition ? job.partition : "") : p.name.c_str());
+    std::snprintf(out->qos_name, sizeof out->qos_name, "%s", h.qos == kNone ? "" : L.qos[h.qos].name.c_str());
   }
   return prio;
 }

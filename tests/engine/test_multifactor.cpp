@@ -313,6 +313,9 @@ TEST_F(Multifactor, QosAndAssocFactorsNormalize) {
   ASSERT_EQ(start({"PriorityWeightQOS=1000", "PriorityWeightAssoc=1000"}, b), MFPRIO_OK) << p->err();
   mfprio_job_t j = job(1, "u");
   EXPECT_EQ(prio(j), 500u + 500u);  // normal QOS by default; assoc 40 (inherited) of 80
+  mfprio_factors_t f = factors(j);
+  EXPECT_STREQ(f.account_name, "a");  // the default account
+  EXPECT_STREQ(f.qos_name, "normal");
   j.qos = "high";
   j.user = "v";
   EXPECT_EQ(prio(j), 1000u + 1000u);

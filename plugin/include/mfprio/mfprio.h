@@ -181,6 +181,11 @@ typedef struct mfprio_factors {
     uint32_t clamped;         /* MFPRIO_CLAMP_* */
     uint32_t tres_count;
     mfprio_tres_factor_t tres[MFPRIO_MAX_TRES_FACTORS];
+    /* What the job resolved to: the account (the user's default when the
+     * job named none), the partition and the QOS ("" when none applies). */
+    char account_name[MFPRIO_NAME_MAX];
+    char partition_name[MFPRIO_NAME_MAX];
+    char qos_name[MFPRIO_NAME_MAX];
 } mfprio_factors_t;
 
 /* One association of the share tree: what sshare shows.  Rows come in
