@@ -1,0 +1,667 @@
+// bench.cpp - mfprio-bench: the figures of the README's performance table.
+//
+// Runs Google Benchmark over the real plugin (dlopen'ed priority_multifactor.so
+// on a real SQLite store in a temp dir), the core fair-share algorithms, and
+// the store, then prints one table: the median of the repetitions of each
+// figure, its target and PASS/MISS.  See bench/README.md for what each figure
+// measures.  Never a timed assertion: a MISS is printed, the exit status is 0.
+//
+// Own flags (removed before Google Benchmark sees the rest):
+//   --quick            small sizes (10^4 assocs, 10^5 pending, 10^3 running), 3 reps
+//   --assocs=N         user associations in the plugin's store (default 100000)
+//   --pending=N        pending job records (default 1000000)
+//   --running=N        running jobs charged per cycle (default 10000)
+//   --reps=N           repetitions per figure (default 5); the median is reported
+//   --no-sweep         skip the fair-share sweep over depth x size
+//   --tmp=DIR          where the temp stores go (default /tmp)
+//   --keep             keep the temp dir (big.db, small.db) for inspection
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "generator.hpp"
+#include "plugin_host.hpp"
+#include "share_tree.hpp"
+#include "store.hpp"
+
+namespace mb = mfprio::bench;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+  size_t assocs = 100000;
+  size_t small_assocs = 1000;
+  size_t pending = 1000000;
+  size_t running = 10000;
+  size_t job_ends = 2000;   // job_end calls per repetition
+  int reps = 5;
+  bool quick = false;
+  bool sweep = true;
+  bool keep = false;        // keep the temp dir (stores) for inspection
+  std::string tmp = "/tmp";
+};
+
+double secs(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+// Heap bytes in use (every arena, plus mmapped chunks).
+size_t heap_in_use() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+// Resident set size in bytes (/proc/self/statm, second field).
+size_t rss_bytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long size = 0, resident = 0;
+  if (std::fscanf(f, "%lu %lu", &size, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Medians captured from Google Benchmark, by benchmark name: real time in ns,
+// and each counter.
+struct Median {
+  double ns = NAN;      // wall
+  double cpu_ns = NAN;  // this thread's CPU time
+  std::map<std::string, double> counters;
+};
+std::map<std::string, Median> g_median;
+
+class CapturingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      const bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
+      const bool single = r.run_type == Run::RT_Iteration;
+      if (!median && !single) continue;
+      if (r.error_occurred) continue;
+      Median m;
+      m.ns = r.GetAdjustedRealTime() * (1e9 / benchmark::GetTimeUnitMultiplier(r.time_unit));
+      m.cpu_ns = r.GetAdjustedCPUTime() * (1e9 / benchmark::GetTimeUnitMultiplier(r.time_unit));
+      for (const auto& [k, c] : r.counters) m.counters[k] = c.value;
+      auto& slot = g_median[r.run_name.function_name];
+      // A median replaces single runs; single runs only fill an empty slot.
+      if (median || std::isnan(slot.ns)) slot = m;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+};
+
+// Everything the benchmarks share.
+struct Ctx {
+  Options opt;
+  std::string dir;
+  std::unique_ptr<mb::PluginHost> plugin;
+  std::shared_ptr<const mb::Hierarchy> hier, small_hier, comparison, random5;
+  std::string store, small_store;
+  mfprio::ShareTree comparison_tree, random5_tree;
+  mb::JobSet pending, running;
+  std::vector<uint32_t> prios;
+  // Pre-benchmark measurements.
+  double store_build_s = 0, resolve_ns = 0;
+  double heap_small = 0, heap_big = 0, rss_small = 0, rss_big = 0;
+  double per_job_plugin_bytes = 0;
+  uint64_t next_job_id = 0;
+};
+Ctx* g = nullptr;
+
+void build_store(const std::string& path, const mb::Hierarchy& h) {
+  std::filesystem::remove(path);
+  auto st = mfprio::acct::Store::open(path);
+  st->apply_admin(mb::to_admin_changes(h));
+}
+
+void fail_state(benchmark::State& st, const std::exception& e) { st.SkipWithError(e.what()); }
+
+// ---- fair share (core) ----------------------------------------------------
+void bm_fair_share(benchmark::State& st, const mfprio::ShareTree* tree, mfprio::FairShareAlgo algo) {
+  mfprio::FairShareParams params;
+  params.algo = algo;
+  for (auto _ : st) {
+    mfprio::ShareResult out;  // fresh, as every published snapshot has its own
+    mfprio::compute_fair_share(*tree, params, out);
+    benchmark::DoNotOptimize(out.fairshare.data());
+  }
+  st.counters["nodes"] = static_cast<double>(tree->size());
+}
+
+// ---- ABI -------------------------------------------------------------------
+// The memory floor: read the job records set_priority reads (fields spread
+// over every cache line of each record), nothing else.
+void bm_memory_floor(benchmark::State& st) {
+  const std::vector<mfprio_job_t>& jobs = g->pending.jobs;
+  for (auto _ : st) {
+    uint64_t sum = 0;
+    for (const mfprio_job_t& j : jobs)
+      sum += j.struct_size + j.state + static_cast<uint64_t>(j.submit_time) + j.cpus + j.mem_mb +
+             static_cast<uint64_t>(j.nice) + j.tres_count + j.handle.assoc;
+    benchmark::DoNotOptimize(sum);
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * jobs.size()));
+}
+
+void bm_batch(benchmark::State& st) {
+  const auto& jobs = g->pending.jobs;
+  auto& ops = g->plugin->ops;
+  for (auto _ : st) {
+    const int rc = ops.set_priority_batch(jobs.data(), jobs.size(), g->plugin->now, g->prios.data(), nullptr);
+    if (rc != MFPRIO_OK) {
+      st.SkipWithError(ops.errmsg());
+      break;
+    }
+    benchmark::DoNotOptimize(g->prios.data());
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * jobs.size()));
+}
+
+// One call through the ABI on a hot set of 1024 records: the call's own cost.
+void bm_one_call(benchmark::State& st) {
+  const auto& jobs = g->pending.jobs;
+  auto fn = g->plugin->ops.set_priority;
+  const int64_t now = g->plugin->now;
+  const size_t mask = std::min<size_t>(1024, jobs.size()) - 1;  // jobs.size() >= 1024
+  size_t i = 0;
+  uint32_t p = 0;
+  for (auto _ : st) {
+    fn(&jobs[i], now, &p);
+    benchmark::DoNotOptimize(p);
+    i = (i + 1) & mask;
+  }
+}
+
+// A host that calls set_priority once per record over the whole array.
+void bm_call_loop(benchmark::State& st) {
+  const auto& jobs = g->pending.jobs;
+  auto fn = g->plugin->ops.set_priority;
+  for (auto _ : st) {
+    const int64_t now = g->plugin->now;
+    for (size_t i = 0; i < jobs.size(); ++i) fn(&jobs[i], now, &g->prios[i]);
+    benchmark::DoNotOptimize(g->prios.data());
+  }
+  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * jobs.size()));
+}
+
+// ---- store and plugin ------------------------------------------------------
+void bm_store_load(benchmark::State& st) {
+  try {
+    auto store = mfprio::acct::Store::open(g->store);
+    size_t n = 0;
+    for (auto _ : st) {
+      mfprio::acct::StoreData d = store->load();
+      n = d.assocs.size();
+      benchmark::DoNotOptimize(d.assocs.data());
+    }
+    st.counters["assocs"] = static_cast<double>(n);
+  } catch (const std::exception& e) {
+    fail_state(st, e);
+  }
+}
+
+// init (open, load, build, fair share) + one decay pass with no running job
+// (decays every usage row in one transaction, fair share again, publish).
+void bm_cold_recompute(benchmark::State& st) {
+  auto& P = *g->plugin;
+  try {
+    double init_s = 0, decay_s = 0;
+    for (auto _ : st) {
+      st.PauseTiming();  // fini is not part of the figure
+      P.fini();
+      P.now += 300;
+      st.ResumeTiming();
+      const auto t0 = Clock::now();
+      P.init(g->store);
+      const auto t1 = Clock::now();
+      P.check(P.ops.decay(P.now, nullptr, 0), "decay");
+      const auto t2 = Clock::now();
+      st.SetIterationTime(secs(t0, t2));
+      init_s += secs(t0, t1);
+      decay_s += secs(t1, t2);
+    }
+    st.counters["init_ms"] = init_s * 1e3 / static_cast<double>(st.iterations());
+    st.counters["decay_ms"] = decay_s * 1e3 / static_cast<double>(st.iterations());
+  } catch (const std::exception& e) {
+    fail_state(st, e);
+  }
+}
+
+// decay with no running job: the per-cycle fixed cost (decay rows, fair share).
+void bm_decay_idle(benchmark::State& st) {
+  auto& P = *g->plugin;
+  for (auto _ : st) {
+    P.now += 300;
+    const int rc = P.ops.decay(P.now, nullptr, 0);
+    if (rc) {
+      st.SkipWithError(P.ops.errmsg());
+      break;
+    }
+  }
+}
+
+// The calc period: charge the running jobs, decay, fair share, publish, then
+// re-prioritize every pending record in one batch.
+void bm_full_cycle(benchmark::State& st) {
+  auto& P = *g->plugin;
+  const auto& run = g->running.jobs;
+  const auto& pend = g->pending.jobs;
+  double decay_s = 0, batch_s = 0;
+  for (auto _ : st) {
+    P.now += 300;
+    const auto t0 = Clock::now();
+    int rc = P.ops.decay(P.now, run.data(), run.size());
+    const auto t1 = Clock::now();
+    if (rc == MFPRIO_OK) rc = P.ops.set_priority_batch(pend.data(), pend.size(), P.now, g->prios.data(), nullptr);
+    const auto t2 = Clock::now();
+    if (rc) {
+      st.SkipWithError(P.ops.errmsg());
+      break;
+    }
+    st.SetIterationTime(secs(t0, t2));
+    decay_s += secs(t0, t1);
+    batch_s += secs(t1, t2);
+  }
+  st.counters["decay_ms"] = decay_s * 1e3 / static_cast<double>(std::max<int64_t>(1, st.iterations()));
+  st.counters["batch_ms"] = batch_s * 1e3 / static_cast<double>(std::max<int64_t>(1, st.iterations()));
+}
+
+// One durable job-end charge: its own transaction (WAL, synchronous=NORMAL).
+void bm_job_end(benchmark::State& st) {
+  auto& P = *g->plugin;
+  const auto& run = g->running.jobs;
+  size_t i = 0;
+  for (auto _ : st) {
+    mfprio_job_t j = run[i];
+    j.job_id = g->next_job_id++;
+    i = (i + 1) % run.size();
+    const int rc = P.ops.job_end(&j, P.now);
+    if (rc) {
+      st.SkipWithError(P.ops.errmsg());
+      break;
+    }
+  }
+}
+
+// ---- setup -----------------------------------------------------------------
+void setup(Ctx& c) {
+  char tmpl[4096];
+  std::snprintf(tmpl, sizeof tmpl, "%s/mfprio-bench-XXXXXX", c.opt.tmp.c_str());
+  if (!mkdtemp(tmpl)) throw std::runtime_error(c.opt.tmp + ": mkdtemp failed");
+  c.dir = tmpl;
+  c.store = c.dir + "/big.db";
+  c.small_store = c.dir + "/small.db";
+
+  std::fprintf(stderr, "mfprio-bench: generating inputs in %s ...\n", c.dir.c_str());
+  mb::TreeParams tp;
+  tp.depth = 4;
+  tp.assocs = c.opt.assocs;
+  tp.seed = 42;
+  c.hier = std::make_shared<const mb::Hierarchy>(mb::make_random_tree(tp));
+  tp.assocs = c.opt.small_assocs;
+  c.small_hier = std::make_shared<const mb::Hierarchy>(mb::make_random_tree(tp));
+  c.comparison = std::make_shared<const mb::Hierarchy>(mb::make_comparison_tree(c.opt.assocs, 1));
+  mb::TreeParams t5;
+  t5.depth = 5;
+  t5.assocs = c.opt.assocs;
+  t5.seed = 5;
+  c.random5 = std::make_shared<const mb::Hierarchy>(mb::make_random_tree(t5));
+  c.comparison_tree = mb::to_share_tree(*c.comparison);
+  c.random5_tree = mb::to_share_tree(*c.random5);
+
+  auto t0 = Clock::now();
+  build_store(c.store, *c.hier);
+  c.store_build_s = secs(t0, Clock::now());
+  build_store(c.small_store, *c.small_hier);
+
+  mb::JobParams jp;
+  jp.count = c.opt.pending;
+  c.pending = mb::make_jobs(c.hier, jp);
+  mb::JobParams rp;
+  rp.count = c.opt.running;
+  rp.running = true;
+  rp.seed = 8;
+  rp.first_id = 100'000'000;
+  c.running = mb::make_jobs(c.hier, rp);
+  c.next_job_id = 200'000'000;
+  c.prios.assign(c.pending.jobs.size(), 0);
+
+  c.plugin = std::make_unique<mb::PluginHost>();
+  auto& P = *c.plugin;
+  P.now = jp.now;
+
+  // Memory per association: live heap (and RSS) added by init, small vs big.
+  malloc_trim(0);
+  size_t h0 = heap_in_use(), r0 = rss_bytes();
+  P.init(c.small_store);
+  c.heap_small = double(heap_in_use()) - double(h0);
+  c.rss_small = double(rss_bytes()) - double(r0);
+  P.fini();
+  malloc_trim(0);
+  h0 = heap_in_use();
+  r0 = rss_bytes();
+  P.init(c.store);
+  c.heap_big = double(heap_in_use()) - double(h0);
+  c.rss_big = double(rss_bytes()) - double(r0);
+
+  // The first decay pass sets last_decay, so later passes really decay.
+  P.check(P.ops.decay(P.now, nullptr, 0), "decay");
+
+  // Resolve every record once (the host keeps the handles).
+  std::fprintf(stderr, "mfprio-bench: resolving %zu pending + %zu running records ...\n",
+               c.pending.jobs.size(), c.running.jobs.size());
+  t0 = Clock::now();
+  for (auto& j : c.pending.jobs) P.check(P.ops.job_resolve(&j), "job_resolve");
+  c.resolve_ns = secs(t0, Clock::now()) * 1e9 / double(c.pending.jobs.size());
+  for (auto& j : c.running.jobs) P.check(P.ops.job_resolve(&j), "job_resolve");
+
+  // Per-job plugin state: live heap before and after pricing every record.
+  malloc_trim(0);
+  const size_t hb = heap_in_use();
+  P.check(P.ops.set_priority_batch(c.pending.jobs.data(), c.pending.jobs.size(), P.now, c.prios.data(), nullptr),
+          "set_priority_batch");
+  c.per_job_plugin_bytes = (double(heap_in_use()) - double(hb)) / double(c.pending.jobs.size());
+
+  // Warm-up cycle: the running jobs get their ledger rows (later cycles update them).
+  P.now += 300;
+  P.check(P.ops.decay(P.now, c.running.jobs.data(), c.running.jobs.size()), "decay");
+}
+
+void register_all(Ctx& c) {
+  const int reps = c.opt.reps;
+  const double mt = c.opt.quick ? 0.05 : 0.2;
+  auto agg = [&](benchmark::internal::Benchmark* b) {
+    b->Repetitions(reps)->ReportAggregatesOnly(true);
+    return b;
+  };
+  using mfprio::FairShareAlgo;
+  agg(benchmark::RegisterBenchmark("fairshare/fair_tree/comparison", bm_fair_share, &c.comparison_tree,
+                                   FairShareAlgo::FairTree))
+      ->Unit(benchmark::kMillisecond)->MinTime(mt);
+  agg(benchmark::RegisterBenchmark("fairshare/classic/comparison", bm_fair_share, &c.comparison_tree,
+                                   FairShareAlgo::Classic))
+      ->Unit(benchmark::kMillisecond)->MinTime(mt);
+  agg(benchmark::RegisterBenchmark("fairshare/fair_tree/random_d5", bm_fair_share, &c.random5_tree,
+                                   FairShareAlgo::FairTree))
+      ->Unit(benchmark::kMillisecond)->MinTime(mt);
+  agg(benchmark::RegisterBenchmark("fairshare/classic/random_d5", bm_fair_share, &c.random5_tree,
+                                   FairShareAlgo::Classic))
+      ->Unit(benchmark::kMillisecond)->MinTime(mt);
+  if (c.opt.sweep) {
+    // Fair Tree over depth 2..5 x 10^3..10^5 associations (trees built lazily).
+    static std::vector<std::unique_ptr<mfprio::ShareTree>> trees;
+    for (unsigned d = 2; d <= 5; ++d)
+      for (size_t n : {size_t(1000), size_t(10000), size_t(100000)}) {
+        if (n > c.opt.assocs) continue;
+        mb::TreeParams tp;
+        tp.depth = d;
+        tp.assocs = n;
+        tp.seed = 100 + d;
+        trees.push_back(std::make_unique<mfprio::ShareTree>(mb::to_share_tree(mb::make_random_tree(tp))));
+        const std::string name = "sweep/fair_tree/d" + std::to_string(d) + "/n" + std::to_string(n);
+        benchmark::RegisterBenchmark(name.c_str(), bm_fair_share, trees.back().get(), FairShareAlgo::FairTree)
+            ->Repetitions(3)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond)->MinTime(0.05);
+      }
+  }
+  agg(benchmark::RegisterBenchmark("abi/memory_floor", bm_memory_floor))->Unit(benchmark::kMillisecond)->MinTime(mt);
+  agg(benchmark::RegisterBenchmark("abi/set_priority_batch", bm_batch))->Unit(benchmark::kMillisecond)->MinTime(mt);
+  agg(benchmark::RegisterBenchmark("abi/set_priority_one", bm_one_call))->Unit(benchmark::kNanosecond)->MinTime(mt);
+  agg(benchmark::RegisterBenchmark("abi/set_priority_loop", bm_call_loop))->Unit(benchmark::kMillisecond)->MinTime(mt);
+  agg(benchmark::RegisterBenchmark("store/load", bm_store_load))->Unit(benchmark::kMillisecond)->Iterations(1);
+  agg(benchmark::RegisterBenchmark("plugin/decay_idle", bm_decay_idle))->Unit(benchmark::kMillisecond)->Iterations(1);
+  agg(benchmark::RegisterBenchmark("plugin/full_cycle", bm_full_cycle))
+      ->Unit(benchmark::kMillisecond)->Iterations(1)->UseManualTime();
+  agg(benchmark::RegisterBenchmark("plugin/job_end", bm_job_end))
+      ->Unit(benchmark::kMicrosecond)->Iterations(static_cast<int64_t>(c.opt.job_ends));
+  agg(benchmark::RegisterBenchmark("plugin/cold_recompute", bm_cold_recompute))
+      ->Unit(benchmark::kMillisecond)->Iterations(1)->UseManualTime();
+}
+
+// ---- the table -------------------------------------------------------------
+struct Row {
+  std::string figure;
+  std::string value;
+  std::string cpu;
+  std::string target;
+  std::string verdict;
+};
+
+std::string loadavg() {
+  char b[128] = "";
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (!std::fgets(b, sizeof b, f)) b[0] = 0;
+    std::fclose(f);
+  }
+  std::string s(b);
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+std::string g_load_before;
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+double med(const std::string& name) {
+  auto it = g_median.find(name);
+  return it == g_median.end() ? NAN : it->second.ns;
+}
+double cpu(const std::string& name) {
+  auto it = g_median.find(name);
+  return it == g_median.end() ? NAN : it->second.cpu_ns;
+}
+double counter(const std::string& name, const std::string& k) {
+  auto it = g_median.find(name);
+  if (it == g_median.end()) return NAN;
+  auto c = it->second.counters.find(k);
+  return c == it->second.counters.end() ? NAN : c->second;
+}
+
+std::string verdict(double v, double limit, bool strict = false) {
+  if (std::isnan(v)) return "n/a";
+  return (strict ? v < limit : v <= limit) ? "PASS" : "MISS";
+}
+
+void print_table(const Ctx& c) {
+  const double N = double(c.pending.jobs.size());
+  std::vector<Row> rows;
+  // add(figure, wall value, cpu value, target, verdict); "" where it does not apply.
+  auto add = [&](std::string f, std::string v, std::string cp, std::string t, std::string vd) {
+    rows.push_back({std::move(f), std::move(v), std::move(cp), std::move(t), std::move(vd)});
+  };
+  const std::string n_assoc = std::to_string(c.hier->assocs.size());
+  const std::string n_pend = std::to_string(c.pending.jobs.size());
+  const std::string n_run = std::to_string(c.running.jobs.size());
+
+  const double floor_ns = med("abi/memory_floor") / N, floor_cpu = cpu("abi/memory_floor") / N;
+  const double batch_ns = med("abi/set_priority_batch") / N, batch_cpu = cpu("abi/set_priority_batch") / N;
+  add("batch set_priority, " + n_pend + " resolved records", fmt("%.1f ns/job", batch_ns), fmt("%.1f", batch_cpu), "",
+      "");
+  add("  memory floor (read the same records)", fmt("%.1f ns/job", floor_ns), fmt("%.1f", floor_cpu), "", "");
+  add("  batch / memory floor", fmt("%.2fx", batch_ns / floor_ns), fmt("%.2fx", batch_cpu / floor_cpu), "<= 3x",
+      verdict(batch_ns / floor_ns, 3));
+  const double one = med("abi/set_priority_one");
+  add("one set_priority call (ABI, hot record)", fmt("%.0f ns", one), fmt("%.0f", cpu("abi/set_priority_one")),
+      "<= 300 ns", verdict(one, 300));
+  add("  set_priority called once per record, all records", fmt("%.1f ns/job", med("abi/set_priority_loop") / N),
+      fmt("%.1f", cpu("abi/set_priority_loop") / N), "", "");
+  add("  job_resolve (name look-ups), per record", fmt("%.0f ns", c.resolve_ns), "", "", "");
+
+  const struct {
+    const char* name;
+    const char* label;
+    bool target;
+  } fs[] = {{"fairshare/fair_tree/comparison", "Fair Tree, comparison shape", true},
+            {"fairshare/fair_tree/random_d5", "Fair Tree, random depth 5", true},
+            {"fairshare/classic/comparison", "classic, comparison shape", false},
+            {"fairshare/classic/random_d5", "classic, random depth 5", false}};
+  for (const auto& f : fs) {
+    const double ms = med(f.name) / 1e6;
+    add(std::string(f.label) + fmt(", %.0f nodes", counter(f.name, "nodes")), fmt("%.2f ms", ms),
+        fmt("%.2f", cpu(f.name) / 1e6), f.target ? "<= 10 ms" : "", f.target ? verdict(ms, 10) : "");
+  }
+
+  const double cold = med("plugin/cold_recompute") / 1e6;
+  add("cold recompute: init (" + n_assoc + " assocs) + decay", fmt("%.1f ms", cold),
+      fmt("%.1f", cpu("plugin/cold_recompute") / 1e6), "<= 250 ms", verdict(cold, 250));
+  add("  of which init (open, load, build, fair share)", fmt("%.1f ms", counter("plugin/cold_recompute", "init_ms")),
+      "", "", "");
+  add("  of which decay (one txn over every row, fair share)",
+      fmt("%.1f ms", counter("plugin/cold_recompute", "decay_ms")), "", "", "");
+
+  const double cyc = med("plugin/full_cycle") / 1e6;
+  add("full cycle: charge " + n_run + " running, decay, FS, batch " + n_pend, fmt("%.1f ms", cyc),
+      fmt("%.1f", cpu("plugin/full_cycle") / 1e6), "< 250 ms", verdict(cyc, 250, true));
+  const double cyc_decay = counter("plugin/full_cycle", "decay_ms");
+  add("  of which decay with charges", fmt("%.1f ms", cyc_decay), "", "", "");
+  add("  of which set_priority_batch", fmt("%.1f ms", counter("plugin/full_cycle", "batch_ms")), "", "", "");
+  const double idle = med("plugin/decay_idle") / 1e6;
+  add("  decay with no running job", fmt("%.1f ms", idle), fmt("%.1f", cpu("plugin/decay_idle") / 1e6), "", "");
+
+  const double je_us = med("plugin/job_end") / 1e3;
+  const double je_rate = 1e6 / je_us;
+  add("job_end: durable charges/s (one txn each)", fmt("%.0f /s", je_rate),
+      fmt("%.0f", 1e9 / cpu("plugin/job_end")), ">= 50000 /s", verdict(-je_rate, -50000));
+  add("  job_end latency", fmt("%.1f us", je_us), fmt("%.1f", cpu("plugin/job_end") / 1e3), "", "");
+  const double batched = double(c.running.jobs.size()) / ((cyc_decay - idle) / 1e3);
+  add("  charges/s batched in one decay txn", fmt("%.0f /s", batched), "", "", "");
+
+  const double load = med("store/load") / 1e6;
+  add("Store::load of " + n_assoc + " assocs", fmt("%.1f ms", load), fmt("%.1f", cpu("store/load") / 1e6), "< 200 ms",
+      verdict(load, 200, true));
+
+  const double per_job = double(sizeof(mfprio_job_t)) + c.per_job_plugin_bytes;
+  add("memory per pending job: sizeof(mfprio_job_t) + plugin",
+      fmt("%.0f B", double(sizeof(mfprio_job_t))) + fmt(" + %.1f B", c.per_job_plugin_bytes), "", "<= 128 B",
+      verdict(per_job, 128));
+  const double dn = double(c.hier->assocs.size() - c.small_hier->assocs.size());
+  if (dn > 0) {
+    add("memory per association (live heap, init " + n_assoc + " vs " + std::to_string(c.small_hier->assocs.size()) +
+            ")",
+        fmt("%.0f B", (c.heap_big - c.heap_small) / dn), "", "", "");
+    add("  RSS delta per association (statm)", fmt("%.0f B", (c.rss_big - c.rss_small) / dn), "", "", "");
+  }
+
+  size_t w0 = 6, w1 = 4, w2 = 3, w3 = 6;
+  for (const Row& r : rows) {
+    w0 = std::max(w0, r.figure.size());
+    w1 = std::max(w1, r.value.size());
+    w2 = std::max(w2, r.cpu.size());
+    w3 = std::max(w3, r.target.size());
+  }
+  std::printf("\nmfprio-bench: medians of %d repetitions%s (one thread; stores in %s)\n", c.opt.reps,
+              c.opt.quick ? ", --quick sizes: targets are set for the full sizes" : "", c.opt.tmp.c_str());
+  std::printf("inputs: plugin store = %s (%zu accounts, %zu FairShare=parent accounts, %zu FairShare=parent "
+              "assocs, %zu idle); %zu pending records, %zu running; store built in %.1f s\n",
+              c.hier->label.c_str(), c.hier->accounts.size(), c.hier->fs_parent_accounts, c.hier->fs_parent_users,
+              c.hier->idle_users, c.pending.jobs.size(), c.running.jobs.size(), c.store_build_s);
+  std::printf("load average before: %s, after: %s (%ld CPUs online)\n", g_load_before.c_str(), loadavg().c_str(),
+              sysconf(_SC_NPROCESSORS_ONLN));
+  std::printf("wall = elapsed time (the figure judged); cpu = this thread's CPU time, same unit (differs from wall\n"
+              "when the machine is shared or the call waits on I/O)\n\n");
+  std::printf("%-*s  %*s  %*s  %-*s  %s\n", int(w0), "figure", int(w1), "wall", int(w2), "cpu", int(w3), "target",
+              "result");
+  std::printf("%s\n", std::string(w0 + w1 + w2 + w3 + 16, '-').c_str());
+  for (const Row& r : rows)
+    std::printf("%-*s  %*s  %*s  %-*s  %s\n", int(w0), r.figure.c_str(), int(w1), r.value.c_str(), int(w2),
+                r.cpu.c_str(), int(w3), r.target.c_str(), r.verdict.c_str());
+}
+
+bool take_flag(const char* arg, const char* name, std::string* value) {
+  const size_t n = std::strlen(name);
+  if (std::strncmp(arg, name, n) != 0) return false;
+  if (arg[n] == '=') {
+    *value = arg + n + 1;
+    return true;
+  }
+  if (arg[n] == 0) {
+    value->clear();
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Ctx c;
+  Options& o = c.opt;
+  bool sized = false;
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string v;
+    if (take_flag(argv[i], "--quick", &v)) {
+      o.quick = true;
+    } else if (take_flag(argv[i], "--assocs", &v)) {
+      o.assocs = std::stoul(v), sized = true;
+    } else if (take_flag(argv[i], "--pending", &v)) {
+      o.pending = std::stoul(v), sized = true;
+    } else if (take_flag(argv[i], "--running", &v)) {
+      o.running = std::stoul(v), sized = true;
+    } else if (take_flag(argv[i], "--reps", &v)) {
+      o.reps = std::max(1, std::stoi(v));
+    } else if (take_flag(argv[i], "--no-sweep", &v)) {
+      o.sweep = false;
+    } else if (take_flag(argv[i], "--keep", &v)) {
+      o.keep = true;
+    } else if (take_flag(argv[i], "--tmp", &v)) {
+      o.tmp = v;
+    } else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::printf(
+          "usage: mfprio-bench [--quick] [--assocs=N] [--pending=N] [--running=N] [--reps=N]\n"
+          "                    [--no-sweep] [--tmp=DIR] [--keep] [Google Benchmark flags]\n");
+      benchmark::PrintDefaultHelp();
+      return 0;
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (o.quick) {
+    if (!sized) {
+      o.assocs = 10000;
+      o.pending = 100000;
+      o.running = 1000;
+    }
+    o.reps = std::min(o.reps, 3);
+    o.job_ends = 500;
+  }
+  o.pending = std::max<size_t>(o.pending, 1024);
+  o.running = std::max<size_t>(o.running, 1);
+  o.small_assocs = std::min(o.small_assocs, o.assocs);
+  int bargc = static_cast<int>(rest.size());
+  rest.push_back(nullptr);
+  benchmark::Initialize(&bargc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(bargc, rest.data())) return 2;
+
+  g = &c;
+  int status = 0;
+  try {
+    g_load_before = loadavg();
+    setup(c);
+    register_all(c);
+    CapturingReporter rep;
+    benchmark::RunSpecifiedBenchmarks(&rep);
+    print_table(c);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mfprio-bench: %s\n", e.what());
+    status = 1;
+  }
+  c.plugin.reset();
+  if (!c.dir.empty() && !o.keep) std::filesystem::remove_all(c.dir);
+  if (o.keep) std::fprintf(stderr, "mfprio-bench: kept %s\n", c.dir.c_str());
+  benchmark::Shutdown();
+  return status;
+}

@@ -1,0 +1,108 @@
+// plugin_host.hpp - a minimal host for the benchmarks: loads the real
+// priority_multifactor.so with dlopen, fills mfprio_ops_t, and calls init with
+// a fixed conf (the sample site's weights) pointing at a given store.  The
+// clock is a variable the benchmark advances.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "generator.hpp"
+#include "mfprio/mfprio.h"
+
+#ifndef MFPRIO_PLUGIN_DIR
+#define MFPRIO_PLUGIN_DIR "plugin"
+#endif
+
+namespace mfprio::bench {
+
+// Where the plugin .so is: $MFPRIO_PLUGIN_BUILD_DIR, else the build tree.
+inline std::string plugin_path() {
+  const char* dir = std::getenv("MFPRIO_PLUGIN_BUILD_DIR");
+  return std::string(dir && *dir ? dir : MFPRIO_PLUGIN_DIR) + "/priority_multifactor.so";
+}
+
+class PluginHost {
+ public:
+  explicit PluginHost(const std::string& so = plugin_path()) {
+    dl_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!dl_) throw std::runtime_error(std::string("dlopen: ") + dlerror());
+    const char* names[] = {MFPRIO_OPS_SYMBOLS};
+    void** slots = reinterpret_cast<void**>(&ops);
+    for (int i = 0; i < MFPRIO_OPS_COUNT; ++i) {
+      slots[i] = dlsym(dl_, names[i]);
+      if (!slots[i]) throw std::runtime_error(std::string("plugin lacks ") + names[i]);
+    }
+  }
+  ~PluginHost() {
+    if (inited_) ops.fini();
+    if (dl_) dlclose(dl_);
+  }
+  PluginHost(const PluginHost&) = delete;
+  PluginHost& operator=(const PluginHost&) = delete;
+
+  // init() on `store`; throws with the plugin's message on failure.
+  void init(const std::string& store) {
+    if (inited_) fini();
+    conf_ = {
+        {"PriorityType", "priority/multifactor"},
+        {"PriorityDecayHalfLife", "7-0"},
+        {"PriorityCalcPeriod", "5"},
+        {"PriorityMaxAge", "7-0"},
+        {"PriorityWeightAge", "1000"},
+        {"PriorityWeightFairshare", "10000"},
+        {"PriorityWeightJobSize", "1000"},
+        {"PriorityWeightPartition", "1000"},
+        {"PriorityWeightQOS", "2000"},
+        {"PriorityWeightTRES", "CPU=500,Mem=250,GRES/gpu=3000"},
+        {"AccountingStorageLoc", store},
+    };
+    kv_.clear();
+    for (size_t i = 0; i < conf_.size(); ++i)
+      kv_.push_back({conf_[i].first.c_str(), conf_[i].second.c_str(), "bench.conf", uint32_t(i + 1)});
+    SiteTotals site;
+    gpu_ = {"gres/gpu", site.gpus};
+    mfprio_host_t h{};
+    h.struct_size = sizeof h;
+    h.abi_version = MFPRIO_ABI_VERSION;
+    h.conf = kv_.data();
+    h.conf_count = kv_.size();
+    h.clock = [](void* arg) { return *static_cast<int64_t*>(arg); };
+    h.clock_arg = &now;
+    h.cluster_nodes = site.nodes;
+    h.cluster_cpus = site.cpus;
+    h.cluster_mem_mb = site.mem_mb;
+    h.cluster_tres = &gpu_;
+    h.cluster_tres_count = 1;
+    check(ops.init(&h), "init");
+    inited_ = true;
+  }
+  void fini() {
+    if (!inited_) return;
+    inited_ = false;
+    check(ops.fini(), "fini");
+  }
+  bool inited() const { return inited_; }
+
+  void check(int rc, const char* what) const {
+    if (rc != MFPRIO_OK)
+      throw std::runtime_error(std::string(what) + ": status " + std::to_string(rc) + ": " + ops.errmsg());
+  }
+
+  mfprio_ops_t ops{};
+  int64_t now = 1'700'000'000;
+
+ private:
+  void* dl_ = nullptr;
+  bool inited_ = false;
+  std::vector<std::pair<std::string, std::string>> conf_;
+  std::vector<mfprio_kv_t> kv_;
+  mfprio_tres_t gpu_{};
+};
+
+}  // namespace mfprio::bench
