@@ -123,13 +123,25 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
       L->parts.push_back(std::move(p));
     }
   }
+  L->plan.w_age = s.w_age;
+  L->plan.w_jobsize = s.w_jobsize;
+  L->plan.inv_max_age = s.max_age > 0 ? 1.0 / static_cast<double>(s.max_age) : 0.0;
+  L->plan.accrue_always = s.has(kAccrueAlways);
+  L->plan.raw_tres = s.has(kNoNormalTres);
+  L->plan.incr_only = s.has(kIncrOnly);
   for (PartitionInfo& p : L->parts) {
+    p.score = s.w_partition * p.factor;
     p.tres_inv_total.resize(s.w_tres.size());
     for (size_t i = 0; i < s.w_tres.size(); ++i) {
       const double t = p.totals.get(s.w_tres[i].name);
       p.tres_inv_total[i] = t > 0 ? 1.0 / t : 0.0;
     }
   }
+
+  if (L->parts.size() >= 0xffff)
+    throw acct::StoreError("more than 65534 partitions: job handles hold 16-bit partition indices");
+  if (data.qos.size() >= 0xffff)
+    throw acct::StoreError("more than 65534 QOS: job handles hold 16-bit QOS indices");
 
   // QOS.
   uint32_t max_qos = 0;
@@ -140,6 +152,7 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
     qi.priority = q.priority;
     qi.usage_factor = q.usage_factor;
     qi.factor = s.has(kNoNormalQos) ? q.priority : (max_qos ? double(q.priority) / max_qos : 0.0);
+    qi.score = s.w_qos * qi.factor;
     if (q.name == "normal") L->normal_qos = static_cast<int32_t>(L->qos.size());
     L->qos_index[q.name] = static_cast<uint32_t>(L->qos.size());
     L->qos.push_back(std::move(qi));
@@ -293,7 +306,12 @@ std::shared_ptr<Snapshot> Engine::build_snapshot(std::shared_ptr<const Layout> l
   params.dampening = settings_->dampening;
   compute_fair_share(s->tree, params, s->shares);
   s->assoc_fs.resize(na);
-  for (size_t a = 0; a < na; ++a) s->assoc_fs[a] = s->shares.fairshare[layout->assocs[a].node];
+  s->assoc_score.resize(na);
+  const Settings& set = *settings_;
+  for (size_t a = 0; a < na; ++a) {
+    s->assoc_fs[a] = s->shares.fairshare[layout->assocs[a].node];
+    s->assoc_score[a] = set.w_assoc * layout->assocs[a].factor + set.w_fairshare * s->assoc_fs[a];
+  }
   return s;
 }
 
@@ -353,7 +371,7 @@ int Engine::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t c
     c.start_time = j.start_time;
     c.until = until;
     c.rate = job_charge_rate(snap, j, h);
-    const double uf = h.qos == 0xffffffffu ? 1.0 : snap.layout->qos[h.qos].usage_factor;
+    const double uf = h.qos == MFPRIO_NO_QOS ? 1.0 : snap.layout->qos[h.qos].usage_factor;
     c.tres.emplace_back("cpu", j.cpus * uf);
     c.tres.emplace_back("mem", static_cast<double>(j.mem_mb) * uf);
     c.tres.emplace_back("node", j.min_nodes * uf);

@@ -55,7 +55,7 @@ int check_job(const mfprio_job_t* job, const char* where) {
 int handle_for(const Snapshot& snap, const mfprio_job_t& job, mfprio_handle_t* h) {
   if (job.handle.generation == snap.layout->id && job.handle.generation != 0 &&
       job.handle.assoc < snap.layout->assocs.size() && job.handle.partition < snap.layout->parts.size() &&
-      (job.handle.qos == 0xffffffffu || job.handle.qos < snap.layout->qos.size()) &&
+      (job.handle.qos == MFPRIO_NO_QOS || job.handle.qos < snap.layout->qos.size()) &&
       !(job.nice < 0 && !(job.flags & MFPRIO_JOBF_NICE_ADMIN))) {
     *h = job.handle;
     return MFPRIO_OK;

@@ -11,7 +11,7 @@
 namespace mfprio {
 
 namespace {
-constexpr uint32_t kNone = 0xffffffffu;
+constexpr uint16_t kNone = MFPRIO_NO_QOS;
 constexpr double kMaxPrio = 4294967295.0;
 
 const char* nz(const char* s) { return s ? s : ""; }
@@ -90,7 +90,7 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
   if (snap.implicit_partitions) {
     r.partition = 0;
   } else if (part.empty()) {
-    if (snap.default_part >= 0) r.partition = static_cast<uint32_t>(snap.default_part);
+    if (snap.default_part >= 0) r.partition = static_cast<uint16_t>(snap.default_part);
     else if (snap.parts.size() == 1) r.partition = 0;
     else {
       *why = job_label(job) + ": no partition given and the store has no default partition";
@@ -102,7 +102,7 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
       *why = job_label(job) + ": unknown partition '" + part + "'";
       return MFPRIO_ENOENT;
     }
-    r.partition = it->second;
+    r.partition = static_cast<uint16_t>(it->second);
   }
   const std::string user = job.user;
   std::string account = nz(job.account);
@@ -124,62 +124,70 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
   r.assoc = it->second;
   const std::string qos = nz(job.qos);
   if (qos.empty()) {
-    r.qos = snap.normal_qos >= 0 ? static_cast<uint32_t>(snap.normal_qos) : kNone;
+    r.qos = snap.normal_qos >= 0 ? static_cast<uint16_t>(snap.normal_qos) : kNone;
   } else {
     auto q = snap.qos_index.find(qos);
     if (q == snap.qos_index.end()) {
       *why = job_label(job) + ": unknown QOS '" + qos + "'";
       return MFPRIO_ENOENT;
     }
-    r.qos = q->second;
+    r.qos = static_cast<uint16_t>(q->second);
   }
   *h = r;
   return MFPRIO_OK;
 }
 
-uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h,
-                      int64_t now, mfprio_factors_t* out, uint32_t* clamp) {
+namespace {
+
+// One body for the fast path (kExplain = false: no breakdown, nothing but
+// arithmetic on dense arrays) and for job_factors (kExplain = true), so the
+// two can never disagree.  Constant parts are folded per snapshot:
+// assoc_score = Wassoc*assoc + Wfs*fs, PartitionInfo::score = Wpart*part,
+// QosInfo::score = Wqos*qos (see Engine::build_snapshot / build_layout).
+template <bool kExplain>
+uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h,
+                 int64_t now, mfprio_factors_t* out, uint32_t* clamp) {
   *clamp = MFPRIO_CLAMP_NONE;
   if (job.state == MFPRIO_JOB_HELD) {
-    if (out) out->priority = 0;
+    if constexpr (kExplain) out->priority = 0;
     return 0;
   }
   const Layout& L = *snap.layout;
-  const Settings& s = *L.settings;
+  const Plan& P = L.plan;
 
   // Age: from eligibility (or submission with ACCRUE_ALWAYS); a job waiting
   // on a dependency does not age unless ACCRUE_ALWAYS.
   double age = 0;
-  const bool accrue_always = s.has(kAccrueAlways);
-  const int64_t since = accrue_always ? job.submit_time : job.eligible_time;
-  if (since > 0 && now > since && s.max_age > 0 &&
-      (accrue_always || !(job.flags & MFPRIO_JOBF_DEPENDENT)))
-    age = std::min(1.0, static_cast<double>(now - since) / static_cast<double>(s.max_age));
+  const int64_t since = P.accrue_always ? job.submit_time : job.eligible_time;
+  if (since > 0 && now > since && (P.accrue_always || !(job.flags & MFPRIO_JOBF_DEPENDENT)))
+    age = std::min(1.0, static_cast<double>(now - since) * P.inv_max_age);
 
-  const AssocInfo& a = L.assocs[h.assoc];
-  const double fs = snap.assoc_fs[h.assoc];
   if (snap.pending_mark && job.state == MFPRIO_JOB_PENDING) {
     std::atomic<uint8_t>& m = snap.pending_mark[h.assoc];
     if (!m.load(std::memory_order_relaxed)) m.store(1, std::memory_order_relaxed);
   }
   const PartitionInfo& p = L.parts[h.partition];
-  const double qos = h.qos == kNone ? 0 : L.qos[h.qos].factor;
-  const double jobsize = s.w_jobsize ? job_size_factor(s, L.cluster, job) : 0;
-
-  double total = s.w_age * age + s.w_assoc * a.factor + s.w_fairshare * fs + s.w_jobsize * jobsize +
-                 s.w_partition * p.factor + s.w_qos * qos;
+  double total = snap.assoc_score[h.assoc] + p.score +
+                 (h.qos == kNone ? 0.0 : L.qos[h.qos].score) + P.w_age * age;
+  double jobsize = 0;
+  if (P.w_jobsize) {
+    jobsize = job_size_factor(*L.settings, L.cluster, job);
+    total += P.w_jobsize * jobsize;
+  }
   double w_tres = 0;
-  const bool raw_tres = s.has(kNoNormalTres);
-  for (size_t i = 0; i < s.w_tres.size(); ++i) {
-    const double count = job_tres_count(job, s.w_tres[i]);
-    const double f = raw_tres ? count : std::min(1.0, count * p.tres_inv_total[i]);
-    const double w = s.w_tres[i].weight * f;
+  const std::vector<TresWeight>& tw = L.settings->w_tres;
+  for (size_t i = 0; i < tw.size(); ++i) {
+    const double count = job_tres_count(job, tw[i]);
+    const double f = P.raw_tres ? count : std::min(1.0, count * p.tres_inv_total[i]);
+    const double w = tw[i].weight * f;
     w_tres += w;
-    if (out && i < MFPRIO_MAX_TRES_FACTORS) {
-      mfprio_tres_factor_t& t = out->tres[i];
-      std::snprintf(t.name, sizeof t.name, "%s", s.w_tres[i].name.c_str());
-      t.factor = f;
-      t.weighted = w;
+    if constexpr (kExplain) {
+      if (i < MFPRIO_MAX_TRES_FACTORS) {
+        mfprio_tres_factor_t& t = out->tres[i];
+        std::snprintf(t.name, sizeof t.name, "%s", tw[i].name.c_str());
+        t.factor = f;
+        t.weighted = w;
+      }
     }
   }
   total += w_tres + static_cast<double>(job.site_factor) - static_cast<double>(job.nice);
@@ -194,9 +202,13 @@ uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfpri
   } else {
     prio = static_cast<uint32_t>(total);
   }
-  if (s.has(kIncrOnly) && job.prev_priority > prio) prio = job.prev_priority;
+  if (P.incr_only && job.prev_priority > prio) prio = job.prev_priority;
 
-  if (out) {
+  if constexpr (kExplain) {
+    const Settings& s = *L.settings;
+    const AssocInfo& a = L.assocs[h.assoc];
+    const double fs = snap.assoc_fs[h.assoc];
+    const double qos = h.qos == kNone ? 0 : L.qos[h.qos].factor;
     out->priority = prio;
     out->age = age;
     out->assoc = a.factor;
@@ -215,14 +227,22 @@ uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfpri
     out->nice = job.nice;
     out->unclamped = total;
     out->clamped = *clamp;
-    out->tres_count = static_cast<uint32_t>(std::min<size_t>(s.w_tres.size(), MFPRIO_MAX_TRES_FACTORS));
-    const AssocInfo& ai = L.assocs[h.assoc];
-    std::snprintf(out->account_name, sizeof out->account_name, "%s", L.node_account[ai.node].c_str());
+    out->tres_count = static_cast<uint32_t>(std::min<size_t>(tw.size(), MFPRIO_MAX_TRES_FACTORS));
+    std::snprintf(out->account_name, sizeof out->account_name, "%s", L.node_account[a.node].c_str());
     std::snprintf(out->partition_name, sizeof out->partition_name, "%s",
                   L.implicit_partitions ? (job.partition ? job.partition : "") : p.name.c_str());
-    std::snprintf(out->qos_name, sizeof out->qos_name, "%s", h.qos == kNone ? "" : L.qos[h.qos].name.c_str());
+    std::snprintf(out->qos_name, sizeof out->qos_name, "%s",
+                  h.qos == kNone ? "" : L.qos[h.qos].name.c_str());
   }
   return prio;
+}
+
+}  // namespace
+
+uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h,
+                      int64_t now, mfprio_factors_t* out, uint32_t* clamp) {
+  return out ? compute<true>(snap, job, h, now, out, clamp)
+             : compute<false>(snap, job, h, now, nullptr, clamp);
 }
 
 double job_charge_rate(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h) {

@@ -33,6 +33,7 @@ struct ClusterTotals {
 
 struct PartitionInfo {
   std::string name;
+  double score = 0;                    // PriorityWeightPartition x factor
   uint32_t job_factor = 1;             // PriorityJobFactor
   double factor = 0;                   // the partition factor (normalized unless NO_NORMAL_PART)
   std::vector<TresWeight> billing;     // TRESBillingWeights
@@ -42,6 +43,7 @@ struct PartitionInfo {
 
 struct QosInfo {
   std::string name;
+  double score = 0;                    // PriorityWeightQOS x factor
   uint32_t priority = 0;
   double factor = 0;                   // normalized unless NO_NORMAL_QOS
   double usage_factor = 1;
@@ -55,11 +57,19 @@ struct AssocInfo {                     // a user association
   int32_t partition = -1;              // partition association: index in parts
 };
 
+// Settings folded into the constants the priority path needs.
+struct Plan {
+  double w_age = 0, w_jobsize = 0;
+  double inv_max_age = 0;              // 1/PriorityMaxAge (0: no age factor)
+  bool accrue_always = false, raw_tres = false, incr_only = false;
+};
+
 // Who exists: built when the store's hierarchy is loaded, shared by every
 // snapshot until the hierarchy changes.
 struct Layout {
   uint32_t id = 0;                     // handle generation (never 0 once built)
   std::shared_ptr<const Settings> settings;
+  Plan plan;
   ClusterTotals cluster;
 
   std::vector<PartitionInfo> parts;
@@ -91,7 +101,8 @@ struct Snapshot {
   int64_t last_decay = 0;
   ShareTree tree;                      // layout->shape with this snapshot's usage
   ShareResult shares;
-  std::vector<double> assoc_fs;        // fair-share factor per assoc (hot, dense)
+  std::vector<double> assoc_fs;        // fair-share factor per assoc
+  std::vector<double> assoc_score;     // Wassoc*assoc + Wfs*fs per assoc (hot, dense)
   // Readers mark associations with pending jobs (see file comment).
   std::shared_ptr<std::atomic<uint8_t>[]> pending_mark;
 };

@@ -428,7 +428,9 @@ TEST_F(Multifactor, BatchMatchesSingleCalls) {
     mfprio_job_t j = job(i + 1, users[rng() % 20].c_str(), nullptr, rng() % 2 ? "x" : "y");
     j.cpus = 1 + rng() % 64;
     j.eligible_time = T0 - static_cast<int64_t>(rng() % 1000000);
-    if (i % 2) ASSERT_EQ(p->ops.job_resolve(&j), MFPRIO_OK) << p->err();
+    if (i % 2) {
+      ASSERT_EQ(p->ops.job_resolve(&j), MFPRIO_OK) << p->err();
+    }
     jobs.push_back(j);
   }
   std::vector<uint32_t> batch(jobs.size());

@@ -123,15 +123,18 @@ typedef struct mfprio_host {
 typedef struct mfprio_handle {
     uint32_t generation;
     uint32_t assoc;
-    uint32_t partition;
-    uint32_t qos;
+    uint16_t partition;
+    uint16_t qos;             /* MFPRIO_NO_QOS: the job has no QOS */
 } mfprio_handle_t;
+
+#define MFPRIO_NO_QOS 0xffffu
 
 /* One job in one partition.  A job eligible for several partitions is
  * given to the plugin as one record per partition. */
-typedef struct mfprio_job {
+typedef struct mfprio_job {  /* 128 bytes on LP64: two cache lines */
     uint32_t struct_size;     /* sizeof(mfprio_job_t) */
-    uint32_t state;           /* MFPRIO_JOB_* */
+    uint16_t state;           /* MFPRIO_JOB_* */
+    uint16_t flags;           /* MFPRIO_JOBF_* */
     uint64_t job_id;
     const char *user;
     const char *account;      /* NULL or "": the user's default account */
@@ -146,10 +149,9 @@ typedef struct mfprio_job {
     uint32_t time_limit_min;  /* 0: unlimited/unknown */
     int32_t nice;             /* > 0 lowers priority; < 0 needs NICE_ADMIN */
     int32_t site_factor;      /* admin-set, added as is */
-    uint32_t flags;           /* MFPRIO_JOBF_* */
     uint32_t prev_priority;   /* for PriorityFlags=INCR_ONLY; 0 = none */
-    uint32_t tres_count;
     const mfprio_tres_t *tres; /* extra TRES requested: "gres/gpu" = 2 ... */
+    uint32_t tres_count;
     mfprio_handle_t handle;
 } mfprio_job_t;
 
