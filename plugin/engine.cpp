@@ -129,9 +129,21 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
   L->plan.accrue_always = s.has(kAccrueAlways);
   L->plan.raw_tres = s.has(kNoNormalTres);
   L->plan.incr_only = s.has(kIncrOnly);
+  L->plan.size_mode = s.has(kSmallRelativeToTime)
+                          ? (s.favor_small ? SizeMode::PerTimeSmall : SizeMode::PerTime)
+                          : (s.favor_small ? SizeMode::FavorSmall : SizeMode::FavorLarge);
+  L->plan.nodes = cluster_.nodes;
+  L->plan.cpus = cluster_.cpus;
+  L->plan.inv_nodes = cluster_.nodes > 0 ? 1.0 / cluster_.nodes : 0.0;
+  L->plan.inv_cpus = cluster_.cpus > 0 ? 1.0 / cluster_.cpus : 0.0;
+  L->plan.n_tres = static_cast<uint32_t>(std::min(s.w_tres.size(), kMaxTresWeights));
+  for (uint32_t i = 0; i < L->plan.n_tres; ++i) {
+    L->plan.tres_kind[i] = s.w_tres[i].kind;
+    L->plan.tres_weight[i] = s.w_tres[i].weight;
+    L->plan.tres_name[i] = s.w_tres[i].name.c_str();
+  }
   for (PartitionInfo& p : L->parts) {
     p.score = s.w_partition * p.factor;
-    p.tres_inv_total.resize(s.w_tres.size());
     for (size_t i = 0; i < s.w_tres.size(); ++i) {
       const double t = p.totals.get(s.w_tres[i].name);
       p.tres_inv_total[i] = t > 0 ? 1.0 / t : 0.0;

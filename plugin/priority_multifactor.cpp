@@ -66,6 +66,12 @@ int handle_for(const Snapshot& snap, const mfprio_job_t& job, mfprio_handle_t* h
   return MFPRIO_OK;
 }
 
+void count_clamp_log_first() {
+  g_engine->log(MFPRIO_LOG_WARNING,
+                "a batch priority was clamped to 4294967295 (the weights sum past 2^32-1; later "
+                "clamps are counted per decay pass)");
+}
+
 // Counts a clamp.  The first high clamp is logged at once with its job; the
 // rest are summed up once per decay pass (Engine::decay), so a site whose
 // weights overflow for every job gets a count, not a flood.
@@ -213,20 +219,34 @@ MFPRIO_EXPORT int set_priority_batch(const mfprio_job_t* jobs, size_t count, int
     if (!g_engine) return not_ready("set_priority_batch");
     if (count && (!jobs || !priorities)) return fail(MFPRIO_EINVAL, "set_priority_batch: NULL array");
     auto snap = g_engine->current();  // one snapshot for the whole batch
-    int first = MFPRIO_OK;
-    std::string first_msg;
-    for (size_t i = 0; i < count; ++i) {
-      int rc = one_priority(*snap, &jobs[i], now, &priorities[i], nullptr);
-      if (rc) {
-        priorities[i] = 0;
-        if (first == MFPRIO_OK) {
-          first = rc;
-          first_msg = mfprio::edge::last_error();
-        }
+    struct Ctx {
+      const Snapshot* snap;
+      const mfprio_job_t* jobs;
+      int64_t now;
+      uint32_t* prios;
+      bool failed = false;
+      std::string first_msg;
+    } ctx{snap.get(), jobs, now, priorities, false, {}};
+    // Records the fast loop cannot take (stale handle, bad size, negative
+    // nice) go through the checked path, which names the job on failure.
+    auto slow = [](void* arg, size_t i) {
+      Ctx& c = *static_cast<Ctx*>(arg);
+      const int rc = one_priority(*c.snap, &c.jobs[i], c.now, &c.prios[i], nullptr);
+      if (rc && !c.failed) {
+        c.failed = true;
+        c.first_msg = mfprio::edge::last_error();
       }
-      if (statuses) statuses[i] = rc;
+      return rc;
+    };
+    uint64_t clamped[2];
+    const int first = mfprio::job_priority_batch(*snap, jobs, count, now, priorities, statuses, slow,
+                                                 &ctx, clamped);
+    if (clamped[0]) {
+      const uint64_t before = g_engine->clamped_high.fetch_add(clamped[0], std::memory_order_relaxed);
+      if (before == 0) count_clamp_log_first();
     }
-    if (first) return fail(first, first_msg);
+    if (clamped[1]) g_engine->clamped_low.fetch_add(clamped[1], std::memory_order_relaxed);
+    if (first) return fail(first, ctx.first_msg);
     return MFPRIO_OK;
   });
 }

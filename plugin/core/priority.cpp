@@ -18,43 +18,47 @@ const char* nz(const char* s) { return s ? s : ""; }
 
 std::string job_label(const mfprio_job_t& job) { return "job " + std::to_string(job.job_id); }
 
-// The count of a TRES a job asks for: the kind was decided once per weight
-// (TresWeight::kind), so only extra TRES compare names.
-double job_tres_count(const mfprio_job_t& job, const TresWeight& w) {
-  switch (w.kind) {
+// The count of TRES i of the plan a job asks for: the kind was decided once
+// per weight, so only extra TRES (gres/..., license/...) compare names.
+inline double job_tres_count(const mfprio_job_t& job, const Plan& P, uint32_t i) {
+  switch (P.tres_kind[i]) {
     case TresKind::Cpu: return job.cpus;
     case TresKind::Mem: return static_cast<double>(job.mem_mb);
     case TresKind::Node: return job.min_nodes;
     case TresKind::Other: break;
   }
-  for (uint32_t i = 0; i < job.tres_count; ++i)
-    if (job.tres[i].name && w.name == job.tres[i].name) return job.tres[i].count;
+  for (uint32_t k = 0; k < job.tres_count; ++k)
+    if (job.tres[k].name && std::strcmp(P.tres_name[i], job.tres[k].name) == 0) return job.tres[k].count;
   return 0;
 }
 
-double clamp01(double x) { return x < 0 ? 0 : (x > 1 ? 1 : x); }
+inline double clamp01(double x) { return x < 0 ? 0 : (x > 1 ? 1 : x); }
 
-double job_size_factor(const Settings& s, const ClusterTotals& c, const mfprio_job_t& job) {
-  const double N = c.nodes, C = c.cpus;
-  if (C <= 0) return 0;
+// REFERENCE §1.3 job size, N nodes and C CPUs in the cluster.
+inline double job_size_factor(const Plan& P, const mfprio_job_t& job) {
+  if (P.cpus <= 0) return 0;
   const double n = job.min_nodes, cpus = job.cpus;
-  if (s.has(kSmallRelativeToTime)) {
-    // Size per minute of time limit, relative to the cluster; an unlimited
-    // job counts as size 0 (largest time).
-    double ratio = 0;
-    if (job.time_limit_min > 0) {
-      const double node_cpus = N > 0 ? n * C / N : 0;
-      ratio = std::max(node_cpus, cpus) / job.time_limit_min / C;
+  switch (P.size_mode) {
+    case SizeMode::FavorLarge:
+      return clamp01((n * P.inv_nodes + cpus * P.inv_cpus) * 0.5);
+    case SizeMode::FavorSmall: {
+      const double node_term = (P.nodes > 0 && n < P.nodes) ? (P.nodes - n) * P.inv_nodes : 0;
+      const double cpu_term = cpus < P.cpus ? (P.cpus - cpus) * P.inv_cpus : 0;
+      return clamp01((node_term + cpu_term) * 0.5);
     }
-    return clamp01(s.favor_small ? 1 - ratio : ratio);
+    case SizeMode::PerTime:
+    case SizeMode::PerTimeSmall: {
+      // Size per minute of time limit, relative to the cluster; an unlimited
+      // job counts as size 0 (the longest time).
+      double ratio = 0;
+      if (job.time_limit_min > 0) {
+        const double node_cpus = n * P.cpus * P.inv_nodes;
+        ratio = std::max(node_cpus, cpus) / job.time_limit_min * P.inv_cpus;
+      }
+      return clamp01(P.size_mode == SizeMode::PerTimeSmall ? 1 - ratio : ratio);
+    }
   }
-  if (s.favor_small) {
-    const double node_term = (N > 0 && n < N) ? (N - n) / N : 0;
-    const double cpu_term = cpus < C ? (C - cpus) / C : 0;
-    return clamp01((node_term + cpu_term) / 2);
-  }
-  const double node_term = N > 0 ? n / N : 0;
-  return clamp01((node_term + cpus / C) / 2);
+  return 0;
 }
 
 }  // namespace
@@ -171,23 +175,24 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
                  (h.qos == kNone ? 0.0 : L.qos[h.qos].score) + P.w_age * age;
   double jobsize = 0;
   if (P.w_jobsize) {
-    jobsize = job_size_factor(*L.settings, L.cluster, job);
+    jobsize = job_size_factor(P, job);
     total += P.w_jobsize * jobsize;
   }
   double w_tres = 0;
-  const std::vector<TresWeight>& tw = L.settings->w_tres;
-  for (size_t i = 0; i < tw.size(); ++i) {
-    const double count = job_tres_count(job, tw[i]);
-    const double f = P.raw_tres ? count : std::min(1.0, count * p.tres_inv_total[i]);
-    const double w = tw[i].weight * f;
+  for (uint32_t i = 0; i < P.n_tres; ++i) {
+    const double count = job_tres_count(job, P, i);
+    double f = count;
+    if (!P.raw_tres) {
+      f = count * p.tres_inv_total[i];
+      if (f > 1) f = 1;
+    }
+    const double w = P.tres_weight[i] * f;
     w_tres += w;
     if constexpr (kExplain) {
-      if (i < MFPRIO_MAX_TRES_FACTORS) {
-        mfprio_tres_factor_t& t = out->tres[i];
-        std::snprintf(t.name, sizeof t.name, "%s", tw[i].name.c_str());
-        t.factor = f;
-        t.weighted = w;
-      }
+      mfprio_tres_factor_t& t = out->tres[i];
+      std::snprintf(t.name, sizeof t.name, "%s", P.tres_name[i]);
+      t.factor = f;
+      t.weighted = w;
     }
   }
   total += w_tres + static_cast<double>(job.site_factor) - static_cast<double>(job.nice);
@@ -227,7 +232,7 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
     out->nice = job.nice;
     out->unclamped = total;
     out->clamped = *clamp;
-    out->tres_count = static_cast<uint32_t>(std::min<size_t>(tw.size(), MFPRIO_MAX_TRES_FACTORS));
+    out->tres_count = P.n_tres;
     std::snprintf(out->account_name, sizeof out->account_name, "%s", L.node_account[a.node].c_str());
     std::snprintf(out->partition_name, sizeof out->partition_name, "%s",
                   L.implicit_partitions ? (job.partition ? job.partition : "") : p.name.c_str());
@@ -243,6 +248,38 @@ uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfpri
                       int64_t now, mfprio_factors_t* out, uint32_t* clamp) {
   return out ? compute<true>(snap, job, h, now, out, clamp)
              : compute<false>(snap, job, h, now, nullptr, clamp);
+}
+
+int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t count, int64_t now,
+                       uint32_t* priorities, int* statuses, SlowRecordFn slow, void* ctx,
+                       uint64_t clamped[2]) {
+  const Layout& L = *snap.layout;
+  const uint32_t layout = L.id;
+  const size_t n_assoc = L.assocs.size(), n_part = L.parts.size(), n_qos = L.qos.size();
+  int first = MFPRIO_OK;
+  clamped[0] = clamped[1] = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const mfprio_job_t& j = jobs[i];
+    const mfprio_handle_t& h = j.handle;
+    int rc;
+    if (j.struct_size >= sizeof(mfprio_job_t) && h.generation == layout && h.assoc < n_assoc &&
+        h.partition < n_part && (h.qos == kNone || h.qos < n_qos) &&
+        (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN))) {
+      uint32_t clamp;
+      priorities[i] = compute<false>(snap, j, h, now, nullptr, &clamp);
+      if (clamp == MFPRIO_CLAMP_HIGH) ++clamped[0];
+      else if (clamp == MFPRIO_CLAMP_LOW) ++clamped[1];
+      rc = MFPRIO_OK;
+    } else {
+      rc = slow(ctx, i);
+      if (rc != MFPRIO_OK) {
+        priorities[i] = 0;
+        if (first == MFPRIO_OK) first = rc;
+      }
+    }
+    if (statuses) statuses[i] = rc;
+  }
+  return first;
 }
 
 double job_charge_rate(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h) {

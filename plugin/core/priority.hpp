@@ -26,6 +26,16 @@ int resolve_job(const Snapshot& snap, const mfprio_job_t& job, mfprio_handle_t* 
 uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h,
                       int64_t now, mfprio_factors_t* out, uint32_t* clamp);
 
+// The batch fast path: prices every record whose handle is current and that
+// needs no check beyond its size, in one tight loop; any other record is
+// handed to slow(ctx, i), which must set priorities[i] and return a status.
+// clamped[0]/[1] receive the high/low clamp counts of the fast records.
+// statuses may be null.  Returns the first non-OK status (or MFPRIO_OK).
+using SlowRecordFn = int (*)(void* ctx, size_t index);
+int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t count, int64_t now,
+                       uint32_t* priorities, int* statuses, SlowRecordFn slow, void* ctx,
+                       uint64_t clamped[2]);
+
 // Billable TRES of a running job in its partition, times its QOS UsageFactor.
 double job_charge_rate(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h);
 

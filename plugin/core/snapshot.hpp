@@ -25,6 +25,8 @@
 
 namespace mfprio {
 
+inline constexpr size_t kMaxTresWeights = 16;  // = MFPRIO_MAX_TRES_FACTORS
+
 struct ClusterTotals {
   double nodes = 0, cpus = 0, mem_mb = 0;
   std::vector<std::pair<std::string, double>> extra;  // "gres/gpu" -> 8
@@ -38,7 +40,7 @@ struct PartitionInfo {
   double factor = 0;                   // the partition factor (normalized unless NO_NORMAL_PART)
   std::vector<TresWeight> billing;     // TRESBillingWeights
   ClusterTotals totals;                // partition totals (cluster's when not given)
-  std::vector<double> tres_inv_total;  // per Settings::w_tres: 1/total, 0 when total is 0
+  double tres_inv_total[kMaxTresWeights] = {};  // per PriorityWeightTRES item: 1/total, 0 when unknown
 };
 
 struct QosInfo {
@@ -58,10 +60,20 @@ struct AssocInfo {                     // a user association
 };
 
 // Settings folded into the constants the priority path needs.
+enum class SizeMode : uint8_t { FavorLarge, FavorSmall, PerTime, PerTimeSmall };
+
 struct Plan {
   double w_age = 0, w_jobsize = 0;
   double inv_max_age = 0;              // 1/PriorityMaxAge (0: no age factor)
   bool accrue_always = false, raw_tres = false, incr_only = false;
+  // Job size (REFERENCE §1.3): the cluster's nodes and CPUs, and inverses.
+  SizeMode size_mode = SizeMode::FavorLarge;
+  double nodes = 0, cpus = 0, inv_nodes = 0, inv_cpus = 0;
+  // PriorityWeightTRES as flat arrays; names point into *settings.
+  uint32_t n_tres = 0;
+  TresKind tres_kind[kMaxTresWeights] = {};
+  double tres_weight[kMaxTresWeights] = {};
+  const char* tres_name[kMaxTresWeights] = {};
 };
 
 // Who exists: built when the store's hierarchy is loaded, shared by every
