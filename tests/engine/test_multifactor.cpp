@@ -447,6 +447,12 @@ TEST_F(Multifactor, BatchMatchesSingleCalls) {
   EXPECT_EQ(st[3], MFPRIO_ENOENT);
   EXPECT_EQ(batch[3], 0u);
   EXPECT_EQ(st[4], MFPRIO_OK);
+  EXPECT_NE(p->err().find("ghost"), std::string::npos) << p->err();
+  // A resolved record whose nice turned negative is still checked.
+  jobs[5].nice = -3;
+  p->ops.set_priority_batch(jobs.data(), jobs.size(), T0, batch.data(), st.data());
+  EXPECT_EQ(st[5], MFPRIO_EPERM);
+  EXPECT_EQ(batch[5], 0u);
 }
 
 TEST_F(Multifactor, AdminChangesAreSeenAtTheNextDecay) {
