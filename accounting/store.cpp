@@ -74,13 +74,23 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
     // can lose the last commits), and a cycle commits every few minutes.
     sql::exec(db_.get(), "PRAGMA synchronous = NORMAL");
   }
+  // A 10^5-association store is ~15 MB: keep it in the page cache (64 MiB
+  // at most) so load and decay do not re-read it; sorts stay in memory.
+  sql::exec(db_.get(), "PRAGMA cache_size = -65536");
+  sql::exec(db_.get(), "PRAGMA temp_store = MEMORY");
   version_ = migrate(db_.get(), opts.read_only);
 }
 
-StoreData StoreImpl::load() {
+double StoreImpl::usage_scale() {
+  sql::StmtUse st(prep(st_scale_get_, "SELECT scale FROM decay_state WHERE id = 1"));
+  return st->step() ? st->real(0) : 1.0;
+}
+
+StoreData StoreImpl::load(const LoadOptions& opts) {
   StoreData d;
   sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
   changed_by_others();  // what we load now is the baseline
+  const double scale = usage_scale();
 
   {
     sql::StmtUse st(prep(st_load_accounts_,
@@ -142,7 +152,7 @@ StoreData StoreImpl::load() {
       r.shares = static_cast<uint32_t>(st->i64(4));
       r.shares_parent = st->i64(5) != 0;
       r.priority = static_cast<uint32_t>(st->i64(6));
-      r.raw_usage = st->real(7);
+      r.raw_usage = st->real(7) * scale;
       r.is_default = st->i64(8) != 0;
       d.assocs.push_back(std::move(r));
     }
@@ -155,21 +165,24 @@ StoreData StoreImpl::load() {
     });
     for (size_t i = 0; i < d.assocs.size(); ++i) assoc_index.emplace(d.assocs[i].id, i);
   }
-  {
+  if (opts.tres_usage) {
     sql::StmtUse st(prep(st_load_tres_usage_,
-        "SELECT t.assoc_id, r.name, t.usage FROM assoc_tres_usage t JOIN tres r ON r.id = t.tres_id"
-        " ORDER BY t.assoc_id, r.name"));
+        "SELECT t.assoc_id, r.name, t.usage FROM assoc_tres_usage t JOIN tres r ON r.id = t.tres_id"));
     while (st->step()) {
       auto it = assoc_index.find(st->i64(0));
       if (it == assoc_index.end()) continue;  // FK makes this unreachable
-      d.assocs[it->second].tres_usage.emplace_back(st->text(1), st->real(2));
+      d.assocs[it->second].tres_usage.emplace_back(st->text(1), st->real(2) * scale);
     }
+    for (UserAssocRec& a : d.assocs)
+      if (a.tres_usage.size() > 1) std::sort(a.tres_usage.begin(), a.tres_usage.end());
   }
   {
     sql::StmtUse st(prep(st_load_users_,
         "SELECT u.name, COALESCE(a.name, ''), u.admin FROM users u"
-        " LEFT JOIN accounts a ON a.id = u.default_account_id ORDER BY u.name"));
+        " LEFT JOIN accounts a ON a.id = u.default_account_id"));
     while (st->step()) d.users.push_back(UserRec{st->text(0), st->text(1), st->i64(2) != 0});
+    std::sort(d.users.begin(), d.users.end(),
+              [](const UserRec& x, const UserRec& y) { return x.name < y.name; });
   }
   {
     sql::StmtUse st(prep(st_load_qos_,
@@ -211,6 +224,14 @@ std::vector<LedgerRec> StoreImpl::open_ledger() {
 }
 
 int64_t StoreImpl::tres_id(const std::string& name) {
+  auto cached = tres_ids_.find(name);
+  if (cached != tres_ids_.end()) return cached->second;
+  const int64_t id = tres_id_lookup(name);
+  tres_ids_.emplace(name, id);
+  return id;
+}
+
+int64_t StoreImpl::tres_id_lookup(const std::string& name) {
   {
     sql::StmtUse st(prep(st_tres_id_, "SELECT id FROM tres WHERE name = ?1"));
     st->bind(1, name);
@@ -222,27 +243,47 @@ int64_t StoreImpl::tres_id(const std::string& name) {
   return ins->i64(0);
 }
 
+// Usage is stored as value / scale (decay_state.scale): a decay pass only
+// multiplies the scale, so it touches one row whatever the store's size.
+// When the scale gets tiny the rows are rewritten with the scale folded in.
+constexpr double kRenormalizeBelow = 1e-100;
+
 CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
   if (read_only_) throw StoreError(path_ + ": store opened read-only");
   if (!(up.decay_factor >= 0.0 && up.decay_factor <= 1.0))
     throw StoreError(path_ + ": decay factor " + std::to_string(up.decay_factor) +
                      " is outside [0, 1]");
+  try {
+    return apply_cycle_txn(up);
+  } catch (...) {
+    tres_ids_.clear();  // a rolled-back insert may have cached an id that no longer exists
+    throw;
+  }
+}
+
+CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
   CycleResult res;
   res.added.reserve(up.charges.size());
   sql::Txn txn(db_.get());
-  if (up.reset) {
+  const double old_scale = usage_scale();
+  double scale = old_scale;
+  if (up.reset || up.decay_factor == 0.0) {
     sql::StmtUse a(prep(st_reset_assoc_, "UPDATE assocs SET raw_usage = 0"));
     a->run();
     sql::StmtUse t(prep(st_reset_tres_, "UPDATE assoc_tres_usage SET usage = 0"));
     t->run();
+    scale = 1.0;
+  } else if (up.decay_factor != 1.0) {
+    scale *= up.decay_factor;
+    if (scale < kRenormalizeBelow) {
+      sql::StmtUse a(prep(st_decay_assoc_, "UPDATE assocs SET raw_usage = raw_usage * ?1"));
+      a->bind(1, scale).run();
+      sql::StmtUse t(prep(st_decay_tres_, "UPDATE assoc_tres_usage SET usage = usage * ?1"));
+      t->bind(1, scale).run();
+      scale = 1.0;
+    }
   }
-  if (up.decay_factor != 1.0) {
-    sql::StmtUse a(prep(st_decay_assoc_, "UPDATE assocs SET raw_usage = raw_usage * ?1"));
-    a->bind(1, up.decay_factor).run();
-    sql::StmtUse t(prep(st_decay_tres_, "UPDATE assoc_tres_usage SET usage = usage * ?1"));
-    t->bind(1, up.decay_factor).run();
-  }
-  std::unordered_map<std::string, int64_t> tres_ids;  // per cycle: few names
+  const double inv_scale = 1.0 / scale;
   for (const Charge& c : up.charges) {
     if (!(c.rate >= 0.0) || c.rate > 1e15)
       throw StoreError(path_ + ": job " + std::to_string(c.job_id) + ": bad rate " +
@@ -265,17 +306,17 @@ CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
       added = static_cast<double>(secs) * c.rate;
       sql::StmtUse st(prep(st_charge_assoc_,
           "UPDATE assocs SET raw_usage = raw_usage + ?1 WHERE id = ?2"));
-      st->bind(1, added).bind(2, ledger_assoc).run();
+      st->bind(1, added * inv_scale).bind(2, ledger_assoc).run();
       if (sqlite3_changes(db_.get()) != 1)
         throw StoreError(path_ + ": job " + std::to_string(c.job_id) +
                          ": unknown association id " + std::to_string(ledger_assoc));
       for (const auto& [name, per_sec] : c.tres) {
-        auto it = tres_ids.find(name);
-        if (it == tres_ids.end()) it = tres_ids.emplace(name, tres_id(name)).first;
+        if (per_sec == 0.0) continue;  // nothing to add: skip the row write
+        const int64_t tid = tres_id(name);
         sql::StmtUse t(prep(st_charge_tres_,
             "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"
             " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = usage + excluded.usage"));
-        t->bind(1, ledger_assoc).bind(2, it->second).bind(3, static_cast<double>(secs) * per_sec);
+        t->bind(1, ledger_assoc).bind(2, tid).bind(3, static_cast<double>(secs) * per_sec * inv_scale);
         t->run();
       }
     }
@@ -292,6 +333,10 @@ CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
     }
     res.added.push_back(added);
     row_written();
+  }
+  if (scale != old_scale) {
+    sql::StmtUse st(prep(st_scale_put_, "UPDATE decay_state SET scale = ?1 WHERE id = 1"));
+    st->bind(1, scale).run();
   }
   if (up.new_state) {
     sql::StmtUse st(prep(st_decay_state_,

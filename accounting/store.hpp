@@ -173,6 +173,10 @@ struct AdminChanges {
   }
 };
 
+struct LoadOptions {
+  bool tres_usage = true;      // per-TRES usage (export needs it; the engine does not)
+};
+
 class Store {
  public:
   // Opens or creates the file (created with mode 0600), sets WAL, foreign
@@ -184,8 +188,10 @@ class Store {
   virtual const std::string& path() const = 0;
   virtual int schema_version() = 0;
 
-  // Everything the engine needs, read in one transaction.
-  virtual StoreData load() = 0;
+  // Everything the engine needs, read in one transaction.  Usage comes back
+  // as true (decayed) values whatever the file's internal scale.
+  StoreData load() { return load(LoadOptions{}); }
+  virtual StoreData load(const LoadOptions& opts) = 0;
   // The ledger rows of jobs not yet ended.
   virtual std::vector<LedgerRec> open_ledger() = 0;
 

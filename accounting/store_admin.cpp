@@ -20,8 +20,19 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 void StoreImpl::apply_admin(const AdminChanges& ch) {
   if (read_only_) throw StoreError(path_ + ": store opened read-only");
+  try {
+    apply_admin_txn(ch);
+  } catch (...) {
+    tres_ids_.clear();  // a rolled-back insert may have cached an id that no longer exists
+    throw;
+  }
+}
+
+void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
   sqlite3* db = db_.get();
   sql::Txn txn(db);
+  // Usage is stored divided by the decay scale (see apply_cycle).
+  const double inv_scale = 1.0 / usage_scale();
 
   for (const AssocKey& k : ch.delete_assocs) {
     sql::StmtUse st(prep(st_del_assoc_,
@@ -113,7 +124,8 @@ void StoreImpl::apply_admin(const AdminChanges& ch) {
           " raw_usage = CASE WHEN ?8 THEN excluded.raw_usage ELSE raw_usage END"
           " RETURNING id"));
       st->bind(1, r.user).bind(2, r.account).bind(3, r.partition).bind(4, r.shares);
-      st->bind(5, r.shares_parent).bind(6, r.priority).bind(7, w.set_usage ? r.raw_usage : 0.0);
+      st->bind(5, r.shares_parent).bind(6, r.priority);
+      st->bind(7, w.set_usage ? r.raw_usage * inv_scale : 0.0);
       st->bind(8, w.set_usage);
       try {
         if (!st->step()) throw StoreError("no row");
@@ -131,7 +143,7 @@ void StoreImpl::apply_admin(const AdminChanges& ch) {
         int64_t tid = tres_id(name);
         sql::StmtUse st(prep(st_set_assoc_tres_,
             "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"));
-        st->bind(1, id).bind(2, tid).bind(3, usage).run();
+        st->bind(1, id).bind(2, tid).bind(3, usage * inv_scale).run();
       }
     }
     row_written();

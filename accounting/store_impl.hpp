@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 
 #include "sqlite_util.hpp"
 #include "store.hpp"
@@ -19,7 +20,8 @@ class StoreImpl final : public Store {
 
   const std::string& path() const override { return path_; }
   int schema_version() override { return version_; }
-  StoreData load() override;
+  using Store::load;
+  StoreData load(const LoadOptions& opts) override;
   std::vector<LedgerRec> open_ledger() override;
   CycleResult apply_cycle(const CycleUpdate& update) override;
   bool may_write(uint32_t uid) override;
@@ -29,10 +31,15 @@ class StoreImpl final : public Store {
  private:
   sql::Stmt& prep(sql::Stmt& slot, const char* text);
   int64_t tres_id(const std::string& name);
+  int64_t tres_id_lookup(const std::string& name);
+  double usage_scale();  // decay_state.scale, inside a transaction
+  CycleResult apply_cycle_txn(const CycleUpdate& update);
+  void apply_admin_txn(const AdminChanges& changes);
   void row_written();
 
   std::string path_;
-  int64_t seen_data_version_ = -1;  // changed_by_others(): last PRAGMA data_version
+  int64_t seen_data_version_ = -1;
+  std::unordered_map<std::string, int64_t> tres_ids_;  // TRES name -> id, for the Store's life  // changed_by_others(): last PRAGMA data_version
   bool read_only_ = false;
   int version_ = 0;
   long kill_after_rows_ = 0;
@@ -42,7 +49,7 @@ class StoreImpl final : public Store {
   // load / ledger
   sql::Stmt st_load_accounts_, st_count_assocs_, st_load_assocs_, st_load_tres_usage_,
       st_load_users_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
-      st_open_ledger_, st_data_version_;
+      st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_begin_, st_commit_;
   // cycle
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_ledger_get_,
       st_charge_assoc_, st_charge_tres_, st_ledger_put_, st_decay_state_, st_tres_id_,

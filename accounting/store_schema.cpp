@@ -99,7 +99,13 @@ CREATE TABLE decay_state (
 INSERT INTO decay_state(id) VALUES (1);
 )sql";
 
-constexpr const char* kMigrations[] = {kV1};
+// v2: usage is stored divided by a global decay scale, so a decay pass
+// updates one row instead of every association: true usage = stored x scale.
+constexpr const char* kV2 = R"sql(
+ALTER TABLE decay_state ADD COLUMN scale REAL NOT NULL DEFAULT 1.0 CHECK (scale > 0);
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sqlite3* db) {

@@ -61,7 +61,7 @@ void Engine::open() {
 
 // Loads the whole store: a new layout, usage from the file.
 void Engine::reload(int64_t) {
-  acct::StoreData data = store_->load();
+  acct::StoreData data = store_->load(acct::LoadOptions{/*tres_usage=*/false});
   std::shared_ptr<const Layout> layout = build_layout(data, next_layout_++);
   std::vector<double> usage(layout->shape.size(), 0.0);
   std::unordered_map<int64_t, double> by_id;

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "store.hpp"
+#include "store_schema.hpp"
 #include "test_util.hpp"
 
 namespace mfprio::acct {
@@ -39,7 +40,7 @@ TEST(StoreOpen, NewFileIsCreatedMode0600) {
   struct stat sb;
   ASSERT_EQ(0, stat(dir.file("acct.db").c_str(), &sb));
   EXPECT_EQ(0600u, sb.st_mode & 0777);
-  EXPECT_EQ(1, s->schema_version());
+  EXPECT_EQ(detail::kSchemaVersion, s->schema_version());
 }
 
 TEST(StoreOpen, UsesWalAndForeignKeysAndFreshStoreHasRootOnly) {
@@ -64,7 +65,7 @@ TEST(StoreOpen, ReopenKeepsDataAndVersion) {
   TempDir dir;
   doc_store(dir).reset();
   auto s = Store::open(dir.file("acct.db"));
-  EXPECT_EQ(1, s->schema_version());
+  EXPECT_EQ(detail::kSchemaVersion, s->schema_version());
   EXPECT_EQ(5u, s->load().assocs.size());
 }
 
@@ -356,4 +357,124 @@ TEST(StoreMayWrite, OwnerAndRootMayWriteOthersOnlyWhenAdmin) {
 }
 
 }  // namespace
+
+namespace {
+// The raw stored value of an association's usage (before the decay scale).
+double stored_usage(const std::string& db, const std::string& user, double* scale) {
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  double v = -1;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT s.raw_usage FROM assocs s JOIN users u ON u.id = s.user_id WHERE u.name = ?1",
+                     -1, &st, nullptr);
+  sqlite3_bind_text(st, 1, user.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_prepare_v2(h, "SELECT scale FROM decay_state", -1, &st, nullptr);
+  if (sqlite3_step(st) == SQLITE_ROW) *scale = sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+}  // namespace
+
+TEST(StoreDecayScale, DecayTouchesOnlyTheScaleAndLoadGivesTrueUsage) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  const double before = test::find_assoc(s->load(), "User1", "B")->raw_usage;
+  double scale = 0;
+  const double stored_before = stored_usage(dir.file("acct.db"), "User1", &scale);
+  CycleUpdate up;
+  up.decay_factor = 0.25;
+  s->apply_cycle(up);
+  EXPECT_EQ(stored_usage(dir.file("acct.db"), "User1", &scale), stored_before);  // row untouched
+  EXPECT_DOUBLE_EQ(scale, 0.25);
+  EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User1", "B")->raw_usage, before * 0.25);
+  // A charge after the decay adds its full amount to the true value.
+  CycleUpdate ch;
+  Charge c;
+  c.job_id = 77;
+  c.assoc_id = test::find_assoc(s->load(), "User1", "B")->id;
+  c.start_time = 100;
+  c.until = 110;
+  c.rate = 3;
+  ch.charges.push_back(c);
+  s->apply_cycle(ch);
+  EXPECT_NEAR(test::find_assoc(s->load(), "User1", "B")->raw_usage, before * 0.25 + 30, 1e-9);
+}
+
+TEST(StoreDecayScale, TinyScaleIsFoldedBackIntoTheRows) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  const double before = test::find_assoc(s->load(), "User2", "C")->raw_usage;
+  CycleUpdate up;
+  up.decay_factor = 1e-60;
+  s->apply_cycle(up);
+  s->apply_cycle(up);  // 1e-120: below the renormalization threshold
+  double scale = 0;
+  const double stored = stored_usage(dir.file("acct.db"), "User2", &scale);
+  EXPECT_EQ(scale, 1.0);
+  EXPECT_NEAR(stored / (before * 1e-120), 1.0, 1e-12);
+  EXPECT_NEAR(test::find_assoc(s->load(), "User2", "C")->raw_usage / (before * 1e-120), 1.0, 1e-12);
+}
+
+TEST(StoreDecayScale, ImportAfterDecayStoresTheGivenUsage) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.decay_factor = 0.5;
+  s->apply_cycle(up);
+  AdminChanges ch;
+  ch.assocs.push_back(test::assoc("User9", "B", 123.5));
+  s->apply_admin(ch);
+  EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User9", "B")->raw_usage, 123.5);
+}
+
+TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
+  TempDir dir;
+  const std::string db = dir.file("v1.db");
+  {
+    auto s = doc_store(dir);  // acct.db, current schema; copy its v1 tables by hand below
+  }
+  // Build a v1 file: the current schema minus the v2 column, user_version 1.
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  char* err = nullptr;
+  const std::string attach = "ATTACH '" + dir.file("acct.db") + "' AS cur;";
+  std::string sql = attach +
+      "CREATE TABLE decay_state (id INTEGER PRIMARY KEY CHECK (id = 1), last_decay INTEGER NOT NULL"
+      " DEFAULT 0, last_reset INTEGER NOT NULL DEFAULT 0);"
+      "INSERT INTO decay_state(id, last_decay) VALUES (1, 42);";
+  ASSERT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << err;
+  // Copy every other table's definition and rows from the current file.
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT name, sql FROM cur.sqlite_master WHERE type IN ('table','index')"
+                        " AND name NOT LIKE 'sqlite_%' AND tbl_name != 'decay_state' ORDER BY type DESC",
+                     -1, &st, nullptr);
+  std::vector<std::pair<std::string, std::string>> defs;
+  while (sqlite3_step(st) == SQLITE_ROW)
+    defs.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)),
+                      reinterpret_cast<const char*>(sqlite3_column_text(st, 1)));
+  sqlite3_finalize(st);
+  for (const auto& [name, def] : defs) {
+    ASSERT_EQ(sqlite3_exec(h, def.c_str(), nullptr, nullptr, &err), SQLITE_OK) << err;
+    if (def.rfind("CREATE TABLE", 0) == 0) {
+      const std::string copy = "INSERT INTO main." + name + " SELECT * FROM cur." + name + ";";
+      ASSERT_EQ(sqlite3_exec(h, copy.c_str(), nullptr, nullptr, &err), SQLITE_OK) << err;
+    }
+  }
+  ASSERT_EQ(sqlite3_exec(h, "DETACH cur; PRAGMA user_version = 1;", nullptr, nullptr, &err), SQLITE_OK) << err;
+  sqlite3_close(h);
+
+  auto s = Store::open(db);
+  EXPECT_EQ(s->schema_version(), detail::kSchemaVersion);
+  StoreData d = s->load();
+  EXPECT_EQ(d.decay.last_decay, 42);
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, 20.0);
+  CycleUpdate up;
+  up.decay_factor = 0.5;
+  s->apply_cycle(up);
+  EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User1", "B")->raw_usage, 10.0);
+}
+
 }  // namespace mfprio::acct
