@@ -7,6 +7,8 @@
 #include <map>
 #include <unordered_set>
 
+#include <unistd.h>
+
 #include "priority.hpp"
 #include "tres.hpp"
 
@@ -27,7 +29,20 @@ std::vector<ConfItem> conf_items(const mfprio_host_t& host) {
   return items;
 }
 
-Engine::Engine(const mfprio_host_t& host) : host_(host) {
+namespace {
+// Layout ids must differ between engines: a host may keep handles across
+// fini/init (or a plugin reload), and a handle from an old engine must
+// never be taken for a current one.  A process-wide counter seeded from the
+// clock and the pid makes every engine's range fresh.
+uint32_t fresh_layout_base() {
+  static std::atomic<uint32_t> next{static_cast<uint32_t>(std::time(nullptr)) * 2654435761u ^
+                                    (static_cast<uint32_t>(getpid()) << 16)};
+  uint32_t v = next.fetch_add(1u << 20, std::memory_order_relaxed);
+  return v == 0 ? 1 : v;
+}
+}  // namespace
+
+Engine::Engine(const mfprio_host_t& host) : host_(host), next_layout_(fresh_layout_base()) {
   settings_ = std::make_shared<const Settings>(parse_settings(conf_items(host)));
   cluster_.nodes = host.cluster_nodes;
   cluster_.cpus = host.cluster_cpus;
@@ -62,7 +77,8 @@ void Engine::open() {
 // Loads the whole store: a new layout, usage from the file.
 void Engine::reload(int64_t) {
   acct::StoreData data = store_->load(acct::LoadOptions{/*tres_usage=*/false});
-  std::shared_ptr<const Layout> layout = build_layout(data, next_layout_++);
+  if (++next_layout_ == 0) ++next_layout_;  // 0 means "not resolved"
+  std::shared_ptr<const Layout> layout = build_layout(data, next_layout_);
   std::vector<double> usage(layout->shape.size(), 0.0);
   std::unordered_map<int64_t, double> by_id;
   by_id.reserve(data.assocs.size());

@@ -69,7 +69,7 @@ class Engine {
   int64_t last_reset_ = 0;
   bool reset_now_done_ = false;
   uint64_t clamped_high_logged_ = 0;  // clamped_high at the last summary  // PriorityUsageResetPeriod=NOW: once per engine
-  uint32_t next_layout_ = 1;
+  uint32_t next_layout_ = 0;  // seeded per Engine (see the constructor)
   uint64_t next_generation_ = 1;
 };
 

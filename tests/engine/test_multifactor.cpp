@@ -528,3 +528,19 @@ TEST_F(Multifactor, ReadersDuringDecaySeeOnlyWholeSnapshots) {
   for (const auto& s : seen)
     for (const auto& pr : s) EXPECT_TRUE(published.count(pr)) << pr.first << "," << pr.second;
 }
+
+TEST_F(Multifactor, HandlesFromAnEarlierInitAreNeverTrusted) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1, 0, 10).user("w", "a", 1, 0, 90);
+  ASSERT_EQ(start({"PriorityWeightAssoc=1000"}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t old = job(1, "w");
+  ASSERT_EQ(p->ops.job_resolve(&old), MFPRIO_OK);
+  EXPECT_EQ(prio(old), 1000u);
+  ASSERT_EQ(p->fini(), MFPRIO_OK);
+  StoreBuilder more;  // a user sorting first shifts every association's index
+  more.user("aaa", "a", 1, 0, 50);
+  more.write(db);
+  p = std::make_unique<Plugin>();
+  ASSERT_EQ(p->init({"AccountingStorageLoc=" + db, "PriorityWeightAssoc=1000"}), MFPRIO_OK) << p->err();
+  EXPECT_EQ(prio(old), 1000u);  // still w's association, not whoever holds its old index
+}
