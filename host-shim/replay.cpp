@@ -319,10 +319,11 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
         if (prios[a] != prios[b]) return prios[a] > prios[b];
         return batch[a].job_id < batch[b].job_id;
       });
+      out << "  RANK    JOBID USER     ACCOUNT  PARTITION   PRIORITY\n";
       for (size_t k = 0; k < n; ++k) {
         const mfprio_job_t& j = batch[order[k]];
         char line[160];
-        std::snprintf(line, sizeof line, "  %3zu %8llu %-8s %-8s %-8s %10u\n", k + 1,
+        std::snprintf(line, sizeof line, "  %4zu %8llu %-8s %-8s %-9s %10u\n", k + 1,
                       static_cast<unsigned long long>(j.job_id), j.user, *j.account ? j.account : "-",
                       *j.partition ? j.partition : "-", prios[order[k]]);
         out << line;

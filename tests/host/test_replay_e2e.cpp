@@ -133,8 +133,10 @@ TEST_F(ReplayE2E, ReportPendingRanksTheLighterUsersJobFirst) {
   const size_t at = r.out.find("pass 2 2020-09-13T12:31:40Z running=1 pending=2\n");
   ASSERT_NE(at, std::string::npos) << r.out;
   std::istringstream rows(r.out.substr(at));
-  std::string header, first, second;
+  std::string header, columns, first, second;
   std::getline(rows, header);
+  std::getline(rows, columns);
+  EXPECT_EQ(columns, "  RANK    JOBID USER     ACCOUNT  PARTITION   PRIORITY");
   std::getline(rows, first);
   std::getline(rows, second);
   std::istringstream f1(first), f2(second);
