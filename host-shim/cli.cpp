@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include <timestr.hpp>
+
 namespace mfprio::host {
 namespace {
 
@@ -59,6 +61,52 @@ int64_t time_arg(const std::string& opt, const std::string& v) {
   return t;
 }
 
+uint64_t count_arg(const std::string& opt, const std::string& v, uint64_t max) {
+  uint64_t n = 0;
+  bool ok = !v.empty() && v.size() <= 19;
+  for (char c : v) ok = ok && c >= '0' && c <= '9';
+  if (ok) n = std::strtoull(v.c_str(), nullptr, 10);
+  if (!ok || n > max) throw UsageError(opt + ": '" + v + "' is not a count (0.." + std::to_string(max) + ")");
+  return n;
+}
+
+// The replay command's options; true when the current argument was one.
+bool replay_option(ArgReader& r, Options* o) {
+  std::string v;
+  if (r.value_of("--swf", &v)) o->swf = v;
+  else if (r.value_of("--emit-accounts", &v)) o->emit_accounts = v;
+  else if (r.value_of("--start", &v)) o->start = time_arg("--start", v);
+  else if (r.value_of("--limit", &v)) o->limit = count_arg("--limit", v, UINT64_MAX / 4);
+  else if (r.value_of("--calc-period", &v)) {
+    int64_t s = 0;
+    std::string why;
+    if (!mfprio::parse_time_string(v, &s, &why)) throw UsageError("--calc-period: " + why);
+    if (s <= 0 || s == mfprio::kTimeInfinite)
+      throw UsageError("--calc-period: '" + v + "' must be a finite time of at least 1 second (TIME is minutes, "
+                       "min:sec, h:m:s or d-h:m:s)");
+    o->calc_period = s;
+  } else if (r.value_of("--speed", &v)) {
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || !end || *end || !(x > 0) || x > 1e12)
+      throw UsageError("--speed: '" + v + "' is not a positive number (simulated seconds per wall second)");
+    o->speed = x;
+  } else if (r.value_of("--report", &v)) {
+    for (const std::string& item : split_commas(v)) {
+      if (item == "passes") o->report_passes = true;
+      else if (item == "pending") o->pending_top = 10;
+      else if (item.rfind("pending=", 0) == 0) {
+        o->pending_top = static_cast<uint32_t>(count_arg("--report pending=N", item.substr(8), 1000000));
+        if (!o->pending_top) throw UsageError("--report pending=N: N must be at least 1");
+      } else
+        throw UsageError("--report: unknown report '" + item + "' (passes, pending[=N])");
+    }
+  } else if (r.peek() == "--no-decay") { r.next(); o->no_decay = true; }
+  else if (r.peek() == "--no-sshare") { r.next(); o->no_sshare = true; }
+  else return false;
+  return true;
+}
+
 }  // namespace
 
 const char* usage_text() {
@@ -69,6 +117,9 @@ const char* usage_text() {
          "  decay --now T [--running FILE]\n"
          "  job-end --job-file FILE --end T\n"
          "  info\n"
+         "  replay --swf FILE [--calc-period TIME] [--limit N] [--start T] [--speed X] [--no-decay]\n"
+         "         [--report passes|pending[=N][,...]] [--no-sshare]\n"
+         "  replay --swf FILE --emit-accounts OUT.json   (no --conf needed: accounts for mfprio-acct import)\n"
          "T: seconds since the epoch, or YYYY-MM-DDTHH:MM:SS (UTC)\n";
 }
 
@@ -116,6 +167,7 @@ Options parse_cli(const std::vector<std::string>& args) {
       else if (a == "decay") o.command = Command::Decay;
       else if (a == "job-end") o.command = Command::JobEnd;
       else if (a == "info") o.command = Command::Info;
+      else if (a == "replay") o.command = Command::Replay;
       else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
       else throw UsageError("unknown command '" + a + "'");
     }
@@ -131,6 +183,7 @@ Options parse_cli(const std::vector<std::string>& args) {
       continue;
     }
     if (o.command == Command::JobEnd && r.value_of("--end", &v)) { o.end = time_arg("--end", v); continue; }
+    if (o.command == Command::Replay && replay_option(r, &o)) continue;
     if ((sprio || sshare) && (r.value_of("-u", &v) || r.value_of("--user", &v))) {
       for (auto& u : split_commas(v)) o.users.push_back(u);
       continue;
@@ -165,7 +218,9 @@ Options parse_cli(const std::vector<std::string>& args) {
     throw UsageError((a.empty() || a[0] != '-' ? "unexpected argument '" : "unknown option '") + a + "'");
   }
 
-  if (o.conf.empty()) throw UsageError("--conf FILE is required");
+  if (o.command == Command::Replay && o.swf.empty()) throw UsageError("replay needs --swf FILE");
+  const bool emit_only = o.command == Command::Replay && !o.emit_accounts.empty();
+  if (o.conf.empty() && !emit_only) throw UsageError("--conf FILE is required");
   if (o.parsable && o.json) throw UsageError("-P and --json exclude each other");
   if (sprio && o.jobs_file.empty() && !o.weights) throw UsageError("sprio needs --jobs FILE");
   if (o.command == Command::Decay && !o.now) throw UsageError("decay needs --now T");

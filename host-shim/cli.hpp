@@ -14,7 +14,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Command { None, Sprio, Sshare, Decay, JobEnd, Info };
+enum class Command { None, Sprio, Sshare, Decay, JobEnd, Info, Replay };
 
 struct Options {
   std::string conf;
@@ -33,6 +33,17 @@ struct Options {
   bool all_users = false;
   // job-end
   std::optional<int64_t> end;
+  // replay
+  std::string swf;                 // --swf FILE
+  std::string emit_accounts;       // --emit-accounts FILE: write the import JSON and stop
+  std::optional<int64_t> calc_period;  // --calc-period TIMESTRING (seconds)
+  std::optional<int64_t> start;    // --start T: epoch of the trace's time 0
+  double speed = 0;                // --speed X
+  uint64_t limit = 0;              // --limit N (0 = all)
+  bool report_passes = false;      // --report passes
+  uint32_t pending_top = 0;        // --report pending[=N]
+  bool no_decay = false;           // --no-decay
+  bool no_sshare = false;          // --no-sshare
 };
 
 // argv without the program name.  Throws UsageError with a one-line reason.

@@ -45,6 +45,8 @@ class Conf {
   // The last pair for `key` (case-insensitive), or nullptr.
   const ConfPair* find(const std::string& key) const;
   const std::vector<ConfPair>& pairs() const { return pairs_; }
+  // Appends a pair after all others, so it overrides them (replay --no-decay).
+  void add(ConfPair p) { pairs_.push_back(std::move(p)); }
 
  private:
   class Parser;  // conf.cpp

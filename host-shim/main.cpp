@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -22,8 +25,12 @@
 #include "jobs_json.hpp"
 #include "json_util.hpp"
 #include "loader.hpp"
+#include "replay.hpp"
 #include "settings.hpp"
+#include "swf.hpp"
 #include "views.hpp"
+
+#include <timestr.hpp>
 
 #ifndef MFPRIO_PLUGINDIR
 #define MFPRIO_PLUGINDIR "/usr/local/lib/mfprio"
@@ -40,6 +47,21 @@ std::string record_name(const JobRecord& r) {
   std::string s = r.spec->file + ":" + std::to_string(r.spec->line) + ": job " + std::to_string(r.spec->id);
   if (*r.partition) s += " (partition " + std::string(r.partition) + ")";
   return s;
+}
+
+// "FILE:LINE: job N[ (partition P)]: <what: >message (STATUS)".  The plugin's
+// message usually starts with "job N: " already; that is dropped, not repeated.
+std::string record_error(const JobRecord& r, const Plugin& plugin, int rc, const std::string& what = "") {
+  std::string m = plugin.last_error();
+  const std::string prefix = "job " + std::to_string(r.spec->id) + ": ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  return record_name(r) + ": " + what + m + " (" + status_name(rc) + ")";
+}
+
+// What the plugin resolved a name to, when the job record left it empty.
+std::string resolved(const std::string& given, const char (&name)[MFPRIO_NAME_MAX]) {
+  if (!given.empty()) return given;
+  return std::string(name, strnlen(name, MFPRIO_NAME_MAX));
 }
 
 bool user_selected(const std::vector<std::string>& users, const std::string& u) {
@@ -84,7 +106,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     JobRecord& r = records[i];
     int rc = ops.job_resolve(&r.job);
     if (rc != MFPRIO_OK) {
-      error_line(record_name(r) + ": " + plugin.last_error() + " (" + status_name(rc) + ")");
+      error_line(record_error(r, plugin, rc));
       ++failures;
       continue;
     }
@@ -93,7 +115,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
       rc = ops.job_factors_json(&r.job, now, &raw);
       Plugin::PluginString text = plugin.adopt(raw);
       if (rc != MFPRIO_OK) {
-        error_line(record_name(r) + ": " + plugin.last_error() + " (" + status_name(rc) + ")");
+        error_line(record_error(r, plugin, rc));
         ++failures;
         continue;
       }
@@ -123,15 +145,15 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     row.f.struct_size = sizeof(mfprio_factors_t);
     rc = ops.job_factors(&r.job, now, &row.f);
     if (rc != MFPRIO_OK) {
-      error_line(record_name(r) + ": " + plugin.last_error() + " (" + status_name(rc) + ")");
+      error_line(record_error(r, plugin, rc));
       ++failures;
       continue;
     }
     row.job_id = r.spec->id;
-    row.partition = r.partition;
+    row.partition = resolved(r.partition, row.f.partition_name);
     row.user = r.spec->user;
-    row.account = r.spec->account;
-    row.qos = r.spec->qos;
+    row.account = resolved(r.spec->account, row.f.account_name);
+    row.qos = resolved(r.spec->qos, row.f.qos_name);
     ok[i] = true;
   }
 
@@ -164,6 +186,19 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     so.parsable = o.parsable;
     so.header = !o.noheader;
     std::cout << format_sprio(shown, so, w);
+    // A clamped priority is not the sum of its columns: say so, once.
+    size_t high = 0, low = 0;
+    for (const SprioRow& row : shown) {
+      if (row.f.clamped == MFPRIO_CLAMP_HIGH) ++high;
+      if (row.f.clamped == MFPRIO_CLAMP_LOW) ++low;
+    }
+    std::cout.flush();
+    if (high)
+      std::fprintf(stderr, "%s: sprio: %zu priorit%s clamped to 4294967295 (weighted factors sum past 2^32-1)\n",
+                   kProg, high, high == 1 ? "y" : "ies");
+    if (low)
+      std::fprintf(stderr, "%s: sprio: %zu priorit%s raised to 1 (weighted factors sum below 1)\n", kProg, low,
+                   low == 1 ? "y" : "ies");
   }
   std::cout.flush();
   return failures ? 1 : 0;
@@ -245,7 +280,7 @@ bool prepare_charge_records(const Options& o, Plugin& plugin, JobFile* jf, std::
   for (JobRecord& r : *records) {
     const int rc = plugin.ops().job_resolve(&r.job);
     if (rc != MFPRIO_OK) {
-      error_line(record_name(r) + ": " + plugin.last_error() + " (" + status_name(rc) + ")");
+      error_line(record_error(r, plugin, rc));
       ++failures;
     }
   }
@@ -291,7 +326,7 @@ int cmd_job_end(const Options& o, Plugin& plugin) {
   for (const JobRecord& r : records) {
     const int rc = plugin.ops().job_end(&r.job, *o.end);
     if (rc != MFPRIO_OK) {
-      error_line(record_name(r) + ": job_end: " + plugin.last_error() + " (" + status_name(rc) + ")");
+      error_line(record_error(r, plugin, rc, "job_end: "));
       ++failures;
     } else {
       ++done;
@@ -313,7 +348,56 @@ int cmd_info(Plugin& plugin) {
   return 0;
 }
 
+// Seconds from the conf's PriorityCalcPeriod, else 5 minutes (the plugin
+// validates the key itself; a value it rejects stops init anyway).
+int64_t conf_calc_period(const Conf& conf) {
+  const ConfPair* p = conf.find("PriorityCalcPeriod");
+  int64_t s = 0;
+  std::string why;
+  if (p && parse_time_string(p->value, &s, &why) && s > 0 && s != kTimeInfinite) return s;
+  return 300;
+}
+
+// replay: the whole trace is read and checked before anything is loaded.
+int cmd_replay(const Options& o) {
+  const SwfTrace trace = read_swf(o.swf, o.limit);
+  ReplayPlan plan = plan_replay(trace, o.start ? *o.start : -1);
+  if (!o.emit_accounts.empty()) {
+    const std::string text = accounts_json(plan);
+    std::ofstream f(o.emit_accounts, std::ios::trunc);
+    if (!(f << text) || !(f.flush()))
+      throw std::runtime_error("cannot write '" + o.emit_accounts + "': " + std::strerror(errno));
+    std::printf("replay: wrote %zu users in %s for 'mfprio-acct import %s'\n", plan.user_groups.size(),
+                o.emit_accounts.c_str(), o.emit_accounts.c_str());
+    return 0;
+  }
+  Conf conf = Conf::load(o.conf);
+  if (o.no_decay)  // overrides the conf's: usage is then the plain sum of charges
+    conf.add(ConfPair{"PriorityDecayHalfLife", "999999999999-0", "<replay --no-decay>", 0});
+  HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, o.plugin_dir);
+  if (settings.cluster.cpus == 0 && trace.max_procs > 0)  // no NodeName/ClusterCPUs: the trace's machine
+    settings.cluster.cpus = static_cast<uint32_t>(std::min<int64_t>(trace.max_procs, UINT32_MAX));
+  if (settings.cluster.nodes == 0 && trace.max_nodes > 0)
+    settings.cluster.nodes = static_cast<uint32_t>(std::min<int64_t>(trace.max_nodes, UINT32_MAX));
+
+  LogSink sink;
+  sink.max_level = o.verbose ? MFPRIO_LOG_DEBUG : MFPRIO_LOG_WARNING;
+  Clock clock;
+  clock.fixed = true;
+  clock.now = plan.jobs.empty() ? plan.epoch0 : plan.jobs.front().submit;
+  std::unique_ptr<Plugin> plugin = Plugin::open(settings.priority_type, settings.plugin_dirs);
+  plugin->init(conf, settings.cluster, &sink, &clock);
+  ReplayOptions ro;
+  ro.calc_period = o.calc_period ? *o.calc_period : conf_calc_period(conf);
+  ro.speed = o.speed;
+  ro.report_passes = o.report_passes;
+  ro.pending_top = o.pending_top;
+  ro.sshare = !o.no_sshare;
+  return run_replay(plan, ro, *plugin, clock, std::cout);
+}
+
 int run(const Options& o) {
+  if (o.command == Command::Replay) return cmd_replay(o);
   const Conf conf = Conf::load(o.conf);
   const HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, o.plugin_dir);
   // Job files are read before the plugin is loaded: a missing file costs nothing.
@@ -339,6 +423,7 @@ int run(const Options& o) {
     case Command::Decay: return cmd_decay(o, *plugin);
     case Command::JobEnd: return cmd_job_end(o, *plugin);
     case Command::Info: return cmd_info(*plugin);
+    case Command::Replay:
     case Command::None: break;
   }
   return 2;

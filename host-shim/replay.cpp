@@ -1,0 +1,372 @@
+// replay.cpp - see replay.hpp.
+#include "replay.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "json_util.hpp"
+#include "views.hpp"
+
+namespace mfprio::host {
+namespace {
+
+const char* intern(ReplayPlan& p, std::map<std::string, const char*>& seen, const std::string& s) {
+  auto it = seen.find(s);
+  if (it != seen.end()) return it->second;
+  p.names.push_back(s);
+  const char* c = p.names.back().c_str();
+  seen.emplace(s, c);
+  return c;
+}
+
+enum EventKind : uint8_t { kSubmit = 0, kStart = 1, kEnd = 2 };
+
+struct Event {
+  int64_t t;
+  uint8_t kind;
+  uint32_t job;
+  bool operator<(const Event& o) const {
+    if (t != o.t) return t < o.t;
+    if (kind != o.kind) return kind < o.kind;
+    return job < o.job;
+  }
+};
+
+// "FILE:LINE: job N"
+std::string where(const ReplayPlan& p, const ReplayJob& j) {
+  return p.file + ":" + std::to_string(j.src->line) + ": job " + std::to_string(j.src->number);
+}
+
+// The plugin's message without a leading "job N: ", which `where` already says.
+std::string message_for(const Plugin& plugin, uint64_t job_id) {
+  std::string m = plugin.last_error();
+  const std::string prefix = "job " + std::to_string(job_id) + ": ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  return m;
+}
+
+// A set of job indices with O(1) insert and erase.
+class IndexSet {
+ public:
+  explicit IndexSet(size_t n) : pos_(n, kNone) {}
+  void insert(uint32_t j) {
+    pos_[j] = items_.size();
+    items_.push_back(j);
+  }
+  void erase(uint32_t j) {
+    const size_t at = pos_[j];
+    if (at == kNone) return;
+    items_[at] = items_.back();
+    pos_[items_[at]] = at;
+    items_.pop_back();
+    pos_[j] = kNone;
+  }
+  const std::vector<uint32_t>& items() const { return items_; }
+
+ private:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  std::vector<size_t> pos_;
+  std::vector<uint32_t> items_;
+};
+
+}  // namespace
+
+std::string iso_utc(int64_t t) {
+  const std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+ReplayPlan plan_replay(const SwfTrace& trace, int64_t epoch0) {
+  ReplayPlan p;
+  p.file = trace.file;
+  p.records = trace.records;
+  p.epoch0 = epoch0 >= 0 ? epoch0 : trace.unix_start_time > 0 ? trace.unix_start_time : kDefaultEpoch0;
+  std::map<std::string, const char*> seen;
+  std::map<int64_t, size_t> user_index;
+  const char* empty = intern(p, seen, "");
+  p.jobs.reserve(trace.jobs.size());
+  for (const SwfJob& s : trace.jobs) {
+    const int64_t procs = s.procs > 0 ? s.procs : s.req_procs;
+    if (s.runtime < 0) {
+      ++p.skipped_runtime;
+      continue;
+    }
+    if (procs <= 0 || procs > 0xffffffffLL) {
+      ++p.skipped_procs;
+      continue;
+    }
+    if (s.user < 0) {
+      ++p.skipped_user;
+      continue;
+    }
+    ReplayJob r;
+    r.src = &s;
+    r.submit = p.epoch0 + s.submit;
+    r.start = r.submit + (s.wait > 0 ? s.wait : 0);
+    r.end = r.start + s.runtime;
+    r.cpus = static_cast<uint32_t>(procs);
+    p.cpu_seconds += static_cast<uint64_t>(procs) * static_cast<uint64_t>(s.runtime);
+
+    auto [it, fresh] = user_index.emplace(s.user, p.user_groups.size());
+    if (fresh) p.user_groups.push_back({s.user, {}});
+    auto& groups = p.user_groups[it->second].second;
+    if (std::find(groups.begin(), groups.end(), s.group) == groups.end()) groups.push_back(s.group);
+
+    mfprio_job_t& j = r.job;
+    j.struct_size = sizeof(mfprio_job_t);
+    j.state = MFPRIO_JOB_PENDING;
+    j.job_id = static_cast<uint64_t>(s.number);
+    j.user = intern(p, seen, "u" + std::to_string(s.user));
+    j.account = s.group >= 0 ? intern(p, seen, "g" + std::to_string(s.group)) : empty;
+    j.partition = s.partition >= 0 ? intern(p, seen, "p" + std::to_string(s.partition))
+                  : s.queue >= 0   ? intern(p, seen, "q" + std::to_string(s.queue))
+                                   : empty;
+    j.qos = empty;
+    j.submit_time = r.submit;
+    j.eligible_time = r.submit;
+    j.start_time = 0;
+    j.cpus = r.cpus;
+    j.min_nodes = 1;
+    if (trace.max_nodes > 0 && trace.max_procs > 0) {  // processors per node from the header
+      const int64_t nodes = (procs * trace.max_nodes + trace.max_procs - 1) / trace.max_procs;
+      j.min_nodes = static_cast<uint32_t>(std::max<int64_t>(1, nodes));
+    }
+    j.time_limit_min = s.req_time > 0 ? static_cast<uint32_t>(std::min<int64_t>((s.req_time + 59) / 60, 0xffffffffLL)) : 0;
+    p.jobs.push_back(r);
+  }
+  return p;
+}
+
+std::string accounts_json(const ReplayPlan& plan) {
+  std::vector<int64_t> groups;
+  bool nogroup = false;
+  for (const auto& [user, gs] : plan.user_groups) {
+    bool named = false;
+    for (int64_t g : gs)
+      if (g >= 0) {
+        named = true;
+        if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+      }
+    if (!named) nogroup = true;
+  }
+  std::sort(groups.begin(), groups.end());
+  JsonPtr doc(json_object());
+  json_t* accounts = json_array();
+  json_object_set_new(doc.get(), "accounts", accounts);
+  auto account = [&](const std::string& name) {
+    json_t* a = json_object();
+    json_object_set_new(a, "name", json_string(name.c_str()));
+    json_object_set_new(a, "parent", json_string("root"));
+    json_object_set_new(a, "shares", json_integer(1));
+    json_array_append_new(accounts, a);
+  };
+  for (int64_t g : groups) account("g" + std::to_string(g));
+  if (nogroup) account("nogroup");
+  json_t* users = json_array();
+  json_object_set_new(doc.get(), "users", users);
+  for (const auto& [user, gs] : plan.user_groups) {
+    bool first = true;
+    std::vector<std::string> accts;
+    for (int64_t g : gs)
+      if (g >= 0) accts.push_back("g" + std::to_string(g));
+    if (accts.empty()) accts.push_back("nogroup");
+    for (const std::string& a : accts) {
+      json_t* u = json_object();
+      json_object_set_new(u, "name", json_string(("u" + std::to_string(user)).c_str()));
+      json_object_set_new(u, "account", json_string(a.c_str()));
+      json_object_set_new(u, "shares", json_integer(1));
+      json_object_set_new(u, "default", json_boolean(first));
+      json_array_append_new(users, u);
+      first = false;
+    }
+  }
+  return json_dump_string(doc.get(), JSON_INDENT(2)) + "\n";
+}
+
+int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock& clock, std::ostream& out) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const mfprio_ops_t& ops = plugin.ops();
+  const std::string base = plan.file.substr(plan.file.find_last_of('/') + 1);
+  out << "replay: " << base << ": " << plan.records << " records, " << plan.jobs.size() << " jobs replayed, "
+      << plan.skipped_runtime + plan.skipped_procs + plan.skipped_user << " skipped (" << plan.skipped_runtime
+      << " unknown run time, " << plan.skipped_procs << " unknown processors, " << plan.skipped_user
+      << " unknown user)\n";
+  if (plan.jobs.empty()) {
+    std::fprintf(stderr, "mfprio-host: replay: %s has no job to replay\n", plan.file.c_str());
+    return 1;
+  }
+
+  // Resolve every job before anything is charged: a missing user changes nothing.
+  clock.fixed = true;
+  size_t unresolved = 0;
+  for (ReplayJob& r : plan.jobs) {
+    if (ops.job_resolve(&r.job) == MFPRIO_OK) continue;
+    if (++unresolved <= 5)
+      std::fprintf(stderr, "mfprio-host: %s: %s\n", where(plan, r).c_str(), message_for(plugin, r.job.job_id).c_str());
+  }
+  if (unresolved) {
+    std::fprintf(stderr,
+                 "mfprio-host: replay not run: %zu jobs do not resolve (nothing was charged); create the trace's "
+                 "associations with 'replay --emit-accounts FILE' and 'mfprio-acct import FILE'\n",
+                 unresolved);
+    return 1;
+  }
+
+  std::vector<Event> events;
+  events.reserve(plan.jobs.size() * 3);
+  for (uint32_t i = 0; i < plan.jobs.size(); ++i) {
+    const ReplayJob& r = plan.jobs[i];
+    events.push_back({r.submit, kSubmit, i});
+    events.push_back({r.start, kStart, i});
+    events.push_back({r.end, kEnd, i});
+  }
+  std::sort(events.begin(), events.end());
+  const int64_t t0 = events.front().t;
+
+  mfprio_stats_t st{};
+  st.struct_size = sizeof st;
+  plugin.check(ops.plugin_stats(&st), "plugin_stats");
+  if (st.last_decay > t0) {
+    std::fprintf(stderr,
+                 "mfprio-host: replay not run: the store's last decay pass (%s) is after the trace's first submit "
+                 "(%s); use a fresh store or --start T\n",
+                 iso_utc(st.last_decay).c_str(), iso_utc(t0).c_str());
+    return 1;
+  }
+
+  IndexSet running(plan.jobs.size()), pending(plan.jobs.size());
+  std::vector<mfprio_job_t> batch;
+  std::vector<uint32_t> prios;
+  std::vector<int> statuses;
+  std::vector<uint32_t> order;
+  uint64_t passes = 0, ends = 0, priced = 0;
+  size_t max_pending = 0, max_running = 0;
+  size_t e = 0;
+  int64_t now = t0;
+  for (;; now += opt.calc_period) {
+    for (; e < events.size() && events[e].t <= now; ++e) {
+      const Event& ev = events[e];
+      ReplayJob& r = plan.jobs[ev.job];
+      if (ev.kind == kSubmit) {
+        pending.insert(ev.job);
+      } else if (ev.kind == kStart) {
+        pending.erase(ev.job);
+        running.insert(ev.job);
+        r.job.state = MFPRIO_JOB_RUNNING;
+        r.job.start_time = r.start;
+      } else {
+        running.erase(ev.job);
+        r.job.state = MFPRIO_JOB_COMPLETED;
+        clock.now = ev.t;
+        if (ops.job_end(&r.job, r.end) != MFPRIO_OK)
+          throw PluginError(where(plan, r) + ": job_end at " + std::to_string(r.end) + ": " +
+                                message_for(plugin, r.job.job_id),
+                            MFPRIO_EINTERNAL);
+        ++ends;
+      }
+    }
+    if (opt.speed > 0) {  // pace simulated time: `speed` simulated seconds per wall second
+      const auto due = wall0 + std::chrono::duration<double>(static_cast<double>(now - t0) / opt.speed);
+      std::this_thread::sleep_until(due);
+    }
+    clock.now = now;
+    batch.clear();
+    for (uint32_t j : running.items()) batch.push_back(plan.jobs[j].job);
+    const int rc = ops.decay(now, batch.empty() ? nullptr : batch.data(), batch.size());
+    if (rc != MFPRIO_OK)
+      throw PluginError("decay pass " + std::to_string(passes + 1) + " at " + std::to_string(now) + ": " +
+                            plugin.last_error() + " (" + status_name(rc) + ")",
+                        rc);
+    ++passes;
+    max_running = std::max(max_running, batch.size());
+
+    const auto& pend = pending.items();
+    max_pending = std::max(max_pending, pend.size());
+    if (!pend.empty()) {
+      batch.clear();
+      for (uint32_t j : pend) batch.push_back(plan.jobs[j].job);
+      prios.assign(batch.size(), 0);
+      statuses.assign(batch.size(), 0);
+      if (ops.set_priority_batch(batch.data(), batch.size(), now, prios.data(), statuses.data()) != MFPRIO_OK) {
+        size_t k = 0;
+        while (k < statuses.size() && statuses[k] == MFPRIO_OK) ++k;
+        const ReplayJob& bad = plan.jobs[pend[k < pend.size() ? k : 0]];
+        throw PluginError(where(plan, bad) + ": set_priority_batch: " + message_for(plugin, bad.job.job_id),
+                          k < statuses.size() ? statuses[k] : MFPRIO_EINTERNAL);
+      }
+      priced += batch.size();
+    }
+    if (opt.report_passes || (opt.pending_top && !pend.empty())) {
+      out << "pass " << passes << " " << iso_utc(now) << " running=" << running.items().size()
+          << " pending=" << pend.size() << "\n";
+    }
+    if (opt.pending_top && !pend.empty()) {
+      order.resize(pend.size());
+      for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+      const size_t n = std::min<size_t>(opt.pending_top, order.size());
+      std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(), [&](uint32_t a, uint32_t b) {
+        if (prios[a] != prios[b]) return prios[a] > prios[b];
+        return batch[a].job_id < batch[b].job_id;
+      });
+      out << "  RANK    JOBID USER     ACCOUNT  PARTITION   PRIORITY\n";
+      for (size_t k = 0; k < n; ++k) {
+        const mfprio_job_t& j = batch[order[k]];
+        char line[160];
+        std::snprintf(line, sizeof line, "  %4zu %8llu %-8s %-8s %-9s %10u\n", k + 1,
+                      static_cast<unsigned long long>(j.job_id), j.user, *j.account ? j.account : "-",
+                      *j.partition ? j.partition : "-", prios[order[k]]);
+        out << line;
+      }
+    }
+    if (e >= events.size()) break;
+  }
+
+  // The share table: root's raw usage is the cluster's charged total.
+  mfprio_share_row_t* raw = nullptr;
+  size_t count = 0;
+  const int rc = ops.share_table(&raw, &count);
+  auto free_rows = [&](mfprio_share_row_t* p) {
+    if (p) ops.share_table_free(p);
+  };
+  std::unique_ptr<mfprio_share_row_t, decltype(free_rows)> guard(raw, free_rows);
+  plugin.check(rc, "share_table");
+  double root_usage = 0;
+  for (size_t i = 0; raw && i < count; ++i)
+    if (raw[i].parent < 0) root_usage = raw[i].raw_usage;
+  const double cpu = static_cast<double>(plan.cpu_seconds);
+  const double rel = cpu > 0 ? (root_usage - cpu) / cpu : 0.0;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "replay: simulated %s .. %s (%.2f days), calc period %lld s, %llu decay passes, %llu job ends\n"
+                "replay: pending jobs priced: %llu (set_priority_batch once per pass; at most %zu pending, %zu "
+                "running)\n"
+                "replay: trace CPU-seconds (procs x run time): %llu\n"
+                "replay: root raw usage (charged, decayed): %.3f (relative difference %.3e)\n"
+                "replay: wall time %.2f s\n",
+                iso_utc(t0).c_str(), iso_utc(now).c_str(), static_cast<double>(now - t0) / 86400.0,
+                static_cast<long long>(opt.calc_period), static_cast<unsigned long long>(passes),
+                static_cast<unsigned long long>(ends), static_cast<unsigned long long>(priced), max_pending,
+                max_running, static_cast<unsigned long long>(plan.cpu_seconds), root_usage, rel, wall);
+  out << buf;
+  if (opt.sshare) {
+    SshareOptions so;
+    out << "\n" << format_sshare(share_rows_from(raw, raw ? count : 0), so);
+  }
+  out.flush();
+  return 0;
+}
+
+}  // namespace mfprio::host

@@ -1,0 +1,259 @@
+// test_multifactor_e2e.cpp - the built mfprio-host (MFPRIO_HOST_BIN) and
+// mfprio-acct (MFPRIO_ACCT_BIN) over the real priority_multifactor.so
+// (MFPRIO_PLUGIN_BUILDDIR) and a store made with `mfprio-acct import`:
+// sshare and sprio as an admin sees them, decay and job-end charging.
+//
+// The tree is the classic fair-share example of Slurm's documentation:
+// root -> A(40) -> {B(30) -> User1, C(10) -> {User2, User3}},
+//         D(60) -> {E(25) -> User4, F(35) -> User5}; users 1 share each;
+// usage User1 20, User2 25, User3 0, User4 25, User5 0, plus "Other" under
+// root with 0 shares and usage 30, so the cluster's total is 100.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "run_process.hpp"
+#include "test_util.hpp"
+
+using mfprio::test::ProcessResult;
+using mfprio::test::run_process;
+using mfprio::test::TempDir;
+
+namespace {
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string l;
+  while (std::getline(in, l)) out.push_back(l);
+  return out;
+}
+
+// The '|'-separated fields of a -P line (the trailing '|' gives no field).
+std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : line) {
+    if (c == '|') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  return out;
+}
+
+// The -P row whose first two cells (trimmed account, user) match.
+std::vector<std::string> share_row(const std::string& out, const std::string& account, const std::string& user) {
+  for (const std::string& l : lines(out)) {
+    auto c = cells(l);
+    if (c.size() < 2) continue;
+    std::string a = c[0];
+    a.erase(0, a.find_first_not_of(' '));
+    if (a == account && c[1] == user) return c;
+  }
+  return {};
+}
+
+bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+const char* kTree = R"({"accounts": [
+  {"name": "A", "shares": 40}, {"name": "B", "parent": "A", "shares": 30},
+  {"name": "C", "parent": "A", "shares": 10}, {"name": "D", "shares": 60},
+  {"name": "E", "parent": "D", "shares": 25}, {"name": "F", "parent": "D", "shares": 35}],
+ "users": [
+  {"name": "User1", "account": "B", "shares": 1, "raw_usage": 20},
+  {"name": "User2", "account": "C", "shares": 1, "raw_usage": 25},
+  {"name": "User3", "account": "C", "shares": 1, "raw_usage": 0},
+  {"name": "User4", "account": "E", "shares": 1, "raw_usage": 25},
+  {"name": "User5", "account": "F", "shares": 1, "raw_usage": 0},
+  {"name": "Other", "account": "root", "shares": 0, "raw_usage": 30}]})";
+
+class MultifactorE2E : public testing::Test {
+ protected:
+  void SetUp() override {
+    plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
+    if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so"))
+      GTEST_SKIP() << "priority_multifactor.so not built";
+  }
+  // Imports `json` into a fresh store; returns its path.
+  std::string store(const std::string& name, const std::string& json) {
+    const std::string db = dir.path() + "/" + name + ".db";
+    const std::string file = dir.write(name + ".json", json);
+    ProcessResult r = run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", file});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return db;
+  }
+  std::string conf(const std::string& db, const std::string& extra) {
+    return dir.write("mf-" + std::to_string(++confs) + ".conf",
+                     "PluginDir=" + plugin_dir + "\nAccountingStorageLoc=" + db + "\n" + extra);
+  }
+  ProcessResult host(std::vector<std::string> args) {
+    args.insert(args.begin(), mfprio::test::env_or_die("MFPRIO_HOST_BIN"));
+    return run_process(args);
+  }
+  std::string classic_conf() {
+    return conf(store("tree", kTree), "PriorityFlags=NO_FAIR_TREE\nPriorityWeightFairshare=100000\n");
+  }
+
+  TempDir dir;
+  std::string plugin_dir;
+  int confs = 0;
+};
+
+TEST_F(MultifactorE2E, ClassicSshareMatchesTheDocumentedExample) {
+  ProcessResult r = host({"--conf", classic_conf(), "sshare", "-a", "-l", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // columns: Account User RawShares NormShares RawUsage NormUsage EffectvUsage FairShare LevelFS ...
+  struct Want {
+    const char *account, *user, *raw_usage, *eff_usage, *fairshare;
+  };
+  const Want want[] = {{"B", "User1", "20", "0.387500", "0.408479"}, {"C", "User2", "25", "0.275000", "0.022097"},
+                       {"C", "User3", "0", "0.150000", "0.125000"},  {"E", "User4", "25", "0.250000", "0.500000"},
+                       {"F", "User5", "0", "0.145833", "0.749154"}};
+  for (const Want& w : want) {
+    auto c = share_row(r.out, w.account, w.user);
+    ASSERT_GE(c.size(), 9u) << w.user << "\n" << r.out;
+    EXPECT_EQ(c[4], w.raw_usage) << w.user;
+    EXPECT_EQ(c[6], w.eff_usage) << w.user;
+    EXPECT_EQ(c[7], w.fairshare) << w.user;
+  }
+  // Account rows: FairShare blank, usage summed over the children, 6 decimals.
+  auto b = share_row(r.out, "B", "");
+  ASSERT_GE(b.size(), 8u) << r.out;
+  EXPECT_EQ(b[2], "30");
+  EXPECT_EQ(b[6], "0.387500");
+  EXPECT_EQ(b[7], "");
+  auto a = share_row(r.out, "A", "");
+  ASSERT_GE(a.size(), 8u) << r.out;
+  EXPECT_EQ(a[4], "45");
+  EXPECT_EQ(a[7], "");
+  EXPECT_EQ(lines(r.out).at(1), "root|||1.000000|100|1.000000|1.000000|||||");
+}
+
+TEST_F(MultifactorE2E, FairTreeShowsInfLevelFsForAnIdleUser) {
+  const std::string c = conf(store("tree", kTree), "PriorityWeightFairshare=100000\n");
+  ProcessResult r = host({"--conf", c, "sshare", "-a", "-l", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto u3 = share_row(r.out, "C", "User3");
+  ASSERT_GE(u3.size(), 9u) << r.out;
+  EXPECT_EQ(u3[8], "inf");
+  auto u2 = share_row(r.out, "C", "User2");
+  ASSERT_GE(u2.size(), 9u) << r.out;
+  EXPECT_EQ(u2[8], "0.500000");  // LevelFS = S/U = 0.5 / 1.0 inside C
+}
+
+TEST_F(MultifactorE2E, SshareShowsParentForAFairShareParentAccount) {
+  const std::string db = store("parent", R"({"accounts": [{"name": "dept", "shares": 10},
+      {"name": "lab", "parent": "dept", "shares": "parent"}],
+    "users": [{"name": "ann", "account": "lab", "shares": 1, "raw_usage": 7.6}]})");
+  ProcessResult r = host({"--conf", conf(db, ""), "sshare", "-a", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto lab = share_row(r.out, "lab", "");
+  ASSERT_GE(lab.size(), 3u) << r.out;
+  EXPECT_EQ(lab[2], "parent");
+  auto ann = share_row(r.out, "lab", "ann");
+  ASSERT_GE(ann.size(), 5u) << r.out;
+  EXPECT_EQ(ann[4], "8");  // raw usage printed as an integer
+}
+
+TEST_F(MultifactorE2E, SprioLongShowsTheResolvedAccountAndQos) {
+  const std::string c = classic_conf();
+  const std::string jobs = dir.write("jobs.jsonl",
+                                     "{\"id\": 1, \"user\": \"User1\", \"submit\": 1700000000, \"cpus\": 4}\n"
+                                     "{\"id\": 2, \"user\": \"User5\", \"account\": \"F\", \"submit\": 1700000000}\n");
+  ProcessResult r = host({"--conf", c, "--now", "1700003600", "sprio", "--jobs", jobs, "-l", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;
+  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|JOBSIZE|PARTITION|QOSNAME|QOS|NICE|TRES|");
+  auto j1 = cells(l[1]);
+  ASSERT_GE(j1.size(), 12u);
+  EXPECT_EQ(j1[3], "B");        // the job named no account: User1's default
+  EXPECT_EQ(j1[4], "40847");    // 100000 x 0.408479, truncated
+  EXPECT_EQ(j1[8], "40848");    // the weighted factor, rounded
+  auto j2 = cells(l[2]);
+  EXPECT_EQ(j2[3], "F");
+  EXPECT_EQ(j2[4], "74915");
+}
+
+TEST_F(MultifactorE2E, SprioNormalizedAndWeightsRow) {
+  const std::string c = classic_conf();
+  const std::string jobs = dir.write("jobs.jsonl", "{\"id\": 7, \"user\": \"User2\", \"submit\": 1700000000}\n");
+  ProcessResult r = host({"--conf", c, "--now", "1700000000", "sprio", "--jobs", jobs, "-n", "-w", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;
+  EXPECT_EQ(l[1], "Weights||||0|0|100000|0|0|0||");
+  auto j = cells(l[2]);
+  ASSERT_GE(j.size(), 7u);
+  EXPECT_EQ(j[6], "0.0220971");  // FAIRSHARE normalized, 7 decimals
+  EXPECT_EQ(j[4], "0.0000000");  // AGE: submitted just now
+}
+
+TEST_F(MultifactorE2E, DecayChargesCpusTimesSecondsAndJobEndChargesOnce) {
+  const std::string db = store("small", R"({"accounts": [{"name": "acct", "shares": 1}],
+    "users": [{"name": "ann", "account": "acct", "shares": 1}, {"name": "bob", "account": "acct", "shares": 1}]})");
+  // No decay in this window: the half-life is far longer than the test.
+  const std::string c = conf(db, "PriorityDecayHalfLife=999999999999-0\n");
+  const std::string run = dir.write("run.jsonl",
+                                    "{\"id\": 1, \"user\": \"ann\", \"state\": \"running\", \"start\": 1700000000, "
+                                    "\"cpus\": 4}\n");
+  ProcessResult r = host({"--conf", c, "decay", "--now", "1700000000", "--running", run});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = host({"--conf", c, "decay", "--now", "1700000100", "--running", run});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = host({"--conf", c, "sshare", "-a", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(share_row(r.out, "acct", "ann").at(4), "400");  // 4 CPUs x 100 s
+  // The job ends at +250: 150 s more; a second job-end adds nothing.
+  const std::string done = dir.write("done.jsonl",
+                                     "{\"id\": 1, \"user\": \"ann\", \"state\": \"completed\", \"start\": 1700000000, "
+                                     "\"cpus\": 4}\n");
+  r = host({"--conf", c, "job-end", "--job-file", done, "--end", "1700000250"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = host({"--conf", c, "job-end", "--job-file", done, "--end", "1700000250"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = host({"--conf", c, "sshare", "-a", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(share_row(r.out, "acct", "ann").at(4), "1000");
+  EXPECT_EQ(share_row(r.out, "acct", "bob").at(4), "0");
+  EXPECT_EQ(lines(r.out).at(1).substr(0, 13), "root|||1.0000");
+  EXPECT_TRUE(has(lines(r.out).at(1), "|1000|")) << r.out;
+}
+
+TEST_F(MultifactorE2E, SprioSaysWhenPrioritiesWereClamped) {
+  // Two weights of 2^32-1 and non-zero factors sum past what a priority holds.
+  const std::string c = conf(store("tree", kTree),
+                             "PriorityFlags=NO_FAIR_TREE\nPriorityWeightFairshare=4294967295\n"
+                             "PriorityWeightAge=4294967295\nPriorityMaxAge=1-0\n");
+  const std::string jobs = dir.write("jobs.jsonl",
+                                     "{\"id\": 1, \"user\": \"User5\", \"submit\": 1700000000}\n"
+                                     "{\"id\": 2, \"user\": \"User1\", \"submit\": 1700000000}\n"
+                                     "{\"id\": 3, \"user\": \"User2\", \"submit\": 1700086400}\n");
+  ProcessResult r = host({"--conf", c, "--now", "1700086400", "sprio", "--jobs", jobs, "-P", "-h"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;
+  EXPECT_EQ(cells(l[0]).at(2), "4294967295");
+  EXPECT_EQ(cells(l[1]).at(2), "4294967295");
+  EXPECT_NE(cells(l[2]).at(2), "4294967295");  // age 0, fair share 0.022: not clamped
+  EXPECT_TRUE(has(r.err, "mfprio-host: sprio: 2 priorities clamped to 4294967295")) << r.err;
+  // Without clamping there is no such line.
+  r = host({"--conf", classic_conf(), "--now", "1700086400", "sprio", "--jobs", jobs, "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(has(r.err, "clamped")) << r.err;
+}
+
+TEST_F(MultifactorE2E, UnknownUserIsNamedOnceWithTheJob) {
+  const std::string jobs = dir.write("jobs.jsonl", "{\"id\": 3, \"user\": \"zed\"}\n");
+  ProcessResult r = host({"--conf", classic_conf(), "sprio", "--jobs", jobs});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, jobs + ":1: job 3: ")) << r.err;
+  EXPECT_TRUE(has(r.err, "zed")) << r.err;
+  EXPECT_FALSE(has(r.err, "job 3: job 3")) << r.err;
+}
+
+}  // namespace
