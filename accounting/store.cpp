@@ -156,13 +156,22 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
       r.is_default = st->i64(8) != 0;
       d.assocs.push_back(std::move(r));
     }
-    // Sorting here is cheaper than SQLite's temp B-tree over joined strings.
-    std::sort(d.assocs.begin(), d.assocs.end(), [](const UserAssocRec& x, const UserAssocRec& y) {
+    // Sorting here is cheaper than SQLite's temp B-tree over joined strings;
+    // sorting a permutation moves 4-byte indices instead of whole records.
+    std::vector<uint32_t> order(d.assocs.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t xi, uint32_t yi) {
+      const UserAssocRec& x = d.assocs[xi];
+      const UserAssocRec& y = d.assocs[yi];
       int c = x.user.compare(y.user);
       if (c == 0) c = x.account.compare(y.account);
       if (c == 0) c = x.partition.compare(y.partition);
       return c < 0;
     });
+    std::vector<UserAssocRec> sorted;
+    sorted.reserve(d.assocs.size());
+    for (uint32_t i : order) sorted.push_back(std::move(d.assocs[i]));
+    d.assocs = std::move(sorted);
     for (size_t i = 0; i < d.assocs.size(); ++i) assoc_index.emplace(d.assocs[i].id, i);
   }
   if (opts.tres_usage) {
@@ -179,10 +188,9 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
   {
     sql::StmtUse st(prep(st_load_users_,
         "SELECT u.name, COALESCE(a.name, ''), u.admin FROM users u"
-        " LEFT JOIN accounts a ON a.id = u.default_account_id"));
+        " LEFT JOIN accounts a ON a.id = u.default_account_id ORDER BY u.name"));
+    // ORDER BY walks the UNIQUE(name) index: no sort, unlike the assocs below.
     while (st->step()) d.users.push_back(UserRec{st->text(0), st->text(1), st->i64(2) != 0});
-    std::sort(d.users.begin(), d.users.end(),
-              [](const UserRec& x, const UserRec& y) { return x.name < y.name; });
   }
   {
     sql::StmtUse st(prep(st_load_qos_,

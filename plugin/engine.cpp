@@ -186,49 +186,66 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
     L->qos.push_back(std::move(qi));
   }
 
-  // The tree, in preorder: each account's children (sub-accounts and user
-  // associations together) sorted by name, so views read top-down.
-  struct Kid {
-    std::string key;
-    bool user;
-    size_t index;
-  };
-  std::map<std::string, std::vector<Kid>> kids;  // account name -> children
-  std::map<std::string, const acct::AccountRec*> accounts;
+  // The tree, in preorder: each account's user associations (the store
+  // returns them sorted by user, account, partition, so an account's group
+  // is already in name order), then its sub-accounts (the store returns
+  // accounts breadth-first with siblings by name).  Integer indices only:
+  // no per-node string keys.
+  const size_t n_acc = data.accounts.size();
+  std::unordered_map<std::string, uint32_t> acc_index;
+  acc_index.reserve(n_acc + 1);
+  for (uint32_t i = 0; i < n_acc; ++i) acc_index.emplace(data.accounts[i].name, i);
   acct::AccountRec implicit_root;
   implicit_root.name = "root";
-  accounts["root"] = &implicit_root;
-  for (const acct::AccountRec& a : data.accounts) {
-    if (a.name == "root") {
-      accounts["root"] = &a;
-      continue;
-    }
-    accounts[a.name] = &a;
-    kids[a.parent.empty() ? "root" : a.parent].push_back({a.name, false, 0});
+  const bool has_root = acc_index.count("root") != 0;
+  const uint32_t root_idx = has_root ? acc_index["root"] : static_cast<uint32_t>(n_acc);
+  auto account_at = [&](uint32_t i) -> const acct::AccountRec& {
+    return i == n_acc ? implicit_root : data.accounts[i];
+  };
+  std::vector<std::vector<uint32_t>> sub(n_acc + 1), users_of(n_acc + 1);
+  for (uint32_t i = 0; i < n_acc; ++i) {
+    const acct::AccountRec& a = data.accounts[i];
+    if (i == root_idx) continue;
+    const std::string& parent = a.parent.empty() ? std::string("root") : a.parent;
+    auto it = acc_index.find(parent);
+    const uint32_t pi = it != acc_index.end() ? it->second : (parent == "root" ? root_idx : UINT32_MAX);
+    if (pi == UINT32_MAX)
+      throw acct::StoreError("account '" + a.name + "': parent '" + parent + "' does not exist");
+    sub[pi].push_back(i);
   }
-  for (size_t i = 0; i < data.assocs.size(); ++i) {
-    const acct::UserAssocRec& u = data.assocs[i];
-    kids[u.account].push_back({u.user + '\x1f' + u.partition, true, i});
+  for (uint32_t k = 0; k < data.assocs.size(); ++k) {
+    const acct::UserAssocRec& u = data.assocs[k];
+    auto it = acc_index.find(u.account);
+    const uint32_t ai = it != acc_index.end() ? it->second : (u.account == "root" ? root_idx : UINT32_MAX);
+    if (ai == UINT32_MAX)
+      throw acct::StoreError("user '" + u.user + "': account '" + u.account + "' does not exist");
+    users_of[ai].push_back(k);
   }
-  for (auto& [name, v] : kids)
-    std::sort(v.begin(), v.end(), [](const Kid& x, const Kid& y) { return x.key < y.key; });
 
   ShareTree& t = L->shape;
-  std::vector<uint32_t> inherited;  // effective priority per node
+  const size_t n_nodes = 1 + n_acc - (has_root ? 1 : 0) + data.assocs.size();
+  L->node_store_id.reserve(n_nodes);
+  L->node_account.reserve(n_nodes);
+  L->node_user.reserve(n_nodes);
+  L->node_partition.reserve(n_nodes);
+  L->node_priority.reserve(n_nodes);
+  L->node_depth.reserve(n_nodes);
+  L->node_assoc.reserve(n_nodes);
+  L->assocs.reserve(data.assocs.size());
+  L->assoc_index.reserve(data.assocs.size());
   struct Frame {
-    std::string account;
+    uint32_t account;
     int32_t parent;
     uint32_t depth;
   };
-  std::vector<Frame> stack{{"root", -1, 0}};
+  std::vector<uint32_t> inherited;  // effective priority per node
+  inherited.reserve(n_nodes);
+  std::vector<Frame> stack{{root_idx, -1, 0}};
   uint32_t max_prio = 0;
   while (!stack.empty()) {
-    Frame f = stack.back();
+    const Frame f = stack.back();
     stack.pop_back();
-    auto ait = accounts.find(f.account);
-    if (ait == accounts.end())
-      throw acct::StoreError("account '" + f.account + "' is referenced but does not exist");
-    const acct::AccountRec& a = *ait->second;
+    const acct::AccountRec& a = account_at(f.account);
     const uint32_t node = t.add(f.parent, false, a.shares, 0, a.shares_parent && f.parent >= 0);
     const uint32_t prio = a.priority ? a.priority : (f.parent >= 0 ? inherited[f.parent] : 0);
     inherited.push_back(prio);
@@ -239,19 +256,12 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
     L->node_priority.push_back(prio);
     L->node_depth.push_back(f.depth);
     L->node_assoc.push_back(-1);
-    if (t.size() > data.accounts.size() + data.assocs.size() + 1)
-      throw acct::StoreError("the account tree has a cycle");
-    auto kit = kids.find(a.name);
-    if (kit == kids.end()) continue;
+    if (t.size() > n_nodes) throw acct::StoreError("the account tree has a cycle");
     // Users are leaves: add them now; push sub-accounts in reverse so they pop in order.
-    std::vector<const Kid*> subaccounts;
-    for (const Kid& k : kit->second) {
-      if (!k.user) {
-        subaccounts.push_back(&k);
-        continue;
-      }
-      const acct::UserAssocRec& u = data.assocs[k.index];
-      const uint32_t unode = t.add(static_cast<int32_t>(node), true, u.shares, u.raw_usage, u.shares_parent);
+    for (uint32_t k : users_of[f.account]) {
+      const acct::UserAssocRec& u = data.assocs[k];
+      const uint32_t unode =
+          t.add(static_cast<int32_t>(node), true, u.shares, u.raw_usage, u.shares_parent);
       const uint32_t uprio = u.priority ? u.priority : prio;
       inherited.push_back(uprio);
       max_prio = std::max(max_prio, uprio);
@@ -264,7 +274,7 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
         ai.partition = pit == L->part_index.end() ? -1 : static_cast<int32_t>(pit->second);
       }
       const uint32_t aidx = static_cast<uint32_t>(L->assocs.size());
-      L->assoc_index[assoc_key(u.user, u.account, u.partition)] = aidx;
+      L->assoc_index.emplace(assoc_key(u.user, u.account, u.partition), aidx);
       L->assocs.push_back(ai);
       L->node_store_id.push_back(u.id);
       L->node_account.push_back(u.account);
@@ -274,36 +284,43 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
       L->node_depth.push_back(f.depth + 1);
       L->node_assoc.push_back(static_cast<int32_t>(aidx));
     }
-    for (auto it = subaccounts.rbegin(); it != subaccounts.rend(); ++it)
-      stack.push_back({(*it)->key, static_cast<int32_t>(node), f.depth + 1});
+    const std::vector<uint32_t>& kids = sub[f.account];
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it)
+      stack.push_back({*it, static_cast<int32_t>(node), f.depth + 1});
   }
-  // Preorder with users added eagerly still lists parents before children,
-  // which is all ShareTree needs.  An account never reached hangs off a
-  // parent that does not exist.
-  size_t non_root = 0;
-  for (const acct::AccountRec& a : data.accounts) non_root += a.name != "root";
-  if (t.size() != 1 + non_root + data.assocs.size())
+  // An account never reached hangs off a parent outside the tree (a cycle).
+  if (t.size() != n_nodes)
     throw acct::StoreError("the account tree is not connected to root (an account's parent is missing)");
   for (AssocInfo& a : L->assocs)
     a.factor = s.has(kNoNormalAssoc) ? a.priority : (max_prio ? double(a.priority) / max_prio : 0.0);
 
   // Default accounts: the user's own choice (when it has an association
   // there), else the association marked default, else the first by name.
-  std::unordered_set<std::string> pairs;
-  for (const acct::UserAssocRec& u : data.assocs) {
-    pairs.insert(u.user + '\x1f' + u.account);
-    if (u.is_default) L->default_account[u.user] = u.account;
+  // The store's order (user, account, partition) makes a user's
+  // associations one run, its first account the smallest.
+  L->default_account.reserve(data.users.size() + 1);
+  for (size_t k = 0; k < data.assocs.size();) {
+    size_t e = k;
+    const std::string& user = data.assocs[k].user;
+    const std::string* chosen = &data.assocs[k].account;
+    while (e < data.assocs.size() && data.assocs[e].user == user) {
+      if (data.assocs[e].is_default) chosen = &data.assocs[e].account;
+      ++e;
+    }
+    L->default_account.emplace(user, *chosen);
+    k = e;
   }
-  for (const acct::UserRec& u : data.users)
-    if (!u.default_account.empty() && pairs.count(u.name + '\x1f' + u.default_account))
-      L->default_account[u.name] = u.default_account;
-  std::unordered_map<std::string, std::string> first;
-  for (const acct::UserAssocRec& u : data.assocs) {
-    auto it = first.find(u.user);
-    if (it == first.end()) first.emplace(u.user, u.account);
-    else if (u.account < it->second) it->second = u.account;
+  for (const acct::UserRec& u : data.users) {
+    if (u.default_account.empty()) continue;
+    auto it = L->default_account.find(u.name);
+    if (it == L->default_account.end()) continue;
+    // Only an account the user has an association in can be the default.
+    if (L->assoc_index.count(assoc_key(u.name, u.default_account, "")) ||
+        std::any_of(data.assocs.begin(), data.assocs.end(), [&](const acct::UserAssocRec& a) {
+          return a.user == u.name && a.account == u.default_account && !a.partition.empty();
+        }))
+      it->second = u.default_account;
   }
-  for (auto& [user, account] : first) L->default_account.emplace(user, account);
   t.finalize();
   return L;
 }
