@@ -132,39 +132,67 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
       throw StoreError(path_ + ": corrupt store: accounts not reachable from root");
   }
 
+  // Users first, in name order (ORDER BY walks the UNIQUE(name) index, no
+  // sort): their rank orders the associations without string compares.
+  struct UserKey {
+    uint32_t rank;
+    int64_t default_account_id;
+  };
+  std::unordered_map<int64_t, UserKey> user_by_id;
+  {
+    sql::StmtUse st(prep(st_load_users_,
+        "SELECT u.id, u.name, COALESCE(a.name, ''), u.admin, COALESCE(u.default_account_id, 0)"
+        " FROM users u LEFT JOIN accounts a ON a.id = u.default_account_id ORDER BY u.name"));
+    while (st->step()) {
+      user_by_id.emplace(st->i64(0), UserKey{static_cast<uint32_t>(d.users.size()), st->i64(4)});
+      d.users.push_back(UserRec{st->text(1), st->text(2), st->i64(3) != 0});
+    }
+  }
+  std::unordered_map<int64_t, uint32_t> account_by_id;  // id -> index in d.accounts
+  account_by_id.reserve(d.accounts.size());
+  for (uint32_t i = 0; i < d.accounts.size(); ++i) account_by_id.emplace(d.accounts[i].id, i);
   {
     sql::StmtUse st(prep(st_count_assocs_, "SELECT count(*) FROM assocs"));
     if (st->step()) d.assocs.reserve(static_cast<size_t>(st->i64(0)));
   }
-  std::unordered_map<int64_t, size_t> assoc_index;
-  assoc_index.reserve(d.assocs.capacity());
   {
+    // A plain table scan: names come from the users and accounts read above.
     sql::StmtUse st(prep(st_load_assocs_,
-        "SELECT s.id, u.name, a.name, s.partition, s.shares, s.shares_parent, s.priority,"
-        " s.raw_usage, COALESCE(u.default_account_id = s.account_id, 0)"
-        " FROM assocs s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = s.account_id"));
+        "SELECT id, user_id, account_id, partition, shares, shares_parent, priority, raw_usage"
+        " FROM assocs"));
+    struct SortKey {
+      uint32_t user_rank, account;
+    };
+    std::vector<SortKey> keys;
+    keys.reserve(d.assocs.capacity());
     while (st->step()) {
+      auto u = user_by_id.find(st->i64(1));
+      auto a = account_by_id.find(st->i64(2));
+      if (u == user_by_id.end() || a == account_by_id.end())  // foreign keys forbid it
+        throw StoreError(path_ + ": corrupt store: association " + std::to_string(st->i64(0)) +
+                         " names a missing user or account");
       UserAssocRec r;
       r.id = st->i64(0);
-      r.user = st->text(1);
-      r.account = st->text(2);
+      r.user = d.users[u->second.rank].name;
+      r.account = d.accounts[a->second].name;
       r.partition = st->text(3);
       r.shares = static_cast<uint32_t>(st->i64(4));
       r.shares_parent = st->i64(5) != 0;
       r.priority = static_cast<uint32_t>(st->i64(6));
       r.raw_usage = st->real(7) * scale;
-      r.is_default = st->i64(8) != 0;
+      r.is_default = u->second.default_account_id == st->i64(2);
+      keys.push_back(SortKey{u->second.rank, a->second});
       d.assocs.push_back(std::move(r));
     }
-    // Sorting here is cheaper than SQLite's temp B-tree over joined strings;
+    // Order by user, account, partition: ranks first, names only on ties;
     // sorting a permutation moves 4-byte indices instead of whole records.
     std::vector<uint32_t> order(d.assocs.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](uint32_t xi, uint32_t yi) {
+      if (keys[xi].user_rank != keys[yi].user_rank) return keys[xi].user_rank < keys[yi].user_rank;
       const UserAssocRec& x = d.assocs[xi];
       const UserAssocRec& y = d.assocs[yi];
-      int c = x.user.compare(y.user);
-      if (c == 0) c = x.account.compare(y.account);
+      int c = keys[xi].account == keys[yi].account ? 0 : x.account.compare(y.account);
       if (c == 0) c = x.partition.compare(y.partition);
       return c < 0;
     });
@@ -172,9 +200,11 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
     sorted.reserve(d.assocs.size());
     for (uint32_t i : order) sorted.push_back(std::move(d.assocs[i]));
     d.assocs = std::move(sorted);
-    for (size_t i = 0; i < d.assocs.size(); ++i) assoc_index.emplace(d.assocs[i].id, i);
   }
   if (opts.tres_usage) {
+    std::unordered_map<int64_t, size_t> assoc_index;
+    assoc_index.reserve(d.assocs.size());
+    for (size_t i = 0; i < d.assocs.size(); ++i) assoc_index.emplace(d.assocs[i].id, i);
     sql::StmtUse st(prep(st_load_tres_usage_,
         "SELECT t.assoc_id, r.name, t.usage FROM assoc_tres_usage t JOIN tres r ON r.id = t.tres_id"));
     while (st->step()) {
@@ -184,13 +214,6 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
     }
     for (UserAssocRec& a : d.assocs)
       if (a.tres_usage.size() > 1) std::sort(a.tres_usage.begin(), a.tres_usage.end());
-  }
-  {
-    sql::StmtUse st(prep(st_load_users_,
-        "SELECT u.name, COALESCE(a.name, ''), u.admin FROM users u"
-        " LEFT JOIN accounts a ON a.id = u.default_account_id ORDER BY u.name"));
-    // ORDER BY walks the UNIQUE(name) index: no sort, unlike the assocs below.
-    while (st->step()) d.users.push_back(UserRec{st->text(0), st->text(1), st->i64(2) != 0});
   }
   {
     sql::StmtUse st(prep(st_load_qos_,
