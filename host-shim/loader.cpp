@@ -131,6 +131,7 @@ std::unique_ptr<Plugin> Plugin::open(const std::string& type, const std::vector<
   p->ops_.plugin_info_json = reinterpret_cast<mfprio_plugin_info_json_fn>(fn(13));
   p->ops_.errmsg = reinterpret_cast<mfprio_errmsg_fn>(fn(14));
   p->ops_.free_string = reinterpret_cast<mfprio_free_string_fn>(fn(15));
+  p->ops_.job_end_batch = reinterpret_cast<mfprio_job_end_batch_fn>(fn(16));
   return p;
 }
 

@@ -391,11 +391,12 @@ bool Engine::reset_due(int64_t last_reset, int64_t now) const {
   }
 }
 
-int Engine::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count, int64_t until,
-                        bool ended, std::vector<acct::Charge>* out, std::vector<uint32_t>* nodes,
+int Engine::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count,
+                        const int64_t* until_each, size_t until_stride, bool ended, std::vector<acct::Charge>* out, std::vector<uint32_t>* nodes,
                         std::string* why) const {
   for (size_t i = 0; i < count; ++i) {
     const mfprio_job_t& j = jobs[i];
+    const int64_t until = until_each[i * until_stride];
     if (j.struct_size < sizeof(mfprio_job_t)) {
       *why = "job " + std::to_string(j.job_id) + ": struct_size too small";
       return MFPRIO_EINVAL;
@@ -442,7 +443,8 @@ int Engine::decay(int64_t now, const mfprio_job_t* running, size_t count, std::s
   std::vector<mfprio_job_t> run;
   for (size_t i = 0; i < count; ++i)
     if (running[i].state == MFPRIO_JOB_RUNNING) run.push_back(running[i]);
-  if (int rc = charges_for(*snap, run.data(), run.size(), now, false, &up.charges, &nodes, why)) return rc;
+  if (int rc = charges_for(*snap, run.data(), run.size(), &now, 0, false, &up.charges, &nodes, why))
+    return rc;
 
   const Settings& s = *settings_;
   if (last > 0 && s.decay_half_life > 0 && now > last)
@@ -486,11 +488,12 @@ int Engine::decay(int64_t now, const mfprio_job_t* running, size_t count, std::s
   return MFPRIO_OK;
 }
 
-int Engine::job_end(const mfprio_job_t& job, int64_t end_time, std::string* why) {
+int Engine::job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t count,
+                    std::string* why) {
   std::shared_ptr<const Snapshot> snap = current();
   acct::CycleUpdate up;
   std::vector<uint32_t> nodes;
-  if (int rc = charges_for(*snap, &job, 1, end_time, true, &up.charges, &nodes, why)) return rc;
+  if (int rc = charges_for(*snap, jobs, count, end_times, 1, true, &up.charges, &nodes, why)) return rc;
   acct::CycleResult res;
   try {
     res = store_->apply_cycle(up);
@@ -498,9 +501,9 @@ int Engine::job_end(const mfprio_job_t& job, int64_t end_time, std::string* why)
     *why = std::string("job_end: ") + e.what();
     return MFPRIO_ESTORE;
   }
-  jobs_charged += 1;
+  jobs_charged += count;
   // Usage moves now; fair share follows at the next decay pass, as in Slurm.
-  usage_[nodes[0]] += res.added[0];
+  for (size_t i = 0; i < nodes.size(); ++i) usage_[nodes[i]] += res.added[i];
   return MFPRIO_OK;
 }
 

@@ -40,7 +40,8 @@ class Engine {
 
   // Control thread.  Return a status; *why names the job or store at fault.
   int decay(int64_t now, const mfprio_job_t* running, size_t count, std::string* why);
-  int job_end(const mfprio_job_t& job, int64_t end_time, std::string* why);
+  // Charges count finished jobs (end_times[i] for jobs[i]) in one transaction.
+  int job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t count, std::string* why);
 
   const Settings& settings() const { return *settings_; }
   int64_t now() const;
@@ -56,8 +57,9 @@ class Engine {
   void publish(std::shared_ptr<Snapshot> s);
   void reload(int64_t last_decay);
   bool reset_due(int64_t last_reset, int64_t now) const;
-  int charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count, int64_t until,
-                  bool ended, std::vector<acct::Charge>* out, std::vector<uint32_t>* nodes,
+  // until[i * until_stride] is job i's charge end (stride 0: one time for all).
+  int charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count,
+                  const int64_t* until, size_t until_stride, bool ended, std::vector<acct::Charge>* out, std::vector<uint32_t>* nodes,
                   std::string* why) const;
 
   mfprio_host_t host_;

@@ -154,6 +154,16 @@ MFPRIO_EXPORT int job_end(const mfprio_job_t* job, int64_t) {
   });
 }
 
+MFPRIO_EXPORT int job_end_batch(const mfprio_job_t* jobs, size_t count, const int64_t*) {
+  return guarded("job_end_batch", [&] {
+    if (!g_fifo) return not_ready();
+    if (count && !jobs) return fail(MFPRIO_EINVAL, "job_end_batch: jobs is NULL");
+    std::lock_guard<std::mutex> lock(g_fifo->mu);
+    for (size_t i = 0; i < count; ++i) g_fifo->base.erase(jobs[i].job_id);
+    return MFPRIO_OK;
+  });
+}
+
 MFPRIO_EXPORT int job_factors(const mfprio_job_t* job, int64_t now, mfprio_factors_t* out) {
   return guarded("job_factors", [&] {
     if (!g_fifo) return not_ready();

@@ -266,7 +266,19 @@ MFPRIO_EXPORT int job_end(const mfprio_job_t* job, int64_t end_time) {
     if (!g_engine) return not_ready("job_end");
     if (int rc = check_job(job, "job_end")) return rc;
     std::string why;
-    if (int rc = g_engine->job_end(*job, end_time, &why)) return fail(rc, why);
+    if (int rc = g_engine->job_end(job, &end_time, 1, &why)) return fail(rc, why);
+    return MFPRIO_OK;
+  });
+}
+
+MFPRIO_EXPORT int job_end_batch(const mfprio_job_t* jobs, size_t count, const int64_t* end_times) {
+  return guarded("job_end_batch", [&] {
+    if (!g_engine) return not_ready("job_end_batch");
+    if (count && (!jobs || !end_times)) return fail(MFPRIO_EINVAL, "job_end_batch: NULL array");
+    for (size_t i = 0; i < count; ++i)
+      if (int rc = check_job(&jobs[i], "job_end_batch")) return rc;
+    std::string why;
+    if (int rc = g_engine->job_end(jobs, end_times, count, &why)) return fail(rc, why);
     return MFPRIO_OK;
   });
 }

@@ -544,3 +544,31 @@ TEST_F(Multifactor, HandlesFromAnEarlierInitAreNeverTrusted) {
   ASSERT_EQ(p->init({"AccountingStorageLoc=" + db, "PriorityWeightAssoc=1000"}), MFPRIO_OK) << p->err();
   EXPECT_EQ(prio(old), 1000u);  // still w's association, not whoever holds its old index
 }
+
+TEST_F(Multifactor, JobEndBatchChargesAllInOneCallOrNone) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1).user("v", "a", 1);
+  ASSERT_EQ(start({}, b), MFPRIO_OK) << p->err();
+  std::vector<mfprio_job_t> ended;
+  for (uint64_t id = 1; id <= 3; ++id) {
+    mfprio_job_t j = job(id, id == 3 ? "v" : "u", "a");
+    j.state = MFPRIO_JOB_COMPLETED;
+    j.start_time = T0;
+    j.cpus = static_cast<uint32_t>(id);
+    ended.push_back(j);
+  }
+  const int64_t ends[] = {T0 + 10, T0 + 20, T0 + 30};
+  // A bad record (unknown user) anywhere: nothing is charged.
+  std::vector<mfprio_job_t> bad = ended;
+  bad[2].user = "ghost";
+  EXPECT_EQ(p->ops.job_end_batch(bad.data(), bad.size(), ends), MFPRIO_ENOENT);
+  EXPECT_NE(p->err().find("ghost"), std::string::npos) << p->err();
+  ASSERT_EQ(p->ops.decay(T0 + 30, nullptr, 0), MFPRIO_OK);
+  EXPECT_EQ(p->row("a", "u").raw_usage, 0.0);
+  // All good: 1 cpu x 10 s + 2 cpus x 20 s for u, 3 x 30 for v; twice = once.
+  ASSERT_EQ(p->ops.job_end_batch(ended.data(), ended.size(), ends), MFPRIO_OK) << p->err();
+  ASSERT_EQ(p->ops.job_end_batch(ended.data(), ended.size(), ends), MFPRIO_OK) << p->err();
+  ASSERT_EQ(p->ops.decay(T0 + 30, nullptr, 0), MFPRIO_OK);
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 50.0, 1e-9);
+  EXPECT_NEAR(p->row("a", "v").raw_usage, 90.0, 1e-9);
+}

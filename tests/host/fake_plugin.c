@@ -4,7 +4,7 @@
  * engine.  Compiled several times with different macros:
  *   FAKE_TYPE          plugin_type string (default "priority/fake")
  *   FAKE_VERSION       plugin_version (default MFPRIO_ABI_VERSION)
- *   FAKE_OMIT_OPS      leave out job_end and decay (a "corrupted" plugin)
+ *   FAKE_OMIT_OPS      leave out decay, job_end and job_end_batch (a "corrupted" plugin)
  *   FAKE_OMIT_VERSION  leave out plugin_version
  *
  * Its numbers (see fake_factors): age = (now - eligible) / 1 day capped at 1,
@@ -289,6 +289,14 @@ int job_end(const mfprio_job_t *job, int64_t end_time) {
         return MFPRIO_EINVAL;
     }
     ++g_jobs_charged;
+    return MFPRIO_OK;
+}
+
+int job_end_batch(const mfprio_job_t *jobs, size_t count, const int64_t *end_times) {
+    size_t i;
+    for (i = 0; i < count; i++)
+        if (end_times[i] < jobs[i].start_time) return job_end(&jobs[i], end_times[i]);
+    g_jobs_charged += count;
     return MFPRIO_OK;
 }
 #endif

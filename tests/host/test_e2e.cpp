@@ -216,7 +216,7 @@ TEST_F(HostE2E, MissingSymbolNamesFileAndSymbol) {
   ProcessResult r = host({"--conf", conf, "info"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "mfprio-host: " + fixture_dir() +
-                       "/priority_nosym.so: plugin is corrupted: missing symbols 'decay', 'job_end'\n");
+                       "/priority_nosym.so: plugin is corrupted: missing symbols 'decay', 'job_end', 'job_end_batch'\n");
 }
 
 TEST_F(HostE2E, AbiMismatchNamesFileAndVersion) {

@@ -51,7 +51,7 @@ TEST(Loader, NotFoundNamesEveryDirectorySearched) {
 
 TEST(Loader, MissingOperationSymbolsAreNamed) {
   const std::string err = open_error("priority/nosym", {fixture_dir()});
-  EXPECT_EQ(err, fixture_dir() + "/priority_nosym.so: plugin is corrupted: missing symbols 'decay', 'job_end'");
+  EXPECT_EQ(err, fixture_dir() + "/priority_nosym.so: plugin is corrupted: missing symbols 'decay', 'job_end', 'job_end_batch'");
 }
 
 TEST(Loader, AbiVersionMismatchIsRejected) {

@@ -10,6 +10,7 @@
  *            -> init(host)            once; non-zero status = plugin unusable
  *            -> decay(now, running)   every calc period
  *            -> job_end(job, end)     when a job finishes
+ *               (job_end_batch: many finished jobs, one transaction)
  *            -> fini()                once, before dlclose
  * Any thread, also while the control thread is inside decay():
  *     set_priority, set_priority_batch, job_resolve, job_factors,
@@ -228,6 +229,8 @@ typedef int (*mfprio_set_priority_batch_fn)(const mfprio_job_t *jobs, size_t cou
                                             int *statuses);
 typedef int (*mfprio_decay_fn)(int64_t now, const mfprio_job_t *running, size_t count);
 typedef int (*mfprio_job_end_fn)(const mfprio_job_t *job, int64_t end_time);
+typedef int (*mfprio_job_end_batch_fn)(const mfprio_job_t *jobs, size_t count,
+                                       const int64_t *end_times);
 typedef int (*mfprio_job_factors_fn)(const mfprio_job_t *job, int64_t now,
                                      mfprio_factors_t *out);
 typedef int (*mfprio_job_factors_json_fn)(const mfprio_job_t *job, int64_t now,
@@ -272,6 +275,11 @@ MFPRIO_EXPORT int set_priority_batch(const mfprio_job_t *jobs, size_t count, int
 MFPRIO_EXPORT int decay(int64_t now, const mfprio_job_t *running, size_t count);
 /* Charge a finished job's last interval, once per job id.  Control thread. */
 MFPRIO_EXPORT int job_end(const mfprio_job_t *job, int64_t end_time);
+/* job_end for count jobs (end_times[i] for jobs[i]) in one durable
+ * transaction: all are charged or, when any record is bad (errmsg names
+ * it), none.  Control thread.  A host that ends many jobs under one lock
+ * hold should use this: one commit instead of count. */
+MFPRIO_EXPORT int job_end_batch(const mfprio_job_t *jobs, size_t count, const int64_t *end_times);
 /* The breakdown of set_priority's answer.  Any thread. */
 MFPRIO_EXPORT int job_factors(const mfprio_job_t *job, int64_t now, mfprio_factors_t *out);
 /* The breakdown as a JSON object; free *json with free_string. */
@@ -295,7 +303,7 @@ MFPRIO_EXPORT void free_string(char *s);
     "init", "fini", "job_resolve", "set_priority", "set_priority_batch",        \
         "decay", "job_end", "job_factors", "job_factors_json", "share_table",   \
         "share_table_free", "share_table_json", "plugin_stats",                 \
-        "plugin_info_json", "errmsg", "free_string"
+        "plugin_info_json", "errmsg", "free_string", "job_end_batch"
 
 /* The operations a host calls, filled from dlsym() in MFPRIO_OPS_SYMBOLS
  * order.  Every member is required: a plugin missing one is corrupt. */
@@ -316,9 +324,10 @@ typedef struct mfprio_ops {
     mfprio_plugin_info_json_fn plugin_info_json;
     mfprio_errmsg_fn errmsg;
     mfprio_free_string_fn free_string;
+    mfprio_job_end_batch_fn job_end_batch;
 } mfprio_ops_t;
 
-#define MFPRIO_OPS_COUNT 16
+#define MFPRIO_OPS_COUNT 17
 
 #ifdef __cplusplus
 }
