@@ -1,66 +1,43 @@
-// conf_loc.cpp - see conf_loc.hpp.  Only reads; never writes anything.
+// conf_loc.cpp - see conf_loc.hpp.  The conf syntax (comments, quotes,
+// several pairs a line, Include) is the host's parser (host-shim/conf.hpp):
+// one reader of slurm.conf for the whole project.  Only reads.
 #include "conf_loc.hpp"
 
-#include <cctype>
-#include <fstream>
-#include <sstream>
-
 #include "admin.hpp"
+#include "conf.hpp"
 
 namespace mfprio::acct {
+namespace {
+
+std::string storage_loc(const host::Conf& conf, const std::string& file) {
+  const host::ConfPair* p = conf.find("AccountingStorageLoc");
+  if (!p) throw AdminError(file + ": no AccountingStorageLoc= key");
+  std::string loc = p->value;
+  if (loc.empty())
+    throw AdminError(p->file + ":" + std::to_string(p->line) + ": empty AccountingStorageLoc");
+  if (loc[0] != '/') {  // relative to the file that wrote it
+    const size_t slash = p->file.rfind('/');
+    if (slash != std::string::npos) loc = p->file.substr(0, slash + 1) + loc;
+  }
+  return loc;
+}
+
+}  // namespace
 
 std::string storage_loc_from_text(const std::string& text, const std::string& file) {
-  std::istringstream in(text);
-  std::string line, found;
-  size_t lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    size_t i = 0;
-    while (i < line.size()) {
-      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-      if (i >= line.size() || line[i] == '#') break;
-      size_t k0 = i;
-      while (i < line.size() && line[i] != '=' && !std::isspace(static_cast<unsigned char>(line[i])))
-        ++i;
-      std::string key = line.substr(k0, i - k0);
-      if (i >= line.size() || line[i] != '=') continue;  // a bare word (e.g. Include): skip
-      ++i;
-      std::string value;
-      if (i < line.size() && line[i] == '"') {
-        size_t close = line.find('"', i + 1);
-        if (close == std::string::npos)
-          throw AdminError(file + ":" + std::to_string(lineno) + ": unterminated quote");
-        value = line.substr(i + 1, close - i - 1);
-        i = close + 1;
-      } else {
-        size_t v0 = i;
-        while (i < line.size() && line[i] != '#' && !std::isspace(static_cast<unsigned char>(line[i])))
-          ++i;
-        value = line.substr(v0, i - v0);
-      }
-      std::string lower;
-      for (char c : key) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (lower == "accountingstorageloc") {
-        if (value.empty())
-          throw AdminError(file + ":" + std::to_string(lineno) + ": empty AccountingStorageLoc");
-        found = value;
-      }
-    }
+  try {
+    return storage_loc(host::Conf::parse(text, file), file);
+  } catch (const host::ConfError& e) {
+    throw AdminError(e.what());
   }
-  if (found.empty()) throw AdminError(file + ": no AccountingStorageLoc= key");
-  if (found[0] != '/') {
-    size_t slash = file.rfind('/');
-    if (slash != std::string::npos) found = file.substr(0, slash + 1) + found;
-  }
-  return found;
 }
 
 std::string storage_loc_from_conf(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw AdminError(file + ": cannot read conf file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return storage_loc_from_text(ss.str(), file);
+  try {
+    return storage_loc(host::Conf::load(file), file);
+  } catch (const host::ConfError& e) {
+    throw AdminError(e.what());
+  }
 }
 
 }  // namespace mfprio::acct

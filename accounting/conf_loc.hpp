@@ -1,10 +1,7 @@
-// conf_loc.hpp - a stop-gap reader of one slurm.conf key, AccountingStorageLoc.
-//
-// mfprio-acct --conf FILE needs only this key; the full conf parser lives in
-// host-shim (conf_dep) and is not linked here.  Syntax handled: Key=Value
-// pairs, keys case-insensitive, '#' starts a comment, several pairs per line,
-// double-quoted values; later pairs win; Include lines are not followed.
-// A relative path is taken relative to the conf file's directory.
+// conf_loc.hpp - AccountingStorageLoc from a slurm.conf-style file, for
+// mfprio-acct --conf FILE.  Parsed by the host's conf parser (conf_dep), so
+// Include, quotes and comments behave as for mfprio-host; the last pair
+// wins.  A relative path is taken relative to the file that wrote it.
 #pragma once
 
 #include <string>

@@ -108,22 +108,24 @@ json_t* factors_json(const mfprio_job_t& job, const mfprio_factors_t& f) {
   json_object_set_new(o, "resolved_partition", json_string(f.partition_name));
   json_object_set_new(o, "qos", json_string(f.qos_name));
   json_object_set_new(o, "priority", json_integer(f.priority));
+  // Each factor normalized (0..1, or raw with NO_NORMAL_*) and weighted.
+  const struct {
+    const char* name;
+    double factor, weighted;
+  } parts[] = {{"age", f.age, f.w_age},
+               {"assoc", f.assoc, f.w_assoc},
+               {"fairshare", f.fairshare, f.w_fairshare},
+               {"jobsize", f.jobsize, f.w_jobsize},
+               {"partition", f.partition, f.w_partition},
+               {"qos", f.qos, f.w_qos}};
   json_t* n = json_object();
-  json_object_set_new(n, "age", json_real(f.age));
-  json_object_set_new(n, "assoc", json_real(f.assoc));
-  json_object_set_new(n, "fairshare", json_real(f.fairshare));
-  json_object_set_new(n, "jobsize", json_real(f.jobsize));
-  json_object_set_new(n, "partition", json_real(f.partition));
-  json_object_set_new(n, "qos", json_real(f.qos));
-  json_object_set_new(o, "factors", n);
   json_t* w = json_object();
-  json_object_set_new(w, "age", json_real(f.w_age));
-  json_object_set_new(w, "assoc", json_real(f.w_assoc));
-  json_object_set_new(w, "fairshare", json_real(f.w_fairshare));
-  json_object_set_new(w, "jobsize", json_real(f.w_jobsize));
-  json_object_set_new(w, "partition", json_real(f.w_partition));
-  json_object_set_new(w, "qos", json_real(f.w_qos));
+  for (const auto& p : parts) {
+    json_object_set_new(n, p.name, json_real(p.factor));
+    json_object_set_new(w, p.name, json_real(p.weighted));
+  }
   json_object_set_new(w, "tres", json_real(f.w_tres));
+  json_object_set_new(o, "factors", n);
   json_object_set_new(o, "weighted", w);
   json_t* t = json_array();
   for (uint32_t i = 0; i < f.tres_count; ++i) {

@@ -29,11 +29,8 @@ namespace mfprio {
 
 void fair_share_classic(const ShareTree& tree, double dampening, ShareResult& out) {
   const size_t n = tree.size();
+  out.reset(n);
   fill_path_shares_and_usage(tree, out);
-  out.eff_usage.assign(n, 0.0);
-  out.level_fs.assign(n, 0.0);
-  out.fairshare.assign(n, 0.0);
-  out.tickets.assign(n, 0.0);
   const auto& S = out.norm_shares;
   const auto& U = out.norm_usage;
   auto& Ue = out.eff_usage;

@@ -59,11 +59,8 @@ double depth_oblivious_ue(double ue_parent, double s_parent, double u, double s,
 
 void fair_share_depth_oblivious(const ShareTree& tree, double dampening, ShareResult& out) {
   const size_t n = tree.size();
+  out.reset(n);
   fill_path_shares_and_usage(tree, out);
-  out.eff_usage.assign(n, 0.0);
-  out.level_fs.assign(n, 0.0);
-  out.fairshare.assign(n, 0.0);
-  out.tickets.assign(n, 0.0);
   const auto& S = out.norm_shares;
   const auto& U = out.norm_usage;
   auto& Ue = out.eff_usage;

@@ -74,12 +74,7 @@ struct Frame {
 
 void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
   const size_t n = tree.size();
-  out.norm_shares.assign(n, 0.0);
-  out.norm_usage.assign(n, 0.0);
-  out.eff_usage.assign(n, 0.0);
-  out.level_fs.assign(n, 0.0);
-  out.fairshare.assign(n, 0.0);
-  out.tickets.assign(n, 0.0);
+  out.reset(n);
   auto& S = out.norm_shares;
   auto& Ulevel = out.eff_usage;
   auto& lfs = out.level_fs;

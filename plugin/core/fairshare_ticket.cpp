@@ -41,11 +41,8 @@ constexpr double kMinUsageFraction = 0.01;  // the seed's 0.01 * S floor on usag
 
 void fair_share_ticket(const ShareTree& tree, ShareResult& out) {
   const size_t n = tree.size();
+  out.reset(n);
   fill_path_shares_and_usage(tree, out);
-  out.eff_usage.assign(n, 0.0);
-  out.level_fs.assign(n, 0.0);
-  out.fairshare.assign(n, 0.0);
-  out.tickets.assign(n, 0.0);
   const auto& S = out.norm_shares;
   const auto& U = out.norm_usage;
   auto& Ueff = out.eff_usage;

@@ -130,10 +130,13 @@ void ShareTree::finalize() {
   }
 }
 
+void ShareResult::reset(size_t n) {
+  for (std::vector<double>* v : {&norm_shares, &norm_usage, &eff_usage, &level_fs, &fairshare, &tickets})
+    v->assign(n, 0.0);
+}
+
 void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out) {
   const size_t n = tree.size();
-  out.norm_shares.assign(n, 0.0);
-  out.norm_usage.assign(n, 0.0);
   auto& S = out.norm_shares;
   auto& U = out.norm_usage;
   const double root_usage = tree.usage[0];

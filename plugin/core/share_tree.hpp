@@ -73,6 +73,9 @@ struct ShareResult {
   std::vector<double> fairshare;    // F in [0,1] for users; accounts: algorithm's own value
   std::vector<double> tickets;      // TicketBased: share of the root's tickets (root = 1 when any
                                     // user is active); 0 for the other algorithms
+
+  // Sizes every vector to n and zeroes it (each algorithm starts here).
+  void reset(size_t n);
 };
 
 struct FairShareParams {
@@ -83,8 +86,8 @@ struct FairShareParams {
 // Computes every field of `out` for `tree` (which must be finalized).
 void compute_fair_share(const ShareTree& tree, const FairShareParams& params, ShareResult& out);
 
-// Shared by Classic, DepthOblivious and TicketBased (REFERENCE §1.5): sizes
-// out.norm_shares / out.norm_usage and fills them with S = product along the
+// Shared by Classic, DepthOblivious and TicketBased (REFERENCE §1.5): fills
+// out.norm_shares / out.norm_usage (already sized by out.reset) with S = product along the
 // path of shares / group_shares (FairShare=parent: its fair-share parent's S)
 // and U = raw usage / root raw usage (0 when root has none, capped at 1).
 void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out);

@@ -206,6 +206,12 @@ TEST_F(Cli, ConfFileGivesTheStoreLocation) {
   r = run_acct(dir, {"--conf", dir.file("empty.conf"), "show", "tree"});
   EXPECT_EQ(1, r.status);
   EXPECT_NE(std::string::npos, r.err.find("no AccountingStorageLoc")) << r.err;
+  // The key may come from an included file, as in a real slurm.conf.
+  std::ofstream(dir.file("accounting.conf")) << "AccountingStorageLoc=" << db << "\n";
+  std::ofstream(dir.file("main.conf")) << "ClusterName=x\nInclude accounting.conf\n";
+  r = run_acct(dir, {"--conf", dir.file("main.conf"), "show", "accounts", "-P"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("B|A|30|0||"));
 }
 
 TEST(ConfLoc, LastPairWinsQuotesAndRelativePaths) {
