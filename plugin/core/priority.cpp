@@ -258,7 +258,13 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
   const size_t n_assoc = L.assocs.size(), n_part = L.parts.size(), n_qos = L.qos.size();
   int first = MFPRIO_OK;
   clamped[0] = clamped[1] = 0;
+  const double* score = snap.assoc_score.data();
+  constexpr size_t kAhead = 8;  // prefetch distance: hides the random association read
   for (size_t i = 0; i < count; ++i) {
+    if (i + kAhead < count) {
+      const uint32_t a = jobs[i + kAhead].handle.assoc;
+      if (a < n_assoc) __builtin_prefetch(score + a);
+    }
     const mfprio_job_t& j = jobs[i];
     const mfprio_handle_t& h = j.handle;
     int rc;
