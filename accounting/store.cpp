@@ -201,16 +201,39 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
     for (uint32_t i : order) sorted.push_back(std::move(d.assocs[i]));
     d.assocs = std::move(sorted);
   }
+  std::unordered_map<int64_t, size_t> assoc_index;  // id -> index, only when needed
+  auto index_of = [&](int64_t id) -> UserAssocRec* {
+    if (assoc_index.empty())
+      for (size_t i = 0; i < d.assocs.size(); ++i) assoc_index.emplace(d.assocs[i].id, i);
+    auto it = assoc_index.find(id);
+    return it == assoc_index.end() ? nullptr : &d.assocs[it->second];
+  };
+  {
+    // Journalled job-end charges not yet folded into the rows count too.
+    sql::StmtUse st(prep(st_journal_sum_,
+        "SELECT assoc_id, sum(amount) FROM charge_journal WHERE tres_id IS NULL GROUP BY assoc_id"));
+    while (st->step())
+      if (UserAssocRec* r = index_of(st->i64(0))) r->raw_usage += st->real(1) * scale;
+  }
   if (opts.tres_usage) {
-    std::unordered_map<int64_t, size_t> assoc_index;
-    assoc_index.reserve(d.assocs.size());
-    for (size_t i = 0; i < d.assocs.size(); ++i) assoc_index.emplace(d.assocs[i].id, i);
-    sql::StmtUse st(prep(st_load_tres_usage_,
-        "SELECT t.assoc_id, r.name, t.usage FROM assoc_tres_usage t JOIN tres r ON r.id = t.tres_id"));
+    {
+      sql::StmtUse st(prep(st_load_tres_usage_,
+          "SELECT t.assoc_id, r.name, t.usage FROM assoc_tres_usage t JOIN tres r ON r.id = t.tres_id"));
+      while (st->step())
+        if (UserAssocRec* r = index_of(st->i64(0)))  // the FK makes a miss unreachable
+          r->tres_usage.emplace_back(st->text(1), st->real(2) * scale);
+    }
+    sql::StmtUse st(prep(st_journal_sum_tres_,
+        "SELECT j.assoc_id, r.name, sum(j.amount) FROM charge_journal j JOIN tres r ON r.id = j.tres_id"
+        " GROUP BY j.assoc_id, j.tres_id"));
     while (st->step()) {
-      auto it = assoc_index.find(st->i64(0));
-      if (it == assoc_index.end()) continue;  // FK makes this unreachable
-      d.assocs[it->second].tres_usage.emplace_back(st->text(1), st->real(2) * scale);
+      UserAssocRec* r = index_of(st->i64(0));
+      if (!r) continue;
+      const std::string name = st->text(1);
+      auto it = std::find_if(r->tres_usage.begin(), r->tres_usage.end(),
+                             [&](const auto& e) { return e.first == name; });
+      if (it == r->tres_usage.end()) r->tres_usage.emplace_back(name, st->real(2) * scale);
+      else it->second += st->real(2) * scale;
     }
     for (UserAssocRec& a : d.assocs)
       if (a.tres_usage.size() > 1) std::sort(a.tres_usage.begin(), a.tres_usage.end());
@@ -274,6 +297,26 @@ int64_t StoreImpl::tres_id_lookup(const std::string& name) {
   return ins->i64(0);
 }
 
+void StoreImpl::fold_journal() {
+  {
+    sql::StmtUse any(prep(st_journal_any_, "SELECT EXISTS (SELECT 1 FROM charge_journal)"));
+    if (!any->step() || any->i64(0) == 0) return;  // the usual case: nothing journalled
+  }
+  sql::StmtUse a(prep(st_journal_fold_assoc_,
+      "UPDATE assocs SET raw_usage = raw_usage + j.s FROM"
+      " (SELECT assoc_id, sum(amount) AS s FROM charge_journal WHERE tres_id IS NULL"
+      "  GROUP BY assoc_id) AS j WHERE assocs.id = j.assoc_id"));
+  a->run();
+  sql::StmtUse t(prep(st_journal_fold_tres_,
+      "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage)"
+      " SELECT assoc_id, tres_id, sum(amount) FROM charge_journal WHERE tres_id IS NOT NULL"
+      " GROUP BY assoc_id, tres_id"
+      " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = usage + excluded.usage"));
+  t->run();
+  sql::StmtUse c(prep(st_journal_clear_, "DELETE FROM charge_journal"));
+  c->run();
+}
+
 // Usage is stored as value / scale (decay_state.scale): a decay pass only
 // multiplies the scale, so it touches one row whatever the store's size.
 // When the scale gets tiny the rows are rewritten with the scale folded in.
@@ -284,6 +327,8 @@ CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
   if (!(up.decay_factor >= 0.0 && up.decay_factor <= 1.0))
     throw StoreError(path_ + ": decay factor " + std::to_string(up.decay_factor) +
                      " is outside [0, 1]");
+  if (up.defer_usage && (up.reset || up.decay_factor != 1.0))
+    throw StoreError(path_ + ": a deferred cycle cannot reset or decay usage");
   try {
     return apply_cycle_txn(up);
   } catch (...) {
@@ -298,6 +343,8 @@ CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
   sql::Txn txn(db_.get());
   const double old_scale = usage_scale();
   double scale = old_scale;
+  // Journalled charges join the rows before any reset or decay touches them.
+  if (!up.defer_usage) fold_journal();
   if (up.reset || up.decay_factor == 0.0) {
     sql::StmtUse a(prep(st_reset_assoc_, "UPDATE assocs SET raw_usage = 0"));
     a->run();
@@ -335,20 +382,38 @@ CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
     int64_t secs = c.until - from;
     if (secs > 0) {
       added = static_cast<double>(secs) * c.rate;
-      sql::StmtUse st(prep(st_charge_assoc_,
-          "UPDATE assocs SET raw_usage = raw_usage + ?1 WHERE id = ?2"));
-      st->bind(1, added * inv_scale).bind(2, ledger_assoc).run();
-      if (sqlite3_changes(db_.get()) != 1)
-        throw StoreError(path_ + ": job " + std::to_string(c.job_id) +
-                         ": unknown association id " + std::to_string(ledger_assoc));
-      for (const auto& [name, per_sec] : c.tres) {
-        if (per_sec == 0.0) continue;  // nothing to add: skip the row write
-        const int64_t tid = tres_id(name);
-        sql::StmtUse t(prep(st_charge_tres_,
-            "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"
-            " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = usage + excluded.usage"));
-        t->bind(1, ledger_assoc).bind(2, tid).bind(3, static_cast<double>(secs) * per_sec * inv_scale);
-        t->run();
+      if (up.defer_usage) {
+        // Appends only; the foreign key still rejects an unknown association.
+        auto journal = [&](const int64_t* tid, double amount) {
+          sql::StmtUse j(prep(st_journal_put_,
+              "INSERT INTO charge_journal(assoc_id, tres_id, amount) VALUES (?1, ?2, ?3)"));
+          j->bind(1, ledger_assoc);
+          if (tid) j->bind(2, *tid);
+          else j->bind_null(2);
+          j->bind(3, amount).run();
+        };
+        journal(nullptr, added * inv_scale);
+        for (const auto& [name, per_sec] : c.tres) {
+          if (per_sec == 0.0) continue;
+          const int64_t tid = tres_id(name);
+          journal(&tid, static_cast<double>(secs) * per_sec * inv_scale);
+        }
+      } else {
+        sql::StmtUse st(prep(st_charge_assoc_,
+            "UPDATE assocs SET raw_usage = raw_usage + ?1 WHERE id = ?2"));
+        st->bind(1, added * inv_scale).bind(2, ledger_assoc).run();
+        if (sqlite3_changes(db_.get()) != 1)
+          throw StoreError(path_ + ": job " + std::to_string(c.job_id) +
+                           ": unknown association id " + std::to_string(ledger_assoc));
+        for (const auto& [name, per_sec] : c.tres) {
+          if (per_sec == 0.0) continue;  // nothing to add: skip the row write
+          const int64_t tid = tres_id(name);
+          sql::StmtUse t(prep(st_charge_tres_,
+              "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"
+              " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = usage + excluded.usage"));
+          t->bind(1, ledger_assoc).bind(2, tid).bind(3, static_cast<double>(secs) * per_sec * inv_scale);
+          t->run();
+        }
       }
     }
     {

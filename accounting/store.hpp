@@ -122,6 +122,12 @@ struct CycleUpdate {
   double decay_factor = 1.0;   // every usage is multiplied by this (after reset)
   std::vector<Charge> charges; // applied after the decay
   std::optional<DecayState> new_state;
+  // Journal the charges instead of updating each association's row: an
+  // append-only table (sequential pages, so a commit writes a few pages
+  // whatever the associations), folded into the rows by the next cycle that
+  // is not deferred.  Only for cycles with no reset and no decay (job ends).
+  // load() counts journalled charges, so nothing is ever invisible or lost.
+  bool defer_usage = false;
 };
 
 struct CycleResult {

@@ -136,6 +136,9 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
       id = st->i64(0);
     }
     if (w.set_usage) {
+      // The usage given replaces whatever the journal still holds for it.
+      sql::StmtUse drop(prep(st_journal_drop_assoc_, "DELETE FROM charge_journal WHERE assoc_id = ?1"));
+      drop->bind(1, id).run();
       sql::StmtUse del(prep(st_clear_assoc_tres_,
           "DELETE FROM assoc_tres_usage WHERE assoc_id = ?1"));
       del->bind(1, id).run();

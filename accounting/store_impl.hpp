@@ -34,6 +34,7 @@ class StoreImpl final : public Store {
   int64_t tres_id_lookup(const std::string& name);
   double usage_scale();  // decay_state.scale, inside a transaction
   CycleResult apply_cycle_txn(const CycleUpdate& update);
+  void fold_journal();  // journalled charges into the rows, inside a transaction
   void apply_admin_txn(const AdminChanges& changes);
   void row_written();
 
@@ -49,7 +50,9 @@ class StoreImpl final : public Store {
   // load / ledger
   sql::Stmt st_load_accounts_, st_count_assocs_, st_load_assocs_, st_load_tres_usage_,
       st_load_users_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
-      st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_begin_, st_commit_;
+      st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_journal_put_,
+      st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
+      st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_;
   // cycle
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_ledger_get_,
       st_charge_assoc_, st_charge_tres_, st_ledger_put_, st_decay_state_, st_tres_id_,

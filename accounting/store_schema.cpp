@@ -105,7 +105,19 @@ constexpr const char* kV2 = R"sql(
 ALTER TABLE decay_state ADD COLUMN scale REAL NOT NULL DEFAULT 1.0 CHECK (scale > 0);
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2};
+// v3: the charge journal (CycleUpdate::defer_usage).  amount is in stored
+// units (divided by the decay scale, which only moves after a fold);
+// tres_id NULL is the billing usage, else that TRES's usage.
+constexpr const char* kV3 = R"sql(
+CREATE TABLE charge_journal (
+  seq      INTEGER PRIMARY KEY,
+  assoc_id INTEGER NOT NULL REFERENCES assocs(id) ON DELETE CASCADE,
+  tres_id  INTEGER REFERENCES tres(id),
+  amount   REAL NOT NULL CHECK (amount >= 0)
+);
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sqlite3* db) {

@@ -494,6 +494,7 @@ int Engine::job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t c
   acct::CycleUpdate up;
   std::vector<uint32_t> nodes;
   if (int rc = charges_for(*snap, jobs, count, end_times, 1, true, &up.charges, &nodes, why)) return rc;
+  up.defer_usage = true;  // journal appends; the next decay pass folds them (same totals)
   acct::CycleResult res;
   try {
     res = store_->apply_cycle(up);

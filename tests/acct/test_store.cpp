@@ -436,7 +436,7 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   {
     auto s = doc_store(dir);  // acct.db, current schema; copy its v1 tables by hand below
   }
-  // Build a v1 file: the current schema minus the v2 column, user_version 1.
+  // Build a v1 file: the current schema minus v2 (scale) and v3 (journal), user_version 1.
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   char* err = nullptr;
@@ -449,7 +449,8 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   // Copy every other table's definition and rows from the current file.
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(h, "SELECT name, sql FROM cur.sqlite_master WHERE type IN ('table','index')"
-                        " AND name NOT LIKE 'sqlite_%' AND tbl_name != 'decay_state' ORDER BY type DESC",
+                        " AND name NOT LIKE 'sqlite_%' AND tbl_name NOT IN ('decay_state', 'charge_journal')"
+                        " ORDER BY type DESC",
                      -1, &st, nullptr);
   std::vector<std::pair<std::string, std::string>> defs;
   while (sqlite3_step(st) == SQLITE_ROW)
@@ -475,6 +476,91 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   up.decay_factor = 0.5;
   s->apply_cycle(up);
   EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User1", "B")->raw_usage, 10.0);
+}
+
+}  // namespace mfprio::acct
+
+namespace mfprio::acct {
+
+TEST(StoreJournal, DeferredChargesCountAtOnceAndFoldAtTheNextCycle) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  const StoreData before = s->load();
+  const double u1 = test::find_assoc(before, "User1", "B")->raw_usage;
+  CycleUpdate up;
+  up.defer_usage = true;
+  Charge c;
+  c.job_id = 901;
+  c.assoc_id = test::find_assoc(before, "User1", "B")->id;
+  c.start_time = 1000;
+  c.until = 1010;
+  c.rate = 2;
+  c.tres = {{"cpu", 2}};
+  c.ended = true;
+  up.charges.push_back(c);
+  EXPECT_EQ(s->apply_cycle(up).added[0], 20.0);
+  EXPECT_EQ(s->apply_cycle(up).added[0], 0.0);  // idempotent per job, journal or not
+  // Visible at once (usage and per-TRES usage), before any fold.
+  StoreData d = s->load();
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, u1 + 20);
+  const auto& tu = test::find_assoc(d, "User1", "B")->tres_usage;
+  ASSERT_EQ(tu.size(), 1u);
+  EXPECT_EQ(tu[0].first, "cpu");
+  EXPECT_DOUBLE_EQ(tu[0].second, 20.0);
+  // The next ordinary cycle folds the journal, then decays everything alike.
+  CycleUpdate decay;
+  decay.decay_factor = 0.5;
+  s->apply_cycle(decay);
+  d = s->load();
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, (u1 + 20) * 0.5);
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->tres_usage[0].second, 10.0);
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(dir.file("acct.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT count(*) FROM charge_journal", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(st, 0), 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+}
+
+TEST(StoreJournal, DeferredCycleRefusesDecayAndUnknownAssociations) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.defer_usage = true;
+  up.decay_factor = 0.5;
+  EXPECT_THROW(s->apply_cycle(up), StoreError);
+  CycleUpdate bad;
+  bad.defer_usage = true;
+  Charge c;
+  c.job_id = 5;
+  c.assoc_id = 987654;
+  c.start_time = 0;
+  c.until = 10;
+  c.rate = 1;
+  bad.charges.push_back(c);
+  EXPECT_THROW(s->apply_cycle(bad), StoreError);
+  EXPECT_TRUE(s->open_ledger().empty());
+}
+
+TEST(StoreJournal, ImportReplacesJournalledUsage) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.defer_usage = true;
+  Charge c;
+  c.job_id = 6;
+  c.assoc_id = test::find_assoc(s->load(), "User3", "C")->id;
+  c.until = 100;
+  c.rate = 1;
+  up.charges.push_back(c);
+  s->apply_cycle(up);
+  EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User3", "C")->raw_usage, 100.0);
+  AdminChanges ch;
+  ch.assocs.push_back(test::assoc("User3", "C", 7));
+  s->apply_admin(ch);
+  EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User3", "C")->raw_usage, 7.0);
 }
 
 }  // namespace mfprio::acct
