@@ -15,24 +15,11 @@ using mfprio::test::TempDir;
 
 namespace {
 
+using mfprio::test::fields;
+using mfprio::test::lines;
+
 std::string host_bin() { return mfprio::test::env_or_die("MFPRIO_HOST_BIN"); }
 std::string fixture_dir() { return mfprio::test::env_or_die("MFPRIO_FIXTURE_PLUGINDIR"); }
-
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string l;
-  while (std::getline(in, l)) out.push_back(l);
-  return out;
-}
-
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::istringstream in(line);
-  std::string f;
-  while (in >> f) out.push_back(f);
-  return out;
-}
 
 bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 

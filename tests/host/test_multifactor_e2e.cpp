@@ -22,13 +22,8 @@ using mfprio::test::TempDir;
 
 namespace {
 
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string l;
-  while (std::getline(in, l)) out.push_back(l);
-  return out;
-}
+using mfprio::test::fields;
+using mfprio::test::lines;
 
 // The '|'-separated fields of a -P line (the trailing '|' gives no field).
 std::vector<std::string> cells(const std::string& line) {

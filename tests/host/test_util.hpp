@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace mfprio::test {
 
@@ -41,6 +43,24 @@ inline std::string env_or_die(const char* name) {
   const char* v = std::getenv(name);
   if (!v || !*v) throw std::runtime_error(std::string("environment variable ") + name + " is not set (run via meson test)");
   return v;
+}
+
+// The lines of a program's output.
+inline std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string l;
+  while (std::getline(in, l)) out.push_back(l);
+  return out;
+}
+
+// The whitespace-separated fields of one line.
+inline std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  std::string f;
+  while (in >> f) out.push_back(f);
+  return out;
 }
 
 }  // namespace mfprio::test

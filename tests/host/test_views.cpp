@@ -5,27 +5,15 @@
 #include <cstring>
 #include <sstream>
 
+#include "test_util.hpp"
 #include "views.hpp"
 
 using namespace mfprio::host;
 
 namespace {
 
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string l;
-  while (std::getline(in, l)) out.push_back(l);
-  return out;
-}
-
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::istringstream in(line);
-  std::string f;
-  while (in >> f) out.push_back(f);
-  return out;
-}
+using mfprio::test::fields;
+using mfprio::test::lines;
 
 SprioRow sample_row() {
   SprioRow r;
