@@ -175,8 +175,8 @@ void partition_fields(const KV& kv, PartitionRec& p) {
     else if (k == "tres") p.tres_totals = v;
     else if (k == "default") p.is_default = parse_yes_no(k, v);
   }
-  if (auto e = tres_list_problem(p.billing_weights); !e.empty()) throw UsageError(e);
-  if (auto e = tres_list_problem(p.tres_totals); !e.empty()) throw UsageError(e);
+  if (auto e = tres_weights_problem(p.billing_weights); !e.empty()) throw UsageError(e);
+  if (auto e = tres_counts_problem(p.tres_totals); !e.empty()) throw UsageError(e);
 }
 
 std::string get(const KV& kv, const char* key) {

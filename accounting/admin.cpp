@@ -4,6 +4,8 @@
 // and only then call Store::apply_admin with the records they changed.
 #include "admin.hpp"
 
+#include "tres.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -126,28 +128,21 @@ std::string name_problem(const std::string& name) {
   return "";
 }
 
-std::string tres_list_problem(const std::string& s) {
-  if (s.empty()) return "";
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t end = s.find(',', pos);
-    if (end == std::string::npos) end = s.size();
-    std::string item = s.substr(pos, end - pos);
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return "\"" + item + "\" is not NAME=NUMBER in TRES list \"" + s + "\"";
-    std::string num = item.substr(eq + 1);
-    char* rest = nullptr;
-    double v = std::strtod(num.c_str(), &rest);
-    if (num.empty() || rest == num.c_str() || !std::isfinite(v))
-      return "\"" + item + "\" has no number in TRES list \"" + s + "\"";
-    std::string unit(rest);
-    if (!(unit.empty() || unit == "K" || unit == "M" || unit == "G" || unit == "T" ||
-          unit == "P" || unit == "k" || unit == "m" || unit == "g" || unit == "t" ||
-          unit == "p"))
-      return "\"" + item + "\" has an unknown unit in TRES list \"" + s + "\"";
-    pos = end + 1;
-  }
+// One TRES parser for the store and the plugin (common/tres.hpp): a list the
+// store accepts is one the plugin loads.  Billing weights are weights (no
+// negatives); partition totals are counts.
+std::string tres_weights_problem(const std::string& s) {
+  std::vector<TresWeight> w;
+  std::string why;
+  if (!parse_tres_spec(s, &w, &why, /*allow_negative=*/false))
+    return "TRESBillingWeights \"" + s + "\": " + why;
+  return "";
+}
+
+std::string tres_counts_problem(const std::string& s) {
+  std::vector<std::pair<std::string, double>> c;
+  std::string why;
+  if (!parse_tres_counts(s, &c, &why)) return "TRES totals \"" + s + "\": " + why;
   return "";
 }
 

@@ -67,8 +67,9 @@ std::vector<TreeRow> tree_rows(const StoreData& d);
 // whitespace are refused.
 std::string name_problem(const std::string& name);
 
-// "" if `s` is a TRES list `name=number[unit],...` (TRESBillingWeights or
-// TRES totals), else why not.
-std::string tres_list_problem(const std::string& s);
+// "" if `s` is a TRES list the plugin loads (common/tres.hpp: the one
+// parser; names checked, no name twice, finite non-negative numbers), else why not.
+std::string tres_weights_problem(const std::string& s);  // TRESBillingWeights
+std::string tres_counts_problem(const std::string& s);   // partition TRES totals
 
 }  // namespace mfprio::acct

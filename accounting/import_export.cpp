@@ -244,9 +244,9 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     p.name = name;
     if (auto j = f.integer("priority_job_factor", 0, 65533)) p.job_factor = static_cast<uint32_t>(*j);
     if (auto w = f.str("tres_billing_weights")) p.billing_weights = *w;
-    if (auto prob = tres_list_problem(p.billing_weights); !prob.empty()) f.fail(prob);
+    if (auto prob = tres_weights_problem(p.billing_weights); !prob.empty()) f.fail(prob);
     if (auto t = f.str("tres")) p.tres_totals = *t;
-    if (auto prob = tres_list_problem(p.tres_totals); !prob.empty()) f.fail(prob);
+    if (auto prob = tres_counts_problem(p.tres_totals); !prob.empty()) f.fail(prob);
     if (auto d = f.boolean("default")) p.is_default = *d;
     if (p.is_default) {
       if (!default_part.empty()) f.fail("second default partition (already \"" + default_part + "\")");

@@ -14,12 +14,12 @@
 
 namespace mfprio {
 
-std::vector<ConfItem> conf_items(const mfprio_host_t& host) {
-  std::vector<ConfItem> items;
+std::vector<ConfPair> conf_items(const mfprio_host_t& host) {
+  std::vector<ConfPair> items;
   items.reserve(host.conf_count);
   for (size_t i = 0; i < host.conf_count; ++i) {
     const mfprio_kv_t& kv = host.conf[i];
-    ConfItem it;
+    ConfPair it;
     it.key = kv.key ? kv.key : "";
     it.value = kv.value ? kv.value : "";
     it.file = kv.file ? kv.file : "(conf)";

@@ -76,6 +76,6 @@ class Engine {
 };
 
 // Conf pairs of the host table, as parse_settings wants them.
-std::vector<ConfItem> conf_items(const mfprio_host_t& host);
+std::vector<ConfPair> conf_items(const mfprio_host_t& host);
 
 }  // namespace mfprio

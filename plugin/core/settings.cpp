@@ -24,11 +24,11 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
-[[noreturn]] void fail(const ConfItem& it, const std::string& why) {
+[[noreturn]] void fail(const ConfPair& it, const std::string& why) {
   throw ConfigError(it.file + ":" + std::to_string(it.line) + ": " + it.key + ": " + why);
 }
 
-uint32_t parse_u32(const ConfItem& it, const char* what) {
+uint32_t parse_u32(const ConfPair& it, const char* what) {
   const std::string v = trim(it.value);
   if (!v.empty() && v[0] == '-') fail(it, std::string("negative ") + what + " '" + v + "'");
   errno = 0;
@@ -40,7 +40,7 @@ uint32_t parse_u32(const ConfItem& it, const char* what) {
   return static_cast<uint32_t>(x);
 }
 
-int64_t parse_time(const ConfItem& it, bool allow_infinite) {
+int64_t parse_time(const ConfPair& it, bool allow_infinite) {
   int64_t s = 0;
   std::string why;
   if (!parse_time_string(it.value, &s, &why)) fail(it, why);
@@ -48,7 +48,7 @@ int64_t parse_time(const ConfItem& it, bool allow_infinite) {
   return s;
 }
 
-bool parse_bool(const ConfItem& it) {
+bool parse_bool(const ConfPair& it) {
   const std::string v = upper(trim(it.value));
   if (v == "YES" || v == "TRUE" || v == "1") return true;
   if (v == "NO" || v == "FALSE" || v == "0") return false;
@@ -76,7 +76,7 @@ constexpr FlagName kFlags[] = {
     {"FAIR_TREE", kFairTree},
 };
 
-uint32_t parse_flags(const ConfItem& it) {
+uint32_t parse_flags(const ConfPair& it) {
   uint32_t flags = 0;
   const std::string v = trim(it.value);
   if (v.empty()) return 0;
@@ -102,7 +102,7 @@ uint32_t parse_flags(const ConfItem& it) {
   return flags;
 }
 
-ResetPeriod parse_reset(const ConfItem& it) {
+ResetPeriod parse_reset(const ConfPair& it) {
   const std::string v = upper(trim(it.value));
   if (v == "NONE") return ResetPeriod::None;
   if (v == "NOW") return ResetPeriod::Now;
@@ -150,10 +150,10 @@ bool Settings::weights_may_overflow() const {
   return sum > 0xffffffffULL;
 }
 
-Settings parse_settings(const std::vector<ConfItem>& conf) {
+Settings parse_settings(const std::vector<ConfPair>& conf) {
   Settings s;
-  const ConfItem* decay_item = nullptr;
-  for (const ConfItem& it : conf) {
+  const ConfPair* decay_item = nullptr;
+  for (const ConfPair& it : conf) {
     const std::string k = upper(it.key);
     if (k == "PRIORITYDECAYHALFLIFE") {
       s.decay_half_life = parse_time(it, false);
@@ -188,12 +188,9 @@ Settings parse_settings(const std::vector<ConfItem>& conf) {
     } else if (k == "FAIRSHAREDAMPENINGFACTOR") {
       s.dampening = parse_u32(it, "factor");
       if (s.dampening < 1) fail(it, "must be at least 1");
-    } else if (k == "ACCOUNTINGSTORAGELOC") {
-      s.store_path = trim(it.value);
-      s.store_path_origin = it.file + ":" + std::to_string(it.line);
-      if (s.store_path.empty()) fail(it, "empty path");
     }
   }
+  s.store_path = store_location(conf, &s.store_path_origin);  // common/conf.hpp: the one rule
   if (s.decay_half_life == 0 && s.reset == ResetPeriod::None && decay_item)
     fail(*decay_item, "0 (no decay) needs PriorityUsageResetPeriod, or usage grows forever");
   return s;

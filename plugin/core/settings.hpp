@@ -12,20 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "conf.hpp"
 #include "share_tree.hpp"
 #include "tres.hpp"
 
 namespace mfprio {
 
-struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// One conf pair, as the host gave it.
-struct ConfItem {
-  std::string key, value, file;
-  uint32_t line = 0;
-};
 
 enum PriorityFlag : uint32_t {
   kAccrueAlways = 1u << 0,
@@ -66,7 +58,7 @@ struct Settings {
   bool weights_may_overflow() const;
 };
 
-Settings parse_settings(const std::vector<ConfItem>& conf);
+Settings parse_settings(const std::vector<ConfPair>& conf);
 
 const char* reset_period_name(ResetPeriod p);
 

@@ -4,8 +4,8 @@
 #include "conf.hpp"
 #include "test_util.hpp"
 
-using mfprio::host::Conf;
-using mfprio::host::ConfError;
+using mfprio::Conf;
+using mfprio::ConfError;
 using mfprio::test::TempDir;
 
 namespace {
@@ -207,8 +207,8 @@ TEST(Conf, ErrorInIncludedFileNamesThatFile) {
 }
 
 TEST(Conf, IequalsComparesAsciiCaseInsensitively) {
-  EXPECT_TRUE(mfprio::host::iequals("PluginDir", "plugindir"));
-  EXPECT_FALSE(mfprio::host::iequals("PluginDir", "plugindirs"));
+  EXPECT_TRUE(mfprio::iequals("PluginDir", "plugindir"));
+  EXPECT_FALSE(mfprio::iequals("PluginDir", "plugindirs"));
 }
 
 }  // namespace

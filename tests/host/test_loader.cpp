@@ -10,6 +10,7 @@
 #include "test_util.hpp"
 
 using namespace mfprio::host;
+using mfprio::Conf;
 using mfprio::test::TempDir;
 
 namespace {

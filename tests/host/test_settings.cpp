@@ -3,7 +3,7 @@
 
 #include "settings.hpp"
 
-using mfprio::host::Conf;
+using mfprio::Conf;
 using mfprio::host::HostSettings;
 using mfprio::host::read_settings;
 using mfprio::host::SettingsError;

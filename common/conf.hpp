@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace mfprio::host {
+namespace mfprio {
 
 // ASCII case-insensitive equality, as conf keys compare.
 bool iequals(std::string_view a, std::string_view b);
@@ -27,6 +27,9 @@ bool iequals(std::string_view a, std::string_view b);
 struct ConfError : std::runtime_error {
   using std::runtime_error::runtime_error;  // "file:line: message"
 };
+// A known key with a bad value (thrown by whoever reads the key: the host's
+// settings, a family's settings parser).  The same type as a syntax error.
+using ConfigError = ConfError;
 
 struct ConfPair {
   std::string key;    // as written
@@ -53,4 +56,11 @@ class Conf {
   std::vector<ConfPair> pairs_;
 };
 
-}  // namespace mfprio::host
+// The store-location rule, the one place it is written: the last
+// AccountingStorageLoc pair wins; a relative path is taken against the
+// directory of the file that wrote it (never the working directory).
+// Returns "" when the key is absent; *origin (may be null) gets "file:line".
+// Throws ConfigError when the value is empty.
+std::string store_location(const std::vector<ConfPair>& pairs, std::string* origin);
+
+}  // namespace mfprio

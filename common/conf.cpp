@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace mfprio::host {
+namespace mfprio {
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -217,4 +217,22 @@ const ConfPair* Conf::find(const std::string& key) const {
   return nullptr;
 }
 
-}  // namespace mfprio::host
+std::string store_location(const std::vector<ConfPair>& pairs, std::string* origin) {
+  const ConfPair* p = nullptr;
+  for (const ConfPair& c : pairs)
+    if (iequals(c.key, "AccountingStorageLoc")) p = &c;
+  if (!p) return std::string();
+  std::string loc = p->value;
+  while (!loc.empty() && std::isspace(static_cast<unsigned char>(loc.back()))) loc.pop_back();
+  while (!loc.empty() && std::isspace(static_cast<unsigned char>(loc.front()))) loc.erase(0, 1);
+  if (origin) *origin = p->file + ":" + std::to_string(p->line);
+  if (loc.empty())
+    throw ConfigError(p->file + ":" + std::to_string(p->line) + ": AccountingStorageLoc: empty path");
+  if (loc[0] != '/') {
+    const size_t slash = p->file.rfind('/');
+    if (slash != std::string::npos) loc = p->file.substr(0, slash + 1) + loc;
+  }
+  return loc;
+}
+
+}  // namespace mfprio
