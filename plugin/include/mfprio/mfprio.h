@@ -1,9 +1,25 @@
 /*
  * mfprio.h - the whole contract between a batch resource manager (the host)
- * and an mfprio priority plugin (priority_basic.so, priority_multifactor.so).
+ * and an mfprio priority plugin (priority_<family>.so: basic, multifactor,
+ * and every family added later).  ABI version 2.
  *
  * C99, no C++ types, usable from C and C++.  A host compiles against this
  * header only and talks to a plugin through dlopen()/dlsym().
+ *
+ * Families speak their own vocabulary through generic shapes, so neither
+ * this header nor a host changes when a family is added:
+ *   - a job's priority is explained as a list of named terms (mfprio_term_t:
+ *     "age", "fairshare", Moab's "SERV.QUEUETIME", Grid Engine's "wtcontr"),
+ *     each with its factor, weight, contribution and whether a cap bound it;
+ *   - the share view is a table whose columns the family names
+ *     (mfprio_share_table_t), rows in tree order with parent and depth;
+ *   - the job record carries what every family reads, plus free-form
+ *     attributes (mfprio_attr_t) for what only one family knows.
+ *
+ * Operations: init, fini, set_priority, decay and errmsg are REQUIRED; every
+ * other operation is OPTIONAL (its symbol may be missing) and a host works
+ * with whatever a plugin provides (MFPRIO_OPS_REQUIRED below).  A plugin that
+ * provides a *_json operation provides free_string too.
  *
  * Call order (one control thread does all of these, never concurrently):
  *     dlopen -> check plugin_name / plugin_type / plugin_version
@@ -13,11 +29,13 @@
  *               (job_end_batch: many finished jobs, one transaction)
  *            -> fini()                once, before dlclose
  * Any thread, also while the control thread is inside decay():
- *     set_priority, set_priority_batch, job_resolve, job_factors,
- *     job_factors_json, share_table, share_table_json, plugin_stats,
- *     plugin_info_json, errmsg, free_string, share_table_free.
+ *     set_priority, set_priority_batch, prioritize, job_resolve,
+ *     job_factors, job_factors_json, share_table, share_table_json,
+ *     plugin_stats, plugin_info_json, errmsg, free_string, share_table_free.
  * These read an immutable snapshot that decay() replaces atomically, so a
  * reader never waits for a decay pass and never sees half of one.
+ * prioritize() also publishes the normalization of its pass atomically;
+ * set_priority/job_factors between passes use the last pass's.
  *
  * Statuses: every function returns MFPRIO_OK (0) or a negative MFPRIO_E*
  * code; results go through out-parameters.  After a failure errmsg() gives a
@@ -49,8 +67,9 @@ extern "C" {
 #define MFPRIO_EXPORT
 #endif
 
-/* Incremented on every incompatible change of this header. */
-#define MFPRIO_ABI_VERSION 1u
+/* Incremented on every incompatible change of this header.  A host refuses a
+ * plugin whose plugin_version differs (v1 plugins: rebuild against v2). */
+#define MFPRIO_ABI_VERSION 2u
 
 /* ---- statuses -------------------------------------------------------- */
 #define MFPRIO_OK 0
@@ -115,8 +134,17 @@ typedef struct mfprio_host {
 #define MFPRIO_JOB_COMPLETED 4u
 
 /* job flags */
-#define MFPRIO_JOBF_NICE_ADMIN 0x1u  /* nice was set by an admin (may be < 0) */
-#define MFPRIO_JOBF_DEPENDENT 0x2u   /* waiting on a dependency */
+#define MFPRIO_JOBF_NICE_ADMIN 0x1u     /* nice was set by an admin (may be < 0) */
+#define MFPRIO_JOBF_DEPENDENT 0x2u      /* waiting on a dependency */
+#define MFPRIO_JOBF_SOFT_VIOLATION 0x4u /* violates a soft policy limit (Maui SPVIOLATION) */
+#define MFPRIO_JOBF_URGENCY 0x8u        /* `urgency` is set; without it the urgency is 16 */
+#define MFPRIO_JOBF_BLOCKED 0x10u       /* blocked by a scheduling policy (not a hold) */
+#define MFPRIO_JOBF_USER_PRIORITY_ADMIN 0x20u /* user_priority > 0 was set by an admin */
+
+/* Flux urgency: 0 holds the job, 31 expedites it, 16 is the default. */
+#define MFPRIO_URGENCY_HOLD 0u
+#define MFPRIO_URGENCY_DEFAULT 16u
+#define MFPRIO_URGENCY_EXPEDITE 31u
 
 /* Filled by job_resolve(); lets set_priority skip name look-ups.  The host
  * zeroes it when it creates the record and never interprets it.  A stale
@@ -130,89 +158,158 @@ typedef struct mfprio_handle {
 
 #define MFPRIO_NO_QOS 0xffffu
 
+/* A family-specific job attribute: Grid Engine's "department" or a hard
+ * resource request "mem_free" = "4G"; the family's reference says which
+ * names it reads.  Unknown names are ignored. */
+typedef struct mfprio_attr {
+    const char *name;
+    const char *value;
+} mfprio_attr_t;
+
 /* One job in one partition.  A job eligible for several partitions is
- * given to the plugin as one record per partition. */
-typedef struct mfprio_job {  /* 128 bytes on LP64: two cache lines */
+ * given to the plugin as one record per partition.  Each family reads the
+ * fields its policy uses and ignores the rest; zero is always a valid
+ * "not given" (urgency is read only with MFPRIO_JOBF_URGENCY). */
+typedef struct mfprio_job {  /* 176 bytes on LP64 */
     uint32_t struct_size;     /* sizeof(mfprio_job_t) */
     uint16_t state;           /* MFPRIO_JOB_* */
     uint16_t flags;           /* MFPRIO_JOBF_* */
     uint64_t job_id;
     const char *user;
-    const char *account;      /* NULL or "": the user's default account */
-    const char *partition;    /* NULL or "": the default partition */
+    const char *group;        /* NULL or "": none given */
+    const char *account;      /* NULL or "": the user's default.  Moab account,
+                                 Grid Engine project, Flux bank */
+    const char *partition;    /* NULL or "": the default.  Maui/Moab class,
+                                 Grid Engine queue, Flux queue */
     const char *qos;          /* NULL or "": "normal" when it exists */
     int64_t submit_time;
     int64_t eligible_time;    /* 0: not yet eligible (held, dependency) */
-    int64_t start_time;       /* running jobs: when it started */
+    int64_t start_time;       /* running jobs: when it (last) started */
+    int64_t deadline;         /* 0: none */
     uint32_t min_nodes;
     uint32_t cpus;
     uint64_t mem_mb;
-    uint32_t time_limit_min;  /* 0: unlimited/unknown */
+    uint32_t time_limit_min;  /* requested walltime; 0: unlimited/unknown */
     int32_t nice;             /* > 0 lowers priority; < 0 needs NICE_ADMIN */
     int32_t site_factor;      /* admin-set, added as is */
     uint32_t prev_priority;   /* for PriorityFlags=INCR_ONLY; 0 = none */
+    uint32_t bypass_count;    /* times backfill started a lower job ahead of it */
+    uint32_t start_count;     /* times it was started (requeues + 1) */
+    int32_t user_priority;    /* Moab USERPRIO / Grid Engine POSIX priority;
+                                 > 0 needs MFPRIO_JOBF_USER_PRIORITY_ADMIN */
+    uint8_t urgency;          /* Flux urgency 0..31, with MFPRIO_JOBF_URGENCY */
+    uint8_t reserved_[3];     /* zero */
     const mfprio_tres_t *tres; /* extra TRES requested: "gres/gpu" = 2 ... */
     uint32_t tres_count;
+    uint32_t attr_count;
+    const mfprio_attr_t *attrs; /* family-specific attributes (see above) */
     mfprio_handle_t handle;
 } mfprio_job_t;
 
-/* ---- views ----------------------------------------------------------- */
+/* ---- the factor breakdown: named terms ------------------------------- */
 
-#define MFPRIO_MAX_TRES_FACTORS 16
-#define MFPRIO_NAME_MAX 48
+#define MFPRIO_NAME_MAX 48        /* resolved names in mfprio_factors_t */
+#define MFPRIO_TERM_NAME_MAX 32
+#define MFPRIO_TERM_LABEL_MAX 16
+#define MFPRIO_MAX_TERMS 64
 
-typedef struct mfprio_tres_factor {
-    char name[MFPRIO_NAME_MAX];
-    double factor;            /* normalized 0..1 (raw with NO_NORMAL_TRES) */
-    double weighted;          /* weight * factor */
-} mfprio_tres_factor_t;
+/* term flags */
+#define MFPRIO_TERMF_CAPPED 0x1u  /* a cap or clamp bound this term */
+#define MFPRIO_TERMF_LONG 0x2u    /* views show it in the long format only */
+#define MFPRIO_TERMF_RAW 0x4u     /* an amount added as is (site factor, nice):
+                                     views print the contribution, never a factor */
+#define MFPRIO_TERMF_TEXT 0x8u    /* no number: views print `text` */
+#define MFPRIO_TERMF_LIST 0x10u   /* views print its children in its own column
+                                     as name=value,... (Slurm's TRES column) */
+#define MFPRIO_TERMF_ZERO_WEIGHT 0x20u /* its weight is 0: views may hide it */
+
+/* One term of a job's priority in the family's own vocabulary.  Top-level
+ * terms (parent -1) add up, with their contributions, to the total; a term
+ * with parent >= 0 is a part (subcomponent) of that term. */
+typedef struct mfprio_term {
+    char name[MFPRIO_TERM_NAME_MAX];   /* "age", "fairshare", "SERV.QUEUETIME" */
+    char label[MFPRIO_TERM_LABEL_MAX]; /* column header: "AGE", "QTIME" */
+    double factor;            /* the factor: normalized or raw as the family defines */
+    double weight;            /* what the factor is multiplied by */
+    double contribution;      /* what the term adds to the total (after caps) */
+    int32_t parent;           /* index of the term it is part of; -1 = top level */
+    uint32_t flags;           /* MFPRIO_TERMF_* */
+    uint32_t width;           /* views: minimum column width (0: the host's default) */
+    uint32_t reserved_;       /* zero */
+    char text[MFPRIO_TERM_NAME_MAX];   /* TEXT terms: the value ("normal") */
+} mfprio_term_t;
 
 #define MFPRIO_CLAMP_NONE 0u
-#define MFPRIO_CLAMP_LOW 1u   /* sum < 1: raised to 1 */
-#define MFPRIO_CLAMP_HIGH 2u  /* sum > 2^32-1: lowered to 2^32-1 */
+#define MFPRIO_CLAMP_LOW 1u   /* total below the family's minimum: raised */
+#define MFPRIO_CLAMP_HIGH 2u  /* total above the family's maximum: lowered */
 
-/* The breakdown of one job's priority: what sprio shows. */
+/* The breakdown of one job's priority: what sprio shows.  The plugin
+ * writes at most (struct_size - offsetof(terms)) / sizeof(mfprio_term_t)
+ * terms, so a host compiled with a larger MFPRIO_MAX_TERMS gets them all. */
 typedef struct mfprio_factors {
     uint32_t struct_size;
-    uint32_t priority;
-    double age, assoc, fairshare, jobsize, partition, qos;   /* factors */
-    double w_age, w_assoc, w_fairshare, w_jobsize, w_partition, w_qos; /* weighted */
-    double w_tres;            /* sum of tres[].weighted */
-    int64_t site;
-    int64_t nice;             /* the nice subtracted */
-    double unclamped;         /* the sum before clamping */
+    uint32_t priority;        /* what set_priority returns (after clamping) */
+    double unclamped;         /* the total in the family's own scale, before
+                                 clamping or mapping to 32 bits */
     uint32_t clamped;         /* MFPRIO_CLAMP_* */
-    uint32_t tres_count;
-    mfprio_tres_factor_t tres[MFPRIO_MAX_TRES_FACTORS];
+    uint32_t term_count;      /* terms[0 .. term_count) are valid */
     /* What the job resolved to: the account (the user's default when the
      * job named none), the partition and the QOS ("" when none applies). */
     char account_name[MFPRIO_NAME_MAX];
     char partition_name[MFPRIO_NAME_MAX];
     char qos_name[MFPRIO_NAME_MAX];
+    mfprio_term_t terms[MFPRIO_MAX_TERMS];
 } mfprio_factors_t;
 
-/* One association of the share tree: what sshare shows.  Rows come in
- * tree order (parent before children, siblings by name). */
+/* ---- the share view: a table whose columns the family names ---------- */
+
+/* column flags */
+#define MFPRIO_COLF_LONG 0x1u     /* long format only */
+#define MFPRIO_COLF_TEXT 0x2u     /* cells are text (cell.text) */
+#define MFPRIO_COLF_INDENT 0x4u   /* text indented by the row's depth (tree column) */
+#define MFPRIO_COLF_LEFT 0x8u     /* left-aligned (default: right) */
+
+typedef struct mfprio_share_column {
+    char name[MFPRIO_TERM_NAME_MAX];   /* JSON key: "norm_shares" */
+    char label[MFPRIO_TERM_LABEL_MAX]; /* header: "NormShares" */
+    int32_t decimals;         /* digits after the point; -1: an integer */
+    uint32_t width;           /* minimum text width */
+    uint32_t flags;           /* MFPRIO_COLF_* */
+} mfprio_share_column_t;
+
+/* A cell: a number, or text when text != NULL ("" = blank). */
+typedef struct mfprio_share_cell {
+    double value;
+    const char *text;
+} mfprio_share_cell_t;
+
 typedef struct mfprio_share_row {
-    uint32_t struct_size;
-    int32_t parent;           /* row index of the parent; -1 for root */
-    uint32_t depth;           /* root 0 */
-    uint32_t is_user;
-    const char *account;      /* owned by the table */
-    const char *user;         /* NULL on account rows */
+    int32_t parent;           /* row index of the parent; -1 for a top row */
+    uint32_t depth;           /* top rows 0 */
+    uint32_t is_user;         /* a user (leaf) row */
+    uint32_t reserved_;
+    const char *account;      /* the row's account ("" when not a tree family) */
+    const char *user;         /* NULL unless a user row */
     const char *partition;    /* NULL unless a partition association */
-    uint32_t shares_parent;   /* FairShare=parent */
-    uint32_t raw_shares;
-    uint32_t priority;        /* association priority */
-    double norm_shares, raw_usage, norm_usage, eff_usage, level_fs, fairshare;
+    const mfprio_share_cell_t *cells; /* column_count cells */
 } mfprio_share_row_t;
+
+/* Rows in tree order (parent before children, siblings by name).  One
+ * allocation owned by the plugin: free with share_table_free. */
+typedef struct mfprio_share_table {
+    uint32_t struct_size;
+    uint32_t column_count;
+    size_t row_count;
+    const mfprio_share_column_t *columns;
+    const mfprio_share_row_t *rows;
+} mfprio_share_table_t;
 
 typedef struct mfprio_stats {
     uint32_t struct_size;
     uint32_t generation;      /* snapshot number, +1 per publish */
     int64_t last_decay;       /* time of the last decay pass */
-    uint64_t clamped_high;    /* priorities clamped to 2^32-1 so far */
-    uint64_t clamped_low;     /* priorities raised to 1 so far */
+    uint64_t clamped_high;    /* priorities clamped high so far */
+    uint64_t clamped_low;     /* priorities raised to the minimum so far */
     uint64_t associations;
     uint64_t jobs_charged;    /* charges written by decay/job_end so far */
 } mfprio_stats_t;
@@ -227,6 +324,9 @@ typedef int (*mfprio_set_priority_fn)(const mfprio_job_t *job, int64_t now,
 typedef int (*mfprio_set_priority_batch_fn)(const mfprio_job_t *jobs, size_t count,
                                             int64_t now, uint32_t *priorities,
                                             int *statuses);
+typedef int (*mfprio_prioritize_fn)(const mfprio_job_t *pending, size_t pending_count,
+                                    const mfprio_job_t *running, size_t running_count,
+                                    int64_t now, uint32_t *priorities, int *statuses);
 typedef int (*mfprio_decay_fn)(int64_t now, const mfprio_job_t *running, size_t count);
 typedef int (*mfprio_job_end_fn)(const mfprio_job_t *job, int64_t end_time);
 typedef int (*mfprio_job_end_batch_fn)(const mfprio_job_t *jobs, size_t count,
@@ -235,8 +335,8 @@ typedef int (*mfprio_job_factors_fn)(const mfprio_job_t *job, int64_t now,
                                      mfprio_factors_t *out);
 typedef int (*mfprio_job_factors_json_fn)(const mfprio_job_t *job, int64_t now,
                                           char **json);
-typedef int (*mfprio_share_table_fn)(mfprio_share_row_t **rows, size_t *count);
-typedef void (*mfprio_share_table_free_fn)(mfprio_share_row_t *rows);
+typedef int (*mfprio_share_table_fn)(mfprio_share_table_t **table);
+typedef void (*mfprio_share_table_free_fn)(mfprio_share_table_t *table);
 typedef int (*mfprio_share_table_json_fn)(char **json);
 typedef int (*mfprio_plugin_stats_fn)(mfprio_stats_t *out);
 typedef int (*mfprio_plugin_info_json_fn)(char **json);
@@ -251,70 +351,94 @@ MFPRIO_EXPORT extern const char plugin_name[];
 MFPRIO_EXPORT extern const char plugin_type[];      /* "priority/multifactor" */
 MFPRIO_EXPORT extern const uint32_t plugin_version; /* MFPRIO_ABI_VERSION */
 
-/* Validate the conf keys the plugin knows (unknown keys are ignored), open
- * the accounting store, build the first snapshot.  Control thread only.
- * ECONF names file:line and key; ESTORE names the store path. */
+/* REQUIRED.  Validate the conf keys the family knows (unknown keys are
+ * ignored), open the accounting store when the family keeps one, build the
+ * first snapshot.  Control thread only.  ECONF names file:line and key;
+ * ESTORE names the store path. */
 MFPRIO_EXPORT int init(const mfprio_host_t *host);
-/* Release everything.  Control thread only; no other call may be running. */
+/* REQUIRED.  Release everything.  Control thread; no other call running. */
 MFPRIO_EXPORT int fini(void);
-/* Look up the job's association, partition and QOS once and store handles
- * in job->handle.  Any thread.  ENOENT names the missing user/account/... */
-MFPRIO_EXPORT int job_resolve(mfprio_job_t *job);
-/* One job's priority at time `now`.  Any thread; no allocation, no lock,
- * no I/O.  Held jobs get 0.  ENOENT/EPERM/EINVAL name the job. */
+/* REQUIRED.  One job's priority at time `now`.  Any thread; no lock, no I/O
+ * for the store-backed families.  Held jobs get 0.  A whole-queue family
+ * uses the last prioritize() pass's normalization (none yet: this job
+ * alone).  ENOENT/EPERM/EINVAL name the job. */
 MFPRIO_EXPORT int set_priority(const mfprio_job_t *job, int64_t now, uint32_t *priority);
-/* The same for count records.  priorities[i] and, when statuses is not
- * NULL, statuses[i] are written for every record; a failed record gets
- * priority 0.  Returns MFPRIO_OK when every record succeeded, else the
- * first failing status (errmsg names that job). */
+/* REQUIRED.  Charge the running jobs up to now, decay usage as the family
+ * does, persist in one transaction, recompute shares, publish a new
+ * snapshot.  Control thread only.  On failure nothing changed, or (when
+ * the store committed and a later step failed) the plugin has converged to
+ * the store's state: a pass is never applied twice. */
+MFPRIO_EXPORT int decay(int64_t now, const mfprio_job_t *running, size_t count);
+/* REQUIRED.  The calling thread's message for its last failed call ("" if
+ * none).  Valid until that thread's next call into the plugin. */
+MFPRIO_EXPORT const char *errmsg(void);
+
+/* OPTIONAL.  Look up the job's association, partition and QOS once and
+ * store handles in job->handle.  Any thread.  ENOENT names what is missing. */
+MFPRIO_EXPORT int job_resolve(mfprio_job_t *job);
+/* OPTIONAL.  set_priority for count records.  priorities[i] and, when
+ * statuses is not NULL, statuses[i] are written for every record; a failed
+ * record gets priority 0.  Returns MFPRIO_OK when every record succeeded,
+ * else the first failing status (errmsg names that job). */
 MFPRIO_EXPORT int set_priority_batch(const mfprio_job_t *jobs, size_t count, int64_t now,
                                      uint32_t *priorities, int *statuses);
-/* Charge the running jobs up to now, decay usage, apply the reset period,
- * persist in one transaction, recompute fair share, publish a new snapshot.
- * Control thread only.  On failure the store and snapshot are unchanged. */
-MFPRIO_EXPORT int decay(int64_t now, const mfprio_job_t *running, size_t count);
-/* Charge a finished job's last interval, once per job id.  Control thread. */
+/* OPTIONAL.  Price the whole pending queue in one pass, with the running
+ * jobs given: families that normalize over all jobs or split a user's
+ * tickets among their pending jobs need both.  priorities[i]/statuses[i]
+ * are for pending[i], as in set_priority_batch.  The pass's normalization
+ * is kept for set_priority/job_factors until the next pass.  Any thread. */
+MFPRIO_EXPORT int prioritize(const mfprio_job_t *pending, size_t pending_count,
+                             const mfprio_job_t *running, size_t running_count, int64_t now,
+                             uint32_t *priorities, int *statuses);
+/* OPTIONAL.  Charge a finished job's last interval, once per job id. */
 MFPRIO_EXPORT int job_end(const mfprio_job_t *job, int64_t end_time);
-/* job_end for count jobs (end_times[i] for jobs[i]) in one durable
- * transaction: all are charged or, when any record is bad (errmsg names
- * it), none.  Control thread.  A host that ends many jobs under one lock
- * hold should use this: one commit instead of count. */
+/* OPTIONAL.  job_end for count jobs (end_times[i] for jobs[i]) in one
+ * durable transaction: all are charged or, when any record is bad (errmsg
+ * names it), none.  Control thread. */
 MFPRIO_EXPORT int job_end_batch(const mfprio_job_t *jobs, size_t count, const int64_t *end_times);
-/* The breakdown of set_priority's answer.  Any thread. */
+/* OPTIONAL.  The breakdown of set_priority's answer as named terms. */
 MFPRIO_EXPORT int job_factors(const mfprio_job_t *job, int64_t now, mfprio_factors_t *out);
-/* The breakdown as a JSON object; free *json with free_string. */
+/* OPTIONAL.  The same as a JSON object: {"job_id", "user", "account",
+ * "partition", "qos", "priority", "unclamped", "clamped", "terms": [{"name",
+ * "label", "factor", "weight", "contribution", "parent", "capped", ...}]};
+ * free *json with free_string. */
 MFPRIO_EXPORT int job_factors_json(const mfprio_job_t *job, int64_t now, char **json);
-/* The association share table; free with share_table_free.  Any thread. */
-MFPRIO_EXPORT int share_table(mfprio_share_row_t **rows, size_t *count);
-MFPRIO_EXPORT void share_table_free(mfprio_share_row_t *rows);
-/* The share table as a JSON array; free with free_string. */
+/* OPTIONAL.  The share table; free with share_table_free.  Any thread. */
+MFPRIO_EXPORT int share_table(mfprio_share_table_t **table);
+MFPRIO_EXPORT void share_table_free(mfprio_share_table_t *table);
+/* OPTIONAL.  {"columns": [{"name", "label"}...], "rows": [{"parent",
+ * "depth", "account", "user", <column name>: value...}]}; free_string. */
 MFPRIO_EXPORT int share_table_json(char **json);
 MFPRIO_EXPORT int plugin_stats(mfprio_stats_t *out);
-/* Weights, flags and settings in force, as a JSON object. */
+/* OPTIONAL.  Weights (keyed by term name), flags and settings in force, as
+ * a JSON object with at least "plugin_type", "abi_version", "weights". */
 MFPRIO_EXPORT int plugin_info_json(char **json);
-/* The calling thread's message for its last failed call ("" if none).
- * Valid until that thread's next call into the plugin. */
-MFPRIO_EXPORT const char *errmsg(void);
 MFPRIO_EXPORT void free_string(char *s);
 #endif /* MFPRIO_PLUGIN_IMPLEMENTATION */
 
-/* The names a host looks up with dlsym(), in the order of mfprio_ops_t. */
+/* The names a host looks up with dlsym(), in the order of mfprio_ops_t.
+ * The first MFPRIO_OPS_REQUIRED are required; the rest may be missing
+ * (their members stay NULL). */
 #define MFPRIO_OPS_SYMBOLS                                                       \
-    "init", "fini", "job_resolve", "set_priority", "set_priority_batch",        \
-        "decay", "job_end", "job_factors", "job_factors_json", "share_table",   \
+    "init", "fini", "set_priority", "decay", "errmsg",                          \
+        "job_resolve", "set_priority_batch", "prioritize", "job_end",           \
+        "job_end_batch", "job_factors", "job_factors_json", "share_table",      \
         "share_table_free", "share_table_json", "plugin_stats",                 \
-        "plugin_info_json", "errmsg", "free_string", "job_end_batch"
+        "plugin_info_json", "free_string"
 
-/* The operations a host calls, filled from dlsym() in MFPRIO_OPS_SYMBOLS
- * order.  Every member is required: a plugin missing one is corrupt. */
 typedef struct mfprio_ops {
+    /* required */
     mfprio_init_fn init;
     mfprio_fini_fn fini;
-    mfprio_job_resolve_fn job_resolve;
     mfprio_set_priority_fn set_priority;
-    mfprio_set_priority_batch_fn set_priority_batch;
     mfprio_decay_fn decay;
+    mfprio_errmsg_fn errmsg;
+    /* optional: NULL when the plugin does not provide it */
+    mfprio_job_resolve_fn job_resolve;
+    mfprio_set_priority_batch_fn set_priority_batch;
+    mfprio_prioritize_fn prioritize;
     mfprio_job_end_fn job_end;
+    mfprio_job_end_batch_fn job_end_batch;
     mfprio_job_factors_fn job_factors;
     mfprio_job_factors_json_fn job_factors_json;
     mfprio_share_table_fn share_table;
@@ -322,12 +446,11 @@ typedef struct mfprio_ops {
     mfprio_share_table_json_fn share_table_json;
     mfprio_plugin_stats_fn plugin_stats;
     mfprio_plugin_info_json_fn plugin_info_json;
-    mfprio_errmsg_fn errmsg;
     mfprio_free_string_fn free_string;
-    mfprio_job_end_batch_fn job_end_batch;
 } mfprio_ops_t;
 
-#define MFPRIO_OPS_COUNT 17
+#define MFPRIO_OPS_COUNT 18
+#define MFPRIO_OPS_REQUIRED 5
 
 #ifdef __cplusplus
 }
