@@ -38,7 +38,9 @@ void StoreImpl::row_written() {
 }
 
 StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(path) {
+#ifdef MFPRIO_TEST_HOOKS  // test builds only (tests/acct): never in the shipped store
   if (const char* k = std::getenv("MFPRIO_ACCT_KILL_AFTER_ROWS")) kill_after_rows_ = std::atol(k);
+#endif
   read_only_ = opts.read_only;
   if (!opts.read_only && opts.create) {
     // Create the file ourselves so its mode is 0600 whatever the umask or
@@ -428,6 +430,7 @@ CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
       st->bind(4, c.ended).run();
     }
     res.added.push_back(added);
+    res.assoc_ids.push_back(ledger_assoc);
     row_written();
   }
   if (scale != old_scale) {

@@ -132,6 +132,10 @@ struct CycleUpdate {
 
 struct CycleResult {
   std::vector<double> added;   // per charge: usage added (0 if already charged)
+  // Per charge: the association credited.  A job stays on the association it
+  // was first charged to (the ledger's), whatever the charge named: the one
+  // rule, and callers credit memory from here so file and memory agree.
+  std::vector<int64_t> assoc_ids;
 };
 
 // How to open a store.  The CLI opens read-only for `show`/`export` so that a
@@ -216,7 +220,8 @@ class Store {
   // Admin writes (add/modify/delete/import), one transaction.
   virtual void apply_admin(const AdminChanges& changes) = 0;
 
-  // Test hook for crash tests: when the environment variable
+  // Test hook for crash tests, compiled only with MFPRIO_TEST_HOOKS (the
+  // mfprio-acct-testhooks build): when the environment variable
   // MFPRIO_ACCT_KILL_AFTER_ROWS=N is set at open, the process raises SIGKILL on
   // itself after writing N rows inside an apply_admin/apply_cycle transaction.
 };
