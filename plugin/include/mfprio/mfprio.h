@@ -81,6 +81,7 @@ extern "C" {
 #define MFPRIO_ENOENT (-6)   /* unknown user, account, partition or QOS */
 #define MFPRIO_EPERM (-7)    /* not allowed (negative nice without admin) */
 #define MFPRIO_EINTERNAL (-8) /* a bug: an unexpected exception was caught */
+#define MFPRIO_ENOTSUP (-9)  /* the family does not provide this operation */
 
 /* ---- the host table given to init() ---------------------------------- */
 

@@ -1,5 +1,5 @@
-// engine.cpp - see engine.hpp.
-#include "engine.hpp"
+// mf_policy.cpp - see mf_policy.hpp.
+#include "mf_policy.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,88 +9,41 @@
 
 #include <unistd.h>
 
-#include "priority.hpp"
+#include "mf_priority.hpp"
 #include "tres.hpp"
 
-namespace mfprio {
+namespace mfprio::multifactor {
 
-std::vector<ConfPair> conf_items(const mfprio_host_t& host) {
-  std::vector<ConfPair> items;
-  items.reserve(host.conf_count);
-  for (size_t i = 0; i < host.conf_count; ++i) {
-    const mfprio_kv_t& kv = host.conf[i];
-    ConfPair it;
-    it.key = kv.key ? kv.key : "";
-    it.value = kv.value ? kv.value : "";
-    it.file = kv.file ? kv.file : "(conf)";
-    it.line = kv.line;
-    items.push_back(std::move(it));
-  }
-  return items;
-}
-
-namespace {
-// Layout ids must differ between engines: a host may keep handles across
-// fini/init (or a plugin reload), and a handle from an old engine must
-// never be taken for a current one.  A process-wide counter seeded from the
-// clock and the pid makes every engine's range fresh.
-uint32_t fresh_layout_base() {
-  static std::atomic<uint32_t> next{static_cast<uint32_t>(std::time(nullptr)) * 2654435761u ^
-                                    (static_cast<uint32_t>(getpid()) << 16)};
-  uint32_t v = next.fetch_add(1u << 20, std::memory_order_relaxed);
-  return v == 0 ? 1 : v;
-}
-}  // namespace
-
-Engine::Engine(const mfprio_host_t& host) : host_(host), next_layout_(fresh_layout_base()) {
-  settings_ = std::make_shared<const Settings>(parse_settings(conf_items(host)));
-  cluster_.nodes = host.cluster_nodes;
-  cluster_.cpus = host.cluster_cpus;
-  cluster_.mem_mb = static_cast<double>(host.cluster_mem_mb);
-  for (size_t i = 0; i < host.cluster_tres_count; ++i)
-    if (host.cluster_tres[i].name)
-      cluster_.extra.emplace_back(tres_lower(host.cluster_tres[i].name), host.cluster_tres[i].count);
+void MultifactorPolicy::configure(const HostContext& host) {
+  host_ = &host;
+  settings_ = std::make_shared<const Settings>(parse_settings(host.conf));
+  cluster_ = host.cluster;
   if (settings_->store_path.empty())
     throw ConfigError("AccountingStorageLoc is not set: priority/multifactor needs the accounting store");
   if (settings_->weights_may_overflow())
-    log(MFPRIO_LOG_WARNING,
-        "the PriorityWeight* values sum past 2^32-1: large priorities will be clamped (and counted)");
-}
-
-Engine::~Engine() = default;
-
-int64_t Engine::now() const {
-  return host_.clock ? host_.clock(host_.clock_arg) : static_cast<int64_t>(std::time(nullptr));
-}
-
-void Engine::log(int level, const std::string& msg) const {
-  if (host_.log) host_.log(host_.log_arg, level, ("priority/multifactor: " + msg).c_str());
-}
-
-void Engine::open() {
-  store_ = acct::Store::open(settings_->store_path, acct::OpenOptions{});
-  reload(0);
-  log(MFPRIO_LOG_INFO, "loaded " + std::to_string(current()->layout->assocs.size()) +
-                           " associations from " + settings_->store_path);
+    host.log(MFPRIO_LOG_WARNING,
+             "the PriorityWeight* values sum past 2^32-1: large priorities will be clamped (and counted)");
 }
 
 // Loads the whole store: a new layout, usage from the file.
-void Engine::reload(int64_t) {
-  acct::StoreData data = store_->load(acct::LoadOptions{/*tres_usage=*/false});
-  if (++next_layout_ == 0) ++next_layout_;  // 0 means "not resolved"
-  std::shared_ptr<const Layout> layout = build_layout(data, next_layout_);
+std::shared_ptr<const State> MultifactorPolicy::load(acct::Store* store, uint32_t layout_id,
+                                                     uint64_t generation) {
+  acct::StoreData data = store->load(acct::LoadOptions{/*tres_usage=*/false});
+  std::shared_ptr<const Layout> layout = build_layout(data, layout_id);
   std::vector<double> usage(layout->shape.size(), 0.0);
   std::unordered_map<int64_t, double> by_id;
   by_id.reserve(data.assocs.size());
   for (const acct::UserAssocRec& a : data.assocs) by_id[a.id] = a.raw_usage;
   for (size_t n = 0; n < usage.size(); ++n)
     if (layout->node_assoc[n] >= 0) usage[n] = by_id[layout->node_store_id[n]];
-  usage_ = usage;
+  auto snap = build_snapshot(layout, usage, data.decay.last_decay, generation, nullptr);
+  usage_ = std::move(usage);
   last_reset_ = data.decay.last_reset;
-  publish(build_snapshot(layout, usage_, data.decay.last_decay, next_generation_++));
+  next_generation_ = generation + 1;
+  return snap;
 }
 
-std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, uint32_t id) const {
+std::shared_ptr<const Layout> MultifactorPolicy::build_layout(const acct::StoreData& data, uint32_t id) const {
   auto L = std::make_shared<Layout>();
   L->id = id;
   L->settings = settings_;
@@ -233,6 +186,7 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
   L->node_assoc.reserve(n_nodes);
   L->assocs.reserve(data.assocs.size());
   L->assoc_index.reserve(data.assocs.size());
+  L->assoc_by_store_id.reserve(data.assocs.size());
   struct Frame {
     uint32_t account;
     int32_t parent;
@@ -275,6 +229,7 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
       }
       const uint32_t aidx = static_cast<uint32_t>(L->assocs.size());
       L->assoc_index.emplace(assoc_key(u.user, u.account, u.partition), aidx);
+      L->assoc_by_store_id.emplace(u.id, aidx);
       L->assocs.push_back(ai);
       L->node_store_id.push_back(u.id);
       L->node_account.push_back(u.account);
@@ -325,20 +280,22 @@ std::shared_ptr<const Layout> Engine::build_layout(const acct::StoreData& data, 
   return L;
 }
 
-std::shared_ptr<Snapshot> Engine::build_snapshot(std::shared_ptr<const Layout> layout,
-                                                 const std::vector<double>& user_usage,
-                                                 int64_t last_decay, uint64_t generation) const {
+std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<const Layout> layout,
+                                                            const std::vector<double>& user_usage,
+                                                            int64_t last_decay, uint64_t generation,
+                                                            const Snapshot* prev) const {
   auto s = std::make_shared<Snapshot>();
   s->layout = layout;
+  s->layout_id = layout->id;
   s->generation = generation;
   s->last_decay = last_decay;
+  s->associations = layout->assocs.size();
   s->tree = layout->shape;
   s->tree.usage = user_usage;
   const size_t na = layout->assocs.size();
   if (settings_->algo() == FairShareAlgo::TicketBased) {
     // Active = had a pending job priced since the previous pass.
     s->tree.active.assign(s->tree.size(), 0);
-    std::shared_ptr<const Snapshot> prev = current();
     if (prev && prev->layout == layout && prev->pending_mark)
       for (size_t a = 0; a < na; ++a)
         if (prev->pending_mark[a].load(std::memory_order_relaxed))
@@ -360,10 +317,6 @@ std::shared_ptr<Snapshot> Engine::build_snapshot(std::shared_ptr<const Layout> l
   return s;
 }
 
-void Engine::publish(std::shared_ptr<Snapshot> s) {
-  snap_.store(std::shared_ptr<const Snapshot>(std::move(s)), std::memory_order_release);
-}
-
 namespace {
 // The start of the reset period containing `t` (local time).
 int64_t period_start(ResetPeriod p, int64_t t) {
@@ -383,7 +336,7 @@ int64_t period_start(ResetPeriod p, int64_t t) {
 }
 }  // namespace
 
-bool Engine::reset_due(int64_t last_reset, int64_t now) const {
+bool MultifactorPolicy::reset_due(int64_t last_reset, int64_t now) const {
   switch (settings_->reset) {
     case ResetPeriod::None: return false;
     case ResetPeriod::Now: return false;  // handled once per engine
@@ -391,9 +344,9 @@ bool Engine::reset_due(int64_t last_reset, int64_t now) const {
   }
 }
 
-int Engine::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count,
-                        const int64_t* until_each, size_t until_stride, bool ended, std::vector<acct::Charge>* out, std::vector<uint32_t>* nodes,
-                        std::string* why) const {
+int MultifactorPolicy::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count,
+                                   const int64_t* until_each, size_t until_stride, bool ended,
+                                   std::vector<acct::Charge>* out, std::string* why) const {
   for (size_t i = 0; i < count; ++i) {
     const mfprio_job_t& j = jobs[i];
     const int64_t until = until_each[i * until_stride];
@@ -401,8 +354,12 @@ int Engine::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t c
       *why = "job " + std::to_string(j.job_id) + ": struct_size too small";
       return MFPRIO_EINVAL;
     }
+    // A handle is trusted only when it is current and in range (a forged or
+    // stale one is resolved again by name).
     mfprio_handle_t h = j.handle;
-    if (h.generation != snap.layout->id) {
+    if (h.generation != snap.layout->id || h.assoc >= snap.layout->assocs.size() ||
+        h.partition >= snap.layout->parts.size() ||
+        (h.qos != MFPRIO_NO_QOS && h.qos >= snap.layout->qos.size())) {
       mfprio_job_t copy = j;
       copy.nice = 0;  // nice does not matter for charging
       if (int rc = resolve_job(snap, copy, &h, why)) return rc;
@@ -425,26 +382,30 @@ int Engine::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t c
       if (j.tres[k].name) c.tres.emplace_back(tres_lower(j.tres[k].name), j.tres[k].count * uf);
     c.ended = ended;
     out->push_back(std::move(c));
-    nodes->push_back(snap.layout->assocs[h.assoc].node);
   }
   return MFPRIO_OK;
 }
 
-int Engine::decay(int64_t now, const mfprio_job_t* running, size_t count, std::string* why) {
-  std::shared_ptr<const Snapshot> snap = current();
-  const int64_t last = snap->last_decay;
-  if (last > 0 && now < last) {
-    *why = "decay: now (" + std::to_string(now) + ") is before the last decay pass (" +
-           std::to_string(last) + ")";
-    return MFPRIO_EINVAL;
+void MultifactorPolicy::credit(const Snapshot& snap, const acct::CycleResult& res,
+                               std::vector<double>* usage) const {
+  // The store credits the association a job was first charged to (its
+  // ledger); memory credits the same one, found by its store id.
+  const Layout& L = *snap.layout;
+  for (size_t i = 0; i < res.added.size() && i < res.assoc_ids.size(); ++i) {
+    auto it = L.assoc_by_store_id.find(res.assoc_ids[i]);
+    if (it != L.assoc_by_store_id.end()) (*usage)[L.assocs[it->second].node] += res.added[i];
   }
+}
+
+int MultifactorPolicy::decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
+                             const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) {
+  const Snapshot& snap = static_cast<const Snapshot&>(*current);
+  const int64_t last = snap.last_decay;
   acct::CycleUpdate up;
-  std::vector<uint32_t> nodes;
   std::vector<mfprio_job_t> run;
   for (size_t i = 0; i < count; ++i)
     if (running[i].state == MFPRIO_JOB_RUNNING) run.push_back(running[i]);
-  if (int rc = charges_for(*snap, run.data(), run.size(), &now, 0, false, &up.charges, &nodes, why))
-    return rc;
+  if (int rc = charges_for(snap, run.data(), run.size(), &now, 0, false, &up.charges, why)) return rc;
 
   const Settings& s = *settings_;
   if (last > 0 && s.decay_half_life > 0 && now > last)
@@ -460,52 +421,190 @@ int Engine::decay(int64_t now, const mfprio_job_t* running, size_t count, std::s
 
   acct::CycleResult res;
   try {
-    res = store_->apply_cycle(up);
+    res = store->apply_cycle(up);
   } catch (const acct::StoreError& e) {
     *why = std::string("decay: ") + e.what();
     return MFPRIO_ESTORE;
   }
+  // Committed: from here on a failure makes the runtime rebuild from the store.
+  out->committed = true;
+  out->charged = up.charges.size();
   reset_now_done_ = true;
   last_reset_ = last_reset;
-  jobs_charged += up.charges.size();
-  const uint64_t high = clamped_high.load(std::memory_order_relaxed);
-  if (high != clamped_high_logged_) {
-    log(MFPRIO_LOG_WARNING, std::to_string(high - clamped_high_logged_) +
-                                " priorities clamped to 4294967295 since the previous pass (" +
-                                std::to_string(high) + " in all)");
-    clamped_high_logged_ = high;
-  }
-  if (store_->changed_by_others()) {  // an admin edited the store: take the new hierarchy
-    reload(now);
-    return MFPRIO_OK;
-  }
   std::vector<double> usage = usage_;
   for (double& u : usage) u = (up.reset ? 0.0 : u) * up.decay_factor;
-  for (size_t i = 0; i < nodes.size(); ++i) usage[nodes[i]] += res.added[i];
-  auto next = build_snapshot(snap->layout, usage, now, next_generation_++);
+  credit(snap, res, &usage);
+  out->next = build_snapshot(snap.layout, usage, now, next_generation_++, &snap);
   usage_ = std::move(usage);
-  publish(std::move(next));
   return MFPRIO_OK;
 }
 
-int Engine::job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t count,
-                    std::string* why) {
-  std::shared_ptr<const Snapshot> snap = current();
+int MultifactorPolicy::job_end(acct::Store* store, const std::shared_ptr<const State>& current,
+                               const mfprio_job_t* jobs, const int64_t* end_times, size_t count,
+                               PassOutcome* out, std::string* why) {
+  const Snapshot& snap = static_cast<const Snapshot&>(*current);
   acct::CycleUpdate up;
-  std::vector<uint32_t> nodes;
-  if (int rc = charges_for(*snap, jobs, count, end_times, 1, true, &up.charges, &nodes, why)) return rc;
+  if (int rc = charges_for(snap, jobs, count, end_times, 1, true, &up.charges, why)) return rc;
   up.defer_usage = true;  // journal appends; the next decay pass folds them (same totals)
   acct::CycleResult res;
   try {
-    res = store_->apply_cycle(up);
+    res = store->apply_cycle(up);
   } catch (const acct::StoreError& e) {
     *why = std::string("job_end: ") + e.what();
     return MFPRIO_ESTORE;
   }
-  jobs_charged += count;
+  out->committed = true;
+  out->charged = count;
   // Usage moves now; fair share follows at the next decay pass, as in Slurm.
-  for (size_t i = 0; i < nodes.size(); ++i) usage_[nodes[i]] += res.added[i];
+  credit(snap, res, &usage_);
   return MFPRIO_OK;
 }
 
-}  // namespace mfprio
+namespace {
+// The job's handle, resolved again when it is stale or out of range.
+int handle_for(const Snapshot& snap, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) {
+  const Layout& L = *snap.layout;
+  if (job.handle.generation == L.id && job.handle.generation != 0 && job.handle.assoc < L.assocs.size() &&
+      job.handle.partition < L.parts.size() &&
+      (job.handle.qos == MFPRIO_NO_QOS || job.handle.qos < L.qos.size())) {
+    *h = job.handle;
+    return MFPRIO_OK;
+  }
+  return resolve_job(snap, job, h, why);
+}
+}  // namespace
+
+int MultifactorPolicy::resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h,
+                               std::string* why) const {
+  return resolve_job(static_cast<const Snapshot&>(state), job, h, why);
+}
+
+int MultifactorPolicy::price(const State& state, const PassState*, const mfprio_job_t& job, int64_t now,
+                             Explain* explain, uint32_t* priority, uint32_t* clamp, std::string* why) const {
+  const Snapshot& snap = static_cast<const Snapshot&>(state);
+  mfprio_handle_t h;
+  if (int rc = handle_for(snap, job, &h, why)) return rc;
+  *priority = job_priority(snap, job, h, now, explain, clamp);
+  return MFPRIO_OK;
+}
+
+void MultifactorPolicy::price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs,
+                                    size_t count, int64_t now, uint32_t* priorities, int* statuses,
+                                    ClampCounts* clamps, BatchError* err) const {
+  struct Ctx {
+    const MultifactorPolicy* self;
+    const State* state;
+    const PassState* pass;
+    const mfprio_job_t* jobs;
+    int64_t now;
+    uint32_t* prios;
+    ClampCounts* clamps;
+    BatchError* err;
+  } ctx{this, &state, pass, jobs, now, priorities, clamps, err};
+  // Records the fast loop cannot take (stale handle, bad size, a permission
+  // question) go through the checked path, which names the job on failure.
+  auto slow = [](void* arg, size_t i) {
+    Ctx& c = *static_cast<Ctx*>(arg);
+    const mfprio_job_t& j = c.jobs[i];
+    std::string why;
+    int rc;
+    if (j.struct_size < sizeof(mfprio_job_t)) {
+      rc = MFPRIO_EINVAL;
+      why = "set_priority_batch: job " + std::to_string(j.job_id) + ": struct_size " +
+            std::to_string(j.struct_size) + " is smaller than " + std::to_string(sizeof(mfprio_job_t));
+    } else if (j.tres_count && !j.tres) {
+      rc = MFPRIO_EINVAL;
+      why = "set_priority_batch: job " + std::to_string(j.job_id) + ": tres_count is set but tres is NULL";
+    } else if (j.user_priority > 0 && !(j.flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN)) {
+      rc = MFPRIO_EPERM;
+      why = "set_priority_batch: job " + std::to_string(j.job_id) +
+            ": a positive user priority needs an admin";
+    } else {
+      uint32_t clamp = MFPRIO_CLAMP_NONE;
+      rc = c.self->price(*c.state, c.pass, j, c.now, nullptr, &c.prios[i], &clamp, &why);
+      if (rc == MFPRIO_OK) c.clamps->add(clamp);
+    }
+    if (rc != MFPRIO_OK) c.err->note(rc, why);
+    return rc;
+  };
+  uint64_t clamped[2];
+  job_priority_batch(static_cast<const Snapshot&>(state), jobs, count, now, priorities, statuses, slow, &ctx,
+                     clamped);
+  clamps->high += clamped[0];
+  clamps->low += clamped[1];
+}
+
+void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
+  // Slurm's sshare columns (REFERENCE §1.10); -l adds the LONG ones.
+  const Snapshot& snap = static_cast<const Snapshot&>(state);
+  const Layout& L = *snap.layout;
+  const ShareResult& sr = snap.shares;
+  v->column("account", "Account", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
+  v->column("user", "User", -1, 10, MFPRIO_COLF_TEXT);
+  v->column("raw_shares", "RawShares", -1, 10, 0);
+  v->column("norm_shares", "NormShares", 6, 11, 0);
+  v->column("raw_usage", "RawUsage", -1, 11, 0);
+  v->column("norm_usage", "NormUsage", 6, 11, MFPRIO_COLF_LONG);
+  v->column("eff_usage", "EffectvUsage", 6, 13, 0);
+  v->column("fairshare", "FairShare", 6, 10, 0);
+  v->column("level_fs", "LevelFS", 6, 10, MFPRIO_COLF_LONG);
+  v->column("grp_tres_mins", "GrpTRESMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
+  v->column("tres_run_mins", "TRESRunMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
+  const size_t n = snap.tree.size();
+  v->rows.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    ShareView::Row r;
+    r.parent = snap.tree.parent[i];
+    r.depth = L.node_depth[i];
+    r.is_user = snap.tree.is_user[i] != 0;
+    r.account = L.node_account[i];
+    r.user = L.node_user[i];
+    r.partition = L.node_partition[i];
+    const bool root = r.parent < 0;
+    r.cells.reserve(11);
+    r.cells.push_back(ShareView::text(r.account));
+    r.cells.push_back(ShareView::text(r.is_user ? r.user : std::string()));
+    if (root) r.cells.push_back(ShareView::text(""));
+    else if (snap.tree.shares_parent[i]) r.cells.push_back(ShareView::text("parent"));
+    else r.cells.push_back(ShareView::num(snap.tree.shares[i]));
+    r.cells.push_back(ShareView::num(sr.norm_shares[i]));
+    r.cells.push_back(ShareView::num(snap.tree.usage[i]));
+    r.cells.push_back(ShareView::num(sr.norm_usage[i]));
+    r.cells.push_back(ShareView::num(sr.eff_usage[i]));
+    r.cells.push_back(r.is_user ? ShareView::num(sr.fairshare[i]) : ShareView::text(""));
+    r.cells.push_back(root ? ShareView::text("") : ShareView::num(sr.level_fs[i]));
+    r.cells.push_back(ShareView::text(""));  // limits are not part of mfprio
+    r.cells.push_back(ShareView::text(""));
+    v->rows.push_back(std::move(r));
+  }
+}
+
+void MultifactorPolicy::info(const State&, InfoView* v) const {
+  const Settings& s = *settings_;
+  v->weight("age", s.w_age);
+  v->weight("assoc", s.w_assoc);
+  v->weight("fairshare", s.w_fairshare);
+  v->weight("jobsize", s.w_jobsize);
+  v->weight("partition", s.w_partition);
+  v->weight("qos", s.w_qos);
+  for (const TresWeight& tw : s.w_tres) v->weight("tres." + tw.name, tw.weight);
+  v->set("flags", s.flag_names());
+  const char* algo = "fair_tree";
+  switch (s.algo()) {
+    case FairShareAlgo::Classic: algo = "classic"; break;
+    case FairShareAlgo::DepthOblivious: algo = "depth_oblivious"; break;
+    case FairShareAlgo::TicketBased: algo = "ticket_based"; break;
+    default: break;
+  }
+  v->set("fairshare_algorithm", std::string(algo));
+  v->set_int("decay_half_life", s.decay_half_life);
+  v->set_int("calc_period", s.calc_period);
+  v->set_int("max_age", s.max_age);
+  v->set_bool("favor_small", s.favor_small);
+  v->set("usage_reset_period", std::string(reset_period_name(s.reset)));
+  v->set_int("dampening_factor", s.dampening);
+  v->set("accounting_storage_loc", s.store_path);
+  v->set("decay_arithmetic", std::string("usage * 2^(-elapsed/half_life)"));
+}
+
+}  // namespace mfprio::multifactor

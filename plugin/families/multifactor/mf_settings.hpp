@@ -1,4 +1,5 @@
-// settings.hpp - the Priority* keys of slurm.conf, validated into typed values.
+// mf_settings.hpp - priority/multifactor: the Priority* keys of slurm.conf,
+// validated into typed values.
 //
 // parse_settings() reads every key it knows (case-insensitively) from the
 // host's key/value list, later pairs overriding earlier ones, and ignores the
@@ -16,7 +17,7 @@
 #include "share_tree.hpp"
 #include "tres.hpp"
 
-namespace mfprio {
+namespace mfprio::multifactor {
 
 
 enum PriorityFlag : uint32_t {
@@ -62,4 +63,4 @@ Settings parse_settings(const std::vector<ConfPair>& conf);
 
 const char* reset_period_name(ResetPeriod p);
 
-}  // namespace mfprio
+}  // namespace mfprio::multifactor

@@ -1,4 +1,4 @@
-// priority.hpp - one job's multifactor priority (REFERENCE §1.3) from a Snapshot.
+// mf_priority.hpp - one job's multifactor priority (REFERENCE §1.3) from a Snapshot.
 //
 //   prio = Wage*age + Wassoc*assoc + Wfs*fs + Wjs*jobsize + Wpart*part
 //        + Wqos*qos + sum_i Wtres[i]*tres[i] + site_factor - nice
@@ -12,19 +12,21 @@
 #include <string>
 
 #include "mfprio/mfprio.h"
-#include "snapshot.hpp"
+#include "mf_state.hpp"
 
-namespace mfprio {
+namespace mfprio::multifactor {
 
 // Fills *h for `job` against `snap`.  Returns MFPRIO_OK, or ENOENT/EPERM/
 // EINVAL with a message in *why naming the job and what is missing.
 int resolve_job(const Snapshot& snap, const mfprio_job_t& job, mfprio_handle_t* h,
                 std::string* why);
 
-// The priority of a resolved job.  `out` may be null (the fast path).
-// *clamp receives MFPRIO_CLAMP_*.
+// The priority of a resolved job.  `out` may be null (the fast path); else
+// it receives the terms sprio shows, in Slurm's column order: site, age,
+// assoc, fairshare, jobsize, partition, qosname, qos, nice, tres (with one
+// child per PriorityWeightTRES item).  *clamp receives MFPRIO_CLAMP_*.
 uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h,
-                      int64_t now, mfprio_factors_t* out, uint32_t* clamp);
+                      int64_t now, Explain* out, uint32_t* clamp);
 
 // The batch fast path: prices every record whose handle is current and that
 // needs no check beyond its size, in one tight loop; any other record is
@@ -39,4 +41,4 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
 // Billable TRES of a running job in its partition, times its QOS UsageFactor.
 double job_charge_rate(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h);
 
-}  // namespace mfprio
+}  // namespace mfprio::multifactor

@@ -1,5 +1,5 @@
-// priority.cpp - see priority.hpp.  Factor definitions: REFERENCE §1.3.
-#include "priority.hpp"
+// mf_priority.cpp - see mf_priority.hpp.  Factor definitions: REFERENCE §1.3.
+#include "mf_priority.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "tres.hpp"
 
-namespace mfprio {
+namespace mfprio::multifactor {
 
 namespace {
 constexpr uint16_t kNone = MFPRIO_NO_QOS;
@@ -62,15 +62,6 @@ inline double job_size_factor(const Plan& P, const mfprio_job_t& job) {
 }
 
 }  // namespace
-
-double ClusterTotals::get(const std::string& name) const {
-  if (name == "cpu") return cpus;
-  if (name == "mem") return mem_mb;
-  if (name == "node") return nodes;
-  for (const auto& e : extra)
-    if (e.first == name) return e.second;
-  return 0;
-}
 
 int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle_t* h,
                 std::string* why) {
@@ -150,10 +141,10 @@ namespace {
 // QosInfo::score = Wqos*qos (see Engine::build_snapshot / build_layout).
 template <bool kExplain>
 uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h,
-                 int64_t now, mfprio_factors_t* out, uint32_t* clamp) {
+                 int64_t now, Explain* out, uint32_t* clamp) {
   *clamp = MFPRIO_CLAMP_NONE;
   if (job.state == MFPRIO_JOB_HELD) {
-    if constexpr (kExplain) out->priority = 0;
+    if constexpr (kExplain) out->total(0, 0, MFPRIO_CLAMP_NONE);
     return 0;
   }
   const Layout& L = *snap.layout;
@@ -179,6 +170,7 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
     total += P.w_jobsize * jobsize;
   }
   double w_tres = 0;
+  [[maybe_unused]] double tres_f[kMaxTresWeights], tres_w[kMaxTresWeights];
   for (uint32_t i = 0; i < P.n_tres; ++i) {
     const double count = job_tres_count(job, P, i);
     double f = count;
@@ -189,10 +181,8 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
     const double w = P.tres_weight[i] * f;
     w_tres += w;
     if constexpr (kExplain) {
-      mfprio_tres_factor_t& t = out->tres[i];
-      std::snprintf(t.name, sizeof t.name, "%s", P.tres_name[i]);
-      t.factor = f;
-      t.weighted = w;
+      tres_f[i] = f;
+      tres_w[i] = w;
     }
   }
   total += w_tres + static_cast<double>(job.site_factor) - static_cast<double>(job.nice);
@@ -210,34 +200,31 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
   if (P.incr_only && job.prev_priority > prio) prio = job.prev_priority;
 
   if constexpr (kExplain) {
+    // The terms in Slurm's sprio column order (views print them as named).
     const Settings& s = *L.settings;
     const AssocInfo& a = L.assocs[h.assoc];
     const double fs = snap.assoc_fs[h.assoc];
     const double qos = h.qos == kNone ? 0 : L.qos[h.qos].factor;
-    out->priority = prio;
-    out->age = age;
-    out->assoc = a.factor;
-    out->fairshare = fs;
-    out->jobsize = jobsize;
-    out->partition = p.factor;
-    out->qos = qos;
-    out->w_age = s.w_age * age;
-    out->w_assoc = s.w_assoc * a.factor;
-    out->w_fairshare = s.w_fairshare * fs;
-    out->w_jobsize = s.w_jobsize * jobsize;
-    out->w_partition = s.w_partition * p.factor;
-    out->w_qos = s.w_qos * qos;
-    out->w_tres = w_tres;
-    out->site = job.site_factor;
-    out->nice = job.nice;
-    out->unclamped = total;
-    out->clamped = *clamp;
-    out->tres_count = P.n_tres;
-    std::snprintf(out->account_name, sizeof out->account_name, "%s", L.node_account[a.node].c_str());
-    std::snprintf(out->partition_name, sizeof out->partition_name, "%s",
-                  L.implicit_partitions ? (job.partition ? job.partition : "") : p.name.c_str());
-    std::snprintf(out->qos_name, sizeof out->qos_name, "%s",
-                  h.qos == kNone ? "" : L.qos[h.qos].name.c_str());
+    auto zw = [](double w) { return w == 0 ? uint32_t{MFPRIO_TERMF_ZERO_WEIGHT} : 0u; };
+    out->term("site", "SITE", job.site_factor, 1, job.site_factor, -1, MFPRIO_TERMF_RAW);
+    out->term("age", "AGE", age, s.w_age, s.w_age * age, -1, zw(s.w_age));
+    out->term("assoc", "ASSOC", a.factor, s.w_assoc, s.w_assoc * a.factor, -1, zw(s.w_assoc));
+    out->term("fairshare", "FAIRSHARE", fs, s.w_fairshare, s.w_fairshare * fs, -1, zw(s.w_fairshare));
+    out->term("jobsize", "JOBSIZE", jobsize, s.w_jobsize, s.w_jobsize * jobsize, -1, zw(s.w_jobsize));
+    out->term("partition", "PARTITION", p.factor, s.w_partition, s.w_partition * p.factor, -1,
+              zw(s.w_partition));
+    const std::string qos_name = h.qos == kNone ? std::string() : L.qos[h.qos].name;
+    out->term("qosname", "QOSNAME", 0, 0, 0, -1, MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG, 0, qos_name.c_str());
+    out->term("qos", "QOS", qos, s.w_qos, s.w_qos * qos, -1, zw(s.w_qos));
+    out->term("nice", "NICE", job.nice, -1, -static_cast<double>(job.nice), -1,
+              MFPRIO_TERMF_RAW | MFPRIO_TERMF_LONG, 11);
+    const int t = out->term("tres", "TRES", 0, 0, w_tres, -1,
+                            MFPRIO_TERMF_LIST | (P.n_tres ? 0u : uint32_t{MFPRIO_TERMF_ZERO_WEIGHT}), 20);
+    for (uint32_t i = 0; i < P.n_tres; ++i)
+      out->term(P.tres_name[i], P.tres_name[i], tres_f[i], P.tres_weight[i], tres_w[i], t);
+    out->resolved(L.node_account[a.node],
+                  L.implicit_partitions ? std::string(job.partition ? job.partition : "") : p.name, qos_name);
+    out->total(total, prio, *clamp);
   }
   return prio;
 }
@@ -245,7 +232,7 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
 }  // namespace
 
 uint32_t job_priority(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h,
-                      int64_t now, mfprio_factors_t* out, uint32_t* clamp) {
+                      int64_t now, Explain* out, uint32_t* clamp) {
   return out ? compute<true>(snap, job, h, now, out, clamp)
              : compute<false>(snap, job, h, now, nullptr, clamp);
 }
@@ -268,9 +255,13 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
     const mfprio_job_t& j = jobs[i];
     const mfprio_handle_t& h = j.handle;
     int rc;
+    // The fast path takes only records the checked path would accept as they
+    // are: current handle, right size, no pointer/count mismatch, no
+    // permission question.  Anything else goes through slow(), which checks.
     if (j.struct_size >= sizeof(mfprio_job_t) && h.generation == layout && h.assoc < n_assoc &&
         h.partition < n_part && (h.qos == kNone || h.qos < n_qos) &&
-        (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN))) {
+        (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN)) && j.user_priority <= 0 &&
+        (j.tres_count == 0 || j.tres) && (j.attr_count == 0 || j.attrs)) {
       uint32_t clamp;
       priorities[i] = compute<false>(snap, j, h, now, nullptr, &clamp);
       if (clamp == MFPRIO_CLAMP_HIGH) ++clamped[0];
@@ -301,4 +292,4 @@ double job_charge_rate(const Snapshot& snap, const mfprio_job_t& job, const mfpr
   return billable * uf;
 }
 
-}  // namespace mfprio
+}  // namespace mfprio::multifactor

@@ -1,6 +1,6 @@
-// settings.cpp - see settings.hpp.  Defaults and value forms follow
+// mf_settings.cpp - see mf_settings.hpp.  Defaults and value forms follow
 // slurm.conf(5) as summarised in REFERENCE §1.2.
-#include "settings.hpp"
+#include "mf_settings.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -8,7 +8,7 @@
 
 #include "timestr.hpp"
 
-namespace mfprio {
+namespace mfprio::multifactor {
 namespace {
 
 std::string upper(const std::string& s) {
@@ -196,4 +196,4 @@ Settings parse_settings(const std::vector<ConfPair>& conf) {
   return s;
 }
 
-}  // namespace mfprio
+}  // namespace mfprio::multifactor

@@ -1,11 +1,13 @@
 // edge.hpp - the extern "C" border shared by every plugin shared object.
 //
-// Every ABI function body runs inside guarded(), which turns any exception
-// (std::bad_alloc included) into a status and a per-thread message, so no
-// C++ exception ever crosses into the host.
+// Every ABI function body (edge.cpp, written once for every family) runs
+// inside guarded(), which turns any exception (std::bad_alloc included) into
+// a status and a per-thread message, so no C++ exception ever crosses into
+// the host.
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>

@@ -1,4 +1,5 @@
-// snapshot.hpp - the immutable state every priority computation reads.
+// mf_state.hpp - priority/multifactor's immutable state (a runtime State):
+// the layout (who exists) and the snapshot (usage and fair share now).
 //
 // The plugin builds a Snapshot from the accounting store (layout: who exists)
 // plus the latest usage (fair share), then publishes it atomically; readers
@@ -20,18 +21,13 @@
 #include <utility>
 #include <vector>
 
-#include "settings.hpp"
+#include "mf_settings.hpp"
+#include "policy.hpp"
 #include "share_tree.hpp"
 
-namespace mfprio {
+namespace mfprio::multifactor {
 
-inline constexpr size_t kMaxTresWeights = 16;  // = MFPRIO_MAX_TRES_FACTORS
-
-struct ClusterTotals {
-  double nodes = 0, cpus = 0, mem_mb = 0;
-  std::vector<std::pair<std::string, double>> extra;  // "gres/gpu" -> 8
-  double get(const std::string& name) const;
-};
+inline constexpr size_t kMaxTresWeights = 16;  // PriorityWeightTRES items
 
 struct PartitionInfo {
   std::string name;
@@ -89,6 +85,7 @@ struct Layout {
   std::vector<AssocInfo> assocs;
 
   std::unordered_map<std::string, uint32_t> assoc_index;   // assoc_key(user, account, partition)
+  std::unordered_map<int64_t, uint32_t> assoc_by_store_id; // store association id -> assocs index
   std::unordered_map<std::string, std::string> default_account;
   std::unordered_map<std::string, uint32_t> part_index, qos_index;
   int32_t default_part = -1;
@@ -107,10 +104,9 @@ struct Layout {
 };
 
 // What fair share says now: usage, the share results, one value per assoc.
-struct Snapshot {
+// State::layout_id is layout->id; generation and last_decay are State's.
+struct Snapshot : State {
   std::shared_ptr<const Layout> layout;
-  uint64_t generation = 0;             // publish counter
-  int64_t last_decay = 0;
   ShareTree tree;                      // layout->shape with this snapshot's usage
   ShareResult shares;
   std::vector<double> assoc_fs;        // fair-share factor per assoc
@@ -131,4 +127,4 @@ inline std::string assoc_key(const std::string& user, const std::string& account
   return k;
 }
 
-}  // namespace mfprio
+}  // namespace mfprio::multifactor

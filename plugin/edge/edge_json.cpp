@@ -1,0 +1,231 @@
+// edge_json.cpp - see edge_json.hpp.
+//
+// JSON shapes (documented in mfprio.h and README):
+//   job_factors_json  {"job_id", "user", "account", "partition",
+//                      "resolved_partition", "qos", "priority", "unclamped",
+//                      "clamped": "none"|"low"|"high",
+//                      "terms": [{"name", "label", "factor", "weight",
+//                                 "contribution", "parent", "capped"[, "text"]}],
+//                      "factors": {top-level term name: factor},
+//                      "weighted": {top-level term name: contribution}}
+//   share_table_json  {"columns": [{"name", "label", "decimals", "long", "text"}],
+//                      "rows": [{"parent", "depth", "account"[, "user"][, "partition"],
+//                                column name: number or string}]}
+//   plugin_info_json  {"plugin_type", "abi_version", "weights": {...}, settings...}
+// Non-finite numbers are written as the strings "inf", "-inf", "nan" (JSON
+// has no such numbers); blank text cells are left out.
+#include "edge_json.hpp"
+
+#include <jansson.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+
+namespace mfprio::edge {
+namespace {
+
+struct JsonDel {
+  void operator()(json_t* j) const { json_decref(j); }
+};
+using Json = std::unique_ptr<json_t, JsonDel>;
+
+json_t* number(double v) {
+  if (std::isfinite(v)) return json_real(v);
+  return json_string(std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+}
+
+// A term or column name from a fixed buffer (never past its end).
+template <size_t N>
+std::string fixed_str(const char (&buf)[N]) {
+  return std::string(buf, strnlen(buf, N));
+}
+
+char* dump(json_t* j) {
+  Json owned(j);
+  if (!j) throw std::bad_alloc();
+  char* s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  if (!s) throw std::bad_alloc();  // jansson's malloc: free_string's free() matches
+  return s;
+}
+
+}  // namespace
+
+char* factors_json(const mfprio_job_t& job, const mfprio_factors_t& f) {
+  json_t* o = json_object();
+  json_object_set_new(o, "job_id", json_integer(static_cast<json_int_t>(job.job_id)));
+  json_object_set_new(o, "user", json_string(job.user ? job.user : ""));
+  json_object_set_new(o, "account", json_string(fixed_str(f.account_name).c_str()));
+  json_object_set_new(o, "partition", json_string(job.partition ? job.partition : ""));
+  json_object_set_new(o, "resolved_partition", json_string(fixed_str(f.partition_name).c_str()));
+  json_object_set_new(o, "qos", json_string(fixed_str(f.qos_name).c_str()));
+  json_object_set_new(o, "priority", json_integer(f.priority));
+  json_object_set_new(o, "unclamped", number(f.unclamped));
+  json_object_set_new(o, "clamped", json_string(f.clamped == MFPRIO_CLAMP_HIGH  ? "high"
+                                                : f.clamped == MFPRIO_CLAMP_LOW ? "low"
+                                                                                : "none"));
+  json_t* terms = json_array();
+  json_t* factors = json_object();
+  json_t* weighted = json_object();
+  const uint32_t n = f.term_count < MFPRIO_MAX_TERMS ? f.term_count : MFPRIO_MAX_TERMS;
+  for (uint32_t i = 0; i < n; ++i) {
+    const mfprio_term_t& t = f.terms[i];
+    const std::string name = fixed_str(t.name);
+    json_t* e = json_object();
+    json_object_set_new(e, "name", json_string(name.c_str()));
+    json_object_set_new(e, "label", json_string(fixed_str(t.label).c_str()));
+    json_object_set_new(e, "factor", number(t.factor));
+    json_object_set_new(e, "weight", number(t.weight));
+    json_object_set_new(e, "contribution", number(t.contribution));
+    json_object_set_new(e, "parent", json_integer(t.parent));
+    json_object_set_new(e, "capped", json_boolean(t.flags & MFPRIO_TERMF_CAPPED));
+    if (t.flags & MFPRIO_TERMF_TEXT) json_object_set_new(e, "text", json_string(fixed_str(t.text).c_str()));
+    json_array_append_new(terms, e);
+    if (t.parent < 0 && !(t.flags & MFPRIO_TERMF_TEXT)) {
+      json_object_set_new(factors, name.c_str(), number(t.factor));
+      json_object_set_new(weighted, name.c_str(), number(t.contribution));
+    }
+  }
+  json_object_set_new(o, "terms", terms);
+  json_object_set_new(o, "factors", factors);
+  json_object_set_new(o, "weighted", weighted);
+  return dump(o);
+}
+
+char* share_json(const ShareView& v) {
+  json_t* o = json_object();
+  json_t* cols = json_array();
+  for (const mfprio_share_column_t& c : v.columns) {
+    json_t* e = json_object();
+    json_object_set_new(e, "name", json_string(fixed_str(c.name).c_str()));
+    json_object_set_new(e, "label", json_string(fixed_str(c.label).c_str()));
+    json_object_set_new(e, "decimals", json_integer(c.decimals));
+    json_object_set_new(e, "long", json_boolean(c.flags & MFPRIO_COLF_LONG));
+    json_object_set_new(e, "text", json_boolean(c.flags & MFPRIO_COLF_TEXT));
+    json_array_append_new(cols, e);
+  }
+  json_object_set_new(o, "columns", cols);
+  json_t* rows = json_array();
+  for (const ShareView::Row& r : v.rows) {
+    json_t* e = json_object();
+    json_object_set_new(e, "parent", json_integer(r.parent));
+    json_object_set_new(e, "depth", json_integer(r.depth));
+    json_object_set_new(e, "account", json_string(r.account.c_str()));
+    if (r.is_user) json_object_set_new(e, "user", json_string(r.user.c_str()));
+    if (!r.partition.empty()) json_object_set_new(e, "partition", json_string(r.partition.c_str()));
+    for (size_t i = 0; i < v.columns.size() && i < r.cells.size(); ++i) {
+      const std::string key = fixed_str(v.columns[i].name);
+      if (json_object_get(e, key.c_str())) continue;  // the row's identity wins
+      const ShareView::Cell& c = r.cells[i];
+      if (c.is_text) {
+        if (!c.text.empty()) json_object_set_new(e, key.c_str(), json_string(c.text.c_str()));
+      } else {
+        json_object_set_new(e, key.c_str(), number(c.value));
+      }
+    }
+    json_array_append_new(rows, e);
+  }
+  json_object_set_new(o, "rows", rows);
+  return dump(o);
+}
+
+namespace {
+json_t* item_value(const InfoView::Item& it) {
+  switch (it.kind) {
+    case InfoView::Item::Number: return number(it.number);
+    case InfoView::Item::Integer: return json_integer(static_cast<json_int_t>(it.integer));
+    case InfoView::Item::String: return json_string(it.string.c_str());
+    case InfoView::Item::Bool: return json_boolean(it.boolean);
+  }
+  return json_null();
+}
+}  // namespace
+
+char* info_json(const char* plugin_type, const InfoView& v) {
+  json_t* o = json_object();
+  json_object_set_new(o, "plugin_type", json_string(plugin_type));
+  json_object_set_new(o, "abi_version", json_integer(MFPRIO_ABI_VERSION));
+  json_t* w = json_object();
+  for (const InfoView::Item& it : v.weights) {
+    // "tres.cpu" style keys nest: weights {"tres": {"cpu": 1000}}.
+    const size_t dot = it.key.find('.');
+    if (dot != std::string::npos) {
+      const std::string outer = it.key.substr(0, dot);
+      json_t* sub = json_object_get(w, outer.c_str());
+      if (!sub) {
+        sub = json_object();
+        json_object_set_new(w, outer.c_str(), sub);
+      }
+      json_object_set_new(sub, it.key.substr(dot + 1).c_str(), item_value(it));
+    } else {
+      json_object_set_new(w, it.key.c_str(), item_value(it));
+    }
+  }
+  json_object_set_new(o, "weights", w);
+  for (const InfoView::Item& it : v.settings) json_object_set_new(o, it.key.c_str(), item_value(it));
+  return dump(o);
+}
+
+mfprio_share_table_t* share_table_block(const ShareView& v) {
+  // One allocation: the table, the columns, the rows, the cells, then every
+  // string the rows and cells point at.
+  const size_t nc = v.columns.size(), nr = v.rows.size();
+  size_t strings = 0;
+  for (const ShareView::Row& r : v.rows) {
+    strings += r.account.size() + r.user.size() + r.partition.size() + 3;
+    for (const ShareView::Cell& c : r.cells)
+      if (c.is_text) strings += c.text.size() + 1;
+  }
+  auto align = [](size_t n) { return (n + 15) & ~size_t{15}; };
+  const size_t head = align(sizeof(mfprio_share_table_t));
+  const size_t cols = align(nc * sizeof(mfprio_share_column_t));
+  const size_t rows = align(nr * sizeof(mfprio_share_row_t));
+  const size_t cells = align(nr * nc * sizeof(mfprio_share_cell_t));
+  char* block = static_cast<char*>(std::calloc(1, head + cols + rows + cells + strings + 1));
+  if (!block) throw std::bad_alloc();
+  auto* t = reinterpret_cast<mfprio_share_table_t*>(block);
+  auto* c = reinterpret_cast<mfprio_share_column_t*>(block + head);
+  auto* r = reinterpret_cast<mfprio_share_row_t*>(block + head + cols);
+  auto* cell = reinterpret_cast<mfprio_share_cell_t*>(block + head + cols + rows);
+  char* pool = block + head + cols + rows + cells;
+  auto put = [&](const std::string& s) {
+    char* p = pool;
+    std::memcpy(pool, s.c_str(), s.size() + 1);
+    pool += s.size() + 1;
+    return p;
+  };
+  for (size_t i = 0; i < nc; ++i) c[i] = v.columns[i];
+  for (size_t i = 0; i < nr; ++i) {
+    const ShareView::Row& src = v.rows[i];
+    mfprio_share_row_t& row = r[i];
+    row.parent = src.parent;
+    row.depth = src.depth;
+    row.is_user = src.is_user;
+    row.account = put(src.account);
+    const char* u = put(src.user);
+    const char* p = put(src.partition);
+    row.user = src.is_user ? u : nullptr;
+    row.partition = src.partition.empty() ? nullptr : p;
+    mfprio_share_cell_t* rc = cell + i * nc;
+    for (size_t k = 0; k < nc; ++k) {
+      if (k < src.cells.size() && src.cells[k].is_text) {
+        rc[k].text = put(src.cells[k].text);
+      } else {
+        rc[k].value = k < src.cells.size() ? src.cells[k].value : 0.0;
+        rc[k].text = nullptr;
+      }
+    }
+    row.cells = rc;
+  }
+  t->struct_size = sizeof *t;
+  t->column_count = static_cast<uint32_t>(nc);
+  t->row_count = nr;
+  t->columns = c;
+  t->rows = r;
+  return t;
+}
+
+}  // namespace mfprio::edge

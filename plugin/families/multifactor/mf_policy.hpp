@@ -1,0 +1,71 @@
+// mf_policy.hpp - priority/multifactor (Slurm) as a runtime Policy:
+// settings from the Priority* keys, the association tree and usage from the
+// accounting store, fair share by one of four algorithms, and Slurm's
+// decayed usage (REFERENCE §1.4):
+//   factor = 2^(-(now - last_decay) / PriorityDecayHalfLife)   (1 when no half-life)
+//   usage  = (reset boundary crossed ? 0 : usage) * factor
+//   usage += seconds run since the job's last charge x billable TRES x QOS UsageFactor
+// The store applies the same steps in one transaction and returns what each
+// charge added (and to which association), so memory and file agree
+// without a reload.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mf_settings.hpp"
+#include "mf_state.hpp"
+#include "policy.hpp"
+#include "store.hpp"
+
+namespace mfprio::multifactor {
+
+class MultifactorPolicy final : public Policy {
+ public:
+  const char* type() const override { return "priority/multifactor"; }
+  void configure(const HostContext& host) override;
+  std::string store_path() const override { return settings_->store_path; }
+  std::string store_origin() const override { return settings_->store_path_origin; }
+  std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
+
+  int resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) const override;
+  int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
+            uint32_t* priority, uint32_t* clamp, std::string* why) const override;
+  void price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs, size_t count,
+                   int64_t now, uint32_t* priorities, int* statuses, ClampCounts* clamps,
+                   BatchError* err) const override;
+
+  int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
+            const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) override;
+  int job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
+              const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) override;
+  bool charges_usage() const override { return true; }
+
+  bool has_share_view() const override { return true; }
+  void share_view(const State& state, ShareView* out) const override;
+  void info(const State& state, InfoView* out) const override;
+
+ private:
+  std::shared_ptr<const Layout> build_layout(const acct::StoreData& data, uint32_t id) const;
+  std::shared_ptr<Snapshot> build_snapshot(std::shared_ptr<const Layout> layout, const std::vector<double>& usage,
+                                           int64_t last_decay, uint64_t generation, const Snapshot* prev) const;
+  bool reset_due(int64_t last_reset, int64_t now) const;
+  // until[i * until_stride] is job i's charge end (stride 0: one time for all).
+  int charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count, const int64_t* until,
+                  size_t until_stride, bool ended, std::vector<acct::Charge>* out, std::string* why) const;
+  // Adds the store's per-charge results to `usage` (credited association -> node).
+  void credit(const Snapshot& snap, const acct::CycleResult& res, std::vector<double>* usage) const;
+
+  const HostContext* host_ = nullptr;
+  std::shared_ptr<const Settings> settings_;
+  ClusterTotals cluster_;
+  // Control-thread state: usage per tree node (users only), the reset clock.
+  std::vector<double> usage_;
+  int64_t last_reset_ = 0;
+  bool reset_now_done_ = false;  // PriorityUsageResetPeriod=NOW: once per plugin start
+  uint64_t next_generation_ = 0; // set by load(); decay publishes the following ones
+};
+
+}  // namespace mfprio::multifactor

@@ -1,0 +1,116 @@
+// policy.cpp - the defaults of Policy and the small helpers of policy.hpp.
+#include "policy.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+namespace mfprio {
+
+double ClusterTotals::get(const std::string& name) const {
+  if (name == "cpu") return cpus;
+  if (name == "mem") return mem_mb;
+  if (name == "node") return nodes;
+  for (const auto& e : extra)
+    if (e.first == name) return e.second;
+  return 0;
+}
+
+int64_t HostContext::now() const {
+  return clock_fn ? clock_fn(clock_arg) : static_cast<int64_t>(std::time(nullptr));
+}
+
+void HostContext::log(int level, const std::string& msg) const {
+  if (log_fn) log_fn(log_arg, level, (type + ": " + msg).c_str());
+}
+
+namespace {
+template <size_t N>
+void put(char (&dst)[N], const char* src) {
+  std::snprintf(dst, N, "%s", src ? src : "");
+}
+}  // namespace
+
+int Explain::term(const char* name, const char* label, double factor, double weight,
+                  double contribution, int parent, uint32_t flags, uint32_t width, const char* text) {
+  const size_t i = count_++;
+  if (i >= capacity_) return static_cast<int>(i);
+  mfprio_term_t& t = out_->terms[i];
+  std::memset(&t, 0, sizeof t);
+  put(t.name, name);
+  put(t.label, label);
+  t.factor = factor;
+  t.weight = weight;
+  t.contribution = contribution;
+  t.parent = parent;
+  t.flags = flags;
+  t.width = width;
+  put(t.text, text);
+  out_->term_count = static_cast<uint32_t>(count_ < capacity_ ? count_ : capacity_);
+  return static_cast<int>(i);
+}
+
+void Explain::resolved(const std::string& account, const std::string& partition, const std::string& qos) {
+  put(out_->account_name, account.c_str());
+  put(out_->partition_name, partition.c_str());
+  put(out_->qos_name, qos.c_str());
+}
+
+void Explain::total(double unclamped, uint32_t priority, uint32_t clamp) {
+  out_->unclamped = unclamped;
+  out_->priority = priority;
+  out_->clamped = clamp;
+}
+
+void ShareView::column(const char* name, const char* label, int32_t decimals, uint32_t width,
+                       uint32_t flags) {
+  mfprio_share_column_t c;
+  std::memset(&c, 0, sizeof c);
+  put(c.name, name);
+  put(c.label, label);
+  c.decimals = decimals;
+  c.width = width;
+  c.flags = flags;
+  columns.push_back(c);
+}
+
+int Policy::resolve(const State&, const mfprio_job_t&, mfprio_handle_t* h, std::string*) const {
+  *h = mfprio_handle_t{};
+  return MFPRIO_OK;
+}
+
+void Policy::price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs,
+                         size_t count, int64_t now, uint32_t* priorities, int* statuses,
+                         ClampCounts* clamps, BatchError* err) const {
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t clamp = MFPRIO_CLAMP_NONE;
+    std::string why;
+    int rc = price(state, pass, jobs[i], now, nullptr, &priorities[i], &clamp, &why);
+    if (rc != MFPRIO_OK) {
+      priorities[i] = 0;
+      err->note(rc, why);
+    } else {
+      clamps->add(clamp);
+    }
+    if (statuses) statuses[i] = rc;
+  }
+}
+
+std::shared_ptr<const PassState> Policy::price_queue(const State& state, const mfprio_job_t* pending,
+                                                     size_t pending_count, const mfprio_job_t*, size_t,
+                                                     int64_t now, uint32_t* priorities, int* statuses,
+                                                     ClampCounts* clamps, BatchError* err) const {
+  price_batch(state, nullptr, pending, pending_count, now, priorities, statuses, clamps, err);
+  return nullptr;
+}
+
+int Policy::job_end(acct::Store*, const std::shared_ptr<const State>&, const mfprio_job_t*,
+                    const int64_t*, size_t, PassOutcome*, std::string*) {
+  return MFPRIO_OK;
+}
+
+void Policy::share_view(const State&, ShareView*) const {}
+
+void Policy::info(const State&, InfoView*) const {}
+
+}  // namespace mfprio

@@ -1,0 +1,234 @@
+// policy.hpp - the seam between the generic plugin (edge + runtime) and one
+// priority family.  A family (plugin/families/<name>/) implements Policy;
+// the edge (plugin/edge/) writes every extern "C" body once over it, and the
+// runtime (runtime.hpp) owns the store, the published state and the
+// decay/job_end orchestration.  Nothing here names a family's factors.
+//
+// Call order, as the runtime drives it:
+//   configure(host)                 once, at init: parse and validate the keys
+//   load(store, ...)                at init, after an admin's edit, and to
+//                                   converge on the store after a failed pass
+//   resolve / price / price_batch / price_queue   any thread, const, no I/O
+//   decay / job_end                 control thread; they write the store
+//   share_table / info              any thread, const
+//
+// Invariants a family keeps:
+//   - State objects are immutable once returned (the runtime publishes them
+//     through an atomic pointer; readers hold them for a call or a batch).
+//   - price() of the same State, PassState, job and `now` is deterministic,
+//     and the explained path (Explain != null) gives the same priority as
+//     the fast path.
+//   - decay()/job_end() set PassOutcome::committed as soon as the store has
+//     committed, before any later step that may throw: the runtime then
+//     rebuilds from the store instead of applying the pass twice.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "conf.hpp"
+#include "mfprio/mfprio.h"
+
+namespace mfprio {
+
+namespace acct {
+class Store;
+}
+
+// Resource totals of the whole cluster (init's host table) or of a partition.
+struct ClusterTotals {
+  double nodes = 0, cpus = 0, mem_mb = 0;
+  std::vector<std::pair<std::string, double>> extra;  // "gres/gpu" -> 8 (lower-case names)
+  double get(const std::string& name) const;
+};
+
+// What init() gave, in C++ form; alive from init to fini.
+struct HostContext {
+  std::string type;                 // "priority/multifactor": log prefix, messages
+  std::vector<ConfPair> conf;       // every pair, in file order
+  ClusterTotals cluster;
+  mfprio_log_fn log_fn = nullptr;
+  void* log_arg = nullptr;
+  mfprio_clock_fn clock_fn = nullptr;
+  void* clock_arg = nullptr;
+
+  int64_t now() const;
+  void log(int level, const std::string& msg) const;
+};
+
+// The immutable state one pricing reads.  A family derives its own.
+struct State {
+  virtual ~State() = default;
+  uint32_t layout_id = 0;     // the handle generation; 0: the family keeps no handles
+  uint64_t generation = 0;    // publish counter (plugin_stats)
+  int64_t last_decay = 0;     // time of the last decay pass (plugin_stats)
+  uint64_t associations = 0;  // plugin_stats
+};
+
+// What a whole-queue pass leaves for later single pricings (Grid Engine's
+// normalization, tickets).  Families that need none return null.
+struct PassState {
+  virtual ~PassState() = default;
+};
+
+// The explained path's sink: terms written straight into the caller's
+// mfprio_factors_t (at most `capacity` of them; more are counted, not written).
+class Explain {
+ public:
+  Explain(mfprio_factors_t* out, size_t capacity) : out_(out), capacity_(capacity) {}
+  // Appends a term; returns its index (for children's `parent`).
+  int term(const char* name, const char* label, double factor, double weight, double contribution,
+           int parent = -1, uint32_t flags = 0, uint32_t width = 0, const char* text = nullptr);
+  void resolved(const std::string& account, const std::string& partition, const std::string& qos);
+  void total(double unclamped, uint32_t priority, uint32_t clamp);
+  size_t count() const { return count_; }
+
+ private:
+  mfprio_factors_t* out_;
+  size_t capacity_;
+  size_t count_ = 0;
+};
+
+// Clamp counts of a batch or queue pass (the edge adds them to the stats).
+struct ClampCounts {
+  uint64_t high = 0, low = 0;
+  void add(uint32_t clamp) {
+    if (clamp == MFPRIO_CLAMP_HIGH) ++high;
+    else if (clamp == MFPRIO_CLAMP_LOW) ++low;
+  }
+};
+
+// A batch's first failure: status and message, for errmsg().
+struct BatchError {
+  int status = MFPRIO_OK;
+  std::string message;
+  void note(int rc, const std::string& why) {
+    if (rc != MFPRIO_OK && status == MFPRIO_OK) {
+      status = rc;
+      message = why;
+    }
+  }
+};
+
+// What decay()/job_end() did.
+struct PassOutcome {
+  std::shared_ptr<const State> next;  // publish this (null: keep the current state)
+  bool committed = false;             // the store has committed this pass
+  bool reload = false;                // the store was changed by others: rebuild from it
+  uint64_t charged = 0;               // charges written
+};
+
+// The share view a family builds; the edge turns it into the C table and JSON.
+struct ShareView {
+  std::vector<mfprio_share_column_t> columns;
+  struct Cell {
+    double value = 0;
+    bool is_text = false;
+    std::string text;
+  };
+  struct Row {
+    int32_t parent = -1;
+    uint32_t depth = 0;
+    bool is_user = false;
+    std::string account, user, partition;
+    std::vector<Cell> cells;  // one per column
+  };
+  std::vector<Row> rows;
+
+  void column(const char* name, const char* label, int32_t decimals, uint32_t width, uint32_t flags);
+  static Cell num(double v) { return Cell{v, false, {}}; }
+  static Cell text(std::string t) { return Cell{0, true, std::move(t)}; }
+};
+
+// Settings in force, as a flat list the edge renders as JSON
+// (plugin_info_json).  Values: a number, a string or a boolean; `weights`
+// are keyed by term name (views print them in the weights row).
+struct InfoView {
+  struct Item {
+    std::string key;
+    enum Kind { Number, Integer, String, Bool } kind = Number;
+    double number = 0;
+    int64_t integer = 0;
+    std::string string;
+    bool boolean = false;
+  };
+  std::vector<Item> settings;
+  std::vector<Item> weights;
+  void set(const std::string& k, double v) { settings.push_back({k, Item::Number, v, 0, {}, false}); }
+  void set_int(const std::string& k, int64_t v) { settings.push_back({k, Item::Integer, 0, v, {}, false}); }
+  void set(const std::string& k, const std::string& v) { settings.push_back({k, Item::String, 0, 0, v, false}); }
+  void set_bool(const std::string& k, bool v) { settings.push_back({k, Item::Bool, 0, 0, {}, v}); }
+  void weight(const std::string& term, double v) { weights.push_back({term, Item::Number, v, 0, {}, false}); }
+  void weight(const std::string& term, const std::string& v) { weights.push_back({term, Item::String, 0, 0, v, false}); }
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+
+  // "priority/multifactor": the plugin_type this policy is carried as.
+  virtual const char* type() const = 0;
+
+  // Reads and validates the family's keys.  Throws ConfigError naming
+  // file:line and the key; changes nothing on failure.
+  virtual void configure(const HostContext& host) = 0;
+
+  // Where the family keeps its hierarchy and usage ("" = no store) and the
+  // file:line that said so (for messages).
+  virtual std::string store_path() const { return {}; }
+  virtual std::string store_origin() const { return {}; }
+
+  // The whole state from the store (null when store_path() is "").  Throws
+  // acct::StoreError (or std::exception) when the store cannot be used.
+  virtual std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id,
+                                            uint64_t generation) = 0;
+
+  // --- pricing: any thread, const, no I/O --------------------------------
+  // Looks the job's names up once (job_resolve).  Default: nothing to look up.
+  virtual int resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h,
+                      std::string* why) const;
+  // One job.  `pass` is the last whole-queue pass (may be null); `explain`
+  // is null on the fast path.  *clamp gets MFPRIO_CLAMP_*.
+  virtual int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now,
+                    Explain* explain, uint32_t* priority, uint32_t* clamp, std::string* why) const = 0;
+  // Many jobs; every record gets priorities[i] (0 on failure) and, when
+  // statuses is not null, statuses[i].  Default: price() per record.
+  virtual void price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs,
+                           size_t count, int64_t now, uint32_t* priorities, int* statuses,
+                           ClampCounts* clamps, BatchError* err) const;
+  // The whole pending queue with the running jobs given.  Default: the
+  // batch over `pending`, no pass state.
+  virtual std::shared_ptr<const PassState> price_queue(const State& state, const mfprio_job_t* pending,
+                                                       size_t pending_count, const mfprio_job_t* running,
+                                                       size_t running_count, int64_t now,
+                                                       uint32_t* priorities, int* statuses,
+                                                       ClampCounts* clamps, BatchError* err) const;
+
+  // --- usage: control thread ----------------------------------------------
+  // One calc period: charge `running` up to now, decay, persist, and put the
+  // next state in out->next.  Returns a status, *why naming the job or store.
+  virtual int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
+                    const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) = 0;
+  // Finished jobs' last intervals, once per job id, all or none.  Default:
+  // the family charges no usage.
+  virtual int job_end(acct::Store* store, const std::shared_ptr<const State>& current,
+                      const mfprio_job_t* jobs, const int64_t* end_times, size_t count,
+                      PassOutcome* out, std::string* why);
+  // Whether job_end charges anything (the edge exports job_end either way).
+  virtual bool charges_usage() const { return false; }
+
+  // --- views: any thread, const ---------------------------------------------
+  virtual bool has_share_view() const { return false; }
+  virtual void share_view(const State& state, ShareView* out) const;
+  virtual void info(const State& state, InfoView* out) const;
+  // Messages about clamps: "4294967295" for Slurm's ceiling.
+  virtual const char* clamp_high_text() const { return "4294967295"; }
+};
+
+// Each priority_<family>.cpp defines this (edge/plugin_main.hpp's macro).
+std::unique_ptr<Policy> make_policy();
+
+}  // namespace mfprio

@@ -1,0 +1,194 @@
+// runtime.cpp - see runtime.hpp.
+#include "runtime.hpp"
+
+#include <ctime>
+#include <stdexcept>
+
+#include <unistd.h>
+
+#include "store.hpp"
+#include "tres.hpp"
+
+namespace mfprio {
+
+HostContext host_context(const mfprio_host_t& host, const char* type) {
+  HostContext h;
+  h.type = type;
+  if (host.conf_count && !host.conf) throw std::invalid_argument("conf_count is set but conf is NULL");
+  if (host.cluster_tres_count && !host.cluster_tres)
+    throw std::invalid_argument("cluster_tres_count is set but cluster_tres is NULL");
+  h.conf.reserve(host.conf_count);
+  for (size_t i = 0; i < host.conf_count; ++i) {
+    const mfprio_kv_t& kv = host.conf[i];
+    ConfPair p;
+    p.key = kv.key ? kv.key : "";
+    p.value = kv.value ? kv.value : "";
+    p.file = kv.file ? kv.file : "(conf)";
+    p.line = kv.line;
+    h.conf.push_back(std::move(p));
+  }
+  h.cluster.nodes = host.cluster_nodes;
+  h.cluster.cpus = host.cluster_cpus;
+  h.cluster.mem_mb = static_cast<double>(host.cluster_mem_mb);
+  for (size_t i = 0; i < host.cluster_tres_count; ++i) {
+    const mfprio_tres_t& t = host.cluster_tres[i];
+    if (!t.name) continue;
+    if (!(t.count >= 0) || t.count > 1e18)
+      throw std::invalid_argument("cluster TRES '" + std::string(t.name) + "': bad count");
+    h.cluster.extra.emplace_back(tres_lower(t.name), t.count);
+  }
+  h.log_fn = host.log;
+  h.log_arg = host.log_arg;
+  h.clock_fn = host.clock;
+  h.clock_arg = host.clock_arg;
+  return h;
+}
+
+namespace {
+// Layout ids must differ between runtimes: a host may keep handles across
+// fini/init (or a plugin reload), and a handle from an old runtime must
+// never be taken for a current one.  A process-wide counter seeded from the
+// clock and the pid makes every runtime's range fresh.
+uint32_t fresh_layout_base() {
+  static std::atomic<uint32_t> next{static_cast<uint32_t>(std::time(nullptr)) * 2654435761u ^
+                                    (static_cast<uint32_t>(getpid()) << 16)};
+  uint32_t v = next.fetch_add(1u << 20, std::memory_order_relaxed);
+  return v == 0 ? 1 : v;
+}
+}  // namespace
+
+Runtime::Runtime(std::unique_ptr<Policy> policy, const mfprio_host_t& host)
+    : host_(host_context(host, policy->type())), policy_(std::move(policy)),
+      next_layout_(fresh_layout_base()) {
+  policy_->configure(host_);
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::open() {
+  const std::string path = policy_->store_path();
+  if (!path.empty()) store_ = acct::Store::open(path, acct::OpenOptions{});
+  if (++next_layout_ == 0) ++next_layout_;  // 0 means "not resolved"
+  publish(policy_->load(store_.get(), next_layout_, next_generation_++));
+  if (store_)
+    host_.log(MFPRIO_LOG_INFO, "loaded " + std::to_string(current()->associations) +
+                                   " associations from " + path);
+}
+
+void Runtime::publish(std::shared_ptr<const State> s) {
+  state_.store(std::move(s), std::memory_order_release);
+}
+
+bool Runtime::converge(std::string* why) {
+  try {
+    if (++next_layout_ == 0) ++next_layout_;
+    publish(policy_->load(store_.get(), next_layout_, next_generation_++));
+    stale_ = false;
+    return true;
+  } catch (const std::exception& e) {
+    stale_ = true;
+    if (why) *why = std::string("cannot rebuild from the store: ") + e.what();
+    return false;
+  }
+}
+
+void Runtime::count_clamp(uint32_t clamp, uint64_t job_id) {
+  if (clamp == MFPRIO_CLAMP_HIGH) {
+    if (clamped_high.fetch_add(1, std::memory_order_relaxed) == 0)
+      host_.log(MFPRIO_LOG_WARNING, "job " + std::to_string(job_id) + ": priority clamped to " +
+                                        policy_->clamp_high_text() +
+                                        " (the weights sum past it; later clamps are counted per decay pass)");
+  } else if (clamp == MFPRIO_CLAMP_LOW) {
+    clamped_low.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void Runtime::count_clamps(const ClampCounts& c) {
+  if (c.high) {
+    if (clamped_high.fetch_add(c.high, std::memory_order_relaxed) == 0)
+      host_.log(MFPRIO_LOG_WARNING, std::string("a batch priority was clamped to ") +
+                                        policy_->clamp_high_text() +
+                                        " (the weights sum past it; later clamps are counted per decay pass)");
+  }
+  if (c.low) clamped_low.fetch_add(c.low, std::memory_order_relaxed);
+}
+
+void Runtime::summarize_clamps() {
+  const uint64_t high = clamped_high.load(std::memory_order_relaxed);
+  if (high != clamped_high_logged_) {
+    host_.log(MFPRIO_LOG_WARNING, std::to_string(high - clamped_high_logged_) + " priorities clamped to " +
+                                      policy_->clamp_high_text() + " since the previous pass (" +
+                                      std::to_string(high) + " in all)");
+    clamped_high_logged_ = high;
+  }
+}
+
+int Runtime::decay(int64_t now, const mfprio_job_t* running, size_t count, std::string* why) {
+  if (stale_ && !converge(why)) {
+    *why = "decay: refused: the last pass committed but " + *why;
+    return MFPRIO_ESTORE;
+  }
+  std::shared_ptr<const State> cur = current();
+  if (cur->last_decay > 0 && now < cur->last_decay) {
+    *why = "decay: now (" + std::to_string(now) + ") is before the last decay pass (" +
+           std::to_string(cur->last_decay) + ")";
+    return MFPRIO_EINVAL;
+  }
+  PassOutcome out;
+  int rc;
+  try {
+    rc = policy_->decay(store_.get(), cur, now, running, count, &out, why);
+    if (rc == MFPRIO_OK && out.committed && store_ && store_->changed_by_others()) out.reload = true;
+  } catch (const std::exception& e) {
+    if (!out.committed) throw;  // nothing changed: the edge reports it
+    *why = std::string("decay: ") + e.what();
+    rc = MFPRIO_EINTERNAL;
+  }
+  if (out.committed) {
+    jobs_charged += out.charged;
+    summarize_clamps();
+  }
+  if (rc != MFPRIO_OK) {
+    if (out.committed) {
+      // The store moved on: take its state rather than keep a stale one.
+      std::string conv;
+      if (!converge(&conv)) *why += "; " + conv;
+    }
+    return rc;
+  }
+  if (out.reload || !out.next) {  // an admin edited the store: take the new hierarchy
+    if (!converge(why)) return MFPRIO_ESTORE;
+  } else {
+    publish(std::move(out.next));
+  }
+  return MFPRIO_OK;
+}
+
+int Runtime::job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t count, std::string* why) {
+  if (stale_ && !converge(why)) {
+    *why = "job_end: refused: the last pass committed but " + *why;
+    return MFPRIO_ESTORE;
+  }
+  std::shared_ptr<const State> cur = current();
+  PassOutcome out;
+  int rc;
+  try {
+    rc = policy_->job_end(store_.get(), cur, jobs, end_times, count, &out, why);
+  } catch (const std::exception& e) {
+    if (!out.committed) throw;
+    *why = std::string("job_end: ") + e.what();
+    rc = MFPRIO_EINTERNAL;
+  }
+  if (out.committed) jobs_charged += out.charged;
+  if (rc != MFPRIO_OK) {
+    if (out.committed) {
+      std::string conv;
+      if (!converge(&conv)) *why += "; " + conv;
+    }
+    return rc;
+  }
+  if (out.next) publish(std::move(out.next));
+  return MFPRIO_OK;
+}
+
+}  // namespace mfprio

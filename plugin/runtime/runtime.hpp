@@ -1,0 +1,83 @@
+// runtime.hpp - what every store-backed family shares between init and
+// fini: the host context, the policy, the accounting store, the published
+// state, and the decay/job_end orchestration.  No family's words in it.
+//
+// Call order: Runtime(policy, host) configures the policy (throws
+// ConfigError) -> open() opens the store (when the family keeps one) and
+// publishes the first state -> decay()/job_end() on the control thread ->
+// current()/last_pass() from any thread.
+//
+// The failure rule (ABI: "a pass is never applied twice"): when a pass fails
+// before the store committed, nothing changed.  When it fails after the
+// commit (a reload or snapshot build threw), the runtime rebuilds the state
+// from the store, so memory and file agree again; if even that fails the
+// runtime is marked stale and the next pass first rebuilds (and refuses to
+// run while it cannot), so the committed pass is never decayed again from an
+// old in-memory state.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "mfprio/mfprio.h"
+#include "policy.hpp"
+
+namespace mfprio {
+
+namespace acct {
+class Store;
+}
+
+// init()'s host table in C++ form (validates counts and pointers).
+// Throws std::invalid_argument naming the bad member.
+HostContext host_context(const mfprio_host_t& host, const char* type);
+
+class Runtime {
+ public:
+  Runtime(std::unique_ptr<Policy> policy, const mfprio_host_t& host);
+  ~Runtime();
+
+  // Opens the store (if the family keeps one) and publishes the first state.
+  // Throws acct::StoreError / std::exception; the message names the store.
+  void open();
+
+  std::shared_ptr<const State> current() const { return state_.load(std::memory_order_acquire); }
+  std::shared_ptr<const PassState> last_pass() const { return pass_.load(std::memory_order_acquire); }
+  void set_last_pass(std::shared_ptr<const PassState> p) { pass_.store(std::move(p), std::memory_order_release); }
+
+  // Control thread.  Return a status; *why names the job or store at fault.
+  int decay(int64_t now, const mfprio_job_t* running, size_t count, std::string* why);
+  int job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t count, std::string* why);
+
+  const Policy& policy() const { return *policy_; }
+  const HostContext& host() const { return host_; }
+
+  // Clamp accounting: the first high clamp is logged at once with its job,
+  // later ones are summed once per decay pass.
+  void count_clamp(uint32_t clamp, uint64_t job_id);
+  void count_clamps(const ClampCounts& c);
+  std::atomic<uint64_t> clamped_high{0}, clamped_low{0}, jobs_charged{0};
+
+  // For tests of the failure rule: true while the state could not be rebuilt.
+  bool stale() const { return stale_; }
+
+ private:
+  void publish(std::shared_ptr<const State> s);
+  // Rebuilds the state from the store; false (and stale) when that fails.
+  bool converge(std::string* why);
+  void summarize_clamps();
+
+  HostContext host_;
+  std::unique_ptr<Policy> policy_;
+  std::unique_ptr<acct::Store> store_;
+  std::atomic<std::shared_ptr<const State>> state_;
+  std::atomic<std::shared_ptr<const PassState>> pass_;
+  uint32_t next_layout_ = 0;   // seeded per Runtime (runtime.cpp)
+  uint64_t next_generation_ = 1;
+  uint64_t clamped_high_logged_ = 0;
+  bool stale_ = false;
+};
+
+}  // namespace mfprio
