@@ -38,46 +38,16 @@ int not_ready(const char* where) {
   return fail(MFPRIO_ESTATE, std::string(where) + ": " + plugin_type + " is not initialised");
 }
 
-std::string job_label(const mfprio_job_t& job) { return "job " + std::to_string(job.job_id); }
-
-// The record's shape: size, pointers, counts.  Every call that reads a job.
+// The checks (policy.hpp: check_record / check_job), with errmsg set.
 int check_record(const mfprio_job_t* job, const char* where) {
-  if (!job) return fail(MFPRIO_EINVAL, std::string(where) + ": job is NULL");
-  if (job->struct_size < sizeof(mfprio_job_t))
-    return fail(MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": struct_size " +
-                                   std::to_string(job->struct_size) + " is smaller than " +
-                                   std::to_string(sizeof(mfprio_job_t)) + " (a host built for another ABI?)");
-  if (job->tres_count && !job->tres)
-    return fail(MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": tres_count is " +
-                                   std::to_string(job->tres_count) + " but tres is NULL");
-  if (job->attr_count && !job->attrs)
-    return fail(MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": attr_count is " +
-                                   std::to_string(job->attr_count) + " but attrs is NULL");
-  for (uint32_t i = 0; i < job->tres_count; ++i) {
-    const double c = job->tres[i].count;
-    if (!(c >= 0) || std::isinf(c))
-      return fail(MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": TRES '" +
-                                     (job->tres[i].name ? job->tres[i].name : "(null)") +
-                                     "' has a negative, infinite or NaN count");
-  }
-  if ((job->flags & MFPRIO_JOBF_URGENCY) && job->urgency > MFPRIO_URGENCY_EXPEDITE)
-    return fail(MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": urgency " +
-                                   std::to_string(job->urgency) + " is outside 0..31");
+  std::string why;
+  if (int rc = mfprio::check_record(job, where, &why)) return fail(rc, why);
   return MFPRIO_OK;
 }
 
-// The checks every family relies on when pricing, done once here: the
-// record's shape, and that ordinary users may only lower their own priority.
 int check_job(const mfprio_job_t* job, const char* where) {
-  if (int rc = check_record(job, where)) return rc;
-  if (job->nice < 0 && !(job->flags & MFPRIO_JOBF_NICE_ADMIN))
-    return fail(MFPRIO_EPERM, std::string(where) + ": " + job_label(*job) + ": nice " +
-                                  std::to_string(job->nice) +
-                                  " would raise the priority; only an admin may set a negative nice");
-  if (job->user_priority > 0 && !(job->flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN))
-    return fail(MFPRIO_EPERM, std::string(where) + ": " + job_label(*job) + ": user priority " +
-                                  std::to_string(job->user_priority) +
-                                  " would raise the priority; only an admin may set a positive one");
+  std::string why;
+  if (int rc = mfprio::check_job(job, where, &why)) return fail(rc, why);
   return MFPRIO_OK;
 }
 

@@ -224,9 +224,20 @@ class Policy {
   virtual bool has_share_view() const { return false; }
   virtual void share_view(const State& state, ShareView* out) const;
   virtual void info(const State& state, InfoView* out) const;
-  // Messages about clamps: "4294967295" for Slurm's ceiling.
+  // Messages about clamps: the ceiling, and why a family's totals pass it.
   virtual const char* clamp_high_text() const { return "4294967295"; }
+  virtual const char* clamp_reason() const { return "the weights sum past 2^32-1"; }
 };
+
+// The checks every family relies on, written once (the edge runs them on
+// every checked path; a family's own fast path must take only records these
+// would accept).  check_record: the record's shape (size, pointer/count
+// pairs, finite non-negative TRES counts, urgency range).  check_job: that,
+// plus the permission rule: ordinary users may only lower their own
+// priority (negative nice and positive user priority need the admin flags).
+// Return a status with *why naming `where` and the job.
+int check_record(const mfprio_job_t* job, const char* where, std::string* why);
+int check_job(const mfprio_job_t* job, const char* where, std::string* why);
 
 // Each priority_<family>.cpp defines this (edge/plugin_main.hpp's macro).
 std::unique_ptr<Policy> make_policy();

@@ -96,8 +96,8 @@ void Runtime::count_clamp(uint32_t clamp, uint64_t job_id) {
   if (clamp == MFPRIO_CLAMP_HIGH) {
     if (clamped_high.fetch_add(1, std::memory_order_relaxed) == 0)
       host_.log(MFPRIO_LOG_WARNING, "job " + std::to_string(job_id) + ": priority clamped to " +
-                                        policy_->clamp_high_text() +
-                                        " (the weights sum past it; later clamps are counted per decay pass)");
+                                        policy_->clamp_high_text() + " (" +
+                                        policy_->clamp_reason() + "; later clamps are counted per decay pass)");
   } else if (clamp == MFPRIO_CLAMP_LOW) {
     clamped_low.fetch_add(1, std::memory_order_relaxed);
   }
@@ -107,8 +107,8 @@ void Runtime::count_clamps(const ClampCounts& c) {
   if (c.high) {
     if (clamped_high.fetch_add(c.high, std::memory_order_relaxed) == 0)
       host_.log(MFPRIO_LOG_WARNING, std::string("a batch priority was clamped to ") +
-                                        policy_->clamp_high_text() +
-                                        " (the weights sum past it; later clamps are counted per decay pass)");
+                                        policy_->clamp_high_text() + " (" +
+                                        policy_->clamp_reason() + "; later clamps are counted per decay pass)");
   }
   if (c.low) clamped_low.fetch_add(c.low, std::memory_order_relaxed);
 }

@@ -508,17 +508,8 @@ void MultifactorPolicy::price_batch(const State& state, const PassState* pass, c
     const mfprio_job_t& j = c.jobs[i];
     std::string why;
     int rc;
-    if (j.struct_size < sizeof(mfprio_job_t)) {
-      rc = MFPRIO_EINVAL;
-      why = "set_priority_batch: job " + std::to_string(j.job_id) + ": struct_size " +
-            std::to_string(j.struct_size) + " is smaller than " + std::to_string(sizeof(mfprio_job_t));
-    } else if (j.tres_count && !j.tres) {
-      rc = MFPRIO_EINVAL;
-      why = "set_priority_batch: job " + std::to_string(j.job_id) + ": tres_count is set but tres is NULL";
-    } else if (j.user_priority > 0 && !(j.flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN)) {
-      rc = MFPRIO_EPERM;
-      why = "set_priority_batch: job " + std::to_string(j.job_id) +
-            ": a positive user priority needs an admin";
+    if ((rc = check_job(&j, "set_priority_batch", &why)) != MFPRIO_OK) {
+      // the record's shape or a permission question: named in `why`
     } else {
       uint32_t clamp = MFPRIO_CLAMP_NONE;
       rc = c.self->price(*c.state, c.pass, j, c.now, nullptr, &c.prios[i], &clamp, &why);

@@ -121,7 +121,7 @@ TEST_F(Multifactor, ClassicFairShareDocumentedExampleThroughPlugin) {
               {"C", "User3", 0.125000, 0.15},   {"E", "User4", 0.500000, 0.25},
               {"F", "User5", 0.749154, 0.145833}};
   for (const auto& w : want) {
-    mfprio_share_row_t r = p->row(w.account, w.user);
+    auto r = p->row(w.account, w.user);
     EXPECT_NEAR(r.fairshare, w.fs, 1e-6) << w.user;
     EXPECT_NEAR(r.eff_usage, w.eff, 1e-6) << w.user;
   }
@@ -340,9 +340,9 @@ TEST_F(Multifactor, TresFactorWeighsShareOfPartition) {
   j.tres_count = 1;
   EXPECT_EQ(prio(j), 100u + 500u);
   mfprio_factors_t f = factors(j);
-  ASSERT_EQ(f.tres_count, 2u);
-  EXPECT_STREQ(f.tres[1].name, "gres/gpu");
-  EXPECT_NEAR(f.tres[1].factor, 0.25, 1e-12);
+  ASSERT_EQ(term_children(f, "tres"), 2u);
+  EXPECT_NEAR(term(f, "gres/gpu").factor, 0.25, 1e-12);
+  EXPECT_EQ(term(f, "gres/gpu").parent, static_cast<int32_t>(term_index(f, "tres")));
 }
 
 TEST_F(Multifactor, SiteFactorAddsNiceSubtractsIncrOnlyKeeps) {

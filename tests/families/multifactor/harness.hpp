@@ -91,11 +91,13 @@ class Plugin {
   explicit Plugin(const std::string& so = plugin_path("priority_multifactor.so")) {
     dl_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!dl_) throw std::runtime_error(dlerror());
+    // ABI v2: the first MFPRIO_OPS_REQUIRED operations must exist; the
+    // multifactor family provides every optional one too.
     const char* names[] = {MFPRIO_OPS_SYMBOLS};
     void** slots = reinterpret_cast<void**>(&ops);
     for (int i = 0; i < MFPRIO_OPS_COUNT; ++i) {
       slots[i] = dlsym(dl_, names[i]);
-      if (!slots[i]) throw std::runtime_error(std::string("missing ") + names[i]);
+      if (!slots[i] && i < MFPRIO_OPS_REQUIRED) throw std::runtime_error(std::string("missing ") + names[i]);
     }
   }
   ~Plugin() {
@@ -142,22 +144,36 @@ class Plugin {
   }
   std::string err() const { return ops.errmsg(); }
 
+  // A share-table row's numbers, read by the column names the family gives.
+  struct ShareValues {
+    double raw_shares = 0, norm_shares = 0, raw_usage = 0, norm_usage = 0, eff_usage = 0,
+           level_fs = 0, fairshare = 0;
+  };
   // The share-table row of a user (or account when user is empty).
-  mfprio_share_row_t row(const std::string& account, const std::string& user = "") {
-    mfprio_share_row_t* rows = nullptr;
-    size_t n = 0;
-    EXPECT_EQ(ops.share_table(&rows, &n), MFPRIO_OK) << err();
-    mfprio_share_row_t found{};
+  ShareValues row(const std::string& account, const std::string& user = "") {
+    mfprio_share_table_t* t = nullptr;
+    EXPECT_EQ(ops.share_table(&t), MFPRIO_OK) << err();
+    ShareValues found;
     bool ok = false;
-    for (size_t i = 0; i < n; ++i) {
-      const bool is_user = rows[i].is_user;
-      if (rows[i].account == account && (user.empty() ? !is_user : (is_user && rows[i].user == user))) {
-        found = rows[i];
-        found.account = found.user = found.partition = nullptr;  // owned by rows
+    for (size_t i = 0; t && i < t->row_count; ++i) {
+      const mfprio_share_row_t& r = t->rows[i];
+      const bool is_user = r.is_user;
+      if (r.account == account && (user.empty() ? !is_user : (is_user && r.user == user))) {
         ok = true;
+        for (uint32_t c = 0; c < t->column_count; ++c) {
+          const std::string name = t->columns[c].name;
+          const double v = r.cells[c].text ? 0.0 : r.cells[c].value;
+          if (name == "raw_shares") found.raw_shares = v;
+          else if (name == "norm_shares") found.norm_shares = v;
+          else if (name == "raw_usage") found.raw_usage = v;
+          else if (name == "norm_usage") found.norm_usage = v;
+          else if (name == "eff_usage") found.eff_usage = v;
+          else if (name == "level_fs") found.level_fs = v;
+          else if (name == "fairshare") found.fairshare = v;
+        }
       }
     }
-    ops.share_table_free(rows);
+    if (t) ops.share_table_free(t);
     EXPECT_TRUE(ok) << "no share row for " << account << "/" << user;
     return found;
   }
@@ -175,6 +191,29 @@ class Plugin {
   std::vector<std::string> conf_, keys_, vals_;
   std::vector<mfprio_kv_t> kv_;
 };
+
+// A job's term by name (the ABI v2 breakdown); fails the test when absent.
+inline mfprio_term_t term(const mfprio_factors_t& f, const std::string& name) {
+  for (uint32_t i = 0; i < f.term_count; ++i)
+    if (name == f.terms[i].name) return f.terms[i];
+  ADD_FAILURE() << "no term '" << name << "'";
+  return mfprio_term_t{};
+}
+inline uint32_t term_index(const mfprio_factors_t& f, const std::string& name) {
+  for (uint32_t i = 0; i < f.term_count; ++i)
+    if (name == f.terms[i].name) return i;
+  ADD_FAILURE() << "no term '" << name << "'";
+  return 0;
+}
+inline uint32_t term_children(const mfprio_factors_t& f, const std::string& name) {
+  int parent = -1;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < f.term_count; ++i) {
+    if (name == f.terms[i].name && f.terms[i].parent < 0) parent = static_cast<int>(i);
+    else if (parent >= 0 && f.terms[i].parent == parent) ++n;
+  }
+  return n;
+}
 
 // A pending job with sensible defaults; tests set what they pin.
 inline mfprio_job_t job(uint64_t id, const char* user, const char* account = nullptr,

@@ -1,0 +1,166 @@
+// test_runtime.cpp - the runtime's orchestration rules, with a real store
+// and the real multifactor policy (no dlopen: the Runtime is constructed
+// directly, so a test policy can wrap the real one and fail on purpose).
+//
+// Pinned: a decay pass that fails after the store committed leaves the
+// runtime converged on the store's state (never decayed twice); a pass that
+// fails before the commit changes nothing; a pass is refused while the state
+// cannot be rebuilt, and goes on once it can.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../families/multifactor/harness.hpp"
+#include "mf_policy.hpp"
+#include "runtime.hpp"
+#include "store.hpp"
+
+namespace mfprio::test {
+namespace {
+
+constexpr int64_t T0 = 1'700'000'000;
+constexpr int64_t kHalfLife = 3600;
+
+// The real multifactor policy, with switches that make it fail at chosen points.
+class FaultyPolicy final : public Policy {
+ public:
+  bool throw_after_commit = false;  // decay: the store commits, then a step throws
+  bool fail_loads = false;          // load(): the store cannot be read
+  int loads = 0;
+
+  const char* type() const override { return inner_.type(); }
+  void configure(const HostContext& h) override { inner_.configure(h); }
+  std::string store_path() const override { return inner_.store_path(); }
+  std::shared_ptr<const State> load(acct::Store* s, uint32_t id, uint64_t gen) override {
+    ++loads;
+    if (fail_loads) throw acct::StoreError("injected: load failed");
+    return inner_.load(s, id, gen);
+  }
+  int price(const State& st, const PassState* p, const mfprio_job_t& j, int64_t now, Explain* e,
+            uint32_t* prio, uint32_t* clamp, std::string* why) const override {
+    return inner_.price(st, p, j, now, e, prio, clamp, why);
+  }
+  int decay(acct::Store* s, const std::shared_ptr<const State>& cur, int64_t now, const mfprio_job_t* r,
+            size_t n, PassOutcome* out, std::string* why) override {
+    const int rc = inner_.decay(s, cur, now, r, n, out, why);
+    if (rc == MFPRIO_OK && throw_after_commit) throw std::runtime_error("injected: after the commit");
+    return rc;
+  }
+  bool has_share_view() const override { return true; }
+  void share_view(const State& st, ShareView* v) const override { inner_.share_view(st, v); }
+
+ private:
+  multifactor::MultifactorPolicy inner_;
+};
+
+class RuntimeFailure : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    StoreBuilder b;
+    b.account("a", "root", 1).user("u", "a", 1, /*usage=*/1000.0);
+    b.write(db_);
+    conf_ = {"AccountingStorageLoc=" + db_, "PriorityDecayHalfLife=" + std::to_string(kHalfLife / 60)};
+    keys_ = {"AccountingStorageLoc", "PriorityDecayHalfLife"};
+    vals_ = {db_, std::to_string(kHalfLife / 60)};
+    for (size_t i = 0; i < keys_.size(); ++i)
+      kv_.push_back({keys_[i].c_str(), vals_[i].c_str(), "test.conf", static_cast<uint32_t>(i + 1)});
+    host_.struct_size = sizeof host_;
+    host_.abi_version = MFPRIO_ABI_VERSION;
+    host_.conf = kv_.data();
+    host_.conf_count = kv_.size();
+    host_.cluster_nodes = 1;
+    host_.cluster_cpus = 8;
+    auto p = std::make_unique<FaultyPolicy>();
+    policy_ = p.get();
+    rt_ = std::make_unique<Runtime>(std::move(p), host_);
+    rt_->open();
+  }
+
+  double usage() {
+    ShareView v;
+    rt_->policy().share_view(*rt_->current(), &v);
+    size_t col = 0;
+    for (size_t c = 0; c < v.columns.size(); ++c)
+      if (std::string(v.columns[c].name) == "raw_usage") col = c;
+    for (const ShareView::Row& r : v.rows)
+      if (r.is_user && r.user == "u") return r.cells[col].value;
+    ADD_FAILURE() << "no row for u";
+    return -1;
+  }
+  double store_usage() {
+    auto st = acct::Store::open(db_, acct::OpenOptions{true});
+    for (const acct::UserAssocRec& a : st->load(acct::LoadOptions{}).assocs)
+      if (a.user == "u") return a.raw_usage;
+    return -1;
+  }
+  int64_t store_last_decay() {
+    auto st = acct::Store::open(db_, acct::OpenOptions{true});
+    return st->load(acct::LoadOptions{}).decay.last_decay;
+  }
+
+  TempDir dir_;
+  std::string db_ = dir_.file("acct.db");
+  std::vector<std::string> conf_, keys_, vals_;
+  std::vector<mfprio_kv_t> kv_;
+  mfprio_host_t host_{};
+  FaultyPolicy* policy_ = nullptr;
+  std::unique_ptr<Runtime> rt_;
+};
+
+TEST_F(RuntimeFailure, ThrowAfterCommitConvergesOnTheStoreAndNeverDecaysTwice) {
+  std::string why;
+  ASSERT_EQ(rt_->decay(T0, nullptr, 0, &why), MFPRIO_OK) << why;  // first pass: sets last_decay
+  EXPECT_NEAR(usage(), 1000.0, 1e-9);
+  policy_->throw_after_commit = true;
+  EXPECT_EQ(rt_->decay(T0 + kHalfLife, nullptr, 0, &why), MFPRIO_EINTERNAL);
+  EXPECT_NE(why.find("after the commit"), std::string::npos) << why;
+  // The store committed the pass; memory took the store's state.
+  EXPECT_EQ(store_last_decay(), T0 + kHalfLife);
+  EXPECT_NEAR(store_usage(), 500.0, 1e-6);
+  EXPECT_EQ(rt_->current()->last_decay, T0 + kHalfLife);
+  EXPECT_NEAR(usage(), 500.0, 1e-6);
+  EXPECT_FALSE(rt_->stale());
+  // The next pass decays one half-life from the committed pass, not two.
+  policy_->throw_after_commit = false;
+  ASSERT_EQ(rt_->decay(T0 + 2 * kHalfLife, nullptr, 0, &why), MFPRIO_OK) << why;
+  EXPECT_NEAR(usage(), 250.0, 1e-6);
+  EXPECT_NEAR(store_usage(), 250.0, 1e-6);
+}
+
+TEST_F(RuntimeFailure, UnreadableStoreAfterCommitRefusesPassesUntilItCanRebuild) {
+  std::string why;
+  ASSERT_EQ(rt_->decay(T0, nullptr, 0, &why), MFPRIO_OK) << why;
+  policy_->throw_after_commit = true;
+  policy_->fail_loads = true;
+  EXPECT_EQ(rt_->decay(T0 + kHalfLife, nullptr, 0, &why), MFPRIO_EINTERNAL);
+  EXPECT_TRUE(rt_->stale());
+  EXPECT_NE(why.find("cannot rebuild"), std::string::npos) << why;
+  // While stale, a pass is refused and the store is not touched again.
+  policy_->throw_after_commit = false;
+  EXPECT_EQ(rt_->decay(T0 + 2 * kHalfLife, nullptr, 0, &why), MFPRIO_ESTORE);
+  EXPECT_EQ(store_last_decay(), T0 + kHalfLife);
+  EXPECT_NEAR(store_usage(), 500.0, 1e-6);
+  // Once the store reads again, the runtime rebuilds, then runs the pass once.
+  policy_->fail_loads = false;
+  ASSERT_EQ(rt_->decay(T0 + 2 * kHalfLife, nullptr, 0, &why), MFPRIO_OK) << why;
+  EXPECT_FALSE(rt_->stale());
+  EXPECT_NEAR(usage(), 250.0, 1e-6);
+  EXPECT_NEAR(store_usage(), 250.0, 1e-6);
+}
+
+TEST_F(RuntimeFailure, RefusedPassBeforeTheCommitChangesNothing) {
+  std::string why;
+  ASSERT_EQ(rt_->decay(T0, nullptr, 0, &why), MFPRIO_OK) << why;
+  const uint64_t gen = rt_->current()->generation;
+  EXPECT_EQ(rt_->decay(T0 - 10, nullptr, 0, &why), MFPRIO_EINVAL);  // before the last pass
+  EXPECT_EQ(rt_->current()->generation, gen);
+  EXPECT_EQ(store_last_decay(), T0);
+  EXPECT_NEAR(store_usage(), 1000.0, 1e-9);
+}
+
+}  // namespace
+}  // namespace mfprio::test
