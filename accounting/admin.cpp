@@ -67,10 +67,10 @@ void Model::finish_users(const std::set<std::string>& touched, std::vector<UserR
   for (const std::string& name : touched) {
     UserRec& u = users[name];
     u.name = name;
-    auto mine = assocs_of(name);
-    bool valid = false;
-    for (const auto* r : mine) valid = valid || r->account == u.default_account;
-    if (!valid) u.default_account = mine.empty() ? "" : mine.front()->account;
+    auto mine = assocs_of(name);  // (account, partition) order
+    auto d = default_association(mine.begin(), mine.end(),
+                                 [&](const UserAssocRec* r) { return r->account == u.default_account; });
+    u.default_account = d == mine.end() ? "" : (*d)->account;
     out.push_back(u);
   }
 }

@@ -81,6 +81,17 @@ struct PartitionRec {
   bool is_default = false;
 };
 
+// The default-account rule, the only place it is written (mfprio-acct's
+// model and every plugin's layout use it): among one user's associations in
+// (account, partition) order, the first in the user's chosen default account
+// (is_chosen), else the first.  Returns `last` only for an empty range.
+template <class It, class IsChosen>
+It default_association(It first, It last, IsChosen is_chosen) {
+  for (It i = first; i != last; ++i)
+    if (is_chosen(*i)) return i;
+  return first;
+}
+
 struct DecayState {
   int64_t last_decay = 0;      // 0 = never
   int64_t last_reset = 0;

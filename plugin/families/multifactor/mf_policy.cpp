@@ -249,32 +249,17 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(const acct::StoreD
   for (AssocInfo& a : L->assocs)
     a.factor = s.has(kNoNormalAssoc) ? a.priority : (max_prio ? double(a.priority) / max_prio : 0.0);
 
-  // Default accounts: the user's own choice (when it has an association
-  // there), else the association marked default, else the first by name.
-  // The store's order (user, account, partition) makes a user's
-  // associations one run, its first account the smallest.
+  // Default accounts (acct::default_association: the one rule).  The
+  // store's order (user, account, partition) makes a user's associations one
+  // run; load() marks is_default on those in the user's chosen account.
   L->default_account.reserve(data.users.size() + 1);
   for (size_t k = 0; k < data.assocs.size();) {
     size_t e = k;
-    const std::string& user = data.assocs[k].user;
-    const std::string* chosen = &data.assocs[k].account;
-    while (e < data.assocs.size() && data.assocs[e].user == user) {
-      if (data.assocs[e].is_default) chosen = &data.assocs[e].account;
-      ++e;
-    }
-    L->default_account.emplace(user, *chosen);
+    while (e < data.assocs.size() && data.assocs[e].user == data.assocs[k].user) ++e;
+    auto d = acct::default_association(data.assocs.begin() + k, data.assocs.begin() + e,
+                                       [](const acct::UserAssocRec& a) { return a.is_default; });
+    L->default_account.emplace(data.assocs[k].user, d->account);
     k = e;
-  }
-  for (const acct::UserRec& u : data.users) {
-    if (u.default_account.empty()) continue;
-    auto it = L->default_account.find(u.name);
-    if (it == L->default_account.end()) continue;
-    // Only an account the user has an association in can be the default.
-    if (L->assoc_index.count(assoc_key(u.name, u.default_account, "")) ||
-        std::any_of(data.assocs.begin(), data.assocs.end(), [&](const acct::UserAssocRec& a) {
-          return a.user == u.name && a.account == u.default_account && !a.partition.empty();
-        }))
-      it->second = u.default_account;
   }
   t.finalize();
   return L;
