@@ -367,8 +367,10 @@ class Parser {
     int64_t n = 0;
     switch (p.kind) {
       case Kind::CompWeight:
-        if (!value.empty() && value.back() == '%') {
-          // reference §1: "FSWEIGHT 20%" stores weight 10 and an unread percent.
+        if (!value.empty() && value.back() == '%' && p.index != static_cast<int>(Component::Attr)) {
+          // reference §1 (MFS:MFSProcessOConfig, which handles every component
+          // weight but ATTRWEIGHT): "FSWEIGHT 20%" stores weight 10 and a
+          // percent that pricing never reads.
           if (!parse_int(value.substr(0, value.size() - 1), &n))
             return fail(name, value, "expected an integer weight or N%");
           cfg_->comp_weight[p.index] = 10;
@@ -414,11 +416,15 @@ class Parser {
         bool percent = false;
         if (!u.empty() && u.back() == '%') { percent = true; u.pop_back(); }
         FsPolicy fp;
-        if (u == "NONE" && !percent) fp = FsPolicy::None;
+        bool on = false;
+        // TRUE is the old spelling of DEDICATEDPS (MFSProcessOConfig); FALSE = NONE.
+        if (parse_bool(u, &on)) fp = on ? FsPolicy::DedicatedPS : FsPolicy::None;
+        else if (u == "NONE") fp = FsPolicy::None;
         else if (u == "DEDICATEDPS") fp = FsPolicy::DedicatedPS;
         else if (u == "DEDICATEDPES") fp = FsPolicy::DedicatedPES;
         else if (u == "UTILIZEDPS") fp = FsPolicy::UtilizedPS;
-        else return fail(name, value, "expected NONE, DEDICATEDPS, DEDICATEDPES or UTILIZEDPS (optionally with '%')");
+        else return fail(name, value,
+                         "expected NONE, DEDICATEDPS, DEDICATEDPES or UTILIZEDPS (optionally with '%')");
         cfg_->fs_policy = fp;
         cfg_->fs_percent = percent;
         return true;

@@ -164,6 +164,8 @@ TEST(MauiCfgSyntax, FairSharePolicyIntervalDepthDecay) {
   EXPECT_EQ(parse_ok("FSDEPTH 30\n").fs_depth, kMaxFsDepth);  // Maui caps at 24
   EXPECT_EQ(parse_ok("FSPOLICY UTILIZEDPS\n").fs_policy, FsPolicy::UtilizedPS);
   EXPECT_FALSE(parse_ok("FSPOLICY DEDICATEDPS\n").fs_percent);
+  EXPECT_EQ(parse_ok("FSPOLICY TRUE\n").fs_policy, FsPolicy::DedicatedPS);  // old spelling
+  EXPECT_EQ(parse_ok("FSPOLICY DEDICATEDPS\nFSPOLICY none\n").fs_policy, FsPolicy::None);
 }
 
 TEST(MauiCfgSyntax, ComponentWeightWithPercentStoresTenAndThePercent) {
@@ -234,7 +236,7 @@ TEST(MauiCfgErrors, BadValueNamesFileLineParameterAndValue) {
 TEST(MauiCfgErrors, EveryKindOfBadPriorityValueIsRejected) {
   for (const char* bad : {
            "FSDECAY 1.5\n", "FSDECAY -0.1\n", "FSINTERVAL 0\n", "FSINTERVAL 12h\n",
-           "FSDEPTH 0\n", "FSPOLICY FAIR\n", "FSPOLICY NONE%\n", "JOBPRIOACCRUALPOLICY SOMETIMES\n",
+           "FSDEPTH 0\n", "FSPOLICY FAIR\n", "ATTRWEIGHT 5%\n", "JOBPRIOACCRUALPOLICY SOMETIMES\n",
            "USESYSTEMQUEUETIME maybe\n", "XFMINWCLIMIT -5\n", "QUEUETIMECAP\n",
            "QOSCFG[q] XFTARGET=fast\n", "QOSCFG[q] QTTARGET=1:2:3:4:5\n",
            "ACCOUNTCFG[a] FSTARGET=10*\n", "USERCFG[a] PRIORITY\n", "USERCFG[] PRIORITY=1\n",

@@ -5,9 +5,32 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <new>
 
 #include "maui_priority.hpp"
+
+// Counts every allocation of this test binary, so a test can prove that the
+// fast path of price() allocates nothing.
+// (GCC's -Wmismatched-new-delete misfires on replaced global operators once
+// they are inlined: malloc/free are the matching pair here.)
+static std::atomic<long> g_allocations{0};
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+void* operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 namespace mfprio::maui {
 namespace {
@@ -484,6 +507,74 @@ TEST(MauiTerms, ExplainedAndFastPathsAgree) {
     EXPECT_EQ(a.priority, b.priority);
     EXPECT_EQ(a.total_unclamped, b.total_unclamped);
   }
+}
+
+TEST(MauiFast, PriceWithoutTermsAllocatesNothing) {
+  for (Flavor f : {Flavor::Maui, Flavor::Moab}) {
+    Model m = seed_fs_model();
+    m.cfg.flavor = f;
+    m.user_activity["A"].active_jobs = 3;
+    m.cfg.creds[static_cast<int>(CredKind::Qos)]["D"].qt_target = 600;
+    m.cfg.creds[static_cast<int>(CredKind::Qos)]["D"].xf_target = 3;
+    m.totals.procs = 64;
+    m.totals.mem_mb = 1024;
+    Job j = JobB().user("A").group("B").account("C").qos("D").cls("E").queued(kHour).mem(100);
+    j.running = true;
+    j.elapsed = 10;
+    const long before = g_allocations.load();
+    uint64_t sum = 0;
+    for (int i = 0; i < 1000; ++i) sum += price(m, j, kNow + i, nullptr).priority;
+    EXPECT_EQ(g_allocations.load(), before) << (f == Flavor::Maui ? "maui" : "moab");
+    EXPECT_GT(sum, 0u);
+  }
+}
+
+// ---- Moab extras --------------------------------------------------------------
+
+TEST(MoabFs, CredentialFsWeightsAddToTheFsComponentWeight) {
+  const std::string text =
+      "QUEUETIMEWEIGHT 0\nFSPOLICY DEDICATEDPS\nFSWEIGHT 1\nFSUSERWEIGHT 1\n"
+      "USERCFG[u] FSTARGET=60\nGROUPCFG[g] FSWEIGHT=2\nACCOUNTCFG[a] FSWEIGHT=3\n"
+      "QOSCFG[q] FSWEIGHT=4\n";
+  Model m = model_from(text, Flavor::Moab);
+  FsUsage u;
+  u.total = 100;
+  u.by_name[0]["u"] = 50;
+  m.fs = build_fs_view(m.cfg, u);
+  std::vector<Term> t;
+  const Result r = price(m, JobB().account("a").qos("q"), kNow, &t);
+  EXPECT_NEAR(term(t, "FS").weight, 10.0, kSix);
+  EXPECT_NEAR(r.total_unclamped, 100.0, kSix);
+}
+
+TEST(MoabFs, UserActivitySubFactors) {
+  Model m = model_from("QUEUETIMEWEIGHT 0\nFSJPUWEIGHT 1\nFSPPUWEIGHT 10\nFSPSPUWEIGHT 100\n"
+                       "WCACCURACYWEIGHT 1000\n", Flavor::Moab);
+  m.user_activity["u"] = {2, 3, 4, 0.5};
+  EXPECT_NEAR(price(m, JobB(), kNow, nullptr).total_unclamped, 2 + 30 + 400 + 500, kSix);
+  EXPECT_NEAR(price(m, JobB().user("other"), kNow, nullptr).total_unclamped, 0, kSix);
+}
+
+TEST(MoabAttr, AttributeStateAndGresPrioritiesCountOnlyInMoab) {
+  const std::string text = "QUEUETIMEWEIGHT 0\nATTRWEIGHT 100\nATTRATTRWEIGHT 1\n"
+                           "ATTRSTATEWEIGHT 1\nATTRGRESWEIGHT 5\n";
+  Job j = JobB();
+  j.attr_prio = 30;
+  j.state_prio = -200;
+  j.gres_prio = 400;
+  EXPECT_NEAR(price(model_from(text, Flavor::Moab), j, kNow, nullptr).total_unclamped,
+              100 * (30 - 200 + 2000), kSix);
+  EXPECT_EQ(price(model_from(text), j, kNow, nullptr).priority, 1u);  // Maui: NYI
+}
+
+TEST(MauiFs, PercentPolicyGivesRelativeDeltas) {
+  Model m = model_from("QUEUETIMEWEIGHT 0\nFSPOLICY DEDICATEDPS%\nFSWEIGHT 1000\nFSUSERWEIGHT 1\n"
+                       "USERCFG[u] FSTARGET=40\n");
+  FsUsage u;
+  u.total = 100;
+  u.by_name[0]["u"] = 10;  // 10% of a 40% target: 1 - 0.25 = 0.75
+  m.fs = build_fs_view(m.cfg, u);
+  EXPECT_EQ(price(m, JobB(), kNow, nullptr).priority, 750u);
 }
 
 }  // namespace
