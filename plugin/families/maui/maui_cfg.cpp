@@ -270,6 +270,7 @@ const std::unordered_map<std::string, Param>& directory() {
 struct Logical {
   int line;           // 1-based number of its first physical line
   std::string text;   // comment removed, continuations joined
+  std::string include;  // the file of a "#INCLUDE <file>" comment, if any
 };
 
 // Comments run from '#' to the end of the line; a backslash outside a
@@ -278,7 +279,7 @@ struct Logical {
 std::vector<Logical> logical_lines(const std::string& text) {
   std::vector<Logical> out;
   int line = 1;
-  Logical cur{1, {}};
+  Logical cur{1, {}, {}};
   bool in_comment = false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -286,11 +287,20 @@ std::vector<Logical> logical_lines(const std::string& text) {
       ++line;
       in_comment = false;
       out.push_back(std::move(cur));
-      cur = Logical{line, {}};
+      cur = Logical{line, {}, {}};
       continue;
     }
     if (in_comment) continue;
-    if (c == '#') { in_comment = true; continue; }
+    if (c == '#') {
+      // Maui's reader appends "#INCLUDE <file>"; we only report it (no I/O).
+      in_comment = true;
+      if (text.compare(i, 8, "#INCLUDE") == 0) {
+        const size_t eol = text.find('\n', i);
+        cur.include = trim(text.substr(i + 8, eol == std::string::npos ? std::string::npos
+                                                                        : eol - i - 8));
+      }
+      continue;
+    }
     if (c == '\\') {
       cur.text.push_back(' ');
       while (i + 1 < text.size() && is_space(text[i + 1])) {
@@ -312,6 +322,7 @@ class Parser {
 
   bool line(const Logical& l) {
     line_ = l.line;
+    if (!l.include.empty()) ignore("#INCLUDE", l.include);
     const std::string s = trim(l.text);
     if (s.empty()) return true;
 

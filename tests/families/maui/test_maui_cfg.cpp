@@ -225,6 +225,14 @@ TEST(MauiCfgUnknown, OtherParametersAreCollectedWithTheirLines) {
   EXPECT_EQ(c.find(CredKind::User, "bob")->priority, 8);
 }
 
+TEST(MauiCfgUnknown, IncludeDirectiveIsReportedNotFollowed) {
+  const Config c = parse_ok("#INCLUDE /etc/maui-extra.cfg\nQUEUETIMEWEIGHT 3 # INCLUDE x\n");
+  ASSERT_EQ(c.ignored.size(), 1u);
+  EXPECT_EQ(c.ignored[0].name, "#INCLUDE");
+  EXPECT_EQ(c.ignored[0].value, "/etc/maui-extra.cfg");
+  EXPECT_EQ(c.weight(Sub::QueueTime), 3);
+}
+
 TEST(MauiCfgErrors, BadValueNamesFileLineParameterAndValue) {
   EXPECT_EQ(parse_err("# c\nQUEUETIMEWEIGHT 2\nXFACTORWEIGHT ten\n"),
             "maui.cfg:3: XFACTORWEIGHT 'ten': expected an integer weight");
