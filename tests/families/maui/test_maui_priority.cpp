@@ -577,5 +577,50 @@ TEST(MauiFs, PercentPolicyGivesRelativeDeltas) {
   EXPECT_EQ(price(m, JobB(), kNow, nullptr).priority, 750u);
 }
 
+// ---- end to end: cfg -> ledger -> view -> price -------------------------------
+
+TEST(MauiEndToEnd, UsageChargedThroughTheLedgerSteersPriority) {
+  const std::string text =
+      "QUEUETIMEWEIGHT 0\n"
+      "FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00\nFSDEPTH 2\nFSDECAY 0.5\n"
+      "FSWEIGHT 10\nFSUSERWEIGHT 1\nUSERCFG[DEFAULT] FSTARGET=50\n";
+  Model m = model_from(text);
+  const int64_t I = m.cfg.fs_interval;
+  ASSERT_EQ(I, 3600);
+  const int64_t t0 = (kNow / I) * I;  // a window boundary
+  FsLedger ledger(I, t0);
+  CredNames heavy, light;
+  heavy.name[0] = "heavy";
+  light.name[0] = "light";
+  // Previous window: heavy ran 3 procs for the whole hour, light 1 proc.
+  ledger.charge_interval(heavy, t0, t0 + I, fs_charge_amount(m.cfg.fs_policy, 3, 0, -1, 1.0));
+  ledger.charge_interval(light, t0, t0 + I, fs_charge_amount(m.cfg.fs_policy, 1, 0, -1, 1.0));
+  // Current window: only light, 1 proc for half an hour.
+  ledger.advance_to(t0 + I + 1800);
+  ledger.charge_interval(light, t0 + I, t0 + I + 1800, 1.0);
+  const FsUsage u = ledger.decayed(m.cfg.fs_depth, m.cfg.fs_decay);
+  // heavy: 10800 * 0.5 = 5400; light: 1800 + 3600 * 0.5 = 3600; total 9000.
+  EXPECT_NEAR(u.by_name[0].at("heavy"), 5400.0, kSix);
+  EXPECT_NEAR(u.by_name[0].at("light"), 3600.0, kSix);
+  EXPECT_NEAR(u.total, 9000.0, kSix);
+  m.fs = build_fs_view(m.cfg, u);
+  const int64_t now = t0 + I + 1800;
+  // heavy 60% of a 50% target: -10 -> 10 * -10 = -100 -> 1; light 40%: +10 -> 100.
+  EXPECT_NEAR(price(m, JobB().user("heavy"), now, nullptr).total_unclamped, -100.0, kSix);
+  EXPECT_EQ(price(m, JobB().user("light"), now, nullptr).priority, 100u);
+  EXPECT_EQ(price(m, JobB().user("newcomer"), now, nullptr).priority, 500u);  // 0% used
+}
+
+TEST(MauiProperties, DefaultPriorityNeverDecreasesWithQueueTime) {
+  const Model m = model_from("");
+  uint32_t prev = 0;
+  for (int64_t q = 0; q < 40 * 86400; q += 997) {
+    const uint32_t p = price(m, JobB().queued(q), kNow, nullptr).priority;
+    EXPECT_GE(p, prev);
+    EXPECT_GE(p, 1u);
+    prev = p;
+  }
+}
+
 }  // namespace
 }  // namespace mfprio::maui
