@@ -142,15 +142,18 @@ struct IgnoredParam {
 inline constexpr int kMaxFsDepth = 24;                 // MAX_MFSDEPTH
 inline constexpr int64_t kInfiniteTime = 2140000000;   // Maui's MAX_MTIME
 
+static_assert(static_cast<int>(Sub::QueueTime) == 0, "sub_weight's initializer relies on it");
+
+// A default-constructed Config holds Maui's defaults (= Config::defaults(Maui)).
 struct Config {
   Flavor flavor = Flavor::Maui;
 
-  std::array<int64_t, kComponents> comp_weight{};
+  std::array<int64_t, kComponents> comp_weight{1, 1, 1, 1, 1, 1, 1};
   std::array<int64_t, kComponents> comp_cap{};
   // A component weight written "N%": Maui stores weight 10 and this percent,
   // which pricing never reads (reference §1); -1 when not written that way.
-  std::array<int64_t, kComponents> comp_weight_percent{};
-  std::array<int64_t, kSubs> sub_weight{};
+  std::array<int64_t, kComponents> comp_weight_percent{-1, -1, -1, -1, -1, -1, -1};
+  std::array<int64_t, kSubs> sub_weight{1};  // QUEUETIMEWEIGHT 1, every other 0
   std::array<int64_t, kSubs> sub_cap{};
 
   int64_t xf_min_wclimit = 120;        // XFMINWCLIMIT, seconds

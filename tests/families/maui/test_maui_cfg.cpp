@@ -46,6 +46,16 @@ TEST(MauiCfgDefaults, EveryComponentWeightOneOnlyQueueTimeSubWeightOne) {
   EXPECT_EQ(Config::defaults(Flavor::Moab).xf_min_wclimit, 0);
 }
 
+TEST(MauiCfgDefaults, DefaultConstructedConfigEqualsMauiDefaults) {
+  const Config a;
+  const Config b = Config::defaults(Flavor::Maui);
+  EXPECT_EQ(a.comp_weight, b.comp_weight);
+  EXPECT_EQ(a.comp_weight_percent, b.comp_weight_percent);
+  EXPECT_EQ(a.sub_weight, b.sub_weight);
+  EXPECT_EQ(a.sub_cap, b.sub_cap);
+  EXPECT_EQ(a.xf_min_wclimit, b.xf_min_wclimit);
+}
+
 TEST(MauiCfgDefaults, EmptyTextGivesTheDefaults) {
   const Config c = parse_ok("");
   EXPECT_EQ(c.weight(Sub::QueueTime), 1);
