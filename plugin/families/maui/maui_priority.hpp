@@ -1,0 +1,154 @@
+// maui_priority.hpp - the job start priority of Maui 3.x / Moab 5.x
+// (reference/maui.md §1-§8 and §10).
+//
+// Purpose: price one job against a Model (settings + fair-share view + the
+// cluster's resources) at a time `now`:
+//
+//   for each component C in SERV, TARG, CRED, ATTR, FS, RES, USAGE:
+//     sf_i  = sub-factor i, capped by its *CAP when that cap > 0     (§1.5)
+//     C     = sum_i subweight_i * sf_i, capped by the component CAP  (§1.6)
+//   total = sum_C weight_C * C
+//   priority = trunc(clamp(total, 1, 1e9))                           (§1.7-8)
+//
+// Caps: Maui clips from above only.  Moab clips to [-cap, +cap] the SERV,
+// CRED, ATTR and FS sub-factors and every component; TARG, RES and USAGE
+// sub-factors only from above (§10).
+//
+// Effective weights (§1.2-§1.3, §10): QUEUETIMEWEIGHT += QOS QTWEIGHT and
+// XFACTORWEIGHT += QOS XFWEIGHT for a job with a QOS; CLASSWEIGHT is replaced
+// by GROUPCFG[g] CLASSWEIGHT when that is > 0; Moab adds the GROUPCFG,
+// ACCOUNTCFG and QOSCFG FSWEIGHT of the job's credentials to FSWEIGHT.
+//
+// Terms (the explained path): one Term per component (parent -1), each
+// followed by its sub-components (parent = index of the component's Term).
+//   component term:     factor = C after its cap, weight = component weight,
+//                       contribution = weight * factor; the component
+//                       contributions sum to total_unclamped.
+//   sub-component term: factor = sf after its cap, weight = effective
+//                       sub-weight x component weight, contribution =
+//                       weight * factor.  They sum to the component's
+//                       contribution unless the component cap bound it
+//                       (then the component Term has bound = true).
+// Only the sub-components of the Config's flavor are listed (UPROC/UJOB never).
+//
+// Entry points: price(), accrual_step(), ranks_before().
+// Invariants: price() is pure and deterministic, allocates nothing when
+// terms == nullptr, and never returns a priority outside [1, 1e9].
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "maui_cfg.hpp"
+#include "maui_fairshare.hpp"
+#include "maui_pe.hpp"
+
+namespace mfprio::maui {
+
+inline constexpr double kMaxPriority = 1e9;  // MAX_PRIO_VAL
+
+// One pending (or running, for Moab's USAGE) job.  Times are epoch seconds.
+struct Job {
+  uint64_t job_id = 0;
+  std::string user, group, account, qos, cls;  // "" = the job has none
+
+  int64_t submit_time = 0;
+  // When priority accrual (re)started: Maui's SystemQueueTime, kept by the
+  // caller with accrual_step(); 0 = submit_time.
+  int64_t system_queue_time = 0;
+  // Maui's EffQueueDuration from accrual_step(); < 0 = never selected yet.
+  int64_t eff_queue_duration = -1;
+
+  // Requested resources (totals over the whole job).
+  double nodes = 0.0;
+  double procs = 0.0;
+  double mem_mb = 0.0;
+  double swap_mb = 0.0;
+  double disk_mb = 0.0;
+  int64_t wclimit = 0;    // wallclock limit, seconds
+  // Processor equivalents for a multi-requirement job (processor_equivalents);
+  // < 0 = compute from the totals above as one requirement.
+  double pe = -1.0;
+
+  int64_t deadline = 0;   // Moab DEADLINE; 0 = none
+  int64_t bypass = 0;     // backfill bypass count
+  int64_t start_count = 0;  // Moab STARTCOUNT
+  int64_t user_prio = 0;    // Moab USERPRIO (user-specified, -1024..1023)
+  bool sp_violation = false;  // soft policy violation
+
+  // Moab ATTR inputs (JOBPRIOF is resolved by the caller): attribute, state
+  // and generic-resource priorities.  Maui never fills ATTR (reference §1).
+  double attr_prio = 0.0, state_prio = 0.0, gres_prio = 0.0;
+
+  bool running = false;   // Moab USAGE only
+  int64_t elapsed = 0;    // seconds since start, when running
+};
+
+// Moab FSJPU/FSPPU/FSPSPU/WCACCURACY inputs: a user's active work.
+struct UserActivity {
+  double active_jobs = 0.0;
+  double active_procs = 0.0;
+  double active_proc_seconds = 0.0;
+  double wc_accuracy = 0.0;   // 0..1
+};
+
+struct Model {
+  Config cfg;
+  ClusterTotals totals;       // for PE
+  FsView fs;                  // build_fs_view(cfg, ledger.decayed(...))
+  std::unordered_map<std::string, UserActivity> user_activity;  // Moab only
+};
+
+struct Term {
+  std::string name;     // "SERV", "SERV.QUEUETIME", "FS.USER", ...
+  std::string label;
+  double factor = 0.0;
+  double weight = 0.0;
+  double contribution = 0.0;
+  bool bound = false;   // a cap changed the factor
+  int parent = -1;      // index of the component term, -1 for a component
+};
+
+struct Result {
+  double total_unclamped = 0.0;
+  uint32_t priority = 1;
+  bool clamped_low = false;   // total < 1 (or NaN) -> 1
+  bool clamped_high = false;  // total > 1e9 -> 1e9
+};
+
+// The job's start priority at `now`.  terms, when non-null, is cleared and
+// filled (the only allocating path).
+Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* terms);
+
+// ---- JOBPRIOACCRUALPOLICY (reference §8) ------------------------------------
+
+// Why a job was not selected in this scheduling iteration.
+enum class Block {
+  None,        // passed selection
+  HardLimit,   // idle/active/system limit at the hard policy level
+  Other,       // hold, class disabled, failed dependency, FS cap, ...
+  StartDate,   // release date / start date not reached
+};
+
+struct Accrual {
+  int64_t system_queue_time = 0;    // starts at submit (or a PBS eligible time)
+  int64_t eff_queue_duration = -1;  // < 0 = never selected
+};
+
+// One iteration of Maui's bookkeeping: HardLimit resets system_queue_time to
+// now under QUEUEPOLICY and FULLPOLICY, Other only under FULLPOLICY,
+// StartDate never, ALWAYS never.  A selected job (None) gets
+// eff_queue_duration = max(0, now - system_queue_time); a blocked one keeps
+// its last value (its queue time is frozen).
+void accrual_step(AccrualPolicy policy, Block why, int64_t now, Accrual* a);
+
+// ---- order -----------------------------------------------------------------
+
+// Maui sorts with qsort (no defined order for equal priorities).  Ours:
+// higher priority first, then earlier submit time, then smaller job id.
+bool ranks_before(uint32_t prio_a, int64_t submit_a, uint64_t id_a,
+                  uint32_t prio_b, int64_t submit_b, uint64_t id_b);
+
+}  // namespace mfprio::maui

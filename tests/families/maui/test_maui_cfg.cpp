@@ -1,0 +1,303 @@
+// test_maui_cfg.cpp - golden tests for maui_cfg.cpp: defaults (reference
+// §1), every syntax form, DEFAULT credentials, Maui time strings (§11),
+// errors naming file:line, unknown parameters collected.
+#include <gtest/gtest.h>
+
+#include "maui_cfg.hpp"
+
+namespace mfprio::maui {
+namespace {
+
+Config parse_ok(const std::string& text, Flavor f = Flavor::Maui) {
+  Config c;
+  std::string why;
+  EXPECT_TRUE(parse_maui_cfg(text, "maui.cfg", f, &c, &why)) << why;
+  return c;
+}
+
+std::string parse_err(const std::string& text, Flavor f = Flavor::Maui) {
+  Config c = Config::defaults(f);
+  c.sub_weight[0] = 777;  // must survive a failed parse
+  std::string why;
+  EXPECT_FALSE(parse_maui_cfg(text, "maui.cfg", f, &c, &why));
+  EXPECT_EQ(c.sub_weight[0], 777) << "a failed parse changed *out";
+  return why;
+}
+
+int ci(CredKind k) { return static_cast<int>(k); }
+
+TEST(MauiCfgDefaults, EveryComponentWeightOneOnlyQueueTimeSubWeightOne) {
+  const Config c = Config::defaults(Flavor::Maui);
+  for (int i = 0; i < kComponents; ++i) {
+    EXPECT_EQ(c.comp_weight[i], 1);
+    EXPECT_EQ(c.comp_cap[i], 0);
+  }
+  for (int i = 0; i < kSubs; ++i) {
+    EXPECT_EQ(c.sub_weight[i], i == static_cast<int>(Sub::QueueTime) ? 1 : 0) << i;
+    EXPECT_EQ(c.sub_cap[i], 0);
+  }
+  EXPECT_EQ(c.xf_min_wclimit, 120);
+  EXPECT_EQ(c.fs_policy, FsPolicy::None);
+  EXPECT_EQ(c.fs_interval, 43200);
+  EXPECT_EQ(c.fs_depth, 8);
+  EXPECT_EQ(c.fs_decay, 1.0);
+  EXPECT_EQ(c.accrual, AccrualPolicy::QueuePolicy);
+  EXPECT_FALSE(c.use_system_queue_time);
+  EXPECT_EQ(Config::defaults(Flavor::Moab).xf_min_wclimit, 0);
+}
+
+TEST(MauiCfgDefaults, DefaultConstructedConfigEqualsMauiDefaults) {
+  const Config a;
+  const Config b = Config::defaults(Flavor::Maui);
+  EXPECT_EQ(a.comp_weight, b.comp_weight);
+  EXPECT_EQ(a.comp_weight_percent, b.comp_weight_percent);
+  EXPECT_EQ(a.sub_weight, b.sub_weight);
+  EXPECT_EQ(a.sub_cap, b.sub_cap);
+  EXPECT_EQ(a.xf_min_wclimit, b.xf_min_wclimit);
+}
+
+TEST(MauiCfgDefaults, EmptyTextGivesTheDefaults) {
+  const Config c = parse_ok("");
+  EXPECT_EQ(c.weight(Sub::QueueTime), 1);
+  EXPECT_TRUE(c.ignored.empty());
+}
+
+TEST(MauiCfgSyntax, NameValueWithBlanksTabsEqualsAndComments) {
+  const Config c = parse_ok(
+      "# priority\n"
+      "QUEUETIMEWEIGHT   20\n"
+      "XFACTORWEIGHT\t5   # trailing comment\n"
+      "FSWEIGHT=100\n"
+      "  RESWEIGHT 3\r\n"
+      "SERVICEWCAP 1000\n"
+      "CREDCAP -5\n");
+  EXPECT_EQ(c.weight(Sub::QueueTime), 20);
+  EXPECT_EQ(c.weight(Sub::XFactor), 5);
+  EXPECT_EQ(c.weight(Component::Fs), 100);
+  EXPECT_EQ(c.weight(Component::Res), 3);
+  EXPECT_EQ(c.cap(Component::Serv), 1000);
+  EXPECT_EQ(c.cap(Component::Cred), -5);  // kept, ignored by pricing
+}
+
+TEST(MauiCfgSyntax, NamesAreCaseInsensitiveCredentialNamesAreNot) {
+  const Config c = parse_ok(
+      "queuetimeweight 7\n"
+      "usercfg[Bob] priority=5\n"
+      "USERCFG[bob] PRIORITY=6\n");
+  EXPECT_EQ(c.weight(Sub::QueueTime), 7);
+  ASSERT_NE(c.find(CredKind::User, "Bob"), nullptr);
+  EXPECT_EQ(c.find(CredKind::User, "Bob")->priority, 5);
+  EXPECT_EQ(c.find(CredKind::User, "bob")->priority, 6);
+}
+
+TEST(MauiCfgSyntax, BackslashJoinsTheNextLine) {
+  const Config c = parse_ok(
+      "QOSCFG[hi] PRIORITY=100 \\\n"
+      "    QTWEIGHT=5000 XFWEIGHT=10\n"
+      "BYPASSWEIGHT 2\n");
+  const CredCfg* q = c.find(CredKind::Qos, "hi");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->priority, 100);
+  EXPECT_EQ(q->qt_weight, 5000);
+  EXPECT_EQ(q->xf_weight, 10);
+  EXPECT_EQ(c.weight(Sub::Bypass), 2);
+}
+
+TEST(MauiCfgSyntax, CredentialLinesOfEveryKindMergeAttributes) {
+  const Config c = parse_ok(
+      "USERCFG[john] PRIORITY=2000\n"
+      "USERCFG[paul] PRIORITY=-1000\n"
+      "GROUPCFG[staff] PRIORITY=10000 CLASSWEIGHT=7\n"
+      "ACCOUNTCFG[chem] FSTARGET=25\n"
+      "ACCOUNTCFG[chem] PRIORITY=3\n"
+      "QOSCFG[special] QTWEIGHT=5000 XFWEIGHT=5000 QTTARGET=2:00:00 XFTARGET=4.5\n"
+      "CLASSCFG[batch] PRIORITY=9 FSTARGET=10+\n");
+  EXPECT_EQ(c.find(CredKind::User, "john")->priority, 2000);
+  EXPECT_EQ(c.find(CredKind::User, "paul")->priority, -1000);
+  EXPECT_EQ(c.find(CredKind::Group, "staff")->priority, 10000);
+  EXPECT_EQ(c.find(CredKind::Group, "staff")->class_weight, 7);
+  EXPECT_EQ(c.find(CredKind::Account, "chem")->priority, 3);
+  EXPECT_EQ(c.find(CredKind::Account, "chem")->fs_target.value, 25.0);
+  const CredCfg* q = c.find(CredKind::Qos, "special");
+  EXPECT_EQ(q->qt_weight, 5000);
+  EXPECT_EQ(q->xf_weight, 5000);
+  EXPECT_EQ(q->qt_target, 7200);
+  EXPECT_DOUBLE_EQ(q->xf_target, 4.5);
+  EXPECT_EQ(c.find(CredKind::Class, "batch")->fs_target.mode, TargetMode::Floor);
+  EXPECT_EQ(c.find(CredKind::User, "nobody"), nullptr);
+}
+
+TEST(MauiCfgSyntax, FsTargetModes) {
+  const Config c = parse_ok(
+      "USERCFG[a] FSTARGET=50\n"
+      "USERCFG[b] FSTARGET=10+\n"
+      "USERCFG[c] FSTARGET=10.5-\n"
+      "USERCFG[d] FSTARGET=5^\n"
+      "USERCFG[e] FSTARGET=5%\n");
+  EXPECT_EQ(c.find(CredKind::User, "a")->fs_target.mode, TargetMode::Target);
+  EXPECT_EQ(c.find(CredKind::User, "b")->fs_target.mode, TargetMode::Floor);
+  EXPECT_EQ(c.find(CredKind::User, "c")->fs_target.mode, TargetMode::Ceiling);
+  EXPECT_DOUBLE_EQ(c.find(CredKind::User, "c")->fs_target.value, 10.5);
+  EXPECT_EQ(c.find(CredKind::User, "d")->fs_target.mode, TargetMode::CapAbsolute);
+  EXPECT_EQ(c.find(CredKind::User, "e")->fs_target.mode, TargetMode::CapRelative);
+}
+
+TEST(MauiCfgSyntax, DefaultCredentialsAreKeptApart) {
+  const Config c = parse_ok(
+      "USERCFG[DEFAULT] PRIORITY=10 FSTARGET=5\n"
+      "QOSCFG[DEFAULT] PRIORITY=3\n"
+      "classcfg[default] PRIORITY=4\n");
+  EXPECT_EQ(c.default_cred[ci(CredKind::User)].priority, 10);
+  EXPECT_EQ(c.default_cred[ci(CredKind::User)].fs_target.value, 5.0);
+  EXPECT_EQ(c.default_cred[ci(CredKind::Qos)].priority, 3);
+  EXPECT_EQ(c.default_cred[ci(CredKind::Class)].priority, 4);
+  EXPECT_EQ(c.find(CredKind::User, "DEFAULT"), nullptr);
+}
+
+TEST(MauiCfgSyntax, FairSharePolicyIntervalDepthDecay) {
+  const Config c = parse_ok(
+      "FSPOLICY DEDICATEDPES%\n"
+      "FSINTERVAL 24:00:00\n"
+      "FSDEPTH 7\n"
+      "FSDECAY 0.80\n"
+      "XFMINWCLIMIT 0:10\n"
+      "JOBPRIOACCRUALPOLICY fullpolicy\n"
+      "USESYSTEMQUEUETIME TRUE\n");
+  EXPECT_EQ(c.fs_policy, FsPolicy::DedicatedPES);
+  EXPECT_TRUE(c.fs_percent);
+  EXPECT_EQ(c.fs_interval, 86400);
+  EXPECT_EQ(c.fs_depth, 7);
+  EXPECT_DOUBLE_EQ(c.fs_decay, 0.8);
+  EXPECT_EQ(c.xf_min_wclimit, 600);  // "0:10" is hours:minutes
+  EXPECT_EQ(c.accrual, AccrualPolicy::FullPolicy);
+  EXPECT_TRUE(c.use_system_queue_time);
+  EXPECT_EQ(parse_ok("FSDEPTH 30\n").fs_depth, kMaxFsDepth);  // Maui caps at 24
+  EXPECT_EQ(parse_ok("FSPOLICY UTILIZEDPS\n").fs_policy, FsPolicy::UtilizedPS);
+  EXPECT_FALSE(parse_ok("FSPOLICY DEDICATEDPS\n").fs_percent);
+  EXPECT_EQ(parse_ok("FSPOLICY TRUE\n").fs_policy, FsPolicy::DedicatedPS);  // old spelling
+  EXPECT_EQ(parse_ok("FSPOLICY DEDICATEDPS\nFSPOLICY none\n").fs_policy, FsPolicy::None);
+}
+
+TEST(MauiCfgSyntax, ComponentWeightWithPercentStoresTenAndThePercent) {
+  const Config c = parse_ok("FSWEIGHT 20%\n");
+  EXPECT_EQ(c.weight(Component::Fs), 10);
+  EXPECT_EQ(c.comp_weight_percent[static_cast<int>(Component::Fs)], 20);
+}
+
+TEST(MauiCfgSyntax, EveryWeightAndCapParameterIsRead) {
+  for (int i = 0; i < kSubs; ++i) {
+    const SubInfo& s = sub_info(static_cast<Sub>(i));
+    const Config c = parse_ok(std::string(s.weight_param) + " 17\n" + s.cap_param + " 23\n",
+                              Flavor::Moab);
+    EXPECT_EQ(c.sub_weight[i], 17) << s.weight_param;
+    EXPECT_EQ(c.sub_cap[i], 23) << s.cap_param;
+  }
+  for (int i = 0; i < kComponents; ++i) {
+    const ComponentInfo& k = component_info(static_cast<Component>(i));
+    const Config c = parse_ok(std::string(k.weight_param) + " 17\n" + k.cap_param + " 23\n");
+    EXPECT_EQ(c.comp_weight[i], 17) << k.weight_param;
+    EXPECT_EQ(c.comp_cap[i], 23) << k.cap_param;
+  }
+  EXPECT_EQ(parse_ok("USAGECONSUMEDWEIGHT 4\n").weight(Sub::Consumed), 4);
+}
+
+TEST(MauiCfgSyntax, MoabOnlyParametersAreIgnoredUnderMaui) {
+  const Config maui = parse_ok("STARTCOUNTWEIGHT 5\nGROUPCFG[g] FSWEIGHT=3\n", Flavor::Maui);
+  EXPECT_EQ(maui.weight(Sub::StartCount), 0);
+  ASSERT_EQ(maui.ignored.size(), 2u);
+  EXPECT_EQ(maui.ignored[0].name, "STARTCOUNTWEIGHT");
+  EXPECT_EQ(maui.ignored[1].name, "GROUPCFG[g] FSWEIGHT");
+  const Config moab = parse_ok("STARTCOUNTWEIGHT 5\nGROUPCFG[g] FSWEIGHT=3\n", Flavor::Moab);
+  EXPECT_EQ(moab.weight(Sub::StartCount), 5);
+  EXPECT_EQ(moab.find(CredKind::Group, "g")->fs_weight, 3);
+  EXPECT_TRUE(moab.ignored.empty());
+}
+
+TEST(MauiCfgUnknown, OtherParametersAreCollectedWithTheirLines) {
+  const Config c = parse_ok(
+      "SERVERHOST head01\n"
+      "RMCFG[base] TYPE=PBS\n"
+      "QUEUETIMEWEIGHT 2\n"
+      "USERCFG[bob] MAXJOB=4 PRIORITY=8\n"
+      "QUEUETIMEWEIGHT[p1] 9\n");
+  ASSERT_EQ(c.ignored.size(), 4u);
+  EXPECT_EQ(c.ignored[0].name, "SERVERHOST");
+  EXPECT_EQ(c.ignored[0].value, "head01");
+  EXPECT_EQ(c.ignored[0].line, 1);
+  EXPECT_EQ(c.ignored[0].file, "maui.cfg");
+  EXPECT_EQ(c.ignored[1].name, "RMCFG[base]");
+  EXPECT_EQ(c.ignored[1].value, "TYPE=PBS");
+  EXPECT_EQ(c.ignored[2].name, "USERCFG[bob] MAXJOB");
+  EXPECT_EQ(c.ignored[2].value, "4");
+  EXPECT_EQ(c.ignored[2].line, 4);
+  EXPECT_EQ(c.ignored[3].name, "QUEUETIMEWEIGHT[p1]");  // partition weights: never read
+  EXPECT_EQ(c.weight(Sub::QueueTime), 2);
+  EXPECT_EQ(c.find(CredKind::User, "bob")->priority, 8);
+}
+
+TEST(MauiCfgUnknown, IncludeDirectiveIsReportedNotFollowed) {
+  const Config c = parse_ok("#INCLUDE /etc/maui-extra.cfg\nQUEUETIMEWEIGHT 3 # INCLUDE x\n");
+  ASSERT_EQ(c.ignored.size(), 1u);
+  EXPECT_EQ(c.ignored[0].name, "#INCLUDE");
+  EXPECT_EQ(c.ignored[0].value, "/etc/maui-extra.cfg");
+  EXPECT_EQ(c.weight(Sub::QueueTime), 3);
+}
+
+TEST(MauiCfgErrors, BadValueNamesFileLineParameterAndValue) {
+  EXPECT_EQ(parse_err("# c\nQUEUETIMEWEIGHT 2\nXFACTORWEIGHT ten\n"),
+            "maui.cfg:3: XFACTORWEIGHT 'ten': expected an integer weight");
+  EXPECT_EQ(parse_err("FSWEIGHT 1.5\n"), "maui.cfg:1: FSWEIGHT '1.5': expected an integer weight");
+  EXPECT_EQ(parse_err("\nUSERCFG[bob] PRIORITY=high\n"),
+            "maui.cfg:2: USERCFG[bob] PRIORITY 'high': expected an integer priority");
+}
+
+TEST(MauiCfgErrors, EveryKindOfBadPriorityValueIsRejected) {
+  for (const char* bad : {
+           "FSDECAY 1.5\n", "FSDECAY -0.1\n", "FSINTERVAL 0\n", "FSINTERVAL 12h\n",
+           "FSDEPTH 0\n", "FSPOLICY FAIR\n", "ATTRWEIGHT 5%\n", "JOBPRIOACCRUALPOLICY SOMETIMES\n",
+           "USESYSTEMQUEUETIME maybe\n", "XFMINWCLIMIT -5\n", "QUEUETIMECAP\n",
+           "QOSCFG[q] XFTARGET=fast\n", "QOSCFG[q] QTTARGET=1:2:3:4:5\n",
+           "ACCOUNTCFG[a] FSTARGET=10*\n", "USERCFG[a] PRIORITY\n", "USERCFG[] PRIORITY=1\n",
+           "USERCFG[a PRIORITY=1\n", "RESWEIGHT 99999999999999999999\n", "FSWEIGHT x%\n"}) {
+    const std::string why = parse_err(bad);
+    EXPECT_EQ(why.rfind("maui.cfg:1: ", 0), 0u) << bad << " -> " << why;
+  }
+}
+
+TEST(MauiTime, BareSecondsUseCIntegerSyntax) {
+  int64_t s = -1;
+  EXPECT_TRUE(parse_maui_time("90", &s));
+  EXPECT_EQ(s, 90);
+  EXPECT_TRUE(parse_maui_time("010", &s));  // strtol base 0: octal
+  EXPECT_EQ(s, 8);
+  EXPECT_TRUE(parse_maui_time("0x10", &s));
+  EXPECT_EQ(s, 16);
+  EXPECT_TRUE(parse_maui_time("0", &s));
+  EXPECT_EQ(s, 0);
+  EXPECT_TRUE(parse_maui_time("INFINITY", &s));
+  EXPECT_EQ(s, kInfiniteTime);
+}
+
+TEST(MauiTime, TwoFieldsAreHoursAndMinutes) {
+  int64_t s = -1;
+  EXPECT_TRUE(parse_maui_time("1:30", &s));
+  EXPECT_EQ(s, 5400);
+  EXPECT_TRUE(parse_maui_time("4:20:00", &s));
+  EXPECT_EQ(s, 15600);
+  EXPECT_TRUE(parse_maui_time("1:02:03", &s));
+  EXPECT_EQ(s, 3723);
+  EXPECT_TRUE(parse_maui_time("2:01:00:05", &s));
+  EXPECT_EQ(s, 2 * 86400 + 3600 + 5);
+  EXPECT_TRUE(parse_maui_time("00:00:90", &s));  // fields are not range-checked
+  EXPECT_EQ(s, 90);
+}
+
+TEST(MauiTime, MalformedStringsAreRejected) {
+  int64_t s = 0;
+  for (const char* bad : {"", "  ", "abc", "1h", "08", "-5", "1::2", ":30", "1:2:3:4:5",
+                          "12:00_06/01", "1.5", "1:-2"})
+    EXPECT_FALSE(parse_maui_time(bad, &s)) << bad;
+}
+
+}  // namespace
+}  // namespace mfprio::maui
