@@ -149,6 +149,45 @@ struct CycleResult {
   std::vector<int64_t> assoc_ids;
 };
 
+// ---- windowed usage --------------------------------------------------------
+// The usage model of families that keep usage per credential in windows
+// aligned to the clock (Maui/Moab fair share: FSINTERVAL windows; Flux's
+// half-life bins) or in one decayed total per credential (Grid Engine's cpu,
+// mem and io).  Rows are (family, kind, name, window start, window length):
+// a window is absolute time, so windows "roll" by the clock alone and
+// nothing is lost on restart; a family whose interval changes re-buckets old
+// rows by their start when it reads them.  A job's charges are made once per
+// family (the window ledger), so a repeated or replayed charge adds nothing.
+struct WindowRow {
+  std::string kind;            // "user", "group", "account", "qos", "class", "total", ...
+  std::string name;
+  int64_t start = 0;           // window start (epoch seconds)
+  int64_t seconds = 0;         // window length; 0: the single decayed window
+  double usage = 0;
+};
+
+struct WindowCharge {
+  uint64_t job_id = 0;
+  int64_t start_time = 0;      // when the job started
+  int64_t until = 0;           // charge up to here (the pass time or the job's end)
+  double rate = 0;             // usage per second, charged to every credential below
+  std::vector<std::pair<std::string, std::string>> credentials;  // (kind, name)
+  bool ended = false;
+};
+
+struct WindowCycle {
+  std::string family;          // "maui", "flux", "gridengine"
+  int64_t window_seconds = 0;  // > 0: split charges at multiples of it; 0: one window (start 0)
+  double decay_factor = 1.0;   // every row of the family multiplied by it first
+  int64_t drop_before = 0;     // rows whose window ends at or before this are deleted
+  std::vector<WindowCharge> charges;
+  std::optional<DecayState> new_state;  // the pass time, as apply_cycle keeps it
+};
+
+struct WindowResult {
+  std::vector<double> added;   // per charge: usage added to each of its credentials
+};
+
 // How to open a store.  The CLI opens read-only for `show`/`export` so that a
 // user who may read the file but not write it can still look.
 struct OpenOptions {
@@ -187,10 +226,14 @@ struct AdminChanges {
   std::vector<QosRec> qos;                    // upsert by name
   std::vector<PartitionRec> partitions;       // upsert by name; a default one
                                               // clears the others' flag
+  // Windowed usage rows to set (import "fairshare_usage"): each replaces the
+  // row with the same family, kind, name, start and length.
+  std::string windows_family;
+  std::vector<WindowRow> windows;
   bool empty() const {
     return delete_accounts.empty() && delete_users.empty() && delete_assocs.empty() &&
            delete_qos.empty() && delete_partitions.empty() && accounts.empty() &&
-           assocs.empty() && users.empty() && qos.empty() && partitions.empty();
+           assocs.empty() && users.empty() && qos.empty() && partitions.empty() && windows.empty();
   }
 };
 
@@ -218,6 +261,12 @@ class Store {
 
   // One transaction: reset, decay, charges, new decay state.
   virtual CycleResult apply_cycle(const CycleUpdate& update) = 0;
+  // One windowed-usage pass (see WindowCycle), one transaction.
+  virtual WindowResult apply_windows(const WindowCycle& cycle) = 0;
+  // Every row of a family, and the decay state (pass times).
+  virtual std::vector<WindowRow> load_windows(const std::string& family) = 0;
+  virtual DecayState decay_state() = 0;
+
 
   // True when another connection (mfprio-acct, another host) committed to
   // the file since this Store last asked (PRAGMA data_version).

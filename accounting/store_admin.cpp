@@ -184,6 +184,10 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
       clr->bind(1, p.name).run();
     }
   }
+  for (const WindowRow& w : ch.windows) {
+    put_window(ch.windows_family, w, /*add=*/false);
+    row_written();
+  }
   txn.commit();
 }
 

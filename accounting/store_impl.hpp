@@ -27,6 +27,9 @@ class StoreImpl final : public Store {
   bool may_write(uint32_t uid) override;
   bool changed_by_others() override;
   void apply_admin(const AdminChanges& changes) override;
+  WindowResult apply_windows(const WindowCycle& cycle) override;
+  std::vector<WindowRow> load_windows(const std::string& family) override;
+  DecayState decay_state() override;
 
  private:
   sql::Stmt& prep(sql::Stmt& slot, const char* text);
@@ -36,6 +39,7 @@ class StoreImpl final : public Store {
   CycleResult apply_cycle_txn(const CycleUpdate& update);
   void fold_journal();  // journalled charges into the rows, inside a transaction
   void apply_admin_txn(const AdminChanges& changes);
+  void put_window(const std::string& family, const WindowRow& row, bool add);  // store_windows.cpp
   void row_written();
 
   std::string path_;
@@ -62,6 +66,9 @@ class StoreImpl final : public Store {
       st_up_account_, st_link_account_, st_up_user_, st_ensure_user_, st_up_assoc_,
       st_clear_assoc_tres_, st_set_assoc_tres_, st_user_default_, st_up_qos_, st_up_part_,
       st_clear_default_part_;
+  // windowed usage (store_windows.cpp)
+  sql::Stmt st_win_load_, st_win_decay_, st_win_drop_, st_win_add_, st_win_set_, st_win_ledger_get_,
+      st_win_ledger_put_, st_win_state_get_;
 };
 
 }  // namespace mfprio::acct::detail

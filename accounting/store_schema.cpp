@@ -117,7 +117,27 @@ CREATE TABLE charge_journal (
 );
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3};
+// v4: windowed usage (store.hpp: WindowCycle) and its per-family job ledger.
+constexpr const char* kV4 = R"sql(
+CREATE TABLE usage_windows (
+  family  TEXT NOT NULL,
+  kind    TEXT NOT NULL,
+  name    TEXT NOT NULL,
+  start   INTEGER NOT NULL,
+  seconds INTEGER NOT NULL CHECK (seconds >= 0),
+  usage   REAL NOT NULL CHECK (usage >= 0),
+  PRIMARY KEY (family, kind, name, start, seconds)
+) WITHOUT ROWID;
+CREATE TABLE window_ledger (
+  family        TEXT NOT NULL,
+  job_id        INTEGER NOT NULL,
+  charged_until INTEGER NOT NULL,
+  ended         INTEGER NOT NULL DEFAULT 0 CHECK (ended IN (0, 1)),
+  PRIMARY KEY (family, job_id)
+) WITHOUT ROWID;
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sqlite3* db) {

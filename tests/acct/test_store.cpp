@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -436,7 +437,8 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   {
     auto s = doc_store(dir);  // acct.db, current schema; copy its v1 tables by hand below
   }
-  // Build a v1 file: the current schema minus v2 (scale) and v3 (journal), user_version 1.
+  // Build a v1 file: the current schema minus v2 (scale), v3 (journal) and v4
+  // (windowed usage), user_version 1.
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   char* err = nullptr;
@@ -449,7 +451,8 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   // Copy every other table's definition and rows from the current file.
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(h, "SELECT name, sql FROM cur.sqlite_master WHERE type IN ('table','index')"
-                        " AND name NOT LIKE 'sqlite_%' AND tbl_name NOT IN ('decay_state', 'charge_journal')"
+                        " AND name NOT LIKE 'sqlite_%' AND tbl_name NOT IN ('decay_state', 'charge_journal',"
+                        " 'usage_windows', 'window_ledger')"
                         " ORDER BY type DESC",
                      -1, &st, nullptr);
   std::vector<std::pair<std::string, std::string>> defs;
@@ -563,4 +566,90 @@ TEST(StoreJournal, ImportReplacesJournalledUsage) {
   EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User3", "C")->raw_usage, 7.0);
 }
 
+}  // namespace mfprio::acct
+
+// ---- windowed usage (schema v4) ----------------------------------------------
+namespace mfprio::acct {
+namespace {
+
+double window_usage(Store& s, const std::string& family, const std::string& kind, const std::string& name,
+                    int64_t start) {
+  double u = 0;
+  for (const WindowRow& r : s.load_windows(family))
+    if (r.kind == kind && r.name == name && r.start == start) u += r.usage;
+  return u;
+}
+
+TEST(StoreWindows, ChargeSplitsAtWindowBoundariesAndIsMadeOnce) {
+  test::TempDir dir;
+  auto s = Store::open(dir.file("w.db"));
+  WindowCycle c;
+  c.family = "maui";
+  c.window_seconds = 100;
+  WindowCharge ch;
+  ch.job_id = 7;
+  ch.start_time = 150;
+  ch.until = 320;
+  ch.rate = 2;
+  ch.credentials = {{"user", "u"}, {"total", ""}};
+  c.charges.push_back(ch);
+  WindowResult r = s->apply_windows(c);
+  ASSERT_EQ(r.added.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.added[0], 340.0);                          // 170 s x 2
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "user", "u", 100), 100.0);  // 150..200
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "user", "u", 200), 200.0);  // 200..300
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "user", "u", 300), 40.0);   // 300..320
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "total", "", 300), 40.0);
+  // The same charge again adds nothing; a later one adds only the tail.
+  r = s->apply_windows(c);
+  EXPECT_DOUBLE_EQ(r.added[0], 0.0);
+  c.charges[0].until = 330;
+  r = s->apply_windows(c);
+  EXPECT_DOUBLE_EQ(r.added[0], 20.0);
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "user", "u", 300), 60.0);
+  // Other families keep their own ledger and rows.
+  EXPECT_TRUE(s->load_windows("flux").empty());
+}
+
+TEST(StoreWindows, DecayAndDropApplyToTheFamilyOnly) {
+  test::TempDir dir;
+  auto s = Store::open(dir.file("w.db"));
+  AdminChanges a;
+  a.windows_family = "gridengine";
+  a.windows = {WindowRow{"cpu", "u", 0, 0, 800.0}};
+  s->apply_admin(a);
+  a.windows_family = "maui";
+  a.windows = {WindowRow{"user", "u", 0, 100, 5.0}, WindowRow{"user", "u", 100, 100, 7.0}};
+  s->apply_admin(a);
+  WindowCycle c;
+  c.family = "gridengine";
+  c.decay_factor = 0.5;
+  c.new_state = DecayState{1000, 1000};
+  s->apply_windows(c);
+  EXPECT_DOUBLE_EQ(window_usage(*s, "gridengine", "cpu", "u", 0), 400.0);
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "user", "u", 100), 7.0);
+  EXPECT_EQ(s->decay_state().last_decay, 1000);
+  WindowCycle m;
+  m.family = "maui";
+  m.window_seconds = 100;
+  m.drop_before = 150;  // the window 0..100 has ended; 100..200 has not
+  s->apply_windows(m);
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "user", "u", 0), 0.0);
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "user", "u", 100), 7.0);
+}
+
+TEST(StoreWindows, BadChargeRollsTheWholePassBack) {
+  test::TempDir dir;
+  auto s = Store::open(dir.file("w.db"));
+  WindowCycle c;
+  c.family = "maui";
+  c.window_seconds = 100;
+  WindowCharge good{1, 0, 50, 1.0, {{"user", "u"}}, false};
+  WindowCharge bad{2, 0, 50, std::nan(""), {{"user", "v"}}, false};
+  c.charges = {good, bad};
+  EXPECT_THROW(s->apply_windows(c), StoreError);
+  EXPECT_TRUE(s->load_windows("maui").empty());
+}
+
+}  // namespace
 }  // namespace mfprio::acct

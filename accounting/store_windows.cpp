@@ -1,0 +1,123 @@
+// store_windows.cpp - windowed usage (store.hpp: WindowCycle, WindowRow).
+//
+// apply_windows(), one IMMEDIATE transaction: multiply the family's rows by
+// the decay factor, drop rows whose window has ended before drop_before,
+// then for each charge: from = max(start, the family ledger's
+// charged_until), split [from, until) at multiples of window_seconds, add
+// seconds x rate to each credential's row of each window, and move the
+// ledger to `until`.  A charge already made (until <= charged_until) adds
+// nothing, so a job is never charged twice, whatever the caller repeats.
+#include <cmath>
+#include <limits>
+
+#include "store_impl.hpp"
+
+namespace mfprio::acct::detail {
+namespace {
+
+// floor(t / len) * len for any sign of t.
+int64_t window_start(int64_t t, int64_t len) {
+  int64_t q = t / len;
+  if ((t % len) != 0 && t < 0) --q;
+  return q * len;
+}
+
+}  // namespace
+
+void StoreImpl::put_window(const std::string& family, const WindowRow& w, bool add) {
+  if (!(w.usage >= 0) || std::isinf(w.usage))
+    throw StoreError(path_ + ": " + family + " usage of " + w.kind + " '" + w.name + "' is not a finite number >= 0");
+  if (w.seconds < 0) throw StoreError(path_ + ": window length below 0");
+  if (add) {
+    sql::StmtUse st(prep(st_win_add_,
+        "INSERT INTO usage_windows(family, kind, name, start, seconds, usage) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        " ON CONFLICT(family, kind, name, start, seconds) DO UPDATE SET usage = usage + excluded.usage"));
+    st->bind(1, family).bind(2, w.kind).bind(3, w.name).bind(4, w.start).bind(5, w.seconds).bind(6, w.usage).run();
+  } else {
+    sql::StmtUse st(prep(st_win_set_,
+        "INSERT INTO usage_windows(family, kind, name, start, seconds, usage) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+        " ON CONFLICT(family, kind, name, start, seconds) DO UPDATE SET usage = excluded.usage"));
+    st->bind(1, family).bind(2, w.kind).bind(3, w.name).bind(4, w.start).bind(5, w.seconds).bind(6, w.usage).run();
+  }
+}
+
+WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
+  if (read_only_) throw StoreError(path_ + ": store opened read-only");
+  if (c.family.empty()) throw StoreError(path_ + ": windowed usage without a family");
+  if (c.window_seconds < 0) throw StoreError(path_ + ": window length below 0");
+  if (!(c.decay_factor >= 0.0 && c.decay_factor <= 1.0))
+    throw StoreError(path_ + ": decay factor " + std::to_string(c.decay_factor) + " is outside [0, 1]");
+  WindowResult res;
+  res.added.reserve(c.charges.size());
+  sql::Txn txn(db_.get());
+  if (c.decay_factor != 1.0) {
+    sql::StmtUse st(prep(st_win_decay_, "UPDATE usage_windows SET usage = usage * ?2 WHERE family = ?1"));
+    st->bind(1, c.family).bind(2, c.decay_factor).run();
+  }
+  if (c.drop_before > std::numeric_limits<int64_t>::min() && c.window_seconds > 0) {
+    sql::StmtUse st(prep(st_win_drop_,
+        "DELETE FROM usage_windows WHERE family = ?1 AND seconds > 0 AND start + seconds <= ?2"));
+    st->bind(1, c.family).bind(2, c.drop_before).run();
+  }
+  for (const WindowCharge& ch : c.charges) {
+    if (!(ch.rate >= 0.0) || ch.rate > 1e15)
+      throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": bad rate " + std::to_string(ch.rate));
+    if (ch.start_time < 0 || ch.until < 0)
+      throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": time before 1970");
+    int64_t from = ch.start_time;
+    {
+      sql::StmtUse st(prep(st_win_ledger_get_,
+          "SELECT charged_until FROM window_ledger WHERE family = ?1 AND job_id = ?2"));
+      st->bind(1, c.family).bind(2, static_cast<int64_t>(ch.job_id));
+      if (st->step()) from = std::max(from, st->i64(0));
+    }
+    double added = 0;
+    for (int64_t t = from; t < ch.until;) {
+      const int64_t ws = c.window_seconds > 0 ? window_start(t, c.window_seconds) : 0;
+      const int64_t end = c.window_seconds > 0 ? std::min(ch.until, ws + c.window_seconds) : ch.until;
+      const double amount = static_cast<double>(end - t) * ch.rate;
+      for (const auto& [kind, name] : ch.credentials) {
+        put_window(c.family, WindowRow{kind, name, ws, c.window_seconds, amount}, /*add=*/true);
+        row_written();
+      }
+      added += amount;
+      t = end;
+    }
+    sql::StmtUse st(prep(st_win_ledger_put_,
+        "INSERT INTO window_ledger(family, job_id, charged_until, ended) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT(family, job_id) DO UPDATE SET"
+        " charged_until = max(charged_until, excluded.charged_until), ended = max(ended, excluded.ended)"));
+    st->bind(1, c.family).bind(2, static_cast<int64_t>(ch.job_id)).bind(3, ch.until).bind(4, ch.ended).run();
+    res.added.push_back(added);
+  }
+  if (c.new_state) {
+    sql::StmtUse st(prep(st_decay_state_,
+        "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
+    st->bind(1, c.new_state->last_decay).bind(2, c.new_state->last_reset).run();
+  }
+  txn.commit();
+  return res;
+}
+
+std::vector<WindowRow> StoreImpl::load_windows(const std::string& family) {
+  std::vector<WindowRow> out;
+  sql::Txn txn(db_.get(), /*write=*/false);
+  sql::StmtUse st(prep(st_win_load_,
+      "SELECT kind, name, start, seconds, usage FROM usage_windows WHERE family = ?1"));
+  st->bind(1, family);
+  while (st->step()) out.push_back(WindowRow{st->text(0), st->text(1), st->i64(2), st->i64(3), st->real(4)});
+  return out;
+}
+
+DecayState StoreImpl::decay_state() {
+  sql::Txn txn(db_.get(), /*write=*/false);
+  sql::StmtUse st(prep(st_win_state_get_, "SELECT last_decay, last_reset FROM decay_state WHERE id = 1"));
+  DecayState d;
+  if (st->step()) {
+    d.last_decay = st->i64(0);
+    d.last_reset = st->i64(1);
+  }
+  return d;
+}
+
+}  // namespace mfprio::acct::detail
