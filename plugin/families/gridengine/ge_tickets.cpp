@@ -287,14 +287,15 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
   for (size_t j = 0; j < n; ++j) r.jobs[j].share_node = w.job_node[j];
 
   // Running jobs of each leaf: sum of their -js (for the split, §3.3).
+  std::vector<double> leaf_running_js(w.nodes.size(), 0.0);
+  for (size_t k = 0; k < n; ++k)
+    if (jobs[k].running && w.job_node[k] >= 0) leaf_running_js[w.job_node[k]] += jobs[k].job_share;
   auto running_share_tickets = [&](const std::vector<ShareNodeState>& nodes, size_t j,
                                    uint32_t divisor) -> double {
     const int leaf = w.job_node[j];
     if (leaf < 0) return 0.0;
     const double T = nodes[leaf].ostt * WS;
-    double sum_js = 0;
-    for (size_t k = 0; k < n; ++k)
-      if (jobs[k].running && w.job_node[k] == leaf) sum_js += jobs[k].job_share;
+    const double sum_js = leaf_running_js[leaf];
     if (sum_js > 0) return std::floor(jobs[j].job_share * T / sum_js);  // (u_long) truncation
     return divisor > 0 ? T / divisor : 0.0;
   };
@@ -372,23 +373,41 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
     if (step.policy == 'O') {
       if (conf.share_override_tickets) {
         // EE:calculate_pending_shared_override_tickets: greedy, winners count as running.
+        // Jobs of one (user, project, department) share the object part, so only
+        // each group's best member (own -ot, plus prior tickets when dependent;
+        // ties to the lower id) can win a round: O(pending x groups), same result
+        // as scanning every job.
         Counts cnt = run_cnt;
-        std::vector<char> done(n, 0);
+        using GKey = std::tuple<std::string, std::string, std::string>;
+        std::map<GKey, std::vector<size_t>> groups;
+        for (size_t j : pending)
+          groups[GKey{jobs[j].user, jobs[j].project, jobs[j].department}].push_back(j);
+        auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? prior[j] : 0); };
+        std::vector<std::vector<size_t>*> lists;
+        for (auto& [k, v] : groups) {
+          std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) {
+            if (own(a) != own(b)) return own(a) > own(b);
+            return jobs[a].id < jobs[b].id;
+          });
+          lists.push_back(&v);
+        }
+        std::vector<size_t> head(lists.size(), 0);
         for (size_t round = 0; round < pending.size(); ++round) {
-          size_t best = n;
-          double best_v = -1;
-          double best_o = 0;
-          for (size_t j : pending) {
-            if (done[j]) continue;
+          size_t best_g = lists.size();
+          double best_v = -1, best_o = 0;
+          for (size_t g = 0; g < lists.size(); ++g) {
+            if (head[g] >= lists[g]->size()) continue;
+            const size_t j = (*lists[g])[head[g]];
             const double o = override_value(jobs[j], cnt, 1, true);
             const double v = o + (step.dependent ? prior[j] : 0);
-            if (best == n || v > best_v || (v == best_v && jobs[j].id < jobs[best].id)) {
-              best = j;
+            if (best_g == lists.size() || v > best_v ||
+                (v == best_v && jobs[j].id < jobs[(*lists[best_g])[head[best_g]]].id)) {
+              best_g = g;
               best_v = v;
               best_o = o;
             }
           }
-          done[best] = 1;
+          const size_t best = (*lists[best_g])[head[best_g]++];
           r.jobs[best].otckt = best_o;
           cnt.u(jobs[best]) += 1;
           if (!jobs[best].project.empty()) cnt.p(jobs[best]) += 1;

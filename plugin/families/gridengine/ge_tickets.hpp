@@ -22,9 +22,9 @@
 //
 // Entry point: compute_tickets.  compute_share_targets is exposed for tests and
 // the share monitor.
-// Cost: share tree O(nodes + jobs log jobs * depth); pending override and
-// functional picks O(pending * candidates) (bounded by
-// max_functional_jobs_to_schedule for functional).
+// Cost: share tree O(nodes + jobs log jobs * depth); pending override picks
+// O(pending x (user, project, department) groups); functional picks
+// O(max_functional_jobs_to_schedule x categories).
 // Invariants: deterministic (ties broken by submit time then job id); tickets >= 0.
 #pragma once
 

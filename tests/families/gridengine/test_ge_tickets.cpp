@@ -166,3 +166,29 @@ TEST(GeShareMonitor, RowsShowTargetsUsageAndTickets) {
   EXPECT_NEAR(rows[0].tickets, 1000.0, 1e-9);
   EXPECT_NEAR(rows[1].tickets, 750.0, 1e-9);
 }
+
+TEST(GePolicyHierarchy, DependentShareTreeSortsOnEarlierPoliciesTickets) {
+  Model m = share_model("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
+                        "id=1\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n");
+  std::vector<Job> q = {JobB(1, "alice"), JobB(2, "alice").ot(100)};
+  // OFS: S is dependent on O, so job 2 (100 override tickets) is listed first.
+  TicketResult r = compute_tickets(q, m);
+  EXPECT_NEAR(r.jobs[1].stckt, 1000.0, 1e-6);
+  EXPECT_NEAR(r.jobs[0].stckt, 500.0, 1e-6);
+  EXPECT_NEAR(r.jobs[1].tckts, 1100.0, 1e-6);
+  EXPECT_NEAR(r.max_tix, 1100.0, 1e-6);
+  // NONE: nothing dependent, the list falls back to -js then job id.
+  m.conf.policy_hierarchy = "";
+  r = compute_tickets(q, m);
+  EXPECT_NEAR(r.jobs[0].stckt, 1000.0, 1e-6);
+  EXPECT_NEAR(r.jobs[1].stckt, 500.0, 1e-6);
+}
+
+TEST(GeShareTree, RunningJobSharesSplitTheLeafByJsTruncated) {
+  Model m = share_model("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
+                        "id=1\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n");
+  std::vector<Job> q = {JobB(1, "alice").running().js(1), JobB(2, "alice").running().js(2)};
+  TicketResult r = compute_tickets(q, m);
+  EXPECT_DOUBLE_EQ(r.jobs[0].stckt, 333.0);  // (u_long)(1 * 1000 / 3)
+  EXPECT_DOUBLE_EQ(r.jobs[1].stckt, 666.0);
+}
