@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <queue>
 #include <tuple>
 
 namespace mfprio::gridengine {
@@ -375,8 +376,9 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         // EE:calculate_pending_shared_override_tickets: greedy, winners count as running.
         // Jobs of one (user, project, department) share the object part, so only
         // each group's best member (own -ot, plus prior tickets when dependent;
-        // ties to the lower id) can win a round: O(pending x groups), same result
-        // as scanning every job.
+        // ties to the lower id) can win a round.  A group's value only falls as
+        // counts grow, so a lazy max-heap gives the same picks as rescanning every
+        // job each round: pop, recompute, accept if unchanged, else push back.
         Counts cnt = run_cnt;
         using GKey = std::tuple<std::string, std::string, std::string>;
         std::map<GKey, std::vector<size_t>> groups;
@@ -392,26 +394,43 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
           lists.push_back(&v);
         }
         std::vector<size_t> head(lists.size(), 0);
-        for (size_t round = 0; round < pending.size(); ++round) {
-          size_t best_g = lists.size();
-          double best_v = -1, best_o = 0;
-          for (size_t g = 0; g < lists.size(); ++g) {
-            if (head[g] >= lists[g]->size()) continue;
-            const size_t j = (*lists[g])[head[g]];
-            const double o = override_value(jobs[j], cnt, 1, true);
-            const double v = o + (step.dependent ? prior[j] : 0);
-            if (best_g == lists.size() || v > best_v ||
-                (v == best_v && jobs[j].id < jobs[(*lists[best_g])[head[best_g]]].id)) {
-              best_g = g;
-              best_v = v;
-              best_o = o;
-            }
+        struct Cand {
+          double v;
+          uint32_t id;
+          size_t g;
+        };
+        auto worse = [](const Cand& a, const Cand& b) {
+          if (a.v != b.v) return a.v < b.v;
+          return a.id > b.id;
+        };
+        std::priority_queue<Cand, std::vector<Cand>, decltype(worse)> heap(worse);
+        auto value_of = [&](size_t j, double* o) {
+          *o = override_value(jobs[j], cnt, 1, true);
+          return *o + (step.dependent ? prior[j] : 0);
+        };
+        for (size_t g = 0; g < lists.size(); ++g) {
+          const size_t j = (*lists[g])[0];
+          double o;
+          heap.push(Cand{value_of(j, &o), jobs[j].id, g});
+        }
+        while (!heap.empty()) {
+          Cand c = heap.top();
+          heap.pop();
+          const size_t j = (*lists[c.g])[head[c.g]];
+          double o;
+          const double v = value_of(j, &o);
+          if (v != c.v) {
+            heap.push(Cand{v, c.id, c.g});
+            continue;
           }
-          const size_t best = (*lists[best_g])[head[best_g]++];
-          r.jobs[best].otckt = best_o;
-          cnt.u(jobs[best]) += 1;
-          if (!jobs[best].project.empty()) cnt.p(jobs[best]) += 1;
-          if (!jobs[best].department.empty()) cnt.d(jobs[best]) += 1;
+          r.jobs[j].otckt = o;
+          cnt.u(jobs[j]) += 1;
+          if (!jobs[j].project.empty()) cnt.p(jobs[j]) += 1;
+          if (!jobs[j].department.empty()) cnt.d(jobs[j]) += 1;
+          if (++head[c.g] < lists[c.g]->size()) {
+            const size_t nj = (*lists[c.g])[head[c.g]];
+            heap.push(Cand{value_of(nj, &o), jobs[nj].id, c.g});
+          }
         }
       } else {
         for (size_t j : pending) r.jobs[j].otckt = override_value(jobs[j], run_cnt, 0, false);
