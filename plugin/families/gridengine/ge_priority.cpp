@@ -98,9 +98,10 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     add("rrcontr", "resource requirement contribution", p.rrcontr, 1.0, false, u);
     add("wtcontr", "waiting time contribution (seconds x weight_waiting_time)",
         static_cast<double>(now - j.submit_time), c.weight_waiting_time, false, u);
-    const double dl_f = j.deadline ? p.dlcontr / (c.weight_deadline != 0 ? c.weight_deadline : 1) : 0;
+    const double dl_f =
+        j.deadline ? 1.0 / static_cast<double>(std::max<int64_t>(*j.deadline - now, 1)) : 0.0;
     add("dlcontr", "deadline contribution (weight_deadline / seconds left)", dl_f,
-        c.weight_deadline != 0 ? c.weight_deadline : 1, up[i].deadline_bound, u);
+        c.weight_deadline, up[i].deadline_bound, u);
     const int tk = add("tickets", "normalized tickets (ntckts)", p.ntckts, c.weight_ticket,
                        !(r.max_tix > 0), -1);
     add("stckt", "share-tree tickets", p.stckt, 1.0, t.share_bound, tk);

@@ -109,3 +109,13 @@ TEST(GePriority, InvalidJobIsRejectedWithItsId) {
   EXPECT_NE(why.find("job 9"), std::string::npos) << why;
   EXPECT_DOUBLE_EQ(r.max_tix, 42);  // untouched
 }
+
+TEST(GePriority, DeadlineTermFactorTimesWeightIsDlcontr) {
+  Model m;
+  std::vector<Job> q = {JobB(1).deadline_in(7200)};
+  PricingResult r;
+  std::string why;
+  ASSERT_TRUE(price_queue(q, m, kNow, &r, &why)) << why;
+  EXPECT_DOUBLE_EQ(r.jobs[0].dlcontr, 500.0);
+  EXPECT_NEAR(r.jobs[0].terms[3].contribution, 500.0, 1e-9);
+}

@@ -1,6 +1,7 @@
 // Tickets (ge_tickets.hpp, reference §3; share-tree pending tickets as 8.1.9).
 #include <gtest/gtest.h>
 
+#include "ge_priority.hpp"
 #include "ge_sharemon.hpp"
 #include "ge_tickets.hpp"
 #include "test_ge_util.hpp"
@@ -191,4 +192,29 @@ TEST(GeShareTree, RunningJobSharesSplitTheLeafByJsTruncated) {
   TicketResult r = compute_tickets(q, m);
   EXPECT_DOUBLE_EQ(r.jobs[0].stckt, 333.0);  // (u_long)(1 * 1000 / 3)
   EXPECT_DOUBLE_EQ(r.jobs[1].stckt, 666.0);
+}
+
+TEST(GeShareTree, ProjectJobsFindTheirUserInsideTheProjectAndUseProjectUsage) {
+  Model m = share_model(
+      "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+      "id=1\nname=physics\ntype=1\nshares=75\nchildnodes=3\n"
+      "id=2\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n"
+      "id=3\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n");
+  m.project_usage["physics"] = Usage{4, 0, 0};
+  m.user_project_usage[{"alice", "physics"}] = Usage{4, 0, 0};
+  m.user_usage["alice"] = Usage{1e6, 0, 0};  // outside the project: not read here
+  std::vector<Job> q = {JobB(1, "alice").project("physics"), JobB(2, "alice")};
+  TicketResult r = compute_tickets(q, m);
+  ASSERT_GE(r.jobs[0].share_node, 0);
+  EXPECT_EQ(r.nodes[r.jobs[0].share_node].name, "alice");
+  EXPECT_EQ(r.nodes[r.jobs[0].share_node].project, "physics");
+  EXPECT_DOUBLE_EQ(r.nodes[r.jobs[0].share_node].usage, 4);
+  // Without the project alice is not under physics: she gets a copy of `default`.
+  EXPECT_TRUE(r.nodes[r.jobs[1].share_node].user_copy);
+  EXPECT_DOUBLE_EQ(r.nodes[r.jobs[1].share_node].usage, 1e6);
+  // physics: ltt 0.75, shr 75^2/4; alice's default copy: ltt 0.25, shr 25^2/1e6.
+  const double sp = 75.0 * 75 / 4, sd = 25.0 * 25 / 1e6;
+  const auto& phys = r.nodes[1];
+  EXPECT_NEAR(phys.stt, sp / (sp + sd), 1e-12);
+  EXPECT_NEAR(r.jobs[0].stckt, 1000 * sp / (sp + sd), 1e-6);
 }
