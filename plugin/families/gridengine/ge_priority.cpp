@@ -1,0 +1,123 @@
+// ge_priority.cpp - the pricing pass (see ge_priority.hpp; reference §1).
+#include "ge_priority.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#include "ge_urgency.hpp"
+
+namespace mfprio::gridengine {
+
+uint32_t priority_to_u32(double prio) {
+  if (std::isnan(prio)) return 0;
+  float f = static_cast<float>(prio);
+  if (f == 0.0f) f = 0.0f;  // -0 and +0 are equal prios: one value
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+namespace {
+bool validate_job(const Job& j, std::string* why) {
+  const std::string id = "job " + std::to_string(j.id);
+  if (j.posix_priority < -1023 || j.posix_priority > 1024) {
+    *why = id + ": posix_priority " + std::to_string(j.posix_priority) + " outside -1023..1024";
+    return false;
+  }
+  if (j.job_share < 0 || j.override_tickets < 0) {
+    *why = id + ": job_share and override_tickets must be >= 0";
+    return false;
+  }
+  if (j.pe) {
+    if (j.pe->ranges.empty()) {
+      *why = id + ": PE request '" + j.pe->name + "' has no slot range";
+      return false;
+    }
+    for (const auto& r : j.pe->ranges)
+      if (r.min < 1 || r.max < r.min) {
+        *why = id + ": PE request '" + j.pe->name + "' has a bad range";
+        return false;
+      }
+  }
+  return true;
+}
+}  // namespace
+
+bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
+                 PricingResult* out, std::string* why) {
+  const SchedConf& c = model.conf;
+  const size_t n = jobs.size();
+  std::vector<UrgencyParts> up(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!validate_job(jobs[i], why)) return false;
+    if (!job_urgency(jobs[i], model, now, &up[i], why)) return false;
+  }
+  PricingResult r;
+  r.tickets = compute_tickets(jobs, model);
+  r.max_tix = r.tickets.max_tix;
+  // URG:sge_do_urgency: min starts at DBL_MAX, max at DBL_MIN.
+  double lo = DBL_MAX, hi = DBL_MIN;
+  for (const auto& p : up) {
+    lo = std::min(lo, p.urg);
+    hi = std::max(hi, p.urg);
+  }
+  r.min_urg = n ? lo : 0;
+  r.max_urg = n ? hi : 0;
+  const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
+  const bool prio_off = c.weight_priority == 0 && !c.report_pjob_tickets;
+  r.jobs.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Job& j = jobs[i];
+    const JobTickets& t = r.tickets.jobs[i];
+    JobPrice& p = r.jobs[i];
+    p.id = j.id;
+    p.running = j.running;
+    p.rrcontr = up[i].rrcontr;
+    p.wtcontr = up[i].wtcontr;
+    p.dlcontr = up[i].dlcontr;
+    p.urg = up[i].urg;
+    const bool urg_flat = urg_off || hi - lo < 1e-5;
+    p.nurg = urg_off ? 0.5 : normalize(p.urg, lo, hi);
+    p.stckt = t.stckt;
+    p.ftckt = t.ftckt;
+    p.otckt = t.otckt;
+    p.tckts = t.tckts;
+    p.ntckts = normalize(p.tckts, 0, r.max_tix);
+    p.ppri = j.posix_priority;
+    p.npprior = prio_off ? 0.5 : normalize(j.posix_priority + 1024.0, 0, 2048);
+    p.prio = c.weight_urgency * p.nurg + c.weight_ticket * p.ntckts + c.weight_priority * p.npprior;
+    p.priority = priority_to_u32(p.prio);
+
+    auto add = [&](const char* name, const char* label, double f, double w, bool bound, int parent) {
+      p.terms.push_back(Term{name, label, f, w, f * w, bound, parent});
+      return static_cast<int>(p.terms.size()) - 1;
+    };
+    const int u = add("urgency", "normalized urgency (nurg)", p.nurg, c.weight_urgency, urg_flat, -1);
+    add("rrcontr", "resource requirement contribution", p.rrcontr, 1.0, false, u);
+    add("wtcontr", "waiting time contribution (seconds x weight_waiting_time)",
+        static_cast<double>(now - j.submit_time), c.weight_waiting_time, false, u);
+    const double dl_f =
+        j.deadline ? 1.0 / static_cast<double>(std::max<int64_t>(*j.deadline - now, 1)) : 0.0;
+    add("dlcontr", "deadline contribution (weight_deadline / seconds left)", dl_f,
+        c.weight_deadline, up[i].deadline_bound, u);
+    const int tk = add("tickets", "normalized tickets (ntckts)", p.ntckts, c.weight_ticket,
+                       !(r.max_tix > 0), -1);
+    add("stckt", "share-tree tickets", p.stckt, 1.0, t.share_bound, tk);
+    add("ftckt", "functional tickets", p.ftckt, 1.0, false, tk);
+    add("otckt", "override tickets", p.otckt, 1.0, false, tk);
+    add("priority", "normalized POSIX priority (npprior)", p.npprior, c.weight_priority, prio_off, -1);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!jobs[i].running) r.pending_order.push_back(i);
+  std::stable_sort(r.pending_order.begin(), r.pending_order.end(), [&](size_t a, size_t b) {
+    if (r.jobs[a].prio != r.jobs[b].prio) return r.jobs[a].prio > r.jobs[b].prio;
+    if (jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
+    return jobs[a].id < jobs[b].id;
+  });
+  *out = std::move(r);
+  return true;
+}
+
+}  // namespace mfprio::gridengine

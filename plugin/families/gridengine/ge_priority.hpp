@@ -1,0 +1,75 @@
+// ge_priority.hpp - one whole-queue Grid Engine pricing pass: urgency, tickets
+// and POSIX priority of every pending and running job, the final prio, its
+// 32-bit mapping, the pending order and a term list per job.
+// reference/gridengine.md §1 (prio, normalisation, order), §2, §3.
+//
+//   prio    = weight_urgency*nurg + weight_ticket*ntckts + weight_priority*npprior
+//   nurg    = normalize(urg, min urg, max urg) over pending AND running jobs
+//   ntckts  = normalize(tckts, 0, max_tix)
+//   npprior = normalize(ppri + 1024, 0, 2048)
+//   nurg (npprior) is 0.5 when weight_urgency (weight_priority) is 0 and
+//   report_pjob_tickets is false.
+//
+// The 32-bit priority (`priority`): the IEEE-754 single-precision bit pattern of
+// prio made order-preserving, u = bits(float(prio)); u = (u has the sign bit) ?
+// ~u : u | 0x80000000.  Rounding double -> float is monotone, so a higher prio
+// never gets a lower priority and equal prios get equal ones; prios closer than
+// float precision (~6e-8 relative) may merge.  Every finite prio maps without
+// clamping; NaN maps to 0.
+//
+// Pending order: prio desc, then submit time asc, then job id asc (SUP:sgeee_sort_jobs_by).
+// Entry point: price_queue.  Pure and deterministic.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ge_model.hpp"
+#include "ge_tickets.hpp"
+
+namespace mfprio::gridengine {
+
+// One line of a job's explanation.  Top level: urgency, tickets, priority
+// (factor = normalised value, weight = sched_conf weight, contribution = product,
+// parent = -1).  Children point at their parent's index: rrcontr, wtcontr,
+// dlcontr under urgency; stckt, ftckt, otckt under tickets (factor x weight =
+// contribution to the parent's raw value).  bound: the value was clamped or
+// replaced (urgency/tickets forced to 0.5, deadline reached, compensation factor
+// applied on the job's share-tree path).
+struct Term {
+  std::string name;
+  std::string label;
+  double factor = 0;
+  double weight = 0;
+  double contribution = 0;
+  bool bound = false;
+  int parent = -1;
+};
+
+struct JobPrice {
+  uint32_t id = 0;
+  bool running = false;
+  double prio = 0;
+  double nurg = 0, urg = 0, rrcontr = 0, wtcontr = 0, dlcontr = 0;
+  double ntckts = 0, tckts = 0, stckt = 0, ftckt = 0, otckt = 0;
+  double npprior = 0;
+  int ppri = 0;
+  uint32_t priority = 0;  // order-preserving map of prio, see above
+  std::vector<Term> terms;
+};
+
+struct PricingResult {
+  std::vector<JobPrice> jobs;         // parallel to the input jobs
+  std::vector<size_t> pending_order;  // indices of pending jobs, first = next to dispatch
+  double min_urg = 0, max_urg = 0, max_tix = 0;
+  TicketResult tickets;               // share-tree state for the share monitor
+};
+
+// Fails (nothing in *out changed) when a job is invalid; *why names the job.
+bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
+                 PricingResult* out, std::string* why);
+
+uint32_t priority_to_u32(double prio);
+
+}  // namespace mfprio::gridengine

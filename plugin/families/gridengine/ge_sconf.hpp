@@ -1,0 +1,134 @@
+// ge_sconf.hpp - readers for the three texts a Grid Engine admin already has:
+// `qconf -ssconf` (scheduler configuration), `qconf -sc` (the complex table)
+// and `qconf -sstree` (the share tree).  reference/gridengine.md §1 "Defaults",
+// §2 (complex urgency), §3.2 (share tree), §3.5 (usage weights and decay).
+//
+// Entry points: parse_sched_conf, parse_complexes, parse_share_tree, and
+// parse_ge_value (a request or complex value -> number, by complex type).
+//
+// Invariants:
+// - Every parser validates the whole text first and only then fills *out;
+//   on failure *out is untouched and *why says "file:line: key 'k' value 'v': reason".
+// - Keys not given keep the code's built-in defaults (SchedConf{} ==
+//   sconf_create_default of Grid Engine, reference "Defaults"); the installed
+//   template's set is SchedConf::installed_defaults().
+// - Pure: no I/O, no globals.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mfprio::gridengine {
+
+// usage_weight_list: cpu=1,mem=0,io=0 by default (reference §3.2 node usage).
+struct UsageWeights {
+  double cpu = 1.0;
+  double mem = 0.0;
+  double io = 0.0;
+};
+
+// One halflife_decay_list entry: a usage type and its halftime in MINUTES
+// (negative = drop that usage at once, 0 = never decay).  reference §3.5.
+struct HalflifeEntry {
+  std::string name;  // cpu, mem, io, finished_jobs (others are kept verbatim)
+  double minutes = 0;
+};
+
+struct SchedConf {
+  // §1 final priority.  Code defaults (sconf_create_default).
+  double weight_ticket = 0.5;
+  double weight_urgency = 0.5;
+  double weight_priority = 0.0;
+  // §2 urgency.
+  double weight_waiting_time = 0.278;
+  double weight_deadline = 3600000.0;
+  // §3 tickets (stored by Grid Engine as unsigned integers).
+  double weight_tickets_share = 0;
+  double weight_tickets_functional = 0;
+  double weight_user = 0.25;
+  double weight_project = 0.25;
+  double weight_department = 0.25;
+  double weight_job = 0.25;
+  double compensation_factor = 5.0;
+  // §3.5 usage.
+  double halftime = 168;  // hours; 0 = no decay
+  std::vector<HalflifeEntry> halflife_decay_list;  // empty = "none"
+  UsageWeights usage_weight_list;
+  bool share_override_tickets = true;
+  bool share_functional_shares = true;
+  uint32_t max_functional_jobs_to_schedule = 200;
+  uint32_t max_pending_tasks_per_job = 50;  // read; array tasks are not modelled
+  std::string policy_hierarchy = "OFS";     // letters from O, F, S; "" = NONE
+  bool report_pjob_tickets = true;
+  // Every other `name value` line, in file order (schedule_interval, params, ...).
+  std::vector<std::pair<std::string, std::string>> other;
+
+  static SchedConf code_defaults() { return SchedConf{}; }
+  // inst_schedd_normal.conf: what an installed cluster starts with.
+  static SchedConf installed_defaults();
+};
+
+bool parse_sched_conf(const std::string& text, const std::string& file, SchedConf* out,
+                      std::string* why);
+
+// ---- complexes (qconf -sc) ---------------------------------------------------------
+enum class ComplexType { Int, Double, Time, Memory, Bool, String, CString, ResString, Host };
+
+// Numeric types add value x urgency x slots; string types add urgency once (§2).
+bool complex_is_numeric(ComplexType t);
+const char* complex_type_name(ComplexType t);
+
+struct Complex {
+  std::string name;
+  std::string shortcut;
+  ComplexType type = ComplexType::Int;
+  std::string relop;         // ==, <, >, <=, >=, !=, EXCL
+  std::string requestable;   // YES, NO, FORCED
+  std::string consumable;    // YES, NO, JOB
+  std::string default_value;
+  int64_t urgency = 0;       // integer, as Grid Engine parses it (§2)
+};
+
+struct ComplexTable {
+  std::vector<Complex> entries;
+  // By full name, then by shortcut; nullptr when unknown.
+  const Complex* find(std::string_view name_or_shortcut) const;
+  // The one built-in complex that matters for urgency: slots, INT, urgency 1000.
+  static ComplexTable builtin();
+};
+
+bool parse_complexes(const std::string& text, const std::string& file, ComplexTable* out,
+                     std::string* why);
+
+// A value as Grid Engine reads it for a complex of type t: INT/DOUBLE/MEMORY with
+// k/m/g (x1000) and K/M/G (x1024) suffixes, TIME as [[h:]m:]s, BOOL as
+// TRUE/FALSE/1/0.  String types are not numbers (returns false).
+bool parse_ge_value(ComplexType t, std::string_view text, double* out);
+
+// ---- share tree (qconf -sstree) ----------------------------------------------------
+enum class NodeType { User = 0, Project = 1 };
+
+struct ShareTreeNodeSpec {
+  uint32_t id = 0;
+  std::string name;
+  NodeType type = NodeType::User;
+  uint32_t shares = 0;
+  std::vector<size_t> children;  // indices into ShareTreeSpec::nodes
+  int parent = -1;               // index, -1 for the root
+};
+
+// nodes[0] is the root when the tree is non-empty; every node is reachable
+// from it; each node has exactly one parent; sibling names are unique.
+struct ShareTreeSpec {
+  std::vector<ShareTreeNodeSpec> nodes;
+  bool empty() const { return nodes.empty(); }
+};
+
+bool parse_share_tree(const std::string& text, const std::string& file, ShareTreeSpec* out,
+                      std::string* why);
+
+}  // namespace mfprio::gridengine

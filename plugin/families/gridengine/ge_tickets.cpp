@@ -1,0 +1,605 @@
+// ge_tickets.cpp - share-tree, functional and override tickets (see ge_tickets.hpp;
+// reference/gridengine.md §3).
+#include "ge_tickets.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <queue>
+#include <tuple>
+
+namespace mfprio::gridengine {
+namespace {
+
+constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE, scaled by oltt (§3.2)
+
+// ---- the working share tree ----------------------------------------------------------
+struct WorkTree {
+  std::vector<ShareNodeState> nodes;
+  std::vector<int> job_node;  // per job, -1 = none
+};
+
+int find_child_named(const std::vector<ShareNodeState>& nodes, int from, const std::string& name,
+                     bool enter_projects, bool want_project) {
+  // Depth-first search below `from` (not `from` itself), children in order.
+  for (int c : nodes[from].children) {
+    const auto& n = nodes[c];
+    const bool is_project = n.type == NodeType::Project;
+    if (n.name == name && is_project == want_project && !n.user_copy) return c;
+    if (is_project && !enter_projects) continue;
+    int r = find_child_named(nodes, c, name, enter_projects, want_project);
+    if (r >= 0) return r;
+  }
+  return -1;
+}
+
+// §3.2 / SUP:search_userprj_node: the job's project node when the tree has one,
+// then the user's leaf (or `default`) inside it; else the user (or `default`)
+// outside project subtrees.  Returns the node and whether it is a `default` leaf.
+std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, const Job& job) {
+  int scope = 0;
+  bool in_project = false;
+  if (!job.project.empty()) {
+    int p = nodes[0].type == NodeType::Project && nodes[0].name == job.project
+                ? 0
+                : find_child_named(nodes, 0, job.project, true, true);
+    if (p >= 0) {
+      scope = p;
+      in_project = true;
+    }
+  }
+  int u = find_child_named(nodes, scope, job.user, in_project, false);
+  if (u >= 0 && nodes[u].children.empty()) return {u, false};
+  int d = find_child_named(nodes, scope, "default", in_project, false);
+  if (d >= 0 && nodes[d].children.empty()) return {d, true};
+  if (in_project && nodes[scope].children.empty()) return {scope, false};
+  return {-1, false};
+}
+
+WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m) {
+  WorkTree w;
+  const auto& spec = m.tree.nodes;
+  w.nodes.resize(spec.size());
+  for (size_t i = 0; i < spec.size(); ++i) {
+    auto& n = w.nodes[i];
+    n.name = spec[i].name;
+    n.type = spec[i].type;
+    n.shares = spec[i].shares;
+    n.parent = spec[i].parent;
+    for (size_t c : spec[i].children) n.children.push_back(static_cast<int>(c));
+  }
+  // Nearest project ancestor.
+  std::function<void(int, const std::string&)> tag = [&](int n, const std::string& proj) {
+    std::string p = w.nodes[n].type == NodeType::Project ? w.nodes[n].name : proj;
+    w.nodes[n].project = p;
+    for (int c : w.nodes[n].children) tag(c, p);
+  };
+  if (!w.nodes.empty()) tag(0, "");
+  // Map jobs; users caught by `default` get their own sibling copy (EE:sge_set_job_refs).
+  w.job_node.assign(jobs.size(), -1);
+  if (w.nodes.empty()) return w;
+  std::map<std::pair<int, std::string>, int> copies;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    auto [leaf, is_default] = find_job_leaf(w.nodes, jobs[j]);
+    if (leaf >= 0 && is_default) {
+      auto key = std::make_pair(leaf, jobs[j].user);
+      auto it = copies.find(key);
+      if (it == copies.end()) {
+        ShareNodeState c = w.nodes[leaf];
+        c.name = jobs[j].user;
+        c.user_copy = true;
+        c.children.clear();
+        const int idx = static_cast<int>(w.nodes.size());
+        const int parent = c.parent;
+        w.nodes.push_back(std::move(c));
+        if (parent >= 0) w.nodes[parent].children.push_back(idx);
+        it = copies.emplace(key, idx).first;
+      }
+      leaf = it->second;
+    }
+    w.job_node[j] = leaf;
+  }
+  // Usage, bottom-up (§3.2 SUP:sge_calc_node_usage).
+  const UsageWeights& uw = m.conf.usage_weight_list;
+  std::function<double(int)> usage = [&](int n) -> double {
+    auto& node = w.nodes[n];
+    double sum = 0;
+    for (int c : node.children) sum += usage(c);
+    if (node.type == NodeType::Project) {
+      auto it = m.project_usage.find(node.name);
+      node.usage = it == m.project_usage.end() ? 0.0 : combine_usage(it->second, uw);
+    } else if (node.children.empty()) {
+      Usage u;
+      if (!node.project.empty()) {
+        auto it = m.user_project_usage.find({node.name, node.project});
+        if (it != m.user_project_usage.end()) u = it->second;
+      } else {
+        auto it = m.user_usage.find(node.name);
+        if (it != m.user_usage.end()) u = it->second;
+      }
+      node.usage = combine_usage(u, uw);
+    } else {
+      node.usage = sum;
+    }
+    return node.usage;
+  };
+  usage(0);
+  return w;
+}
+
+// Count jobs into the tree: `running_only` for pass 2.
+void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<Job>& jobs,
+                const std::vector<int>& job_node, bool running_only) {
+  for (auto& n : nodes) {
+    n.jobs = n.direct_jobs = n.direct_running = 0;
+    n.active = false;
+    n.ltt = n.oltt = n.stt = n.ostt = n.shr = 0;
+    n.compensated = false;
+  }
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    if (job_node[j] < 0 || (running_only && !jobs[j].running)) continue;
+    int n = job_node[j];
+    nodes[n].direct_jobs++;
+    if (jobs[j].running) nodes[n].direct_running++;
+    for (; n >= 0; n = nodes[n].parent) nodes[n].jobs++;
+  }
+  for (auto& n : nodes) n.active = n.jobs > 0;
+}
+
+bool path_compensated(const std::vector<ShareNodeState>& nodes, int n) {
+  for (; n >= 0; n = nodes[n].parent)
+    if (nodes[n].compensated) return true;
+  return false;
+}
+
+// ---- per-object counters for functional and override tickets ------------------------
+struct Counts {
+  std::map<std::string, double> user, project, dept;
+  double& u(const Job& j) { return user[j.user]; }
+  double& p(const Job& j) { return project[j.project]; }
+  double& d(const Job& j) { return dept[j.department]; }
+};
+
+const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
+  if (k.empty()) return nullptr;
+  auto it = m.find(k);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+struct FShares {
+  double user = 0, project = 0, dept = 0, job = 0;
+};
+
+FShares object_fshares(const Job& j, const Model& m) {
+  FShares f;
+  if (auto* o = lookup(m.users, j.user)) f.user = o->fshare;
+  if (auto* o = lookup(m.projects, j.project)) f.project = o->fshare;
+  if (auto* o = lookup(m.departments, j.department)) f.dept = o->fshare;
+  f.job = j.job_share;
+  return f;
+}
+
+// EE:get_functional_weighting_parameters: weights of the categories flagged
+// in use, renormalised; all 1 when none is usable.
+std::array<double, 4> functional_weights(const SchedConf& c, bool u, bool p, bool d, bool j) {
+  std::array<double, 4> w{u ? c.weight_user : 0, p ? c.weight_project : 0,
+                          d ? c.weight_department : 0, j ? c.weight_job : 0};
+  double sum = w[0] + w[1] + w[2] + w[3];
+  if (!(sum > 0)) {
+    w = {1, 1, 1, 1};
+    sum = 4;
+  }
+  for (auto& x : w) x /= sum;
+  return w;
+}
+
+double functional_value(const std::array<double, 4>& w, const FShares& share, const FShares& sum,
+                        double F) {
+  double t = 0;
+  if (sum.user != 0) t += w[0] * share.user * F / sum.user;
+  if (sum.project != 0) t += w[1] * share.project * F / sum.project;
+  if (sum.dept != 0) t += w[2] * share.dept * F / sum.dept;
+  if (sum.job != 0) t += w[3] * share.job * F / sum.job;
+  return t;
+}
+
+struct PolicyStep {
+  char policy;
+  bool dependent;
+};
+
+// CONF:sconf_ph_fill_array: listed letters first (dependent), then the others.
+std::vector<PolicyStep> policy_order(const std::string& ph) {
+  std::vector<PolicyStep> out;
+  for (char c : ph) out.push_back({c, true});
+  for (char c : std::string("OFS"))
+    if (ph.find(c) == std::string::npos) out.push_back({c, false});
+  return out;
+}
+
+uint32_t dilute_slots(const Job& j) {
+  if (!j.pe || j.pe->ranges.empty()) return 1;
+  return std::max<uint32_t>(1, j.pe->ranges.front().min);
+}
+
+}  // namespace
+
+void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
+  if (nodes.empty()) return;
+  auto& root = nodes[0];
+  root.ltt = root.oltt = root.stt = root.ostt = 1.0;
+  std::function<void(int)> visit = [&](int n) {
+    std::vector<int> act;
+    for (int c : nodes[n].children)
+      if (nodes[c].active) act.push_back(c);
+    if (act.empty()) return;
+    double sum_shares = 0;
+    for (int c : act) sum_shares += nodes[c].shares;
+    for (int c : act) {
+      auto& k = nodes[c];
+      k.ltt = sum_shares > 0 ? k.shares / sum_shares : 0.0;
+      k.oltt = nodes[n].oltt * k.ltt;
+      const double s = static_cast<double>(k.shares);
+      k.shr = k.oltt > 0 ? s * s / std::max(k.usage, kMinUsage * k.oltt) : 0.0;
+    }
+    auto spread = [&] {
+      double sum_shr = 0;
+      for (int c : act) sum_shr += nodes[c].shr;
+      for (int c : act) {
+        auto& k = nodes[c];
+        k.stt = sum_shr > 0 ? k.shr / sum_shr : 0.0;
+        k.ostt = nodes[n].ostt * k.stt;
+      }
+    };
+    spread();
+    if (cf != 0) {
+      bool changed = false;
+      for (int c : act) {
+        auto& k = nodes[c];
+        if (k.oltt > 0 && k.ostt > cf * k.oltt) {
+          const double s = static_cast<double>(k.shares);
+          k.shr = s * s / (std::max(k.usage, kMinUsage * k.oltt) * (k.ostt / (cf * k.oltt)));
+          k.compensated = true;
+          changed = true;
+        }
+      }
+      if (changed) spread();  // one pass only (§3.2)
+    }
+    for (int c : act) visit(c);
+  };
+  visit(0);
+}
+
+TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
+  const SchedConf& conf = m.conf;
+  const double WS = conf.weight_tickets_share;
+  const double F = conf.weight_tickets_functional;
+  const size_t n = jobs.size();
+  TicketResult r;
+  r.jobs.assign(n, JobTickets{});
+
+  // ---- share tree, pass 1 targets (running + pending active) ----
+  WorkTree w = build_work_tree(jobs, m);
+  const bool use_tree = WS > 0 && !w.nodes.empty();
+  count_jobs(w.nodes, jobs, w.job_node, false);
+  compute_share_targets(w.nodes, conf.compensation_factor);
+  for (size_t j = 0; j < n; ++j) r.jobs[j].share_node = w.job_node[j];
+
+  // Running jobs of each leaf: sum of their -js (for the split, §3.3).
+  std::vector<double> leaf_running_js(w.nodes.size(), 0.0);
+  for (size_t k = 0; k < n; ++k)
+    if (jobs[k].running && w.job_node[k] >= 0) leaf_running_js[w.job_node[k]] += jobs[k].job_share;
+  auto running_share_tickets = [&](const std::vector<ShareNodeState>& nodes, size_t j,
+                                   uint32_t divisor) -> double {
+    const int leaf = w.job_node[j];
+    if (leaf < 0) return 0.0;
+    const double T = nodes[leaf].ostt * WS;
+    const double sum_js = leaf_running_js[leaf];
+    if (sum_js > 0) return std::floor(jobs[j].job_share * T / sum_js);  // (u_long) truncation
+    return divisor > 0 ? T / divisor : 0.0;
+  };
+
+  // ---- running jobs: functional and override (identical in both passes) ----
+  Counts run_cnt;
+  for (const Job& j : jobs)
+    if (j.running) {
+      run_cnt.u(j) += 1;
+      if (!j.project.empty()) run_cnt.p(j) += 1;
+      if (!j.department.empty()) run_cnt.d(j) += 1;
+    }
+  const bool shared_f = conf.share_functional_shares;
+  auto job_fshare = [&](const Job& j, Counts& cnt, double extra) {
+    FShares f = object_fshares(j, m);
+    if (shared_f) {
+      f.user = f.user / std::max(1.0, cnt.u(j) + extra);
+      if (!j.project.empty()) f.project = f.project / std::max(1.0, cnt.p(j) + extra);
+      if (!j.department.empty()) f.dept = f.dept / std::max(1.0, cnt.d(j) + extra);
+    }
+    return f;
+  };
+  FShares run_sum;
+  for (const Job& j : jobs)
+    if (j.running) {
+      FShares f = job_fshare(j, run_cnt, 0);
+      run_sum.user += f.user;
+      run_sum.project += f.project;
+      run_sum.dept += f.dept;
+      run_sum.job += f.job;
+    }
+  if (F > 0) {
+    auto wr = functional_weights(conf, run_sum.user > 0, run_sum.project > 0, run_sum.dept > 0,
+                                 run_sum.job > 0);
+    for (size_t j = 0; j < n; ++j)
+      if (jobs[j].running)
+        r.jobs[j].ftckt = functional_value(wr, job_fshare(jobs[j], run_cnt, 0), run_sum, F);
+  }
+  auto override_value = [&](const Job& j, Counts& cnt, double extra, bool shared) {
+    double t = 0;
+    auto add = [&](const TicketObject* o, double c) {
+      if (!o || !(o->oticket > 0)) return;
+      if (!shared) t += o->oticket;
+      else if (c + extra > 0) t += o->oticket / (c + extra);
+    };
+    add(lookup(m.users, j.user), cnt.u(j));
+    if (!j.project.empty()) add(lookup(m.projects, j.project), cnt.p(j));
+    if (!j.department.empty()) add(lookup(m.departments, j.department), cnt.d(j));
+    return t + j.override_tickets;
+  };
+  for (size_t j = 0; j < n; ++j)
+    if (jobs[j].running) r.jobs[j].otckt = override_value(jobs[j], run_cnt, 0, conf.share_override_tickets);
+
+  // Running jobs' pass-1 share tickets (divided over running + pending of the leaf).
+  if (use_tree)
+    for (size_t j = 0; j < n; ++j)
+      if (jobs[j].running && w.job_node[j] >= 0)
+        r.jobs[j].pass1_tckts = running_share_tickets(w.nodes, j, w.nodes[w.job_node[j]].direct_jobs);
+  for (size_t j = 0; j < n; ++j)
+    if (jobs[j].running) r.jobs[j].pass1_tckts += r.jobs[j].ftckt + r.jobs[j].otckt;
+
+  // ---- pending jobs, policy by policy (§3.8) ----
+  std::vector<size_t> pending;
+  for (size_t j = 0; j < n; ++j)
+    if (!jobs[j].running) pending.push_back(j);
+  std::vector<double> prior(n, 0.0);  // tickets of earlier dependent policies
+
+  auto earlier = [&](size_t a, size_t b) {  // submission, then job id
+    if (jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
+    return jobs[a].id < jobs[b].id;
+  };
+
+  for (const PolicyStep& step : policy_order(conf.policy_hierarchy)) {
+    if (pending.empty()) break;
+    if (step.policy == 'O') {
+      if (conf.share_override_tickets) {
+        // EE:calculate_pending_shared_override_tickets: greedy, winners count as running.
+        // Jobs of one (user, project, department) share the object part, so only
+        // each group's best member (own -ot, plus prior tickets when dependent;
+        // ties to the lower id) can win a round.  A group's value only falls as
+        // counts grow, so a lazy max-heap gives the same picks as rescanning every
+        // job each round: pop, recompute, accept if unchanged, else push back.
+        Counts cnt = run_cnt;
+        using GKey = std::tuple<std::string, std::string, std::string>;
+        std::map<GKey, std::vector<size_t>> groups;
+        for (size_t j : pending)
+          groups[GKey{jobs[j].user, jobs[j].project, jobs[j].department}].push_back(j);
+        auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? prior[j] : 0); };
+        std::vector<std::vector<size_t>*> lists;
+        for (auto& [k, v] : groups) {
+          std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) {
+            if (own(a) != own(b)) return own(a) > own(b);
+            return jobs[a].id < jobs[b].id;
+          });
+          lists.push_back(&v);
+        }
+        std::vector<size_t> head(lists.size(), 0);
+        struct Cand {
+          double v;
+          uint32_t id;
+          size_t g;
+        };
+        auto worse = [](const Cand& a, const Cand& b) {
+          if (a.v != b.v) return a.v < b.v;
+          return a.id > b.id;
+        };
+        std::priority_queue<Cand, std::vector<Cand>, decltype(worse)> heap(worse);
+        auto value_of = [&](size_t j, double* o) {
+          *o = override_value(jobs[j], cnt, 1, true);
+          return *o + (step.dependent ? prior[j] : 0);
+        };
+        for (size_t g = 0; g < lists.size(); ++g) {
+          const size_t j = (*lists[g])[0];
+          double o;
+          heap.push(Cand{value_of(j, &o), jobs[j].id, g});
+        }
+        while (!heap.empty()) {
+          Cand c = heap.top();
+          heap.pop();
+          const size_t j = (*lists[c.g])[head[c.g]];
+          double o;
+          const double v = value_of(j, &o);
+          if (v != c.v) {
+            heap.push(Cand{v, c.id, c.g});
+            continue;
+          }
+          r.jobs[j].otckt = o;
+          cnt.u(jobs[j]) += 1;
+          if (!jobs[j].project.empty()) cnt.p(jobs[j]) += 1;
+          if (!jobs[j].department.empty()) cnt.d(jobs[j]) += 1;
+          if (++head[c.g] < lists[c.g]->size()) {
+            const size_t nj = (*lists[c.g])[head[c.g]];
+            heap.push(Cand{value_of(nj, &o), jobs[nj].id, c.g});
+          }
+        }
+      } else {
+        for (size_t j : pending) r.jobs[j].otckt = override_value(jobs[j], run_cnt, 0, false);
+      }
+      if (step.dependent)
+        for (size_t j : pending) prior[j] += r.jobs[j].otckt;
+    } else if (step.policy == 'F' && F > 0) {
+      // EE functional pending pass: categories, greedy picks (§3.6).
+      using Key = std::tuple<double, std::string, std::string, std::string>;
+      std::map<Key, size_t> cat_index;
+      std::vector<std::vector<size_t>> cats;
+      for (size_t j : pending) {
+        const FShares f = object_fshares(jobs[j], m);
+        if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
+        Key k{f.job, f.user > 0 ? jobs[j].user : "", f.project > 0 ? jobs[j].project : "",
+              f.dept > 0 ? jobs[j].department : ""};
+        auto it = cat_index.find(k);
+        if (it == cat_index.end()) {
+          it = cat_index.emplace(k, cats.size()).first;
+          cats.emplace_back();
+        }
+        cats[it->second].push_back(j);
+      }
+      for (auto& c : cats)
+        std::stable_sort(c.begin(), c.end(), [&](size_t a, size_t b) {
+          if (step.dependent && prior[a] != prior[b]) return prior[a] > prior[b];
+          return earlier(a, b);
+        });
+      size_t pjobs = 0;
+      for (auto& c : cats) pjobs += c.size();
+      const size_t max_picks = std::min<size_t>(conf.max_functional_jobs_to_schedule, pjobs);
+      const auto wp = functional_weights(conf, true, true, true, true);
+      Counts cnt = run_cnt;
+      FShares sum = run_sum;
+      std::vector<size_t> head(cats.size(), 0);
+      std::vector<double> last_eval(cats.size(), 0.0);
+      for (size_t pick = 0; pick < max_picks; ++pick) {
+        size_t best_c = cats.size();
+        double best_v = -1;
+        for (size_t c = 0; c < cats.size(); ++c) {
+          if (head[c] >= cats[c].size()) continue;
+          const size_t j = cats[c][head[c]];
+          // calc_intern_pending_job_functional_tickets: as if started next.
+          FShares share = object_fshares(jobs[j], m);
+          FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
+          if (shared_f) {
+            share.user /= cnt.u(jobs[j]) + 1;
+            if (!jobs[j].project.empty()) share.project /= cnt.p(jobs[j]) + 1;
+            if (!jobs[j].department.empty()) share.dept /= cnt.d(jobs[j]) + 1;
+          } else {
+            s.user += share.user;
+            s.project += share.project;
+            s.dept += share.dept;
+          }
+          s.job += share.job;
+          const double ft = functional_value(wp, share, s, F);
+          last_eval[c] = ft;
+          const double v = ft + (step.dependent ? prior[j] : 0);
+          if (best_c == cats.size() || v > best_v ||
+              (v == best_v && earlier(j, cats[best_c][head[best_c]]))) {
+            best_c = c;
+            best_v = v;
+          }
+        }
+        if (best_c == cats.size()) break;
+        const size_t j = cats[best_c][head[best_c]];
+        ++head[best_c];
+        // The winner counts as running; the sums take it in (shared: an object's
+        // fshare once), and its tickets are recomputed without the +0.001.
+        const Job& jb = jobs[j];
+        const FShares f = object_fshares(jb, m);
+        cnt.u(jb) += 1;
+        if (!jb.project.empty()) cnt.p(jb) += 1;
+        if (!jb.department.empty()) cnt.d(jb) += 1;
+        if (shared_f) {
+          if (cnt.u(jb) == 1) sum.user += f.user;
+          if (!jb.project.empty() && cnt.p(jb) == 1) sum.project += f.project;
+          if (!jb.department.empty() && cnt.d(jb) == 1) sum.dept += f.dept;
+        } else {
+          sum.user += f.user;
+          sum.project += f.project;
+          sum.dept += f.dept;
+        }
+        sum.job += f.job;
+        r.jobs[j].ftckt = functional_value(wp, job_fshare(jb, cnt, 0), sum, F);
+      }
+      // Members never picked copy their category's last evaluation (destribute_ftickets).
+      for (size_t c = 0; c < cats.size(); ++c)
+        for (size_t k = head[c]; k < cats[c].size(); ++k) r.jobs[cats[c][k]].ftckt = last_eval[c];
+      if (step.dependent)
+        for (size_t j : pending) prior[j] += r.jobs[j].ftckt;
+    } else if (step.policy == 'S' && use_tree) {
+      // 8.1.9 sge_sort_job_nodes (§3.4).
+      std::vector<std::vector<size_t>> direct(w.nodes.size());
+      for (size_t j = 0; j < n; ++j)
+        if (w.job_node[j] >= 0) direct[w.job_node[j]].push_back(j);
+      std::vector<double> key(n, 0.0), st(n, 0.0), base(n, 0.0);
+      for (size_t j = 0; j < n; ++j) {
+        base[j] = step.dependent && !jobs[j].running ? prior[j] : 0.0;
+        key[j] = step.dependent ? base[j] + 0.01 * jobs[j].job_share : jobs[j].job_share;
+      }
+      auto active_children = [&](int node) {
+        std::vector<int> out;
+        for (int c : w.nodes[node].children)
+          if (w.nodes[c].jobs > 0) out.push_back(c);
+        return out;
+      };
+      int walk_root = 0;
+      for (;;) {
+        if (!direct[walk_root].empty()) break;
+        auto act = active_children(walk_root);
+        if (act.size() != 1) break;
+        walk_root = act[0];
+      }
+      std::function<std::vector<size_t>(int)> process = [&](int node) {
+        std::vector<size_t> list = direct[node];
+        for (int c : active_children(node)) {
+          auto sub = process(c);
+          list.insert(list.end(), sub.begin(), sub.end());
+        }
+        const bool assign = node != walk_root || !direct[node].empty();
+        if (assign && !list.empty()) {
+          std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+            if (jobs[a].running != jobs[b].running) return jobs[a].running;
+            if (key[a] != key[b]) return key[a] > key[b];
+            return jobs[a].id < jobs[b].id;
+          });
+          double dilute = 1;
+          const double stt = w.nodes[node].stt;
+          for (size_t j : list) {
+            const double shr = stt / dilute;
+            st[j] = shr * WS;
+            key[j] = base[j] + st[j];
+            dilute += dilute_slots(jobs[j]);
+          }
+        }
+        return list;
+      };
+      process(walk_root);
+      for (size_t j : pending) {
+        r.jobs[j].stckt = w.job_node[j] >= 0 ? st[j] : 0.0;
+        r.jobs[j].share_bound = w.job_node[j] >= 0 && path_compensated(w.nodes, w.job_node[j]);
+        if (step.dependent) prior[j] += r.jobs[j].stckt;
+      }
+    }
+  }
+  r.nodes = w.nodes;
+
+  // ---- pass 2: running jobs only ----
+  std::vector<ShareNodeState> p2 = w.nodes;
+  count_jobs(p2, jobs, w.job_node, true);
+  compute_share_targets(p2, conf.compensation_factor);
+  if (use_tree)
+    for (size_t j = 0; j < n; ++j)
+      if (jobs[j].running && w.job_node[j] >= 0) {
+        r.jobs[j].stckt = running_share_tickets(p2, j, p2[w.job_node[j]].direct_running);
+        r.jobs[j].share_bound = path_compensated(p2, w.job_node[j]);
+      }
+  r.nodes_running = std::move(p2);
+
+  double max_tix = 0;
+  for (size_t j = 0; j < n; ++j) {
+    auto& t = r.jobs[j];
+    t.tckts = t.stckt + t.ftckt + t.otckt;
+    max_tix = std::max(max_tix, t.tckts);
+    if (jobs[j].running) max_tix = std::max(max_tix, t.pass1_tckts);
+  }
+  r.max_tix = max_tix;
+  return r;
+}
+
+}  // namespace mfprio::gridengine

@@ -1,0 +1,86 @@
+// ge_urgency.cpp - job urgency (see ge_urgency.hpp, reference §2).
+#include "ge_urgency.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace mfprio::gridengine {
+
+uint32_t urgency_slot_count(const Job& job) {
+  if (!job.pe || job.pe->ranges.empty()) return 1;
+  const PeRequest& pe = *job.pe;
+  // A single fixed count: that number.
+  if (pe.ranges.size() == 1 && pe.ranges[0].min == pe.ranges[0].max) return pe.ranges[0].min;
+  const uint32_t cap = pe.pe_slots > 0 ? pe.pe_slots : kInfiniteSlots;
+  const std::string& us = pe.urgency_slots;
+  if (us == "min") return pe.ranges.front().min;
+  if (us == "max") {
+    uint32_t m = pe.ranges.back().max;
+    return m == kInfiniteSlots ? cap : m;
+  }
+  if (us == "avg") {
+    // Mean of every id the ranges allow, ids above the PE's slots left out.
+    double sum = 0, n = 0;
+    for (const auto& r : pe.ranges) {
+      const uint32_t hi = std::min(r.max, cap);
+      for (uint64_t id = r.min; id <= hi; ++id) {
+        sum += static_cast<double>(id);
+        n += 1;
+      }
+    }
+    if (n == 0) return pe.ranges.front().min;
+    return static_cast<uint32_t>(sum / n);
+  }
+  char* end = nullptr;
+  unsigned long v = std::strtoul(us.c_str(), &end, 10);
+  if (end != us.c_str() && *end == '\0' && v > 0) return static_cast<uint32_t>(v);
+  return pe.ranges.front().min;  // unreadable setting: Grid Engine falls back to min
+}
+
+bool job_urgency(const Job& job, const Model& model, int64_t now, UrgencyParts* out,
+                 std::string* why) {
+  UrgencyParts p;
+  p.slots = urgency_slot_count(job);
+  const double S = static_cast<double>(p.slots);
+  // Implicit slots request: one slot per slot, times the slots complex urgency.
+  if (const Complex* slots = model.complexes.find("slots")) {
+    p.rrcontr += 1.0 * static_cast<double>(slots->urgency) * S;
+  }
+  for (const auto& [name, value] : job.hard_requests) {
+    const Complex* c = model.complexes.find(name);
+    if (c == nullptr) {
+      *why = "job " + std::to_string(job.id) + ": request '" + name + "' names no complex";
+      return false;
+    }
+    if (c->name == "slots") continue;
+    if (complex_is_numeric(c->type)) {
+      double v = value.number;
+      if (!value.is_number && !parse_ge_value(c->type, value.text, &v)) {
+        *why = "job " + std::to_string(job.id) + ": request '" + name + "=" + value.text +
+               "' is not a " + complex_type_name(c->type) + " value";
+        return false;
+      }
+      p.rrcontr += v * static_cast<double>(c->urgency) * S;
+    } else {
+      p.rrcontr += static_cast<double>(c->urgency);
+    }
+  }
+  const SchedConf& conf = model.conf;
+  p.wtcontr = conf.weight_waiting_time * static_cast<double>(now - job.submit_time);
+  if (job.deadline) {
+    const int64_t left = *job.deadline - now;
+    p.deadline_bound = left <= 1;
+    p.dlcontr = conf.weight_deadline / static_cast<double>(std::max<int64_t>(left, 1));
+  }
+  p.urg = p.rrcontr + p.wtcontr + p.dlcontr;
+  *out = p;
+  return true;
+}
+
+double normalize(double v, double lo, double hi) {
+  if (hi - lo < 1e-5) return 0.5;
+  return (v - lo) / (hi - lo);
+}
+
+}  // namespace mfprio::gridengine

@@ -1,0 +1,194 @@
+// Parsing of qconf -ssconf, -sc and -sstree texts (ge_sconf.hpp).
+#include <gtest/gtest.h>
+
+#include "ge_sconf.hpp"
+
+using namespace mfprio::gridengine;
+
+namespace {
+const char* kSconf =
+    "algorithm                         default\n"
+    "schedule_interval                 0:0:15\n"
+    "halftime                          336\n"
+    "usage_weight_list                 cpu=1.000000,mem=0.000000,io=0.000000\n"
+    "compensation_factor               5.000000\n"
+    "weight_user                       0.250000\n"
+    "weight_project                    0.250000\n"
+    "weight_department                 0.250000\n"
+    "weight_job                        0.250000\n"
+    "weight_tickets_functional         0\n"
+    "weight_tickets_share              10000\n"
+    "share_override_tickets            TRUE\n"
+    "share_functional_shares           TRUE\n"
+    "max_functional_jobs_to_schedule   200\n"
+    "report_pjob_tickets               TRUE\n"
+    "max_pending_tasks_per_job         50\n"
+    "halflife_decay_list               none\n"
+    "policy_hierarchy                  OFS\n"
+    "weight_ticket                     0.500000\n"
+    "weight_waiting_time               0.278000\n"
+    "weight_deadline                   3600000.000000\n"
+    "weight_urgency                    0.500000\n"
+    "weight_priority                   0.000000\n"
+    "max_reservation                   0\n"
+    "default_duration                  INFINITY\n";
+}  // namespace
+
+TEST(GeSchedConf, ReadsQconfSsconfOutput) {
+  SchedConf c;
+  std::string why;
+  ASSERT_TRUE(parse_sched_conf(kSconf, "sched.conf", &c, &why)) << why;
+  EXPECT_DOUBLE_EQ(c.halftime, 336);
+  EXPECT_DOUBLE_EQ(c.weight_tickets_share, 10000);
+  EXPECT_DOUBLE_EQ(c.weight_waiting_time, 0.278);
+  EXPECT_DOUBLE_EQ(c.usage_weight_list.cpu, 1.0);
+  EXPECT_TRUE(c.share_override_tickets);
+  EXPECT_EQ(c.policy_hierarchy, "OFS");
+  EXPECT_TRUE(c.halflife_decay_list.empty());
+  ASSERT_EQ(c.other.size(), 4u);  // algorithm, schedule_interval, max_reservation, default_duration
+  EXPECT_EQ(c.other[1].first, "schedule_interval");
+  EXPECT_EQ(c.other[1].second, "0:0:15");
+}
+
+TEST(GeSchedConf, MissingKeysTakeTheCodeDefaults) {
+  SchedConf c;
+  std::string why;
+  ASSERT_TRUE(parse_sched_conf("weight_urgency 0.1\n", "s", &c, &why)) << why;
+  EXPECT_DOUBLE_EQ(c.weight_urgency, 0.1);
+  EXPECT_DOUBLE_EQ(c.weight_ticket, 0.5);
+  EXPECT_DOUBLE_EQ(c.weight_priority, 0.0);
+  EXPECT_DOUBLE_EQ(c.weight_waiting_time, 0.278);
+  EXPECT_DOUBLE_EQ(c.weight_deadline, 3600000.0);
+  EXPECT_DOUBLE_EQ(c.compensation_factor, 5.0);
+  EXPECT_DOUBLE_EQ(c.halftime, 168);
+  EXPECT_EQ(c.max_functional_jobs_to_schedule, 200u);
+  const SchedConf inst = SchedConf::installed_defaults();
+  EXPECT_DOUBLE_EQ(inst.weight_ticket, 0.01);
+  EXPECT_DOUBLE_EQ(inst.weight_urgency, 0.1);
+  EXPECT_DOUBLE_EQ(inst.weight_priority, 1.0);
+  EXPECT_DOUBLE_EQ(inst.weight_waiting_time, 0.0);
+}
+
+TEST(GeSchedConf, ReadsDecayListAndHierarchy) {
+  SchedConf c;
+  std::string why;
+  ASSERT_TRUE(parse_sched_conf("halflife_decay_list cpu=60:mem=-1:io=0\npolicy_hierarchy fs\n"
+                               "usage_weight_list cpu=0.5,mem=0.25,io=0.25\n",
+                               "s", &c, &why))
+      << why;
+  ASSERT_EQ(c.halflife_decay_list.size(), 3u);
+  EXPECT_EQ(c.halflife_decay_list[1].name, "mem");
+  EXPECT_DOUBLE_EQ(c.halflife_decay_list[1].minutes, -1);
+  EXPECT_EQ(c.policy_hierarchy, "FS");
+  EXPECT_DOUBLE_EQ(c.usage_weight_list.mem, 0.25);
+  ASSERT_TRUE(parse_sched_conf("policy_hierarchy NONE\n", "s", &c, &why));
+  EXPECT_EQ(c.policy_hierarchy, "");
+}
+
+TEST(GeSchedConf, BadValueNamesFileLineKeyAndValue) {
+  SchedConf c;
+  c.halftime = 7;
+  std::string why;
+  EXPECT_FALSE(parse_sched_conf("weight_ticket 0.5\n\nhalftime soon\n", "/etc/sge/sched", &c, &why));
+  EXPECT_NE(why.find("/etc/sge/sched:3"), std::string::npos) << why;
+  EXPECT_NE(why.find("halftime"), std::string::npos) << why;
+  EXPECT_NE(why.find("'soon'"), std::string::npos) << why;
+  EXPECT_DOUBLE_EQ(c.halftime, 7);  // untouched on failure
+  EXPECT_FALSE(parse_sched_conf("policy_hierarchy OFX\n", "f", &c, &why));
+  EXPECT_NE(why.find("f:1"), std::string::npos) << why;
+  EXPECT_FALSE(parse_sched_conf("share_functional_shares maybe\n", "f", &c, &why));
+  EXPECT_FALSE(parse_sched_conf("usage_weight_list cpu=1,gpu=2\n", "f", &c, &why));
+  EXPECT_FALSE(parse_sched_conf("weight_tickets_share -5\n", "f", &c, &why));
+}
+
+namespace {
+const char* kComplexes =
+    "#name               shortcut   type        relop requestable consumable default  urgency\n"
+    "#----------------------------------------------------------------------------------------\n"
+    "arch                a          RESTRING    ==    YES         NO         NONE     0\n"
+    "h_vmem              h_vmem     MEMORY      <=    YES         YES        0        0\n"
+    "slots               s          INT         <=    YES         YES        1        100\n"
+    "tq                  tq         STRING      ==    YES         NO         NONE     40000\n"
+    "infiniband          ib         BOOL        ==    YES         NO         0        500\n"
+    "# >#< starts a comment but comments do not save you from being removed.\n";
+}  // namespace
+
+TEST(GeComplexes, ReadsQconfScTable) {
+  ComplexTable t;
+  std::string why;
+  ASSERT_TRUE(parse_complexes(kComplexes, "complexes", &t, &why)) << why;
+  ASSERT_EQ(t.entries.size(), 5u);
+  const Complex* s = t.find("s");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->name, "slots");
+  EXPECT_EQ(s->urgency, 100);
+  EXPECT_EQ(t.find("tq")->type, ComplexType::String);
+  EXPECT_EQ(t.find("ib")->type, ComplexType::Bool);
+  EXPECT_EQ(t.find("nothing"), nullptr);
+  EXPECT_EQ(ComplexTable::builtin().find("slots")->urgency, 1000);
+}
+
+TEST(GeComplexes, BadValueNamesFileLineKeyAndValue) {
+  ComplexTable t;
+  std::string why;
+  EXPECT_FALSE(parse_complexes("#c\nslots s INT <= YES YES 1 lots\n", "cx", &t, &why));
+  EXPECT_NE(why.find("cx:2"), std::string::npos) << why;
+  EXPECT_NE(why.find("slots.urgency"), std::string::npos) << why;
+  EXPECT_NE(why.find("'lots'"), std::string::npos) << why;
+  EXPECT_FALSE(parse_complexes("x x FLOAT == YES NO 0 0\n", "cx", &t, &why));
+  EXPECT_NE(why.find("FLOAT"), std::string::npos) << why;
+  EXPECT_FALSE(parse_complexes("x x INT == YES NO 0\n", "cx", &t, &why));
+  EXPECT_FALSE(parse_complexes("x x INT == YES NO 0 0\nx y INT == YES NO 0 0\n", "cx", &t, &why));
+}
+
+TEST(GeComplexes, ValuesFollowGridEngineUnits) {
+  double v = 0;
+  ASSERT_TRUE(parse_ge_value(ComplexType::Memory, "2G", &v));
+  EXPECT_DOUBLE_EQ(v, 2.0 * 1024 * 1024 * 1024);
+  ASSERT_TRUE(parse_ge_value(ComplexType::Memory, "2g", &v));
+  EXPECT_DOUBLE_EQ(v, 2e9);
+  ASSERT_TRUE(parse_ge_value(ComplexType::Time, "1:30:00", &v));
+  EXPECT_DOUBLE_EQ(v, 5400);
+  ASSERT_TRUE(parse_ge_value(ComplexType::Bool, "TRUE", &v));
+  EXPECT_DOUBLE_EQ(v, 1);
+  EXPECT_FALSE(parse_ge_value(ComplexType::String, "x", &v));
+  EXPECT_FALSE(parse_ge_value(ComplexType::Int, "12x", &v));
+}
+
+namespace {
+const char* kTree =
+    "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+    "id=1\nname=physics\ntype=1\nshares=60\nchildnodes=3\n"
+    "id=2\nname=default\ntype=0\nshares=10\nchildnodes=NONE\n"
+    "id=3\nname=alice\ntype=0\nshares=5\nchildnodes=NONE\n";
+}  // namespace
+
+TEST(GeShareTree, ReadsQconfSstreeOutput) {
+  ShareTreeSpec t;
+  std::string why;
+  ASSERT_TRUE(parse_share_tree(kTree, "tree", &t, &why)) << why;
+  ASSERT_EQ(t.nodes.size(), 4u);
+  EXPECT_EQ(t.nodes[0].name, "Root");
+  EXPECT_EQ(t.nodes[1].type, NodeType::Project);
+  EXPECT_EQ(t.nodes[1].shares, 60u);
+  ASSERT_EQ(t.nodes[1].children.size(), 1u);
+  EXPECT_EQ(t.nodes[t.nodes[1].children[0]].name, "alice");
+  EXPECT_EQ(t.nodes[3].parent, 1);
+}
+
+TEST(GeShareTree, BadValueNamesFileLineKeyAndValue) {
+  ShareTreeSpec t;
+  std::string why;
+  EXPECT_FALSE(parse_share_tree("id=0\nname=Root\ntype=0\nshares=many\nchildnodes=NONE\n", "st",
+                                &t, &why));
+  EXPECT_NE(why.find("st:4"), std::string::npos) << why;
+  EXPECT_NE(why.find("shares"), std::string::npos) << why;
+  EXPECT_NE(why.find("'many'"), std::string::npos) << why;
+  EXPECT_FALSE(parse_share_tree("id=0\nname=Root\nshares=1\nchildnodes=7\n", "st", &t, &why));
+  EXPECT_NE(why.find("no node has this id"), std::string::npos) << why;
+  EXPECT_FALSE(parse_share_tree(
+      "id=0\nname=R\nshares=1\nchildnodes=NONE\nid=1\nname=x\nshares=1\nchildnodes=NONE\n", "st",
+      &t, &why));
+  EXPECT_NE(why.find("not reachable"), std::string::npos) << why;
+  EXPECT_TRUE(t.nodes.empty());  // untouched on failure
+}
