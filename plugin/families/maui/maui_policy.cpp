@@ -1,0 +1,406 @@
+// maui_policy.cpp - see maui_policy.hpp.
+#include "maui_policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "store.hpp"
+
+namespace mfprio::maui {
+namespace {
+
+constexpr const char* kFamily = "maui";  // the store's window family (Maui and Moab share it)
+const char* const kKindNames[kCredKinds] = {"user", "group", "account", "qos", "class"};
+
+const char* nz(const char* s) { return s ? s : ""; }
+
+int64_t floor_div(int64_t t, int64_t len) {
+  int64_t q = t / len;
+  if ((t % len) != 0 && t < 0) --q;
+  return q;
+}
+
+// "config=PATH[,key=value...]" -> the pairs; ConfigError naming the pair.
+std::map<std::string, std::string> parameters(const ConfPair& p) {
+  std::map<std::string, std::string> out;
+  std::string item;
+  std::istringstream in(p.value);
+  while (std::getline(in, item, ',')) {
+    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(p.file + ":" + std::to_string(p.line) + ": PriorityParameters: '" + item +
+                        "' is not NAME=VALUE");
+    std::string k = item.substr(0, eq);
+    for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out[k] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+// A short column header from a term name: "SERV.QUEUETIME" -> "QUEUETIME".
+std::string short_label(const std::string& name) {
+  const size_t dot = name.find('.');
+  std::string l = dot == std::string::npos ? name : name.substr(dot + 1);
+  if (l.size() > MFPRIO_TERM_LABEL_MAX - 1) l.resize(MFPRIO_TERM_LABEL_MAX - 1);
+  return l;
+}
+
+std::string target_text(const FsTarget& t) {
+  if (t.value <= 0) return "";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.2f", t.value);
+  std::string s = buf;
+  switch (t.mode) {
+    case TargetMode::Floor: return s + "+";
+    case TargetMode::Ceiling: return s + "-";
+    case TargetMode::CapAbsolute: return s + "^";
+    case TargetMode::CapRelative: return s + "%";
+    default: return s;
+  }
+}
+
+}  // namespace
+
+void MauiPolicy::configure(const HostContext& host) {
+  host_ = &host;
+  const ConfPair* pp = nullptr;
+  for (const ConfPair& c : host.conf)
+    if (iequals(c.key, "PriorityParameters")) pp = &c;
+  if (!pp)
+    throw ConfigError(std::string(type()) + " needs PriorityParameters=config=PATH (the admin's " +
+                      (flavor_ == Flavor::Moab ? "moab.cfg" : "maui.cfg") + ")");
+  auto params = parameters(*pp);
+  for (const auto& [k, v] : params)
+    if (k != "config")
+      throw ConfigError(pp->file + ":" + std::to_string(pp->line) + ": PriorityParameters: unknown key '" + k +
+                        "' (" + type() + " reads config=PATH)");
+  auto it = params.find("config");
+  if (it == params.end() || it->second.empty())
+    throw ConfigError(pp->file + ":" + std::to_string(pp->line) + ": PriorityParameters: config=PATH is missing");
+  std::string path = it->second;
+  if (path[0] != '/') {
+    const size_t slash = pp->file.rfind('/');
+    if (slash != std::string::npos) path = pp->file.substr(0, slash + 1) + path;
+  }
+  std::ifstream f(path);
+  if (!f)
+    throw ConfigError(pp->file + ":" + std::to_string(pp->line) + ": PriorityParameters: config=" + path +
+                      ": cannot read");
+  std::stringstream text;
+  text << f.rdbuf();
+  Config cfg;
+  std::string why;
+  if (!parse_maui_cfg(text.str(), path, flavor_, &cfg, &why)) throw ConfigError(why);
+  for (const IgnoredParam& ig : cfg.ignored)
+    host.log(MFPRIO_LOG_DEBUG, ig.file + ":" + std::to_string(ig.line) + ": " + ig.name +
+                                   " is not a priority parameter: ignored");
+  cfg_path_ = path;
+  totals_.procs = host.cluster.cpus;
+  totals_.mem_mb = host.cluster.mem_mb;
+  totals_.swap_mb = host.cluster.get("swap");
+  totals_.disk_mb = host.cluster.get("disk");
+  store_path_ = store_location(host.conf, &store_origin_);
+  if (store_path_.empty() && cfg.fs_policy != FsPolicy::None)
+    throw ConfigError(path + ": FSPOLICY keeps usage: set AccountingStorageLoc so the windows survive a restart");
+  cfg_ = std::make_shared<const Config>(std::move(cfg));
+}
+
+std::shared_ptr<MauiState> MauiPolicy::build(std::vector<acct::WindowRow> rows, int64_t as_of, int64_t last_decay,
+                                             uint64_t generation) const {
+  const Config& cfg = *cfg_;
+  auto s = std::make_shared<MauiState>();
+  s->generation = generation;
+  s->last_decay = last_decay;
+  s->as_of = as_of;
+  // Window weights FSDECAY^i for the FSDEPTH windows up to as_of; a row
+  // written under another FSINTERVAL counts in the window holding its start.
+  const int64_t cur = floor_div(as_of, cfg.fs_interval);
+  FsUsage u;
+  for (const acct::WindowRow& r : rows) {
+    const int64_t age = cur - floor_div(r.start, cfg.fs_interval);
+    if (age < 0 || age >= cfg.fs_depth) continue;
+    const double w = r.usage * std::pow(cfg.fs_decay, static_cast<double>(age));
+    if (r.kind == "total") {
+      u.total += w;
+      continue;
+    }
+    for (int k = 0; k < kCredKinds; ++k)
+      if (r.kind == kKindNames[k]) u.by_name[k][r.name] += w;
+  }
+  auto m = std::make_shared<Model>();
+  m->cfg = cfg;
+  m->totals = totals_;
+  m->fs = build_fs_view(cfg, u);
+  s->model = std::move(m);
+  s->usage = std::move(u);
+  s->rows = std::move(rows);
+  std::set<std::string> users;
+  for (const auto& [name, e] : s->usage.by_name[0]) users.insert(name);
+  s->associations = users.size();
+  return s;
+}
+
+std::shared_ptr<const State> MauiPolicy::load(acct::Store* store, uint32_t, uint64_t generation) {
+  std::vector<acct::WindowRow> rows;
+  int64_t last = 0;
+  if (store) {
+    rows = store->load_windows(kFamily);
+    last = store->decay_state().last_decay;
+  }
+  const int64_t as_of = std::max(last, host_->now());
+  return build(std::move(rows), as_of, last, generation);
+}
+
+Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
+  Job m;
+  m.job_id = j.job_id;
+  m.user = nz(j.user);
+  m.group = nz(j.group);
+  m.account = nz(j.account);
+  m.qos = nz(j.qos);
+  m.cls = nz(j.partition);
+  m.submit_time = j.submit_time;
+  // JOBPRIOACCRUALPOLICY over a stateless record (README: differences).
+  int64_t accrual = j.submit_time;
+  switch (cfg_->accrual) {
+    case AccrualPolicy::Always: break;
+    case AccrualPolicy::QueuePolicy:
+      if (j.eligible_time > 0) accrual = j.eligible_time;
+      if (j.flags & MFPRIO_JOBF_BLOCKED) accrual = now;
+      break;
+    case AccrualPolicy::FullPolicy:
+      if (j.eligible_time > 0) accrual = j.eligible_time;
+      if (j.flags & (MFPRIO_JOBF_BLOCKED | MFPRIO_JOBF_DEPENDENT)) accrual = now;
+      break;
+  }
+  m.system_queue_time = accrual;
+  m.eff_queue_duration = std::max<int64_t>(0, now - accrual);
+  // A job blocked now has queue time 0 (Maui would keep the value of its last
+  // selection, which a stateless record does not carry): its queue date is now.
+  if (accrual == now && accrual != j.submit_time) m.submit_time = now;
+  m.nodes = j.min_nodes;
+  m.procs = j.cpus;
+  m.mem_mb = static_cast<double>(j.mem_mb);
+  for (uint32_t i = 0; i < j.tres_count; ++i) {
+    const std::string n = nz(j.tres[i].name);
+    if (n == "swap") m.swap_mb = j.tres[i].count;
+    else if (n == "disk") m.disk_mb = j.tres[i].count;
+  }
+  m.wclimit = static_cast<int64_t>(j.time_limit_min) * 60;
+  m.deadline = j.deadline;
+  m.bypass = j.bypass_count;
+  m.start_count = j.start_count;
+  m.user_prio = j.user_priority;
+  m.sp_violation = (j.flags & MFPRIO_JOBF_SOFT_VIOLATION) != 0;
+  m.running = j.state == MFPRIO_JOB_RUNNING;
+  m.elapsed = m.running && j.start_time > 0 ? std::max<int64_t>(0, now - j.start_time) : 0;
+  return m;
+}
+
+int MauiPolicy::price(const State& state, const PassState*, const mfprio_job_t& job, int64_t now, Explain* explain,
+                      uint32_t* priority, uint32_t* clamp, std::string*) const {
+  const MauiState& s = static_cast<const MauiState&>(state);
+  *clamp = MFPRIO_CLAMP_NONE;
+  if (job.state == MFPRIO_JOB_HELD) {
+    *priority = 0;
+    if (explain) explain->total(0, 0, MFPRIO_CLAMP_NONE);
+    return MFPRIO_OK;
+  }
+  const Job m = to_maui(job, now);
+  if (!explain) {
+    const Result r = maui::price(*s.model, m, now, nullptr);
+    *priority = r.priority;
+    *clamp = r.clamped_high ? MFPRIO_CLAMP_HIGH : r.clamped_low ? MFPRIO_CLAMP_LOW : MFPRIO_CLAMP_NONE;
+    return MFPRIO_OK;
+  }
+  std::vector<Term> terms;
+  const Result r = maui::price(*s.model, m, now, &terms);
+  *priority = r.priority;
+  *clamp = r.clamped_high ? MFPRIO_CLAMP_HIGH : r.clamped_low ? MFPRIO_CLAMP_LOW : MFPRIO_CLAMP_NONE;
+  for (const Term& t : terms) {
+    uint32_t flags = t.bound ? MFPRIO_TERMF_CAPPED : 0u;
+    if (t.weight == 0) flags |= MFPRIO_TERMF_ZERO_WEIGHT;
+    explain->term(t.name.c_str(), short_label(t.name).c_str(), t.factor, t.weight, t.contribution, t.parent, flags);
+  }
+  explain->resolved(m.account, m.cls, m.qos);
+  explain->total(r.total_unclamped, r.priority, *clamp);
+  return MFPRIO_OK;
+}
+
+int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_job_t* jobs, const int64_t* until,
+                       size_t stride, size_t count, bool ended, int64_t pass_time, PassOutcome* out,
+                       std::string* why) {
+  const Config& cfg = *cfg_;
+  acct::WindowCycle c;
+  c.family = kFamily;
+  c.window_seconds = cfg.fs_interval;
+  // Windows older than the kept history (Maui's 24) can never count again.
+  if (pass_time > 0) c.drop_before = (floor_div(pass_time, cfg.fs_interval) - kMaxFsDepth + 1) * cfg.fs_interval;
+  for (size_t i = 0; i < count; ++i) {
+    const mfprio_job_t& j = jobs[i];
+    if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;
+    const int64_t t = until[i * stride];
+    if (j.start_time <= 0 || j.start_time > t) {
+      *why = "job " + std::to_string(j.job_id) + ": running job without a valid start time";
+      return MFPRIO_EINVAL;
+    }
+    if (!j.user || !*j.user) {
+      *why = "job " + std::to_string(j.job_id) + ": no user";
+      return MFPRIO_EINVAL;
+    }
+    const Job m = to_maui(j, t);
+    const double pe = processor_equivalents_flat(m.procs, m.mem_mb, m.swap_mb, m.disk_mb, totals_);
+    const double rate = fs_charge_amount(cfg.fs_policy, m.procs, pe, m.procs, 1.0);
+    acct::WindowCharge ch;
+    ch.job_id = j.job_id;
+    ch.start_time = j.start_time;
+    ch.until = t;
+    ch.rate = rate;
+    ch.ended = ended;
+    const std::string* names[kCredKinds] = {&m.user, &m.group, &m.account, &m.qos, &m.cls};
+    for (int k = 0; k < kCredKinds; ++k)
+      if (!names[k]->empty()) ch.credentials.emplace_back(kKindNames[k], *names[k]);
+    ch.credentials.emplace_back("total", "");
+    c.charges.push_back(std::move(ch));
+  }
+  if (!ended) c.new_state = acct::DecayState{pass_time, pass_time};
+  if (!store) {  // no store: no usage kept (FSPOLICY NONE)
+    if (!ended) {
+      out->next = build(cur.rows, pass_time, pass_time, cur.generation + 1);
+    }
+    return MFPRIO_OK;
+  }
+  try {
+    store->apply_windows(c);
+  } catch (const acct::StoreError& e) {
+    *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
+    return MFPRIO_ESTORE;
+  }
+  out->committed = true;
+  out->charged = c.charges.size();
+  // The view follows the store: read the windows back (one family's rows).
+  const int64_t last = ended ? cur.last_decay : pass_time;
+  const int64_t as_of = ended ? std::max(cur.as_of, host_->now()) : pass_time;
+  out->next = build(store->load_windows(kFamily), as_of, last, cur.generation + 1);
+  return MFPRIO_OK;
+}
+
+int MauiPolicy::decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
+                      const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) {
+  return charge(store, static_cast<const MauiState&>(*current), running, &now, 0, count, false, now, out, why);
+}
+
+int MauiPolicy::job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
+                        const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) {
+  if (!store) return MFPRIO_OK;
+  return charge(store, static_cast<const MauiState&>(*current), jobs, end_times, 1, count, true, 0, out, why);
+}
+
+void MauiPolicy::share_view(const State& state, ShareView* v) const {
+  // diagnose -f: per credential its target (with mode), its usage per
+  // window (newest first) and the decayed total, as a share of the total.
+  const MauiState& s = static_cast<const MauiState&>(state);
+  const Config& cfg = *cfg_;
+  const int depth = cfg.fs_depth;
+  const int64_t cur = floor_div(s.as_of, cfg.fs_interval);
+  v->column("credential", "Credential", -1, 16, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
+  v->column("target", "Target", -1, 9, MFPRIO_COLF_TEXT);
+  v->column("usage_percent", "Usage%", 2, 9, 0);
+  v->column("fs_delta", "FSFactor", 4, 10, 0);
+  v->column("decayed_usage", "Decayed", 1, 14, 0);
+  for (int i = 0; i < depth; ++i) {
+    char name[32], label[16];
+    std::snprintf(name, sizeof name, "window_%d", i);
+    std::snprintf(label, sizeof label, "W%d", i);
+    v->column(name, label, 1, 12, MFPRIO_COLF_LONG);
+  }
+  // Per credential: the raw (undecayed) usage of each of the FSDEPTH windows.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> windows;
+  for (const acct::WindowRow& r : s.rows) {
+    const int64_t age = cur - floor_div(r.start, cfg.fs_interval);
+    if (age < 0 || age >= depth) continue;
+    auto& w = windows[{r.kind, r.name}];
+    w.resize(static_cast<size_t>(depth), 0.0);
+    w[static_cast<size_t>(age)] += r.usage;
+  }
+  auto add_row = [&](int32_t parent, uint32_t depth_, const std::string& kind, const std::string& name,
+                     const std::string& label, double usage, const FsEntry* e, bool has_delta) {
+    ShareView::Row r;
+    r.parent = parent;
+    r.depth = depth_;
+    r.is_user = kind == "user";
+    r.account = kind == "account" ? name : "";
+    r.user = kind == "user" ? name : "";
+    r.cells.push_back(ShareView::text(label));
+    r.cells.push_back(ShareView::text(e ? target_text(e->target) : ""));
+    r.cells.push_back(ShareView::num(s.usage.total > 0 ? 100.0 * usage / s.usage.total : 0.0));
+    r.cells.push_back(has_delta && e ? ShareView::num(e->delta) : ShareView::text(""));
+    r.cells.push_back(ShareView::num(usage));
+    auto it = windows.find({kind, name});
+    for (int i = 0; i < depth; ++i)
+      r.cells.push_back(ShareView::num(it == windows.end() ? 0.0 : it->second[static_cast<size_t>(i)]));
+    v->rows.push_back(std::move(r));
+    return static_cast<int32_t>(v->rows.size() - 1);
+  };
+  const int32_t top = add_row(-1, 0, "total", "", "TOTAL", s.usage.total, nullptr, false);
+  for (int k = 0; k < kCredKinds; ++k) {
+    // Every credential with usage or a *CFG line, by name.
+    std::set<std::string> names;
+    for (const auto& [n, u] : s.usage.by_name[k]) names.insert(n);
+    for (const auto& [n, c] : cfg.creds[k]) names.insert(n);
+    if (names.empty()) continue;
+    std::string heading = cred_kind_param(static_cast<CredKind>(k));  // "USERCFG"
+    heading = heading.substr(0, heading.size() - 3);                   // "USER"
+    const int32_t group = add_row(top, 1, std::string("kind:") + kKindNames[k], heading, heading, 0, nullptr, false);
+    for (const std::string& n : names) {
+      auto u = s.usage.by_name[k].find(n);
+      const double usage = u == s.usage.by_name[k].end() ? 0.0 : u->second;
+      auto e = s.model->fs.entries[k].find(n);
+      add_row(group, 2, kKindNames[k], n, n, usage, e == s.model->fs.entries[k].end() ? nullptr : &e->second,
+              true);
+    }
+  }
+}
+
+void MauiPolicy::info(const State&, InfoView* v) const {
+  const Config& cfg = *cfg_;
+  for (int c = 0; c < kComponents; ++c) {
+    const ComponentInfo& ci = component_info(static_cast<Component>(c));
+    v->weight(ci.term_name, static_cast<double>(cfg.comp_weight[c]));
+  }
+  for (int s = 0; s < kSubs; ++s) {
+    const SubInfo& si = sub_info(static_cast<Sub>(s));
+    if (si.moab_only && cfg.flavor == Flavor::Maui) continue;
+    v->weight(si.term_name, static_cast<double>(cfg.sub_weight[s]));
+  }
+  v->set("config", cfg_path_);
+  v->set("flavor", std::string(cfg.flavor == Flavor::Moab ? "moab" : "maui"));
+  const char* pol = "NONE";
+  switch (cfg.fs_policy) {
+    case FsPolicy::DedicatedPS: pol = "DEDICATEDPS"; break;
+    case FsPolicy::DedicatedPES: pol = "DEDICATEDPES"; break;
+    case FsPolicy::UtilizedPS: pol = "UTILIZEDPS"; break;
+    default: break;
+  }
+  v->set("fs_policy", std::string(pol) + (cfg.fs_percent ? "%" : ""));
+  v->set_int("fs_interval", cfg.fs_interval);
+  v->set_int("fs_depth", cfg.fs_depth);
+  v->set("fs_decay", cfg.fs_decay);
+  v->set_int("xf_min_wclimit", cfg.xf_min_wclimit);
+  const char* acc = cfg.accrual == AccrualPolicy::Always ? "ALWAYS"
+                    : cfg.accrual == AccrualPolicy::FullPolicy ? "FULLPOLICY" : "QUEUEPOLICY";
+  v->set("job_prio_accrual_policy", std::string(acc));
+  v->set_int("max_priority", 1000000000);
+  v->set("accounting_storage_loc", store_path_);
+}
+
+}  // namespace mfprio::maui
