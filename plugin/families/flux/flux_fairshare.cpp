@@ -3,8 +3,8 @@
 // Weighted tree (reference/flux.md §3, flux-accounting's weighted_tree /
 // weighted_walk / data_reader_db), restated:
 //   Load: from the root bank, active sub-banks; a bank with an active sub-bank
-//     gets no user children (its users are left out); otherwise its active
-//     users.  Bank usage = sum of its kept users' usage, up every ancestor.
+//     gets no user children (its users are left out; an option keeps them);
+//     otherwise its active users.  Bank usage = sum of its kept users' usage, up every ancestor.
 //     N = number of kept user associations.
 //   Weights, per sibling set: s_sum = sum of shares, u_sum = sum of usage;
 //     shares == 0 -> 0; |usage| < 1e-9 -> 2^64 (UINT64_MAX + 1 as a double);
@@ -48,7 +48,8 @@ struct Prepared {
   std::vector<uint8_t> kept;
 };
 
-bool prepare(const std::vector<TreeNode>& nodes, Prepared* p, std::string* why) {
+bool prepare(const std::vector<TreeNode>& nodes, bool drop_users_beside_sub_banks, Prepared* p,
+             std::string* why) {
   const int32_t n = static_cast<int32_t>(nodes.size());
   auto fail = [&](std::string m) {
     if (why) *why = std::move(m);
@@ -101,7 +102,7 @@ bool prepare(const std::vector<TreeNode>& nodes, Prepared* p, std::string* why) 
       if (!nodes[c].is_user && nodes[c].active) has_sub_bank = true;
     for (int32_t c : all[b]) {
       if (!nodes[c].active) continue;
-      if (nodes[c].is_user && has_sub_bank) continue;  // upstream loader ignores them
+      if (nodes[c].is_user && has_sub_bank && drop_users_beside_sub_banks) continue;  // upstream loader
       p->kids[b].push_back(c);
     }
     std::sort(p->kids[b].begin(), p->kids[b].end(), by_name);
@@ -197,7 +198,7 @@ double round_6_decimals(double v) {
 bool weighted_tree_fairshare(const std::vector<TreeNode>& nodes, const WeightedTreeOptions& opt,
                              FairShareResult* out, std::string* why) {
   Prepared p;
-  if (!prepare(nodes, &p, why)) return false;
+  if (!prepare(nodes, opt.drop_users_beside_sub_banks, &p, why)) return false;
   FairShareResult r;
   const size_t n = nodes.size();
   r.fairshare.assign(n, 0.0);
@@ -249,7 +250,7 @@ bool weighted_tree_fairshare(const std::vector<TreeNode>& nodes, const WeightedT
 
 bool design_fairshare(const std::vector<TreeNode>& nodes, FairShareResult* out, std::string* why) {
   Prepared p;
-  if (!prepare(nodes, &p, why)) return false;
+  if (!prepare(nodes, false, &p, why)) return false;
   FairShareResult r;
   const size_t n = nodes.size();
   r.fairshare.assign(n, 0.0);

@@ -38,6 +38,11 @@ struct WeightedTreeOptions {
   // The value the plugin sees went through std::to_string (6 decimals):
   // 2/3 -> 0.666667.  On by default, as the plugin multiplies that value.
   bool round_to_6_decimals = true;
+  // flux-accounting's loader gives a bank that has sub-banks no user
+  // children, so users and banks are never siblings there.  Off, such users
+  // are kept and compete with the sub-banks (a user sorts before a bank of
+  // equal weight, the weighted tree's own rule).
+  bool drop_users_beside_sub_banks = true;
 };
 
 struct FairShareResult {
@@ -55,7 +60,8 @@ bool weighted_tree_fairshare(const std::vector<TreeNode>& nodes, const WeightedT
                              FairShareResult* out, std::string* why);
 
 // Design mode: F = 2^(-U/S) (see flux_fairshare.cpp).  Same input and output
-// shape (weight[] holds S, usage[] holds the raw summed usage).
+// shape (weight[] holds S, usage[] holds the raw summed usage).  Users beside
+// sub-banks are kept (they have shares of their own there).
 bool design_fairshare(const std::vector<TreeNode>& nodes, FairShareResult* out, std::string* why);
 
 // The floating-point equality flux-accounting's weighted tree uses:
