@@ -9,9 +9,10 @@
 //   Weights, per sibling set: s_sum = sum of shares, u_sum = sum of usage;
 //     shares == 0 -> 0; |usage| < 1e-9 -> 2^64 (UINT64_MAX + 1 as a double);
 //     else (shares / s_sum) / (usage / u_sum).
-//   Order: weight descending; equal weights (weights_equal) put users before
-//     banks; then name order (upstream's std::sort leaves equal elements in
-//     any order: that changes no value, we just make it deterministic).
+//   Order: a user and a bank of equal weight (weights_equal): the user first;
+//     otherwise raw weight descending, then name (upstream's std::sort leaves
+//     exactly equal elements in any order: that changes no value, we just make
+//     it deterministic).
 //   Walk: rank = N, stride = 0.  In a sibling list a user whose weight equals
 //     the next user's is "tied with next"; a run of consecutive banks with
 //     equal weights becomes one virtual bank whose children are all theirs,
@@ -134,9 +135,13 @@ struct Walker {
   int64_t rank = 0;
   int64_t stride = 0;
 
+  // Equal-within-epsilon user and bank: the user first; otherwise the raw
+  // weight decides, so tied users come out in upstream's order (its own test
+  // data puts a weight one ulp larger first: weighted_tree_test01's
+  // small_tie).  The order inside a tie never changes a value.
   bool before(int32_t a, int32_t b) const {
-    if (!weights_equal(w[a], w[b])) return w[a] > w[b];
-    if (nodes[a].is_user != nodes[b].is_user) return nodes[a].is_user;
+    if (nodes[a].is_user != nodes[b].is_user && weights_equal(w[a], w[b])) return nodes[a].is_user;
+    if (w[a] != w[b]) return w[a] > w[b];
     return nodes[a].name != nodes[b].name ? nodes[a].name < nodes[b].name : a < b;
   }
 
@@ -149,6 +154,7 @@ struct Walker {
     const double f = static_cast<double>(rank) / n;
     out->fairshare[u] = round6 ? round_6_decimals(f) : f;
     out->ranked[u] = 1;
+    out->order.push_back(u);
     if (tied_with_next) {
       ++stride;
     } else {
@@ -274,6 +280,7 @@ bool design_fairshare(const std::vector<TreeNode>& nodes, FairShareResult* out, 
     const double U = root_usage > 0.0 ? r.usage[i] / root_usage : 0.0;
     r.fairshare[i] = S > 0.0 ? std::exp2(-U / S) : 0.0;
     r.ranked[i] = 1;
+    r.order.push_back(i);
   }
   *out = std::move(r);
   return true;

@@ -51,6 +51,8 @@ struct FairShareResult {
   std::vector<double> usage;      // per node: users' own, banks' summed (kept nodes)
   std::vector<double> weight;     // per node: its weight among its siblings (kept nodes)
   int32_t leaf_count = 0;         // N: user associations in the walked tree
+  std::vector<int32_t> order;     // users in the order the walk ranked them
+                                  // (weighted tree; design: tree order)
 };
 
 // flux-accounting's weighted tree.  False (with *why) when the tree is

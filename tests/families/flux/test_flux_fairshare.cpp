@@ -208,6 +208,107 @@ TEST(FluxWeightedTree, MalformedTreesAreRefused) {
   EXPECT_NE(why.find("cycle"), std::string::npos) << why;
 }
 
+// ---- flux-accounting's own weighted-tree test data
+// (src/fairness/weighted_tree/test/accounts_data/*.csv: level, bank, user,
+// shares, usage; the expected orders are those of weighted_tree_test01.cpp).
+// Bank usage in those files equals the sum of their users', as we compute it.
+
+struct Row {
+  const char* bank;
+  const char* user;  // nullptr for a bank row
+  uint64_t shares;
+  double usage;
+};
+
+std::vector<std::string> upstream_order(const std::vector<Row>& rows, bool keep_users_beside_banks,
+                                        std::map<std::string, double>* values = nullptr) {
+  TreeBuilder t;  // "root" exists; rows name banks under root or users under banks
+  for (const Row& r : rows) {
+    if (std::string(r.bank) == "root" && !r.user) continue;
+    if (!r.user)
+      t.bank(r.bank, "root", r.shares);
+    else
+      t.user(r.user, r.bank, r.shares, r.usage);
+  }
+  WeightedTreeOptions opt;
+  opt.drop_users_beside_sub_banks = !keep_users_beside_banks;
+  const auto res = t.run(opt);
+  std::vector<std::string> names;
+  for (int32_t i : res.order) names.push_back(t.nodes[i].name);
+  if (values)
+    for (int32_t i : res.order) (*values)[t.nodes[i].name] = res.fairshare[i];
+  // The order must also be the fair-share order (non-increasing values).
+  for (size_t k = 1; k < res.order.size(); ++k)
+    EXPECT_GE(res.fairshare[res.order[k - 1]], res.fairshare[res.order[k]]);
+  return names;
+}
+
+using Names = std::vector<std::string>;
+
+TEST(FluxWeightedTreeUpstream, SmallNoTie) {
+  const std::vector<Row> rows = {
+      {"account1", nullptr, 1000, 121}, {"account1", "leaf.1.1", 10000, 100},
+      {"account1", "leaf.1.2", 1000, 11}, {"account1", "leaf.1.3", 100000, 10},
+      {"account2", nullptr, 100, 11},    {"account2", "leaf.2.1", 100000, 8},
+      {"account2", "leaf.2.2", 10000, 3}, {"account3", nullptr, 10, 1},
+      {"account3", "leaf.3.1", 100, 0},  {"account3", "leaf.3.2", 10, 1}};
+  EXPECT_EQ(upstream_order(rows, false),
+            (Names{"leaf.3.1", "leaf.3.2", "leaf.2.1", "leaf.2.2", "leaf.1.3", "leaf.1.1", "leaf.1.2"}));
+}
+
+TEST(FluxWeightedTreeUpstream, SmallTieMergesAccounts1And2) {
+  const std::vector<Row> rows = {
+      {"account1", nullptr, 1000, 120}, {"account1", "leaf.1.1", 10000, 100},
+      {"account1", "leaf.1.2", 1000, 10}, {"account1", "leaf.1.3", 100000, 10},
+      {"account2", nullptr, 100, 12},    {"account2", "leaf.2.1", 10000, 10},
+      {"account2", "leaf.2.2", 1000, 1}, {"account2", "leaf.2.3", 100000, 1},
+      {"account3", nullptr, 10, 1},      {"account3", "leaf.3.1", 100, 0},
+      {"account3", "leaf.3.2", 10, 1}};
+  std::map<std::string, double> fs;
+  EXPECT_EQ(upstream_order(rows, false, &fs), (Names{"leaf.3.1", "leaf.3.2", "leaf.1.3", "leaf.2.3", "leaf.1.2",
+                                                     "leaf.2.2", "leaf.1.1", "leaf.2.1"}));
+  // N = 8: zero usage first; 1.3/2.3 tie at rank 6; the last four tie at 4.
+  EXPECT_DOUBLE_EQ(fs["leaf.3.1"], 1.0);
+  EXPECT_DOUBLE_EQ(fs["leaf.3.2"], 0.875);
+  EXPECT_DOUBLE_EQ(fs["leaf.1.3"], 0.75);
+  EXPECT_DOUBLE_EQ(fs["leaf.2.3"], 0.75);
+  for (const char* u : {"leaf.1.2", "leaf.2.2", "leaf.1.1", "leaf.2.1"}) EXPECT_DOUBLE_EQ(fs[u], 0.5) << u;
+}
+
+TEST(FluxWeightedTreeUpstream, SmallTieDiffTypeUserBeforeBank) {
+  const std::vector<Row> rows = {
+      {"root", "leaf.0.1", 100, 12},     {"account1", nullptr, 1000, 120},
+      {"account1", "leaf.1.1", 10000, 100}, {"account1", "leaf.1.2", 1000, 10},
+      {"account1", "leaf.1.3", 100000, 10}, {"account3", nullptr, 10, 1},
+      {"account3", "leaf.3.1", 100, 0},  {"account3", "leaf.3.2", 10, 1}};
+  EXPECT_EQ(upstream_order(rows, true),
+            (Names{"leaf.3.1", "leaf.3.2", "leaf.0.1", "leaf.1.3", "leaf.1.2", "leaf.1.1"}));
+}
+
+TEST(FluxWeightedTreeUpstream, SmallTieAllThreeAccountsMerged) {
+  const std::vector<Row> rows = {
+      {"account1", nullptr, 1000, 120},     {"account1", "leaf.1.1", 10000, 100},
+      {"account1", "leaf.1.2", 1000, 10},   {"account1", "leaf.1.3", 100000, 10},
+      {"account2", nullptr, 100, 12},        {"account2", "leaf.2.1", 10000, 10},
+      {"account2", "leaf.2.2", 1000, 1},    {"account2", "leaf.2.3", 100000, 1},
+      {"account3", nullptr, 10000, 1200},    {"account3", "leaf.3.1", 10000, 1000},
+      {"account3", "leaf.3.2", 1000, 100},  {"account3", "leaf.3.3", 100000, 100}};
+  EXPECT_EQ(upstream_order(rows, false), (Names{"leaf.1.3", "leaf.2.3", "leaf.3.3", "leaf.1.2", "leaf.2.2",
+                                                "leaf.3.2", "leaf.1.1", "leaf.2.1", "leaf.3.1"}));
+}
+
+TEST(FluxWeightedTreeUpstream, SmallZeroSharesLast) {
+  const std::vector<Row> rows = {
+      {"account1", nullptr, 1000, 120}, {"account1", "leaf.1.1", 10000, 100},
+      {"account1", "leaf.1.2", 1000, 10}, {"account1", "leaf.1.3", 100000, 10},
+      {"account2", nullptr, 100, 12},    {"account2", "leaf.2.1", 0, 10},
+      {"account2", "leaf.2.2", 0, 1},    {"account2", "leaf.2.3", 100000, 1},
+      {"account3", nullptr, 10, 1},      {"account3", "leaf.3.1", 100, 0},
+      {"account3", "leaf.3.2", 10, 1}};
+  EXPECT_EQ(upstream_order(rows, false), (Names{"leaf.3.1", "leaf.3.2", "leaf.2.3", "leaf.1.3", "leaf.1.2",
+                                                "leaf.1.1", "leaf.2.1", "leaf.2.2"}));
+}
+
 // ---- design-mode fair share: F = 2^(-U/S)
 
 TEST(FluxDesignFairShare, ExactlyServedIsHalfIdleIsOneNoSharesIsZero) {
