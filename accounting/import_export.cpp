@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -124,11 +126,70 @@ void each_record(json_t* root, const char* section, Fn fn) {
   }
 }
 
+// Maui/Moab fair-share history (priority/maui): "fairshare_usage": [{"kind",
+// "name", "windows": [w0, w1, ...]}], w0 the window holding
+// "fairshare_as_of" (epoch; default now), each window "fairshare_interval"
+// seconds long (default 43200, Maui's FSINTERVAL default).  Rows go to the
+// store's windowed usage (family "maui") by their absolute start, so the
+// plugin reads them under any FSINTERVAL.  The total defaults to the sum
+// over the user records.
+void plan_fairshare_usage(json_t* root, AdminChanges* ch) {
+  Fields top(root, "top level");
+  json_t* arr = top.get("fairshare_usage");
+  const int64_t as_of = top.integer("fairshare_as_of", 0, int64_t{1} << 40).value_or(
+      static_cast<int64_t>(std::time(nullptr)));
+  const int64_t interval = top.integer("fairshare_interval", 1, int64_t{1} << 32).value_or(43200);
+  if (!arr) return;
+  if (!json_is_array(arr)) top.fail("\"fairshare_usage\" must be an array");
+  const int64_t w0 = as_of - ((as_of % interval) + interval) % interval;  // start of the window holding as_of
+  std::map<int64_t, double> user_sum;
+  bool has_total = false;
+  std::set<std::pair<std::string, std::string>> seen;
+  size_t i;
+  json_t* obj;
+  json_array_foreach(arr, i, obj) {
+    Fields f(obj, record_where("fairshare_usage", i, obj));
+    if (!json_is_object(obj)) f.fail("must be an object");
+    f.only({"kind", "name", "windows"});
+    const std::string kind = f.str("kind").value_or("");
+    static const char* const kKinds[] = {"user", "group", "account", "qos", "class", "total"};
+    if (std::find_if(std::begin(kKinds), std::end(kKinds), [&](const char* k) { return kind == k; }) ==
+        std::end(kKinds))
+      f.fail("\"kind\" must be one of user, group, account, qos, class, total");
+    std::string name = f.str("name").value_or("");
+    if (kind == "total") {
+      if (!name.empty()) f.fail("the total has no \"name\"");
+      has_total = true;
+    } else if (auto p = name_problem(name); !p.empty()) {
+      f.fail(p);
+    }
+    if (!seen.insert({kind, name}).second) f.fail("duplicate " + kind + " \"" + name + "\"");
+    json_t* w = f.get("windows");
+    if (!w || !json_is_array(w)) f.fail("\"windows\" must be an array of numbers");
+    if (json_array_size(w) > 24) f.fail("more than 24 windows (Maui keeps 24)");
+    size_t k;
+    json_t* v;
+    json_array_foreach(w, k, v) {
+      if (!json_is_number(v)) f.fail("windows[" + std::to_string(k) + "] must be a number");
+      const double u = json_number_value(v);
+      if (!std::isfinite(u) || u < 0 || u > 1e30)
+        f.fail("windows[" + std::to_string(k) + "] must be a finite number >= 0");
+      const int64_t start = w0 - static_cast<int64_t>(k) * interval;
+      ch->windows.push_back(WindowRow{kind, name, start, interval, u});
+      if (kind == "user") user_sum[start] += u;
+    }
+  }
+  if (!has_total)
+    for (const auto& [start, u] : user_sum) ch->windows.push_back(WindowRow{"total", "", start, interval, u});
+  ch->windows_family = "maui";
+}
+
 AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
   if (!json_is_object(root)) throw AdminError("the top level must be an object");
   {
     Fields top(root, "top level");
-    top.only({"accounts", "users", "qos", "partitions"});
+    top.only({"accounts", "users", "qos", "partitions", "fairshare_usage", "fairshare_as_of",
+              "fairshare_interval"});
   }
   Model m(current);
   AdminChanges ch;
@@ -255,6 +316,7 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     ch.partitions.push_back(p);
     ++st.partitions;
   });
+  plan_fairshare_usage(root, &ch);
   // Write the default partition last so that it is the one left flagged.
   std::stable_partition(ch.partitions.begin(), ch.partitions.end(),
                         [](const PartitionRec& p) { return !p.is_default; });

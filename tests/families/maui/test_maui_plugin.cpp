@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../multifactor/harness.hpp"
+#include "import_export.hpp"
 
 namespace mfprio::test {
 namespace {
@@ -170,6 +171,39 @@ TEST_F(MauiPlugin, MoabCapBindsBothSigns) {
   EXPECT_NEAR(term(fa, "CRED").contribution, 100.0, 1e-9);
   EXPECT_TRUE(term(fa, "CRED").flags & MFPRIO_TERMF_CAPPED);
   EXPECT_NEAR(term(fb, "CRED").contribution, -100.0, 1e-9);
+}
+
+TEST_F(MauiPlugin, ImportedHistoryIsReadUnderTheConfiguredInterval) {
+  // Two hours of history in one-hour windows, w0 holding T0 + 10.
+  const std::string json = dir_.file("hist.json");
+  std::ofstream(json) << R"({"fairshare_as_of": )" << T0 + 10 << R"(, "fairshare_interval": 3600,
+    "fairshare_usage": [{"kind": "user", "name": "alice", "windows": [30, 10]},
+                        {"kind": "user", "name": "bob", "windows": [10, 30]}]})";
+  {
+    auto st = acct::Store::open(dir_.file("acct.db"), acct::OpenOptions{});
+    acct::import_json_file(*st, json);
+  }
+  ASSERT_EQ(start("FSPOLICY DEDICATEDPS\nFSINTERVAL 01:00:00\nFSDEPTH 2\nFSDECAY 0.5\n"), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(p_->ops.decay(T0 + 20, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_NEAR(share("alice", "window_0"), 30.0, 1e-9);
+  EXPECT_NEAR(share("alice", "window_1"), 10.0, 1e-9);
+  EXPECT_NEAR(share("alice", "decayed_usage"), 35.0, 1e-9);
+  EXPECT_NEAR(share("TOTAL", "decayed_usage"), 40.0 + 0.5 * 40.0, 1e-9);  // the sum over users
+  EXPECT_NEAR(share("alice", "usage_percent"), 100.0 * 35.0 / 60.0, 1e-9);
+}
+
+TEST_F(MauiPlugin, BadHistoryIsRefusedNamingTheRecord) {
+  const std::string json = dir_.file("hist.json");
+  std::ofstream(json) << R"({"fairshare_usage": [{"kind": "user", "name": "alice", "windows": [1, -2]}]})";
+  auto st = acct::Store::open(dir_.file("acct.db"), acct::OpenOptions{});
+  try {
+    acct::import_json_file(*st, json);
+    FAIL() << "accepted a negative window";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("fairshare_usage[0] (name \"alice\"): windows[1]"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(st->load_windows("maui").empty());
 }
 
 }  // namespace
