@@ -130,4 +130,62 @@ TEST_F(Crash, KilledAtRandomMomentsGivesOldOrNewTotal) {
 }
 
 }  // namespace
+
+// Windowed usage (Maui/Moab fair share, flux bins): a process killed at a
+// random moment inside a stream of window charges and rolls leaves every
+// charge whole or absent.  Conservation: with rate 1 from start 0, the sum
+// of a family's rows equals the sum of its ledger's charged_until (nothing
+// lost, nothing counted twice), whatever window boundary a charge crossed.
+namespace {
+double scalar(const std::string& db, const char* sql) {
+  sqlite3* h = nullptr;
+  sqlite3_open(db.c_str(), &h);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, sql, -1, &st, nullptr);
+  double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+}  // namespace
+
+TEST(CrashWindows, KilledWhileChargingWindowsLosesAndDoublesNothing) {
+  TempDir dir;
+  const std::string db = dir.file("w.db");
+  { auto s = Store::open(db); }
+  unsigned seed = 12345;
+  double last_ledger = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      auto s = Store::open(db);
+      for (int64_t until = 100;; until += 37) {  // crosses a 100 s window boundary every few passes
+        WindowCycle c;
+        c.family = "maui";
+        c.window_seconds = 100;
+        c.drop_before = 0;
+        for (uint64_t job = 1; job <= 5; ++job)
+          c.charges.push_back(WindowCharge{job * 1000 + static_cast<uint64_t>(trial), 0, until, 1.0,
+                                           {{"user", "u" + std::to_string(job)}, {"total", ""}}, false});
+        c.new_state = DecayState{until, until};
+        s->apply_windows(c);
+      }
+    }
+    seed = seed * 1103515245u + 12345u;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + (seed >> 16) % 40));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_EQ(integrity(db), "ok");
+    const double users = scalar(db, "SELECT total(usage) FROM usage_windows WHERE kind = 'user'");
+    const double totals = scalar(db, "SELECT total(usage) FROM usage_windows WHERE kind = 'total'");
+    const double ledger = scalar(db, "SELECT total(charged_until) FROM window_ledger");
+    EXPECT_DOUBLE_EQ(users, ledger) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(totals, ledger) << "trial " << trial;
+    last_ledger = ledger;
+  }
+  EXPECT_GT(last_ledger, 0.0);  // the children did commit charges before dying
+}
+
 }  // namespace mfprio::acct
+
