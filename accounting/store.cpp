@@ -45,16 +45,21 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
   if (!opts.read_only && opts.create) {
     // Create the file ourselves so its mode is 0600 whatever the umask or
     // SQLite's defaults: the store holds every user's usage and admin flags.
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    // O_EXCL never follows a symlink; O_NOFOLLOW says so for the check below.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0) {
       ::close(fd);
     } else if (errno != EEXIST) {
       throw StoreError(path + ": cannot create: " + std::strerror(errno));
     }
   }
+  // Never through a symlink: a link planted at the store path would make us
+  // write a store (and every user's usage) wherever it points.
   struct stat sb;
-  if (::stat(path.c_str(), &sb) != 0)
+  if (::lstat(path.c_str(), &sb) != 0)
     throw StoreError(path + ": cannot open: " + std::strerror(errno));
+  if (S_ISLNK(sb.st_mode)) throw StoreError(path + ": is a symbolic link: refused (give the real path)");
+  if (!S_ISREG(sb.st_mode)) throw StoreError(path + ": not a regular file");
   int flags = (opts.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
               SQLITE_OPEN_NOMUTEX;
   sqlite3* raw = nullptr;

@@ -653,3 +653,26 @@ TEST(StoreWindows, BadChargeRollsTheWholePassBack) {
 
 }  // namespace
 }  // namespace mfprio::acct
+
+namespace mfprio::acct {
+namespace {
+
+TEST(StoreOpen, RefusesASymlinkAtTheStorePathAndWritesNothingThrough) {
+  test::TempDir dir;
+  const std::string target = dir.file("elsewhere.db"), link = dir.file("acct.db");
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  try {
+    Store::open(link);
+    FAIL() << "opened a store through a symlink";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("symbolic link"), std::string::npos) << e.what();
+  }
+  struct stat sb;
+  EXPECT_NE(::stat(target.c_str(), &sb), 0);  // nothing created at the link's target
+  // A link to an existing store is refused too.
+  { auto s = Store::open(target); }
+  EXPECT_THROW(Store::open(link), StoreError);
+}
+
+}  // namespace
+}  // namespace mfprio::acct
