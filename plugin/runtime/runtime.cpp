@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "store.hpp"
+#include "timestr.hpp"
 #include "tres.hpp"
 
 namespace mfprio {
@@ -60,6 +61,16 @@ uint32_t fresh_layout_base() {
 Runtime::Runtime(std::unique_ptr<Policy> policy, const mfprio_host_t& host)
     : host_(host_context(host, policy->type())), policy_(std::move(policy)),
       next_layout_(fresh_layout_base()) {
+  max_gap_ = 366 * 86400;
+  for (const ConfPair& c : host_.conf) {
+    if (!iequals(c.key, "PriorityMaxDecayGap")) continue;
+    int64_t v = 0;
+    std::string why;
+    if (!parse_time_string(c.value, &v, &why) || v < 0)
+      throw ConfigError(c.file + ":" + std::to_string(c.line) + ": PriorityMaxDecayGap: " +
+                        (why.empty() ? "must not be negative" : why));
+    max_gap_ = v == kTimeInfinite ? 0 : v;
+  }
   policy_->configure(host_);
 }
 
@@ -132,6 +143,13 @@ int Runtime::decay(int64_t now, const mfprio_job_t* running, size_t count, std::
   if (cur->last_decay > 0 && now < cur->last_decay) {
     *why = "decay: now (" + std::to_string(now) + ") is before the last decay pass (" +
            std::to_string(cur->last_decay) + ")";
+    return MFPRIO_EINVAL;
+  }
+  if (max_gap_ > 0 && cur->last_decay > 0 && now - cur->last_decay > max_gap_) {
+    *why = "decay: now (" + std::to_string(now) + ") is " + std::to_string((now - cur->last_decay) / 86400) +
+           " days after the last decay pass (" + std::to_string(cur->last_decay) +
+           "): more than PriorityMaxDecayGap allows; refused (a clock that far ahead would decay all "
+           "usage away).  If the gap is real, raise PriorityMaxDecayGap";
     return MFPRIO_EINVAL;
   }
   PassOutcome out;

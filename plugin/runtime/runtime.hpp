@@ -7,6 +7,11 @@
 // publishes the first state -> decay()/job_end() on the control thread ->
 // current()/last_pass() from any thread.
 //
+// The clock rule: a decay `now` more than PriorityMaxDecayGap (a time string,
+// default 366-0, INFINITE for none) after the last pass is refused: a clock
+// set years ahead would decay every user's usage away and make every later
+// (correct) pass look like it ran backwards.
+//
 // The failure rule (ABI: "a pass is never applied twice"): when a pass fails
 // before the store committed, nothing changed.  When it fails after the
 // commit (a reload or snapshot build threw), the runtime rebuilds the state
@@ -78,6 +83,7 @@ class Runtime {
   uint64_t next_generation_ = 1;
   uint64_t clamped_high_logged_ = 0;
   bool stale_ = false;
+  int64_t max_gap_ = 0;        // PriorityMaxDecayGap, seconds (0: no bound)
 };
 
 }  // namespace mfprio

@@ -164,3 +164,22 @@ TEST_F(RuntimeFailure, RefusedPassBeforeTheCommitChangesNothing) {
 
 }  // namespace
 }  // namespace mfprio::test
+
+namespace mfprio::test {
+namespace {
+
+TEST_F(RuntimeFailure, DecayFarBeyondTheLastPassIsRefusedAndChangesNothing) {
+  std::string why;
+  ASSERT_EQ(rt_->decay(T0, nullptr, 0, &why), MFPRIO_OK) << why;
+  const int64_t far = T0 + 400 * 86400;  // a clock a year and more ahead
+  EXPECT_EQ(rt_->decay(far, nullptr, 0, &why), MFPRIO_EINVAL);
+  EXPECT_NE(why.find("PriorityMaxDecayGap"), std::string::npos) << why;
+  EXPECT_EQ(store_last_decay(), T0);
+  EXPECT_NEAR(store_usage(), 1000.0, 1e-9);
+  // The correct clock goes on as if nothing happened.
+  ASSERT_EQ(rt_->decay(T0 + kHalfLife, nullptr, 0, &why), MFPRIO_OK) << why;
+  EXPECT_NEAR(usage(), 500.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace mfprio::test
