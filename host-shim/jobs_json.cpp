@@ -63,7 +63,7 @@ class LineParser {
     return json_is_true(v);
   }
 
-  std::vector<std::string> partitions(const json_t* v) const {
+  std::vector<std::string> partitions(const json_t* v, const char* field = "partition") const {
     std::vector<std::string> out;
     if (json_is_null(v)) return out;
     if (json_is_string(v)) {
@@ -74,7 +74,7 @@ class LineParser {
         size_t comma = s.find(',', pos);
         if (comma == std::string::npos) comma = s.size();
         std::string p = trim(s.substr(pos, comma - pos));
-        if (p.empty()) fail_field("partition", "empty partition name in '" + s + "'");
+        if (p.empty()) fail_field(field, "empty partition name in '" + s + "'");
         out.push_back(std::move(p));
         pos = comma + 1;
       }
@@ -83,18 +83,18 @@ class LineParser {
       const json_t* e;
       json_array_foreach(v, i, e) {
         if (!json_is_string(e))
-          fail_field("partition", "element " + std::to_string(i) + ": expected a string, got " + type_of(e));
+          fail_field(field, "element " + std::to_string(i) + ": expected a string, got " + type_of(e));
         std::string p = json_string_value(e);
         if (p.empty() || p.find(',') != std::string::npos)
-          fail_field("partition", "element " + std::to_string(i) + ": '" + p + "' is not a partition name");
+          fail_field(field, "element " + std::to_string(i) + ": '" + p + "' is not a partition name");
         out.push_back(std::move(p));
       }
     } else {
-      fail_field("partition", std::string("expected a string or an array of strings, got ") + type_of(v));
+      fail_field(field, std::string("expected a string or an array of strings, got ") + type_of(v));
     }
     for (size_t i = 0; i < out.size(); ++i)
       for (size_t j = 0; j < i; ++j)
-        if (out[i] == out[j]) fail_field("partition", "partition '" + out[i] + "' listed twice");
+        if (out[i] == out[j]) fail_field(field, "partition '" + out[i] + "' listed twice");
     return out;
   }
 
@@ -317,7 +317,7 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
   if ((v = get("qos"))) j.qos = p.string("qos", v);
   if ((v = get("partition"))) j.partitions = p.partitions(v);
   if ((v = get("queue")) && !json_is_null(v)) {  // Maui/Moab class, Grid Engine or Flux queue
-    std::vector<std::string> q = p.partitions(v);
+    std::vector<std::string> q = p.partitions(v, "queue");
     const json_t* part = get("partition");
     if (part && !json_is_null(part) && q != j.partitions) {
       auto join = [](const std::vector<std::string>& l) {
