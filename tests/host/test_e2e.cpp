@@ -495,6 +495,62 @@ TEST_F(HostE2E, JobFileV2KeysReachThePlugin) {
   EXPECT_TRUE(has(r.err, jobs + ":2: field 'urgency': 40 is out of range 0..31")) << r.err;
 }
 
+// ---- the plain-C99 host (tests/abi/abi_host.c) on the fixtures ------------
+
+class AbiHostE2E : public HostE2E {
+ protected:
+  ProcessResult abi_host(std::vector<std::string> args) {
+    args.insert(args.begin(), mfprio::test::env_or_die("MFPRIO_ABI_HOST"));
+    return run_process(args);
+  }
+  std::string so(const std::string& name) { return fixture_dir() + "/priority_" + name + ".so"; }
+  // id user account partition qos submit eligible nodes cpus mem_mb time_limit_min nice
+  std::string jobs_txt() {
+    return dir.write("jobs.txt",
+                     "3 alice physics batch high 1700000000 1700000000 1 32 0 0 0\n"
+                     "1 bob chem high - 1700000000 1700000000 1 60 0 0 10\n");
+  }
+};
+
+TEST_F(AbiHostE2E, PrintsPrioritiesWithOrWithoutOptionalOps) {
+  const std::string kv = dir.write("c.kv", "PriorityWeightAge=1\n");
+  // abi_host's cluster: 240 CPUs.  job 3: 500 + 250 + 100*32/240 + 100 + 300 = 1163
+  ProcessResult r = abi_host({so("fake"), kv, jobs_txt(), kNow});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "3 batch 1163\n1 high 965\n");
+  r = abi_host({so("noopt"), kv, jobs_txt(), kNow});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "3 batch 1163\n1 high 965\n");
+  r = abi_host({so("v1"), kv, jobs_txt(), kNow});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "ABI 1, host 2")) << r.err;
+  r = abi_host({so("nosym"), kv, jobs_txt(), kNow});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "missing required symbol decay")) << r.err;
+}
+
+TEST_F(AbiHostE2E, DescribesTermsAndShareColumnsGenerically) {
+  const std::string kv = dir.write("c.kv", "PriorityWeightAge=1\n");
+  ProcessResult r = abi_host({"--describe", so("fake"), kv, jobs_txt(), kNow});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_GE(l.size(), 13u + 1 + 10 + 1 + 11 + 6) << r.out;
+  EXPECT_EQ(l[0], "op job_resolve yes");
+  EXPECT_EQ(l[12], "op free_string yes");
+  EXPECT_EQ(l[13], "job 3 priority 1163 terms 10");
+  EXPECT_EQ(l[14].substr(0, 44), "term 0 site label=SITE parent=-1 flags=0x4 w");
+  EXPECT_EQ(l[22].substr(0, 53), "term 8 nice label=NICE parent=-1 flags=0x6 width=11 f");
+  EXPECT_EQ(l[24], "columns 11 rows 6");
+  EXPECT_EQ(l[25], "column 0 account label=Account decimals=-1 width=20 flags=0xe");
+  EXPECT_EQ(l[36], "row 0 parent=-1 depth=0 root|||1.000000|1000|1.000000|1.000000||||");
+  EXPECT_EQ(l[38], "row 2 parent=1 depth=2 physics|alice|1|1.000000|600|0.600000|0.600000|0.500000|1.666667||");
+  r = abi_host({"--describe", so("noopt"), kv, jobs_txt(), kNow});
+  ASSERT_EQ(r.status, 0) << r.err;
+  l = lines(r.out);
+  ASSERT_EQ(l.size(), 13u) << r.out;  // only "op <name> no" lines: no breakdown, no share table
+  for (const std::string& line : l) EXPECT_EQ(line.substr(line.size() - 3), " no") << line;
+}
+
 }  // namespace
 
 // ---- the real plugins (plugin/), as built by this tree --------------------
