@@ -495,6 +495,25 @@ TEST_F(HostE2E, JobFileV2KeysReachThePlugin) {
   EXPECT_TRUE(has(r.err, jobs + ":2: field 'urgency': 40 is out of range 0..31")) << r.err;
 }
 
+TEST_F(HostE2E, ReplayPricesWithWhatThePluginProvides) {
+  const std::string swf = dir.write("t.swf",
+                                    "; MaxProcs: 64\n"
+                                    "1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 1 -1 -1\n"
+                                    "2 5 100 50 8 -1 -1 8 100 -1 1 2 1 -1 1 1 -1 -1\n");
+  ProcessResult r = host({"--conf", fake_conf(), "replay", "--swf", swf, "--calc-period", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "replay: pending jobs priced: 2 (prioritize once per pass; at most 1 pending, 1 running)\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "replay: root raw usage (charged, decayed): 1000.400 ")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n             Account       User  RawShares")) << r.out;
+  const std::string noopt = dir.write("noopt.conf", "PriorityType=priority/noopt\nPluginDir=" + fixture_dir() + "\n");
+  r = host({"--conf", noopt, "replay", "--swf", swf, "--calc-period", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "replay: pending jobs priced: 2 (set_priority once per pass;")) << r.out;
+  EXPECT_TRUE(has(r.out, "replay: root raw usage: none (priority/noopt has no share table with raw_usage)\n")) << r.out;
+  EXPECT_FALSE(has(r.out, "Account")) << r.out;
+}
+
 // ---- the plain-C99 host (tests/abi/abi_host.c) on the fixtures ------------
 
 class AbiHostE2E : public HostE2E {
