@@ -6,6 +6,13 @@
 // -> fini + dlclose (Plugin's destructor).  Every failure prints one line on
 // stderr and exits 1; a bad job line is reported and the other jobs still run,
 // with exit status 1 at the end.
+//
+// ABI v2: only init, fini, set_priority, decay and errmsg are certain; every
+// command tests the optional operations it would use and falls back (the
+// table in host-shim/README.md): no prioritize -> per-job calls; no
+// set_priority_batch -> set_priority per record; no job_factors -> sprio
+// shows priorities only; no share_table -> sshare says the family has no
+// share view; no job_end(_batch) -> job-end charges nothing.
 #include <pwd.h>
 #include <unistd.h>
 
