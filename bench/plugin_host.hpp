@@ -32,13 +32,40 @@ class PluginHost {
   explicit PluginHost(const std::string& so = plugin_path()) {
     dl_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!dl_) throw std::runtime_error(std::string("dlopen: ") + dlerror());
+    try {
+      resolve_ops(so);
+    } catch (...) {
+      dlclose(dl_);
+      throw;
+    }
+  }
+
+ private:
+  void resolve_ops(const std::string& so) {
+    const uint32_t* version = static_cast<const uint32_t*>(dlsym(dl_, "plugin_version"));
+    if (!version || *version != MFPRIO_ABI_VERSION)
+      throw std::runtime_error(so + ": not a plugin for mfprio ABI v" + std::to_string(MFPRIO_ABI_VERSION));
+    // ABI v2: the first MFPRIO_OPS_REQUIRED names are required, the others
+    // optional (NULL when missing).  The benchmarks also call the optional
+    // operations below, which priority_multifactor provides.
     const char* names[] = {MFPRIO_OPS_SYMBOLS};
     void** slots = reinterpret_cast<void**>(&ops);
     for (int i = 0; i < MFPRIO_OPS_COUNT; ++i) {
       slots[i] = dlsym(dl_, names[i]);
-      if (!slots[i]) throw std::runtime_error(std::string("plugin lacks ") + names[i]);
+      if (!slots[i] && i < MFPRIO_OPS_REQUIRED) throw std::runtime_error(std::string("plugin lacks ") + names[i]);
     }
+    const struct {
+      const void* fn;
+      const char* name;
+    } used[] = {{reinterpret_cast<const void*>(ops.job_resolve), "job_resolve"},
+                {reinterpret_cast<const void*>(ops.set_priority_batch), "set_priority_batch"},
+                {reinterpret_cast<const void*>(ops.job_end), "job_end"},
+                {reinterpret_cast<const void*>(ops.job_end_batch), "job_end_batch"}};
+    for (const auto& u : used)
+      if (!u.fn) throw std::runtime_error(so + ": the benchmarks need the optional operation " + u.name);
   }
+
+ public:
   ~PluginHost() {
     if (inited_) ops.fini();
     if (dl_) dlclose(dl_);

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 
+#include "cli.hpp"
 #include "json_util.hpp"
 
 namespace mfprio::host {
@@ -62,7 +63,7 @@ class LineParser {
     return json_is_true(v);
   }
 
-  std::vector<std::string> partitions(const json_t* v) const {
+  std::vector<std::string> partitions(const json_t* v, const char* field = "partition") const {
     std::vector<std::string> out;
     if (json_is_null(v)) return out;
     if (json_is_string(v)) {
@@ -73,7 +74,7 @@ class LineParser {
         size_t comma = s.find(',', pos);
         if (comma == std::string::npos) comma = s.size();
         std::string p = trim(s.substr(pos, comma - pos));
-        if (p.empty()) fail_field("partition", "empty partition name in '" + s + "'");
+        if (p.empty()) fail_field(field, "empty partition name in '" + s + "'");
         out.push_back(std::move(p));
         pos = comma + 1;
       }
@@ -82,18 +83,18 @@ class LineParser {
       const json_t* e;
       json_array_foreach(v, i, e) {
         if (!json_is_string(e))
-          fail_field("partition", "element " + std::to_string(i) + ": expected a string, got " + type_of(e));
+          fail_field(field, "element " + std::to_string(i) + ": expected a string, got " + type_of(e));
         std::string p = json_string_value(e);
         if (p.empty() || p.find(',') != std::string::npos)
-          fail_field("partition", "element " + std::to_string(i) + ": '" + p + "' is not a partition name");
+          fail_field(field, "element " + std::to_string(i) + ": '" + p + "' is not a partition name");
         out.push_back(std::move(p));
       }
     } else {
-      fail_field("partition", std::string("expected a string or an array of strings, got ") + type_of(v));
+      fail_field(field, std::string("expected a string or an array of strings, got ") + type_of(v));
     }
     for (size_t i = 0; i < out.size(); ++i)
       for (size_t j = 0; j < i; ++j)
-        if (out[i] == out[j]) fail_field("partition", "partition '" + out[i] + "' listed twice");
+        if (out[i] == out[j]) fail_field(field, "partition '" + out[i] + "' listed twice");
     return out;
   }
 
@@ -205,6 +206,45 @@ class LineParser {
     }
   }
 
+  // deadline: seconds since the epoch, or "YYYY-MM-DDTHH:MM:SS[Z]" (UTC).
+  int64_t time_point(const char* field, const json_t* v, int64_t max) const {
+    if (json_is_integer(v)) return integer(field, v, 0, max);
+    if (!json_is_string(v))
+      fail_field(field, std::string("expected seconds since the epoch or a time string, got ") + type_of(v));
+    int64_t t = 0;
+    if (!parse_time_point(json_string_value(v), &t) || t < 0 || t > max)
+      fail_field(field, std::string("'") + json_string_value(v) +
+                            "' is not a time (seconds since the epoch or YYYY-MM-DDTHH:MM:SS[Z])");
+    return t;
+  }
+
+  // attrs: {"name": "value" | number | boolean, ...} -> strings.
+  void attrs(const json_t* v, JobSpec* job) const {
+    if (json_is_null(v)) return;
+    if (!json_is_object(v)) fail_field("attrs", std::string("expected an object of name: value, got ") + type_of(v));
+    const char* key;
+    const json_t* val;
+    json_object_foreach(const_cast<json_t*>(v), key, val) {
+      if (!*key) fail_field("attrs", "empty name");
+      std::string text;
+      if (json_is_string(val)) {
+        text.assign(json_string_value(val), json_string_length(val));
+        if (text.find('\0') != std::string::npos) fail_field("attrs", std::string("'") + key + "': NUL in the value");
+      } else if (json_is_integer(val)) {
+        text = std::to_string(json_integer_value(val));
+      } else if (json_is_real(val)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.15g", json_real_value(val));
+        text = buf;
+      } else if (json_is_boolean(val)) {
+        text = json_is_true(val) ? "true" : "false";
+      } else {
+        fail_field("attrs", std::string("'") + key + "': expected a string, number or boolean, got " + type_of(val));
+      }
+      job->attrs.emplace_back(key, std::move(text));
+    }
+  }
+
  private:
   const std::string& file_;
   uint32_t line_;
@@ -262,9 +302,33 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
   if (!v) p.fail("job " + std::to_string(j.id) + ": missing field 'user'");
   j.user = p.string("user", v);
   if (j.user.empty()) p.fail_field("user", "must not be empty");
-  if ((v = get("account"))) j.account = p.string("account", v);
+  if ((v = get("group"))) j.group = p.string("group", v);
+  // account, or its names in other families (Flux bank, Grid Engine project): all given must agree.
+  const char* account_from = nullptr;
+  for (const char* key : {"account", "bank", "project"}) {
+    if (!(v = get(key)) || json_is_null(v)) continue;
+    const std::string a = p.string(key, v);
+    if (account_from && a != j.account)
+      p.fail(std::string("fields '") + account_from + "' and '" + key + "' disagree: '" + j.account + "' vs '" + a +
+             "'");
+    if (!account_from) j.account = a;
+    account_from = key;
+  }
   if ((v = get("qos"))) j.qos = p.string("qos", v);
   if ((v = get("partition"))) j.partitions = p.partitions(v);
+  if ((v = get("queue")) && !json_is_null(v)) {  // Maui/Moab class, Grid Engine or Flux queue
+    std::vector<std::string> q = p.partitions(v, "queue");
+    const json_t* part = get("partition");
+    if (part && !json_is_null(part) && q != j.partitions) {
+      auto join = [](const std::vector<std::string>& l) {
+        std::string s;
+        for (const std::string& x : l) s += (s.empty() ? "" : ",") + x;
+        return s;
+      };
+      p.fail("fields 'partition' and 'queue' disagree: '" + join(j.partitions) + "' vs '" + join(q) + "'");
+    }
+    j.partitions = std::move(q);
+  }
   if ((v = get("state"))) j.state = p.state(v);
   constexpr int64_t kMaxTime = int64_t{1} << 40;
   if ((v = get("submit"))) j.submit = p.integer("submit", v, 0, kMaxTime);
@@ -286,6 +350,19 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
   if ((v = get("site_factor"))) j.site_factor = static_cast<int32_t>(p.integer("site_factor", v, -kI32, kI32));
   if ((v = get("prev_priority"))) j.prev_priority = static_cast<uint32_t>(p.integer("prev_priority", v, 0, kU32));
   if ((v = get("dependent"))) j.dependent = p.boolean("dependent", v);
+  if ((v = get("deadline"))) j.deadline = p.time_point("deadline", v, kMaxTime);
+  if ((v = get("bypass_count"))) j.bypass_count = static_cast<uint32_t>(p.integer("bypass_count", v, 0, kU32));
+  if ((v = get("start_count"))) j.start_count = static_cast<uint32_t>(p.integer("start_count", v, 0, kU32));
+  if ((v = get("user_priority")))
+    j.user_priority = static_cast<int32_t>(p.integer("user_priority", v, -kI32, kI32));
+  if ((v = get("user_priority_admin"))) j.user_priority_admin = p.boolean("user_priority_admin", v);
+  if ((v = get("urgency"))) {
+    j.urgency = static_cast<uint8_t>(p.integer("urgency", v, MFPRIO_URGENCY_HOLD, MFPRIO_URGENCY_EXPEDITE));
+    j.urgency_given = true;
+  }
+  if ((v = get("soft_violation"))) j.soft_violation = p.boolean("soft_violation", v);
+  if ((v = get("blocked"))) j.blocked = p.boolean("blocked", v);
+  if ((v = get("attrs"))) p.attrs(v, &j);
 
   if (!j.eligible_given)  // eligible at submit unless something holds it back
     j.eligible = (j.state == MFPRIO_JOB_HELD || j.dependent) ? 0 : j.submit;
@@ -336,26 +413,38 @@ std::vector<JobRecord> expand_records(const std::vector<JobSpec>& jobs) {
     const JobSpec& s = *r.spec;
     for (size_t i = 0; i < s.tres_names.size(); ++i)
       r.tres.push_back(mfprio_tres_t{s.tres_names[i].c_str(), s.tres_counts[i]});
+    for (const auto& [name, value] : s.attrs) r.attrs.push_back(mfprio_attr_t{name.c_str(), value.c_str()});
     mfprio_job_t& j = r.job;
     j = mfprio_job_t{};
     j.struct_size = sizeof(mfprio_job_t);
     j.state = s.state;
     j.job_id = s.id;
     j.user = s.user.c_str();
+    j.group = s.group.c_str();
     j.account = s.account.c_str();
     j.partition = r.partition;
     j.qos = s.qos.c_str();
     j.submit_time = s.submit;
     j.eligible_time = s.eligible;
     j.start_time = s.start;
+    j.deadline = s.deadline;
     j.min_nodes = s.nodes;
     j.cpus = s.cpus;
     j.mem_mb = s.mem_mb;
     j.time_limit_min = s.time_limit_min;
     j.nice = s.nice;
     j.site_factor = s.site_factor;
-    j.flags = (s.nice_admin ? MFPRIO_JOBF_NICE_ADMIN : 0u) | (s.dependent ? MFPRIO_JOBF_DEPENDENT : 0u);
+    j.flags = static_cast<uint16_t>(
+        (s.nice_admin ? MFPRIO_JOBF_NICE_ADMIN : 0u) | (s.dependent ? MFPRIO_JOBF_DEPENDENT : 0u) |
+        (s.soft_violation ? MFPRIO_JOBF_SOFT_VIOLATION : 0u) | (s.urgency_given ? MFPRIO_JOBF_URGENCY : 0u) |
+        (s.blocked ? MFPRIO_JOBF_BLOCKED : 0u) | (s.user_priority_admin ? MFPRIO_JOBF_USER_PRIORITY_ADMIN : 0u));
     j.prev_priority = s.prev_priority;
+    j.bypass_count = s.bypass_count;
+    j.start_count = s.start_count;
+    j.user_priority = s.user_priority;
+    j.urgency = s.urgency_given ? s.urgency : 0;
+    j.attr_count = static_cast<uint32_t>(r.attrs.size());
+    j.attrs = r.attrs.empty() ? nullptr : r.attrs.data();
     j.tres_count = static_cast<uint32_t>(r.tres.size());
     j.tres = r.tres.empty() ? nullptr : r.tres.data();
   }

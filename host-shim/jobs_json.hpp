@@ -26,10 +26,11 @@ struct JobSpec {
   std::string file;
   uint32_t line = 0;
   uint64_t id = 0;
-  std::string user, account, qos;
-  std::vector<std::string> partitions;  // empty: the default partition
+  std::string user, group, account, qos;  // account: also from "bank" or "project"
+  std::vector<std::string> partitions;  // empty: the default partition ("queue" too)
   uint32_t state = MFPRIO_JOB_PENDING;
   int64_t submit = 0, eligible = 0, start = 0;
+  int64_t deadline = 0;  // 0: none
   bool eligible_given = false;
   uint32_t nodes = 1, cpus = 1;
   uint64_t mem_mb = 0;
@@ -38,13 +39,20 @@ struct JobSpec {
   bool nice_admin = false, dependent = false;
   int32_t site_factor = 0;
   uint32_t prev_priority = 0;
+  uint32_t bypass_count = 0, start_count = 0;
+  int32_t user_priority = 0;
+  bool user_priority_admin = false;
+  bool urgency_given = false;  // sets MFPRIO_JOBF_URGENCY
+  uint8_t urgency = MFPRIO_URGENCY_DEFAULT;
+  bool soft_violation = false, blocked = false;
+  std::vector<std::pair<std::string, std::string>> attrs;  // name -> value, in file order
   std::vector<std::string> tres_names;  // "gres/gpu", ...
   std::vector<double> tres_counts;
 };
 
 // One job in one partition, ready for the plugin.  job's strings point
-// into *spec and job.tres into `tres` (a heap buffer that survives moves of
-// the record), so records may be moved but not copied.
+// into *spec, job.tres into `tres` and job.attrs into `attrs` (heap buffers
+// that survive moves of the record), so records may be moved but not copied.
 struct JobRecord {
   JobRecord() = default;
   JobRecord(JobRecord&&) = default;
@@ -55,6 +63,7 @@ struct JobRecord {
   const JobSpec* spec = nullptr;
   const char* partition = "";  // "" = default
   std::vector<mfprio_tres_t> tres;
+  std::vector<mfprio_attr_t> attrs;
   mfprio_job_t job{};
 };
 

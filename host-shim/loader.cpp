@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 
@@ -16,6 +17,8 @@ static_assert(sizeof(kOpsSymbols) / sizeof(kOpsSymbols[0]) == MFPRIO_OPS_COUNT,
               "MFPRIO_OPS_SYMBOLS and MFPRIO_OPS_COUNT disagree");
 static_assert(sizeof(mfprio_ops_t) == MFPRIO_OPS_COUNT * sizeof(void (*)()),
               "mfprio_ops_t holds exactly the MFPRIO_OPS_SYMBOLS function pointers");
+static_assert(sizeof(void*) == sizeof(void (*)()), "dlsym results fit the ops slots");
+static_assert(MFPRIO_OPS_REQUIRED <= MFPRIO_OPS_COUNT, "required ops are a prefix of the symbols");
 
 const char* level_name(int level) {
   switch (level) {
@@ -100,38 +103,43 @@ std::unique_ptr<Plugin> Plugin::open(const std::string& type, const std::vector<
   p->type_ = ptype;
   if (p->type_ != type)
     throw LoadError(found + ": plugin_type is '" + p->type_ + "', expected '" + type + "'");
+
+  if (*pversion == 1)
+    throw LoadError(found + ": built for mfprio ABI v1; this host speaks ABI v" + std::to_string(MFPRIO_ABI_VERSION) +
+                    ": rebuild the plugin against mfprio.h v" + std::to_string(MFPRIO_ABI_VERSION));
   if (*pversion != MFPRIO_ABI_VERSION)
     throw LoadError(found + ": plugin_version " + std::to_string(*pversion) + " does not match the host's ABI version " +
                     std::to_string(MFPRIO_ABI_VERSION));
 
+  // The first MFPRIO_OPS_REQUIRED names must resolve; the others may be
+  // missing (their members stay NULL).  mfprio_ops_t is the function
+  // pointers in MFPRIO_OPS_SYMBOLS order (static_asserts above); POSIX
+  // guarantees that a void* from dlsym round-trips to a function pointer.
   void* fns[MFPRIO_OPS_COUNT];
   std::string absent;
   for (size_t i = 0; i < MFPRIO_OPS_COUNT; ++i) {
     fns[i] = sym(kOpsSymbols[i]);
-    if (!fns[i]) absent += (absent.empty() ? "'" : ", '") + std::string(kOpsSymbols[i]) + "'";
+    if (!fns[i] && i < MFPRIO_OPS_REQUIRED)
+      absent += (absent.empty() ? "'" : ", '") + std::string(kOpsSymbols[i]) + "'";
   }
   if (!absent.empty())
-    throw LoadError(found + ": plugin is corrupted: missing symbol" + (absent.find(',') != std::string::npos ? "s " : " ") +
-                    absent);
-  // Function pointers from dlsym: POSIX guarantees void* <-> function pointer round-trips.
-  auto fn = [&](size_t i) { return fns[i]; };
-  p->ops_.init = reinterpret_cast<mfprio_init_fn>(fn(0));
-  p->ops_.fini = reinterpret_cast<mfprio_fini_fn>(fn(1));
-  p->ops_.job_resolve = reinterpret_cast<mfprio_job_resolve_fn>(fn(2));
-  p->ops_.set_priority = reinterpret_cast<mfprio_set_priority_fn>(fn(3));
-  p->ops_.set_priority_batch = reinterpret_cast<mfprio_set_priority_batch_fn>(fn(4));
-  p->ops_.decay = reinterpret_cast<mfprio_decay_fn>(fn(5));
-  p->ops_.job_end = reinterpret_cast<mfprio_job_end_fn>(fn(6));
-  p->ops_.job_factors = reinterpret_cast<mfprio_job_factors_fn>(fn(7));
-  p->ops_.job_factors_json = reinterpret_cast<mfprio_job_factors_json_fn>(fn(8));
-  p->ops_.share_table = reinterpret_cast<mfprio_share_table_fn>(fn(9));
-  p->ops_.share_table_free = reinterpret_cast<mfprio_share_table_free_fn>(fn(10));
-  p->ops_.share_table_json = reinterpret_cast<mfprio_share_table_json_fn>(fn(11));
-  p->ops_.plugin_stats = reinterpret_cast<mfprio_plugin_stats_fn>(fn(12));
-  p->ops_.plugin_info_json = reinterpret_cast<mfprio_plugin_info_json_fn>(fn(13));
-  p->ops_.errmsg = reinterpret_cast<mfprio_errmsg_fn>(fn(14));
-  p->ops_.free_string = reinterpret_cast<mfprio_free_string_fn>(fn(15));
-  p->ops_.job_end_batch = reinterpret_cast<mfprio_job_end_batch_fn>(fn(16));
+    throw LoadError(found + ": plugin is corrupted: missing required symbol" +
+                    (absent.find(',') != std::string::npos ? "s " : " ") + absent);
+  static_assert(sizeof(p->ops_) == sizeof(fns), "one slot per symbol");
+  std::memcpy(&p->ops_, fns, sizeof fns);
+  const mfprio_ops_t& ops = p->ops_;
+  // Pairs the header ties together: a plugin that returns memory must say how to free it.
+  if (!ops.free_string) {
+    const char* needs = ops.job_factors_json ? "job_factors_json"
+                        : ops.share_table_json ? "share_table_json"
+                        : ops.plugin_info_json ? "plugin_info_json"
+                                               : nullptr;
+    if (needs)
+      throw LoadError(found + ": plugin is corrupted: it provides '" + std::string(needs) +
+                      "' but not 'free_string'");
+  }
+  if (ops.share_table && !ops.share_table_free)
+    throw LoadError(found + ": plugin is corrupted: it provides 'share_table' but not 'share_table_free'");
   return p;
 }
 

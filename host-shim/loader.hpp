@@ -6,7 +6,12 @@
 // in one of the directories (else every directory searched is named); dlopen
 // (RTLD_NOW | RTLD_LOCAL) succeeds; plugin_name, plugin_type, plugin_version
 // exist; plugin_type equals the requested type; plugin_version equals
-// MFPRIO_ABI_VERSION; every MFPRIO_OPS_SYMBOLS name resolves.
+// MFPRIO_ABI_VERSION (a v1 plugin gets "built for mfprio ABI v1 ... rebuild
+// the plugin against mfprio.h v2"); the first MFPRIO_OPS_REQUIRED names of
+// MFPRIO_OPS_SYMBOLS resolve (init, fini, set_priority, decay, errmsg), the
+// others may be missing and stay NULL in ops(); a plugin with a *_json op
+// has free_string, one with share_table has share_table_free.  Callers test
+// an optional member for NULL before calling it.
 #pragma once
 
 #include <mfprio/mfprio.h>
@@ -72,7 +77,7 @@ class Plugin {
   struct StringDeleter {
     mfprio_free_string_fn free_fn;
     void operator()(char* s) const {
-      if (s) free_fn(s);
+      if (s && free_fn) free_fn(s);
     }
   };
   using PluginString = std::unique_ptr<char, StringDeleter>;

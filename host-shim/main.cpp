@@ -6,10 +6,19 @@
 // -> fini + dlclose (Plugin's destructor).  Every failure prints one line on
 // stderr and exits 1; a bad job line is reported and the other jobs still run,
 // with exit status 1 at the end.
+//
+// ABI v2: only init, fini, set_priority, decay and errmsg are certain; every
+// command tests the optional operations it would use and falls back (the
+// table in host-shim/README.md): no prioritize -> per-job calls; no
+// set_priority_batch -> set_priority per record; no job_factors -> sprio
+// shows priorities only; no share_table -> sshare says the family has no
+// share view; no job_end(_batch) -> job-end charges nothing.
 #include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -76,43 +85,176 @@ JobFile load_jobs(const std::string& path, int* failures) {
   return jf;
 }
 
+// job_resolve when the plugin has it (optional: handles only save look-ups).
+int resolve(const Plugin& plugin, mfprio_job_t* job) {
+  return plugin.ops().job_resolve ? plugin.ops().job_resolve(job) : MFPRIO_OK;
+}
+
+// Priorities for `jobs` through whichever operation the plugin provides:
+// set_priority_batch, else set_priority one by one.  statuses[i] per job.
+void price(const Plugin& plugin, const std::vector<mfprio_job_t>& jobs, int64_t now, std::vector<uint32_t>* prios,
+           std::vector<int>* statuses) {
+  const mfprio_ops_t& ops = plugin.ops();
+  prios->assign(jobs.size(), 0);
+  statuses->assign(jobs.size(), MFPRIO_OK);
+  if (jobs.empty()) return;
+  if (ops.set_priority_batch) {
+    ops.set_priority_batch(jobs.data(), jobs.size(), now, prios->data(), statuses->data());
+    return;
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    (*statuses)[i] = ops.set_priority(&jobs[i], now, &(*prios)[i]);
+    if ((*statuses)[i] != MFPRIO_OK) (*prios)[i] = 0;
+  }
+}
+
+// Writes "<plugin type> has no <what>" once per process on stderr.
+void note_missing(const Plugin& plugin, const std::string& what) {
+  error_line("note: " + plugin.type() + " provides no " + what);
+}
+
 int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
   int failures = 0;
   JobFile jf;
   if (!o.jobs_file.empty()) jf = load_jobs(o.jobs_file, &failures);
   std::vector<JobRecord> records = expand_records(jf.jobs);
+  const mfprio_ops_t& ops = plugin.ops();
 
   // Which records to show.  By default only pending and held jobs, like sprio.
+  // Running records are given to prioritize() as the running jobs.
   std::vector<size_t> order;
+  std::vector<bool> shown_rec(records.size(), false);
   for (size_t i = 0; i < records.size(); ++i) {
     const JobSpec& s = *records[i].spec;
     if (!o.all_states && s.state != MFPRIO_JOB_PENDING && s.state != MFPRIO_JOB_HELD) continue;
     if (!user_selected(o.users, s.user)) continue;
     order.push_back(i);
+    shown_rec[i] = true;
   }
   // The plugin sees jobs in submission order (ties: job id), as a controller
   // creates them: priority/basic's FIFO numbering depends on it.  Rows are
   // printed in job id order, a job's partitions in the order given.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  auto by_submit = [&](size_t a, size_t b) {
     const JobSpec &x = *records[a].spec, &y = *records[b].spec;
     return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
-  });
+  };
+  std::stable_sort(order.begin(), order.end(), by_submit);
 
-  const mfprio_ops_t& ops = plugin.ops();
-  std::vector<SprioRow> rows(records.size());
-  std::vector<JsonPtr> objects(records.size());
+  // Resolve each shown record once; a record that does not resolve is reported and left out.
   std::vector<bool> ok(records.size(), false);
   for (size_t i : order) {
     JobRecord& r = records[i];
-    int rc = ops.job_resolve(&r.job);
+    const int rc = resolve(plugin, &r.job);
     if (rc != MFPRIO_OK) {
       error_line(record_error(r, plugin, rc));
       ++failures;
       continue;
     }
+    ok[i] = true;
+  }
+
+  // A whole-queue family prices the queue first: every pending or held
+  // record (also those -u hides; only shown records are resolved, the others
+  // keep a zero handle and are looked up by name) with the running records.
+  // Its per-record failures are reported below by the per-job calls.
+  std::vector<uint32_t> queue_prio(records.size(), 0);
+  std::vector<int> queue_status(records.size(), MFPRIO_ESTATE);
+  if (ops.prioritize) {
+    std::vector<size_t> pend_idx;
+    std::vector<mfprio_job_t> pend, run;
+    std::vector<size_t> all(records.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    std::stable_sort(all.begin(), all.end(), by_submit);
+    for (size_t i : all) {
+      const uint32_t st = records[i].spec->state;
+      if (shown_rec[i] && !ok[i]) continue;
+      if (st == MFPRIO_JOB_RUNNING) {
+        run.push_back(records[i].job);
+      } else if (st == MFPRIO_JOB_PENDING || st == MFPRIO_JOB_HELD) {
+        pend_idx.push_back(i);
+        pend.push_back(records[i].job);
+      }
+    }
+    std::vector<uint32_t> prios(pend.size(), 0);
+    std::vector<int> statuses(pend.size(), MFPRIO_OK);
+    const int rc = ops.prioritize(pend.empty() ? nullptr : pend.data(), pend.size(), run.empty() ? nullptr : run.data(),
+                                  run.size(), now, prios.data(), statuses.data());
+    bool per_record = false;
+    for (size_t k = 0; k < pend.size(); ++k) {
+      queue_prio[pend_idx[k]] = prios[k];
+      queue_status[pend_idx[k]] = statuses[k];
+      per_record = per_record || statuses[k] != MFPRIO_OK;
+    }
+    if (rc != MFPRIO_OK && !per_record) {  // the call itself failed (a running record, the state)
+      error_line("prioritize: " + plugin.last_error() + " (" + status_name(rc) + ")");
+      ++failures;
+    }
+  }
+
+  // Priorities without a breakdown (no job_factors): prioritize's, else
+  // set_priority_batch / set_priority over the shown records.
+  const bool breakdown = o.json ? ops.job_factors_json != nullptr : ops.job_factors != nullptr;
+  std::vector<uint32_t> plain_prio(records.size(), 0);
+  std::vector<int> plain_status(records.size(), MFPRIO_OK);
+  if (!breakdown) {
+    std::vector<size_t> idx;
+    std::vector<mfprio_job_t> jobs;
+    for (size_t i : order)
+      if (ok[i] && !(ops.prioritize && queue_status[i] == MFPRIO_OK)) {
+        idx.push_back(i);
+        jobs.push_back(records[i].job);
+      }
+    std::vector<uint32_t> prios;
+    std::vector<int> statuses;
+    price(plugin, jobs, now, &prios, &statuses);
+    for (size_t k = 0; k < idx.size(); ++k) {
+      plain_prio[idx[k]] = prios[k];
+      plain_status[idx[k]] = statuses[k];
+    }
+    for (size_t i : order)
+      if (ok[i] && ops.prioritize && queue_status[i] == MFPRIO_OK) plain_prio[i] = queue_prio[i];
+    note_missing(plugin, o.json ? "job_factors_json: sprio --json shows each record's priority only"
+                                  : "job_factors: sprio shows JOBID PARTITION PRIORITY only");
+  }
+
+  std::vector<SprioRow> rows(records.size());
+  std::vector<JsonPtr> objects(records.size());
+  for (size_t i : order) {
+    if (!ok[i]) continue;
+    JobRecord& r = records[i];
+    ok[i] = false;
+    if (!breakdown) {
+      if (plain_status[i] != MFPRIO_OK) {
+        // A batch names only its first failure: ask for this record alone to get its message.
+        uint32_t unused = 0;
+        const int rc = ops.set_priority(&r.job, now, &unused);
+        error_line(record_error(r, plugin, rc != MFPRIO_OK ? rc : plain_status[i]));
+        ++failures;
+        continue;
+      }
+      if (o.json) {
+        JsonPtr obj(json_object());
+        json_object_set_new(obj.get(), "job_id", json_integer(static_cast<json_int_t>(r.spec->id)));
+        json_object_set_new(obj.get(), "partition", json_string(r.partition));
+        json_object_set_new(obj.get(), "user", json_string(r.spec->user.c_str()));
+        json_object_set_new(obj.get(), "account", json_string(r.spec->account.c_str()));
+        json_object_set_new(obj.get(), "qos", json_string(r.spec->qos.c_str()));
+        json_object_set_new(obj.get(), "priority", json_integer(plain_prio[i]));
+        objects[i] = std::move(obj);
+      } else {
+        SprioRow& row = rows[i];
+        row.job_id = r.spec->id;
+        row.partition = r.partition;
+        row.user = r.spec->user;
+        row.account = r.spec->account;
+        row.f.priority = plain_prio[i];
+      }
+      ok[i] = true;
+      continue;
+    }
     if (o.json) {
       char* raw = nullptr;
-      rc = ops.job_factors_json(&r.job, now, &raw);
+      const int rc = ops.job_factors_json(&r.job, now, &raw);
       Plugin::PluginString text = plugin.adopt(raw);
       if (rc != MFPRIO_OK) {
         error_line(record_error(r, plugin, rc));
@@ -143,7 +285,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     }
     SprioRow& row = rows[i];
     row.f.struct_size = sizeof(mfprio_factors_t);
-    rc = ops.job_factors(&r.job, now, &row.f);
+    const int rc = ops.job_factors(&r.job, now, &row.f);
     if (rc != MFPRIO_OK) {
       error_line(record_error(r, plugin, rc));
       ++failures;
@@ -153,7 +295,6 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     row.partition = resolved(r.partition, row.f.partition_name);
     row.user = r.spec->user;
     row.account = resolved(r.spec->account, row.f.account_name);
-    row.qos = resolved(r.spec->qos, row.f.qos_name);
     ok[i] = true;
   }
 
@@ -170,14 +311,24 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
   if (o.json) {
     std::cout << json_dump_string(array.get(), JSON_INDENT(2)) << "\n";
   } else {
+    // plugin_info_json: the weights (-w) and, when no row names the terms, the layout.
+    std::vector<TermColumn> columns = term_columns(shown);
     Weights w;
-    if (o.weights) {
-      char* raw = nullptr;
-      const int rc = ops.plugin_info_json(&raw);
-      Plugin::PluginString info = plugin.adopt(raw);
-      plugin.check(rc, "plugin_info_json");
-      w = parse_weights(info ? info.get() : "");
-      if (!w.known) error_line("warning: plugin_info_json has no weights; the Weights row is empty");
+    const bool want_layout = columns.empty() && shown.empty() && ops.job_factors;
+    if (o.weights || want_layout) {
+      std::string info;
+      if (ops.plugin_info_json) {
+        char* raw = nullptr;
+        const int rc = ops.plugin_info_json(&raw);
+        Plugin::PluginString text = plugin.adopt(raw);
+        plugin.check(rc, "plugin_info_json");
+        info = text ? text.get() : "";
+      }
+      if (want_layout) columns = term_columns_from_info(info);
+      if (o.weights) {
+        w = parse_weights(info);
+        if (!w.known) error_line("warning: plugin_info_json has no weights; the Weights row is empty");
+      }
     }
     SprioOptions so;
     so.long_format = o.long_format;
@@ -185,20 +336,21 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     so.weights = o.weights;
     so.parsable = o.parsable;
     so.header = !o.noheader;
-    std::cout << format_sprio(shown, so, w);
+    std::cout << format_sprio(shown, columns, so, w);
     // A clamped priority is not the sum of its columns: say so, once.
     size_t high = 0, low = 0;
+    uint32_t high_at = 0, low_at = 0;
     for (const SprioRow& row : shown) {
-      if (row.f.clamped == MFPRIO_CLAMP_HIGH) ++high;
-      if (row.f.clamped == MFPRIO_CLAMP_LOW) ++low;
+      if (row.f.clamped == MFPRIO_CLAMP_HIGH) ++high, high_at = row.f.priority;
+      if (row.f.clamped == MFPRIO_CLAMP_LOW) ++low, low_at = row.f.priority;
     }
     std::cout.flush();
     if (high)
-      std::fprintf(stderr, "%s: sprio: %zu priorit%s clamped to 4294967295 (weighted factors sum past 2^32-1)\n",
-                   kProg, high, high == 1 ? "y" : "ies");
+      std::fprintf(stderr, "%s: sprio: %zu priorit%s clamped to %u (the terms sum past the family's maximum)\n",
+                   kProg, high, high == 1 ? "y" : "ies", high_at);
     if (low)
-      std::fprintf(stderr, "%s: sprio: %zu priorit%s raised to 1 (weighted factors sum below 1)\n", kProg, low,
-                   low == 1 ? "y" : "ies");
+      std::fprintf(stderr, "%s: sprio: %zu priorit%s raised to %u (the terms sum below the family's minimum)\n",
+                   kProg, low, low == 1 ? "y" : "ies", low_at);
   }
   std::cout.flush();
   return failures ? 1 : 0;
@@ -210,56 +362,118 @@ std::string current_user() {
   return u ? u : "";
 }
 
+// The share table as the plugin returns it, copied; freed before returning.
+ShareTable fetch_share_table(const Plugin& plugin) {
+  const mfprio_ops_t& ops = plugin.ops();
+  mfprio_share_table_t* raw = nullptr;
+  const int rc = ops.share_table(&raw);
+  auto free_table = [&](mfprio_share_table_t* p) {
+    if (p) ops.share_table_free(p);
+  };
+  std::unique_ptr<mfprio_share_table_t, decltype(free_table)> guard(raw, free_table);
+  plugin.check(rc, "share_table");
+  if (!raw) throw PluginError("share_table: the plugin returned no table", MFPRIO_EINTERNAL);
+  try {
+    return share_table_from(*raw);
+  } catch (const std::runtime_error& e) {
+    throw PluginError(e.what(), MFPRIO_EINVAL);
+  }
+}
+
+// share_table_json's shape, built from the table (when the plugin has no share_table_json).
+JsonPtr share_table_to_json(const ShareTable& t) {
+  JsonPtr doc(json_object());
+  json_t* cols = json_array();
+  json_object_set_new(doc.get(), "columns", cols);
+  for (const ShareColumn& c : t.columns) {
+    json_t* o = json_object();
+    json_object_set_new(o, "name", json_string(c.name.c_str()));
+    json_object_set_new(o, "label", json_string(c.label.c_str()));
+    json_array_append_new(cols, o);
+  }
+  json_t* rows = json_array();
+  json_object_set_new(doc.get(), "rows", rows);
+  for (const ShareRow& r : t.rows) {
+    json_t* o = json_object();
+    json_object_set_new(o, "parent", json_integer(r.parent));
+    json_object_set_new(o, "depth", json_integer(r.depth));
+    json_object_set_new(o, "account", json_string(r.account.c_str()));
+    json_object_set_new(o, "user", r.is_user ? json_string(r.user.c_str()) : json_null());
+    for (size_t c = 0; c < t.columns.size() && c < r.cells.size(); ++c) {
+      const ShareCell& cell = r.cells[c];
+      json_object_set_new(o, t.columns[c].name.c_str(),
+                          cell.has_text ? json_string(cell.text.c_str())
+                          : std::isfinite(cell.value) ? json_real(cell.value)
+                                                      : json_null());
+    }
+    json_array_append_new(rows, o);
+  }
+  return doc;
+}
+
+// Drops the user rows `keep` rejects from a share_table_json document
+// ({"columns", "rows"}, or a bare array of rows) and renumbers "parent".
+void filter_share_json(json_t* doc, const std::function<bool(const std::string&)>& keep) {
+  json_t* rows = json_is_array(doc) ? doc : json_is_object(doc) ? json_object_get(doc, "rows") : nullptr;
+  if (!rows || !json_is_array(rows)) return;
+  std::vector<json_int_t> new_index(json_array_size(rows), -1);
+  JsonPtr kept(json_array());
+  size_t i;
+  json_t* e;
+  json_array_foreach(rows, i, e) {
+    const json_t* u = json_is_object(e) ? json_object_get(e, "user") : nullptr;
+    if (u && json_is_string(u) && json_string_length(u) > 0 && !keep(json_string_value(u))) continue;
+    new_index[i] = static_cast<json_int_t>(json_array_size(kept.get()));
+    json_array_append(kept.get(), e);
+  }
+  json_array_foreach(kept.get(), i, e) {
+    json_t* p = json_is_object(e) ? json_object_get(e, "parent") : nullptr;
+    if (!p || !json_is_integer(p)) continue;
+    const json_int_t old = json_integer_value(p);
+    const json_int_t now = old >= 0 && static_cast<size_t>(old) < new_index.size() ? new_index[old] : -1;
+    if (now != old) json_object_set_new(e, "parent", json_integer(now));
+  }
+  json_array_clear(rows);
+  json_array_extend(rows, kept.get());
+}
+
 int cmd_sshare(const Options& o, Plugin& plugin) {
   const mfprio_ops_t& ops = plugin.ops();
+  if (!ops.share_table && !(o.json && ops.share_table_json))
+    throw PluginError("sshare: " + plugin.type() + " has no share view (the plugin provides no share_table)",
+                      MFPRIO_ENOENT);
   // Without -a: account rows plus the given users (-u) or the calling user.
   std::vector<std::string> users = o.users;
   if (users.empty() && !o.all_users) users.push_back(current_user());
   auto keep_user = [&](const std::string& u) { return o.all_users || user_selected(users, u); };
 
   if (o.json) {
-    char* raw = nullptr;
-    const int rc = ops.share_table_json(&raw);
-    Plugin::PluginString text = plugin.adopt(raw);
-    plugin.check(rc, "share_table_json");
-    JsonPtr doc(text ? json_loads(text.get(), 0, nullptr) : nullptr);
-    if (!doc) throw PluginError("share_table_json returned invalid JSON", MFPRIO_EINTERNAL);
-    if (json_is_array(doc.get())) {
-      JsonPtr kept(json_array());
-      size_t i;
-      json_t* e;
-      json_array_foreach(doc.get(), i, e) {
-        const json_t* u = json_is_object(e) ? json_object_get(e, "user") : nullptr;
-        if (u && json_is_string(u) && json_string_length(u) > 0 && !keep_user(json_string_value(u))) continue;
-        json_array_append(kept.get(), e);
-      }
-      doc = std::move(kept);
+    JsonPtr doc;
+    if (ops.share_table_json) {
+      char* raw = nullptr;
+      const int rc = ops.share_table_json(&raw);
+      Plugin::PluginString text = plugin.adopt(raw);
+      plugin.check(rc, "share_table_json");
+      doc.reset(text ? json_loads(text.get(), 0, nullptr) : nullptr);
+      if (!doc) throw PluginError("share_table_json returned invalid JSON", MFPRIO_EINTERNAL);
+    } else {
+      doc = share_table_to_json(fetch_share_table(plugin));
     }
+    filter_share_json(doc.get(), keep_user);
     std::cout << json_dump_string(doc.get(), JSON_INDENT(2)) << "\n";
     return 0;
   }
 
-  mfprio_share_row_t* raw = nullptr;
-  size_t count = 0;
-  const int rc = ops.share_table(&raw, &count);
-  auto free_rows = [&](mfprio_share_row_t* p) {
-    if (p) ops.share_table_free(p);
-  };
-  std::unique_ptr<mfprio_share_row_t, decltype(free_rows)> guard(raw, free_rows);
-  plugin.check(rc, "share_table");
-  if (count && raw && raw[0].struct_size != sizeof(mfprio_share_row_t))
-    throw PluginError("share_table: rows have struct_size " + std::to_string(raw[0].struct_size) + ", expected " +
-                          std::to_string(sizeof(mfprio_share_row_t)),
-                      MFPRIO_EINVAL);
-  std::vector<ShareRow> all = share_rows_from(raw, raw ? count : 0);
-  std::vector<ShareRow> shown;
-  for (ShareRow& r : all)
-    if (!r.is_user || keep_user(r.user)) shown.push_back(std::move(r));
+  ShareTable table = fetch_share_table(plugin);
+  std::vector<ShareRow> kept;
+  for (ShareRow& r : table.rows)
+    if (!r.is_user || keep_user(r.user)) kept.push_back(std::move(r));
+  table.rows = std::move(kept);
   SshareOptions so;
   so.long_format = o.long_format;
   so.parsable = o.parsable;
   so.header = !o.noheader;
-  std::cout << format_sshare(shown, so);
+  std::cout << format_sshare(table, so);
   return 0;
 }
 
@@ -278,7 +492,7 @@ bool prepare_charge_records(const Options& o, Plugin& plugin, JobFile* jf, std::
     }
   if (failures) return false;
   for (JobRecord& r : *records) {
-    const int rc = plugin.ops().job_resolve(&r.job);
+    const int rc = resolve(plugin, &r.job);
     if (rc != MFPRIO_OK) {
       error_line(record_error(r, plugin, rc));
       ++failures;
@@ -287,7 +501,12 @@ bool prepare_charge_records(const Options& o, Plugin& plugin, JobFile* jf, std::
   return failures == 0;
 }
 
+// "<what>: <extra>" and, when the plugin has plugin_stats, its counters.
 void print_stats(const char* what, Plugin& plugin, const std::string& extra) {
+  if (!plugin.ops().plugin_stats) {
+    std::printf("%s: %s\n", what, extra.c_str());
+    return;
+  }
   mfprio_stats_t st{};
   st.struct_size = sizeof st;
   plugin.check(plugin.ops().plugin_stats(&st), "plugin_stats");
@@ -314,17 +533,56 @@ int cmd_decay(const Options& o, Plugin& plugin) {
   return 0;
 }
 
+// The record a plugin message "job N: ..." is about, or nullptr.
+const JobRecord* record_named(const std::vector<JobRecord>& records, const std::string& msg) {
+  if (msg.compare(0, 4, "job ") != 0) return nullptr;
+  char* end = nullptr;
+  const unsigned long long id = std::strtoull(msg.c_str() + 4, &end, 10);
+  if (!end || *end != ':') return nullptr;
+  for (const JobRecord& r : records)
+    if (r.spec->id == id) return &r;
+  return nullptr;
+}
+
+// job_end_batch when the plugin has it (one transaction: all records or
+// none), else job_end per record, else nothing: the family charges no usage
+// at job end.
 int cmd_job_end(const Options& o, Plugin& plugin) {
+  const mfprio_ops_t& ops = plugin.ops();
   JobFile jf;
   std::vector<JobRecord> records;
   if (!prepare_charge_records(o, plugin, &jf, &records)) {
     error_line("job-end not run: fix the job file first (nothing was charged)");
     return 1;
   }
+  const std::string head = "end=" + std::to_string(*o.end) + " jobs=";
+  const std::string all = std::to_string(records.size());
+  if (!ops.job_end_batch && !ops.job_end) {
+    std::printf("job-end: %s0/%s: %s charges no usage at job end (no job_end or job_end_batch)\n", head.c_str(),
+                all.c_str(), plugin.type().c_str());
+    return 0;
+  }
+  if (ops.job_end_batch) {
+    std::vector<mfprio_job_t> jobs;
+    jobs.reserve(records.size());
+    for (const JobRecord& r : records) jobs.push_back(r.job);
+    const std::vector<int64_t> ends(records.size(), *o.end);
+    const int rc =
+        jobs.empty() ? MFPRIO_OK : ops.job_end_batch(jobs.data(), jobs.size(), ends.data());
+    if (rc != MFPRIO_OK) {
+      if (const JobRecord* bad = record_named(records, plugin.last_error()))
+        error_line(record_error(*bad, plugin, rc, "job_end_batch: "));
+      else
+        error_line("job_end_batch: " + plugin.last_error() + " (" + status_name(rc) + ")");
+      error_line("job-end: nothing was charged (job_end_batch charges all records or none)");
+    }
+    print_stats("job-end", plugin, head + (rc == MFPRIO_OK ? all : std::string("0")) + "/" + all);
+    return rc == MFPRIO_OK ? 0 : 1;
+  }
   size_t done = 0;
   int failures = 0;
   for (const JobRecord& r : records) {
-    const int rc = plugin.ops().job_end(&r.job, *o.end);
+    const int rc = ops.job_end(&r.job, *o.end);
     if (rc != MFPRIO_OK) {
       error_line(record_error(r, plugin, rc, "job_end: "));
       ++failures;
@@ -332,12 +590,20 @@ int cmd_job_end(const Options& o, Plugin& plugin) {
       ++done;
     }
   }
-  print_stats("job-end", plugin,
-              "end=" + std::to_string(*o.end) + " jobs=" + std::to_string(done) + "/" + std::to_string(records.size()));
+  print_stats("job-end", plugin, head + std::to_string(done) + "/" + all);
   return failures ? 1 : 0;
 }
 
 int cmd_info(Plugin& plugin) {
+  if (!plugin.ops().plugin_info_json) {  // the identity is all there is to say
+    JsonPtr doc(json_object());
+    json_object_set_new(doc.get(), "plugin_type", json_string(plugin.type().c_str()));
+    json_object_set_new(doc.get(), "plugin_name", json_string(plugin.name().c_str()));
+    json_object_set_new(doc.get(), "abi_version", json_integer(MFPRIO_ABI_VERSION));
+    std::cout << json_dump_string(doc.get(), JSON_INDENT(2)) << "\n";
+    note_missing(plugin, "plugin_info_json: info shows its identity only");
+    return 0;
+  }
   char* raw = nullptr;
   const int rc = plugin.ops().plugin_info_json(&raw);
   Plugin::PluginString text = plugin.adopt(raw);

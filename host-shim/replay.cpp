@@ -211,7 +211,7 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
   clock.fixed = true;
   size_t unresolved = 0;
   for (ReplayJob& r : plan.jobs) {
-    if (ops.job_resolve(&r.job) == MFPRIO_OK) continue;
+    if (!ops.job_resolve || ops.job_resolve(&r.job) == MFPRIO_OK) continue;
     if (++unresolved <= 5)
       std::fprintf(stderr, "mfprio-host: %s: %s\n", where(plan, r).c_str(), message_for(plugin, r.job.job_id).c_str());
   }
@@ -236,7 +236,7 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
 
   mfprio_stats_t st{};
   st.struct_size = sizeof st;
-  plugin.check(ops.plugin_stats(&st), "plugin_stats");
+  if (ops.plugin_stats) plugin.check(ops.plugin_stats(&st), "plugin_stats");
   if (st.last_decay > t0) {
     std::fprintf(stderr,
                  "mfprio-host: replay not run: the store's last decay pass (%s) is after the trace's first submit "
@@ -250,6 +250,8 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
   std::vector<uint32_t> prios;
   std::vector<int> statuses;
   std::vector<uint32_t> order;
+  std::vector<mfprio_job_t> running_jobs;
+  const char* pricing_op = ops.prioritize ? "prioritize" : ops.set_priority_batch ? "set_priority_batch" : "set_priority";
   uint64_t passes = 0, ends = 0, priced = 0;
   size_t max_pending = 0, max_running = 0;
   size_t e = 0;
@@ -269,10 +271,20 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
         running.erase(ev.job);
         r.job.state = MFPRIO_JOB_COMPLETED;
         clock.now = ev.t;
-        if (ops.job_end(&r.job, r.end) != MFPRIO_OK)
-          throw PluginError(where(plan, r) + ": job_end at " + std::to_string(r.end) + ": " +
-                                message_for(plugin, r.job.job_id),
-                            MFPRIO_EINTERNAL);
+        // A family without job_end charges no usage at job end (job_end_batch
+        // is for many ends under one lock; the replay ends them one instant at a time).
+        if (ops.job_end) {
+          if (ops.job_end(&r.job, r.end) != MFPRIO_OK)
+            throw PluginError(where(plan, r) + ": job_end at " + std::to_string(r.end) + ": " +
+                                  message_for(plugin, r.job.job_id),
+                              MFPRIO_EINTERNAL);
+        } else if (ops.job_end_batch) {
+          const int64_t end = r.end;
+          if (ops.job_end_batch(&r.job, 1, &end) != MFPRIO_OK)
+            throw PluginError(where(plan, r) + ": job_end_batch at " + std::to_string(r.end) + ": " +
+                                  message_for(plugin, r.job.job_id),
+                              MFPRIO_EINTERNAL);
+        }
         ++ends;
       }
     }
@@ -298,14 +310,38 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
       for (uint32_t j : pend) batch.push_back(plan.jobs[j].job);
       prios.assign(batch.size(), 0);
       statuses.assign(batch.size(), 0);
-      if (ops.set_priority_batch(batch.data(), batch.size(), now, prios.data(), statuses.data()) != MFPRIO_OK) {
+      // The whole queue in one pass when the family prices it so
+      // (prioritize, with the running jobs), else set_priority_batch, else
+      // set_priority one by one.
+      const char* op = "set_priority";
+      int prc = MFPRIO_OK;
+      if (ops.prioritize) {
+        op = "prioritize";
+        running_jobs.clear();
+        for (uint32_t j : running.items()) running_jobs.push_back(plan.jobs[j].job);
+        prc = ops.prioritize(batch.data(), batch.size(), running_jobs.empty() ? nullptr : running_jobs.data(),
+                             running_jobs.size(), now, prios.data(), statuses.data());
+      } else if (ops.set_priority_batch) {
+        op = "set_priority_batch";
+        prc = ops.set_priority_batch(batch.data(), batch.size(), now, prios.data(), statuses.data());
+      } else {
+        for (size_t k = 0; k < batch.size(); ++k) {
+          statuses[k] = ops.set_priority(&batch[k], now, &prios[k]);
+          if (statuses[k] != MFPRIO_OK && prc == MFPRIO_OK) prc = statuses[k];
+        }
+      }
+      if (prc != MFPRIO_OK) {
         size_t k = 0;
         while (k < statuses.size() && statuses[k] == MFPRIO_OK) ++k;
-        const ReplayJob& bad = plan.jobs[pend[k < pend.size() ? k : 0]];
-        throw PluginError(where(plan, bad) + ": set_priority_batch: " + message_for(plugin, bad.job.job_id),
-                          k < statuses.size() ? statuses[k] : MFPRIO_EINTERNAL);
+        if (k == statuses.size())  // the call failed, not a record
+          throw PluginError(std::string(op) + " at " + std::to_string(now) + ": " + plugin.last_error() + " (" +
+                                status_name(prc) + ")",
+                            prc);
+        const ReplayJob& bad = plan.jobs[pend[k]];
+        throw PluginError(where(plan, bad) + ": " + op + ": " + message_for(plugin, bad.job.job_id), statuses[k]);
       }
       priced += batch.size();
+      pricing_op = op;
     }
     if (opt.report_passes || (opt.pending_top && !pend.empty())) {
       out << "pass " << passes << " " << iso_utc(now) << " running=" << running.items().size()
@@ -332,18 +368,35 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
     if (e >= events.size()) break;
   }
 
-  // The share table: root's raw usage is the cluster's charged total.
-  mfprio_share_row_t* raw = nullptr;
-  size_t count = 0;
-  const int rc = ops.share_table(&raw, &count);
-  auto free_rows = [&](mfprio_share_row_t* p) {
-    if (p) ops.share_table_free(p);
-  };
-  std::unique_ptr<mfprio_share_row_t, decltype(free_rows)> guard(raw, free_rows);
-  plugin.check(rc, "share_table");
+  // The share table: root's raw usage (the top row's "raw_usage" cell) is
+  // the cluster's charged total.  A family without a share table or that
+  // column reports no usage total.
+  ShareTable table;
+  if (ops.share_table) {
+    mfprio_share_table_t* raw = nullptr;
+    const int rc = ops.share_table(&raw);
+    auto free_table = [&](mfprio_share_table_t* p) {
+      if (p) ops.share_table_free(p);
+    };
+    std::unique_ptr<mfprio_share_table_t, decltype(free_table)> guard(raw, free_table);
+    plugin.check(rc, "share_table");
+    if (raw) {
+      try {
+        table = share_table_from(*raw);
+      } catch (const std::runtime_error& e) {
+        throw PluginError(e.what(), MFPRIO_EINVAL);
+      }
+    }
+  }
+  const int usage_col = table.column("raw_usage");
+  bool have_usage = false;
   double root_usage = 0;
-  for (size_t i = 0; raw && i < count; ++i)
-    if (raw[i].parent < 0) root_usage = raw[i].raw_usage;
+  for (const ShareRow& r : table.rows)
+    if (r.parent < 0 && usage_col >= 0 && static_cast<size_t>(usage_col) < r.cells.size() &&
+        !r.cells[usage_col].has_text) {
+      root_usage = r.cells[usage_col].value;
+      have_usage = true;
+    }
   const double cpu = static_cast<double>(plan.cpu_seconds);
   const double rel = cpu > 0 ? (root_usage - cpu) / cpu : 0.0;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -351,19 +404,25 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "replay: simulated %s .. %s (%.2f days), calc period %lld s, %llu decay passes, %llu job ends\n"
-                "replay: pending jobs priced: %llu (set_priority_batch once per pass; at most %zu pending, %zu "
-                "running)\n"
-                "replay: trace CPU-seconds (procs x run time): %llu\n"
-                "replay: root raw usage (charged, decayed): %.3f (relative difference %.3e)\n"
-                "replay: wall time %.2f s\n",
+                "replay: pending jobs priced: %llu (%s once per pass; at most %zu pending, %zu running)\n"
+                "replay: trace CPU-seconds (procs x run time): %llu\n",
                 iso_utc(t0).c_str(), iso_utc(now).c_str(), static_cast<double>(now - t0) / 86400.0,
                 static_cast<long long>(opt.calc_period), static_cast<unsigned long long>(passes),
-                static_cast<unsigned long long>(ends), static_cast<unsigned long long>(priced), max_pending,
-                max_running, static_cast<unsigned long long>(plan.cpu_seconds), root_usage, rel, wall);
+                static_cast<unsigned long long>(ends), static_cast<unsigned long long>(priced), pricing_op,
+                max_pending, max_running, static_cast<unsigned long long>(plan.cpu_seconds));
   out << buf;
-  if (opt.sshare) {
+  if (have_usage)
+    std::snprintf(buf, sizeof buf, "replay: root raw usage (charged, decayed): %.3f (relative difference %.3e)\n",
+                  root_usage, rel);
+  else
+    std::snprintf(buf, sizeof buf, "replay: root raw usage: none (%s has no share table with raw_usage)\n",
+                  plugin.type().c_str());
+  out << buf;
+  std::snprintf(buf, sizeof buf, "replay: wall time %.2f s\n", wall);
+  out << buf;
+  if (opt.sshare && ops.share_table) {
     SshareOptions so;
-    out << "\n" << format_sshare(share_rows_from(raw, raw ? count : 0), so);
+    out << "\n" << format_sshare(table, so);
   }
   out.flush();
   return 0;

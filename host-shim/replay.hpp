@@ -14,9 +14,13 @@
 // with an unknown run time, processor count or user are skipped and counted.
 //
 // Simulation (run_replay): events in time order, at one instant submits,
-// then starts, then ends (job_end).  Calc-period passes at first_submit +
-// k * period, each after the events of its instant: decay(now, running),
-// then set_priority_batch over the pending jobs.  Passes continue until the
+// then starts, then ends (job_end; a plugin without it charges nothing at
+// job end).  Calc-period passes at first_submit + k * period, each after the
+// events of its instant: decay(now, running), then the pending jobs priced in
+// one call: prioritize(pending, running) when the plugin has it, else
+// set_priority_batch, else set_priority per job.  The final share table is
+// the plugin's (share_table, optional); root usage is its top row's
+// "raw_usage" cell.  Passes continue until the
 // first one at or after the last job end, so every job has ended and been
 // charged exactly from start to end.  Nothing is charged until every job
 // has resolved (job_resolve) and the store's last decay pass is not after

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cctype>
+#include <stdexcept>
 #include <strings.h>
 
 #include "json_util.hpp"
@@ -73,73 +75,47 @@ std::string integer(double v) {
   return std::string(buf) == "-0" ? "0" : buf;
 }
 
-enum class Col { JobId, Partition, User, Account, Priority, Site, Age, Assoc, FairShare, JobSize, PartPrio, QosName, Qos, Nice, Tres };
-
-std::vector<std::pair<Col, Column>> sprio_columns(bool long_format) {
-  if (!long_format)
-    return {{Col::JobId, {"JOBID", 15, true}},       {Col::Partition, {"PARTITION", 9, false}},
-            {Col::Priority, {"PRIORITY", 10, true}}, {Col::Site, {"SITE", 10, true}},
-            {Col::Age, {"AGE", 10, true}},           {Col::Assoc, {"ASSOC", 10, true}},
-            {Col::FairShare, {"FAIRSHARE", 10, true}}, {Col::JobSize, {"JOBSIZE", 10, true}},
-            {Col::PartPrio, {"PARTITION", 10, true}}, {Col::Qos, {"QOS", 10, true}},
-            {Col::Tres, {"TRES", 20, false}}};
-  return {{Col::JobId, {"JOBID", 15, true}},       {Col::Partition, {"PARTITION", 9, false}},
-          {Col::User, {"USER", 8, true}},          {Col::Account, {"ACCOUNT", 8, true}},
-          {Col::Priority, {"PRIORITY", 10, true}}, {Col::Site, {"SITE", 10, true}},
-          {Col::Age, {"AGE", 10, true}},           {Col::Assoc, {"ASSOC", 10, true}},
-          {Col::FairShare, {"FAIRSHARE", 10, true}}, {Col::JobSize, {"JOBSIZE", 10, true}},
-          {Col::PartPrio, {"PARTITION", 10, true}}, {Col::QosName, {"QOSNAME", 10, true}},
-          {Col::Qos, {"QOS", 10, true}},           {Col::Nice, {"NICE", 11, true}},
-          {Col::Tres, {"TRES", 20, true}}};
+// A fixed-size char array from the ABI, up to its first NUL.
+template <size_t N>
+std::string str_of(const char (&a)[N]) {
+  return std::string(a, strnlen(a, N));
 }
 
-std::string tres_cell(const mfprio_factors_t& f, bool normalized) {
-  std::string s;
-  const uint32_t n = f.tres_count < MFPRIO_MAX_TRES_FACTORS ? f.tres_count : MFPRIO_MAX_TRES_FACTORS;
-  for (uint32_t i = 0; i < n; ++i) {
-    const auto& t = f.tres[i];
-    std::string name(t.name, strnlen(t.name, MFPRIO_NAME_MAX));
-    if (!s.empty()) s += ',';
-    s += name + "=" + (normalized ? fixed(t.factor, 7) : integer(t.weighted));
-  }
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
-std::string sprio_cell(Col c, const SprioRow& r, bool norm) {
-  const mfprio_factors_t& f = r.f;
-  auto val = [&](double factor, double weighted) { return norm ? fixed(factor, 7) : integer(weighted); };
-  switch (c) {
-    case Col::JobId: return std::to_string(r.job_id);
-    case Col::Partition: return r.partition;
-    case Col::User: return r.user;
-    case Col::Account: return r.account;
-    case Col::Priority: return norm ? fixed(f.priority / 4294967295.0, 7) : std::to_string(f.priority);
-    case Col::Site: return std::to_string(f.site);
-    case Col::Age: return val(f.age, f.w_age);
-    case Col::Assoc: return val(f.assoc, f.w_assoc);
-    case Col::FairShare: return val(f.fairshare, f.w_fairshare);
-    case Col::JobSize: return val(f.jobsize, f.w_jobsize);
-    case Col::PartPrio: return val(f.partition, f.w_partition);
-    case Col::QosName: return r.qos;
-    case Col::Qos: return val(f.qos, f.w_qos);
-    case Col::Nice: return std::to_string(f.nice);
-    case Col::Tres: return tres_cell(f, norm);
-  }
-  return std::string();
+uint32_t term_count(const mfprio_factors_t& f) {
+  return f.term_count < MFPRIO_MAX_TERMS ? f.term_count : MFPRIO_MAX_TERMS;
 }
 
-std::string weight_cell(Col c, const Weights& w) {
-  switch (c) {
-    case Col::JobId: return "Weights";
-    case Col::Age: return integer(w.age);
-    case Col::Assoc: return integer(w.assoc);
-    case Col::FairShare: return integer(w.fairshare);
-    case Col::JobSize: return integer(w.jobsize);
-    case Col::PartPrio: return integer(w.partition);
-    case Col::Qos: return integer(w.qos);
-    case Col::Tres: return w.tres;
-    default: return std::string();
+// The top-level term named `name` in f, or -1.
+int find_term(const mfprio_factors_t& f, const std::string& name) {
+  const uint32_t n = term_count(f);
+  for (uint32_t i = 0; i < n; ++i)
+    if (f.terms[i].parent < 0 && str_of(f.terms[i].name) == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::string term_cell(const mfprio_factors_t& f, const TermColumn& col, bool norm) {
+  const int at = find_term(f, col.name);
+  if (at < 0) return std::string();
+  const mfprio_term_t& t = f.terms[at];
+  if (t.flags & MFPRIO_TERMF_TEXT) return str_of(t.text);
+  if (t.flags & MFPRIO_TERMF_RAW) return integer(t.factor);
+  if (t.flags & MFPRIO_TERMF_LIST) {
+    std::string s;
+    const uint32_t n = term_count(f);
+    for (uint32_t i = 0; i < n; ++i) {
+      const mfprio_term_t& c = f.terms[i];
+      if (c.parent != at) continue;
+      if (!s.empty()) s += ',';
+      s += str_of(c.name) + "=" + (norm ? fixed(c.factor, 7) : integer(c.contribution));
+    }
+    return s;
   }
+  return norm ? fixed(t.factor, 7) : integer(t.contribution);
 }
 
 const json_t* iget(const json_t* obj, const char* key) {
@@ -168,14 +144,16 @@ bool weight_value(const json_t* v, double* out) {
   return false;
 }
 
-std::string tres_weights(const json_t* v) {
+// The Weights row's cell for one weight value (see parse_weights).
+std::string weight_cell(const json_t* v) {
+  double d = 0;
+  if (weight_value(v, &d)) return integer(d);
   if (json_is_string(v)) return json_string_value(v);
   std::string s;
   if (json_is_object(v)) {
     const char* k;
     json_t* x;
     json_object_foreach(const_cast<json_t*>(v), k, x) {
-      double d = 0;
       if (!weight_value(x, &d)) continue;
       if (!s.empty()) s += ',';
       char buf[64];
@@ -196,20 +174,102 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::vector<TermColumn> term_columns(const std::vector<SprioRow>& rows) {
+  std::vector<TermColumn> cols;
+  for (const SprioRow& r : rows) {
+    const uint32_t n = term_count(r.f);
+    for (uint32_t i = 0; i < n; ++i) {
+      const mfprio_term_t& t = r.f.terms[i];
+      if (t.parent >= 0) continue;
+      const std::string name = str_of(t.name);
+      bool seen = false;
+      for (const TermColumn& c : cols) seen = seen || c.name == name;
+      if (!seen) cols.push_back(TermColumn{name, str_of(t.label), t.flags, t.width});
+    }
+  }
+  return cols;
+}
+
+std::vector<TermColumn> term_columns_from_info(const std::string& info_json) {
+  std::vector<TermColumn> cols;
+  JsonPtr root(json_loads(info_json.c_str(), 0, nullptr));
+  if (!root || !json_is_object(root.get())) return cols;
+  if (const json_t* terms = iget(root.get(), "terms"); terms && json_is_array(terms)) {
+    size_t i;
+    json_t* t;
+    json_array_foreach(terms, i, t) {
+      const json_t* name = json_object_get(t, "name");
+      if (!json_is_string(name)) continue;
+      const json_t* parent = json_object_get(t, "parent");
+      if (parent && json_is_integer(parent) && json_integer_value(parent) >= 0) continue;
+      TermColumn c;
+      c.name = json_string_value(name);
+      const json_t* label = json_object_get(t, "label");
+      c.label = json_is_string(label) ? json_string_value(label) : c.name;
+      if (const json_t* f = json_object_get(t, "flags"); json_is_integer(f))
+        c.flags = static_cast<uint32_t>(json_integer_value(f));
+      if (const json_t* w = json_object_get(t, "width"); json_is_integer(w) && json_integer_value(w) > 0)
+        c.width = static_cast<uint32_t>(json_integer_value(w));
+      cols.push_back(std::move(c));
+    }
+    return cols;
+  }
+  if (const json_t* w = iget(root.get(), "weights"); w && json_is_object(w)) {
+    const char* k;
+    json_t* v;
+    json_object_foreach(const_cast<json_t*>(w), k, v) {
+      TermColumn c;
+      c.name = k;
+      c.label = k;
+      for (char& ch : c.label) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      cols.push_back(std::move(c));
+    }
+  }
+  return cols;
+}
+
+std::string Weights::cell(const std::string& term) const {
+  auto it = cells.find(lower(term));
+  return it == cells.end() ? std::string() : it->second;
+}
+
 std::string format_sprio(const std::vector<SprioRow>& rows, const SprioOptions& opt, const Weights& w) {
-  const auto cols = sprio_columns(opt.long_format);
-  std::vector<Column> layout;
-  for (const auto& [id, c] : cols) layout.push_back(c);
+  return format_sprio(rows, term_columns(rows), opt, w);
+}
+
+std::string format_sprio(const std::vector<SprioRow>& rows, const std::vector<TermColumn>& terms,
+                         const SprioOptions& opt, const Weights& w) {
+  std::vector<Column> layout = {{"JOBID", 15, true}, {"PARTITION", 9, false}};
+  if (opt.long_format) {
+    layout.push_back({"USER", 8, true});
+    layout.push_back({"ACCOUNT", 8, true});
+  }
+  layout.push_back({"PRIORITY", 10, true});
+  const size_t fixed_cols = layout.size();
+  std::vector<const TermColumn*> shown;
+  for (const TermColumn& t : terms) {
+    if ((t.flags & MFPRIO_TERMF_LONG) && !opt.long_format) continue;
+    shown.push_back(&t);
+    // Slurm's sprio: the TRES list is left-aligned (%20T) in the short format only.
+    const bool right = !((t.flags & MFPRIO_TERMF_LIST) && !opt.long_format);
+    layout.push_back({t.label.c_str(), t.width ? static_cast<int>(t.width) : 10, right});
+  }
   Table t(layout, opt.parsable);
   if (opt.header) t.header();
   if (opt.weights) {
-    std::vector<std::string> cells;
-    for (const auto& [id, c] : cols) cells.push_back(weight_cell(id, w));
+    std::vector<std::string> cells(fixed_cols);
+    cells[0] = "Weights";
+    for (const TermColumn* c : shown) cells.push_back(w.cell(c->name));
     t.row(cells);
   }
   for (const SprioRow& r : rows) {
-    std::vector<std::string> cells;
-    for (const auto& [id, c] : cols) cells.push_back(sprio_cell(id, r, opt.normalized));
+    std::vector<std::string> cells = {std::to_string(r.job_id), r.partition};
+    if (opt.long_format) {
+      cells.push_back(r.user);
+      cells.push_back(r.account);
+    }
+    cells.push_back(opt.normalized ? fixed(r.f.priority / 4294967295.0, 7) : std::to_string(r.f.priority));
+    for (const TermColumn* c : shown) cells.push_back(term_cell(r.f, *c, opt.normalized));
     t.row(cells);
   }
   return t.str();
@@ -219,82 +279,92 @@ Weights parse_weights(const std::string& info_json) {
   Weights w;
   JsonPtr root(json_loads(info_json.c_str(), 0, nullptr));
   if (!root || !json_is_object(root.get())) return w;
-  const json_t* obj = iget(root.get(), "weights");
-  static const char* const kPlain[] = {"age", "assoc", "fairshare", "jobsize", "partition", "qos", "tres"};
-  static const char* const kConf[] = {"PriorityWeightAge",     "PriorityWeightAssoc", "PriorityWeightFairshare",
-                                      "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityWeightQOS",
-                                      "PriorityWeightTRES"};
-  const char* const* names = kPlain;
-  if (!obj || !json_is_object(obj)) {
-    obj = root.get();
-    names = kConf;
+  const char* k;
+  json_t* v;
+  if (const json_t* obj = iget(root.get(), "weights"); obj && json_is_object(obj)) {
+    json_object_foreach(const_cast<json_t*>(obj), k, v) {
+      w.cells[lower(k)] = weight_cell(v);
+      w.known = true;
+    }
+    return w;
   }
-  double* slots[] = {&w.age, &w.assoc, &w.fairshare, &w.jobsize, &w.partition, &w.qos};
-  for (size_t i = 0; i < 6; ++i)
-    if (const json_t* v = iget(obj, names[i]); v && weight_value(v, slots[i])) w.known = true;
-  if (const json_t* v = iget(obj, names[6])) {
-    w.tres = tres_weights(v);
+  static const char kPrefix[] = "priorityweight";
+  json_object_foreach(root.get(), k, v) {
+    const std::string key = lower(k);
+    if (key.size() <= sizeof kPrefix - 1 || key.compare(0, sizeof kPrefix - 1, kPrefix) != 0) continue;
+    w.cells[key.substr(sizeof kPrefix - 1)] = weight_cell(v);
     w.known = true;
   }
   return w;
 }
 
-std::vector<ShareRow> share_rows_from(const mfprio_share_row_t* rows, size_t count) {
-  std::vector<ShareRow> out;
-  out.reserve(count);
-  for (size_t i = 0; i < count; ++i) {
-    const mfprio_share_row_t& r = rows[i];
-    ShareRow s;
-    s.depth = r.depth;
-    s.is_user = r.is_user != 0;
-    s.is_root = r.parent < 0;
-    s.account = r.account ? r.account : "";
-    s.user = r.user ? r.user : "";
-    s.shares_parent = r.shares_parent != 0;
-    s.raw_shares = r.raw_shares;
-    s.norm_shares = r.norm_shares;
-    s.raw_usage = r.raw_usage;
-    s.norm_usage = r.norm_usage;
-    s.eff_usage = r.eff_usage;
-    s.level_fs = r.level_fs;
-    s.fairshare = r.fairshare;
-    out.push_back(std::move(s));
-  }
-  return out;
+int ShareTable::column(const std::string& name) const {
+  for (size_t i = 0; i < columns.size(); ++i)
+    if (columns[i].name == name) return static_cast<int>(i);
+  return -1;
 }
 
-std::string format_sshare(const std::vector<ShareRow>& rows, const SshareOptions& opt) {
-  std::vector<Column> cols = {{"Account", 20, false}, {"User", 10, true}, {"RawShares", 10, true},
-                              {"NormShares", 11, true}, {"RawUsage", 11, true}};
-  if (opt.long_format) cols.push_back({"NormUsage", 11, true});
-  cols.push_back({"EffectvUsage", 13, true});
-  cols.push_back({"FairShare", 10, true});
-  if (opt.long_format) {
-    cols.push_back({"LevelFS", 10, true});
-    cols.push_back({"GrpTRESMins", 30, true});
-    cols.push_back({"TRESRunMins", 30, true});
+ShareTable share_table_from(const mfprio_share_table_t& in) {
+  if (in.struct_size < sizeof(mfprio_share_table_t))
+    throw std::runtime_error("share_table: the table has struct_size " + std::to_string(in.struct_size) +
+                             ", expected at least " + std::to_string(sizeof(mfprio_share_table_t)));
+  if ((in.column_count && !in.columns) || (in.row_count && !in.rows))
+    throw std::runtime_error("share_table: the table has no columns or rows array for its counts");
+  ShareTable t;
+  for (uint32_t c = 0; c < in.column_count; ++c) {
+    const mfprio_share_column_t& col = in.columns[c];
+    t.columns.push_back(ShareColumn{str_of(col.name), str_of(col.label), col.decimals, col.width, col.flags});
+  }
+  t.rows.reserve(in.row_count);
+  for (size_t i = 0; i < in.row_count; ++i) {
+    const mfprio_share_row_t& r = in.rows[i];
+    if (in.column_count && !r.cells)
+      throw std::runtime_error("share_table: row " + std::to_string(i) + " has no cells");
+    ShareRow s;
+    s.parent = r.parent;
+    s.depth = r.depth;
+    s.is_user = r.is_user != 0;
+    s.account = r.account ? r.account : "";
+    s.user = r.user ? r.user : "";
+    s.partition = r.partition ? r.partition : "";
+    for (uint32_t c = 0; c < in.column_count; ++c) {
+      ShareCell cell;
+      cell.value = r.cells[c].value;
+      cell.has_text = r.cells[c].text != nullptr;
+      if (cell.has_text) cell.text = r.cells[c].text;
+      s.cells.push_back(std::move(cell));
+    }
+    t.rows.push_back(std::move(s));
+  }
+  return t;
+}
+
+std::string format_sshare(const ShareTable& table, const SshareOptions& opt) {
+  std::vector<size_t> shown;
+  std::vector<Column> cols;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const ShareColumn& c = table.columns[i];
+    if ((c.flags & MFPRIO_COLF_LONG) && !opt.long_format) continue;
+    shown.push_back(i);
+    cols.push_back({c.label.c_str(), static_cast<int>(c.width), !(c.flags & MFPRIO_COLF_LEFT)});
   }
   Table t(cols, opt.parsable);
   if (opt.header) {
     t.header();
     t.dashes();
   }
-  for (const ShareRow& r : rows) {
-    std::vector<std::string> c;
-    c.push_back(std::string(r.depth, ' ') + r.account);
-    c.push_back(r.is_user ? r.user : std::string());
-    c.push_back(r.is_root ? std::string() : r.shares_parent ? std::string("parent") : std::to_string(r.raw_shares));
-    c.push_back(fixed(r.norm_shares, 6));
-    c.push_back(integer(r.raw_usage));
-    if (opt.long_format) c.push_back(fixed(r.norm_usage, 6));
-    c.push_back(fixed(r.eff_usage, 6));
-    c.push_back(r.is_user ? fixed(r.fairshare, 6) : std::string());
-    if (opt.long_format) {
-      c.push_back(r.is_root ? std::string() : fixed(r.level_fs, 6));
-      c.push_back(std::string());  // GrpTRESMins: limits are not part of the ABI
-      c.push_back(std::string());  // TRESRunMins: idem
+  for (const ShareRow& r : table.rows) {
+    std::vector<std::string> cells;
+    for (size_t i : shown) {
+      const ShareColumn& c = table.columns[i];
+      const ShareCell* cell = i < r.cells.size() ? &r.cells[i] : nullptr;
+      std::string v;
+      if (cell && (cell->has_text || (c.flags & MFPRIO_COLF_TEXT))) v = cell->text;
+      else if (cell) v = c.decimals < 0 ? integer(cell->value) : fixed(cell->value, c.decimals);
+      if (c.flags & MFPRIO_COLF_INDENT) v = std::string(r.depth, ' ') + v;
+      cells.push_back(std::move(v));
     }
-    t.row(c);
+    t.row(cells);
   }
   return t.str();
 }

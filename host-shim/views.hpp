@@ -1,20 +1,40 @@
 // views.hpp - text views of what the plugin returns: sprio (per-job factor
-// breakdown) and sshare (the association share table).  Pure formatting:
-// no plugin calls here, so tests feed rows directly.
+// breakdown as named terms) and sshare (the family's share table).  Pure
+// formatting: no plugin calls here, so tests feed rows directly.  Generic:
+// no family's words; the columns are whatever terms and share columns the
+// plugin names (mfprio.h: mfprio_term_t, mfprio_share_column_t).
 //
-// Columns follow Slurm's sprio/sshare defaults (REFERENCE §1.10):
-//   sprio     JOBID PARTITION PRIORITY SITE AGE ASSOC FAIRSHARE JOBSIZE PARTITION QOS TRES
-//   sprio -l  JOBID PARTITION USER ACCOUNT PRIORITY SITE AGE ASSOC FAIRSHARE JOBSIZE
-//             PARTITION QOSNAME QOS NICE TRES
-//   sshare    Account User RawShares NormShares RawUsage EffectvUsage FairShare
-//   sshare -l adds NormUsage (before EffectvUsage), LevelFS, GrpTRESMins, TRESRunMins
+// sprio: JOBID(15, right) PARTITION(9, left) [-l: USER(8) ACCOUNT(8)]
+//   PRIORITY(10), then one column per top-level term (parent -1), in the
+//   plugin's order (the union over the rows, first seen first):
+//     header  the term's label; width the term's width, else 10; right-aligned,
+//             except LIST terms, left-aligned in the short format (Slurm's %20T)
+//     LONG    only with -l
+//     TEXT    prints `text`
+//     RAW     prints `factor` as an integer, with or without -n
+//     LIST    prints its children as name=value,... (value: the contribution as
+//             an integer; -n: the factor with 7 decimals)
+//     other   the contribution as an integer (rounded half away from zero);
+//             -n: the factor with 7 decimals
+//   PRIORITY is the priority; -n: priority / (2^32-1) with 7 decimals.
+//   A row without a term of a column prints it blank.
+//   -w: a first "Weights" row: each term column's cell from Weights.
+//   With the Slurm multifactor terms (site, age, assoc, fairshare, jobsize,
+//   partition, qosname, qos, nice, tres) this is Slurm's sprio layout.
+// sshare: one column per share column, in the table's order: LONG only with
+//   -l; TEXT cells print their text; a numeric cell prints its text when the
+//   plugin gave one ("" = blank), else the value with `decimals` digits
+//   (-1: an integer, rounded half away from zero); INDENT prefixes the row's
+//   depth in spaces; LEFT left-aligns (default right); headers are always
+//   right-aligned; a header line and a dash line first.
 // Widths are minimums (nothing is truncated).  Parsable output (-P): no
-// padding, '|' after every field, header first.
+// padding, '|' after every field, header first, no dash line.
 #pragma once
 
 #include <mfprio/mfprio.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,42 +42,83 @@ namespace mfprio::host {
 
 struct SprioRow {
   uint64_t job_id = 0;
-  std::string partition, user, account, qos;
-  mfprio_factors_t f{};
+  std::string partition, user, account;
+  mfprio_factors_t f{};  // f.term_count = 0: no breakdown (the plugin has no job_factors)
 };
 
-// The weights in force, from plugin_info_json (see parse_weights).
+// One sprio term column: a top-level term's name, label, flags and width.
+struct TermColumn {
+  std::string name, label;
+  uint32_t flags = 0;  // MFPRIO_TERMF_*
+  uint32_t width = 0;  // 0: the default 10
+};
+
+// The top-level terms of the rows, in the plugin's order (first seen first).
+std::vector<TermColumn> term_columns(const std::vector<SprioRow>& rows);
+
+// A layout for when no row is shown: plugin_info_json's "terms" array
+// ([{"name", "label", "flags", "width", "parent"}...], top-level ones), else
+// the names of its "weights" object with upper-case labels.  Empty when
+// neither is present.
+std::vector<TermColumn> term_columns_from_info(const std::string& info_json);
+
+// The weights in force, from plugin_info_json (see parse_weights): the cell
+// of the Weights row per term name (names compare case-insensitively).
 struct Weights {
   bool known = false;
-  double age = 0, assoc = 0, fairshare = 0, jobsize = 0, partition = 0, qos = 0;
-  std::string tres;  // "CPU=1000,Mem=2000" as configured
+  std::map<std::string, std::string> cells;  // lower-case term name -> cell
+  std::string cell(const std::string& term) const;  // "" when absent
 };
 
 struct SprioOptions {
   bool long_format = false;
-  bool normalized = false;  // -n: factors 0..1 with 7 decimals
+  bool normalized = false;  // -n: factors with 7 decimals
   bool weights = false;     // -w: a "Weights" row first
   bool parsable = false;    // -P
   bool header = true;
 };
 
+std::string format_sprio(const std::vector<SprioRow>& rows, const std::vector<TermColumn>& columns,
+                         const SprioOptions& opt, const Weights& w);
+// The same with term_columns(rows).
 std::string format_sprio(const std::vector<SprioRow>& rows, const SprioOptions& opt, const Weights& w);
 
-// Reads weights from a plugin_info_json document: an object "weights" with
-// members age, assoc, fairshare, jobsize, partition, qos (numbers) and tres
-// (a string, or an object name -> weight), or, failing that, top-level
-// PriorityWeightAge ... PriorityWeightTRES members.  Keys compare
-// case-insensitively.  known=false when neither form is present.
+// Reads weights from a plugin_info_json document: the object "weights",
+// keyed by term name (a number prints as an integer, a numeric string too;
+// another string as is; an object name -> number as name=value,... with %g),
+// or, failing that, top-level PriorityWeight<Term> members (the conf's
+// keys).  Keys compare case-insensitively.  known=false when neither form
+// is present.
 Weights parse_weights(const std::string& info_json);
 
+// ---- sshare --------------------------------------------------------------
+
+struct ShareColumn {
+  std::string name, label;
+  int32_t decimals = -1;  // -1: an integer
+  uint32_t width = 0;
+  uint32_t flags = 0;     // MFPRIO_COLF_*
+};
+
+struct ShareCell {
+  double value = 0;
+  bool has_text = false;  // the plugin gave text (maybe "": blank)
+  std::string text;
+};
+
 struct ShareRow {
+  int32_t parent = -1;
   uint32_t depth = 0;
   bool is_user = false;
-  bool is_root = false;
-  std::string account, user;
-  bool shares_parent = false;
-  uint32_t raw_shares = 0;
-  double norm_shares = 0, raw_usage = 0, norm_usage = 0, eff_usage = 0, level_fs = 0, fairshare = 0;
+  std::string account, user, partition;
+  std::vector<ShareCell> cells;  // one per column
+};
+
+struct ShareTable {
+  std::vector<ShareColumn> columns;
+  std::vector<ShareRow> rows;
+  // The column named `name`, or -1.
+  int column(const std::string& name) const;
 };
 
 struct SshareOptions {
@@ -66,10 +127,12 @@ struct SshareOptions {
   bool header = true;
 };
 
-std::string format_sshare(const std::vector<ShareRow>& rows, const SshareOptions& opt);
+std::string format_sshare(const ShareTable& table, const SshareOptions& opt);
 
-// Copies the plugin's rows (valid only until share_table_free).
-std::vector<ShareRow> share_rows_from(const mfprio_share_row_t* rows, size_t count);
+// Copies the plugin's table (valid only until share_table_free).  Throws
+// std::runtime_error when the table is malformed (struct_size too small,
+// NULL columns or cells with a non-zero count).
+ShareTable share_table_from(const mfprio_share_table_t& table);
 
 // "%.Nf" of v; "inf" for infinity, "nan" for NaN.
 std::string fixed(double v, int decimals);

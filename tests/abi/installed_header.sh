@@ -17,6 +17,15 @@ for b in mfprio-host mfprio-acct; do
   find "$dest" -path "*/bin/$b" | grep -q . || { echo "$b not installed in bindir"; exit 1; }
 done
 grep -q '^plugindir=' "$pc" || { echo "mfprio.pc has no plugindir variable"; exit 1; }
+# The pkg-config file advertises the ABI version the installed header defines.
+hdr_abi=$(sed -n 's/^#define MFPRIO_ABI_VERSION[ \t]*\([0-9]*\)u.*/\1/p' "$inc")
+pc_abi=$(sed -n 's/^abi_version=//p' "$pc")
+[ -n "$hdr_abi" ] && [ "$pc_abi" = "$hdr_abi" ] ||
+  { echo "mfprio.pc says abi_version=$pc_abi, the installed mfprio.h MFPRIO_ABI_VERSION $hdr_abi"; exit 1; }
 "$cc" -std=c99 -pedantic -Wall -Wextra -Werror -I"$(dirname "$(dirname "$inc")")" \
   "$src/tests/abi/abi_host.c" -o "$dest/abi_host" -ldl
 "$dest/abi_host" --fifo "$plugdir/priority_basic.so"
+# The installed export check: each installed plugin exports exactly its v2 symbols.
+for so in "$plugdir"/priority_*.so; do
+  sh "$src/tests/abi/check_exports.sh" "$so" "$inc"
+done

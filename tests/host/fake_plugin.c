@@ -1,29 +1,41 @@
 /*
- * fake_plugin.c - a test fixture: a small, deterministic mfprio plugin used
- * to test the host (loader checks, host table, views) without the real
- * engine.  Compiled several times with different macros:
- *   FAKE_TYPE          plugin_type string (default "priority/fake")
- *   FAKE_VERSION       plugin_version (default MFPRIO_ABI_VERSION)
- *   FAKE_OMIT_OPS      leave out decay, job_end and job_end_batch (a "corrupted" plugin)
- *   FAKE_OMIT_VERSION  leave out plugin_version
+ * fake_plugin.c - a test fixture: a small, deterministic mfprio plugin (ABI
+ * v2) used to test the host (loader checks, host table, views, optional
+ * operations) without the real engine.  Compiled several times:
+ *   FAKE_TYPE             plugin_type string (default "priority/fake")
+ *   FAKE_VERSION          plugin_version (default MFPRIO_ABI_VERSION)
+ *   FAKE_OMIT_DECAY       leave out decay, a required operation (a "corrupted" plugin)
+ *   FAKE_OMIT_VERSION     leave out plugin_version
+ *   FAKE_REQUIRED_ONLY    only init, fini, set_priority, decay, errmsg
+ *   FAKE_OMIT_FREE_STRING every operation but free_string (json ops without it: corrupt)
+ * By default it exports exactly the v2 symbols: identity + all 18 operations.
  *
- * Its numbers (see fake_factors): age = (now - eligible) / 1 day capped at 1,
- * weight 1000; fairshare 0.5, weight 500; jobsize = cpus / cluster CPUs,
- * weight 100; partition "high" 1.0 else 0.5, weight 200; qos "high" 1.0 else
- * 0, weight 300; each TRES = count / cluster total, weight 1000; plus
- * site_factor, minus nice; held = 0; below 1 = 1.  User "ghost" does not
- * exist (ENOENT); a negative nice without NICE_ADMIN is EPERM.
- * Conf key FakeInitFail=yes makes init fail with ECONF naming file:line.
+ * Its terms (see fake_factors), in Slurm's sprio order: site (RAW, the
+ * site_factor); age = (now - eligible) / 1 day capped at 1, weight 1000;
+ * assoc 0, weight 0; fairshare 0.5, weight 500; jobsize = cpus / cluster
+ * CPUs, weight 100; partition "high" 1.0 else 0.5, weight 200; qosname (TEXT,
+ * LONG: the job's QOS); qos "high" 1.0 else 0, weight 300; nice (RAW, LONG,
+ * width 11: minus nice); tres (LIST, width 20): each TRES = count / cluster
+ * total, weight 1000, as a child term.  Held = 0; below 1 = 1.  User "ghost"
+ * does not exist (ENOENT); a negative nice without NICE_ADMIN is EPERM.
+ * prioritize() prices each pending job alone and logs (info) how many
+ * pending and running jobs it was given.  Conf key FakeInitFail=yes makes
+ * init fail with ECONF naming file:line.
  */
 #define MFPRIO_PLUGIN_IMPLEMENTATION
 #include <mfprio/mfprio.h>
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#ifdef FAKE_REQUIRED_ONLY
+#define FAKE_NO_OPTIONAL 1
+#endif
 
 #ifndef FAKE_TYPE
 #define FAKE_TYPE "priority/fake"
@@ -42,7 +54,7 @@ static __thread char g_err[512];
 static int g_inited;
 static mfprio_host_t g_host;
 static char *g_info; /* built at init: the conf and totals as the plugin saw them */
-static uint64_t g_resolves, g_factor_calls, g_jobs_charged;
+static uint64_t g_resolves, g_factor_calls, g_jobs_charged, g_prioritize_calls;
 static uint32_t g_generation = 1;
 static int64_t g_last_decay;
 
@@ -101,6 +113,24 @@ static void sb_str(sbuf *b, const char *s) {
     sb_add(b, "\"");
 }
 
+/* The term layout (name, label, flags, width), also published in plugin_info_json. */
+static const struct {
+    const char *name, *label;
+    uint32_t flags, width;
+} k_terms[] = {
+    {"site", "SITE", MFPRIO_TERMF_RAW, 0},
+    {"age", "AGE", 0, 0},
+    {"assoc", "ASSOC", MFPRIO_TERMF_ZERO_WEIGHT, 0},
+    {"fairshare", "FAIRSHARE", 0, 0},
+    {"jobsize", "JOBSIZE", 0, 0},
+    {"partition", "PARTITION", 0, 0},
+    {"qosname", "QOSNAME", MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG, 0},
+    {"qos", "QOS", 0, 0},
+    {"nice", "NICE", MFPRIO_TERMF_RAW | MFPRIO_TERMF_LONG, 11},
+    {"tres", "TRES", MFPRIO_TERMF_LIST, 20},
+};
+#define K_NTERMS (sizeof k_terms / sizeof k_terms[0])
+
 int init(const mfprio_host_t *host) {
     size_t i;
     sbuf b = {0};
@@ -116,7 +146,9 @@ int init(const mfprio_host_t *host) {
         }
     }
     g_host = *host;
-    sb_add(&b, "{\"type\":");
+    sb_add(&b, "{\"plugin_type\":");
+    sb_str(&b, plugin_type);
+    sb_add(&b, ",\"abi_version\":%u,\"type\":", (unsigned)MFPRIO_ABI_VERSION);
     sb_str(&b, plugin_type);
     sb_add(&b, ",\"clock\":%lld,\"cluster_nodes\":%u,\"cluster_cpus\":%u,\"cluster_mem_mb\":%llu,\"cluster_tres\":{",
            (long long)clock_now(), host->cluster_nodes, host->cluster_cpus,
@@ -127,7 +159,15 @@ int init(const mfprio_host_t *host) {
         sb_add(&b, ":%g", host->cluster_tres[i].count);
     }
     sb_add(&b, "},\"weights\":{\"age\":1000,\"assoc\":0,\"fairshare\":500,\"jobsize\":100,\"partition\":200,"
-               "\"qos\":300,\"tres\":\"GRES/gpu=1000\"},\"conf\":[");
+               "\"qos\":300,\"tres\":\"GRES/gpu=1000\"},\"terms\":[");
+    for (i = 0; i < K_NTERMS; ++i) {
+        sb_add(&b, i ? ",{\"name\":" : "{\"name\":");
+        sb_str(&b, k_terms[i].name);
+        sb_add(&b, ",\"label\":");
+        sb_str(&b, k_terms[i].label);
+        sb_add(&b, ",\"flags\":%u,\"width\":%u,\"parent\":-1}", k_terms[i].flags, k_terms[i].width);
+    }
+    sb_add(&b, "],\"conf\":[");
     for (i = 0; i < host->conf_count; ++i) {
         const mfprio_kv_t *kv = &host->conf[i];
         sb_add(&b, i ? ",{\"key\":" : "{\"key\":");
@@ -153,30 +193,32 @@ int init(const mfprio_host_t *host) {
 }
 
 int fini(void) {
-    logf_(MFPRIO_LOG_INFO, "fake fini: resolves=%llu factors=%llu", (unsigned long long)g_resolves,
-          (unsigned long long)g_factor_calls);
+    if (!g_inited) {
+        set_err("fini before init");
+        return MFPRIO_ESTATE;
+    }
+    logf_(MFPRIO_LOG_INFO, "fake fini: resolves=%llu factors=%llu prioritize=%llu", (unsigned long long)g_resolves,
+          (unsigned long long)g_factor_calls, (unsigned long long)g_prioritize_calls);
     free(g_info);
     g_info = NULL;
     g_inited = 0;
     return MFPRIO_OK;
 }
 
-int job_resolve(mfprio_job_t *job) {
+/* The look-up job_resolve caches: done by name when the handle is zero. */
+static int check_job(const mfprio_job_t *job) {
     if (!g_inited) {
-        set_err("job_resolve before init");
+        set_err("call before init");
         return MFPRIO_ESTATE;
     }
     if (!job || job->struct_size < sizeof(mfprio_job_t) || !job->user) {
-        set_err("job_resolve: bad record");
+        set_err("bad job record");
         return MFPRIO_EINVAL;
     }
-    ++g_resolves;
     if (strcmp(job->user, "ghost") == 0) {
         set_err("job %llu: unknown user 'ghost'", (unsigned long long)job->job_id);
         return MFPRIO_ENOENT;
     }
-    job->handle.generation = g_generation;
-    job->handle.assoc = (uint32_t)strlen(job->user);
     return MFPRIO_OK;
 }
 
@@ -187,46 +229,73 @@ static double tres_total(const char *name) {
     return 0;
 }
 
-static int fake_factors(const mfprio_job_t *job, int64_t now, mfprio_factors_t *f) {
+static mfprio_term_t *add_term(mfprio_factors_t *f, uint32_t max, size_t layout, double factor, double weight,
+                               double contribution, int32_t parent) {
+    mfprio_term_t *t;
+    if (f->term_count >= max) return NULL;
+    t = &f->terms[f->term_count++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", k_terms[layout].name);
+    snprintf(t->label, sizeof t->label, "%s", k_terms[layout].label);
+    t->factor = factor;
+    t->weight = weight;
+    t->contribution = contribution;
+    t->parent = parent;
+    t->flags = k_terms[layout].flags;
+    t->width = k_terms[layout].width;
+    return t;
+}
+
+/* Fills f (at most max terms); returns a status. */
+static int fake_factors(const mfprio_job_t *job, int64_t now, mfprio_factors_t *f, uint32_t max) {
     uint32_t i;
-    double sum;
-    if (!job || job->handle.generation == 0) {
-        set_err("job %llu: not resolved (call job_resolve first)", job ? (unsigned long long)job->job_id : 0ull);
-        return MFPRIO_EINVAL;
-    }
+    double sum, age, jobsize, part, qos;
+    int32_t tres_at;
+    mfprio_term_t *t;
+    int rc = check_job(job);
+    if (rc != MFPRIO_OK) return rc;
     if (job->nice < 0 && !(job->flags & MFPRIO_JOBF_NICE_ADMIN)) {
         set_err("job %llu: negative nice %d needs an admin", (unsigned long long)job->job_id, job->nice);
         return MFPRIO_EPERM;
     }
-    memset(f, 0, sizeof *f);
+    memset(f, 0, offsetof(mfprio_factors_t, terms));
     f->struct_size = sizeof *f;
-    f->age = job->eligible_time ? (double)(now - job->eligible_time) / 86400.0 : 0;
-    if (f->age < 0) f->age = 0;
-    if (f->age > 1) f->age = 1;
-    f->fairshare = 0.5;
-    f->jobsize = g_host.cluster_cpus ? (double)job->cpus / g_host.cluster_cpus : 0;
-    if (f->jobsize > 1) f->jobsize = 1;
-    f->partition = job->partition && strcmp(job->partition, "high") == 0 ? 1.0 : 0.5;
-    f->qos = job->qos && strcmp(job->qos, "high") == 0 ? 1.0 : 0.0;
-    f->w_age = 1000 * f->age;
-    f->w_fairshare = 500 * f->fairshare;
-    f->w_jobsize = 100 * f->jobsize;
-    f->w_partition = 200 * f->partition;
-    f->w_qos = 300 * f->qos;
-    for (i = 0; i < job->tres_count && i < MFPRIO_MAX_TRES_FACTORS; ++i) {
+    age = job->eligible_time ? (double)(now - job->eligible_time) / 86400.0 : 0;
+    if (age < 0) age = 0;
+    if (age > 1) age = 1;
+    jobsize = g_host.cluster_cpus ? (double)job->cpus / g_host.cluster_cpus : 0;
+    if (jobsize > 1) jobsize = 1;
+    part = job->partition && strcmp(job->partition, "high") == 0 ? 1.0 : 0.5;
+    qos = job->qos && strcmp(job->qos, "high") == 0 ? 1.0 : 0.0;
+    sum = 1000 * age + 500 * 0.5 + 100 * jobsize + 200 * part + 300 * qos + (double)job->site_factor -
+          (double)job->nice;
+    add_term(f, max, 0, job->site_factor, 1, job->site_factor, -1);
+    add_term(f, max, 1, age, 1000, 1000 * age, -1);
+    add_term(f, max, 2, 0, 0, 0, -1);
+    add_term(f, max, 3, 0.5, 500, 250, -1);
+    add_term(f, max, 4, jobsize, 100, 100 * jobsize, -1);
+    add_term(f, max, 5, part, 200, 200 * part, -1);
+    if ((t = add_term(f, max, 6, 0, 0, 0, -1)) != NULL) snprintf(t->text, sizeof t->text, "%s", job->qos ? job->qos : "");
+    add_term(f, max, 7, qos, 300, 300 * qos, -1);
+    add_term(f, max, 8, job->nice, -1, -(double)job->nice, -1);
+    tres_at = (int32_t)f->term_count;
+    t = add_term(f, max, 9, 0, 1000, 0, -1);
+    for (i = 0; i < job->tres_count; ++i) {
         double total = tres_total(job->tres[i].name);
-        mfprio_tres_factor_t *t = &f->tres[f->tres_count++];
-        snprintf(t->name, sizeof t->name, "%s", job->tres[i].name);
-        t->factor = total > 0 ? job->tres[i].count / total : 0;
-        if (t->factor > 1) t->factor = 1;
-        t->weighted = 1000 * t->factor;
-        f->w_tres += t->weighted;
+        double factor = total > 0 ? job->tres[i].count / total : 0;
+        mfprio_term_t *c;
+        if (factor > 1) factor = 1;
+        sum += 1000 * factor;
+        if (t) t->contribution += 1000 * factor;
+        if (t && (c = add_term(f, max, 9, factor, 1000, 1000 * factor, tres_at)) != NULL) {
+            snprintf(c->name, sizeof c->name, "%s", job->tres[i].name);
+            c->label[0] = '\0';
+            c->flags = 0;
+            c->width = 0;
+        }
     }
-    f->site = job->site_factor;
-    f->nice = job->nice;
-    sum = f->w_age + f->w_fairshare + f->w_jobsize + f->w_partition + f->w_qos + f->w_tres + (double)f->site -
-          (double)f->nice;
     f->unclamped = sum;
+    snprintf(f->qos_name, sizeof f->qos_name, "%s", job->qos ? job->qos : "");
     if (job->state == MFPRIO_JOB_HELD) {
         f->priority = 0;
     } else if (sum < 1) {
@@ -243,24 +312,12 @@ static int fake_factors(const mfprio_job_t *job, int64_t now, mfprio_factors_t *
 
 int set_priority(const mfprio_job_t *job, int64_t now, uint32_t *priority) {
     mfprio_factors_t f;
-    int rc = fake_factors(job, now, &f);
+    int rc = fake_factors(job, now, &f, MFPRIO_MAX_TERMS);
     if (rc == MFPRIO_OK) *priority = f.priority;
     return rc;
 }
 
-int set_priority_batch(const mfprio_job_t *jobs, size_t count, int64_t now, uint32_t *priorities, int *statuses) {
-    size_t i;
-    int first = MFPRIO_OK;
-    for (i = 0; i < count; ++i) {
-        int rc = set_priority(&jobs[i], now, &priorities[i]);
-        if (rc != MFPRIO_OK) priorities[i] = 0;
-        if (statuses) statuses[i] = rc;
-        if (rc != MFPRIO_OK && first == MFPRIO_OK) first = rc;
-    }
-    return first;
-}
-
-#ifndef FAKE_OMIT_OPS
+#ifndef FAKE_OMIT_DECAY
 int decay(int64_t now, const mfprio_job_t *running, size_t count) {
     size_t i;
     if (!g_inited) {
@@ -271,18 +328,65 @@ int decay(int64_t now, const mfprio_job_t *running, size_t count) {
         set_err("decay: now %lld is before the last decay %lld", (long long)now, (long long)g_last_decay);
         return MFPRIO_EINVAL;
     }
-    for (i = 0; i < count; ++i)
-        if (running[i].handle.generation == 0) {
-            set_err("decay: job %llu not resolved", (unsigned long long)running[i].job_id);
-            return MFPRIO_EINVAL;
-        }
+    for (i = 0; i < count; ++i) {
+        int rc = check_job(&running[i]);
+        if (rc != MFPRIO_OK) return rc;
+    }
     g_jobs_charged += count;
     g_last_decay = now;
     ++g_generation;
     return MFPRIO_OK;
 }
+#endif
+
+const char *errmsg(void) { return g_err; }
+
+#ifndef FAKE_NO_OPTIONAL
+int job_resolve(mfprio_job_t *job) {
+    int rc = check_job(job);
+    if (rc == MFPRIO_OK) ++g_resolves;
+    if (rc != MFPRIO_OK) return rc;
+    job->handle.generation = g_generation;
+    job->handle.assoc = (uint32_t)strlen(job->user);
+    return MFPRIO_OK;
+}
+
+int set_priority_batch(const mfprio_job_t *jobs, size_t count, int64_t now, uint32_t *priorities, int *statuses) {
+    size_t i;
+    int first = MFPRIO_OK;
+    char msg[sizeof g_err] = "";
+    for (i = 0; i < count; ++i) {
+        int rc = set_priority(&jobs[i], now, &priorities[i]);
+        if (rc != MFPRIO_OK) priorities[i] = 0;
+        if (statuses) statuses[i] = rc;
+        if (rc != MFPRIO_OK && first == MFPRIO_OK) {
+            first = rc;
+            memcpy(msg, g_err, sizeof msg);
+        }
+    }
+    if (first != MFPRIO_OK) memcpy(g_err, msg, sizeof msg);
+    return first;
+}
+
+int prioritize(const mfprio_job_t *pending, size_t pending_count, const mfprio_job_t *running, size_t running_count,
+               int64_t now, uint32_t *priorities, int *statuses) {
+    size_t i;
+    if (!g_inited) {
+        set_err("prioritize before init");
+        return MFPRIO_ESTATE;
+    }
+    for (i = 0; i < running_count; ++i) {
+        int rc = check_job(&running[i]);
+        if (rc != MFPRIO_OK) return rc;
+    }
+    ++g_prioritize_calls;
+    logf_(MFPRIO_LOG_INFO, "fake prioritize: %zu pending, %zu running", pending_count, running_count);
+    return set_priority_batch(pending, pending_count, now, priorities, statuses);
+}
 
 int job_end(const mfprio_job_t *job, int64_t end_time) {
+    int rc = check_job(job);
+    if (rc != MFPRIO_OK) return rc;
     if (end_time < job->start_time) {
         set_err("job %llu: end %lld is before start %lld", (unsigned long long)job->job_id, (long long)end_time,
                 (long long)job->start_time);
@@ -294,36 +398,58 @@ int job_end(const mfprio_job_t *job, int64_t end_time) {
 
 int job_end_batch(const mfprio_job_t *jobs, size_t count, const int64_t *end_times) {
     size_t i;
-    for (i = 0; i < count; i++)
-        if (end_times[i] < jobs[i].start_time) return job_end(&jobs[i], end_times[i]);
+    for (i = 0; i < count; i++) {
+        int rc = check_job(&jobs[i]);
+        if (rc != MFPRIO_OK) return rc;
+        if (end_times[i] < jobs[i].start_time) {
+            set_err("job %llu: end %lld is before start %lld", (unsigned long long)jobs[i].job_id,
+                    (long long)end_times[i], (long long)jobs[i].start_time);
+            return MFPRIO_EINVAL;
+        }
+    }
     g_jobs_charged += count;
     return MFPRIO_OK;
 }
-#endif
 
 int job_factors(const mfprio_job_t *job, int64_t now, mfprio_factors_t *out) {
     mfprio_factors_t f;
+    size_t max;
     int rc;
     ++g_factor_calls;
-    if (!out || out->struct_size < sizeof(mfprio_factors_t)) {
+    if (!out || out->struct_size < offsetof(mfprio_factors_t, terms)) {
         set_err("job_factors: bad out struct");
         return MFPRIO_EINVAL;
     }
-    rc = fake_factors(job, now, &f);
-    if (rc == MFPRIO_OK) *out = f;
-    return rc;
+    /* As many terms as the caller's struct holds (mfprio.h). */
+    max = (out->struct_size - offsetof(mfprio_factors_t, terms)) / sizeof(mfprio_term_t);
+    if (max > MFPRIO_MAX_TERMS) max = MFPRIO_MAX_TERMS;
+    rc = fake_factors(job, now, &f, (uint32_t)max);
+    if (rc != MFPRIO_OK) return rc;
+    f.struct_size = out->struct_size;
+    memcpy(out, &f, offsetof(mfprio_factors_t, terms) + f.term_count * sizeof(mfprio_term_t));
+    return MFPRIO_OK;
 }
 
 int job_factors_json(const mfprio_job_t *job, int64_t now, char **json) {
     mfprio_factors_t f;
     sbuf b = {0};
+    uint32_t i;
     int rc;
     ++g_factor_calls;
-    rc = fake_factors(job, now, &f);
+    rc = fake_factors(job, now, &f, MFPRIO_MAX_TERMS);
     if (rc != MFPRIO_OK) return rc;
-    sb_add(&b, "{\"priority\":%u,\"factors\":{\"age\":%.7f,\"fairshare\":%.7f,\"jobsize\":%.7f,"
-               "\"partition\":%.7f,\"qos\":%.7f},\"site\":%lld,\"nice\":%lld}",
-           f.priority, f.age, f.fairshare, f.jobsize, f.partition, f.qos, (long long)f.site, (long long)f.nice);
+    sb_add(&b, "{\"job_id\":%llu,\"priority\":%u,\"unclamped\":%.7f,\"clamped\":%u,\"terms\":[",
+           (unsigned long long)job->job_id, f.priority, f.unclamped, f.clamped);
+    for (i = 0; i < f.term_count; ++i) {
+        const mfprio_term_t *t = &f.terms[i];
+        sb_add(&b, i ? ",{\"name\":" : "{\"name\":");
+        sb_str(&b, t->name);
+        sb_add(&b, ",\"label\":");
+        sb_str(&b, t->label);
+        sb_add(&b, ",\"factor\":%.7f,\"weight\":%g,\"contribution\":%.7f,\"parent\":%d}", t->factor, t->weight,
+               t->contribution, t->parent);
+    }
+    sb_add(&b, "]}");
     *json = b.s;
     return b.s ? MFPRIO_OK : MFPRIO_ENOMEM;
 }
@@ -344,42 +470,93 @@ static const struct {
 };
 #define K_NROWS (sizeof k_rows / sizeof k_rows[0])
 
-int share_table(mfprio_share_row_t **rows, size_t *count) {
+/* The multifactor family's sshare columns (Slurm's sshare -l). */
+static const mfprio_share_column_t k_cols[] = {
+    {"account", "Account", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT},
+    {"user", "User", -1, 10, MFPRIO_COLF_TEXT},
+    {"raw_shares", "RawShares", -1, 10, 0},
+    {"norm_shares", "NormShares", 6, 11, 0},
+    {"raw_usage", "RawUsage", -1, 11, 0},
+    {"norm_usage", "NormUsage", 6, 11, MFPRIO_COLF_LONG},
+    {"eff_usage", "EffectvUsage", 6, 13, 0},
+    {"fairshare", "FairShare", 6, 10, 0},
+    {"level_fs", "LevelFS", 6, 10, MFPRIO_COLF_LONG},
+    {"grp_tres_mins", "GrpTRESMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG},
+    {"tres_run_mins", "TRESRunMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG},
+};
+#define K_NCOLS (sizeof k_cols / sizeof k_cols[0])
+
+/* One allocation: the table, its rows, then every row's cells. */
+typedef struct {
+    mfprio_share_table_t table;
+    mfprio_share_row_t rows[K_NROWS];
+    mfprio_share_cell_t cells[K_NROWS][K_NCOLS];
+} fake_table;
+
+int share_table(mfprio_share_table_t **out) {
     size_t i;
-    mfprio_share_row_t *r = calloc(K_NROWS, sizeof *r);
-    if (!r) {
+    fake_table *t;
+    if (!out) {
+        set_err("share_table: NULL out");
+        return MFPRIO_EINVAL;
+    }
+    t = calloc(1, sizeof *t);
+    if (!t) {
         set_err("share_table: out of memory");
         return MFPRIO_ENOMEM;
     }
+    t->table.struct_size = sizeof t->table;
+    t->table.column_count = K_NCOLS;
+    t->table.row_count = K_NROWS;
+    t->table.columns = k_cols;
+    t->table.rows = t->rows;
     for (i = 0; i < K_NROWS; ++i) {
-        r[i].struct_size = sizeof r[i];
-        r[i].parent = k_rows[i].parent;
-        r[i].depth = k_rows[i].depth;
-        r[i].is_user = k_rows[i].is_user;
-        r[i].account = k_rows[i].account;
-        r[i].user = k_rows[i].user;
-        r[i].shares_parent = k_rows[i].shares_parent;
-        r[i].raw_shares = k_rows[i].raw_shares;
-        r[i].norm_shares = k_rows[i].norm_shares;
-        r[i].raw_usage = k_rows[i].raw_usage;
-        r[i].norm_usage = k_rows[i].norm_usage;
-        r[i].eff_usage = k_rows[i].eff_usage;
-        r[i].level_fs = k_rows[i].level_fs;
-        r[i].fairshare = k_rows[i].fairshare;
+        mfprio_share_row_t *r = &t->rows[i];
+        mfprio_share_cell_t *c = t->cells[i];
+        const int root = k_rows[i].parent < 0;
+        r->parent = k_rows[i].parent;
+        r->depth = k_rows[i].depth;
+        r->is_user = k_rows[i].is_user;
+        r->account = k_rows[i].account;
+        r->user = k_rows[i].user;
+        r->cells = c;
+        c[0].text = k_rows[i].account;
+        c[1].text = k_rows[i].user ? k_rows[i].user : "";
+        if (root) c[2].text = "";
+        else if (k_rows[i].shares_parent) c[2].text = "parent";
+        else c[2].value = k_rows[i].raw_shares;
+        c[3].value = k_rows[i].norm_shares;
+        c[4].value = k_rows[i].raw_usage;
+        c[5].value = k_rows[i].norm_usage;
+        c[6].value = k_rows[i].eff_usage;
+        if (k_rows[i].is_user) c[7].value = k_rows[i].fairshare;
+        else c[7].text = "";
+        if (root) c[8].text = "";
+        else c[8].value = k_rows[i].level_fs;
+        c[9].text = "";
+        c[10].text = "";
     }
-    *rows = r;
-    *count = K_NROWS;
+    *out = &t->table;
     return MFPRIO_OK;
 }
 
-void share_table_free(mfprio_share_row_t *rows) { free(rows); }
+void share_table_free(mfprio_share_table_t *table) { free(table); /* the table is the block's first member */ }
 
 int share_table_json(char **json) {
     size_t i;
     sbuf b = {0};
-    sb_add(&b, "[");
+    sb_add(&b, "{\"columns\":[");
+    for (i = 0; i < K_NCOLS; ++i) {
+        sb_add(&b, i ? ",{\"name\":" : "{\"name\":");
+        sb_str(&b, k_cols[i].name);
+        sb_add(&b, ",\"label\":");
+        sb_str(&b, k_cols[i].label);
+        sb_add(&b, "}");
+    }
+    sb_add(&b, "],\"rows\":[");
     for (i = 0; i < K_NROWS; ++i) {
-        sb_add(&b, i ? ",{\"account\":" : "{\"account\":");
+        sb_add(&b, i ? ",{\"parent\":%d,\"depth\":%u,\"account\":" : "{\"parent\":%d,\"depth\":%u,\"account\":",
+               k_rows[i].parent, k_rows[i].depth);
         sb_str(&b, k_rows[i].account);
         if (k_rows[i].user) {
             sb_add(&b, ",\"user\":");
@@ -389,7 +566,7 @@ int share_table_json(char **json) {
         }
         sb_add(&b, ",\"fairshare\":%g}", k_rows[i].fairshare);
     }
-    sb_add(&b, "]");
+    sb_add(&b, "]}");
     *json = b.s;
     return b.s ? MFPRIO_OK : MFPRIO_ENOMEM;
 }
@@ -419,6 +596,7 @@ int plugin_info_json(char **json) {
     return MFPRIO_OK;
 }
 
-const char *errmsg(void) { return g_err; }
-
+#ifndef FAKE_OMIT_FREE_STRING
 void free_string(char *s) { free(s); }
+#endif
+#endif /* FAKE_NO_OPTIONAL */

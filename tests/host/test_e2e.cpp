@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include <jansson.h>
+
+#include "json_util.hpp"
 #include "run_process.hpp"
 #include "test_util.hpp"
 
@@ -202,8 +205,7 @@ TEST_F(HostE2E, MissingSymbolNamesFileAndSymbol) {
   const std::string conf = dir.write("c.conf", "PriorityType=priority/nosym\nPluginDir=" + fixture_dir() + "\n");
   ProcessResult r = host({"--conf", conf, "info"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, "mfprio-host: " + fixture_dir() +
-                       "/priority_nosym.so: plugin is corrupted: missing symbols 'decay', 'job_end', 'job_end_batch'\n");
+  EXPECT_EQ(r.err, "mfprio-host: " + fixture_dir() + "/priority_nosym.so: plugin is corrupted: missing required symbol 'decay'\n");
 }
 
 TEST_F(HostE2E, AbiMismatchNamesFileAndVersion) {
@@ -211,7 +213,7 @@ TEST_F(HostE2E, AbiMismatchNamesFileAndVersion) {
   ProcessResult r = host({"--conf", conf, "info"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "mfprio-host: " + fixture_dir() +
-                       "/priority_badver.so: plugin_version 99 does not match the host's ABI version 1\n");
+                       "/priority_badver.so: plugin_version 99 does not match the host's ABI version 2\n");
 }
 
 TEST_F(HostE2E, InitFailurePrintsThePluginsMessage) {
@@ -324,7 +326,7 @@ TEST_F(HostE2E, DecayRunsOnNothingWhenAJobIsBad) {
   EXPECT_TRUE(has(r.err, multi + ":1: job 7: a running or finished job runs in one partition, not 2")) << r.err;
 }
 
-TEST_F(HostE2E, JobEndChargesEachRecord) {
+TEST_F(HostE2E, JobEndChargesAllRecordsInOneBatchOrNone) {
   const std::string conf = fake_conf();
   const std::string done = dir.write("done.jsonl",
                                      "{\"id\": 7, \"user\": \"a\", \"state\": \"completed\", \"start\": 10}\n"
@@ -333,10 +335,239 @@ TEST_F(HostE2E, JobEndChargesEachRecord) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "job-end: end=1000 jobs=2/2 generation=1")) << r.out;
   EXPECT_TRUE(has(r.out, "jobs_charged=2")) << r.out;
-  r = host({"--conf", conf, "job-end", "--job-file", done, "--end", "100"});  // job 8 ends before it starts
+  // job 8 ends before it starts: job_end_batch charges all records or none (ABI v2).
+  r = host({"--conf", conf, "job-end", "--job-file", done, "--end", "100"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(has(r.out, "jobs=1/2")) << r.out;
-  EXPECT_TRUE(has(r.err, done + ":2: job 8: job_end: end 100 is before start 500 (EINVAL)\n")) << r.err;
+  EXPECT_TRUE(has(r.out, "jobs=0/2")) << r.out;
+  EXPECT_TRUE(has(r.out, "jobs_charged=0")) << r.out;
+  EXPECT_TRUE(has(r.err, done + ":2: job 8: job_end_batch: end 100 is before start 500 (EINVAL)\n")) << r.err;
+  EXPECT_TRUE(has(r.err, "nothing was charged")) << r.err;
+}
+
+// ---- ABI v2: prioritize, optional operations, refused plugins --------------
+
+TEST_F(HostE2E, SprioPricesTheQueueWithTheRunningJobsFirst) {
+  const std::string conf = fake_conf();
+  const std::string jobs = dir.write("jobs.jsonl", kJobs);
+  // -u hides jobs from the view, not from the queue the plugin prices.
+  ProcessResult r = host({"--conf", conf, "--verbose", "--now", kNow, "sprio", "--jobs", jobs, "-u", "carol"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "plugin info: fake prioritize: 5 pending, 1 running\n")) << r.err;
+  EXPECT_TRUE(has(r.err, "fake fini: resolves=2 factors=2 prioritize=1")) << r.err;
+  EXPECT_EQ(lines(r.out).size(), 3u) << r.out;  // header + carol's two partitions; the running job is not listed
+}
+
+TEST_F(HostE2E, SprioWithoutJobsPrintsTheHeaderThePluginDescribes) {
+  const std::string conf = fake_conf();
+  const std::string none = dir.write("none.jsonl", "\n");
+  ProcessResult r = host({"--conf", conf, "sprio", "--jobs", none, "-l", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|JOBSIZE|PARTITION|QOSNAME|QOS|NICE|TRES|\n");
+}
+
+TEST_F(HostE2E, SshareJsonKeepsColumnsAndRenumbersParents) {
+  const std::string conf = fake_conf();
+  ProcessResult r = host({"--conf", conf, "sshare", "--json", "-u", "carol"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json_error_t err;
+  mfprio::host::JsonPtr doc(json_loads(r.out.c_str(), 0, &err));
+  ASSERT_TRUE(doc) << r.out;
+  EXPECT_EQ(json_array_size(json_object_get(doc.get(), "columns")), 11u);
+  const json_t* rows = json_object_get(doc.get(), "rows");
+  ASSERT_EQ(json_array_size(rows), 4u) << r.out;  // root, physics, chem, carol
+  EXPECT_STREQ(json_string_value(json_object_get(json_array_get(rows, 3), "user")), "carol");
+  EXPECT_EQ(json_integer_value(json_object_get(json_array_get(rows, 3), "parent")), 2);  // chem, now row 2
+  EXPECT_EQ(json_integer_value(json_object_get(json_array_get(rows, 2), "parent")), 0);
+}
+
+class OptionalOpsE2E : public HostE2E {
+ protected:
+  std::string noopt_conf() {
+    return dir.write("noopt.conf", "PriorityType=priority/noopt\nPluginDir=" + fixture_dir() +
+                                       "\nNodeName=n[1-2] CPUs=32 RealMemory=1000 Gres=gpu:4\n");
+  }
+};
+
+TEST_F(OptionalOpsE2E, SprioPrintsPrioritiesOnlyAndSaysSoOnce) {
+  const std::string jobs = dir.write("jobs.jsonl", kJobs);
+  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--jobs", jobs, "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The same priorities as through job_factors, from set_priority one by one.
+  EXPECT_EQ(r.out,
+            "JOBID|PARTITION|PRIORITY|\n"
+            "1|a|1190|\n"
+            "1|high|1290|\n"
+            "2|x|856|\n"
+            "2|y|856|\n"
+            "3|batch|1200|\n");
+  EXPECT_EQ(r.err,
+            "mfprio-host: plugin warning: fake warning: this is a test plugin\n"
+            "mfprio-host: note: priority/noopt provides no job_factors: sprio shows JOBID PARTITION PRIORITY only\n");
+  r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--jobs", jobs, "-l", "-u", "alice"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(fields(lines(r.out).at(0)), (std::vector<std::string>{"JOBID", "PARTITION", "USER", "ACCOUNT", "PRIORITY"}));
+  EXPECT_EQ(fields(lines(r.out).at(1)), (std::vector<std::string>{"3", "batch", "alice", "physics", "1200"}));
+}
+
+TEST_F(OptionalOpsE2E, SprioErrorsStillNameTheRecord) {
+  const std::string jobs = dir.write("ghost.jsonl",
+                                     "{\"id\": 1, \"user\": \"a\"}\n"
+                                     "{\"id\": 2, \"user\": \"ghost\", \"partition\": \"p\"}\n");
+  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--jobs", jobs, "-P", "-h"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "1||351|\n");  // fair share 250 + partition 100 + 1 of 64 CPUs x 100
+  EXPECT_TRUE(has(r.err, jobs + ":2: job 2 (partition p): unknown user 'ghost' (ENOENT)\n")) << r.err;
+}
+
+TEST_F(OptionalOpsE2E, SprioJsonAndWeightsWithoutTheirOperations) {
+  const std::string jobs = dir.write("jobs.jsonl", kJobs);
+  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--jobs", jobs, "--json", "-u", "bob"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"priority\": 1190")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"partition\": \"high\"")) << r.out;
+  EXPECT_TRUE(has(r.err, "provides no job_factors_json")) << r.err;
+  r = host({"--conf", noopt_conf(), "sprio", "-w", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "JOBID|PARTITION|PRIORITY|\nWeights|||\n");
+  EXPECT_TRUE(has(r.err, "plugin_info_json has no weights")) << r.err;
+}
+
+TEST_F(OptionalOpsE2E, DecayStillRuns) {
+  const std::string running = dir.write("run.jsonl", "{\"id\": 7, \"user\": \"a\", \"state\": \"running\", \"start\": 10}\n");
+  ProcessResult r = host({"--conf", noopt_conf(), "decay", "--now", "1700000000", "--running", running});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "decay: now=1700000000 running=1\n");
+}
+
+TEST_F(OptionalOpsE2E, SshareSaysTheFamilyHasNoShareView) {
+  ProcessResult r = host({"--conf", noopt_conf(), "sshare", "-a"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(has(r.err, "mfprio-host: sshare: priority/noopt has no share view (the plugin provides no share_table)\n"))
+      << r.err;
+  r = host({"--conf", noopt_conf(), "sshare", "--json"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "has no share view")) << r.err;
+}
+
+TEST_F(OptionalOpsE2E, JobEndReportsThatTheFamilyChargesNoUsage) {
+  const std::string done = dir.write("done.jsonl", "{\"id\": 7, \"user\": \"a\", \"state\": \"completed\", \"start\": 10}\n");
+  ProcessResult r = host({"--conf", noopt_conf(), "job-end", "--job-file", done, "--end", "1000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "job-end: end=1000 jobs=0/1: priority/noopt charges no usage at job end (no job_end or job_end_batch)\n");
+}
+
+TEST_F(OptionalOpsE2E, InfoShowsTheIdentity) {
+  ProcessResult r = host({"--conf", noopt_conf(), "info"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"plugin_type\": \"priority/noopt\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"abi_version\": 2")) << r.out;
+}
+
+TEST_F(HostE2E, V1PluginIsRefusedWithARebuildMessage) {
+  const std::string conf = dir.write("c.conf", "PriorityType=priority/v1\nPluginDir=" + fixture_dir() + "\n");
+  ProcessResult r = host({"--conf", conf, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: " + fixture_dir() +
+                       "/priority_v1.so: built for mfprio ABI v1; this host speaks ABI v2: rebuild the plugin against "
+                       "mfprio.h v2\n");
+}
+
+TEST_F(HostE2E, JsonOperationsWithoutFreeStringAreRefused) {
+  const std::string conf = dir.write("c.conf", "PriorityType=priority/nofree\nPluginDir=" + fixture_dir() + "\n");
+  ProcessResult r = host({"--conf", conf, "info"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "/priority_nofree.so: plugin is corrupted: it provides 'job_factors_json' but not 'free_string'"))
+      << r.err;
+}
+
+TEST_F(HostE2E, JobFileV2KeysReachThePlugin) {
+  const std::string conf = fake_conf();
+  const std::string jobs = dir.write("v2.jsonl",
+                                     "{\"id\": 1, \"user\": \"a\", \"queue\": \"high\", \"bank\": \"b1\", "
+                                     "\"urgency\": 31, \"attrs\": {\"x\": 1}}\n"
+                                     "{\"id\": 2, \"user\": \"a\", \"urgency\": 40}\n");
+  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--jobs", jobs, "-l", "-P", "-h"});
+  EXPECT_EQ(r.status, 1);
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 1u) << r.out;
+  EXPECT_EQ(l[0].substr(0, 12), "1|high|a|b1|");
+  EXPECT_TRUE(has(r.err, jobs + ":2: field 'urgency': 40 is out of range 0..31")) << r.err;
+}
+
+TEST_F(HostE2E, ReplayPricesWithWhatThePluginProvides) {
+  const std::string swf = dir.write("t.swf",
+                                    "; MaxProcs: 64\n"
+                                    "1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 1 -1 -1\n"
+                                    "2 5 100 50 8 -1 -1 8 100 -1 1 2 1 -1 1 1 -1 -1\n");
+  ProcessResult r = host({"--conf", fake_conf(), "replay", "--swf", swf, "--calc-period", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "replay: pending jobs priced: 2 (prioritize once per pass; at most 1 pending, 1 running)\n"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "replay: root raw usage (charged, decayed): 1000.400 ")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n             Account       User  RawShares")) << r.out;
+  const std::string noopt = dir.write("noopt.conf", "PriorityType=priority/noopt\nPluginDir=" + fixture_dir() + "\n");
+  r = host({"--conf", noopt, "replay", "--swf", swf, "--calc-period", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "replay: pending jobs priced: 2 (set_priority once per pass;")) << r.out;
+  EXPECT_TRUE(has(r.out, "replay: root raw usage: none (priority/noopt has no share table with raw_usage)\n")) << r.out;
+  EXPECT_FALSE(has(r.out, "Account")) << r.out;
+}
+
+// ---- the plain-C99 host (tests/abi/abi_host.c) on the fixtures ------------
+
+class AbiHostE2E : public HostE2E {
+ protected:
+  ProcessResult abi_host(std::vector<std::string> args) {
+    args.insert(args.begin(), mfprio::test::env_or_die("MFPRIO_ABI_HOST"));
+    return run_process(args);
+  }
+  std::string so(const std::string& name) { return fixture_dir() + "/priority_" + name + ".so"; }
+  // id user account partition qos submit eligible nodes cpus mem_mb time_limit_min nice
+  std::string jobs_txt() {
+    return dir.write("jobs.txt",
+                     "3 alice physics batch high 1700000000 1700000000 1 32 0 0 0\n"
+                     "1 bob chem high - 1700000000 1700000000 1 60 0 0 10\n");
+  }
+};
+
+TEST_F(AbiHostE2E, PrintsPrioritiesWithOrWithoutOptionalOps) {
+  const std::string kv = dir.write("c.kv", "PriorityWeightAge=1\n");
+  // abi_host's cluster: 240 CPUs.  job 3: 500 + 250 + 100*32/240 + 100 + 300 = 1163
+  ProcessResult r = abi_host({so("fake"), kv, jobs_txt(), kNow});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "3 batch 1163\n1 high 965\n");
+  r = abi_host({so("noopt"), kv, jobs_txt(), kNow});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "3 batch 1163\n1 high 965\n");
+  r = abi_host({so("v1"), kv, jobs_txt(), kNow});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "ABI 1, host 2")) << r.err;
+  r = abi_host({so("nosym"), kv, jobs_txt(), kNow});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "missing required symbol decay")) << r.err;
+}
+
+TEST_F(AbiHostE2E, DescribesTermsAndShareColumnsGenerically) {
+  const std::string kv = dir.write("c.kv", "PriorityWeightAge=1\n");
+  ProcessResult r = abi_host({"--describe", so("fake"), kv, jobs_txt(), kNow});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_GE(l.size(), 13u + 1 + 10 + 1 + 11 + 6) << r.out;
+  EXPECT_EQ(l[0], "op job_resolve yes");
+  EXPECT_EQ(l[12], "op free_string yes");
+  EXPECT_EQ(l[13], "job 3 priority 1163 terms 10");
+  EXPECT_EQ(l[14].substr(0, 44), "term 0 site label=SITE parent=-1 flags=0x4 w");
+  EXPECT_EQ(l[22].substr(0, 53), "term 8 nice label=NICE parent=-1 flags=0x6 width=11 f");
+  EXPECT_EQ(l[24], "columns 11 rows 6");
+  EXPECT_EQ(l[25], "column 0 account label=Account decimals=-1 width=20 flags=0xe");
+  EXPECT_EQ(l[36], "row 0 parent=-1 depth=0 root|||1.000000|1000|1.000000|1.000000||||");
+  EXPECT_EQ(l[38], "row 2 parent=1 depth=2 physics|alice|1|1.000000|600|0.600000|0.600000|0.500000|1.666667||");
+  r = abi_host({"--describe", so("noopt"), kv, jobs_txt(), kNow});
+  ASSERT_EQ(r.status, 0) << r.err;
+  l = lines(r.out);
+  ASSERT_EQ(l.size(), 13u) << r.out;  // only "op <name> no" lines: no breakdown, no share table
+  for (const std::string& line : l) EXPECT_EQ(line.substr(line.size() - 3), " no") << line;
 }
 
 }  // namespace

@@ -254,4 +254,145 @@ TEST(JobsJson, RecordsSurviveBeingMoved) {
   EXPECT_STREQ(moved[0].job.partition, "p");
 }
 
+// ---- ABI v2 fields ----------------------------------------------------------
+
+TEST(JobsJson, V2FieldsAreReadAndMapped) {
+  std::vector<JobSpec> jobs;
+  jobs.push_back(parse(
+      R"({"id": 5, "user": "u", "group": "staff", "deadline": "2023-11-15T00:00:00Z", "bypass_count": 3,)"
+      R"( "start_count": 2, "user_priority": -100, "urgency": 31, "soft_violation": true, "blocked": true,)"
+      R"( "attrs": {"department": "physics", "mem_free": "4G", "slots": 8, "ratio": 0.5, "exclusive": false}})"));
+  const JobSpec& s = jobs[0];
+  EXPECT_EQ(s.group, "staff");
+  EXPECT_EQ(s.deadline, 1700006400);
+  EXPECT_EQ(s.bypass_count, 3u);
+  EXPECT_EQ(s.start_count, 2u);
+  EXPECT_EQ(s.user_priority, -100);
+  EXPECT_TRUE(s.urgency_given);
+  EXPECT_EQ(s.urgency, 31u);
+  auto recs = expand_records(jobs);
+  const mfprio_job_t& j = recs[0].job;
+  EXPECT_STREQ(j.group, "staff");
+  EXPECT_EQ(j.deadline, 1700006400);
+  EXPECT_EQ(j.bypass_count, 3u);
+  EXPECT_EQ(j.start_count, 2u);
+  EXPECT_EQ(j.user_priority, -100);
+  EXPECT_EQ(j.urgency, 31u);
+  EXPECT_EQ(j.flags, MFPRIO_JOBF_URGENCY | MFPRIO_JOBF_SOFT_VIOLATION | MFPRIO_JOBF_BLOCKED);
+  ASSERT_EQ(j.attr_count, 5u);
+  EXPECT_STREQ(j.attrs[0].name, "department");
+  EXPECT_STREQ(j.attrs[0].value, "physics");
+  EXPECT_STREQ(j.attrs[1].value, "4G");
+  EXPECT_STREQ(j.attrs[2].value, "8");
+  EXPECT_STREQ(j.attrs[3].value, "0.5");
+  EXPECT_STREQ(j.attrs[4].name, "exclusive");
+  EXPECT_STREQ(j.attrs[4].value, "false");
+  // The attribute strings live in the spec: they survive moving the record.
+  std::vector<mfprio::host::JobRecord> moved;
+  moved.push_back(std::move(recs[0]));
+  recs.clear();
+  EXPECT_STREQ(moved[0].job.attrs[1].name, "mem_free");
+  EXPECT_EQ(moved[0].job.attrs, moved[0].attrs.data());
+}
+
+TEST(JobsJson, V2DefaultsAreZeroAndNoFlags) {
+  std::vector<JobSpec> jobs;
+  jobs.push_back(parse(R"({"id": 5, "user": "u"})"));
+  auto recs = expand_records(jobs);
+  const mfprio_job_t& j = recs[0].job;
+  EXPECT_EQ(j.struct_size, sizeof(mfprio_job_t));
+  EXPECT_STREQ(j.group, "");
+  EXPECT_EQ(j.deadline, 0);
+  EXPECT_EQ(j.bypass_count, 0u);
+  EXPECT_EQ(j.start_count, 0u);
+  EXPECT_EQ(j.user_priority, 0);
+  EXPECT_EQ(j.urgency, 0u);  // not given: the flag is off and the plugin reads 16
+  EXPECT_EQ(j.flags, 0u);
+  EXPECT_EQ(j.attr_count, 0u);
+  EXPECT_EQ(j.attrs, nullptr);
+}
+
+TEST(JobsJson, DeadlineTakesEpochSecondsToo) {
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "deadline": 1700000000})").deadline, 1700000000);
+  EXPECT_EQ(parse(R"({"id": 1, "user": "u", "deadline": "1700000000"})").deadline, 1700000000);
+}
+
+TEST(JobsJson, UrgencyZeroIsGivenAndFlagged) {
+  std::vector<JobSpec> jobs;
+  jobs.push_back(parse(R"({"id": 1, "user": "u", "urgency": 0})"));
+  auto recs = expand_records(jobs);
+  EXPECT_EQ(recs[0].job.urgency, 0u);
+  EXPECT_EQ(recs[0].job.flags, MFPRIO_JOBF_URGENCY);
+}
+
+TEST(JobsJson, UserPriorityAdminSetsItsFlag) {
+  std::vector<JobSpec> jobs;
+  jobs.push_back(parse(R"({"id": 1, "user": "u", "user_priority": 500, "user_priority_admin": true})"));
+  auto recs = expand_records(jobs);
+  EXPECT_EQ(recs[0].job.user_priority, 500);
+  EXPECT_EQ(recs[0].job.flags, MFPRIO_JOBF_USER_PRIORITY_ADMIN);
+}
+
+TEST(JobsJson, QueueIsThePartitionAndBankOrProjectTheAccount) {
+  JobSpec j = parse(R"({"id": 1, "user": "u", "queue": "all.q", "bank": "physics"})");
+  EXPECT_EQ(j.partitions, std::vector<std::string>{"all.q"});
+  EXPECT_EQ(j.account, "physics");
+  j = parse(R"({"id": 1, "user": "u", "queue": "a,b", "project": "p1"})");
+  EXPECT_EQ(j.partitions, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(j.account, "p1");
+  // Both given and equal: fine.
+  j = parse(R"({"id": 1, "user": "u", "partition": "batch", "queue": "batch", "account": "x", "bank": "x"})");
+  EXPECT_EQ(j.partitions, std::vector<std::string>{"batch"});
+  EXPECT_EQ(j.account, "x");
+  // null counts as not given.
+  j = parse(R"({"id": 1, "user": "u", "partition": null, "queue": "q", "account": null, "project": "p"})");
+  EXPECT_EQ(j.partitions, std::vector<std::string>{"q"});
+  EXPECT_EQ(j.account, "p");
+}
+
+TEST(JobsJson, V2FieldErrorsNameLineAndKey) {
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "urgency": 32})"),
+            "jobs.jsonl:7: field 'urgency': 32 is out of range 0..31");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "urgency": -1})"),
+            "jobs.jsonl:7: field 'urgency': -1 is out of range 0..31");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "urgency": "high"})"),
+            "jobs.jsonl:7: field 'urgency': expected an integer, got a string");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "deadline": "tomorrow"})"),
+            "jobs.jsonl:7: field 'deadline': 'tomorrow' is not a time (seconds since the epoch or "
+            "YYYY-MM-DDTHH:MM:SS[Z])");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "deadline": -5})"),
+            "jobs.jsonl:7: field 'deadline': -5 is out of range 0..1099511627776");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "deadline": true})"),
+            "jobs.jsonl:7: field 'deadline': expected seconds since the epoch or a time string, got a boolean");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "bypass_count": -1})"),
+            "jobs.jsonl:7: field 'bypass_count': -1 is out of range 0..4294967295");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "start_count": 1.5})"),
+            "jobs.jsonl:7: field 'start_count': expected an integer, got a real number");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "user_priority": 3000000000})"),
+            "jobs.jsonl:7: field 'user_priority': 3000000000 is out of range -2147483647..2147483647");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "soft_violation": 1})"),
+            "jobs.jsonl:7: field 'soft_violation': expected true or false, got an integer");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "blocked": "yes"})"),
+            "jobs.jsonl:7: field 'blocked': expected true or false, got a string");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "group": 5})"),
+            "jobs.jsonl:7: field 'group': expected a string, got an integer");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "attrs": ["a"]})"),
+            "jobs.jsonl:7: field 'attrs': expected an object of name: value, got an array");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "attrs": {"a": null}})"),
+            "jobs.jsonl:7: field 'attrs': 'a': expected a string, number or boolean, got null");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "attrs": {"a": {"b": 1}}})"),
+            "jobs.jsonl:7: field 'attrs': 'a': expected a string, number or boolean, got an object");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "attrs": {"": "x"}})"), "jobs.jsonl:7: field 'attrs': empty name");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "partition": "a", "queue": "b"})"),
+            "jobs.jsonl:7: fields 'partition' and 'queue' disagree: 'a' vs 'b'");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "queue": 3})"),
+            "jobs.jsonl:7: field 'queue': expected a string or an array of strings, got an integer");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "account": "a", "bank": "b"})"),
+            "jobs.jsonl:7: fields 'account' and 'bank' disagree: 'a' vs 'b'");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "bank": "a", "project": "c"})"),
+            "jobs.jsonl:7: fields 'bank' and 'project' disagree: 'a' vs 'c'");
+  EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "project": 7})"),
+            "jobs.jsonl:7: field 'project': expected a string, got an integer");
+}
+
 }  // namespace

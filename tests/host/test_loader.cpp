@@ -50,14 +50,55 @@ TEST(Loader, NotFoundNamesEveryDirectorySearched) {
                      " (PluginDir)");
 }
 
-TEST(Loader, MissingOperationSymbolsAreNamed) {
+TEST(Loader, MissingRequiredSymbolIsNamed) {
   const std::string err = open_error("priority/nosym", {fixture_dir()});
-  EXPECT_EQ(err, fixture_dir() + "/priority_nosym.so: plugin is corrupted: missing symbols 'decay', 'job_end', 'job_end_batch'");
+  EXPECT_EQ(err, fixture_dir() + "/priority_nosym.so: plugin is corrupted: missing required symbol 'decay'");
 }
 
 TEST(Loader, AbiVersionMismatchIsRejected) {
   const std::string err = open_error("priority/badver", {fixture_dir()});
-  EXPECT_EQ(err, fixture_dir() + "/priority_badver.so: plugin_version 99 does not match the host's ABI version 1");
+  EXPECT_EQ(err, fixture_dir() + "/priority_badver.so: plugin_version 99 does not match the host's ABI version 2");
+}
+
+TEST(Loader, V1PluginIsRefusedWithARebuildMessage) {
+  const std::string err = open_error("priority/v1", {fixture_dir()});
+  EXPECT_EQ(err, fixture_dir() +
+                     "/priority_v1.so: built for mfprio ABI v1; this host speaks ABI v2: rebuild the plugin against "
+                     "mfprio.h v2");
+}
+
+TEST(Loader, FullPluginFillsEveryOperation) {
+  auto p = Plugin::open("priority/fake", {fixture_dir()});
+  const void* const* slots = reinterpret_cast<const void* const*>(&p->ops());
+  for (size_t i = 0; i < MFPRIO_OPS_COUNT; ++i) EXPECT_NE(slots[i], nullptr) << "slot " << i;
+}
+
+TEST(Loader, OptionalOperationsMayBeMissing) {
+  auto p = Plugin::open("priority/noopt", {fixture_dir()});
+  const mfprio_ops_t& ops = p->ops();
+  EXPECT_NE(ops.init, nullptr);
+  EXPECT_NE(ops.fini, nullptr);
+  EXPECT_NE(ops.set_priority, nullptr);
+  EXPECT_NE(ops.decay, nullptr);
+  EXPECT_NE(ops.errmsg, nullptr);
+  const void* const* slots = reinterpret_cast<const void* const*>(&ops);
+  for (size_t i = MFPRIO_OPS_REQUIRED; i < MFPRIO_OPS_COUNT; ++i) EXPECT_EQ(slots[i], nullptr) << "slot " << i;
+  // It still runs: init, a priority, fini.
+  p->init(Conf::parse("", "c"), ClusterTotals{}, nullptr, nullptr);
+  mfprio_job_t job{};
+  job.struct_size = sizeof job;
+  job.job_id = 1;
+  job.user = "u";
+  uint32_t prio = 0;
+  EXPECT_EQ(ops.set_priority(&job, 0, &prio), MFPRIO_OK);
+  EXPECT_EQ(prio, 350u);  // fair share 250 + partition 0.5 x 200 (no age, no CPUs known)
+  EXPECT_EQ(p->adopt(nullptr).get(), nullptr);  // no free_string: adopting nothing is harmless
+}
+
+TEST(Loader, JsonOperationsWithoutFreeStringAreRefused) {
+  const std::string err = open_error("priority/nofree", {fixture_dir()});
+  EXPECT_EQ(err, fixture_dir() + "/priority_nofree.so: plugin is corrupted: it provides 'job_factors_json' but not "
+                                 "'free_string'");
 }
 
 TEST(Loader, PluginTypeMustMatchTheRequestedType) {

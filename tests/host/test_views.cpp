@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "test_util.hpp"
 #include "views.hpp"
@@ -15,34 +17,44 @@ namespace {
 using mfprio::test::fields;
 using mfprio::test::lines;
 
+// Appends a term to f (a builder, so rows read like the sprio they make).
+mfprio_term_t& add_term(mfprio_factors_t& f, const char* name, const char* label, double factor, double weight,
+                        double contribution, uint32_t flags = 0, uint32_t width = 0, int32_t parent = -1) {
+  mfprio_term_t& t = f.terms[f.term_count++];
+  t = mfprio_term_t{};
+  std::snprintf(t.name, sizeof t.name, "%s", name);
+  std::snprintf(t.label, sizeof t.label, "%s", label);
+  t.factor = factor;
+  t.weight = weight;
+  t.contribution = contribution;
+  t.flags = flags;
+  t.width = width;
+  t.parent = parent;
+  return t;
+}
+
+// The multifactor family's terms, in its order, as mfprio.h v2 carries them.
 SprioRow sample_row() {
   SprioRow r;
   r.job_id = 42;
   r.partition = "batch";
   r.user = "alice";
   r.account = "physics";
-  r.qos = "normal";
+  r.f.struct_size = sizeof r.f;
   r.f.priority = 1851;
-  r.f.site = 3;
-  r.f.nice = 10;
-  r.f.age = 0.5;
-  r.f.w_age = 500.4;
-  r.f.assoc = 0;
-  r.f.fairshare = 0.25;
-  r.f.w_fairshare = 1000.6;
-  r.f.jobsize = 0.125;
-  r.f.w_jobsize = 12.5;
-  r.f.partition = 1;
-  r.f.w_partition = 200;
-  r.f.qos = 0.3333333333;
-  r.f.w_qos = 100;
-  r.f.tres_count = 2;
-  std::strcpy(r.f.tres[0].name, "cpu");
-  r.f.tres[0].factor = 0.0625;
-  r.f.tres[0].weighted = 62.5;
-  std::strcpy(r.f.tres[1].name, "gres/gpu");
-  r.f.tres[1].factor = 0.25;
-  r.f.tres[1].weighted = 250;
+  add_term(r.f, "site", "SITE", 3, 1, 3, MFPRIO_TERMF_RAW);
+  add_term(r.f, "age", "AGE", 0.5, 1000, 500.4);
+  add_term(r.f, "assoc", "ASSOC", 0, 0, 0, MFPRIO_TERMF_ZERO_WEIGHT);
+  add_term(r.f, "fairshare", "FAIRSHARE", 0.25, 4000, 1000.6);
+  add_term(r.f, "jobsize", "JOBSIZE", 0.125, 100, 12.5);
+  add_term(r.f, "partition", "PARTITION", 1, 200, 200);
+  std::strcpy(add_term(r.f, "qosname", "QOSNAME", 0, 0, 0, MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG).text, "normal");
+  add_term(r.f, "qos", "QOS", 0.3333333333, 300, 100);
+  add_term(r.f, "nice", "NICE", 10, -1, -10, MFPRIO_TERMF_RAW | MFPRIO_TERMF_LONG, 11);
+  const int32_t tres = static_cast<int32_t>(r.f.term_count);
+  add_term(r.f, "tres", "TRES", 0, 0, 312.5, MFPRIO_TERMF_LIST, 20);
+  add_term(r.f, "cpu", "", 0.0625, 1000, 62.5, 0, 0, tres);
+  add_term(r.f, "gres/gpu", "", 0.25, 1000, 250, 0, 0, tres);
   return r;
 }
 
@@ -83,12 +95,8 @@ TEST(SprioView, WeightsRowComesFirst) {
   o.weights = true;
   Weights w;
   w.known = true;
-  w.age = 1000;
-  w.fairshare = 2000;
-  w.jobsize = 3;
-  w.partition = 4;
-  w.qos = 5;
-  w.tres = "CPU=1000";
+  w.cells = {{"age", "1000"}, {"assoc", "0"}, {"fairshare", "2000"}, {"jobsize", "3"},
+             {"partition", "4"},  {"qos", "5"},   {"tres", "CPU=1000"}};
   auto l = lines(format_sprio({sample_row()}, o, w));
   ASSERT_EQ(l.size(), 3u);
   EXPECT_EQ(fields(l[1]), (std::vector<std::string>{"Weights", "1000", "0", "2000", "3", "4", "5", "CPU=1000"}));
@@ -114,17 +122,17 @@ TEST(SprioView, NoHeaderOption) {
 TEST(Weights, ReadFromWeightsObject) {
   Weights w = parse_weights(R"({"weights": {"Age": 1000, "fairshare": "2000", "QOS": 7, "tres": {"CPU": 1000}}})");
   EXPECT_TRUE(w.known);
-  EXPECT_EQ(w.age, 1000);
-  EXPECT_EQ(w.fairshare, 2000);
-  EXPECT_EQ(w.qos, 7);
-  EXPECT_EQ(w.tres, "CPU=1000");
+  EXPECT_EQ(w.cell("age"), "1000");
+  EXPECT_EQ(w.cell("fairshare"), "2000");
+  EXPECT_EQ(w.cell("qos"), "7");
+  EXPECT_EQ(w.cell("tres"), "CPU=1000");
 }
 
 TEST(Weights, ReadFromConfStyleKeys) {
   Weights w = parse_weights(R"({"PriorityWeightAge": 5, "PriorityWeightTRES": "CPU=1,Mem=2"})");
   EXPECT_TRUE(w.known);
-  EXPECT_EQ(w.age, 5);
-  EXPECT_EQ(w.tres, "CPU=1,Mem=2");
+  EXPECT_EQ(w.cell("age"), "5");
+  EXPECT_EQ(w.cell("tres"), "CPU=1,Mem=2");
 }
 
 TEST(Weights, UnknownWhenAbsentOrInvalid) {
@@ -132,8 +140,74 @@ TEST(Weights, UnknownWhenAbsentOrInvalid) {
   EXPECT_FALSE(parse_weights("not json").known);
 }
 
-std::vector<ShareRow> sample_tree() {
-  std::vector<ShareRow> rows(4);
+// A row of the classic tree, as the multifactor family knows it.
+struct TreeRow {
+  uint32_t depth = 0;
+  bool is_user = false, is_root = false, shares_parent = false;
+  std::string account, user;
+  uint32_t raw_shares = 0;
+  double norm_shares = 0, raw_usage = 0, norm_usage = 0, eff_usage = 0, level_fs = 0, fairshare = 0;
+};
+
+// The multifactor family's share columns (mfprio.h v2 shapes).
+const mfprio_share_column_t kSlurmColumns[] = {
+    {"account", "Account", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT},
+    {"user", "User", -1, 10, MFPRIO_COLF_TEXT},
+    {"raw_shares", "RawShares", -1, 10, 0},
+    {"norm_shares", "NormShares", 6, 11, 0},
+    {"raw_usage", "RawUsage", -1, 11, 0},
+    {"norm_usage", "NormUsage", 6, 11, MFPRIO_COLF_LONG},
+    {"eff_usage", "EffectvUsage", 6, 13, 0},
+    {"fairshare", "FairShare", 6, 10, 0},
+    {"level_fs", "LevelFS", 6, 10, MFPRIO_COLF_LONG},
+    {"grp_tres_mins", "GrpTRESMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG},
+    {"tres_run_mins", "TRESRunMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG},
+};
+constexpr uint32_t kSlurmColumnCount = sizeof kSlurmColumns / sizeof kSlurmColumns[0];
+
+// Builds the plugin's table for `rows` and copies it as the host does.
+ShareTable slurm_table(const std::vector<TreeRow>& rows) {
+  std::vector<mfprio_share_row_t> abi(rows.size());
+  std::vector<std::vector<mfprio_share_cell_t>> cells(rows.size(), std::vector<mfprio_share_cell_t>(kSlurmColumnCount));
+  int32_t last_account[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const TreeRow& r = rows[i];
+    mfprio_share_row_t& a = abi[i];
+    a.depth = r.depth;
+    a.parent = r.is_root || r.depth == 0 ? -1 : last_account[r.depth - 1];
+    if (!r.is_user && r.depth < 8) last_account[r.depth] = static_cast<int32_t>(i);
+    a.is_user = r.is_user;
+    a.account = r.account.c_str();
+    a.user = r.is_user ? r.user.c_str() : nullptr;
+    auto& c = cells[i];
+    c[0].text = r.account.c_str();
+    c[1].text = r.is_user ? r.user.c_str() : "";
+    if (r.is_root) c[2].text = "";
+    else if (r.shares_parent) c[2].text = "parent";
+    else c[2].value = r.raw_shares;
+    c[3].value = r.norm_shares;
+    c[4].value = r.raw_usage;
+    c[5].value = r.norm_usage;
+    c[6].value = r.eff_usage;
+    if (r.is_user) c[7].value = r.fairshare;
+    else c[7].text = "";
+    if (r.is_root) c[8].text = "";
+    else c[8].value = r.level_fs;
+    c[9].text = "";
+    c[10].text = "";
+    a.cells = c.data();
+  }
+  mfprio_share_table_t t{};
+  t.struct_size = sizeof t;
+  t.column_count = kSlurmColumnCount;
+  t.row_count = abi.size();
+  t.columns = kSlurmColumns;
+  t.rows = abi.data();
+  return share_table_from(t);
+}
+
+ShareTable sample_tree() {
+  std::vector<TreeRow> rows(4);
   rows[0].is_root = true;
   rows[0].account = "root";
   rows[0].norm_shares = 1;
@@ -162,7 +236,7 @@ std::vector<ShareRow> sample_tree() {
   rows[3].raw_usage = 0;
   rows[3].level_fs = INFINITY;
   rows[3].fairshare = 1;
-  return rows;
+  return slurm_table(rows);
 }
 
 TEST(SshareView, ColumnsIndentationAndBlanks) {
@@ -204,24 +278,189 @@ TEST(SshareView, ParsableHeaderAndTrailingBar) {
 }
 
 TEST(SshareView, ShareRowsCopiedFromAbiRows) {
+  const mfprio_share_column_t cols[2] = {{"user", "User", -1, 10, MFPRIO_COLF_TEXT}, {"raw_shares", "RawShares", -1, 10, 0}};
+  const mfprio_share_cell_t c0[2] = {{0, ""}, {0, ""}};
+  const mfprio_share_cell_t c1[2] = {{0, "u"}, {3, nullptr}};
   mfprio_share_row_t r[2] = {};
   r[0].parent = -1;
   r[0].account = "root";
+  r[0].cells = c0;
   r[1].parent = 0;
   r[1].depth = 1;
   r[1].is_user = 1;
   r[1].account = "root";
   r[1].user = "u";
-  r[1].raw_shares = 3;
-  r[1].fairshare = 0.25;
-  auto rows = share_rows_from(r, 2);
-  ASSERT_EQ(rows.size(), 2u);
-  EXPECT_TRUE(rows[0].is_root);
-  EXPECT_FALSE(rows[1].is_root);
-  EXPECT_TRUE(rows[1].is_user);
-  EXPECT_EQ(rows[1].user, "u");
-  EXPECT_EQ(rows[1].raw_shares, 3u);
-  EXPECT_EQ(rows[1].fairshare, 0.25);
+  r[1].cells = c1;
+  mfprio_share_table_t t{};
+  t.struct_size = sizeof t;
+  t.column_count = 2;
+  t.row_count = 2;
+  t.columns = cols;
+  t.rows = r;
+  ShareTable rows = share_table_from(t);
+  ASSERT_EQ(rows.rows.size(), 2u);
+  EXPECT_EQ(rows.rows[0].parent, -1);
+  EXPECT_EQ(rows.rows[1].parent, 0);
+  EXPECT_TRUE(rows.rows[1].is_user);
+  EXPECT_EQ(rows.rows[1].user, "u");
+  EXPECT_EQ(rows.rows[1].cells[1].value, 3);
+  EXPECT_FALSE(rows.rows[1].cells[1].has_text);
+  EXPECT_TRUE(rows.rows[0].cells[1].has_text);
+  EXPECT_EQ(rows.column("raw_shares"), 1);
+  EXPECT_EQ(rows.column("nope"), -1);
+}
+
+TEST(SshareView, MalformedTablesAreRefused) {
+  mfprio_share_table_t t{};
+  t.struct_size = 8;
+  EXPECT_THROW(share_table_from(t), std::runtime_error);
+  t.struct_size = sizeof t;
+  t.column_count = 1;  // but no columns array
+  EXPECT_THROW(share_table_from(t), std::runtime_error);
+  const mfprio_share_column_t col = {"x", "X", 2, 5, 0};
+  mfprio_share_row_t row{};
+  t.columns = &col;
+  t.row_count = 1;
+  t.rows = &row;  // a row without cells
+  EXPECT_THROW(share_table_from(t), std::runtime_error);
+}
+
+// A family with other columns (Grid Engine's share tree) prints them as named.
+TEST(SshareView, ColumnsAreTheFamilysOwn) {
+  const mfprio_share_column_t cols[] = {
+      {"node", "Node", -1, 8, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT},
+      {"shares", "Shares", -1, 7, 0},
+      {"level", "Level%", 2, 7, 0},
+      {"tickets", "Tickets", -1, 9, MFPRIO_COLF_LONG},
+  };
+  const mfprio_share_cell_t root[] = {{0, "Root"}, {0, ""}, {100, nullptr}, {1000.5, nullptr}};
+  const mfprio_share_cell_t dept[] = {{0, "dept"}, {25, nullptr}, {12.345, nullptr}, {0, "n/a"}};
+  mfprio_share_row_t rows[2] = {};
+  rows[0].parent = -1;
+  rows[0].account = "";
+  rows[0].cells = root;
+  rows[1].parent = 0;
+  rows[1].depth = 1;
+  rows[1].account = "";
+  rows[1].cells = dept;
+  mfprio_share_table_t t{};
+  t.struct_size = sizeof t;
+  t.column_count = 4;
+  t.row_count = 2;
+  t.columns = cols;
+  t.rows = rows;
+  const ShareTable table = share_table_from(t);
+  auto l = lines(format_sshare(table, SshareOptions{}));
+  ASSERT_EQ(l.size(), 4u);
+  EXPECT_EQ(l[0], "    Node  Shares  Level%");
+  EXPECT_EQ(l[1], "-------- ------- -------");
+  EXPECT_EQ(l[2], "Root              100.00");
+  EXPECT_EQ(l[3], " dept         25   12.35");
+  SshareOptions lo;
+  lo.long_format = true;
+  lo.parsable = true;
+  l = lines(format_sshare(table, lo));
+  EXPECT_EQ(l[0], "Node|Shares|Level%|Tickets|");
+  EXPECT_EQ(l[1], "Root||100.00|1001|");
+  EXPECT_EQ(l[2], " dept|25|12.35|n/a|");
+}
+
+// A family with its own vocabulary (Maui's service and resource terms).
+SprioRow maui_row(uint64_t id, double qtime, bool with_xfactor) {
+  SprioRow r;
+  r.job_id = id;
+  r.partition = "batch";
+  r.f.priority = static_cast<uint32_t>(qtime + 7);
+  const int32_t serv = static_cast<int32_t>(r.f.term_count);
+  add_term(r.f, "SERV", "SERV", 0, 1, qtime + (with_xfactor ? 2 : 0), 0, 8);
+  add_term(r.f, "SERV.QUEUETIME", "QTIME", qtime, 1, qtime, 0, 0, serv);
+  if (with_xfactor) add_term(r.f, "SERV.XFACTOR", "XFCTR", 2, 1, 2, 0, 0, serv);
+  add_term(r.f, "CRED", "CRED", 0.5, 10, 5, MFPRIO_TERMF_CAPPED);
+  add_term(r.f, "USAGE", "USAGE", 0, 0, 0, MFPRIO_TERMF_ZERO_WEIGHT | MFPRIO_TERMF_LONG);
+  return r;
+}
+
+TEST(SprioView, TermsAreTheFamilysOwn) {
+  std::vector<SprioRow> rows = {maui_row(1, 100, true), maui_row(2, 40, false)};
+  auto l = lines(format_sprio(rows, SprioOptions{}, Weights{}));
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0], "          JOBID PARTITION   PRIORITY     SERV       CRED");
+  EXPECT_EQ(l[1], "              1 batch            107      102          5");
+  SprioOptions o;
+  o.long_format = true;
+  o.normalized = true;
+  o.parsable = true;
+  l = lines(format_sprio(rows, o, Weights{}));
+  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|SERV|CRED|USAGE|");
+  EXPECT_EQ(l[2], "2|batch|||0.0000000|0.0000000|0.5000000|0.0000000|");
+}
+
+TEST(SprioView, ColumnsAreTheUnionOfTheRowsTermsAMissingTermIsBlank) {
+  SprioRow a, b;
+  a.job_id = 1;
+  b.job_id = 2;
+  add_term(a.f, "x", "X", 0, 0, 1);
+  add_term(b.f, "x", "X", 0, 0, 2);
+  add_term(b.f, "y", "Y", 0, 0, 3);
+  SprioOptions o;
+  o.parsable = true;
+  auto l = lines(format_sprio({a, b}, o, Weights{}));
+  EXPECT_EQ(l[0], "JOBID|PARTITION|PRIORITY|X|Y|");
+  EXPECT_EQ(l[1], "1||0|1||");
+  EXPECT_EQ(l[2], "2||0|2|3|");
+}
+
+TEST(SprioView, NoTermsMeansPriorityOnly) {
+  SprioRow r;
+  r.job_id = 9;
+  r.partition = "p";
+  r.f.priority = 77;
+  auto l = lines(format_sprio({r}, SprioOptions{}, Weights{}));
+  EXPECT_EQ(l[0], "          JOBID PARTITION   PRIORITY");
+  EXPECT_EQ(l[1], "              9 p                 77");
+}
+
+TEST(SprioView, ListAlignsLeftInShortAndRightInLong) {
+  SprioRow r = sample_row();
+  auto s = lines(format_sprio({r}, SprioOptions{}, Weights{}));
+  EXPECT_EQ(s[1].substr(s[1].size() - 20), " cpu=63,gres/gpu=250");  // left: nothing after it (trimmed)
+  EXPECT_EQ(s[1].find("cpu="), s[0].find("TRES") - 16);              // starts where the 20-wide column starts
+  EXPECT_EQ(s[0].substr(s[0].size() - 21), "                 TRES");
+  SprioOptions o;
+  o.long_format = true;
+  auto l = lines(format_sprio({r}, o, Weights{}));
+  EXPECT_EQ(l[1].substr(l[1].size() - 21), "  cpu=63,gres/gpu=250");  // right-aligned in 20
+  EXPECT_EQ(l[1].find("normal"), l[0].find("QOSNAME") + 1);           // "   normal" under " QOSNAME"
+}
+
+TEST(SprioView, LayoutFromPluginInfoWhenNoRowIsShown) {
+  const std::string info =
+      R"({"weights": {"age": 10}, "terms": [{"name": "site", "label": "SITE", "flags": 4, "parent": -1},)"
+      R"( {"name": "cpu", "label": "", "parent": 3}, {"name": "nice", "label": "NICE", "flags": 6, "width": 11}]})";
+  auto cols = term_columns_from_info(info);
+  ASSERT_EQ(cols.size(), 2u);
+  EXPECT_EQ(cols[0].name, "site");
+  EXPECT_EQ(cols[1].width, 11u);
+  SprioOptions o;
+  o.long_format = true;
+  o.weights = true;
+  o.parsable = true;
+  auto l = lines(format_sprio({}, cols, o, parse_weights(R"({"weights": {"nice": 1}})")));
+  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|SITE|NICE|");
+  EXPECT_EQ(l[1], "Weights||||||1|");
+  // Without "terms": the weights' names, upper-cased.
+  cols = term_columns_from_info(R"({"weights": {"age": 1, "tres": "CPU=1"}})");
+  ASSERT_EQ(cols.size(), 2u);
+  EXPECT_EQ(cols[0].label, "AGE");
+  EXPECT_EQ(cols[1].label, "TRES");
+  EXPECT_TRUE(term_columns_from_info("nope").empty());
+}
+
+TEST(Weights, ObjectWeightsPrintAsNameValueList) {
+  Weights w = parse_weights(R"({"weights": {"tres": {"CPU": 1000, "Mem": "0.5"}, "x": true}})");
+  EXPECT_EQ(w.cell("TRES"), "CPU=1000,Mem=0.5");
+  EXPECT_EQ(w.cell("x"), "");
+  EXPECT_EQ(w.cell("absent"), "");
 }
 
 TEST(Fixed, InfinityAndRounding) {
