@@ -42,24 +42,24 @@ void put(char (&dst)[N], const char* src) {
 int check_record(const mfprio_job_t* job, const char* where, std::string* why) {
   if (!job) return failed(why, MFPRIO_EINVAL, std::string(where) + ": job is NULL");
   if (job->struct_size < sizeof(mfprio_job_t))
-    return failed(why, MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": struct_size " +
+    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": struct_size " +
                                    std::to_string(job->struct_size) + " is smaller than " +
                                    std::to_string(sizeof(mfprio_job_t)) + " (a host built for another ABI?)");
   if (job->tres_count && !job->tres)
-    return failed(why, MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": tres_count is " +
+    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": tres_count is " +
                                    std::to_string(job->tres_count) + " but tres is NULL");
   if (job->attr_count && !job->attrs)
-    return failed(why, MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": attr_count is " +
+    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": attr_count is " +
                                    std::to_string(job->attr_count) + " but attrs is NULL");
   for (uint32_t i = 0; i < job->tres_count; ++i) {
     const double c = job->tres[i].count;
     if (!(c >= 0) || std::isinf(c))
-      return failed(why, MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": TRES '" +
+      return failed(why, MFPRIO_EINVAL, job_label(*job) + ": TRES '" +
                                      (job->tres[i].name ? job->tres[i].name : "(null)") +
                                      "' has a negative, infinite or NaN count");
   }
   if ((job->flags & MFPRIO_JOBF_URGENCY) && job->urgency > MFPRIO_URGENCY_EXPEDITE)
-    return failed(why, MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": urgency " +
+    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": urgency " +
                                    std::to_string(job->urgency) + " is outside 0..31");
   return MFPRIO_OK;
 }
@@ -69,11 +69,11 @@ int check_record(const mfprio_job_t* job, const char* where, std::string* why) {
 int check_job(const mfprio_job_t* job, const char* where, std::string* why) {
   if (int rc = check_record(job, where, why)) return rc;
   if (job->nice < 0 && !(job->flags & MFPRIO_JOBF_NICE_ADMIN))
-    return failed(why, MFPRIO_EPERM, std::string(where) + ": " + job_label(*job) + ": nice " +
+    return failed(why, MFPRIO_EPERM, job_label(*job) + ": nice " +
                                   std::to_string(job->nice) +
                                   " would raise the priority; only an admin may set a negative nice");
   if (job->user_priority > 0 && !(job->flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN))
-    return failed(why, MFPRIO_EPERM, std::string(where) + ": " + job_label(*job) + ": user priority " +
+    return failed(why, MFPRIO_EPERM, job_label(*job) + ": user priority " +
                                   std::to_string(job->user_priority) +
                                   " would raise the priority; only an admin may set a positive one");
   return MFPRIO_OK;
