@@ -11,7 +11,8 @@
 //   share_table_json  {"columns": [{"name", "label", "decimals", "long", "text"}],
 //                      "rows": [{"parent", "depth", "account"[, "user"][, "partition"],
 //                                column name: number or string}]}
-//   plugin_info_json  {"plugin_type", "abi_version", "weights": {...}, settings...}
+//   plugin_info_json  {"plugin_type", "abi_version", "weights": {...},
+//                      "terms": [{"name", "label", "flags", "width", "parent"}], settings...}
 // Non-finite numbers are written as the strings "inf", "-inf", "nan" (JSON
 // has no such numbers); blank text cells are left out.
 #include "edge_json.hpp"
@@ -165,6 +166,19 @@ char* info_json(const char* plugin_type, const InfoView& v) {
     }
   }
   json_object_set_new(o, "weights", w);
+  if (!v.terms.empty()) {
+    json_t* terms = json_array();
+    for (const InfoView::TermInfo& t : v.terms) {
+      json_t* e = json_object();
+      json_object_set_new(e, "name", json_string(t.name.c_str()));
+      json_object_set_new(e, "label", json_string(t.label.c_str()));
+      json_object_set_new(e, "flags", json_integer(t.flags));
+      json_object_set_new(e, "width", json_integer(t.width));
+      json_object_set_new(e, "parent", json_integer(-1));
+      json_array_append_new(terms, e);
+    }
+    json_object_set_new(o, "terms", terms);
+  }
   for (const InfoView::Item& it : v.settings) json_object_set_new(o, it.key.c_str(), item_value(it));
   return dump(o);
 }

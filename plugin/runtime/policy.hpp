@@ -157,6 +157,16 @@ struct InfoView {
   };
   std::vector<Item> settings;
   std::vector<Item> weights;
+  // The family's top-level terms in column order (name, label, flags,
+  // width), so a view can print its header with no job to explain.
+  struct TermInfo {
+    std::string name, label;
+    uint32_t flags = 0, width = 0;
+  };
+  std::vector<TermInfo> terms;
+  void term(const std::string& name, const std::string& label, uint32_t flags = 0, uint32_t width = 0) {
+    terms.push_back({name, label, flags, width});
+  }
   void set(const std::string& k, double v) { settings.push_back({k, Item::Number, v, 0, {}, false}); }
   void set_int(const std::string& k, int64_t v) { settings.push_back({k, Item::Integer, 0, v, {}, false}); }
   void set(const std::string& k, const std::string& v) { settings.push_back({k, Item::String, 0, 0, v, false}); }

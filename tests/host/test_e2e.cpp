@@ -647,3 +647,61 @@ TEST_F(RealPluginE2E, MultifactorInitErrorIsShown) {
   EXPECT_TRUE(has(r.err, "AccountingStorageLoc")) << r.err;
   EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
 }
+
+// priority/maui through mfprio-host: the sample maui.cfg (a site file with
+// scheduler lines the plugin ignores) drives sprio's component columns and
+// the diagnose -f style share view; usage charged by decay lands in the
+// windows and shows per credential.
+TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
+  if (!std::filesystem::exists(plugin_dir + "/priority_maui.so")) GTEST_SKIP() << "not built";
+  const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/maui.cfg";
+  const std::string conf = dir.write("maui.conf", "PriorityType=priority/maui\nPriorityParameters=config=" + src +
+                                                      "\nPluginDir=" + plugin_dir + "\nAccountingStorageLoc=" +
+                                                      dir.path() + "/acct.db\nClusterCPUs=240\n");
+  const std::string running = dir.write("run.jsonl",
+      "{\"id\": 9, \"user\": \"bob\", \"account\": \"theory\", \"partition\": \"batch\", \"state\": \"running\","
+      " \"start\": 1763700000, \"cpus\": 10}\n");
+  ProcessResult r = host({"--conf", conf, "decay", "--now", "1763700000", "--running", running});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = host({"--conf", conf, "decay", "--now", "1763703600", "--running", running});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string jobs = dir.write("jobs.jsonl",
+      "{\"id\": 1, \"user\": \"alice\", \"account\": \"theory\", \"partition\": \"debug\", \"submit\": 1763700000,"
+      " \"cpus\": 4, \"time_limit\": 60}\n"
+      "{\"id\": 2, \"user\": \"bob\", \"account\": \"theory\", \"partition\": \"batch\", \"submit\": 1763700000,"
+      " \"cpus\": 4, \"time_limit\": 60}\n");
+  r = host({"--conf", conf, "--now", "1763703600", "sprio", "--jobs", jobs, "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;  // bob's job is clamped up to 1: a notice, not an error
+  EXPECT_TRUE(has(r.err, "1 priority raised to 1")) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;
+  EXPECT_EQ(l[0], "JOBID|PARTITION|PRIORITY|SERV|TARG|CRED|ATTR|FS|RES|USAGE|");
+  auto cells = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (char c : line) {
+      if (c == '|') {
+        out.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    return out;
+  };
+  const auto a = cells(l[1]), b = cells(l[2]);
+  ASSERT_EQ(a.size(), 10u) << r.out;
+  ASSERT_EQ(b.size(), 10u) << r.out;
+  // alice (PRIORITY=100, class debug 1000, under her target) outranks bob (over his ceiling).
+  EXPECT_GT(std::stol(a[2]), std::stol(b[2])) << r.out;
+  EXPECT_EQ(a[5], "1100");  // CRED: USERWEIGHT 1 x 100 + CLASSWEIGHT 1 x 1000
+  // The components add up to the priority (truncated).
+  long sum = 0;
+  for (size_t i = 3; i < a.size(); ++i) sum += std::stol(a[i]);
+  EXPECT_NEAR(static_cast<double>(sum), std::stod(a[2]), 7.0) << r.out;
+  r = host({"--conf", conf, "--now", "1763703600", "sshare", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Credential|Target|Usage%|FSFactor|Decayed|")) << r.out;
+  EXPECT_TRUE(has(r.out, "bob|20.00-|100.00|")) << r.out;   // all the usage is bob's, a ceiling target
+  EXPECT_TRUE(has(r.out, "TOTAL||100.00||36000.0|")) << r.out;  // 10 procs x 3600 s
+}

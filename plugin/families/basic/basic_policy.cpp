@@ -66,6 +66,8 @@ int BasicPolicy::job_end(acct::Store*, const std::shared_ptr<const State>&, cons
 
 void BasicPolicy::info(const State&, InfoView* out) const {
   out->weight("fifo", 1);
+  out->term("fifo", "FIFO", MFPRIO_TERMF_RAW);
+  out->term("nice", "NICE", MFPRIO_TERMF_RAW | MFPRIO_TERMF_LONG, 11);
   out->set("order", std::string("submission (first seen first), 0xffff0000 - n, minus nice"));
 }
 

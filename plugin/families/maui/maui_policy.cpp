@@ -337,17 +337,22 @@ void MauiPolicy::share_view(const State& state, ShareView* v) const {
     ShareView::Row r;
     r.parent = parent;
     r.depth = depth_;
-    r.is_user = kind == "user";
+    r.is_user = false;  // every credential row is shown by default (diagnose -f), not only one's own
     r.account = kind == "account" ? name : "";
-    r.user = kind == "user" ? name : "";
+    r.user.clear();  // (the host's sshare shows only one's own user rows without -a)
     r.cells.push_back(ShareView::text(label));
     r.cells.push_back(ShareView::text(e ? target_text(e->target) : ""));
-    r.cells.push_back(ShareView::num(s.usage.total > 0 ? 100.0 * usage / s.usage.total : 0.0));
+    const bool heading = kind.rfind("kind:", 0) == 0;  // USER, GROUP, ... group rows: no numbers
+    if (heading) r.cells.push_back(ShareView::text(""));
+    else r.cells.push_back(ShareView::num(s.usage.total > 0 ? 100.0 * usage / s.usage.total : 0.0));
     r.cells.push_back(has_delta && e ? ShareView::num(e->delta) : ShareView::text(""));
-    r.cells.push_back(ShareView::num(usage));
+    if (heading) r.cells.push_back(ShareView::text(""));
+    else r.cells.push_back(ShareView::num(usage));
     auto it = windows.find({kind, name});
-    for (int i = 0; i < depth; ++i)
-      r.cells.push_back(ShareView::num(it == windows.end() ? 0.0 : it->second[static_cast<size_t>(i)]));
+    for (int i = 0; i < depth; ++i) {
+      if (heading) r.cells.push_back(ShareView::text(""));
+      else r.cells.push_back(ShareView::num(it == windows.end() ? 0.0 : it->second[static_cast<size_t>(i)]));
+    }
     v->rows.push_back(std::move(r));
     return static_cast<int32_t>(v->rows.size() - 1);
   };
@@ -376,6 +381,7 @@ void MauiPolicy::info(const State&, InfoView* v) const {
   for (int c = 0; c < kComponents; ++c) {
     const ComponentInfo& ci = component_info(static_cast<Component>(c));
     v->weight(ci.term_name, static_cast<double>(cfg.comp_weight[c]));
+    v->term(ci.term_name, short_label(ci.term_name));
   }
   for (int s = 0; s < kSubs; ++s) {
     const SubInfo& si = sub_info(static_cast<Sub>(s));

@@ -564,6 +564,17 @@ void MultifactorPolicy::info(const State&, InfoView* v) const {
   v->weight("partition", s.w_partition);
   v->weight("qos", s.w_qos);
   for (const TresWeight& tw : s.w_tres) v->weight("tres." + tw.name, tw.weight);
+  // The column order job_priority's terms come in (mf_priority.cpp).
+  v->term("site", "SITE", MFPRIO_TERMF_RAW);
+  v->term("age", "AGE");
+  v->term("assoc", "ASSOC");
+  v->term("fairshare", "FAIRSHARE");
+  v->term("jobsize", "JOBSIZE");
+  v->term("partition", "PARTITION");
+  v->term("qosname", "QOSNAME", MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG);
+  v->term("qos", "QOS");
+  v->term("nice", "NICE", MFPRIO_TERMF_RAW | MFPRIO_TERMF_LONG, 11);
+  v->term("tres", "TRES", MFPRIO_TERMF_LIST, 20);
   v->set("flags", s.flag_names());
   const char* algo = "fair_tree";
   switch (s.algo()) {
