@@ -705,3 +705,41 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
   EXPECT_TRUE(has(r.out, "bob|20.00-|100.00|")) << r.out;   // all the usage is bob's, a ceiling target
   EXPECT_TRUE(has(r.out, "TOTAL||100.00||36000.0|")) << r.out;  // 10 procs x 3600 s
 }
+
+// The plain-C99 host describes every real family generically: which optional
+// operations it has, its terms (the family's own names) and its share columns.
+TEST_F(RealPluginE2E, CHostDescribesEveryRealFamilyGenerically) {
+  const std::string abi_host = mfprio::test::env_or_die("MFPRIO_ABI_HOST");
+  const std::string jobs = dir.write("jobs.txt",
+                                     "1 alice theory batch - 1700000000 1700000000 1 8 0 60 0\n");
+  auto describe = [&](const std::string& so, const std::string& kv) {
+    return run_process({abi_host, "--describe", plugin_dir + "/" + so, kv, jobs, "1700003600"});
+  };
+  // basic: no share view exported; one FIFO term.
+  ProcessResult r = describe("priority_basic.so", dir.write("b.kv", "PriorityType=priority/basic\n"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "op share_table no\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "term 0 fifo label=FIFO")) << r.out;
+  // multifactor over a store made by mfprio-acct from the sample hierarchy.
+  if (std::filesystem::exists(plugin_dir + "/priority_multifactor.so")) {
+    const std::string db = dir.path() + "/mf.db";
+    const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/accounts.json";
+    ASSERT_EQ(run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", src}).status, 0);
+    r = describe("priority_multifactor.so", dir.write("m.kv", "AccountingStorageLoc=" + db +
+                                                             "\nPriorityWeightFairshare=10000\n"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "op share_table yes\n")) << r.out;
+    EXPECT_TRUE(has(r.out, " fairshare label=FAIRSHARE ")) << r.out;
+    EXPECT_TRUE(has(r.out, "column 5 norm_usage label=NormUsage")) << r.out;
+  }
+  // maui from the sample maui.cfg: components with sub-components, the diagnose -f columns.
+  if (std::filesystem::exists(plugin_dir + "/priority_maui.so")) {
+    const std::string cfg = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/maui.cfg";
+    r = describe("priority_maui.so", dir.write("q.kv", "PriorityParameters=config=" + cfg +
+                                                          "\nAccountingStorageLoc=" + dir.path() + "/q.db\n"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "term 0 SERV label=SERV parent=-1")) << r.out;
+    EXPECT_TRUE(has(r.out, " SERV.QUEUETIME label=QUEUETIME parent=0 ")) << r.out;
+    EXPECT_TRUE(has(r.out, "column 1 target label=Target")) << r.out;
+  }
+}
