@@ -112,7 +112,7 @@ bool replay_option(ArgReader& r, Options* o) {
 const char* usage_text() {
   return "usage: mfprio-host --conf FILE [--plugin-dir DIR] [--now T] [-v|--verbose] COMMAND [options]\n"
          "commands:\n"
-         "  sprio --jobs FILE [-l] [-n] [-w] [-u USER[,USER...]] [-P | --json] [-h|--noheader] [--all-states] [--now T]\n"
+         "  sprio --jobs FILE [-l] [-n] [-w] [--percent] [-u USER[,USER...]] [-P | --json] [-h|--noheader] [--all-states] [--now T]\n"
          "  sshare [-l] [-a] [-u USER[,USER...]] [-P | --json] [-h|--noheader]\n"
          "  decay --now T [--running FILE]\n"
          "  job-end --job-file FILE --end T\n"
@@ -197,6 +197,7 @@ Options parse_cli(const std::vector<std::string>& args) {
       if (a == "--noheader") { o.noheader = true; continue; }
       if (sprio && a == "--norm") { o.normalized = true; continue; }
       if (sprio && a == "--weights") { o.weights = true; continue; }
+      if (sprio && a == "--percent") { o.percent = true; continue; }
       if (sprio && a == "--all-states") { o.all_states = true; continue; }
       if (sshare && a == "--all") { o.all_users = true; continue; }
       if (a.size() >= 2 && a[0] == '-' && a[1] != '-') {

@@ -27,6 +27,7 @@ struct Options {
   // sprio
   std::string jobs_file;           // sprio --jobs, decay --running, job-end --job-file
   bool long_format = false, normalized = false, weights = false, parsable = false, json = false;
+  bool percent = false;  // sprio --percent
   bool noheader = false, all_states = false;
   std::vector<std::string> users;  // -u a,b
   // sshare

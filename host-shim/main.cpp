@@ -334,6 +334,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     so.long_format = o.long_format;
     so.normalized = o.normalized;
     so.weights = o.weights;
+    so.percent = o.percent;
     so.parsable = o.parsable;
     so.header = !o.noheader;
     std::cout << format_sprio(shown, columns, so, w);

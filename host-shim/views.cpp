@@ -272,6 +272,31 @@ std::string format_sprio(const std::vector<SprioRow>& rows, const std::vector<Te
     for (const TermColumn* c : shown) cells.push_back(term_cell(r.f, *c, opt.normalized));
     t.row(cells);
   }
+  if (opt.percent) {
+    // Maui's diagnose -p "Percent Contribution": each numeric term's share of
+    // the listed jobs' priorities, summed over the jobs: 100 x sum|c| / sum of
+    // every term's |c| (so the row adds up to 100 whatever the signs).
+    std::vector<double> sum(shown.size(), 0.0);
+    double all = 0;
+    for (const SprioRow& r : rows)
+      for (size_t k = 0; k < shown.size(); ++k) {
+        if (shown[k]->flags & (MFPRIO_TERMF_TEXT | MFPRIO_TERMF_RAW)) continue;
+        for (uint32_t i = 0; i < r.f.term_count && i < MFPRIO_MAX_TERMS; ++i) {
+          const mfprio_term_t& term = r.f.terms[i];
+          if (term.parent >= 0 || shown[k]->name != std::string(term.name, strnlen(term.name, sizeof term.name)))
+            continue;
+          sum[k] += std::fabs(term.contribution);
+          all += std::fabs(term.contribution);
+        }
+      }
+    std::vector<std::string> cells(fixed_cols);
+    cells[0] = "Percent";
+    for (size_t k = 0; k < shown.size(); ++k)
+      cells.push_back((shown[k]->flags & (MFPRIO_TERMF_TEXT | MFPRIO_TERMF_RAW)) || all <= 0
+                          ? std::string()
+                          : fixed(100.0 * sum[k] / all, 1));
+    t.row(cells);
+  }
   return t.str();
 }
 

@@ -74,6 +74,7 @@ struct SprioOptions {
   bool long_format = false;
   bool normalized = false;  // -n: factors with 7 decimals
   bool weights = false;     // -w: a "Weights" row first
+  bool percent = false;     // --percent: a "Percent" row last (Maui's diagnose -p)
   bool parsable = false;    // -P
   bool header = true;
 };

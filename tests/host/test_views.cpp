@@ -470,3 +470,38 @@ TEST(Fixed, InfinityAndRounding) {
 }
 
 }  // namespace
+
+namespace mfprio::host {
+namespace {
+
+TEST(SprioPercent, EachTermsShareOfTheListedPrioritiesAddsUpTo100) {
+  auto row = [](uint64_t id, double a, double b) {
+    SprioRow r;
+    r.job_id = id;
+    r.f.struct_size = sizeof r.f;
+    r.f.term_count = 3;
+    std::snprintf(r.f.terms[0].name, sizeof r.f.terms[0].name, "SERV");
+    std::snprintf(r.f.terms[0].label, sizeof r.f.terms[0].label, "SERV");
+    r.f.terms[0].contribution = a;
+    r.f.terms[0].parent = -1;
+    std::snprintf(r.f.terms[1].name, sizeof r.f.terms[1].name, "FS");
+    std::snprintf(r.f.terms[1].label, sizeof r.f.terms[1].label, "FS");
+    r.f.terms[1].contribution = b;
+    r.f.terms[1].parent = -1;
+    std::snprintf(r.f.terms[2].name, sizeof r.f.terms[2].name, "SERV.QUEUETIME");
+    r.f.terms[2].contribution = a;
+    r.f.terms[2].parent = 0;  // a part of SERV: not counted twice
+    r.f.priority = static_cast<uint32_t>(a + b);
+    return r;
+  };
+  std::vector<SprioRow> rows = {row(1, 300, 100), row(2, 100, -500)};
+  SprioOptions opt;
+  opt.parsable = true;
+  opt.percent = true;
+  const std::string out = format_sprio(rows, opt, Weights{});
+  // SERV: (300 + 100) / 1000; FS: (100 + 500) / 1000.
+  EXPECT_NE(out.find("Percent|||40.0|60.0|"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace mfprio::host
