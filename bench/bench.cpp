@@ -578,8 +578,8 @@ void print_table(const Ctx& c) {
 
   const double per_job = double(sizeof(mfprio_job_t)) + c.per_job_plugin_bytes;
   add("memory per pending job: sizeof(mfprio_job_t) + plugin",
-      fmt("%.0f B", double(sizeof(mfprio_job_t))) + fmt(" + %.1f B", c.per_job_plugin_bytes), "", "<= 128 B",
-      verdict(per_job, 128));
+      fmt("%.0f B", double(sizeof(mfprio_job_t))) + fmt(" + %.1f B", c.per_job_plugin_bytes), "", "<= 176 B",
+      verdict(per_job, 176));
   const double dn = double(c.hier->assocs.size() - c.small_hier->assocs.size());
   if (dn > 0) {
     add("memory per association (live heap, init " + n_assoc + " vs " + std::to_string(c.small_hier->assocs.size()) +
