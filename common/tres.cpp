@@ -24,6 +24,19 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
+// The power of 1024 a trailing K/M/G/T/P stands for (any case), 0 for none.
+int suffix_scale(const std::string& s) {
+  if (s.empty()) return 0;
+  switch (std::toupper(static_cast<unsigned char>(s.back()))) {
+    case 'K': return 1;
+    case 'M': return 2;
+    case 'G': return 3;
+    case 'T': return 4;
+    case 'P': return 5;
+    default: return 0;
+  }
+}
+
 bool valid_name(const std::string& n) {
   if (n.empty()) return false;
   for (char c : n)
@@ -58,18 +71,8 @@ bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std:
       if (why) *why = "bad TRES name '" + item.substr(0, eq) + "'";
       return false;
     }
-    int scale = 0;  // power of 1024 the suffix stands for
-    if (!num.empty()) {
-      switch (std::toupper(static_cast<unsigned char>(num.back()))) {
-        case 'K': scale = 1; break;
-        case 'M': scale = 2; break;
-        case 'G': scale = 3; break;
-        case 'T': scale = 4; break;
-        case 'P': scale = 5; break;
-        default: break;
-      }
-      if (scale) num.pop_back();
-    }
+    const int scale = suffix_scale(num);  // power of 1024 the suffix stands for
+    if (scale) num.pop_back();
     errno = 0;
     char* end = nullptr;
     const double v = num.empty() ? NAN : std::strtod(num.c_str(), &end);
@@ -143,19 +146,8 @@ bool parse_tres_counts(const std::string& spec, std::vector<std::pair<std::strin
     if (comma == std::string::npos) comma = spec.size();
     std::string item = spec.substr(pos, comma - pos);
     while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.pop_back();
-    int scale = 0;
-    if (!item.empty()) {
-      switch (std::toupper(static_cast<unsigned char>(item.back()))) {
-        case 'K': scale = 1; break;
-        case 'M': scale = 2; break;
-        case 'G': scale = 3; break;
-        case 'T': scale = 4; break;
-        case 'P': scale = 5; break;
-        default: break;
-      }
-      if (scale && item.find('=') != std::string::npos) item.pop_back();
-      else scale = 0;
-    }
+    int scale = item.find('=') != std::string::npos ? suffix_scale(item) : 0;
+    if (scale) item.pop_back();
     scales.push_back(scale);
     plain += (plain.empty() ? "" : ",") + item;
     if (comma == spec.size()) break;

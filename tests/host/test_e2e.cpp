@@ -676,20 +676,7 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 3u) << r.out;
   EXPECT_EQ(l[0], "JOBID|PARTITION|PRIORITY|SERV|TARG|CRED|ATTR|FS|RES|USAGE|");
-  auto cells = [](const std::string& line) {
-    std::vector<std::string> out;
-    std::string cur;
-    for (char c : line) {
-      if (c == '|') {
-        out.push_back(cur);
-        cur.clear();
-      } else {
-        cur += c;
-      }
-    }
-    return out;
-  };
-  const auto a = cells(l[1]), b = cells(l[2]);
+  const auto a = mfprio::test::cells(l[1]), b = mfprio::test::cells(l[2]);
   ASSERT_EQ(a.size(), 10u) << r.out;
   ASSERT_EQ(b.size(), 10u) << r.out;
   // alice (PRIORITY=100, class debug 1000, under her target) outranks bob (over his ceiling).

@@ -25,20 +25,7 @@ namespace {
 using mfprio::test::fields;
 using mfprio::test::lines;
 
-// The '|'-separated fields of a -P line (the trailing '|' gives no field).
-std::vector<std::string> cells(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : line) {
-    if (c == '|') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  return out;
-}
+using mfprio::test::cells;
 
 // The -P row whose first two cells (trimmed account, user) match.
 std::vector<std::string> share_row(const std::string& out, const std::string& account, const std::string& user) {

@@ -55,6 +55,21 @@ inline std::vector<std::string> lines(const std::string& s) {
 }
 
 // The whitespace-separated fields of one line.
+// The '|'-separated fields of a -P line (the trailing '|' gives no field).
+inline std::vector<std::string> cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : line) {
+    if (c == '|') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  return out;
+}
+
 inline std::vector<std::string> fields(const std::string& line) {
   std::vector<std::string> out;
   std::istringstream in(line);
