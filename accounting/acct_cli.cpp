@@ -24,6 +24,7 @@
 #include "admin.hpp"
 #include "conf_loc.hpp"
 #include "import_export.hpp"
+#include "import_flux.hpp"
 
 namespace mfprio::acct {
 namespace {
@@ -45,6 +46,8 @@ constexpr const char* kHelp = R"(usage: mfprio-acct (--db PATH | --conf FILE) CO
   delete user NAME [Account=A [Partition=P]]
   show tree|accounts|users|qos|partitions [-P | --json]
   import FILE.json          add/update the listed records, one transaction
+  import-flux --banks BANKS.csv --users USERS.csv [--queues QUEUES.csv]
+                            flux-accounting's export-db files, one transaction
   export                    the whole store as JSON on stdout
   charge --job ID --user U [--account A] [--partition P] [--qos Q]
          --start T --end T (--rate R | --cpus N) [--running]
@@ -482,7 +485,24 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     auto s = open_for_write(db, true);
     ImportStats st = import_json_file(*s, rest[0]);
     out << "imported " << st.accounts << " accounts, " << st.users << " users, " << st.qos
-        << " qos, " << st.partitions << " partitions\n";
+        << " qos, " << st.partitions << " partitions, " << st.queues << " queues\n";
+    return 0;
+  }
+  if (cmd == "import-flux") {
+    FluxCsvFiles files;
+    for (size_t k = 0; k < rest.size(); ++k) {
+      const std::string& f = rest[k];
+      if (f != "--banks" && f != "--users" && f != "--queues")
+        throw UsageError("import-flux: unknown argument \"" + f + "\"");
+      if (k + 1 >= rest.size()) throw UsageError("import-flux: " + f + " needs a FILE");
+      (f == "--banks" ? files.banks : f == "--users" ? files.users : files.queues) = rest[++k];
+    }
+    if (files.banks.empty() || files.users.empty())
+      throw UsageError("import-flux needs --banks BANKS.csv and --users USERS.csv");
+    auto s = open_for_write(db, true);
+    ImportStats st = import_flux_files(*s, files);
+    out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users
+        << " users\n";
     return 0;
   }
   if (cmd == "charge") {

@@ -128,7 +128,7 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
   if (!json_is_object(root)) throw AdminError("the top level must be an object");
   {
     Fields top(root, "top level");
-    top.only({"accounts", "users", "qos", "partitions"});
+    top.only({"accounts", "users", "qos", "partitions", "queues"});
   }
   Model m(current);
   AdminChanges ch;
@@ -162,13 +162,28 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     if (auto p = m.parent_problem(name); !p.empty()) throw AdminError(where + ": " + p);
   st.accounts = listed.size();
 
+  // Flux queues before the users whose "queues" name them.
+  std::map<std::string, std::string> seen_queue;
+  each_record(root, "queues", [&](const Fields& f, const std::string& name) {
+    f.only({"name", "priority"});
+    auto [it, fresh] = seen_queue.emplace(name, f.where());
+    if (!fresh) f.fail("duplicate of " + it->second);
+    QueueRec q;
+    if (auto old = m.queues.find(name); old != m.queues.end()) q = old->second;
+    q.name = name;
+    if (auto p = f.integer("priority", INT32_MIN, INT32_MAX)) q.priority = *p;
+    m.queues[name] = q;
+    ch.queues.push_back(q);
+    ++st.queues;
+  });
+
   std::set<std::string> touched;
   std::map<AssocTuple, std::string> seen_assoc;
   std::map<std::string, std::string> wanted_default;  // user -> account
   std::map<AssocTuple, size_t> write_index;
   each_record(root, "users", [&](const Fields& f, const std::string& name) {
     f.only({"name", "account", "partition", "shares", "priority", "default", "admin", "raw_usage",
-            "tres_usage"});
+            "usage_time", "tres_usage", "queues"});
     touched.insert(name);
     UserRec& u = m.users[name];
     u.name = name;
@@ -177,7 +192,7 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     if (!account) {
       // A user-only record (e.g. an admin without associations).
       if (f.get("partition") || f.get("shares") || f.get("priority") || f.get("default") ||
-          f.get("raw_usage") || f.get("tres_usage"))
+          f.get("raw_usage") || f.get("usage_time") || f.get("tres_usage") || f.get("queues"))
         f.fail("association fields given without \"account\"");
       return;
     }
@@ -196,6 +211,26 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     f.shares(r.shares, r.shares_parent);
     if (auto p = f.integer("priority", 0, UINT32_MAX)) r.priority = static_cast<uint32_t>(*p);
     if (auto x = f.number("raw_usage")) r.raw_usage = *x;
+    // When the usage was measured (0 or absent: the time of this import);
+    // the flux family counts raw_usage in the half-life bin holding it.
+    r.usage_time = f.integer("usage_time", 0, std::numeric_limits<int64_t>::max()).value_or(0);
+    bool set_queues = false;
+    if (json_t* qs = f.get("queues")) {
+      if (!json_is_array(qs)) f.fail("\"queues\" must be an array of queue names");
+      std::vector<std::string> names;
+      size_t qi;
+      json_t* qv;
+      json_array_foreach(qs, qi, qv) {
+        if (!json_is_string(qv)) f.fail("\"queues\" must be an array of queue names");
+        std::string q = json_string_value(qv);
+        if (m.queues.find(q) == m.queues.end()) f.fail("unknown queue \"" + q + "\"");
+        if (std::find(names.begin(), names.end(), q) != names.end()) f.fail("queue \"" + q + "\" listed twice");
+        names.push_back(std::move(q));
+      }
+      std::sort(names.begin(), names.end());
+      r.queues = std::move(names);
+      set_queues = true;
+    }
     if (json_t* t = f.get("tres_usage")) {
       if (!json_is_object(t)) f.fail("\"tres_usage\" must be an object");
       r.tres_usage.clear();
@@ -213,7 +248,7 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
         f.fail("second default account (already \"" + w->second + "\")");
     }
     write_index[key] = ch.assocs.size();
-    ch.assocs.push_back(AssocWrite{r, true});
+    ch.assocs.push_back(AssocWrite{r, true, set_queues});
   });
   for (const auto& [user, account] : wanted_default) m.users[user].default_account = account;
   m.finish_users(touched, ch.users);
@@ -354,6 +389,13 @@ std::string section_json(const StoreData& d, const std::string& section) {
         add(o.get(), "admin", json_true());
       with_assoc.insert(r.user);
       add(o.get(), "raw_usage", json_real(r.raw_usage));
+      if (r.usage_time > 0) add(o.get(), "usage_time", json_integer(r.usage_time));
+      if (!r.queues.empty()) {
+        JsonPtr qs(json_array());
+        for (const std::string& q : r.queues)
+          if (json_array_append_new(qs.get(), json_string(q.c_str())) != 0) throw std::bad_alloc();
+        add(o.get(), "queues", qs.release());
+      }
       if (!r.tres_usage.empty()) {
         JsonPtr t(json_object());
         for (const auto& [name, v] : r.tres_usage) add(t.get(), name.c_str(), json_real(v));
@@ -374,6 +416,13 @@ std::string section_json(const StoreData& d, const std::string& section) {
       add(o.get(), "name", json_string(q.name.c_str()));
       add(o.get(), "priority", json_integer(q.priority));
       add(o.get(), "usage_factor", json_real(q.usage_factor));
+      emit(o.get());
+    }
+  } else if (section == "queues") {
+    for (const auto& q : d.queues) {
+      JsonPtr o(json_object());
+      add(o.get(), "name", json_string(q.name.c_str()));
+      add(o.get(), "priority", json_integer(q.priority));
       emit(o.get());
     }
   } else if (section == "partitions") {
@@ -399,7 +448,9 @@ std::string export_section_json(const StoreData& d, const std::string& section) 
 }
 
 std::string export_json(const StoreData& d) {
-  return "{\n\"accounts\": " + section_json(d, "accounts") + ",\n\"users\": " +
+  // Queues come before the users that name them (import reads them first anyway).
+  return "{\n\"accounts\": " + section_json(d, "accounts") + ",\n\"queues\": " +
+         section_json(d, "queues") + ",\n\"users\": " +
          section_json(d, "users") + ",\n\"qos\": " + section_json(d, "qos") +
          ",\n\"partitions\": " + section_json(d, "partitions") + "\n}\n";
 }
