@@ -210,10 +210,16 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     r.partition = part;
     f.shares(r.shares, r.shares_parent);
     if (auto p = f.integer("priority", 0, UINT32_MAX)) r.priority = static_cast<uint32_t>(*p);
-    if (auto x = f.number("raw_usage")) r.raw_usage = *x;
-    // When the usage was measured (0 or absent: the time of this import);
-    // the flux family counts raw_usage in the half-life bin holding it.
-    r.usage_time = f.integer("usage_time", 0, std::numeric_limits<int64_t>::max()).value_or(0);
+    // usage_time: when raw_usage was measured (the flux family counts it in
+    // the half-life bin holding that time; 0 = no time, flux ignores it).
+    // Absent: the time of this import when raw_usage > 0 is given, else the
+    // stored one.
+    const auto raw = f.number("raw_usage");
+    if (raw) r.raw_usage = *raw;
+    if (auto t = f.integer("usage_time", 0, std::numeric_limits<int64_t>::max()))
+      r.usage_time = *t;
+    else if (raw)
+      r.usage_time = *raw > 0 ? -1 : 0;  // -1: the store writes the time of the write
     bool set_queues = false;
     if (json_t* qs = f.get("queues")) {
       if (!json_is_array(qs)) f.fail("\"queues\" must be an array of queue names");
@@ -389,7 +395,7 @@ std::string section_json(const StoreData& d, const std::string& section) {
         add(o.get(), "admin", json_true());
       with_assoc.insert(r.user);
       add(o.get(), "raw_usage", json_real(r.raw_usage));
-      if (r.usage_time > 0) add(o.get(), "usage_time", json_integer(r.usage_time));
+      if (r.usage_time > 0 || r.raw_usage > 0) add(o.get(), "usage_time", json_integer(r.usage_time));
       if (!r.queues.empty()) {
         JsonPtr qs(json_array());
         for (const std::string& q : r.queues)

@@ -211,7 +211,7 @@ struct OpenOptions {
 // (import); CLI modifies leave the decayed usage alone.
 struct AssocWrite {
   UserAssocRec rec;
-  bool set_usage = false;      // also writes rec.usage_time (0: the time of the write)
+  bool set_usage = false;      // also writes rec.usage_time (< 0: the time of the write)
   bool set_queues = false;     // replace the association's permitted queues by rec.queues
 };
 

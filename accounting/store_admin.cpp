@@ -135,7 +135,7 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
           "INSERT INTO assocs(user_id, account_id, partition, shares, shares_parent, priority,"
           " raw_usage, usage_time) VALUES ((SELECT id FROM users WHERE name = ?1),"
           " (SELECT id FROM accounts WHERE name = ?2), ?3, ?4, ?5, ?6, ?7,"
-          " CASE WHEN ?8 THEN (CASE WHEN ?9 > 0 THEN ?9 ELSE CAST(strftime('%s', 'now') AS INTEGER) END)"
+          " CASE WHEN ?8 THEN (CASE WHEN ?9 < 0 THEN CAST(strftime('%s', 'now') AS INTEGER) ELSE ?9 END)"
           " ELSE 0 END)"
           " ON CONFLICT(user_id, account_id, partition) DO UPDATE SET"
           " shares = excluded.shares, shares_parent = excluded.shares_parent,"

@@ -73,7 +73,7 @@ void FluxPolicy::configure(const HostContext& host) {
   if (pp) {
     std::string why;
     if (!parse_flux_parameters(pp->value, &s, &why))
-      throw ConfigError(pp->file + ":" + std::to_string(pp->line) + ": PriorityParameters: " + why);
+      throw ConfigError(pp->file + ":" + std::to_string(pp->line) + ": " + why);  // why names the key
     params_origin_ = pp->file + ":" + std::to_string(pp->line);
   }
   std::string origin;
