@@ -66,8 +66,8 @@ FluxImportDoc flux_csv_import_json(const std::string& banks_text, const std::str
       // The store's tree has one root account, "root" (flux-accounting's
       // conventional name for its root bank); its shares do not matter.
       if (b.name != "root")
-        throw AdminError(where + ": column bank: the root bank is \"" + b.name +
-                         "\"; the store's root account is \"root\": rename it before importing");
+        throw AdminError(where + ": column 'bank': the root bank is '" + b.name +
+                         "'; the store's root account is \"root\": rename it before importing");
       continue;
     }
     JsonPtr o(json_object());
@@ -77,8 +77,8 @@ FluxImportDoc flux_csv_import_json(const std::string& banks_text, const std::str
     if (!(b.priority >= 0) || b.priority != std::floor(b.priority) || b.priority > 4294967295.0) {
       std::ostringstream v;
       v << b.priority;
-      throw AdminError(where + ": column priority: " + v.str() +
-                       " is not a whole number in 0..4294967295 (the store keeps a bank's priority as one)");
+      throw AdminError(where + ": column 'priority': '" + v.str() +
+                       "' is not a whole number in 0..4294967295 (the store keeps a bank's priority as one)");
     }
     if (b.priority > 0) put(o.get(), "priority", json_integer(static_cast<json_int_t>(b.priority)));
     append(accounts.get(), o.release());
