@@ -330,5 +330,27 @@ TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {
   EXPECT_EQ("Account|User|Partition|Shares|RawUsage|\nroot|||1|0|\n", t.out) << t.err;
 }
 
+TEST_F(Cli, QueuesAreAddedModifiedPermittedAndDeleted) {
+  ok({"add", "account", "A"});
+  ok({"add", "queue", "batch", "Priority=-3"});
+  ok({"add", "queue", "debug"});
+  ok({"add", "user", "alice", "Account=A", "Queues=debug,batch"});
+  Result r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("alice|A||1|0|yes|None|0|batch,debug|")) << r.out;
+  ok({"modify", "queue", "debug", "set", "Priority=100"});
+  r = acct({"show", "queues", "-P"});
+  EXPECT_EQ("Name|Priority|\nbatch|-3|\ndebug|100|\n", r.out);
+  r = acct({"modify", "user", "alice", "set", "Queues=gpu"});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("unknown queue \"gpu\"")) << r.err;
+  EXPECT_EQ(2, acct({"add", "queue", "x", "Priority=2147483648"}).status);
+  ok({"delete", "queue", "batch"});
+  r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("|debug|")) << r.out;
+  ok({"modify", "user", "alice", "set", "Queues="});
+  r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("alice|A||1|0|yes|None|0||")) << r.out;
+}
+
 }  // namespace
 }  // namespace mfprio::acct
