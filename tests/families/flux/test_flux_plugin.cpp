@@ -445,5 +445,25 @@ TEST_F(FluxPlugin, ExportDbCsvImportedUnchangedGivesFluxAccountingsOrder) {
   }
 }
 
+TEST_F(FluxPlugin, AnEmptyStoreLoadsAndABatchReportsEachRecord) {
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();  // only the root bank
+  uint32_t v = 5;
+  mfprio_job_t j = job(1, "alice");
+  EXPECT_EQ(p_->ops.set_priority(&j, T0, &v), MFPRIO_ENOENT);
+  p_.reset();
+  FluxStore().bank("A", "root", 1).user("alice", "A", 1).write(db());
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
+  const mfprio_job_t jobs[] = {job(1, "alice"), job(2, "nobody"), with_urgency(job(3, "alice"), 31)};
+  uint32_t pr[3] = {9, 9, 9};
+  int st[3] = {1, 1, 1};
+  EXPECT_EQ(p_->ops.set_priority_batch(jobs, 3, T0, pr, st), MFPRIO_ENOENT);
+  EXPECT_EQ(pr[0], 100000u);
+  EXPECT_EQ(st[0], MFPRIO_OK);
+  EXPECT_EQ(pr[1], 0u);
+  EXPECT_EQ(st[1], MFPRIO_ENOENT);
+  EXPECT_EQ(pr[2], 4294967295u);
+  EXPECT_NE(p_->err().find("job 2"), std::string::npos) << p_->err();
+}
+
 }  // namespace
 }  // namespace mfprio::test
