@@ -135,6 +135,7 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     s->node_priority.push_back(static_cast<double>(a.priority));
   }
   std::vector<int32_t> assoc_node;
+  std::vector<size_t> assoc_row;  // association -> its row in d.assocs
   size_t skipped = 0;
   // d.assocs is by user, account, partition: the user's rows are adjacent.
   for (size_t i = 0; i < d.assocs.size(); ++i) {
@@ -151,7 +152,6 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
       if (auto it = queue_index.find(q); it != queue_index.end()) a.queues.push_back(it->second);
     const int32_t idx = static_cast<int32_t>(m->assocs.size());
     s->assoc_by_key.emplace(assoc_key(r.user, r.account), idx);
-    if (r.is_default || !s->default_assoc.count(r.user)) s->default_assoc[r.user] = idx;
     TreeNode n;
     n.name = r.user;
     n.parent = a.bank_index;
@@ -160,16 +160,28 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     auto b = bins.find(usage_name(r.user, r.account));
     n.usage = b == bins.end() ? 0.0 : decayed_usage(b->second, us.decay_factor);
     assoc_node.push_back(static_cast<int32_t>(s->nodes.size()));
+    assoc_row.push_back(i);
     s->nodes.push_back(std::move(n));
     s->node_assoc.push_back(idx);
     s->node_priority.push_back(0);
     m->assocs.push_back(std::move(a));
   }
+  // Each user's default bank: the store's one rule over its (user, bank)
+  // associations (m->assocs is by user, then bank, like d.assocs).
+  for (size_t i = 0; i < m->assocs.size();) {
+    size_t j = i;
+    while (j < m->assocs.size() && m->assocs[j].user == m->assocs[i].user) ++j;
+    const auto first = m->assocs.begin() + static_cast<long>(i), last = m->assocs.begin() + static_cast<long>(j);
+    const std::string& user = m->assocs[i].user;
+    auto it = acct::default_association(first, last, [&](const Association& a) {
+      return d.assocs[assoc_row[static_cast<size_t>(&a - m->assocs.data())]].is_default;
+    });
+    s->default_assoc.emplace(user, static_cast<int32_t>(it - m->assocs.begin()));
+    i = j;
+  }
   if (skipped && host_)
     host_->log(MFPRIO_LOG_DEBUG, std::to_string(skipped) +
                                      " associations with a partition ignored (Flux associations are user and bank)");
-  // A user whose default account has only a partition association: the
-  // first of its (user, bank) associations is the default (set above).
 
   // Fair share over the tree.
   FairShareResult fs;

@@ -465,5 +465,14 @@ TEST_F(FluxPlugin, AnEmptyStoreLoadsAndABatchReportsEachRecord) {
   EXPECT_NE(p_->err().find("job 2"), std::string::npos) << p_->err();
 }
 
+TEST_F(FluxPlugin, AJobWithoutABankGoesToTheUsersDefaultBank) {
+  // alice's first listed bank, B, is her default (FluxStore::write).
+  FluxStore().bank("A", "root", 1, 0).bank("B", "root", 1, 7).user("alice", "B", 1).user("alice", "A", 1).write(db());
+  ASSERT_EQ(start("fairshare=0,bank=1"), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(prio(job(1, "alice")), 7u);
+  EXPECT_EQ(prio(job(1, "alice", "A")), 0u);
+  EXPECT_STREQ(factors(job(1, "alice")).account_name, "B");
+}
+
 }  // namespace
 }  // namespace mfprio::test
