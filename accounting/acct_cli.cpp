@@ -24,6 +24,7 @@
 #include "admin.hpp"
 #include "conf_loc.hpp"
 #include "import_export.hpp"
+#include "import_flux.hpp"
 
 namespace mfprio::acct {
 namespace {
@@ -35,16 +36,19 @@ constexpr const char* kHelp = R"(usage: mfprio-acct (--db PATH | --conf FILE) CO
 
   add account NAME [Parent=P] [Fairshare=N|parent] [Priority=N] [Description=TEXT]
   add user NAME Account=A[,B..] [Partition=P] [Fairshare=N|parent] [Priority=N]
-           [DefaultAccount=A] [AdminLevel=Administrator|None]
+           [DefaultAccount=A] [AdminLevel=Administrator|None] [Queues=Q[,Q..]]
   add qos NAME [Priority=N] [UsageFactor=X]
   add partition NAME [PriorityJobFactor=N] [TRESBillingWeights=LIST] [TRES=LIST]
            [Default=yes|no]
-  modify account|qos|partition NAME [set] KEY=VALUE ...
+  add queue NAME [Priority=N]          a Flux queue (priority/flux)
+  modify account|qos|partition|queue NAME [set] KEY=VALUE ...
   modify user NAME [Account=A] [Partition=P] set KEY=VALUE ...
-  delete account|qos|partition NAME
+  delete account|qos|partition|queue NAME
   delete user NAME [Account=A [Partition=P]]
-  show tree|accounts|users|qos|partitions [-P | --json]
+  show tree|accounts|users|qos|partitions|queues [-P | --json]
   import FILE.json          add/update the listed records, one transaction
+  import-flux --banks BANKS.csv --users USERS.csv [--queues QUEUES.csv]
+                            flux-accounting's export-db files, one transaction
   export                    the whole store as JSON on stdout
   charge --job ID --user U [--account A] [--partition P] [--qos Q]
          --start T --end T (--rate R | --cpus N) [--running]
@@ -109,6 +113,15 @@ void parse_shares(const std::string& v, uint32_t& shares, bool& parent) {
   if (!v.empty() && v[0] == '-') throw UsageError("fairshare=" + v + ": negative shares");
   shares = static_cast<uint32_t>(parse_uint("fairshare", v, UINT32_MAX));
   parent = false;
+}
+
+int64_t parse_int32(const std::string& key, const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || errno || *end || n < INT32_MIN || n > INT32_MAX)
+    throw UsageError(key + "=" + v + ": not an integer in -2147483648..2147483647");
+  return n;
 }
 
 bool parse_yes_no(const std::string& key, const std::string& v) {
@@ -237,7 +250,7 @@ AdminChanges plan_admin(Model& m, const std::string& verb, const std::string& ki
     ch.accounts.push_back(m.accounts[name]);
   } else if (kind == "user") {
     only_keys(kv, {"account", "partition", "fairshare", "shares", "priority", "defaultaccount",
-                   "adminlevel"}, what);
+                   "adminlevel", "queues"}, what);
     only_keys(where, {"account", "partition"}, what);
     std::set<std::string> touched{name};
     if (verb == "delete") {
@@ -282,17 +295,31 @@ AdminChanges plan_admin(Model& m, const std::string& verb, const std::string& ki
         if (has(where, "partition") && it->second.partition != get(where, "partition")) continue;
         targets.push_back(&it->second);
       }
-      bool assoc_keys = has(kv, "fairshare") || has(kv, "shares") || has(kv, "priority");
+      bool assoc_keys = has(kv, "fairshare") || has(kv, "shares") || has(kv, "priority") || has(kv, "queues");
       if (targets.empty() && (assoc_keys || !where.empty()))
         throw AdminError(what + ": no matching association");
       if (!assoc_keys) targets.clear();
+    }
+    // Queues=a,b: the Flux queues the association may use ("" = none).
+    std::optional<std::vector<std::string>> queues;
+    if (has(kv, "queues")) {
+      queues.emplace();
+      const std::string list = get(kv, "queues");
+      for (const std::string& q : list.empty() ? std::vector<std::string>{} : split_commas(list)) {
+        if (!m.queues.count(q)) throw AdminError(what + ": unknown queue \"" + q + "\"");
+        if (std::find(queues->begin(), queues->end(), q) != queues->end())
+          throw UsageError(what + ": queue \"" + q + "\" listed twice");
+        queues->push_back(q);
+      }
+      std::sort(queues->begin(), queues->end());
     }
     for (UserAssocRec* r : targets) {
       for (const auto& [k, v] : kv) {
         if (k == "fairshare" || k == "shares") parse_shares(v, r->shares, r->shares_parent);
         else if (k == "priority") r->priority = static_cast<uint32_t>(parse_uint(k, v, UINT32_MAX));
       }
-      ch.assocs.push_back(AssocWrite{*r, false});
+      if (queues) r->queues = *queues;
+      ch.assocs.push_back(AssocWrite{*r, false, queues.has_value()});
     }
     if (has(kv, "defaultaccount")) {
       std::string d = get(kv, "defaultaccount");
@@ -328,8 +355,21 @@ AdminChanges plan_admin(Model& m, const std::string& verb, const std::string& ki
     PartitionRec p = verb == "add" ? PartitionRec{0, name, 1, "", "", false} : it->second;
     partition_fields(kv, p);
     ch.partitions.push_back(p);
+  } else if (kind == "queue") {
+    only_keys(kv, {"priority"}, what);
+    auto it = m.queues.find(name);
+    if (verb == "delete") {
+      if (it == m.queues.end()) throw AdminError(what + ": no such queue");
+      ch.delete_queues.push_back(name);
+      return ch;
+    }
+    if (verb == "add" && it != m.queues.end()) throw AdminError(what + ": queue already exists");
+    if (verb == "modify" && it == m.queues.end()) throw AdminError(what + ": no such queue");
+    QueueRec q = verb == "add" ? QueueRec{name, 0} : it->second;
+    if (has(kv, "priority")) q.priority = parse_int32("priority", get(kv, "priority"));
+    ch.queues.push_back(q);
   } else {
-    throw UsageError(verb + ": unknown kind \"" + kind + "\" (account, user, qos, partition)");
+    throw UsageError(verb + ": unknown kind \"" + kind + "\" (account, user, qos, partition, queue)");
   }
   return ch;
 }
@@ -461,11 +501,12 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
       else if (what.empty() && r[0] != '-') what = lower(r);
       else throw UsageError("show: unexpected \"" + r + "\"");
     }
-    if (what.empty()) throw UsageError("show: what? (tree, accounts, users, qos, partitions)");
+    if (what.empty()) throw UsageError("show: what? (tree, accounts, users, qos, partitions, queues)");
     if (what == "account") what = "accounts";
     if (what == "user") what = "users";
     if (what == "partition") what = "partitions";
-    static const std::set<std::string> views{"tree", "accounts", "users", "qos", "partitions"};
+    if (what == "queue") what = "queues";
+    static const std::set<std::string> views{"tree", "accounts", "users", "qos", "partitions", "queues"};
     if (!views.count(what)) throw UsageError("show: unknown view \"" + what + "\"");
     auto s = Store::open(db, OpenOptions{true, false});
     cli::show(s->load(), what, fmt, out);
@@ -482,7 +523,24 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     auto s = open_for_write(db, true);
     ImportStats st = import_json_file(*s, rest[0]);
     out << "imported " << st.accounts << " accounts, " << st.users << " users, " << st.qos
-        << " qos, " << st.partitions << " partitions\n";
+        << " qos, " << st.partitions << " partitions, " << st.queues << " queues\n";
+    return 0;
+  }
+  if (cmd == "import-flux") {
+    FluxCsvFiles files;
+    for (size_t k = 0; k < rest.size(); ++k) {
+      const std::string& f = rest[k];
+      if (f != "--banks" && f != "--users" && f != "--queues")
+        throw UsageError("import-flux: unknown argument \"" + f + "\"");
+      if (k + 1 >= rest.size()) throw UsageError("import-flux: " + f + " needs a FILE");
+      (f == "--banks" ? files.banks : f == "--users" ? files.users : files.queues) = rest[++k];
+    }
+    if (files.banks.empty() || files.users.empty())
+      throw UsageError("import-flux needs --banks BANKS.csv and --users USERS.csv");
+    auto s = open_for_write(db, true);
+    ImportStats st = import_flux_files(*s, files);
+    out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users
+        << " users\n";
     return 0;
   }
   if (cmd == "charge") {
@@ -516,8 +574,9 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     if (kind == "accounts") kind = "account";
     if (kind == "users") kind = "user";
     if (kind == "partitions") kind = "partition";
-    if (kind != "account" && kind != "user" && kind != "qos" && kind != "partition")
-      throw UsageError(verb + ": unknown kind \"" + rest[0] + "\" (account, user, qos, partition)");
+    if (kind == "queues") kind = "queue";
+    if (kind != "account" && kind != "user" && kind != "qos" && kind != "partition" && kind != "queue")
+      throw UsageError(verb + ": unknown kind \"" + rest[0] + "\" (account, user, qos, partition, queue)");
     std::vector<std::string> kv(rest.begin() + 2, rest.end());
     // Syntax is checked before the store is touched: usage errors exit 2.
     {

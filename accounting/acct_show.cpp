@@ -1,4 +1,4 @@
-// acct_show.cpp - `mfprio-acct show tree|accounts|users|qos|partitions`.
+// acct_show.cpp - `mfprio-acct show tree|accounts|users|qos|partitions|queues`.
 //
 // Three renderings of one table: aligned columns (people), -P (`|` after every
 // field, a header line, like sacctmgr -P; for scripts), --json (the export
@@ -93,15 +93,18 @@ void show(const StoreData& d, const std::string& what, Format fmt, std::ostream&
   } else if (what == "users") {
     std::unordered_map<std::string, bool> admin;
     for (const auto& u : d.users) admin[u.name] = u.admin;
-    for (const auto& r : d.assocs)
+    for (const auto& r : d.assocs) {
+      std::string queues;
+      for (const auto& q : r.queues) queues += (queues.empty() ? "" : ",") + q;
       rows.push_back({r.user, r.account, r.partition, shares_str(r.shares, r.shares_parent),
                       std::to_string(r.priority), r.is_default ? "yes" : "no",
-                      admin[r.user] ? "Administrator" : "None", num(r.raw_usage, exact)});
+                      admin[r.user] ? "Administrator" : "None", num(r.raw_usage, exact), queues});
+    }
     for (const auto& u : d.users)  // users without associations (no default account)
       if (u.default_account.empty())
-        rows.push_back({u.name, "", "", "", "", "", u.admin ? "Administrator" : "None", ""});
+        rows.push_back({u.name, "", "", "", "", "", u.admin ? "Administrator" : "None", "", ""});
     print({"User", "Account", "Partition", "Shares", "Priority", "Default", "AdminLevel",
-           "RawUsage"}, rows, fmt, out);
+           "RawUsage", "Queues"}, rows, fmt, out);
   } else if (what == "qos") {
     for (const auto& q : d.qos)
       rows.push_back({q.name, std::to_string(q.priority), num(q.usage_factor, exact)});
@@ -111,8 +114,11 @@ void show(const StoreData& d, const std::string& what, Format fmt, std::ostream&
       rows.push_back({p.name, std::to_string(p.job_factor), p.billing_weights, p.tres_totals,
                       p.is_default ? "yes" : "no"});
     print({"Name", "PriorityJobFactor", "TRESBillingWeights", "TRES", "Default"}, rows, fmt, out);
+  } else if (what == "queues") {
+    for (const auto& q : d.queues) rows.push_back({q.name, std::to_string(q.priority)});
+    print({"Name", "Priority"}, rows, fmt, out);
   } else {
-    throw UsageError("show: unknown view \"" + what + "\" (tree, accounts, users, qos, partitions)");
+    throw UsageError("show: unknown view \"" + what + "\" (tree, accounts, users, qos, partitions, queues)");
   }
 }
 

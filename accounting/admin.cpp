@@ -21,6 +21,7 @@ Model::Model(const StoreData& d) {
   for (const auto& u : d.users) users.emplace(u.name, u);
   for (const auto& q : d.qos) qos.emplace(q.name, q);
   for (const auto& p : d.partitions) partitions.emplace(p.name, p);
+  for (const auto& q : d.queues) queues.emplace(q.name, q);
 }
 
 std::string Model::parent_problem(const std::string& name) const {

@@ -38,6 +38,7 @@ struct Model {
   std::unordered_map<std::string, UserRec> users;
   std::unordered_map<std::string, QosRec> qos;
   std::unordered_map<std::string, PartitionRec> partitions;
+  std::map<std::string, QueueRec> queues;                 // Flux queues
 
   // "" if `name`'s parent chain reaches root, else e.g. `unknown parent "x"`
   // or `parent cycle a -> b -> a`.

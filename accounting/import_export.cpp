@@ -188,7 +188,7 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
   if (!json_is_object(root)) throw AdminError("the top level must be an object");
   {
     Fields top(root, "top level");
-    top.only({"accounts", "users", "qos", "partitions", "fairshare_usage", "fairshare_as_of",
+    top.only({"accounts", "users", "qos", "partitions", "queues", "fairshare_usage", "fairshare_as_of",
               "fairshare_interval"});
   }
   Model m(current);
@@ -223,13 +223,28 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     if (auto p = m.parent_problem(name); !p.empty()) throw AdminError(where + ": " + p);
   st.accounts = listed.size();
 
+  // Flux queues before the users whose "queues" name them.
+  std::map<std::string, std::string> seen_queue;
+  each_record(root, "queues", [&](const Fields& f, const std::string& name) {
+    f.only({"name", "priority"});
+    auto [it, fresh] = seen_queue.emplace(name, f.where());
+    if (!fresh) f.fail("duplicate of " + it->second);
+    QueueRec q;
+    if (auto old = m.queues.find(name); old != m.queues.end()) q = old->second;
+    q.name = name;
+    if (auto p = f.integer("priority", INT32_MIN, INT32_MAX)) q.priority = *p;
+    m.queues[name] = q;
+    ch.queues.push_back(q);
+    ++st.queues;
+  });
+
   std::set<std::string> touched;
   std::map<AssocTuple, std::string> seen_assoc;
   std::map<std::string, std::string> wanted_default;  // user -> account
   std::map<AssocTuple, size_t> write_index;
   each_record(root, "users", [&](const Fields& f, const std::string& name) {
     f.only({"name", "account", "partition", "shares", "priority", "default", "admin", "raw_usage",
-            "tres_usage"});
+            "usage_time", "tres_usage", "queues"});
     touched.insert(name);
     UserRec& u = m.users[name];
     u.name = name;
@@ -238,7 +253,7 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     if (!account) {
       // A user-only record (e.g. an admin without associations).
       if (f.get("partition") || f.get("shares") || f.get("priority") || f.get("default") ||
-          f.get("raw_usage") || f.get("tres_usage"))
+          f.get("raw_usage") || f.get("usage_time") || f.get("tres_usage") || f.get("queues"))
         f.fail("association fields given without \"account\"");
       return;
     }
@@ -256,7 +271,33 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     r.partition = part;
     f.shares(r.shares, r.shares_parent);
     if (auto p = f.integer("priority", 0, UINT32_MAX)) r.priority = static_cast<uint32_t>(*p);
-    if (auto x = f.number("raw_usage")) r.raw_usage = *x;
+    // usage_time: when raw_usage was measured (the flux family counts it in
+    // the half-life bin holding that time; 0 = no time, flux ignores it).
+    // Absent: the time of this import when raw_usage > 0 is given, else the
+    // stored one.
+    const auto raw = f.number("raw_usage");
+    if (raw) r.raw_usage = *raw;
+    if (auto t = f.integer("usage_time", 0, std::numeric_limits<int64_t>::max()))
+      r.usage_time = *t;
+    else if (raw)
+      r.usage_time = *raw > 0 ? -1 : 0;  // -1: the store writes the time of the write
+    bool set_queues = false;
+    if (json_t* qs = f.get("queues")) {
+      if (!json_is_array(qs)) f.fail("\"queues\" must be an array of queue names");
+      std::vector<std::string> names;
+      size_t qi;
+      json_t* qv;
+      json_array_foreach(qs, qi, qv) {
+        if (!json_is_string(qv)) f.fail("\"queues\" must be an array of queue names");
+        std::string q = json_string_value(qv);
+        if (m.queues.find(q) == m.queues.end()) f.fail("unknown queue \"" + q + "\"");
+        if (std::find(names.begin(), names.end(), q) != names.end()) f.fail("queue \"" + q + "\" listed twice");
+        names.push_back(std::move(q));
+      }
+      std::sort(names.begin(), names.end());
+      r.queues = std::move(names);
+      set_queues = true;
+    }
     if (json_t* t = f.get("tres_usage")) {
       if (!json_is_object(t)) f.fail("\"tres_usage\" must be an object");
       r.tres_usage.clear();
@@ -274,7 +315,7 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
         f.fail("second default account (already \"" + w->second + "\")");
     }
     write_index[key] = ch.assocs.size();
-    ch.assocs.push_back(AssocWrite{r, true});
+    ch.assocs.push_back(AssocWrite{r, true, set_queues});
   });
   for (const auto& [user, account] : wanted_default) m.users[user].default_account = account;
   m.finish_users(touched, ch.users);
@@ -416,6 +457,13 @@ std::string section_json(const StoreData& d, const std::string& section) {
         add(o.get(), "admin", json_true());
       with_assoc.insert(r.user);
       add(o.get(), "raw_usage", json_real(r.raw_usage));
+      if (r.usage_time > 0 || r.raw_usage > 0) add(o.get(), "usage_time", json_integer(r.usage_time));
+      if (!r.queues.empty()) {
+        JsonPtr qs(json_array());
+        for (const std::string& q : r.queues)
+          if (json_array_append_new(qs.get(), json_string(q.c_str())) != 0) throw std::bad_alloc();
+        add(o.get(), "queues", qs.release());
+      }
       if (!r.tres_usage.empty()) {
         JsonPtr t(json_object());
         for (const auto& [name, v] : r.tres_usage) add(t.get(), name.c_str(), json_real(v));
@@ -436,6 +484,13 @@ std::string section_json(const StoreData& d, const std::string& section) {
       add(o.get(), "name", json_string(q.name.c_str()));
       add(o.get(), "priority", json_integer(q.priority));
       add(o.get(), "usage_factor", json_real(q.usage_factor));
+      emit(o.get());
+    }
+  } else if (section == "queues") {
+    for (const auto& q : d.queues) {
+      JsonPtr o(json_object());
+      add(o.get(), "name", json_string(q.name.c_str()));
+      add(o.get(), "priority", json_integer(q.priority));
       emit(o.get());
     }
   } else if (section == "partitions") {
@@ -461,7 +516,9 @@ std::string export_section_json(const StoreData& d, const std::string& section) 
 }
 
 std::string export_json(const StoreData& d) {
-  return "{\n\"accounts\": " + section_json(d, "accounts") + ",\n\"users\": " +
+  // Queues come before the users that name them (import reads them first anyway).
+  return "{\n\"accounts\": " + section_json(d, "accounts") + ",\n\"queues\": " +
+         section_json(d, "queues") + ",\n\"users\": " +
          section_json(d, "users") + ",\n\"qos\": " + section_json(d, "qos") +
          ",\n\"partitions\": " + section_json(d, "partitions") + "\n}\n";
 }

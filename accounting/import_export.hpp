@@ -22,7 +22,7 @@
 namespace mfprio::acct {
 
 struct ImportStats {
-  size_t accounts = 0, users = 0, qos = 0, partitions = 0;
+  size_t accounts = 0, users = 0, qos = 0, partitions = 0, queues = 0;
 };
 
 AdminChanges plan_import(const StoreData& current, const std::string& text,
@@ -30,7 +30,7 @@ AdminChanges plan_import(const StoreData& current, const std::string& text,
 ImportStats import_json_file(Store& store, const std::string& file);
 
 std::string export_json(const StoreData& d);
-// One section ("accounts", "users", "qos", "partitions") as a JSON array.
+// One section ("accounts", "queues", "users", "qos", "partitions") as a JSON array.
 std::string export_section_json(const StoreData& d, const std::string& section);
 // Whole-tree view for `show tree --json`: nested accounts with users and
 // derived account usage.

@@ -165,8 +165,8 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
   {
     // A plain table scan: names come from the users and accounts read above.
     sql::StmtUse st(prep(st_load_assocs_,
-        "SELECT id, user_id, account_id, partition, shares, shares_parent, priority, raw_usage"
-        " FROM assocs"));
+        "SELECT id, user_id, account_id, partition, shares, shares_parent, priority, raw_usage,"
+        " usage_time FROM assocs"));
     struct SortKey {
       uint32_t user_rank, account;
     };
@@ -187,6 +187,7 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
       r.shares_parent = st->i64(5) != 0;
       r.priority = static_cast<uint32_t>(st->i64(6));
       r.raw_usage = st->real(7) * scale;
+      r.usage_time = st->i64(8);
       r.is_default = u->second.default_account_id == st->i64(2);
       keys.push_back(SortKey{u->second.rank, a->second});
       d.assocs.push_back(std::move(r));
@@ -260,6 +261,16 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
       d.partitions.push_back(PartitionRec{st->i64(0), st->text(1),
                                           static_cast<uint32_t>(st->i64(2)), st->text(3),
                                           st->text(4), st->i64(5) != 0});
+  }
+  {
+    sql::StmtUse st(prep(st_load_queues_, "SELECT name, priority FROM queues ORDER BY name"));
+    while (st->step()) d.queues.push_back(QueueRec{st->text(0), st->i64(1)});
+  }
+  {
+    // Permitted queues, by name within each association (the primary key's order).
+    sql::StmtUse st(prep(st_load_assoc_queues_, "SELECT assoc_id, queue FROM assoc_queues ORDER BY assoc_id, queue"));
+    while (st->step())
+      if (UserAssocRec* r = index_of(st->i64(0))) r->queues.push_back(st->text(1));
   }
   {
     sql::StmtUse st(prep(st_load_tres_, "SELECT name FROM tres ORDER BY id"));

@@ -57,6 +57,10 @@ struct UserAssocRec {
   bool is_default = false;     // the user's default account
   double raw_usage = 0;        // decayed billing-TRES-seconds
   std::vector<std::pair<std::string, double>> tres_usage;  // decayed TRES-seconds
+  // When an import last set raw_usage (epoch seconds; 0 = never): the flux
+  // family counts raw_usage as usage charged at this time (its seed).
+  int64_t usage_time = 0;
+  std::vector<std::string> queues;  // Flux queues this association may use, by name
 };
 
 struct UserRec {
@@ -70,6 +74,12 @@ struct QosRec {
   std::string name;
   uint32_t priority = 0;
   double usage_factor = 1.0;
+};
+
+// A Flux queue (priority/flux): flux-accounting's queue_table name and priority.
+struct QueueRec {
+  std::string name;
+  int64_t priority = 0;        // signed 32-bit
 };
 
 struct PartitionRec {
@@ -111,6 +121,7 @@ struct StoreData {
   std::vector<QosRec> qos;
   std::vector<PartitionRec> partitions;
   std::vector<std::string> tres;       // TRES type names
+  std::vector<QueueRec> queues;        // Flux queues, by name
   DecayState decay;
 };
 
@@ -200,7 +211,8 @@ struct OpenOptions {
 // (import); CLI modifies leave the decayed usage alone.
 struct AssocWrite {
   UserAssocRec rec;
-  bool set_usage = false;
+  bool set_usage = false;      // also writes rec.usage_time (< 0: the time of the write)
+  bool set_queues = false;     // replace the association's permitted queues by rec.queues
 };
 
 struct AssocKey {
@@ -220,20 +232,23 @@ struct AdminChanges {
   std::vector<AssocKey> delete_assocs;
   std::vector<std::string> delete_qos;
   std::vector<std::string> delete_partitions;
+  std::vector<std::string> delete_queues;     // their permissions go with them
   std::vector<AccountRec> accounts;           // upsert by name (id ignored)
   std::vector<AssocWrite> assocs;
   std::vector<UserRec> users;                 // upsert by name; "" default = none
   std::vector<QosRec> qos;                    // upsert by name
   std::vector<PartitionRec> partitions;       // upsert by name; a default one
                                               // clears the others' flag
+  std::vector<QueueRec> queues;               // upsert by name, before the associations
   // Windowed usage rows to set (import "fairshare_usage"): each replaces the
   // row with the same family, kind, name, start and length.
   std::string windows_family;
   std::vector<WindowRow> windows;
   bool empty() const {
     return delete_accounts.empty() && delete_users.empty() && delete_assocs.empty() &&
-           delete_qos.empty() && delete_partitions.empty() && accounts.empty() &&
-           assocs.empty() && users.empty() && qos.empty() && partitions.empty() && windows.empty();
+           delete_qos.empty() && delete_partitions.empty() && delete_queues.empty() &&
+           accounts.empty() && assocs.empty() && users.empty() && qos.empty() &&
+           partitions.empty() && queues.empty() && windows.empty();
   }
 };
 

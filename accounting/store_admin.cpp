@@ -66,6 +66,11 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
     st->bind(1, q).run();
     if (sqlite3_changes(db) == 0) throw StoreError("no qos " + quoted(q));
   }
+  for (const std::string& q : ch.delete_queues) {
+    sql::StmtUse st(prep(st_del_queue_, "DELETE FROM queues WHERE name = ?1"));
+    st->bind(1, q).run();
+    if (sqlite3_changes(db) == 0) throw StoreError("no queue " + quoted(q));
+  }
   for (const std::string& p : ch.delete_partitions) {
     sql::StmtUse st(prep(st_del_part_, "DELETE FROM partitions WHERE name = ?1"));
     st->bind(1, p).run();
@@ -105,6 +110,18 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
     st->bind(1, u.name).bind(2, u.admin).run();
     row_written();
   }
+  // Queues before the associations that name them.
+  for (const QueueRec& q : ch.queues) {
+    sql::StmtUse st(prep(st_up_queue_,
+        "INSERT INTO queues(name, priority) VALUES (?1, ?2)"
+        " ON CONFLICT(name) DO UPDATE SET priority = excluded.priority"));
+    try {
+      st->bind(1, q.name).bind(2, q.priority).run();
+    } catch (const StoreError& e) {
+      throw StoreError("queue " + quoted(q.name) + ": " + e.what());
+    }
+    row_written();
+  }
   for (const AssocWrite& w : ch.assocs) {
     const UserAssocRec& r = w.rec;
     {
@@ -116,17 +133,21 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
     {
       sql::StmtUse st(prep(st_up_assoc_,
           "INSERT INTO assocs(user_id, account_id, partition, shares, shares_parent, priority,"
-          " raw_usage) VALUES ((SELECT id FROM users WHERE name = ?1),"
-          " (SELECT id FROM accounts WHERE name = ?2), ?3, ?4, ?5, ?6, ?7)"
+          " raw_usage, usage_time) VALUES ((SELECT id FROM users WHERE name = ?1),"
+          " (SELECT id FROM accounts WHERE name = ?2), ?3, ?4, ?5, ?6, ?7,"
+          " CASE WHEN ?8 THEN (CASE WHEN ?9 < 0 THEN CAST(strftime('%s', 'now') AS INTEGER) ELSE ?9 END)"
+          " ELSE 0 END)"
           " ON CONFLICT(user_id, account_id, partition) DO UPDATE SET"
           " shares = excluded.shares, shares_parent = excluded.shares_parent,"
           " priority = excluded.priority,"
-          " raw_usage = CASE WHEN ?8 THEN excluded.raw_usage ELSE raw_usage END"
+          " raw_usage = CASE WHEN ?8 THEN excluded.raw_usage ELSE raw_usage END,"
+          " usage_time = CASE WHEN ?8 THEN excluded.usage_time ELSE usage_time END"
           " RETURNING id"));
       st->bind(1, r.user).bind(2, r.account).bind(3, r.partition).bind(4, r.shares);
       st->bind(5, r.shares_parent).bind(6, r.priority);
       st->bind(7, w.set_usage ? r.raw_usage * inv_scale : 0.0);
       st->bind(8, w.set_usage);
+      st->bind(9, r.usage_time);
       try {
         if (!st->step()) throw StoreError("no row");
       } catch (const StoreError& e) {
@@ -134,6 +155,20 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
                          e.what());
       }
       id = st->i64(0);
+    }
+    if (w.set_queues) {
+      sql::StmtUse clr(prep(st_clear_assoc_queues_, "DELETE FROM assoc_queues WHERE assoc_id = ?1"));
+      clr->bind(1, id).run();
+      for (const std::string& q : r.queues) {
+        sql::StmtUse st(prep(st_add_assoc_queue_,
+            "INSERT INTO assoc_queues(assoc_id, queue) VALUES (?1, ?2) ON CONFLICT DO NOTHING"));
+        try {
+          st->bind(1, id).bind(2, q).run();
+        } catch (const StoreError&) {
+          throw StoreError("user " + quoted(r.user) + " account " + quoted(r.account) + ": unknown queue " +
+                           quoted(q));
+        }
+      }
     }
     if (w.set_usage) {
       // The usage given replaces whatever the journal still holds for it.

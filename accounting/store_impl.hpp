@@ -56,7 +56,7 @@ class StoreImpl final : public Store {
       st_load_users_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
       st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_journal_put_,
       st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
-      st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_;
+      st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;
   // cycle
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_ledger_get_,
       st_charge_assoc_, st_charge_tres_, st_ledger_put_, st_decay_state_, st_tres_id_,
@@ -65,7 +65,7 @@ class StoreImpl final : public Store {
   sql::Stmt st_del_assoc_, st_del_user_, st_del_account_, st_del_qos_, st_del_part_,
       st_up_account_, st_link_account_, st_up_user_, st_ensure_user_, st_up_assoc_,
       st_clear_assoc_tres_, st_set_assoc_tres_, st_user_default_, st_up_qos_, st_up_part_,
-      st_clear_default_part_;
+      st_clear_default_part_, st_del_queue_, st_up_queue_, st_clear_assoc_queues_, st_add_assoc_queue_;
   // windowed usage (store_windows.cpp)
   sql::Stmt st_win_load_, st_win_decay_, st_win_drop_, st_win_add_, st_win_set_, st_win_ledger_get_,
       st_win_ledger_put_, st_win_state_get_;

@@ -137,7 +137,26 @@ CREATE TABLE window_ledger (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4};
+// v5: Flux queues (priority/flux): the queue table, the queues each user
+// association may use, and the time an association's raw_usage was last set
+// by an import (the flux family counts that usage in the half-life bin
+// holding that time).  A queue's priority is a signed 32-bit integer as
+// flux-accounting keeps it.  Deleting a queue removes its permissions.
+constexpr const char* kV5 = R"sql(
+CREATE TABLE queues (
+  name     TEXT PRIMARY KEY,
+  priority INTEGER NOT NULL DEFAULT 0 CHECK (priority >= -2147483648 AND priority <= 2147483647)
+) WITHOUT ROWID;
+CREATE TABLE assoc_queues (
+  assoc_id INTEGER NOT NULL REFERENCES assocs(id) ON DELETE CASCADE,
+  queue    TEXT NOT NULL REFERENCES queues(name) ON DELETE CASCADE,
+  PRIMARY KEY (assoc_id, queue)
+) WITHOUT ROWID;
+CREATE INDEX assoc_queues_queue ON assoc_queues(queue);
+ALTER TABLE assocs ADD COLUMN usage_time INTEGER NOT NULL DEFAULT 0 CHECK (usage_time >= 0);
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sqlite3* db) {

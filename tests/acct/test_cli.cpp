@@ -278,5 +278,79 @@ TEST_F(CliAsNobody, AdminInStoreIsNotRefused) {
   EXPECT_NE(std::string::npos, r.err.find("refused")) << r.err;
 }
 
+// import-flux: flux-accounting's export-db files (banks with a header, the
+// legacy headerless users.csv with a quoted queue list, queue_table.csv).
+TEST_F(Cli, ImportFluxReadsExportDbCsvsInOneTransaction) {
+  std::ofstream(dir.file("banks.csv")) << "bank,parent_bank,shares,priority\n"
+                                          "root,,1,0\n"
+                                          "physics,root,3,2\n"
+                                          "chem,root,1,0\n";
+  std::ofstream(dir.file("users.csv")) << "alice,5001,physics,2,5,7,2147483647,\"batch,debug\"\n"
+                                          "bob,5002,chem,1,5,7,2147483647,\n";
+  std::ofstream(dir.file("queues.csv")) << "queue,min_nodes_per_job,max_nodes_per_job,max_time_per_job,priority\n"
+                                           "batch,0,1,60,1\n"
+                                           "debug,0,1,60,100\n";
+  Result r = acct({"import-flux", "--banks", dir.file("banks.csv"), "--users", dir.file("users.csv"), "--queues",
+                   dir.file("queues.csv")});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ("imported 2 banks, 2 queues, 2 users\n", r.out);
+  const std::string ex = acct({"export"}).out;
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"physics","parent":"root","shares":3,"priority":2})")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"debug","priority":100})")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"("queues":["batch","debug"])")) << ex;
+  Result t = acct({"show", "tree", "-P"});
+  EXPECT_NE(std::string::npos, t.out.find("physics|alice||2|0|")) << t.out;
+}
+
+TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {
+  std::ofstream(dir.file("banks.csv")) << "bank,parent_bank,shares\nroot,,1\nA,root,1\n";
+  std::ofstream(dir.file("users.csv")) << "username,bank,shares\nalice,A,1\nbob,A,lots\n";
+  Result r = acct({"import-flux", "--banks", dir.file("banks.csv"), "--users", dir.file("users.csv")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("users.csv:3")) << r.err;
+  EXPECT_NE(std::string::npos, r.err.find("shares")) << r.err;
+  // Validation is the JSON import's: an unknown bank, then a queue no file
+  // lists, are named by their CSV line.
+  std::ofstream(dir.file("users.csv")) << "username,bank,shares\nalice,A,1\nbob,B,1\n";
+  r = acct({"import-flux", "--banks", dir.file("banks.csv"), "--users", dir.file("users.csv")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("users.csv:3 (name \"bob\"): unknown account \"B\"")) << r.err;
+  std::ofstream(dir.file("users.csv")) << "username,bank,shares,queues\nalice,A,1,gpu\n";
+  r = acct({"import-flux", "--banks", dir.file("banks.csv"), "--users", dir.file("users.csv")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("users.csv:2 (name \"alice\"): unknown queue \"gpu\"")) << r.err;
+  // A fractional bank priority cannot be kept by the store.
+  std::ofstream(dir.file("banks.csv")) << "bank,parent_bank,shares,priority\nroot,,1,0\nA,root,1,1.5\n";
+  r = acct({"import-flux", "--banks", dir.file("banks.csv"), "--users", dir.file("users.csv")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("banks.csv:3: column 'priority': '1.5'")) << r.err;
+  EXPECT_EQ(2, acct({"import-flux", "--banks", dir.file("banks.csv")}).status);
+  // Nothing was written by any of the failures.
+  Result t = acct({"show", "tree", "-P"});
+  EXPECT_EQ("Account|User|Partition|Shares|RawUsage|\nroot|||1|0|\n", t.out) << t.err;
+}
+
+TEST_F(Cli, QueuesAreAddedModifiedPermittedAndDeleted) {
+  ok({"add", "account", "A"});
+  ok({"add", "queue", "batch", "Priority=-3"});
+  ok({"add", "queue", "debug"});
+  ok({"add", "user", "alice", "Account=A", "Queues=debug,batch"});
+  Result r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("alice|A||1|0|yes|None|0|batch,debug|")) << r.out;
+  ok({"modify", "queue", "debug", "set", "Priority=100"});
+  r = acct({"show", "queues", "-P"});
+  EXPECT_EQ("Name|Priority|\nbatch|-3|\ndebug|100|\n", r.out);
+  r = acct({"modify", "user", "alice", "set", "Queues=gpu"});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("unknown queue \"gpu\"")) << r.err;
+  EXPECT_EQ(2, acct({"add", "queue", "x", "Priority=2147483648"}).status);
+  ok({"delete", "queue", "batch"});
+  r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("|debug|")) << r.out;
+  ok({"modify", "user", "alice", "set", "Queues="});
+  r = acct({"show", "users", "-P"});
+  EXPECT_NE(std::string::npos, r.out.find("alice|A||1|0|yes|None|0||")) << r.out;
+}
+
 }  // namespace
 }  // namespace mfprio::acct

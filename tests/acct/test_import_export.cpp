@@ -233,7 +233,21 @@ INSTANTIATE_TEST_SUITE_P(
                   {"name": "u", "account": "root", "default": true}]})",
                 "second default account"},
         BadCase{"MalformedJson", "{\"accounts\": [\n  {\"name\": \"X\",, }\n]}", ":2:"},
-        BadCase{"DuplicateKey", R"({"accounts": [{"name": "X", "name": "Y"}]})", "duplicate"}),
+        BadCase{"DuplicateKey", R"({"accounts": [{"name": "X", "name": "Y"}]})", "duplicate"},
+        // Flux queues (schema v5).
+        BadCase{"UnknownQueue", R"({"users": [{"name": "u", "account": "A", "queues": ["batch"]}]})",
+                R"(users[0] (name "u"): unknown queue "batch")"},
+        BadCase{"QueueTwice", R"({"queues": [{"name": "batch"}],
+                  "users": [{"name": "u", "account": "A", "queues": ["batch", "batch"]}]})",
+                R"(queue "batch" listed twice)"},
+        BadCase{"QueuesNotNames", R"({"users": [{"name": "u", "account": "A", "queues": "batch"}]})",
+                R"("queues" must be an array of queue names)"},
+        BadCase{"QueuePriorityPastInt32", R"({"queues": [{"name": "q", "priority": 2147483648}]})",
+                R"(queues[0] (name "q"): "priority" 2147483648 is outside -2147483648..2147483647)"},
+        BadCase{"DuplicateQueue", R"({"queues": [{"name": "q"}, {"name": "q"}]})",
+                R"(queues[1] (name "q"): duplicate of queues[0])"},
+        BadCase{"NegativeUsageTime", R"({"users": [{"name": "u", "account": "A", "usage_time": -1}]})",
+                R"("usage_time" -1 is outside)"}),
     [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
 
 TEST(Import, MissingFileIsOneClearError) {
@@ -266,6 +280,92 @@ TEST(ChargesJsonl, ReadsLinesAndNamesTheBadLine) {
   } catch (const AdminError& e) {
     EXPECT_NE(std::string::npos, std::string(e.what()).find("d.jsonl:2")) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace mfprio::acct
+
+namespace mfprio::acct {
+namespace {
+
+// Schema v5: Flux queues, the queues an association may use, usage_time.
+TEST(ImportQueues, QueuesPermissionsAndUsageTimeRoundTripThroughExport) {
+  TempDir dir;
+  write_file(dir.file("in.json"), R"({"accounts": [{"name": "A", "shares": 3, "priority": 7}],
+    "queues": [{"name": "debug", "priority": -5}, {"name": "batch", "priority": 2}],
+    "users": [{"name": "u", "account": "A", "queues": ["debug", "batch"], "raw_usage": 12.5,
+               "usage_time": 1700000000},
+              {"name": "v", "account": "A", "raw_usage": 0}]})");
+  auto s1 = Store::open(dir.file("one.db"));
+  EXPECT_EQ(5, s1->schema_version());
+  ImportStats st = import_json_file(*s1, dir.file("in.json"));
+  EXPECT_EQ(2u, st.queues);
+  StoreData d = s1->load();
+  ASSERT_EQ(2u, d.queues.size());
+  EXPECT_EQ("batch", d.queues[0].name);  // by name
+  EXPECT_EQ(-5, d.queues[1].priority);
+  const UserAssocRec* u = test::find_assoc(d, "u", "A");
+  ASSERT_NE(nullptr, u);
+  EXPECT_EQ((std::vector<std::string>{"batch", "debug"}), u->queues);
+  EXPECT_EQ(1700000000, u->usage_time);
+  EXPECT_EQ(0, test::find_assoc(d, "v", "A")->usage_time);  // no usage: no time
+  const std::string exported = export_json(d);
+  EXPECT_NE(std::string::npos, exported.find(R"("queues":["batch","debug"])")) << exported;
+  EXPECT_NE(std::string::npos, exported.find(R"({"name":"debug","priority":-5})")) << exported;
+  write_file(dir.file("out.json"), exported);
+  auto s2 = Store::open(dir.file("two.db"));
+  import_json_file(*s2, dir.file("out.json"));
+  EXPECT_EQ(exported, export_json(s2->load()));
+
+  // A record that omits "queues" keeps them; an empty list clears them.
+  write_file(dir.file("keep.json"), R"({"users": [{"name": "u", "account": "A", "shares": 2}]})");
+  import_json_file(*s1, dir.file("keep.json"));
+  EXPECT_EQ(2u, test::find_assoc(s1->load(), "u", "A")->queues.size());
+  write_file(dir.file("clear.json"), R"({"users": [{"name": "u", "account": "A", "queues": []}]})");
+  import_json_file(*s1, dir.file("clear.json"));
+  EXPECT_TRUE(test::find_assoc(s1->load(), "u", "A")->queues.empty());
+}
+
+TEST(ImportQueues, UsageWithoutATimeIsStampedWithTheImportTime) {
+  TempDir dir;
+  write_file(dir.file("in.json"), R"({"users": [{"name": "u", "account": "root", "raw_usage": 3}]})");
+  auto s = Store::open(dir.file("a.db"));
+  const int64_t before = static_cast<int64_t>(time(nullptr));
+  import_json_file(*s, dir.file("in.json"));
+  const int64_t t = test::find_assoc(s->load(), "u", "root")->usage_time;
+  EXPECT_GE(t, before);
+  EXPECT_LE(t, static_cast<int64_t>(time(nullptr)) + 1);
+}
+
+TEST(StoreQueues, DeletingAQueueRemovesItsPermissionsAndAssocDeleteCascades) {
+  TempDir dir;
+  auto s = Store::open(dir.file("a.db"));
+  AdminChanges ch;
+  ch.queues = {QueueRec{"batch", 1}, QueueRec{"debug", 2}};
+  AssocWrite w;
+  w.rec.user = "u";
+  w.rec.account = "root";
+  w.rec.queues = {"batch", "debug"};
+  w.set_queues = true;
+  ch.assocs.push_back(w);
+  s->apply_admin(ch);
+  EXPECT_EQ(2u, test::find_assoc(s->load(), "u", "root")->queues.size());
+  AdminChanges del;
+  del.delete_queues = {"debug"};
+  s->apply_admin(del);
+  StoreData d = s->load();
+  EXPECT_EQ((std::vector<std::string>{"batch"}), test::find_assoc(d, "u", "root")->queues);
+  ASSERT_EQ(1u, d.queues.size());
+  // The store refuses a permission for a queue it does not have (the backstop).
+  AdminChanges bad;
+  w.rec.queues = {"nosuch"};
+  bad.assocs.push_back(w);
+  EXPECT_THROW(s->apply_admin(bad), StoreError);
+  EXPECT_EQ((std::vector<std::string>{"batch"}), test::find_assoc(s->load(), "u", "root")->queues);
+  AdminChanges gone;
+  gone.delete_users = {"u"};
+  s->apply_admin(gone);
+  EXPECT_TRUE(s->load().assocs.empty());
 }
 
 }  // namespace

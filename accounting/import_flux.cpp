@@ -1,0 +1,154 @@
+// import_flux.cpp - see import_flux.hpp.
+#include "import_flux.hpp"
+
+#include <jansson.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "flux_csv.hpp"
+
+namespace mfprio::acct {
+namespace {
+
+struct JsonDecref {
+  void operator()(json_t* j) const noexcept { json_decref(j); }
+};
+using JsonPtr = std::unique_ptr<json_t, JsonDecref>;
+
+void put(json_t* obj, const char* key, json_t* v) {
+  if (!v || json_object_set_new(obj, key, v) != 0) throw std::bad_alloc();
+}
+void append(json_t* arr, json_t* v) {
+  if (!v || json_array_append_new(arr, v) != 0) throw std::bad_alloc();
+}
+
+std::string at(const std::string& file, int line) { return file + ":" + std::to_string(line); }
+
+std::string slurp(const std::string& file, const char* option) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw AdminError(std::string("import-flux ") + option + " " + file + ": cannot read");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+FluxImportDoc flux_csv_import_json(const std::string& banks_text, const std::string& banks_file,
+                                   const std::string& users_text, const std::string& users_file,
+                                   const std::string& queues_text, const std::string& queues_file) {
+  std::string why;
+  std::vector<flux::BankRecord> banks;
+  std::vector<flux::UserRecord> users;
+  std::vector<flux::QueueRecord> queues;
+  if (!flux::read_banks_csv(banks_text, banks_file, &banks, &why)) throw AdminError(why);
+  if (!flux::read_users_csv(users_text, users_file, &users, &why)) throw AdminError(why);
+  if (!queues_file.empty() && !flux::read_queues_csv(queues_text, queues_file, &queues, &why))
+    throw AdminError(why);
+
+  FluxImportDoc doc;
+  JsonPtr root(json_object());
+  JsonPtr accounts(json_array()), qarr(json_array()), uarr(json_array());
+  std::set<std::string> inactive_banks;
+  for (const flux::BankRecord& b : banks) {
+    const std::string where = at(banks_file, b.line);
+    if (!b.active) {
+      inactive_banks.insert(b.name);
+      continue;
+    }
+    if (b.parent.empty()) {
+      // The store's tree has one root account, "root" (flux-accounting's
+      // conventional name for its root bank); its shares do not matter.
+      if (b.name != "root")
+        throw AdminError(where + ": column 'bank': the root bank is '" + b.name +
+                         "'; the store's root account is \"root\": rename it before importing");
+      continue;
+    }
+    JsonPtr o(json_object());
+    put(o.get(), "name", json_string(b.name.c_str()));
+    put(o.get(), "parent", json_string(b.parent.c_str()));
+    put(o.get(), "shares", json_integer(b.shares));
+    if (!(b.priority >= 0) || b.priority != std::floor(b.priority) || b.priority > 4294967295.0) {
+      std::ostringstream v;
+      v << b.priority;
+      throw AdminError(where + ": column 'priority': '" + v.str() +
+                       "' is not a whole number in 0..4294967295 (the store keeps a bank's priority as one)");
+    }
+    if (b.priority > 0) put(o.get(), "priority", json_integer(static_cast<json_int_t>(b.priority)));
+    append(accounts.get(), o.release());
+    doc.account_where.push_back(where);
+  }
+  for (const flux::QueueRecord& q : queues) {
+    JsonPtr o(json_object());
+    put(o.get(), "name", json_string(q.name.c_str()));
+    put(o.get(), "priority", json_integer(q.priority));
+    append(qarr.get(), o.release());
+    doc.queue_where.push_back(at(queues_file, q.line));
+  }
+  for (const flux::UserRecord& u : users) {
+    // A disabled association, or one in a disabled bank, is not imported
+    // (flux-accounting leaves both out of its priority plugin's data).
+    if (!u.active || inactive_banks.count(u.bank)) continue;
+    JsonPtr o(json_object());
+    put(o.get(), "name", json_string(u.username.c_str()));
+    put(o.get(), "account", json_string(u.bank.c_str()));
+    put(o.get(), "shares", json_integer(u.shares));
+    if (!u.default_bank.empty() && u.default_bank == u.bank) put(o.get(), "default", json_true());
+    put(o.get(), "raw_usage", json_real(u.job_usage));
+    JsonPtr qs(json_array());
+    for (const std::string& q : u.queues)
+      if (!q.empty()) append(qs.get(), json_string(q.c_str()));
+    put(o.get(), "queues", qs.release());
+    append(uarr.get(), o.release());
+    doc.user_where.push_back(at(users_file, u.line));
+  }
+  put(root.get(), "accounts", accounts.release());
+  put(root.get(), "queues", qarr.release());
+  put(root.get(), "users", uarr.release());
+  char* s = json_dumps(root.get(), JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII);
+  if (!s) throw std::bad_alloc();
+  doc.json = s;
+  free(s);
+  return doc;
+}
+
+ImportStats import_flux_files(Store& store, const FluxCsvFiles& files) {
+  const std::string banks = slurp(files.banks, "--banks");
+  const std::string users = slurp(files.users, "--users");
+  const std::string queues = files.queues.empty() ? std::string() : slurp(files.queues, "--queues");
+  FluxImportDoc doc = flux_csv_import_json(banks, files.banks, users, files.users, queues, files.queues);
+  ImportStats st;
+  AdminChanges ch;
+  try {
+    ch = plan_import(store.load(), doc.json, "import-flux", &st);
+  } catch (const AdminError& e) {
+    // Name the CSV line instead of the generated record: "users[3] (name "x")"
+    // -> "USERS.csv:5 (name "x")".
+    const std::string msg = e.what();
+    static const std::regex rec(R"((accounts|queues|users)\[(\d+)\])");
+    std::smatch m;
+    if (std::regex_search(msg, m, rec)) {
+      const size_t i = std::stoul(m[2].str());
+      const auto& where = m[1] == "accounts" ? doc.account_where
+                          : m[1] == "queues" ? doc.queue_where
+                                             : doc.user_where;
+      if (i < where.size())
+        throw AdminError("import-flux: " + where[i] + msg.substr(static_cast<size_t>(m.position(0) + m.length(0))));
+    }
+    throw;
+  }
+  try {
+    store.apply_admin(ch);
+  } catch (const StoreError& e) {
+    throw AdminError(std::string("import-flux: ") + e.what());
+  }
+  return st;
+}
+
+}  // namespace mfprio::acct

@@ -1,0 +1,458 @@
+// flux_policy.cpp - see flux_policy.hpp.
+#include "flux_policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+#include "flux_usage.hpp"
+#include "store.hpp"
+
+namespace mfprio::flux {
+namespace {
+
+constexpr const char* kFamily = "flux";  // the store's window family
+constexpr const char* kKind = "assoc";   // one usage series per (user, bank)
+
+const char* nz(const char* s) { return s ? s : ""; }
+
+int64_t floor_div(int64_t t, int64_t len) {
+  int64_t q = t / len;
+  if ((t % len) != 0 && t < 0) --q;
+  return q;
+}
+
+std::string assoc_key(const std::string& user, const std::string& bank) { return user + '\n' + bank; }
+std::string usage_name(const std::string& user, const std::string& bank) { return user + "/" + bank; }
+
+std::string job_name(const mfprio_job_t& j) { return "job " + std::to_string(j.job_id); }
+
+// The column header of a term: its name in capitals ("wait_time" -> "WAIT_TIME").
+std::string label_of(const std::string& name) {
+  std::string l = name;
+  for (char& c : l) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (l.size() > MFPRIO_TERM_LABEL_MAX - 1) l.resize(MFPRIO_TERM_LABEL_MAX - 1);
+  return l;
+}
+
+// The design-mode user factor from the job's attribute "user_factor"
+// (0..1; absent: 1).  False with *why for anything else.
+bool user_factor(const mfprio_job_t& j, double* out, std::string* why) {
+  *out = 1.0;
+  for (uint32_t i = 0; i < j.attr_count && j.attrs; ++i) {
+    if (std::string(nz(j.attrs[i].name)) != "user_factor") continue;
+    const std::string v = nz(j.attrs[i].value);
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || !(d >= 0.0 && d <= 1.0)) {
+      *why = job_name(j) + ": attribute user_factor=\"" + v + "\" is not a number in 0..1";
+      return false;
+    }
+    *out = d;
+  }
+  return true;
+}
+
+uint32_t gpus_of(const mfprio_job_t& j) {
+  double g = 0;
+  for (uint32_t i = 0; i < j.tres_count && j.tres; ++i)
+    if (std::string(nz(j.tres[i].name)) == "gres/gpu") g += j.tres[i].count;
+  return static_cast<uint32_t>(std::min(g, 4294967295.0));
+}
+
+}  // namespace
+
+void FluxPolicy::configure(const HostContext& host) {
+  host_ = &host;
+  const ConfPair* pp = nullptr;
+  for (const ConfPair& c : host.conf)
+    if (iequals(c.key, "PriorityParameters")) pp = &c;  // the last one wins
+  Settings s;
+  if (pp) {
+    std::string why;
+    if (!parse_flux_parameters(pp->value, &s, &why))
+      throw ConfigError(pp->file + ":" + std::to_string(pp->line) + ": " + why);  // why names the key
+    params_origin_ = pp->file + ":" + std::to_string(pp->line);
+  }
+  std::string origin;
+  std::string path = store_location(host.conf, &origin);
+  if (path.empty())
+    throw ConfigError(std::string(type()) +
+                      " keeps its banks, queues and usage in the accounting store: set AccountingStorageLoc");
+  settings_ = s;
+  cluster_nodes_ = static_cast<uint32_t>(std::min(host.cluster.nodes, 4294967295.0));
+  store_path_ = std::move(path);
+  store_origin_ = std::move(origin);
+}
+
+std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
+                                             int64_t as_of, int64_t last_decay, uint64_t generation) const {
+  const UsageSettings& us = settings_.usage;
+  const int nbins = us.bins();
+  const int64_t H = us.half_life;
+  const int64_t cur = floor_div(as_of, H);
+  auto s = std::make_shared<FluxState>();
+  s->generation = generation;
+  s->last_decay = last_decay;
+  s->as_of = as_of;
+
+  // Half-life bins per association: bin = whole half-lives between the
+  // window (or the seed's time) and now; future times count as current.
+  std::unordered_map<std::string, UsageBins> bins;
+  auto add = [&](const std::string& name, int64_t t, double usage) {
+    int64_t age = cur - floor_div(t, H);
+    if (age < 0) age = 0;
+    if (age >= nbins || !(usage > 0)) return;
+    auto it = bins.find(name);
+    if (it == bins.end()) it = bins.emplace(name, UsageBins::make(nbins, (cur + 1) * H)).first;
+    it->second.bins[static_cast<size_t>(age)] += usage;
+  };
+  for (const acct::WindowRow& r : rows)
+    if (r.kind == kKind) add(r.name, r.start, r.usage);
+  for (const acct::UserAssocRec& a : d.assocs)
+    if (a.partition.empty() && a.usage_time > 0) add(usage_name(a.user, a.account), a.usage_time, a.raw_usage);
+
+  auto m = std::make_shared<Model>();
+  m->settings = settings_;
+  m->cluster_nodes = cluster_nodes_;
+  for (const acct::QueueRec& q : d.queues) m->queues.push_back(Queue{q.name, q.priority});
+  std::unordered_map<std::string, int32_t> queue_index;
+  for (size_t i = 0; i < m->queues.size(); ++i) queue_index.emplace(m->queues[i].name, static_cast<int32_t>(i));
+  for (const acct::QosRec& q : d.qos) m->qos.push_back(Qos{q.name, static_cast<double>(q.priority)});
+
+  // Banks: the accounts, root first and parents before children (the store's order).
+  for (const acct::AccountRec& a : d.accounts) {
+    s->bank_by_name.emplace(a.name, static_cast<int32_t>(m->banks.size()));
+    m->banks.push_back(Bank{a.name, static_cast<double>(a.priority)});
+    TreeNode n;
+    n.name = a.name;
+    n.parent = a.parent.empty() ? -1 : s->bank_by_name.at(a.parent);
+    n.shares = a.shares;
+    s->nodes.push_back(std::move(n));
+    s->node_assoc.push_back(-1);
+    s->node_priority.push_back(static_cast<double>(a.priority));
+  }
+  std::vector<int32_t> assoc_node;
+  std::vector<size_t> assoc_row;  // association -> its row in d.assocs
+  size_t skipped = 0;
+  // d.assocs is by user, account, partition: the user's rows are adjacent.
+  for (size_t i = 0; i < d.assocs.size(); ++i) {
+    const acct::UserAssocRec& r = d.assocs[i];
+    if (!r.partition.empty()) {  // Flux associations are (user, bank)
+      ++skipped;
+      continue;
+    }
+    Association a;
+    a.user = r.user;
+    a.bank = r.account;
+    a.bank_index = s->bank_by_name.at(r.account);
+    for (const std::string& q : r.queues)
+      if (auto it = queue_index.find(q); it != queue_index.end()) a.queues.push_back(it->second);
+    const int32_t idx = static_cast<int32_t>(m->assocs.size());
+    s->assoc_by_key.emplace(assoc_key(r.user, r.account), idx);
+    TreeNode n;
+    n.name = r.user;
+    n.parent = a.bank_index;
+    n.is_user = true;
+    n.shares = r.shares;
+    auto b = bins.find(usage_name(r.user, r.account));
+    n.usage = b == bins.end() ? 0.0 : decayed_usage(b->second, us.decay_factor);
+    assoc_node.push_back(static_cast<int32_t>(s->nodes.size()));
+    assoc_row.push_back(i);
+    s->nodes.push_back(std::move(n));
+    s->node_assoc.push_back(idx);
+    s->node_priority.push_back(0);
+    m->assocs.push_back(std::move(a));
+  }
+  // Each user's default bank: the store's one rule over its (user, bank)
+  // associations (m->assocs is by user, then bank, like d.assocs).
+  for (size_t i = 0; i < m->assocs.size();) {
+    size_t j = i;
+    while (j < m->assocs.size() && m->assocs[j].user == m->assocs[i].user) ++j;
+    const auto first = m->assocs.begin() + static_cast<long>(i), last = m->assocs.begin() + static_cast<long>(j);
+    const std::string& user = m->assocs[i].user;
+    auto it = acct::default_association(first, last, [&](const Association& a) {
+      return d.assocs[assoc_row[static_cast<size_t>(&a - m->assocs.data())]].is_default;
+    });
+    s->default_assoc.emplace(user, static_cast<int32_t>(it - m->assocs.begin()));
+    i = j;
+  }
+  if (skipped && host_)
+    host_->log(MFPRIO_LOG_DEBUG, std::to_string(skipped) +
+                                     " associations with a partition ignored (Flux associations are user and bank)");
+
+  // Fair share over the tree.
+  FairShareResult fs;
+  std::string why;
+  const bool ok = settings_.mode == Mode::kDesign ? design_fairshare(s->nodes, &fs, &why)
+                                                   : weighted_tree_fairshare(s->nodes, WeightedTreeOptions{}, &fs, &why);
+  if (!ok) throw std::runtime_error(store_path_ + ": the bank tree cannot be ranked: " + why);
+  for (size_t i = 0; i < m->assocs.size(); ++i) {
+    const size_t n = static_cast<size_t>(assoc_node[i]);
+    if (n < fs.ranked.size() && fs.ranked[n]) m->assocs[i].fairshare = fs.fairshare[n];
+  }
+  // Usage per node for the view: users' own, banks' summed over their subtree.
+  s->node_usage.assign(s->nodes.size(), 0.0);
+  for (size_t i = s->nodes.size(); i-- > 0;) {
+    if (s->nodes[i].is_user) s->node_usage[i] = s->nodes[i].usage;
+  }
+  for (size_t i = s->nodes.size(); i-- > 0;) {
+    // Users come after every bank and banks after their parents: one
+    // backward sweep adds each node into its parent.
+    const int32_t p = s->nodes[i].parent;
+    if (p >= 0) s->node_usage[static_cast<size_t>(p)] += s->node_usage[i];
+  }
+  prepare_model(m.get());
+  s->associations = m->assocs.size();
+  s->model = std::move(m);
+  return s;
+}
+
+std::shared_ptr<FluxState> FluxPolicy::reread(acct::Store* store, int64_t as_of, int64_t last_decay,
+                                              uint64_t generation) const {
+  acct::LoadOptions lo;
+  lo.tres_usage = false;
+  const acct::StoreData d = store->load(lo);
+  return build(d, store->load_windows(kFamily), as_of, last_decay, generation);
+}
+
+std::shared_ptr<const State> FluxPolicy::load(acct::Store* store, uint32_t, uint64_t generation) {
+  if (!store) throw std::runtime_error(std::string(type()) + ": no accounting store");
+  const int64_t last = store->decay_state().last_decay;
+  return reread(store, std::max(last, host_->now()), last, generation);
+}
+
+int FluxPolicy::association(const FluxState& s, const mfprio_job_t& job, int32_t* assoc, std::string* why) const {
+  const std::string user = nz(job.user);
+  const std::string bank = nz(job.account);
+  if (user.empty()) {
+    *why = job_name(job) + ": no user";
+    return MFPRIO_ENOENT;
+  }
+  if (bank.empty()) {
+    auto it = s.default_assoc.find(user);
+    if (it == s.default_assoc.end()) {
+      *why = job_name(job) + ": unknown user \"" + user + "\" (no bank association)";
+      return MFPRIO_ENOENT;
+    }
+    *assoc = it->second;
+    return MFPRIO_OK;
+  }
+  auto it = s.assoc_by_key.find(assoc_key(user, bank));
+  if (it != s.assoc_by_key.end()) {
+    *assoc = it->second;
+    return MFPRIO_OK;
+  }
+  if (!s.bank_by_name.count(bank))
+    *why = job_name(job) + ": unknown bank \"" + bank + "\" (user \"" + user + "\")";
+  else if (!s.default_assoc.count(user))
+    *why = job_name(job) + ": unknown user \"" + user + "\" (no bank association)";
+  else
+    *why = job_name(job) + ": user \"" + user + "\" has no association with bank \"" + bank + "\"";
+  return MFPRIO_ENOENT;
+}
+
+int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& job, int64_t now, Explain* explain,
+                      uint32_t* priority, uint32_t* clamp, std::string* why) const {
+  const FluxState& s = static_cast<const FluxState&>(state);
+  const Model& m = *s.model;
+  *clamp = MFPRIO_CLAMP_NONE;
+  Job fj;
+  fj.id = job.job_id;
+  if (int rc = association(s, job, &fj.assoc, why)) return rc;
+  const Association& a = m.assocs[static_cast<size_t>(fj.assoc)];
+  const std::string queue = nz(job.partition);
+  const std::string qos = nz(job.qos);
+  fj.queue = find_queue(m, queue);
+  fj.qos = find_qos(m, qos);
+  if (fj.qos == kUnknown && m.settings.mode == Mode::kDesign) {
+    *why = job_name(job) + ": unknown qos \"" + qos + "\"";
+    return MFPRIO_ENOENT;
+  }
+  fj.urgency = (job.flags & MFPRIO_JOBF_URGENCY) ? static_cast<int>(job.urgency) : kUrgencyDefault;
+  // A job the host holds is held in Flux's terms too: urgency 0.
+  if (job.state == MFPRIO_JOB_HELD) fj.urgency = kUrgencyHold;
+  fj.submit_time = job.submit_time;
+  fj.nodes = job.min_nodes;
+  fj.cpus = job.cpus;
+  if (!user_factor(job, &fj.user_factor, why)) return MFPRIO_EINVAL;
+  if (!check_job(m, fj, why)) {
+    // The one refusal check_job can make here is a queue the association
+    // may not use (flux-accounting's INVALID_QUEUE): not allowed.
+    if (fj.queue >= 0) {
+      *why = job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " + queue;
+      return MFPRIO_EPERM;
+    }
+    return MFPRIO_EINVAL;
+  }
+  if (!explain) {
+    const Result r = flux::price(m, fj, now, nullptr);
+    *priority = r.priority;
+    *clamp = r.clamped_high ? MFPRIO_CLAMP_HIGH : r.clamped_low ? MFPRIO_CLAMP_LOW : MFPRIO_CLAMP_NONE;
+    return MFPRIO_OK;
+  }
+  std::vector<Term> terms;
+  const Result r = flux::price(m, fj, now, &terms);
+  *priority = r.priority;
+  *clamp = r.clamped_high ? MFPRIO_CLAMP_HIGH : r.clamped_low ? MFPRIO_CLAMP_LOW : MFPRIO_CLAMP_NONE;
+  for (const Term& t : terms) {
+    uint32_t flags = t.bound ? MFPRIO_TERMF_CAPPED : 0u;
+    if (t.weight == 0) flags |= MFPRIO_TERMF_ZERO_WEIGHT;
+    explain->term(t.name.c_str(), label_of(t.name).c_str(), t.factor, t.weight, t.contribution, t.parent, flags);
+  }
+  explain->resolved(a.bank, fj.queue == kNone ? std::string() : queue, fj.qos == kNone ? std::string() : qos);
+  explain->total(r.total_unclamped, r.priority, *clamp);
+  return MFPRIO_OK;
+}
+
+int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_job_t* jobs, const int64_t* until,
+                       size_t stride, size_t count, bool ended, int64_t pass_time, PassOutcome* out,
+                       std::string* why) {
+  const UsageSettings& us = settings_.usage;
+  const int64_t H = us.half_life;
+  acct::WindowCycle c;
+  c.family = kFamily;
+  c.window_seconds = H;
+  c.decay_factor = 1.0;  // bins keep raw usage; the age weight is applied when read
+  // Windows older than the bins kept can never count again (the reset period).
+  const int64_t t_ref = ended ? std::max(cur.as_of, host_->now()) : pass_time;
+  c.drop_before = (floor_div(t_ref, H) - us.bins() + 1) * H;
+  size_t skipped = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const mfprio_job_t& j = jobs[i];
+    if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;
+    const int64_t t = until[i * stride];
+    if (j.start_time <= 0 || j.start_time > t) {
+      *why = job_name(j) + ": " + (ended ? "finished" : "running") + " job without a valid start time";
+      return MFPRIO_EINVAL;
+    }
+    int32_t a = kNone;
+    std::string miss;
+    if (association(cur, j, &a, &miss) != MFPRIO_OK) {
+      // Its association is gone (an admin deleted it): nothing to charge to.
+      // The pass goes on; the job is charged from its start if it comes back.
+      ++skipped;
+      host_->log(MFPRIO_LOG_WARNING, std::string(ended ? "job_end: " : "decay: ") + miss + ": not charged");
+      continue;
+    }
+    const Association& as = cur.model->assocs[static_cast<size_t>(a)];
+    acct::WindowCharge ch;
+    ch.job_id = j.job_id;
+    ch.start_time = j.start_time;
+    ch.until = t;
+    // flux-accounting's job usage value for one second of the job.
+    ch.rate = job_usage_value(std::max<uint32_t>(1, j.min_nodes), j.cpus, gpus_of(j), 0.0, 1.0, us);
+    ch.ended = ended;
+    ch.credentials.emplace_back(kKind, usage_name(as.user, as.bank));
+    c.charges.push_back(std::move(ch));
+  }
+  if (!ended) c.new_state = acct::DecayState{pass_time, pass_time};
+  try {
+    store->apply_windows(c);
+  } catch (const acct::StoreError& e) {
+    *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
+    return MFPRIO_ESTORE;
+  }
+  out->committed = true;
+  out->charged = c.charges.size();
+  const int64_t last = ended ? cur.last_decay : pass_time;
+  out->next = reread(store, t_ref, last, cur.generation + 1);
+  (void)skipped;
+  return MFPRIO_OK;
+}
+
+int FluxPolicy::decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
+                      const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) {
+  return charge(store, static_cast<const FluxState&>(*current), running, &now, 0, count, false, now, out, why);
+}
+
+int FluxPolicy::job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
+                        const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) {
+  return charge(store, static_cast<const FluxState&>(*current), jobs, end_times, 1, count, true, 0, out, why);
+}
+
+void FluxPolicy::share_view(const State& state, ShareView* v) const {
+  // `flux account view-bank root --tree`: banks and their users in tree
+  // order with shares, usage (decayed, banks summed) and users' fair share.
+  const FluxState& s = static_cast<const FluxState&>(state);
+  const Model& m = *s.model;
+  v->column("name", "Bank/User", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
+  v->column("shares", "RawShares", -1, 10, 0);
+  v->column("usage", "RawUsage", 2, 12, 0);
+  v->column("fairshare", "Fairshare", 6, 10, 0);
+  v->column("bank_priority", "Priority", -1, 9, 0);
+  // Children per node, users first then sub-banks, each by name.
+  std::vector<std::vector<size_t>> kids(s.nodes.size());
+  std::vector<size_t> roots;
+  for (size_t i = 0; i < s.nodes.size(); ++i) {
+    const int32_t p = s.nodes[i].parent;
+    (p < 0 ? roots : kids[static_cast<size_t>(p)]).push_back(i);
+  }
+  for (auto& k : kids)
+    std::stable_sort(k.begin(), k.end(), [&](size_t a, size_t b) {
+      if (s.nodes[a].is_user != s.nodes[b].is_user) return s.nodes[a].is_user;
+      return s.nodes[a].name < s.nodes[b].name;
+    });
+  auto emit = [&](auto&& self, size_t n, int32_t parent, uint32_t depth) -> void {
+    const TreeNode& node = s.nodes[n];
+    ShareView::Row r;
+    r.parent = parent;
+    r.depth = depth;
+    r.is_user = node.is_user;
+    r.cells.push_back(ShareView::text(node.name));
+    r.cells.push_back(ShareView::num(static_cast<double>(node.shares)));
+    r.cells.push_back(ShareView::num(s.node_usage[n]));
+    if (node.is_user) {
+      const Association& a = m.assocs[static_cast<size_t>(s.node_assoc[n])];
+      r.account = a.bank;
+      r.user = a.user;
+      r.cells.push_back(ShareView::num(a.fairshare));
+      r.cells.push_back(ShareView::text(""));
+    } else {
+      r.account = node.name;
+      r.cells.push_back(ShareView::text(""));
+      r.cells.push_back(ShareView::num(s.node_priority[n]));
+    }
+    v->rows.push_back(std::move(r));
+    const int32_t me = static_cast<int32_t>(v->rows.size() - 1);
+    for (size_t k : kids[n]) self(self, k, me, depth + 1);
+  };
+  for (size_t r : roots) emit(emit, r, -1, 0);
+}
+
+void FluxPolicy::info(const State&, InfoView* v) const {
+  const Settings& st = settings_;
+  const Weights& w = st.weights;
+  if (st.mode == Mode::kDesign) {
+    v->weight("wait_time", static_cast<double>(w.wait_time));
+    v->weight("fairshare", static_cast<double>(w.fairshare));
+    v->weight("qos", static_cast<double>(w.qos));
+    v->weight("queue", static_cast<double>(w.queue));
+    v->weight("job_size", static_cast<double>(w.job_size));
+    v->weight("user", static_cast<double>(w.user));
+  } else {
+    v->weight("fairshare", static_cast<double>(w.fairshare));
+    v->weight("queue", static_cast<double>(w.queue));
+    v->weight("bank", static_cast<double>(w.bank));
+    v->weight("urgency", static_cast<double>(w.urgency));
+  }
+  v->set("mode", std::string(mode_name(st.mode)));
+  if (st.mode == Mode::kDesign) {
+    v->set_int("max_wait", st.max_wait);
+    v->set("job_size_favor", std::string(size_favor_name(st.job_size_favor)));
+  }
+  v->set_int("decay_half_life", st.usage.half_life);
+  v->set_int("reset_period", st.usage.reset_period);
+  v->set_int("usage_bins", st.usage.bins());
+  v->set("decay_factor", st.usage.decay_factor);
+  v->set("node_weight", st.usage.node_weight);
+  v->set("core_weight", st.usage.core_weight);
+  v->set("gpu_weight", st.usage.gpu_weight);
+  v->set_int("max_priority", static_cast<int64_t>(kPriorityMax));
+  v->set("priority_parameters", params_origin_.empty() ? std::string("(defaults)") : params_origin_);
+  v->set("accounting_storage_loc", store_path_);
+}
+
+}  // namespace mfprio::flux

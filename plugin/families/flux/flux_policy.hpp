@@ -1,0 +1,98 @@
+// flux_policy.hpp - priority/flux as a runtime Policy: flux-accounting's
+// multi-factor job priority (or the seed's design formula) over the store.
+//
+// Conf: PriorityParameters=mode=accounting|design,NAME=VALUE,...
+// (flux_settings.hpp; README.md here) and AccountingStorageLoc (required).
+// Store -> model (README "Store"): the accounts tree is the bank tree (an
+// account's `priority` is the bank priority), user associations without a
+// partition are the (user, bank) associations with their shares and
+// permitted queues, the queues table gives the queue priorities, the QOS
+// table the design-mode QoS priorities.  Usage per association is kept in
+// half-life bins: windowed usage rows of family "flux", kind "assoc", name
+// "user/bank", each window one half-life long and aligned to multiples of
+// it; bin i (i half-lives back) weighs decay_factor^i, the bins kept are
+// int(reset_period / half_life) (4 when 0).  An association's raw_usage,
+// set by an import at usage_time, counts as a charge at that time.
+//
+// Job record -> flux Job: account = bank (the user's default bank when
+// empty), partition = queue, qos (design), urgency with
+// MFPRIO_JOBF_URGENCY (else 16), submit_time (design wait_time), min_nodes
+// (design job_size; usage), cpus and the "gres/gpu" TRES (usage), attribute
+// "user_factor" 0..1 (design user factor).  Unknown user or bank:
+// MFPRIO_ENOENT; a queue the association may not use: MFPRIO_EPERM.
+//
+// Usage: each decay pass charges every running job's usage per second
+// (job_usage_value over one second: nodes*node_weight + cores*core_weight
+// + gpus*gpu_weight) from its start (or its last charge) up to the pass,
+// split at half-life boundaries, in one transaction; job_end charges the
+// tail once (the store's window ledger).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "flux_fairshare.hpp"
+#include "flux_priority.hpp"
+#include "flux_settings.hpp"
+#include "policy.hpp"
+#include "store.hpp"
+
+namespace mfprio::flux {
+
+struct FluxState : State {
+  std::shared_ptr<const Model> model;
+  // (user, bank) -> association index; user -> the default association.
+  std::unordered_map<std::string, int32_t> assoc_by_key;  // user + '\n' + bank
+  std::unordered_map<std::string, int32_t> default_assoc;
+  std::unordered_map<std::string, int32_t> bank_by_name;
+  // The bank/user tree, for the share view: nodes[i] with its shares and
+  // decayed usage (banks: summed over their users), and node -> association.
+  std::vector<TreeNode> nodes;
+  std::vector<int32_t> node_assoc;  // -1 for banks
+  std::vector<double> node_usage;
+  std::vector<double> node_priority;  // banks' priority
+  int64_t as_of = 0;  // the time the usage bins were read for
+};
+
+class FluxPolicy final : public Policy {
+ public:
+  const char* type() const override { return "priority/flux"; }
+  void configure(const HostContext& host) override;
+  std::string store_path() const override { return store_path_; }
+  std::string store_origin() const override { return store_origin_; }
+  std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
+
+  int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
+            uint32_t* priority, uint32_t* clamp, std::string* why) const override;
+
+  int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
+            const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) override;
+  int job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
+              const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) override;
+  bool charges_usage() const override { return true; }
+
+  bool has_share_view() const override { return true; }
+  void share_view(const State& state, ShareView* out) const override;
+  void info(const State& state, InfoView* out) const override;
+  const char* clamp_reason() const override { return "the weighted sum passes Flux's largest priority"; }
+
+ private:
+  std::shared_ptr<FluxState> build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
+                                   int64_t as_of, int64_t last_decay, uint64_t generation) const;
+  std::shared_ptr<FluxState> reread(acct::Store* store, int64_t as_of, int64_t last_decay,
+                                    uint64_t generation) const;
+  // The job's association (ENOENT naming the user or bank when none).
+  int association(const FluxState& s, const mfprio_job_t& job, int32_t* assoc, std::string* why) const;
+  int charge(acct::Store* store, const FluxState& cur, const mfprio_job_t* jobs, const int64_t* until,
+             size_t stride, size_t count, bool ended, int64_t pass_time, PassOutcome* out, std::string* why);
+
+  const HostContext* host_ = nullptr;
+  Settings settings_;
+  std::string params_origin_;  // file:line of PriorityParameters ("" = defaults)
+  uint32_t cluster_nodes_ = 0;
+  std::string store_path_, store_origin_;
+};
+
+}  // namespace mfprio::flux

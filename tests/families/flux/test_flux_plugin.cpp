@@ -1,0 +1,478 @@
+// test_flux_plugin.cpp - priority_flux.so through the C ABI: real dlopen,
+// a real SQLite store written with the acct API (and import-flux's CSV
+// path), usage in half-life bins charged by decay and job_end.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../multifactor/harness.hpp"
+#include "import_flux.hpp"
+
+namespace mfprio::test {
+namespace {
+
+constexpr int64_t kHour = 3600;
+constexpr int64_t T0 = 1'700'000'000 - (1'700'000'000 % kHour);  // a half-life boundary
+// One-hour bins, four of them: short enough to step through in a test.
+const std::string kBins = "decay_half_life=1:00:00,reset_period=4:00:00";
+
+// Store contents for the flux family: banks, (user, bank) associations with
+// shares, queues and seeded usage, queues, QOS.
+struct FluxStore {
+  acct::AdminChanges ch;
+  FluxStore& bank(const std::string& name, const std::string& parent, uint32_t shares, uint32_t priority = 0) {
+    acct::AccountRec a;
+    a.name = name;
+    a.parent = parent;
+    a.shares = shares;
+    a.priority = priority;
+    ch.accounts.push_back(a);
+    return *this;
+  }
+  FluxStore& user(const std::string& name, const std::string& bank, uint32_t shares, double usage = 0,
+                  std::vector<std::string> queues = {}, int64_t usage_time = T0) {
+    acct::AssocWrite w;
+    w.rec.user = name;
+    w.rec.account = bank;
+    w.rec.shares = shares;
+    w.rec.raw_usage = usage;
+    w.rec.usage_time = usage > 0 ? usage_time : 0;
+    w.rec.queues = std::move(queues);
+    w.set_usage = true;
+    w.set_queues = true;
+    ch.assocs.push_back(w);
+    return *this;
+  }
+  FluxStore& queue(const std::string& name, int64_t priority) {
+    ch.queues.push_back(acct::QueueRec{name, priority});
+    return *this;
+  }
+  FluxStore& qos(const std::string& name, uint32_t priority) {
+    acct::QosRec q;
+    q.name = name;
+    q.priority = priority;
+    ch.qos.push_back(q);
+    return *this;
+  }
+  void write(const std::string& path) {
+    auto st = acct::Store::open(path, acct::OpenOptions{});
+    // Users get their first association's bank as the default.
+    std::map<std::string, std::string> firsts;
+    for (const auto& w : ch.assocs) firsts.emplace(w.rec.user, w.rec.account);
+    for (const auto& [u, b] : firsts) ch.users.push_back(acct::UserRec{u, b, false});
+    st->apply_admin(ch);
+  }
+};
+
+class FluxPlugin : public ::testing::Test {
+ protected:
+  std::string db() const { return dir_.file("acct.db"); }
+  int start(const std::string& params, int64_t now = T0, bool with_store = true) {
+    p_ = std::make_unique<Plugin>(plugin_path("priority_flux.so"));
+    std::vector<std::string> conf;
+    if (!params.empty()) conf.push_back("PriorityParameters=" + params);
+    if (with_store) conf.push_back("AccountingStorageLoc=" + db());
+    return p_->init(conf, now);
+  }
+  uint32_t prio(const mfprio_job_t& j, int64_t now = T0) {
+    uint32_t v = 0;
+    EXPECT_EQ(p_->ops.set_priority(&j, now, &v), MFPRIO_OK) << p_->err();
+    return v;
+  }
+  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now = T0) {
+    mfprio_factors_t f{};
+    f.struct_size = sizeof f;
+    EXPECT_EQ(p_->ops.job_factors(&j, now, &f), MFPRIO_OK) << p_->err();
+    return f;
+  }
+  const mfprio_term_t* term(const mfprio_factors_t& f, const std::string& name) {
+    for (uint32_t i = 0; i < f.term_count; ++i)
+      if (name == f.terms[i].name) return &f.terms[i];
+    return nullptr;
+  }
+  // A share-table cell of a user row (user, bank) or a bank row (user ""), by column name.
+  double share(const std::string& user, const std::string& bank, const std::string& column) {
+    mfprio_share_table_t* t = nullptr;
+    EXPECT_EQ(p_->ops.share_table(&t), MFPRIO_OK) << p_->err();
+    double v = NAN;
+    for (size_t r = 0; t && r < t->row_count; ++r) {
+      const mfprio_share_row_t& row = t->rows[r];
+      const std::string ru = row.user ? row.user : "";
+      if (ru != user || bank != row.account) continue;
+      for (uint32_t c = 0; c < t->column_count; ++c)
+        if (column == t->columns[c].name) v = row.cells[c].text ? NAN : row.cells[c].value;
+    }
+    if (t) p_->ops.share_table_free(t);
+    return v;
+  }
+  std::string json_of(int (*fn)(char**)) {
+    char* s = nullptr;
+    EXPECT_EQ(fn(&s), MFPRIO_OK) << p_->err();
+    std::string out = s ? s : "";
+    if (s) p_->ops.free_string(s);
+    return out;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Plugin> p_;
+};
+
+mfprio_job_t with_urgency(mfprio_job_t j, uint8_t u) {
+  j.flags |= MFPRIO_JOBF_URGENCY;
+  j.urgency = u;
+  return j;
+}
+
+mfprio_job_t running(uint64_t id, const char* user, int64_t start, uint32_t nodes) {
+  mfprio_job_t j = job(id, user);
+  j.state = MFPRIO_JOB_RUNNING;
+  j.start_time = start;
+  j.min_nodes = nodes;
+  return j;
+}
+
+TEST_F(FluxPlugin, DefaultWeightsAreFluxAccountingsAndALoneUserHasFairShareOne) {
+  FluxStore().bank("A", "root", 1).user("alice", "A", 1).write(db());
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
+  const std::string info = json_of(p_->ops.plugin_info_json);
+  for (const char* w : {"\"fairshare\":100000.0", "\"queue\":10000.0", "\"bank\":0.0", "\"urgency\":1000.0"})
+    EXPECT_NE(info.find(w), std::string::npos) << w << " in " << info;
+  EXPECT_NE(info.find("\"mode\":\"accounting\""), std::string::npos) << info;
+  // 100000 x fair share 1 (rank 1 of 1) + 0 (no queue) + 0 x bank + 1000 x (16 - 16).
+  EXPECT_EQ(prio(job(1, "alice")), 100000u);
+  const mfprio_factors_t f = factors(job(1, "alice"));
+  ASSERT_EQ(f.term_count, 4u);
+  const char* names[] = {"fairshare", "queue", "bank", "urgency"};
+  const char* labels[] = {"FAIRSHARE", "QUEUE", "BANK", "URGENCY"};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_STREQ(f.terms[i].name, names[i]);
+    EXPECT_STREQ(f.terms[i].label, labels[i]);
+  }
+  EXPECT_DOUBLE_EQ(f.terms[0].factor, 1.0);
+  EXPECT_DOUBLE_EQ(f.terms[0].weight, 100000.0);
+  EXPECT_DOUBLE_EQ(f.terms[0].contribution, 100000.0);
+  EXPECT_TRUE(f.terms[2].flags & MFPRIO_TERMF_ZERO_WEIGHT);  // bank weight 0
+  EXPECT_STREQ(f.account_name, "A");
+}
+
+TEST_F(FluxPlugin, UrgencyZeroHoldsAndThirtyOneExpedites) {
+  FluxStore().bank("A", "root", 1).user("alice", "A", 1).write(db());
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(prio(with_urgency(job(1, "alice"), 0)), 0u);
+  EXPECT_EQ(prio(with_urgency(job(1, "alice"), 31)), 4294967295u);
+  EXPECT_EQ(prio(with_urgency(job(1, "alice"), 20)), 104000u);  // + 1000 x (20 - 16)
+  EXPECT_EQ(prio(with_urgency(job(1, "alice"), 16)), 100000u);
+  mfprio_job_t held = job(2, "alice");
+  held.state = MFPRIO_JOB_HELD;
+  EXPECT_EQ(prio(held), 0u);
+  // Urgency 1: 100000 - 15000.
+  EXPECT_EQ(prio(with_urgency(job(1, "alice"), 1)), 85000u);
+}
+
+TEST_F(FluxPlugin, HalvesRoundAwayFromZero) {
+  // alice (no usage) ranks 2 of 2 = 1.0; bob (usage) 1 of 2 = 0.5.
+  FluxStore().bank("A", "root", 1).user("alice", "A", 1).user("bob", "A", 1, 100).write(db());
+  ASSERT_EQ(start("fairshare=5,queue=0,urgency=0," + kBins), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(prio(job(1, "bob")), 3u);  // 2.5 -> 3
+  EXPECT_EQ(prio(job(1, "alice")), 5u);
+  p_.reset();
+  ASSERT_EQ(start("fairshare=3,queue=0,urgency=0," + kBins), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(prio(job(1, "bob")), 2u);  // 1.5 -> 2
+  p_.reset();
+  ASSERT_EQ(start("fairshare=1,queue=0,urgency=0," + kBins), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(prio(job(1, "bob")), 1u);  // 0.5 -> 1
+  const mfprio_factors_t f = factors(job(1, "bob"));
+  EXPECT_DOUBLE_EQ(f.unclamped, 0.5);
+}
+
+TEST_F(FluxPlugin, TiedUsersShareARankAndTiedBanksAreMerged) {
+  // Bank T: two users with the same shares and usage tie.  Banks C and D
+  // have equal weights (1/3 : 10/30 and 2/3 : 20/30), so they merge and
+  // their users compete directly: u2 (weight 2), u1 (1), u3 (2/3).
+  FluxStore()
+      .bank("C", "root", 1).bank("D", "root", 2)
+      .user("u1", "C", 1, 10).user("u2", "D", 1, 5).user("u3", "D", 1, 15)
+      .write(db());
+  ASSERT_EQ(start(kBins), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("u2", "D", "fairshare"), 1.0);
+  EXPECT_DOUBLE_EQ(share("u1", "C", "fairshare"), 0.666667);
+  EXPECT_DOUBLE_EQ(share("u3", "D", "fairshare"), 0.333333);
+  EXPECT_GT(prio(job(1, "u2")), prio(job(2, "u1")));
+  EXPECT_GT(prio(job(2, "u1")), prio(job(3, "u3")));
+  EXPECT_EQ(prio(job(2, "u1")), 66667u);  // 100000 x 0.666667 = 66666.7
+
+  p_.reset();
+  TempDir other;
+  const std::string db2 = other.file("tie.db");
+  FluxStore().bank("T", "root", 1).user("carol", "T", 3, 40).user("dave", "T", 3, 40).user("erin", "T", 3, 80)
+      .write(db2);
+  p_ = std::make_unique<Plugin>(plugin_path("priority_flux.so"));
+  ASSERT_EQ(p_->init({"PriorityParameters=" + kBins, "AccountingStorageLoc=" + db2}, T0), MFPRIO_OK) << p_->err();
+  // carol and dave tie at rank 3 of 3; erin drops by the tie's size: 1 of 3.
+  EXPECT_EQ(prio(job(1, "carol")), prio(job(2, "dave")));
+  EXPECT_EQ(prio(job(1, "carol")), 100000u);
+  EXPECT_EQ(prio(job(3, "erin")), 33333u);
+}
+
+TEST_F(FluxPlugin, ZeroUsageRanksFirstAndZeroSharesLast) {
+  FluxStore().bank("Z", "root", 1).user("none", "Z", 0, 5).user("idle", "Z", 1).user("busy", "Z", 1, 5).write(db());
+  ASSERT_EQ(start(kBins), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("idle", "Z", "fairshare"), 1.0);
+  EXPECT_DOUBLE_EQ(share("busy", "Z", "fairshare"), 0.666667);
+  EXPECT_DOUBLE_EQ(share("none", "Z", "fairshare"), 0.333333);
+  EXPECT_EQ(prio(job(1, "none")), 33333u);
+}
+
+TEST_F(FluxPlugin, DecayChargesTheCurrentBinAndABinShiftsAfterOneHalfLife) {
+  FluxStore().bank("A", "root", 1).user("alice", "A", 1).user("bob", "A", 1).write(db());
+  ASSERT_EQ(start(kBins), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "A", "usage"), 0.0);
+  // Two nodes for half an hour: 2 x 1800 node-seconds into bin 0.
+  mfprio_job_t r = running(10, "alice", T0, 2);
+  ASSERT_EQ(p_->ops.decay(T0 + 1800, &r, 1), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "A", "usage"), 3600.0);
+  EXPECT_DOUBLE_EQ(share("", "A", "usage"), 3600.0);  // the bank sums its users
+  EXPECT_DOUBLE_EQ(share("alice", "A", "fairshare"), 0.5);
+  EXPECT_DOUBLE_EQ(share("bob", "A", "fairshare"), 1.0);
+  // It ends at T0 + 2000: the tail is charged once, whatever is repeated.
+  const int64_t end = T0 + 2000;
+  ASSERT_EQ(p_->ops.job_end(&r, end), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(p_->ops.job_end(&r, end), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(p_->ops.decay(T0 + 2100, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "A", "usage"), 4000.0);
+  // One half-life later the bin is one step old: weight 0.5.
+  ASSERT_EQ(p_->ops.decay(T0 + kHour + 10, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "A", "usage"), 2000.0);
+  ASSERT_EQ(p_->ops.decay(T0 + 3 * kHour + 10, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "A", "usage"), 500.0);  // 4000 x 0.5^3: the oldest of four bins
+  // Past the reset period (four bins) it counts no more.
+  ASSERT_EQ(p_->ops.decay(T0 + 4 * kHour + 10, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "A", "usage"), 0.0);
+  // A restart reads the same bins back from the store.
+  p_.reset();
+  ASSERT_EQ(start(kBins, T0 + 4 * kHour + 20), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "A", "usage"), 0.0);
+  mfprio_stats_t st{};
+  st.struct_size = sizeof st;
+  ASSERT_EQ(p_->ops.plugin_stats(&st), MFPRIO_OK);
+  EXPECT_EQ(st.last_decay, T0 + 4 * kHour + 10);
+}
+
+TEST_F(FluxPlugin, ARunningJobAcrossABinBoundaryIsSplit) {
+  FluxStore().bank("A", "root", 1).user("alice", "A", 1).write(db());
+  ASSERT_EQ(start(kBins + ",node_weight=0,core_weight=1,gpu_weight=10"), MFPRIO_OK) << p_->err();
+  mfprio_job_t r = running(11, "alice", T0 + kHour - 100, 1);
+  r.cpus = 4;
+  mfprio_tres_t gpu{"gres/gpu", 1};
+  r.tres = &gpu;
+  r.tres_count = 1;
+  // 14 per second (4 cores + 1 GPU x 10): 100 s in the old bin, 100 s in the new.
+  ASSERT_EQ(p_->ops.decay(T0 + kHour + 100, &r, 1), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "A", "usage"), 1400.0 + 1400.0 * 0.5);
+}
+
+// Design mode: each factor alone (weight 1000) at 0, 0.5 and 1.
+TEST_F(FluxPlugin, DesignFactorsAtZeroHalfAndOne) {
+  FluxStore()
+      .bank("A", "root", 1)
+      .queue("q0", 0).queue("q50", 50).queue("q100", 100)
+      .qos("mid", 50).qos("top", 100)
+      .user("alice", "A", 2, 0, {"q0", "q50", "q100"})
+      .user("bob", "A", 1, 5).user("dave", "A", 1, 15).user("carol", "A", 0)
+      .write(db());
+  auto run = [&](const std::string& weight, auto&& make) {
+    p_.reset();
+    // Only this factor's weight is on (fairshare and queue default to non-zero).
+    std::string params = "mode=design,max_wait=1:00:00," + kBins + "," + weight + "=1000";
+    if (weight != "fairshare") params += ",fairshare=0";
+    if (weight != "queue") params += ",queue=0";
+    ASSERT_EQ(start(params), MFPRIO_OK) << weight << ": " << p_->err();
+    std::vector<uint32_t> got;
+    for (int i = 0; i < 3; ++i) got.push_back(prio(make(i)));
+    EXPECT_EQ(got, (std::vector<uint32_t>{0, 500, 1000})) << weight;
+  };
+  run("wait_time", [](int i) {
+    mfprio_job_t j = job(1, "alice");
+    j.submit_time = T0 - i * 1800;  // 0, half, all of max_wait
+    return j;
+  });
+  // Design fair share 2^(-U/S): carol has no shares (0), bob is exactly
+  // served (S = 1/4, U = 5/20: 0.5), alice has used nothing (1).
+  run("fairshare", [](int i) { return job(1, i == 0 ? "carol" : i == 1 ? "bob" : "alice"); });
+  run("qos", [](int i) {
+    mfprio_job_t j = job(1, "alice");
+    j.qos = i == 0 ? "normal" : i == 1 ? "mid" : "top";
+    return j;
+  });
+  run("queue", [](int i) { return job(1, "alice", nullptr, i == 0 ? "q0" : i == 1 ? "q50" : "q100"); });
+  run("job_size", [](int i) {  // 10 nodes in the cluster
+    mfprio_job_t j = job(1, "alice");
+    j.min_nodes = static_cast<uint32_t>(i * 5);
+    return j;
+  });
+  static const mfprio_attr_t uf[] = {{"user_factor", "0"}, {"user_factor", "0.5"}};
+  run("user", [](int i) {
+    mfprio_job_t j = job(1, "alice");
+    if (i < 2) {
+      j.attrs = &uf[i];
+      j.attr_count = 1;
+    }
+    return j;
+  });
+  // A user factor outside 0..1 is a bad record.
+  mfprio_job_t j = job(1, "alice");
+  static const mfprio_attr_t bad{"user_factor", "1.5"};
+  j.attrs = &bad;
+  j.attr_count = 1;
+  uint32_t v = 7;
+  EXPECT_EQ(p_->ops.set_priority(&j, T0, &v), MFPRIO_EINVAL);
+  EXPECT_NE(p_->err().find("user_factor"), std::string::npos) << p_->err();
+  // The terms are the design vocabulary.
+  const mfprio_factors_t f = factors(job(1, "alice"));
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < f.term_count; ++i) names.push_back(f.terms[i].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"wait_time", "fairshare", "qos", "queue", "job_size", "user"}));
+}
+
+TEST_F(FluxPlugin, AForbiddenQueueIsRefusedNamingJobUserBankAndQueue) {
+  FluxStore()
+      .bank("A", "root", 1, 3)
+      .queue("batch", 2).queue("debug", 5)
+      .user("alice", "A", 1, 0, {"batch"})
+      .write(db());
+  ASSERT_EQ(start("bank=10"), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(prio(job(1, "alice", nullptr, "batch")), 100000u + 20000u + 30u);
+  uint32_t v = 9;
+  mfprio_job_t j = job(7, "alice", "A", "debug");
+  EXPECT_EQ(p_->ops.set_priority(&j, T0, &v), MFPRIO_EPERM);
+  const std::string e = p_->err();
+  for (const char* w : {"job 7", "alice", "bank A", "queue debug"}) EXPECT_NE(e.find(w), std::string::npos) << e;
+  // A queue accounting does not know is admitted with factor 0.
+  EXPECT_EQ(prio(job(1, "alice", nullptr, "elsewhere")), 100030u);
+}
+
+TEST_F(FluxPlugin, UnknownUserOrBankIsNamed) {
+  FluxStore().bank("A", "root", 1).bank("B", "root", 1).user("alice", "A", 1).write(db());
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
+  uint32_t v = 0;
+  mfprio_job_t j = job(3, "zed");
+  EXPECT_EQ(p_->ops.set_priority(&j, T0, &v), MFPRIO_ENOENT);
+  EXPECT_NE(p_->err().find("unknown user \"zed\""), std::string::npos) << p_->err();
+  j = job(4, "alice", "nosuch");
+  EXPECT_EQ(p_->ops.set_priority(&j, T0, &v), MFPRIO_ENOENT);
+  EXPECT_NE(p_->err().find("unknown bank \"nosuch\""), std::string::npos) << p_->err();
+  j = job(5, "alice", "B");
+  EXPECT_EQ(p_->ops.set_priority(&j, T0, &v), MFPRIO_ENOENT);
+  EXPECT_NE(p_->err().find("no association with bank \"B\""), std::string::npos) << p_->err();
+}
+
+TEST_F(FluxPlugin, ConfErrorsNameTheLineAndKeyAndTheStoreIsRequired) {
+  FluxStore().bank("A", "root", 1).user("alice", "A", 1).write(db());
+  EXPECT_EQ(start("fairshare=1,bogus=2"), MFPRIO_ECONF);
+  EXPECT_NE(p_->err().find("test.conf:1"), std::string::npos) << p_->err();
+  EXPECT_NE(p_->err().find("bogus"), std::string::npos) << p_->err();
+  p_.reset();
+  EXPECT_EQ(start("mode=accounting,wait_time=5"), MFPRIO_ECONF);  // a design-only key
+  EXPECT_NE(p_->err().find("wait_time"), std::string::npos) << p_->err();
+  p_.reset();
+  EXPECT_EQ(start("", T0, /*with_store=*/false), MFPRIO_ECONF);
+  EXPECT_NE(p_->err().find("AccountingStorageLoc"), std::string::npos) << p_->err();
+}
+
+TEST_F(FluxPlugin, ShareViewIsTheBankTreeWithFairshare) {
+  FluxStore().bank("A", "root", 1, 4).bank("A1", "A", 2).user("alice", "A1", 1).user("bob", "A1", 1, 10).write(db());
+  ASSERT_EQ(start(kBins), MFPRIO_OK) << p_->err();
+  const std::string js = json_of(p_->ops.share_table_json);
+  EXPECT_NE(js.find("\"fairshare\""), std::string::npos) << js;
+  mfprio_share_table_t* t = nullptr;
+  ASSERT_EQ(p_->ops.share_table(&t), MFPRIO_OK);
+  ASSERT_EQ(t->row_count, 5u);  // root, A, A1, alice, bob
+  EXPECT_STREQ(t->rows[0].cells[0].text, "root");
+  EXPECT_STREQ(t->rows[1].cells[0].text, "A");
+  EXPECT_EQ(t->rows[1].parent, 0);
+  EXPECT_EQ(t->rows[2].depth, 2u);
+  EXPECT_STREQ(t->rows[3].user, "alice");
+  EXPECT_EQ(t->rows[3].parent, 2);
+  EXPECT_TRUE(t->rows[3].is_user);
+  p_->ops.share_table_free(t);
+  EXPECT_DOUBLE_EQ(share("alice", "A1", "fairshare"), 1.0);
+  EXPECT_DOUBLE_EQ(share("bob", "A1", "fairshare"), 0.5);
+  EXPECT_DOUBLE_EQ(share("", "A", "bank_priority"), 4.0);
+  EXPECT_DOUBLE_EQ(share("", "A", "usage"), 10.0);
+  EXPECT_DOUBLE_EQ(share("", "A1", "shares"), 2.0);
+}
+
+// flux-accounting's own weighted_tree test data (small_tie), written as
+// `flux account export-db` writes bank_table.csv and association_table.csv,
+// imported unchanged: the plugin gives flux-accounting's fair-share order.
+TEST_F(FluxPlugin, ExportDbCsvImportedUnchangedGivesFluxAccountingsOrder) {
+  std::ofstream(dir_.file("bank_table.csv"))
+      << "bank_id,bank,active,parent_bank,shares,job_usage,priority\n"
+         "1,root,1,,1,0.0,0.0\n"
+         "2,account1,1,root,1000,120.0,0.0\n"
+         "3,account2,1,root,100,12.0,0.0\n"
+         "4,account3,1,root,10,1.0,0.0\n";
+  std::ofstream(dir_.file("association_table.csv"))
+      << "creation_time,mod_time,active,username,userid,bank,default_bank,shares,job_usage,fairshare,"
+         "max_running_jobs,max_active_jobs,max_nodes,max_cores,queues,projects,default_project\n"
+         "0,0,1,leaf.1.1,5011,account1,account1,10000,100.0,0.5,5,7,2147483647,2147483647,,*,*\n"
+         "0,0,1,leaf.1.2,5012,account1,account1,1000,10.0,0.5,5,7,2147483647,2147483647,,*,*\n"
+         "0,0,1,leaf.1.3,5013,account1,account1,100000,10.0,0.5,5,7,2147483647,2147483647,,*,*\n"
+         "0,0,1,leaf.2.1,5021,account2,account2,10000,10.0,0.5,5,7,2147483647,2147483647,,*,*\n"
+         "0,0,1,leaf.2.2,5022,account2,account2,1000,1.0,0.5,5,7,2147483647,2147483647,,*,*\n"
+         "0,0,1,leaf.2.3,5023,account2,account2,100000,1.0,0.5,5,7,2147483647,2147483647,,*,*\n"
+         "0,0,1,leaf.3.1,5031,account3,account3,100,0.0,0.5,5,7,2147483647,2147483647,,*,*\n"
+         "0,0,1,leaf.3.2,5032,account3,account3,10,1.0,0.5,5,7,2147483647,2147483647,,*,*\n";
+  {
+    auto st = acct::Store::open(db(), acct::OpenOptions{});
+    acct::import_flux_files(*st, acct::FluxCsvFiles{dir_.file("bank_table.csv"), dir_.file("association_table.csv"), ""});
+  }
+  // The imported usage sits in the bin of the import time (now): price now.
+  const int64_t now = static_cast<int64_t>(time(nullptr));
+  ASSERT_EQ(start("", now), MFPRIO_OK) << p_->err();
+  const std::vector<std::string> order = {"leaf.3.1", "leaf.3.2", "leaf.1.3", "leaf.2.3",
+                                          "leaf.1.2", "leaf.2.2", "leaf.1.1", "leaf.2.1"};
+  const std::vector<double> expected = {1.0, 0.875, 0.75, 0.75, 0.5, 0.5, 0.5, 0.5};
+  for (size_t i = 0; i < order.size(); ++i) {
+    const std::string bank = "account" + order[i].substr(5, 1);
+    EXPECT_DOUBLE_EQ(share(order[i], bank, "fairshare"), expected[i]) << order[i];
+    mfprio_job_t j = job(i + 1, order[i].c_str());
+    EXPECT_EQ(prio(j, now), static_cast<uint32_t>(std::lround(100000 * expected[i]))) << order[i];
+  }
+}
+
+TEST_F(FluxPlugin, AnEmptyStoreLoadsAndABatchReportsEachRecord) {
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();  // only the root bank
+  uint32_t v = 5;
+  mfprio_job_t j = job(1, "alice");
+  EXPECT_EQ(p_->ops.set_priority(&j, T0, &v), MFPRIO_ENOENT);
+  p_.reset();
+  FluxStore().bank("A", "root", 1).user("alice", "A", 1).write(db());
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
+  const mfprio_job_t jobs[] = {job(1, "alice"), job(2, "nobody"), with_urgency(job(3, "alice"), 31)};
+  uint32_t pr[3] = {9, 9, 9};
+  int st[3] = {1, 1, 1};
+  EXPECT_EQ(p_->ops.set_priority_batch(jobs, 3, T0, pr, st), MFPRIO_ENOENT);
+  EXPECT_EQ(pr[0], 100000u);
+  EXPECT_EQ(st[0], MFPRIO_OK);
+  EXPECT_EQ(pr[1], 0u);
+  EXPECT_EQ(st[1], MFPRIO_ENOENT);
+  EXPECT_EQ(pr[2], 4294967295u);
+  EXPECT_NE(p_->err().find("job 2"), std::string::npos) << p_->err();
+}
+
+TEST_F(FluxPlugin, AJobWithoutABankGoesToTheUsersDefaultBank) {
+  // alice's first listed bank, B, is her default (FluxStore::write).
+  FluxStore().bank("A", "root", 1, 0).bank("B", "root", 1, 7).user("alice", "B", 1).user("alice", "A", 1).write(db());
+  ASSERT_EQ(start("fairshare=0,bank=1"), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(prio(job(1, "alice")), 7u);
+  EXPECT_EQ(prio(job(1, "alice", "A")), 0u);
+  EXPECT_STREQ(factors(job(1, "alice")).account_name, "B");
+}
+
+}  // namespace
+}  // namespace mfprio::test
