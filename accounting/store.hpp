@@ -92,6 +92,15 @@ It default_association(It first, It last, IsChosen is_chosen) {
   return first;
 }
 
+// Grid Engine's functional shares and override tickets of a user, project
+// or department (table ticket_objects).  A user's row needs no users row.
+struct TicketObjectRec {
+  std::string kind;            // "user", "project", "department"
+  std::string name;
+  uint32_t fshare = 0;
+  uint32_t oticket = 0;
+};
+
 struct DecayState {
   int64_t last_decay = 0;      // 0 = never
   int64_t last_reset = 0;
@@ -111,6 +120,7 @@ struct StoreData {
   std::vector<QosRec> qos;
   std::vector<PartitionRec> partitions;
   std::vector<std::string> tres;       // TRES type names
+  std::vector<TicketObjectRec> ticket_objects;  // by kind, name
   DecayState decay;
 };
 
@@ -172,6 +182,10 @@ struct WindowCharge {
   int64_t until = 0;           // charge up to here (the pass time or the job's end)
   double rate = 0;             // usage per second, charged to every credential below
   std::vector<std::pair<std::string, std::string>> credentials;  // (kind, name)
+  // Optional: one rate per credential (same length as credentials), used
+  // instead of `rate` (Grid Engine charges cpu, mem and io of one job at
+  // different rates in the one ledger step).
+  std::vector<double> credential_rates;
   bool ended = false;
 };
 
@@ -179,6 +193,10 @@ struct WindowCycle {
   std::string family;          // "maui", "flux", "gridengine"
   int64_t window_seconds = 0;  // > 0: split charges at multiples of it; 0: one window (start 0)
   double decay_factor = 1.0;   // every row of the family multiplied by it first
+  // Per kind, the factor for that kind's rows (Grid Engine's
+  // halflife_decay_list: cpu, mem and io decay apart); kinds not listed are
+  // not decayed.  Only with decay_factor 1.
+  std::vector<std::pair<std::string, double>> kind_decay;
   int64_t drop_before = 0;     // rows whose window ends at or before this are deleted
   std::vector<WindowCharge> charges;
   std::optional<DecayState> new_state;  // the pass time, as apply_cycle keeps it
@@ -230,10 +248,14 @@ struct AdminChanges {
   // row with the same family, kind, name, start and length.
   std::string windows_family;
   std::vector<WindowRow> windows;
+  // Functional shares / override tickets: upserted by (kind, name).
+  std::vector<TicketObjectRec> ticket_objects;
+  std::vector<std::pair<std::string, std::string>> delete_ticket_objects;  // (kind, name)
   bool empty() const {
     return delete_accounts.empty() && delete_users.empty() && delete_assocs.empty() &&
            delete_qos.empty() && delete_partitions.empty() && accounts.empty() &&
-           assocs.empty() && users.empty() && qos.empty() && partitions.empty() && windows.empty();
+           assocs.empty() && users.empty() && qos.empty() && partitions.empty() && windows.empty() &&
+           ticket_objects.empty() && delete_ticket_objects.empty();
   }
 };
 

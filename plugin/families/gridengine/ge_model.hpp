@@ -47,7 +47,7 @@ struct RequestValue {
 };
 
 struct Job {
-  uint32_t id = 0;
+  uint64_t id = 0;
   std::string user;
   std::string project;     // "" = none
   std::string department;  // "" = none (Grid Engine: defaultdepartment)
