@@ -24,6 +24,7 @@
 #include "admin.hpp"
 #include "conf_loc.hpp"
 #include "import_export.hpp"
+#include "import_sstree.hpp"
 
 namespace mfprio::acct {
 namespace {
@@ -45,6 +46,8 @@ constexpr const char* kHelp = R"(usage: mfprio-acct (--db PATH | --conf FILE) CO
   delete user NAME [Account=A [Partition=P]]
   show tree|accounts|users|qos|partitions [-P | --json]
   import FILE.json          add/update the listed records, one transaction
+  import-sstree FILE        a Grid Engine share tree (qconf -sstree text) as
+                            accounts with shares and user leaves, one transaction
   export                    the whole store as JSON on stdout
   charge --job ID --user U [--account A] [--partition P] [--qos Q]
          --start T --end T (--rate R | --cpus N) [--running]
@@ -483,6 +486,14 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     ImportStats st = import_json_file(*s, rest[0]);
     out << "imported " << st.accounts << " accounts, " << st.users << " users, " << st.qos
         << " qos, " << st.partitions << " partitions\n";
+    return 0;
+  }
+  if (cmd == "import-sstree") {
+    if (rest.size() != 1) throw UsageError("import-sstree needs exactly one FILE");
+    auto s = open_for_write(db, true);
+    SstreeStats st = import_sstree_file(*s, rest[0]);
+    out << "imported " << st.accounts << " accounts, " << st.users << " user leaves, " << st.projects
+        << " projects\n";
     return 0;
   }
   if (cmd == "charge") {

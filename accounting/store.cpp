@@ -267,6 +267,13 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
       d.ticket_objects.push_back(TicketObjectRec{st->text(0), st->text(1), static_cast<uint32_t>(st->i64(2)),
                                                  static_cast<uint32_t>(st->i64(3))});
   }
+  if (opts.tres_usage) {
+    sql::StmtUse st(prep(st_load_ge_usage_,
+        "SELECT kind, name, start, seconds, usage FROM usage_windows WHERE family = 'gridengine'"
+        " AND kind IN ('cpu', 'mem', 'io') AND seconds = 0 ORDER BY name, kind"));
+    while (st->step())
+      d.gridengine_usage.push_back(WindowRow{st->text(0), st->text(1), st->i64(2), st->i64(3), st->real(4)});
+  }
   {
     sql::StmtUse st(prep(st_load_decay_,
         "SELECT last_decay, last_reset FROM decay_state WHERE id = 1"));

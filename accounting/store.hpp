@@ -101,6 +101,14 @@ struct TicketObjectRec {
   uint32_t oticket = 0;
 };
 
+struct WindowRow {
+  std::string kind;            // "user", "group", "account", "qos", "class", "total", ...
+  std::string name;
+  int64_t start = 0;           // window start (epoch seconds)
+  int64_t seconds = 0;         // window length; 0: the single decayed window
+  double usage = 0;
+};
+
 struct DecayState {
   int64_t last_decay = 0;      // 0 = never
   int64_t last_reset = 0;
@@ -121,6 +129,9 @@ struct StoreData {
   std::vector<PartitionRec> partitions;
   std::vector<std::string> tres;       // TRES type names
   std::vector<TicketObjectRec> ticket_objects;  // by kind, name
+  // Grid Engine's per-user decayed usage (family "gridengine", kinds cpu,
+  // mem, io; export's "usage").  Read only with LoadOptions::tres_usage.
+  std::vector<WindowRow> gridengine_usage;
   DecayState decay;
 };
 
@@ -168,13 +179,6 @@ struct CycleResult {
 // nothing is lost on restart; a family whose interval changes re-buckets old
 // rows by their start when it reads them.  A job's charges are made once per
 // family (the window ledger), so a repeated or replayed charge adds nothing.
-struct WindowRow {
-  std::string kind;            // "user", "group", "account", "qos", "class", "total", ...
-  std::string name;
-  int64_t start = 0;           // window start (epoch seconds)
-  int64_t seconds = 0;         // window length; 0: the single decayed window
-  double usage = 0;
-};
 
 struct WindowCharge {
   uint64_t job_id = 0;

@@ -70,7 +70,7 @@ class StoreImpl final : public Store {
   sql::Stmt st_win_load_, st_win_decay_, st_win_drop_, st_win_add_, st_win_set_, st_win_ledger_get_,
       st_win_ledger_put_, st_win_state_get_, st_win_decay_kind_;
   // ticket objects (Grid Engine)
-  sql::Stmt st_load_tickets_, st_up_ticket_, st_del_ticket_;
+  sql::Stmt st_load_tickets_, st_load_ge_usage_, st_up_ticket_, st_del_ticket_;
 };
 
 }  // namespace mfprio::acct::detail
