@@ -186,11 +186,11 @@ struct WindowCharge {
   int64_t until = 0;           // charge up to here (the pass time or the job's end)
   double rate = 0;             // usage per second, charged to every credential below
   std::vector<std::pair<std::string, std::string>> credentials;  // (kind, name)
+  bool ended = false;
   // Optional: one rate per credential (same length as credentials), used
   // instead of `rate` (Grid Engine charges cpu, mem and io of one job at
   // different rates in the one ledger step).
   std::vector<double> credential_rates;
-  bool ended = false;
 };
 
 struct WindowCycle {

@@ -50,12 +50,12 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
   WindowResult res;
   res.added.reserve(c.charges.size());
   sql::Txn txn(db_.get());
+  if (!c.kind_decay.empty() && c.decay_factor != 1.0)
+    throw StoreError(path_ + ": per-kind decay factors and a family decay factor together");
   if (c.decay_factor != 1.0) {
     sql::StmtUse st(prep(st_win_decay_, "UPDATE usage_windows SET usage = usage * ?2 WHERE family = ?1"));
     st->bind(1, c.family).bind(2, c.decay_factor).run();
   }
-  if (!c.kind_decay.empty() && c.decay_factor != 1.0)
-    throw StoreError(path_ + ": per-kind decay factors and a family decay factor together");
   for (const auto& [kind, f] : c.kind_decay) {
     if (!(f >= 0.0 && f <= 1.0))
       throw StoreError(path_ + ": decay factor of '" + kind + "' is outside [0, 1]");
@@ -63,6 +63,11 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
     sql::StmtUse st(prep(st_win_decay_kind_,
         "UPDATE usage_windows SET usage = usage * ?3 WHERE family = ?1 AND kind = ?2"));
     st->bind(1, c.family).bind(2, kind).bind(3, f).run();
+  }
+  if (c.drop_before > std::numeric_limits<int64_t>::min() && c.window_seconds > 0) {
+    sql::StmtUse st(prep(st_win_drop_,
+        "DELETE FROM usage_windows WHERE family = ?1 AND seconds > 0 AND start + seconds <= ?2"));
+    st->bind(1, c.family).bind(2, c.drop_before).run();
   }
   for (const WindowCharge& ch : c.charges) {
     if (!ch.credential_rates.empty() && ch.credential_rates.size() != ch.credentials.size())
