@@ -388,6 +388,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   pass->now = now;
   pass->generation = s.generation;
   std::vector<size_t> slot(pending_count, SIZE_MAX);  // pending i -> jobs index
+  std::unordered_map<uint64_t, size_t> first;         // job id -> jobs index
   for (size_t i = 0; i < pending_count; ++i) {
     std::string why;
     int rc = check_job(&pending[i], "prioritize", &why);
@@ -405,6 +406,12 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     }
     if (pending[i].state == MFPRIO_JOB_HELD) continue;
     j.running = false;  // given as pending
+    // One record per partition: the job takes part once, every record gets its priority.
+    if (auto seen = first.find(j.id); seen != first.end()) {
+      slot[i] = seen->second;
+      continue;
+    }
+    first.emplace(j.id, pass->jobs.size());
     slot[i] = pass->jobs.size();
     pass->jobs.push_back(std::move(j));
   }

@@ -180,6 +180,37 @@ TEST_F(GePlugin, InactiveShareTreeNodesGetNoTargetAndOwnersOutsideTheTreeStillGe
   EXPECT_DOUBLE_EQ(share("alice", "long_target"), 1.0);
   EXPECT_DOUBLE_EQ(share("bob", "long_target"), 0.0);  // inactive: no jobs below it
   EXPECT_DOUBLE_EQ(share("bob", "level_pct"), 50.0);
+  // Tree order with parent and depth: the root, then its two user leaves.
+  mfprio_share_table_t* t = nullptr;
+  ASSERT_EQ(p_->ops.share_table(&t), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(t->row_count, 3u);
+  EXPECT_EQ(t->rows[0].parent, -1);
+  EXPECT_EQ(t->rows[1].parent, 0);
+  EXPECT_EQ(t->rows[2].depth, 1u);
+  EXPECT_EQ(t->rows[2].is_user, 1u);
+  EXPECT_STREQ(t->rows[2].user, "bob");
+  p_->ops.share_table_free(t);
+  char* js = nullptr;
+  ASSERT_EQ(p_->ops.plugin_info_json(&js), MFPRIO_OK);
+  const std::string info = js;
+  p_->ops.free_string(js);
+  EXPECT_NE(info.find("\"urgency\":0.5"), std::string::npos) << info;
+  EXPECT_NE(info.find("priority_mapping"), std::string::npos) << info;
+}
+
+TEST_F(GePlugin, OneJobInTwoPartitionsTakesPartOnce) {
+  acct::AdminChanges ch;
+  ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 100, 0}};
+  store(ch);
+  ASSERT_EQ(start("weight_tickets_functional 1000\n"), MFPRIO_OK) << p_->err();
+  mfprio_job_t a = ge_job(1, "alice", 1, T0), a_other = a, b = ge_job(2, "bob", 1, T0);
+  a_other.partition = "other";
+  const auto once = prioritize({a, b}, {}, T0);
+  const auto pr = prioritize({a, a_other, b}, {}, T0);
+  EXPECT_EQ(pr[0], pr[1]);
+  EXPECT_EQ(pr[0], once[0]);  // alice's one job is not counted (or split) twice
+  EXPECT_EQ(pr[2], once[1]);
+  EXPECT_DOUBLE_EQ(term(factors(a_other, T0), "ftckt").factor, term(factors(a, T0), "ftckt").factor);
 }
 
 TEST_F(GePlugin, DecayByOneHalftimeThroughDecay) {
