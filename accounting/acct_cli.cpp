@@ -25,6 +25,7 @@
 #include "conf_loc.hpp"
 #include "import_export.hpp"
 #include "import_flux.hpp"
+#include "import_sstree.hpp"
 
 namespace mfprio::acct {
 namespace {
@@ -49,6 +50,8 @@ constexpr const char* kHelp = R"(usage: mfprio-acct (--db PATH | --conf FILE) CO
   import FILE.json          add/update the listed records, one transaction
   import-flux --banks BANKS.csv --users USERS.csv [--queues QUEUES.csv]
                             flux-accounting's export-db files, one transaction
+  import-sstree FILE        a Grid Engine share tree (qconf -sstree text) as
+                            accounts with shares and user leaves, one transaction
   export                    the whole store as JSON on stdout
   charge --job ID --user U [--account A] [--partition P] [--qos Q]
          --start T --end T (--rate R | --cpus N) [--running]
@@ -541,6 +544,14 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     ImportStats st = import_flux_files(*s, files);
     out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users
         << " users\n";
+    return 0;
+  }
+  if (cmd == "import-sstree") {
+    if (rest.size() != 1) throw UsageError("import-sstree needs exactly one FILE");
+    auto s = open_for_write(db, true);
+    SstreeStats st = import_sstree_file(*s, rest[0]);
+    out << "imported " << st.accounts << " accounts, " << st.users << " user leaves, " << st.projects
+        << " projects\n";
     return 0;
   }
   if (cmd == "charge") {

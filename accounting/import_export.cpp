@@ -188,8 +188,8 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
   if (!json_is_object(root)) throw AdminError("the top level must be an object");
   {
     Fields top(root, "top level");
-    top.only({"accounts", "users", "qos", "partitions", "queues", "fairshare_usage", "fairshare_as_of",
-              "fairshare_interval"});
+    top.only({"accounts", "users", "qos", "partitions", "queues", "projects", "departments",
+              "fairshare_usage", "fairshare_as_of", "fairshare_interval"});
   }
   Model m(current);
   AdminChanges ch;
@@ -237,6 +237,37 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     ch.queues.push_back(q);
     ++st.queues;
   });
+  // Grid Engine: functional shares / override tickets, per-user usage.
+  std::map<std::pair<std::string, std::string>, TicketObjectRec> tickets;  // (kind, name)
+  for (const TicketObjectRec& t : current.ticket_objects) tickets[{t.kind, t.name}] = t;
+  std::set<std::pair<std::string, std::string>> tickets_touched;
+  auto ticket_fields = [&](const Fields& f, const std::string& kind, const std::string& name) {
+    if (!f.get("fshare") && !f.get("oticket")) return;
+    TicketObjectRec& t = tickets[{kind, name}];
+    t.kind = kind;
+    t.name = name;
+    if (auto v = f.integer("fshare", 0, UINT32_MAX)) t.fshare = static_cast<uint32_t>(*v);
+    if (auto v = f.integer("oticket", 0, UINT32_MAX)) t.oticket = static_cast<uint32_t>(*v);
+    tickets_touched.insert({kind, name});
+  };
+  std::map<std::string, std::string> seen_usage;  // user -> where
+  auto usage_fields = [&](const Fields& f, const std::string& name, bool raw_is_cpu) {
+    json_t* u = f.get("usage");
+    const bool raw = raw_is_cpu && f.get("raw_usage") && !u;
+    if (!u && !raw) return;
+    auto [it, fresh] = seen_usage.emplace(name, f.where());
+    if (!fresh) f.fail("second \"usage\" of this user (already " + it->second + ")");
+    ch.windows_family = "gridengine";
+    if (raw) {
+      ch.windows.push_back(WindowRow{"cpu", name, 0, 0, *f.number("raw_usage")});
+      return;
+    }
+    if (!json_is_object(u)) f.fail("\"usage\" must be an object {\"cpu\", \"mem\", \"io\"}");
+    Fields uf(u, f.where() + " usage");
+    uf.only({"cpu", "mem", "io"});
+    for (const char* k : {"cpu", "mem", "io"})
+      if (auto v = uf.number(k)) ch.windows.push_back(WindowRow{k, name, 0, 0, *v});
+  };
 
   std::set<std::string> touched;
   std::map<AssocTuple, std::string> seen_assoc;
@@ -244,19 +275,24 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
   std::map<AssocTuple, size_t> write_index;
   each_record(root, "users", [&](const Fields& f, const std::string& name) {
     f.only({"name", "account", "partition", "shares", "priority", "default", "admin", "raw_usage",
-            "usage_time", "tres_usage", "queues"});
+            "usage_time", "tres_usage", "queues", "fshare", "oticket", "usage"});
     touched.insert(name);
     UserRec& u = m.users[name];
     u.name = name;
     if (auto a = f.boolean("admin")) u.admin = *a;
     auto account = f.str("account");
+    ticket_fields(f, "user", name);
     if (!account) {
-      // A user-only record (e.g. an admin without associations).
+      // A user-only record (an admin without associations, a Grid Engine
+      // user's functional shares or usage): updates or creates the user.
+      // (raw_usage alone is a Grid Engine user's cpu usage.)
       if (f.get("partition") || f.get("shares") || f.get("priority") || f.get("default") ||
-          f.get("raw_usage") || f.get("usage_time") || f.get("tres_usage") || f.get("queues"))
+          f.get("usage_time") || f.get("tres_usage") || f.get("queues"))
         f.fail("association fields given without \"account\"");
+      usage_fields(f, name, /*raw_is_cpu=*/true);
       return;
     }
+    usage_fields(f, name, /*raw_is_cpu=*/false);
     if (m.accounts.find(*account) == m.accounts.end())
       f.fail("unknown account \"" + *account + "\"");
     std::string part = f.str("partition").value_or("");
@@ -358,6 +394,21 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     ++st.partitions;
   });
   plan_fairshare_usage(root, &ch);
+  for (const char* kind : {"project", "department"}) {
+    const std::string section = std::string(kind) + "s";
+    std::map<std::string, std::string> seen;
+    each_record(root, section.c_str(), [&](const Fields& f, const std::string& name) {
+      f.only({"name", "fshare", "oticket"});
+      auto [it, fresh] = seen.emplace(name, f.where());
+      if (!fresh) f.fail("duplicate of " + it->second);
+      TicketObjectRec& t = tickets[{kind, name}];
+      t.kind = kind;
+      t.name = name;
+      ticket_fields(f, kind, name);
+      tickets_touched.insert({kind, name});
+    });
+  }
+  for (const auto& key : tickets_touched) ch.ticket_objects.push_back(tickets[key]);
   // Write the default partition last so that it is the one left flagged.
   std::stable_partition(ch.partitions.begin(), ch.partitions.end(),
                         [](const PartitionRec& p) { return !p.is_default; });
@@ -443,6 +494,25 @@ std::string section_json(const StoreData& d, const std::string& section) {
     std::map<std::string, const UserRec*> users;
     for (const auto& u : d.users) users.emplace(u.name, &u);
     std::set<std::string> with_assoc;
+    // Grid Engine fields are the user's: written once, on its first record.
+    std::map<std::string, const TicketObjectRec*> user_tickets;
+    for (const auto& t : d.ticket_objects)
+      if (t.kind == "user") user_tickets.emplace(t.name, &t);
+    std::map<std::string, std::vector<const WindowRow*>> ge_usage;
+    for (const auto& w : d.gridengine_usage) ge_usage[w.name].push_back(&w);
+    std::set<std::string> ge_done;
+    auto ge_fields = [&](json_t* o, const std::string& user) {
+      if (!ge_done.insert(user).second) return;
+      if (auto t = user_tickets.find(user); t != user_tickets.end()) {
+        add(o, "fshare", json_integer(t->second->fshare));
+        add(o, "oticket", json_integer(t->second->oticket));
+      }
+      if (auto g = ge_usage.find(user); g != ge_usage.end()) {
+        JsonPtr u(json_object());
+        for (const WindowRow* w : g->second) add(u.get(), w->kind.c_str(), json_real(w->usage));
+        add(o, "usage", u.release());
+      }
+    };
     for (const auto& r : d.assocs) {
       JsonPtr o(json_object());
       add(o.get(), "name", json_string(r.user.c_str()));
@@ -469,13 +539,22 @@ std::string section_json(const StoreData& d, const std::string& section) {
         for (const auto& [name, v] : r.tres_usage) add(t.get(), name.c_str(), json_real(v));
         add(o.get(), "tres_usage", t.release());
       }
+      ge_fields(o.get(), r.user);
       emit(o.get());
     }
-    for (const auto& u : d.users) {
-      if (with_assoc.count(u.name)) continue;
+    std::set<std::string> rest;  // users without associations (rows or Grid Engine fields only)
+    for (const auto& u : d.users)
+      if (!with_assoc.count(u.name)) rest.insert(u.name);
+    for (const auto& [n, t] : user_tickets)
+      if (!with_assoc.count(n)) rest.insert(n);
+    for (const auto& [n, g] : ge_usage)
+      if (!with_assoc.count(n)) rest.insert(n);
+    for (const std::string& n : rest) {
       JsonPtr o(json_object());
-      add(o.get(), "name", json_string(u.name.c_str()));
-      add(o.get(), "admin", json_boolean(u.admin));
+      add(o.get(), "name", json_string(n.c_str()));
+      auto u = users.find(n);
+      add(o.get(), "admin", json_boolean(u != users.end() && u->second->admin));
+      ge_fields(o.get(), n);
       emit(o.get());
     }
   } else if (section == "qos") {
@@ -503,6 +582,16 @@ std::string section_json(const StoreData& d, const std::string& section) {
       add(o.get(), "default", json_boolean(p.is_default));
       emit(o.get());
     }
+  } else if (section == "projects" || section == "departments") {
+    const std::string kind = section.substr(0, section.size() - 1);
+    for (const auto& t : d.ticket_objects) {
+      if (t.kind != kind) continue;
+      JsonPtr o(json_object());
+      add(o.get(), "name", json_string(t.name.c_str()));
+      add(o.get(), "fshare", json_integer(t.fshare));
+      add(o.get(), "oticket", json_integer(t.oticket));
+      emit(o.get());
+    }
   } else {
     throw AdminError("unknown export section \"" + section + "\"");
   }
@@ -520,7 +609,8 @@ std::string export_json(const StoreData& d) {
   return "{\n\"accounts\": " + section_json(d, "accounts") + ",\n\"queues\": " +
          section_json(d, "queues") + ",\n\"users\": " +
          section_json(d, "users") + ",\n\"qos\": " + section_json(d, "qos") +
-         ",\n\"partitions\": " + section_json(d, "partitions") + "\n}\n";
+         ",\n\"partitions\": " + section_json(d, "partitions") + ",\n\"projects\": " +
+         section_json(d, "projects") + ",\n\"departments\": " + section_json(d, "departments") + "\n}\n";
 }
 
 std::string tree_json(const StoreData& d) {

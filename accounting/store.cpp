@@ -277,6 +277,20 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
     while (st->step()) d.tres.push_back(st->text(0));
   }
   {
+    sql::StmtUse st(prep(st_load_tickets_,
+        "SELECT kind, name, fshare, oticket FROM ticket_objects ORDER BY kind, name"));
+    while (st->step())
+      d.ticket_objects.push_back(TicketObjectRec{st->text(0), st->text(1), static_cast<uint32_t>(st->i64(2)),
+                                                 static_cast<uint32_t>(st->i64(3))});
+  }
+  if (opts.tres_usage) {
+    sql::StmtUse st(prep(st_load_ge_usage_,
+        "SELECT kind, name, start, seconds, usage FROM usage_windows WHERE family = 'gridengine'"
+        " AND kind IN ('cpu', 'mem', 'io') AND seconds = 0 ORDER BY name, kind"));
+    while (st->step())
+      d.gridengine_usage.push_back(WindowRow{st->text(0), st->text(1), st->i64(2), st->i64(3), st->real(4)});
+  }
+  {
     sql::StmtUse st(prep(st_load_decay_,
         "SELECT last_decay, last_reset FROM decay_state WHERE id = 1"));
     if (st->step()) d.decay = DecayState{st->i64(0), st->i64(1)};

@@ -102,6 +102,23 @@ It default_association(It first, It last, IsChosen is_chosen) {
   return first;
 }
 
+// Grid Engine's functional shares and override tickets of a user, project
+// or department (table ticket_objects).  A user's row needs no users row.
+struct TicketObjectRec {
+  std::string kind;            // "user", "project", "department"
+  std::string name;
+  uint32_t fshare = 0;
+  uint32_t oticket = 0;
+};
+
+struct WindowRow {
+  std::string kind;            // "user", "group", "account", "qos", "class", "total", ...
+  std::string name;
+  int64_t start = 0;           // window start (epoch seconds)
+  int64_t seconds = 0;         // window length; 0: the single decayed window
+  double usage = 0;
+};
+
 struct DecayState {
   int64_t last_decay = 0;      // 0 = never
   int64_t last_reset = 0;
@@ -122,6 +139,10 @@ struct StoreData {
   std::vector<PartitionRec> partitions;
   std::vector<std::string> tres;       // TRES type names
   std::vector<QueueRec> queues;        // Flux queues, by name
+  std::vector<TicketObjectRec> ticket_objects;  // by kind, name
+  // Grid Engine's per-user decayed usage (family "gridengine", kinds cpu,
+  // mem, io; export's "usage").  Read only with LoadOptions::tres_usage.
+  std::vector<WindowRow> gridengine_usage;
   DecayState decay;
 };
 
@@ -169,13 +190,6 @@ struct CycleResult {
 // nothing is lost on restart; a family whose interval changes re-buckets old
 // rows by their start when it reads them.  A job's charges are made once per
 // family (the window ledger), so a repeated or replayed charge adds nothing.
-struct WindowRow {
-  std::string kind;            // "user", "group", "account", "qos", "class", "total", ...
-  std::string name;
-  int64_t start = 0;           // window start (epoch seconds)
-  int64_t seconds = 0;         // window length; 0: the single decayed window
-  double usage = 0;
-};
 
 struct WindowCharge {
   uint64_t job_id = 0;
@@ -184,12 +198,20 @@ struct WindowCharge {
   double rate = 0;             // usage per second, charged to every credential below
   std::vector<std::pair<std::string, std::string>> credentials;  // (kind, name)
   bool ended = false;
+  // Optional: one rate per credential (same length as credentials), used
+  // instead of `rate` (Grid Engine charges cpu, mem and io of one job at
+  // different rates in the one ledger step).
+  std::vector<double> credential_rates;
 };
 
 struct WindowCycle {
   std::string family;          // "maui", "flux", "gridengine"
   int64_t window_seconds = 0;  // > 0: split charges at multiples of it; 0: one window (start 0)
   double decay_factor = 1.0;   // every row of the family multiplied by it first
+  // Per kind, the factor for that kind's rows (Grid Engine's
+  // halflife_decay_list: cpu, mem and io decay apart); kinds not listed are
+  // not decayed.  Only with decay_factor 1.
+  std::vector<std::pair<std::string, double>> kind_decay;
   int64_t drop_before = 0;     // rows whose window ends at or before this are deleted
   std::vector<WindowCharge> charges;
   std::optional<DecayState> new_state;  // the pass time, as apply_cycle keeps it
@@ -244,11 +266,15 @@ struct AdminChanges {
   // row with the same family, kind, name, start and length.
   std::string windows_family;
   std::vector<WindowRow> windows;
+  // Functional shares / override tickets: upserted by (kind, name).
+  std::vector<TicketObjectRec> ticket_objects;
+  std::vector<std::pair<std::string, std::string>> delete_ticket_objects;  // (kind, name)
   bool empty() const {
     return delete_accounts.empty() && delete_users.empty() && delete_assocs.empty() &&
            delete_qos.empty() && delete_partitions.empty() && delete_queues.empty() &&
            accounts.empty() && assocs.empty() && users.empty() && qos.empty() &&
-           partitions.empty() && queues.empty() && windows.empty();
+           partitions.empty() && queues.empty() && windows.empty() && ticket_objects.empty() &&
+           delete_ticket_objects.empty();
   }
 };
 

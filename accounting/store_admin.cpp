@@ -223,6 +223,19 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
     put_window(ch.windows_family, w, /*add=*/false);
     row_written();
   }
+  for (const auto& [kind, name] : ch.delete_ticket_objects) {
+    sql::StmtUse st(prep(st_del_ticket_, "DELETE FROM ticket_objects WHERE kind = ?1 AND name = ?2"));
+    st->bind(1, kind).bind(2, name).run();
+    row_written();
+  }
+  for (const TicketObjectRec& t : ch.ticket_objects) {
+    sql::StmtUse st(prep(st_up_ticket_,
+        "INSERT INTO ticket_objects(kind, name, fshare, oticket) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT(kind, name) DO UPDATE SET fshare = excluded.fshare, oticket = excluded.oticket"));
+    st->bind(1, t.kind).bind(2, t.name).bind(3, static_cast<int64_t>(t.fshare))
+        .bind(4, static_cast<int64_t>(t.oticket)).run();
+    row_written();
+  }
   txn.commit();
 }
 

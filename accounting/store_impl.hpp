@@ -68,7 +68,9 @@ class StoreImpl final : public Store {
       st_clear_default_part_, st_del_queue_, st_up_queue_, st_clear_assoc_queues_, st_add_assoc_queue_;
   // windowed usage (store_windows.cpp)
   sql::Stmt st_win_load_, st_win_decay_, st_win_drop_, st_win_add_, st_win_set_, st_win_ledger_get_,
-      st_win_ledger_put_, st_win_state_get_;
+      st_win_ledger_put_, st_win_state_get_, st_win_decay_kind_;
+  // ticket objects (Grid Engine)
+  sql::Stmt st_load_tickets_, st_load_ge_usage_, st_up_ticket_, st_del_ticket_;
 };
 
 }  // namespace mfprio::acct::detail

@@ -156,7 +156,21 @@ CREATE INDEX assoc_queues_queue ON assoc_queues(queue);
 ALTER TABLE assocs ADD COLUMN usage_time INTEGER NOT NULL DEFAULT 0 CHECK (usage_time >= 0);
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5};
+// v6: Grid Engine's functional shares and override tickets per user,
+// project and department (priority/gridengine).  A project named here is
+// also what makes an account node of that name a project node of the share
+// tree.
+constexpr const char* kV6 = R"sql(
+CREATE TABLE ticket_objects (
+  kind    TEXT NOT NULL CHECK (kind IN ('user', 'project', 'department')),
+  name    TEXT NOT NULL CHECK (name <> ''),
+  fshare  INTEGER NOT NULL DEFAULT 0 CHECK (fshare >= 0 AND fshare <= 4294967295),
+  oticket INTEGER NOT NULL DEFAULT 0 CHECK (oticket >= 0 AND oticket <= 4294967295),
+  PRIMARY KEY (kind, name)
+) WITHOUT ROWID;
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sqlite3* db) {
@@ -182,7 +196,7 @@ int migrate(sqlite3* db, bool read_only) {
   // Re-read inside the write lock: another process may have migrated meanwhile.
   v = user_version(db);
   for (; v < kSchemaVersion; ++v) {
-    sql::exec(db, kMigrations[v]);
+    if (*kMigrations[v]) sql::exec(db, kMigrations[v]);
     // PRAGMA takes no bound parameters; the value is our own integer constant.
     std::string bump = "PRAGMA user_version = " + std::to_string(v + 1);
     sql::exec(db, bump.c_str());

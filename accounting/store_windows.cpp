@@ -50,9 +50,19 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
   WindowResult res;
   res.added.reserve(c.charges.size());
   sql::Txn txn(db_.get());
+  if (!c.kind_decay.empty() && c.decay_factor != 1.0)
+    throw StoreError(path_ + ": per-kind decay factors and a family decay factor together");
   if (c.decay_factor != 1.0) {
     sql::StmtUse st(prep(st_win_decay_, "UPDATE usage_windows SET usage = usage * ?2 WHERE family = ?1"));
     st->bind(1, c.family).bind(2, c.decay_factor).run();
+  }
+  for (const auto& [kind, f] : c.kind_decay) {
+    if (!(f >= 0.0 && f <= 1.0))
+      throw StoreError(path_ + ": decay factor of '" + kind + "' is outside [0, 1]");
+    if (f == 1.0) continue;
+    sql::StmtUse st(prep(st_win_decay_kind_,
+        "UPDATE usage_windows SET usage = usage * ?3 WHERE family = ?1 AND kind = ?2"));
+    st->bind(1, c.family).bind(2, kind).bind(3, f).run();
   }
   if (c.drop_before > std::numeric_limits<int64_t>::min() && c.window_seconds > 0) {
     sql::StmtUse st(prep(st_win_drop_,
@@ -60,6 +70,11 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
     st->bind(1, c.family).bind(2, c.drop_before).run();
   }
   for (const WindowCharge& ch : c.charges) {
+    if (!ch.credential_rates.empty() && ch.credential_rates.size() != ch.credentials.size())
+      throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": one rate per credential expected");
+    for (double r : ch.credential_rates)
+      if (!(r >= 0.0) || r > 1e15)
+        throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": bad rate " + std::to_string(r));
     if (!(ch.rate >= 0.0) || ch.rate > 1e15)
       throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": bad rate " + std::to_string(ch.rate));
     if (ch.start_time < 0 || ch.until < 0)
@@ -76,8 +91,11 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
       const int64_t ws = c.window_seconds > 0 ? window_start(t, c.window_seconds) : 0;
       const int64_t end = c.window_seconds > 0 ? std::min(ch.until, ws + c.window_seconds) : ch.until;
       const double amount = static_cast<double>(end - t) * ch.rate;
-      for (const auto& [kind, name] : ch.credentials) {
-        put_window(c.family, WindowRow{kind, name, ws, c.window_seconds, amount}, /*add=*/true);
+      for (size_t k = 0; k < ch.credentials.size(); ++k) {
+        const auto& [kind, name] = ch.credentials[k];
+        const double a = ch.credential_rates.empty() ? amount
+                                                     : static_cast<double>(end - t) * ch.credential_rates[k];
+        put_window(c.family, WindowRow{kind, name, ws, c.window_seconds, a}, /*add=*/true);
         row_written();
       }
       added += amount;

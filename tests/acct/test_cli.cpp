@@ -354,3 +354,58 @@ TEST_F(Cli, QueuesAreAddedModifiedPermittedAndDeleted) {
 
 }  // namespace
 }  // namespace mfprio::acct
+
+namespace mfprio::acct {
+namespace {
+
+class CliSstree : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_FALSE(test::binary().empty()) << "MFPRIO_ACCT not set"; }
+  Result acct(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--db", db});
+    return test::run_acct(dir, args);
+  }
+  TempDir dir;
+  std::string db = dir.file("acct.db");
+};
+
+TEST_F(CliSstree, ImportsAccountsUserLeavesDefaultAndProjects) {
+  std::ofstream(dir.file("tree")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+                                     "id=1\nname=physics\ntype=1\nshares=75\nchildnodes=3,4\n"
+                                     "id=2\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n"
+                                     "id=3\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
+                                     "id=4\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n";
+  Result r = acct({"import-sstree", dir.file("tree")});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ("imported 1 accounts, 3 user leaves, 1 projects\n", r.out);
+  r = acct({"show", "tree", "-P"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(
+      "Account|User|Partition|Shares|RawUsage|\n"
+      "root|||1|0|\n"
+      "root|default||25|0|\n"
+      "physics|||75|0|\n"
+      "physics|alice||10|0|\n"
+      "physics|default||5|0|\n",
+      r.out);
+  r = acct({"export"});
+  EXPECT_NE(r.out.find("\"projects\": [\n{\"name\":\"physics\""), std::string::npos) << r.out;
+}
+
+TEST_F(CliSstree, ABadLineIsNamedAndNothingIsWritten) {
+  std::ofstream(dir.file("tree")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
+                                     "id=1\nname=alice\ntype=0\nshares=ten\nchildnodes=NONE\n";
+  Result r = acct({"import-sstree", dir.file("tree")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(r.err.find(dir.file("tree") + ":9"), std::string::npos) << r.err;
+  std::ofstream(dir.file("tree2")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
+                                      "id=1\nname=a|b\ntype=0\nshares=1\nchildnodes=NONE\n";
+  r = acct({"import-sstree", dir.file("tree2")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(r.err.find(dir.file("tree2") + ":6"), std::string::npos) << r.err;
+  r = acct({"show", "tree", "-P"});
+  EXPECT_EQ("Account|User|Partition|Shares|RawUsage|\nroot|||1|0|\n", r.out);
+}
+
+}  // namespace
+}  // namespace mfprio::acct

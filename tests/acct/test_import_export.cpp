@@ -297,7 +297,7 @@ TEST(ImportQueues, QueuesPermissionsAndUsageTimeRoundTripThroughExport) {
                "usage_time": 1700000000},
               {"name": "v", "account": "A", "raw_usage": 0}]})");
   auto s1 = Store::open(dir.file("one.db"));
-  EXPECT_EQ(5, s1->schema_version());
+  EXPECT_GE(s1->schema_version(), 5);  // v5 holds the queues
   ImportStats st = import_json_file(*s1, dir.file("in.json"));
   EXPECT_EQ(2u, st.queues);
   StoreData d = s1->load();
@@ -366,6 +366,92 @@ TEST(StoreQueues, DeletingAQueueRemovesItsPermissionsAndAssocDeleteCascades) {
   gone.delete_users = {"u"};
   s->apply_admin(gone);
   EXPECT_TRUE(s->load().assocs.empty());
+}
+
+}  // namespace
+}  // namespace mfprio::acct
+
+// Grid Engine: functional shares / override tickets per user, project and
+// department (table ticket_objects), per-user cpu/mem/io usage.
+namespace mfprio::acct {
+namespace {
+
+TEST(ImportGridEngine, TicketObjectsAndUsageRoundTripThroughExport) {
+  TempDir dir;
+  write_file(dir.file("in.json"), R"({
+    "accounts": [{"name": "phys", "shares": 75}],
+    "users": [
+      {"name": "alice", "account": "phys", "shares": 10, "fshare": 100, "oticket": 5,
+       "usage": {"cpu": 3600.5, "mem": 12, "io": 0.25}},
+      {"name": "bob", "fshare": 20},
+      {"name": "carol", "raw_usage": 42}
+    ],
+    "projects": [{"name": "phys", "fshare": 300, "oticket": 0}],
+    "departments": [{"name": "defaultdepartment", "fshare": 1, "oticket": 2}]
+  })");
+  auto s1 = Store::open(dir.file("one.db"));
+  EXPECT_EQ(6, s1->schema_version());
+  import_json_file(*s1, dir.file("in.json"));
+  StoreData d = s1->load();
+  ASSERT_EQ(4u, d.ticket_objects.size());
+  std::map<std::string, TicketObjectRec> t;
+  for (const auto& r : d.ticket_objects) t[r.kind + "/" + r.name] = r;
+  EXPECT_EQ(100u, t["user/alice"].fshare);
+  EXPECT_EQ(5u, t["user/alice"].oticket);
+  EXPECT_EQ(20u, t["user/bob"].fshare);
+  EXPECT_EQ(300u, t["project/phys"].fshare);
+  EXPECT_EQ(2u, t["department/defaultdepartment"].oticket);
+  // bob and carol exist as users in no account.
+  std::set<std::string> users;
+  for (const auto& u : d.users) users.insert(u.name);
+  EXPECT_TRUE(users.count("bob") && users.count("carol"));
+  std::map<std::string, double> usage;
+  for (const auto& w : s1->load_windows("gridengine")) usage[w.kind + "/" + w.name] = w.usage;
+  EXPECT_EQ(3600.5, usage["cpu/alice"]);
+  EXPECT_EQ(12.0, usage["mem/alice"]);
+  EXPECT_EQ(0.25, usage["io/alice"]);
+  EXPECT_EQ(42.0, usage["cpu/carol"]);  // raw_usage alone is cpu
+
+  const std::string exported = export_json(d);
+  EXPECT_NE(exported.find("\"projects\""), std::string::npos);
+  write_file(dir.file("out.json"), exported);
+  auto s2 = Store::open(dir.file("two.db"));
+  import_json_file(*s2, dir.file("out.json"));
+  EXPECT_EQ(exported, export_json(s2->load()));
+}
+
+TEST(ImportGridEngine, BadTicketFieldsAreRefusedWithTheRecord) {
+  TempDir dir;
+  auto s = Store::open(dir.file("a.db"));
+  const StoreData d = s->load();
+  auto err = [&](const std::string& text) {
+    try {
+      plan_import(d, text, "f.json");
+    } catch (const AdminError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(err(R"({"projects": [{"name": "p", "fshare": -1}]})").find("projects[0]"), std::string::npos);
+  EXPECT_NE(err(R"({"departments": [{"name": "d", "bogus": 1}]})").find("bogus"), std::string::npos);
+  EXPECT_NE(err(R"({"users": [{"name": "u", "usage": {"gpu": 1}}]})").find("gpu"), std::string::npos);
+  EXPECT_NE(err(R"({"users": [{"name": "u", "usage": {"cpu": 1}}, {"name": "u", "usage": {"cpu": 2}}]})")
+                .find("second \"usage\""),
+            std::string::npos);
+}
+
+TEST(ImportGridEngine, TicketObjectsTableRejectsBadKinds) {
+  TempDir dir;
+  auto s = Store::open(dir.file("a.db"));
+  AdminChanges ch;
+  ch.ticket_objects = {{"queue", "q", 1, 1}};
+  EXPECT_THROW(s->apply_admin(ch), StoreError);
+  ch.ticket_objects = {{"user", "u", 1, 1}};
+  s->apply_admin(ch);
+  ch.ticket_objects.clear();
+  ch.delete_ticket_objects = {{"user", "u"}};
+  s->apply_admin(ch);
+  EXPECT_TRUE(s->load().ticket_objects.empty());
 }
 
 }  // namespace

@@ -438,7 +438,7 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
     auto s = doc_store(dir);  // acct.db, current schema; copy its v1 tables by hand below
   }
   // Build a v1 file: the current schema minus v2 (scale), v3 (journal), v4
-  // (windowed usage) and v5 (queues, assocs.usage_time), user_version 1.
+  // (windowed usage), v5 (queues, assocs.usage_time) and v6 (ticket objects), user_version 1.
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   char* err = nullptr;
@@ -452,7 +452,7 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(h, "SELECT name, sql FROM cur.sqlite_master WHERE type IN ('table','index')"
                         " AND name NOT LIKE 'sqlite_%' AND tbl_name NOT IN ('decay_state', 'charge_journal',"
-                        " 'usage_windows', 'window_ledger', 'queues', 'assoc_queues')"
+                        " 'usage_windows', 'window_ledger', 'queues', 'assoc_queues', 'ticket_objects')"
                         " ORDER BY type DESC",
                      -1, &st, nullptr);
   std::vector<std::pair<std::string, std::string>> defs;

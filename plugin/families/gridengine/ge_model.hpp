@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "ge_sconf.hpp"
+#include "qconf.hpp"
 #include "ge_usage.hpp"
 
 namespace mfprio::gridengine {
@@ -47,7 +47,7 @@ struct RequestValue {
 };
 
 struct Job {
-  uint32_t id = 0;
+  uint64_t id = 0;
   std::string user;
   std::string project;     // "" = none
   std::string department;  // "" = none (Grid Engine: defaultdepartment)

@@ -48,7 +48,7 @@ struct Term {
 };
 
 struct JobPrice {
-  uint32_t id = 0;
+  uint64_t id = 0;
   bool running = false;
   double prio = 0;
   double nurg = 0, urg = 0, rrcontr = 0, wtcontr = 0, dlcontr = 0;

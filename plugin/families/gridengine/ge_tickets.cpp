@@ -396,7 +396,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         std::vector<size_t> head(lists.size(), 0);
         struct Cand {
           double v;
-          uint32_t id;
+          uint64_t id;
           size_t g;
         };
         auto worse = [](const Cand& a, const Cand& b) {

@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "ge_sconf.hpp"
+#include "qconf.hpp"
 
 namespace mfprio::gridengine {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "ge_model.hpp"
-#include "ge_sconf.hpp"
+#include "qconf.hpp"
 
 namespace getest {
 using namespace mfprio::gridengine;

@@ -1,4 +1,4 @@
-// ge_sconf.hpp - readers for the three texts a Grid Engine admin already has:
+// qconf.hpp - readers for the three texts a Grid Engine admin already has:
 // `qconf -ssconf` (scheduler configuration), `qconf -sc` (the complex table)
 // and `qconf -sstree` (the share tree).  reference/gridengine.md §1 "Defaults",
 // §2 (complex urgency), §3.2 (share tree), §3.5 (usage weights and decay).

@@ -1,7 +1,7 @@
 // Parsing of qconf -ssconf, -sc and -sstree texts (ge_sconf.hpp).
 #include <gtest/gtest.h>
 
-#include "ge_sconf.hpp"
+#include "qconf.hpp"
 
 using namespace mfprio::gridengine;
 

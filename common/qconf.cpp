@@ -1,7 +1,7 @@
-// ge_sconf.cpp - parsers for qconf -ssconf, -sc and -sstree texts.
-// See ge_sconf.hpp for the contract; reference/gridengine.md "Defaults" for
+// qconf.cpp - see qconf.hpp.
+// See qconf.hpp for the contract; reference/gridengine.md "Defaults" for
 // the default values and §2/§3 for what each key feeds.
-#include "ge_sconf.hpp"
+#include "qconf.hpp"
 
 #include <cctype>
 #include <cerrno>

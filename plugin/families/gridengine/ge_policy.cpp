@@ -1,0 +1,670 @@
+// ge_policy.cpp - see ge_policy.hpp.
+#include "ge_policy.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ge_sharemon.hpp"
+#include "ge_urgency.hpp"
+#include "store.hpp"
+
+namespace mfprio::gridengine {
+namespace {
+
+constexpr const char* kFamily = "gridengine";  // the store's window family
+const char* const kTypes[3] = {"cpu", "mem", "io"};
+
+const char* nz(const char* s) { return s ? s : ""; }
+
+std::string where(const ConfPair& p) { return p.file + ":" + std::to_string(p.line); }
+
+// "sched_conf=PATH,complexes=PATH" -> the pairs; ConfigError naming the pair.
+std::map<std::string, std::string> parameters(const ConfPair& p) {
+  std::map<std::string, std::string> out;
+  std::string item;
+  std::istringstream in(p.value);
+  while (std::getline(in, item, ',')) {
+    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(where(p) + ": PriorityParameters: '" + item + "' is not NAME=VALUE");
+    std::string k = item.substr(0, eq);
+    for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (k != "sched_conf" && k != "complexes")
+      throw ConfigError(where(p) + ": PriorityParameters: unknown key '" + k +
+                        "' (priority/gridengine reads sched_conf=PATH and complexes=PATH)");
+    if (out.count(k)) throw ConfigError(where(p) + ": PriorityParameters: '" + k + "' given twice");
+    if (eq + 1 >= item.size()) throw ConfigError(where(p) + ": PriorityParameters: '" + k + "' has no path");
+    out[k] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+std::string read_relative(const ConfPair& p, const std::string& key, std::string path, std::string* full) {
+  if (path[0] != '/') {
+    const size_t slash = p.file.rfind('/');
+    if (slash != std::string::npos) path = p.file.substr(0, slash + 1) + path;
+  }
+  std::ifstream f(path);
+  if (!f) throw ConfigError(where(p) + ": PriorityParameters: " + key + "=" + path + ": cannot read");
+  std::stringstream text;
+  text << f.rdbuf();
+  *full = path;
+  return text.str();
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+bool parse_u32(const std::string& s, uint32_t* out) {
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno || *end || v > 0xffffffffull) return false;
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
+bool parse_nonneg(const std::string& s, double* out) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || errno || *end || !(v >= 0) || std::isinf(v)) return false;
+  *out = v;
+  return true;
+}
+
+// "mpi 4-8", "mpi 2,4-6", "mpi 4-", "mpi 8" -> name and ranges.
+bool parse_pe(const std::string& text, PeRequest* pe) {
+  const std::string t = trim(text);
+  const size_t sp = t.find_first_of(" \t");
+  if (sp == std::string::npos) return false;
+  pe->name = t.substr(0, sp);
+  std::string list = trim(t.substr(sp));
+  std::string item;
+  std::istringstream in(list);
+  while (std::getline(in, item, ',')) {
+    item = trim(item);
+    SlotRange r;
+    const size_t dash = item.find('-');
+    if (dash == std::string::npos) {
+      if (!parse_u32(item, &r.min)) return false;
+      r.max = r.min;
+    } else {
+      const std::string lo = item.substr(0, dash), hi = item.substr(dash + 1);
+      if (lo.empty()) r.min = 1;
+      else if (!parse_u32(lo, &r.min)) return false;
+      if (hi.empty()) r.max = kInfiniteSlots;
+      else if (!parse_u32(hi, &r.max)) return false;
+    }
+    if (r.min < 1 || r.max < r.min) return false;
+    pe->ranges.push_back(r);
+  }
+  return !pe->ranges.empty();
+}
+
+char* fmt(char (&buf)[32], const char* f, double v) {
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// What one job's explanation needs besides its JobPrice.
+struct Detail {
+  int64_t now = 0;
+  int64_t submit = 0;
+  std::optional<int64_t> deadline;
+  bool urg_flat = false, tix_flat = false, share_bound = false, dl_bound = false, prio_off = false;
+  std::string project;
+};
+
+void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain* ex) {
+  const auto flag = [](bool b) { return b ? MFPRIO_TERMF_CAPPED : 0u; };
+  const auto zw = [](double w) { return w == 0 ? MFPRIO_TERMF_ZERO_WEIGHT : 0u; };
+  const int u = ex->term("urgency", "URGENCY", p.nurg, c.weight_urgency, p.nurg * c.weight_urgency, -1,
+                         flag(d.urg_flat) | zw(c.weight_urgency));
+  ex->term("rrcontr", "RRCONTR", p.rrcontr, 1.0, p.rrcontr, u);
+  ex->term("wtcontr", "WTCONTR", static_cast<double>(d.now - d.submit), c.weight_waiting_time, p.wtcontr, u,
+           zw(c.weight_waiting_time));
+  const double dl_f = d.deadline ? 1.0 / static_cast<double>(std::max<int64_t>(*d.deadline - d.now, 1)) : 0.0;
+  ex->term("dlcontr", "DLCONTR", dl_f, c.weight_deadline, p.dlcontr, u, flag(d.dl_bound));
+  const int t = ex->term("tickets", "TICKETS", p.ntckts, c.weight_ticket, p.ntckts * c.weight_ticket, -1,
+                         flag(d.tix_flat) | zw(c.weight_ticket));
+  ex->term("stckt", "STCKT", p.stckt, 1.0, p.stckt, t, flag(d.share_bound));
+  ex->term("ftckt", "FTCKT", p.ftckt, 1.0, p.ftckt, t);
+  ex->term("otckt", "OTCKT", p.otckt, 1.0, p.otckt, t);
+  ex->term("priority", "PRIORITY", p.npprior, c.weight_priority, p.npprior * c.weight_priority, -1,
+           flag(d.prio_off) | zw(c.weight_priority));
+  // The qstat columns as values (factor) and text, long format only.
+  char b[32];
+  const uint32_t info = MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG;
+  ex->term("prio", "PRIO", p.prio, 0, 0, -1, info, 0, fmt(b, "%.5f", p.prio));
+  ex->term("nurg", "NURG", p.nurg, 0, 0, -1, info, 0, fmt(b, "%.5f", p.nurg));
+  ex->term("urg", "URG", p.urg, 0, 0, -1, info, 0, fmt(b, "%.0f", p.urg));
+  ex->term("ntckts", "NTCKTS", p.ntckts, 0, 0, -1, info, 0, fmt(b, "%.5f", p.ntckts));
+  ex->term("tckts", "TCKTS", p.tckts, 0, 0, -1, info, 0, fmt(b, "%.0f", p.tckts));
+  ex->term("npprior", "NPPRIOR", p.npprior, 0, 0, -1, info, 0, fmt(b, "%.5f", p.npprior));
+  ex->term("ppri", "PPRI", p.ppri, 0, 0, -1, info, 0, fmt(b, "%.0f", static_cast<double>(p.ppri)));
+  ex->resolved(d.project, "", "");
+  ex->total(p.prio, p.priority, MFPRIO_CLAMP_NONE);
+}
+
+Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobTickets& t, double lo, double hi,
+                 double max_tix, int64_t now) {
+  Detail d;
+  d.now = now;
+  d.submit = j.submit_time;
+  d.deadline = j.deadline;
+  d.urg_flat = (c.weight_urgency == 0 && !c.report_pjob_tickets) || hi - lo < 1e-5;
+  d.tix_flat = !(max_tix > 0);
+  d.share_bound = t.share_bound;
+  d.dl_bound = j.deadline && *j.deadline - now <= 1;
+  d.prio_off = c.weight_priority == 0 && !c.report_pjob_tickets;
+  d.project = j.project;
+  (void)p;
+  return d;
+}
+
+}  // namespace
+
+int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* why) {
+  const std::string id = "job " + std::to_string(r.job_id);
+  Job j;
+  j.id = r.job_id;
+  j.user = nz(r.user);
+  j.project = nz(r.account);
+  j.submit_time = r.submit_time;
+  if (r.deadline > 0) j.deadline = r.deadline;
+  if (r.user_priority < -1023 || r.user_priority > 1024) {
+    *why = id + ": user_priority " + std::to_string(r.user_priority) + " is outside -1023..1024 (POSIX priority)";
+    return MFPRIO_EINVAL;
+  }
+  j.posix_priority = r.user_priority;
+  j.running = r.state == MFPRIO_JOB_RUNNING || r.state == MFPRIO_JOB_SUSPENDED;
+  std::string pe_text, us_text, pe_slots_text;
+  for (uint32_t i = 0; i < r.attr_count; ++i) {
+    const std::string name = nz(r.attrs[i].name);
+    const std::string value = nz(r.attrs[i].value);
+    const auto bad = [&](const char* what) {
+      *why = id + ": attr '" + name + "' = '" + value + "': " + what;
+      return MFPRIO_EINVAL;
+    };
+    if (name == "department") {
+      j.department = value;
+    } else if (name == "job_share") {
+      if (!parse_nonneg(value, &j.job_share)) return bad("not a number >= 0");
+    } else if (name == "override_tickets") {
+      if (!parse_nonneg(value, &j.override_tickets)) return bad("not a number >= 0");
+    } else if (name == "pe") {
+      pe_text = value;
+      PeRequest pe;
+      if (!parse_pe(value, &pe)) return bad("not 'NAME RANGE[,RANGE...]' (e.g. 'mpi 4-8')");
+    } else if (name == "urgency_slots") {
+      uint32_t n = 0;
+      if (value != "min" && value != "max" && value != "avg" && !(parse_u32(value, &n) && n > 0))
+        return bad("not min, max, avg or a positive integer");
+      us_text = value;
+    } else if (name == "pe_slots") {
+      uint32_t n = 0;
+      if (!parse_u32(value, &n)) return bad("not an unsigned integer");
+      pe_slots_text = value;
+    } else if (name.rfind("requests.", 0) == 0) {
+      const std::string cx = name.substr(9);
+      const Complex* c = model.complexes.find(cx);
+      if (!c) return bad("names no complex of the complexes table");
+      if (complex_is_numeric(c->type)) {
+        double v = 0;
+        if (!parse_ge_value(c->type, value, &v))
+          return bad((std::string("not a ") + complex_type_name(c->type) + " value").c_str());
+      }
+      j.hard_requests[c->name] = RequestValue::str(value);
+    }
+  }
+  if (!pe_text.empty()) {
+    PeRequest pe;
+    parse_pe(pe_text, &pe);
+    if (!us_text.empty()) pe.urgency_slots = us_text;
+    if (!pe_slots_text.empty()) parse_u32(pe_slots_text, &pe.pe_slots);
+    j.pe = std::move(pe);
+  } else if (r.cpus > 1) {
+    PeRequest pe;  // slots = cpus: a fixed-count request
+    pe.ranges.push_back(SlotRange{r.cpus, r.cpus});
+    j.pe = std::move(pe);
+  }
+  *out = std::move(j);
+  return MFPRIO_OK;
+}
+
+void GridEnginePolicy::configure(const HostContext& host) {
+  host_ = &host;
+  const ConfPair* pp = nullptr;
+  for (const ConfPair& c : host.conf)
+    if (iequals(c.key, "PriorityParameters")) pp = &c;
+  SchedConf conf;
+  ComplexTable cx = ComplexTable::builtin();
+  std::string sc_path, cx_path;
+  if (pp) {
+    auto params = parameters(*pp);
+    std::string why;
+    if (auto it = params.find("sched_conf"); it != params.end()) {
+      const std::string text = read_relative(*pp, "sched_conf", it->second, &sc_path);
+      if (!parse_sched_conf(text, sc_path, &conf, &why)) throw ConfigError(why);
+    }
+    if (auto it = params.find("complexes"); it != params.end()) {
+      const std::string text = read_relative(*pp, "complexes", it->second, &cx_path);
+      if (!parse_complexes(text, cx_path, &cx, &why)) throw ConfigError(why);
+    }
+  }
+  store_path_ = store_location(host.conf, &store_origin_);
+  if (store_path_.empty())
+    throw ConfigError("priority/gridengine needs AccountingStorageLoc: the share tree, functional shares, "
+                      "override tickets and usage live in the store");
+  conf_ = std::move(conf);
+  complexes_ = std::move(cx);
+  sched_conf_path_ = sc_path;
+  complexes_path_ = cx_path;
+}
+
+std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
+                                                 uint64_t generation) const {
+  auto m = std::make_shared<Model>();
+  m->conf = conf_;
+  m->complexes = complexes_;
+  std::set<std::string> projects;
+  for (const acct::TicketObjectRec& t : d.ticket_objects) {
+    TicketObject o{static_cast<double>(t.fshare), static_cast<double>(t.oticket)};
+    if (t.kind == "user") m->users[t.name] = o;
+    else if (t.kind == "project") {
+      m->projects[t.name] = o;
+      projects.insert(t.name);
+    } else if (t.kind == "department") m->departments[t.name] = o;
+  }
+  // Share tree: accounts are inner nodes (a project node when a project of
+  // that name exists), user associations the user leaves (one per user and
+  // account, partitions merged), sub-accounts before users, each by name.
+  std::map<std::string, std::vector<std::string>> sub;          // account -> child accounts
+  std::map<std::string, std::map<std::string, uint32_t>> users;  // account -> user -> shares
+  std::map<std::string, uint32_t> shares;
+  for (const acct::AccountRec& a : d.accounts) {
+    shares[a.name] = a.shares;
+    if (!a.parent.empty()) sub[a.parent].push_back(a.name);
+  }
+  for (const acct::UserAssocRec& a : d.assocs) users[a.account].emplace(a.user, a.shares);
+  ShareTreeSpec tree;
+  if (!sub.empty() || !users.empty()) {
+    // Depth-first, children in order: emit a node, then its children.
+    std::function<void(const std::string&, int)> walk = [&](const std::string& acc, int parent) {
+      ShareTreeNodeSpec n;
+      n.id = static_cast<uint32_t>(tree.nodes.size());
+      n.name = acc;
+      n.type = projects.count(acc) ? NodeType::Project : NodeType::User;
+      n.shares = shares[acc];
+      n.parent = parent;
+      const size_t me = tree.nodes.size();
+      tree.nodes.push_back(n);
+      if (parent >= 0) tree.nodes[static_cast<size_t>(parent)].children.push_back(me);
+      auto s = sub.find(acc);
+      if (s != sub.end()) {
+        std::vector<std::string> kids = s->second;
+        std::sort(kids.begin(), kids.end());
+        for (const std::string& k : kids) walk(k, static_cast<int>(me));
+      }
+      auto u = users.find(acc);
+      if (u != users.end())
+        for (const auto& [name, sh] : u->second) {
+          ShareTreeNodeSpec leaf;
+          leaf.id = static_cast<uint32_t>(tree.nodes.size());
+          leaf.name = name;
+          leaf.type = NodeType::User;
+          leaf.shares = sh;
+          leaf.parent = static_cast<int>(me);
+          tree.nodes[me].children.push_back(tree.nodes.size());
+          tree.nodes.push_back(leaf);
+        }
+    };
+    walk("root", -1);
+  }
+  m->tree = std::move(tree);
+  // Decayed usage: one window per (kind, name).
+  for (const acct::WindowRow& r : rows) {
+    std::string kind = r.kind;
+    enum { U, P, UP } scope = U;
+    if (kind.rfind("user_project_", 0) == 0) {
+      scope = UP;
+      kind = kind.substr(13);
+    } else if (kind.rfind("project_", 0) == 0) {
+      scope = P;
+      kind = kind.substr(8);
+    }
+    Usage* u = nullptr;
+    if (scope == U) u = &m->user_usage[r.name];
+    else if (scope == P) u = &m->project_usage[r.name];
+    else {
+      const size_t colon = r.name.find(':');
+      if (colon == std::string::npos) continue;
+      u = &m->user_project_usage[{r.name.substr(0, colon), r.name.substr(colon + 1)}];
+    }
+    if (kind == "cpu") u->cpu += r.usage;
+    else if (kind == "mem") u->mem += r.usage;
+    else if (kind == "io") u->io += r.usage;
+  }
+  auto s = std::make_shared<GeState>();
+  s->generation = generation;
+  s->last_decay = d.decay.last_decay;
+  s->associations = d.assocs.size();
+  s->model = std::move(m);
+  return s;
+}
+
+std::shared_ptr<const State> GridEnginePolicy::load(acct::Store* store, uint32_t, uint64_t generation) {
+  acct::LoadOptions lo;
+  lo.tres_usage = false;
+  const acct::StoreData d = store->load(lo);
+  return build(d, store->load_windows(kFamily), generation);
+}
+
+std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& state, const mfprio_job_t* pending,
+                                                               size_t pending_count, const mfprio_job_t* running,
+                                                               size_t running_count, int64_t now,
+                                                               uint32_t* priorities, int* statuses,
+                                                               ClampCounts*, BatchError* err) const {
+  const GeState& s = static_cast<const GeState&>(state);
+  const Model& m = *s.model;
+  auto pass = std::make_shared<GePass>();
+  pass->now = now;
+  pass->generation = s.generation;
+  std::vector<size_t> slot(pending_count, SIZE_MAX);  // pending i -> jobs index
+  std::unordered_map<uint64_t, size_t> first;         // job id -> jobs index
+  for (size_t i = 0; i < pending_count; ++i) {
+    std::string why;
+    int rc = check_job(&pending[i], "prioritize", &why);
+    Job j;
+    if (rc == MFPRIO_OK && pending[i].state != MFPRIO_JOB_HELD) rc = to_ge_job(pending[i], m, &j, &why);
+    if (rc == MFPRIO_OK && pending[i].state != MFPRIO_JOB_HELD) {
+      UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
+      if (!job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
+    }
+    if (statuses) statuses[i] = rc;
+    priorities[i] = 0;
+    if (rc != MFPRIO_OK) {
+      err->note(rc, why);
+      continue;
+    }
+    if (pending[i].state == MFPRIO_JOB_HELD) continue;
+    j.running = false;  // given as pending
+    // One record per partition: the job takes part once, every record gets its priority.
+    if (auto seen = first.find(j.id); seen != first.end()) {
+      slot[i] = seen->second;
+      continue;
+    }
+    first.emplace(j.id, pass->jobs.size());
+    slot[i] = pass->jobs.size();
+    pass->jobs.push_back(std::move(j));
+  }
+  for (size_t i = 0; i < running_count; ++i) {
+    std::string why;
+    Job j;
+    int rc = to_ge_job(running[i], m, &j, &why);
+    if (rc == MFPRIO_OK) {
+      UrgencyParts up;
+      if (!job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
+    }
+    if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
+      err->note(rc, "prioritize (running): " + why);
+      continue;
+    }
+    j.running = true;
+    pass->jobs.push_back(std::move(j));
+  }
+  std::string why;
+  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why)) {  // validated above: unreachable
+    for (size_t i = 0; i < pending_count; ++i) {
+      priorities[i] = 0;
+      if (statuses) statuses[i] = MFPRIO_EINTERNAL;
+    }
+    err->note(MFPRIO_EINTERNAL, "prioritize: " + why);
+    return nullptr;
+  }
+  for (size_t k = 0; k < pass->jobs.size(); ++k) pass->index.emplace(pass->jobs[k].id, k);
+  for (size_t i = 0; i < pending_count; ++i)
+    if (slot[i] != SIZE_MAX) priorities[i] = pass->result.jobs[slot[i]].priority;
+  last_pass_.store(pass, std::memory_order_release);
+  return pass;
+}
+
+int GridEnginePolicy::price(const State& state, const PassState* pass_base, const mfprio_job_t& job, int64_t now,
+                            Explain* explain, uint32_t* priority, uint32_t* clamp, std::string* why) const {
+  const GeState& s = static_cast<const GeState&>(state);
+  const Model& m = *s.model;
+  const SchedConf& c = m.conf;
+  *clamp = MFPRIO_CLAMP_NONE;
+  if (int rc = check_job(&job, "set_priority", why)) return rc;
+  if (job.state == MFPRIO_JOB_HELD) {
+    *priority = 0;
+    if (explain) explain->total(0, 0, MFPRIO_CLAMP_NONE);
+    return MFPRIO_OK;
+  }
+  const GePass* pass = static_cast<const GePass*>(pass_base);
+  if (pass) {
+    auto it = pass->index.find(job.job_id);
+    if (it != pass->index.end()) {  // the pass's numbers, whatever `now`
+      const size_t k = it->second;
+      const JobPrice& p = pass->result.jobs[k];
+      *priority = p.priority;
+      if (explain)
+        explain_job(c, p,
+                    detail_of(c, pass->jobs[k], p, pass->result.tickets.jobs[k], pass->result.min_urg,
+                              pass->result.max_urg, pass->result.max_tix, pass->now),
+                    explain);
+      return MFPRIO_OK;
+    }
+  }
+  // Alone: a one-job pass, normalised with the last pass's bounds if any.
+  Job j;
+  if (int rc = to_ge_job(job, m, &j, why)) return rc;
+  PricingResult r;
+  if (!gridengine::price_queue(std::vector<Job>{j}, m, now, &r, why)) return MFPRIO_EINVAL;
+  JobPrice p = r.jobs[0];
+  double lo = r.min_urg, hi = r.max_urg, max_tix = r.max_tix;
+  if (pass) {
+    lo = pass->result.min_urg;
+    hi = pass->result.max_urg;
+    max_tix = pass->result.max_tix;
+    const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
+    p.nurg = urg_off ? 0.5 : normalize(p.urg, lo, hi);
+    p.ntckts = normalize(p.tckts, 0, max_tix);
+    p.prio = c.weight_urgency * p.nurg + c.weight_ticket * p.ntckts + c.weight_priority * p.npprior;
+    p.priority = priority_to_u32(p.prio);
+  }
+  *priority = p.priority;
+  if (explain) explain_job(c, p, detail_of(c, j, p, r.tickets.jobs[0], lo, hi, max_tix, now), explain);
+  return MFPRIO_OK;
+}
+
+int GridEnginePolicy::charge(acct::Store* store, const GeState& cur, const mfprio_job_t* jobs, const int64_t* until,
+                             size_t stride, size_t count, bool ended, int64_t now, PassOutcome* out,
+                             std::string* why) {
+  acct::WindowCycle c;
+  c.family = kFamily;
+  c.window_seconds = 0;
+  if (!ended) {
+    // Grid Engine's decay: a per-minute constant per usage type, over the
+    // time since the last pass (none before the first pass).
+    const double elapsed = cur.last_decay > 0 ? static_cast<double>(now - cur.last_decay) : 0.0;
+    const double def = decay_constant_per_minute(conf_.halftime * 60.0);
+    for (const char* t : kTypes) {
+      double k = def;
+      for (const HalflifeEntry& e : conf_.halflife_decay_list)
+        if (e.name == t) k = decay_constant_per_minute(e.minutes);
+      const double f = decay_factor(k, elapsed);
+      for (const char* prefix : {"", "project_", "user_project_"})
+        c.kind_decay.emplace_back(std::string(prefix) + t, f);
+    }
+    c.new_state = acct::DecayState{now, now};
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const mfprio_job_t& j = jobs[i];
+    if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;
+    const int64_t t = until[i * stride];
+    if (j.start_time <= 0 || j.start_time > t) {
+      *why = "job " + std::to_string(j.job_id) + ": running job without a valid start time";
+      return MFPRIO_EINVAL;
+    }
+    if (!j.user || !*j.user) {
+      *why = "job " + std::to_string(j.job_id) + ": no user";
+      return MFPRIO_EINVAL;
+    }
+    const std::string user = j.user, project = nz(j.account);
+    double io = 0;
+    for (uint32_t k = 0; k < j.tres_count; ++k)
+      if (std::string(nz(j.tres[k].name)) == "io") io = j.tres[k].count;
+    const double rates[3] = {static_cast<double>(std::max<uint32_t>(j.cpus, 1)),
+                             static_cast<double>(j.mem_mb) / 1024.0, io};
+    acct::WindowCharge ch;
+    ch.job_id = j.job_id;
+    ch.start_time = j.start_time;
+    ch.until = t;
+    ch.rate = rates[0];
+    ch.ended = ended;
+    for (int k = 0; k < 3; ++k) {
+      ch.credentials.emplace_back(kTypes[k], user);
+      ch.credential_rates.push_back(rates[k]);
+      if (!project.empty()) {
+        ch.credentials.emplace_back(std::string("project_") + kTypes[k], project);
+        ch.credential_rates.push_back(rates[k]);
+        ch.credentials.emplace_back(std::string("user_project_") + kTypes[k], user + ":" + project);
+        ch.credential_rates.push_back(rates[k]);
+      }
+    }
+    c.charges.push_back(std::move(ch));
+  }
+  try {
+    store->apply_windows(c);
+  } catch (const acct::StoreError& e) {
+    *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
+    return MFPRIO_ESTORE;
+  }
+  out->committed = true;
+  out->charged = c.charges.size();
+  acct::LoadOptions lo;
+  lo.tres_usage = false;
+  out->next = build(store->load(lo), store->load_windows(kFamily), cur.generation + 1);
+  return MFPRIO_OK;
+}
+
+int GridEnginePolicy::decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
+                            const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) {
+  return charge(store, static_cast<const GeState&>(*current), running, &now, 0, count, false, now, out, why);
+}
+
+int GridEnginePolicy::job_end(acct::Store* store, const std::shared_ptr<const State>& current,
+                              const mfprio_job_t* jobs, const int64_t* end_times, size_t count, PassOutcome* out,
+                              std::string* why) {
+  return charge(store, static_cast<const GeState&>(*current), jobs, end_times, 1, count, true, 0, out, why);
+}
+
+void GridEnginePolicy::share_view(const State& state, ShareView* v) const {
+  const GeState& s = static_cast<const GeState&>(state);
+  // The last pass's jobs against this state's tree and usage (no pass yet:
+  // no jobs, every node inactive, targets 0).
+  std::shared_ptr<const GePass> last = last_pass_.load(std::memory_order_acquire);
+  PricingResult r;
+  std::string why;
+  const std::vector<Job> none;
+  if (!gridengine::price_queue(last ? last->jobs : none, *s.model, last ? last->now : 0, &r, &why))
+    gridengine::price_queue(none, *s.model, 0, &r, &why);
+  v->column("node", "Node", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
+  v->column("type", "Type", -1, 7, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
+  v->column("shares", "Shares", -1, 8, 0);
+  v->column("level_pct", "Level%", 2, 8, 0);
+  v->column("total_pct", "Total%", 2, 8, 0);
+  v->column("long_target", "LongTarget", 4, 10, 0);
+  v->column("short_target", "ShortTarget", 4, 11, 0);
+  v->column("actual_usage", "ActualUsage", 4, 11, 0);
+  v->column("usage", "Usage", 1, 12, 0);
+  v->column("tickets", "Tickets", 0, 9, 0);
+  v->column("jobs", "Jobs", -1, 5, MFPRIO_COLF_LONG);
+  const std::vector<ShareMonRow> rows = share_monitor_rows(r);
+  std::vector<int32_t> last_at_depth;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ShareMonRow& m = rows[i];
+    uint32_t depth = 0;
+    if (m.node != "/")
+      depth = static_cast<uint32_t>(std::count(m.node.begin(), m.node.end(), '/'));
+    const size_t slash = m.node.rfind('/');
+    const std::string name = m.node == "/" ? "/" : m.node.substr(slash + 1);
+    const bool leaf = i + 1 == rows.size() || [&] {
+      const std::string& nx = rows[i + 1].node;
+      return static_cast<uint32_t>(std::count(nx.begin(), nx.end(), '/')) <= depth || nx == "/";
+    }();
+    ShareView::Row row;
+    row.depth = depth;
+    row.parent = depth == 0 || last_at_depth.size() < depth ? -1 : last_at_depth[depth - 1];
+    row.is_user = leaf && m.type != "project";
+    if (row.is_user) row.user = name;
+    // account: the nearest inner node (for a leaf, its parent).
+    row.account = row.is_user ? (row.parent >= 0 ? v->rows[static_cast<size_t>(row.parent)].account : "") : name;
+    row.cells = {ShareView::text(name), ShareView::text(m.type), ShareView::num(m.shares),
+                 ShareView::num(m.level_pct), ShareView::num(m.total_pct), ShareView::num(m.long_target),
+                 ShareView::num(m.short_target), ShareView::num(m.actual_usage), ShareView::num(m.usage),
+                 ShareView::num(m.tickets), ShareView::num(m.jobs)};
+    if (last_at_depth.size() <= depth) last_at_depth.resize(depth + 1);
+    last_at_depth[depth] = static_cast<int32_t>(v->rows.size());
+    v->rows.push_back(std::move(row));
+  }
+}
+
+void GridEnginePolicy::info(const State&, InfoView* v) const {
+  const SchedConf& c = conf_;
+  v->weight("urgency", c.weight_urgency);
+  v->weight("tickets", c.weight_ticket);
+  v->weight("priority", c.weight_priority);
+  v->weight("wtcontr", c.weight_waiting_time);
+  v->weight("dlcontr", c.weight_deadline);
+  v->weight("stckt", c.weight_tickets_share);
+  v->weight("ftckt", c.weight_tickets_functional);
+  v->set("sched_conf", sched_conf_path_.empty() ? std::string("(built-in defaults)") : sched_conf_path_);
+  v->set("complexes", complexes_path_.empty() ? std::string("(built-in: slots urgency 1000)") : complexes_path_);
+  v->set("weight_user", c.weight_user);
+  v->set("weight_project", c.weight_project);
+  v->set("weight_department", c.weight_department);
+  v->set("weight_job", c.weight_job);
+  v->set("compensation_factor", c.compensation_factor);
+  v->set("halftime_hours", c.halftime);
+  std::string hl;
+  for (const HalflifeEntry& e : c.halflife_decay_list) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%s%s=%g", hl.empty() ? "" : ":", e.name.c_str(), e.minutes);
+    hl += b;
+  }
+  v->set("halflife_decay_list", hl.empty() ? std::string("none") : hl);
+  char uw[96];
+  std::snprintf(uw, sizeof uw, "cpu=%g,mem=%g,io=%g", c.usage_weight_list.cpu, c.usage_weight_list.mem,
+                c.usage_weight_list.io);
+  v->set("usage_weight_list", std::string(uw));
+  v->set_bool("share_override_tickets", c.share_override_tickets);
+  v->set_bool("share_functional_shares", c.share_functional_shares);
+  v->set_int("max_functional_jobs_to_schedule", c.max_functional_jobs_to_schedule);
+  v->set("policy_hierarchy", c.policy_hierarchy.empty() ? std::string("NONE") : c.policy_hierarchy);
+  v->set_bool("report_pjob_tickets", c.report_pjob_tickets);
+  v->set("priority_mapping",
+         std::string("order-preserving IEEE-754 single-precision bits of prio (sign bit flipped for prio >= 0, "
+                     "all bits inverted below 0); never clamped"));
+  v->set("accounting_storage_loc", store_path_);
+}
+
+}  // namespace mfprio::gridengine

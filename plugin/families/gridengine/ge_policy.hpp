@@ -1,0 +1,105 @@
+// ge_policy.hpp - priority/gridengine as a runtime Policy: Grid Engine's
+// whole-queue pricing (ge_priority) over the admin's own `qconf -ssconf` and
+// `qconf -sc` texts (PriorityParameters=sched_conf=PATH,complexes=PATH, both
+// optional, relative to the conf file's directory), with the share tree,
+// functional shares, override tickets and decayed cpu/mem/io usage read from
+// the accounting store (AccountingStorageLoc, required).
+//
+// Job record -> Grid Engine job (README "Job fields"): user; account is the
+// project; attrs "department", "job_share", "override_tickets", "pe"
+// ("mpi 4-8", "mpi 2,4-6", "mpi 4-"), "urgency_slots" (min|max|avg|N),
+// "pe_slots" (the PE's slots), "requests.<complex>" (a hard -l request, text
+// as typed); user_priority is the POSIX priority; cpus are the slots of a
+// job without a "pe" attr; deadline; submit_time; RUNNING or SUSPENDED jobs
+// are running (start_time); HELD jobs get 0 and take no part in a pass.
+//
+// Passes: price_queue runs ONE core pass over the pending and running jobs
+// and returns a GePass holding its jobs, results and normalisation;
+// price() of a job in the last pass returns the pass's numbers (the same
+// priority and terms, whatever `now`); a job not in it is priced alone (its
+// own urgency and tickets as a one-job pass) and normalised with the last
+// pass's min/max urgency and max tickets; with no pass, a one-job pass.
+//
+// Usage: decay() charges every running job slots x seconds (cpu), mem_mb/1024
+// x seconds (mem, GB-seconds) and its TRES "io" x seconds (io) to its user
+// (kinds cpu/mem/io, name user), its project (project_cpu/...), and the
+// user within the project (user_project_cpu/..., name "user:project") as
+// windowed rows of family "gridengine" (one window, seconds 0), after
+// decaying every row by Grid Engine's per-minute constant (halftime, or the
+// type's halflife_decay_list entry) over the time since the last pass, all
+// in one transaction; job_end charges the tail once (the family ledger).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ge_model.hpp"
+#include "ge_priority.hpp"
+#include "policy.hpp"
+#include "store.hpp"
+
+namespace mfprio::gridengine {
+
+struct GeState : State {
+  std::shared_ptr<const Model> model;
+};
+
+// One whole-queue pass, kept for later single pricings.
+struct GePass : PassState {
+  std::vector<Job> jobs;       // pending (non-held, valid) then running
+  PricingResult result;        // parallel to jobs
+  std::unordered_map<uint64_t, size_t> index;  // job id -> position (first record)
+  int64_t now = 0;
+  uint64_t generation = 0;     // the State it was priced against
+};
+
+class GridEnginePolicy final : public Policy {
+ public:
+  const char* type() const override { return "priority/gridengine"; }
+  void configure(const HostContext& host) override;
+  std::string store_path() const override { return store_path_; }
+  std::string store_origin() const override { return store_origin_; }
+  std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
+
+  int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
+            uint32_t* priority, uint32_t* clamp, std::string* why) const override;
+  std::shared_ptr<const PassState> price_queue(const State& state, const mfprio_job_t* pending,
+                                               size_t pending_count, const mfprio_job_t* running,
+                                               size_t running_count, int64_t now, uint32_t* priorities,
+                                               int* statuses, ClampCounts* clamps, BatchError* err) const override;
+
+  int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
+            const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) override;
+  int job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
+              const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) override;
+  bool charges_usage() const override { return true; }
+
+  bool has_share_view() const override { return true; }
+  void share_view(const State& state, ShareView* out) const override;
+  void info(const State& state, InfoView* out) const override;
+  const char* clamp_high_text() const override { return "4294967295"; }
+  const char* clamp_reason() const override { return "never: every finite prio maps to 32 bits"; }
+
+ private:
+  std::shared_ptr<GeState> build(const acct::StoreData& data, const std::vector<acct::WindowRow>& rows,
+                                 uint64_t generation) const;
+  int charge(acct::Store* store, const GeState& cur, const mfprio_job_t* jobs, const int64_t* until,
+             size_t stride, size_t count, bool ended, int64_t now, PassOutcome* out, std::string* why);
+
+  const HostContext* host_ = nullptr;
+  SchedConf conf_;
+  ComplexTable complexes_ = ComplexTable::builtin();
+  std::string sched_conf_path_, complexes_path_;
+  std::string store_path_, store_origin_;
+  // The last pass's jobs, for the share view (which gets no PassState):
+  // re-priced against the state the view is asked for.
+  mutable std::atomic<std::shared_ptr<const GePass>> last_pass_;
+};
+
+// Record -> Job; EINVAL/EPERM with *why naming the job and the field.
+int to_ge_job(const mfprio_job_t& j, const Model& model, Job* out, std::string* why);
+
+}  // namespace mfprio::gridengine

@@ -1,0 +1,298 @@
+// test_ge_plugin.cpp - priority_gridengine.so through the C ABI: real
+// dlopen, the admin's sched_conf and complexes read from files, the share
+// tree, functional shares and usage in a real SQLite store.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../multifactor/harness.hpp"
+
+namespace mfprio::test {
+namespace {
+
+constexpr int64_t kHour = 3600;
+constexpr int64_t T0 = 1'700'000'000;
+
+// The seed's site: 100 per slot, a t queue worth 40000, a u queue 80000
+// (string complexes: their urgency counts once, whatever the slots; a BOOL
+// would be value x urgency x slots).
+const char* kSeedComplexes =
+    "#name shortcut type relop requestable consumable default urgency\n"
+    "slots s INT <= YES YES 1 100\n"
+    "tq tq RESTRING == YES NO NONE 40000\n"
+    "uq uq RESTRING == YES NO NONE 80000\n";
+
+class GePlugin : public ::testing::Test {
+ protected:
+  int start(const std::string& sched_conf, const char* complexes = nullptr) {
+    std::string params = "PriorityParameters=";
+    if (!sched_conf.empty()) {
+      std::ofstream(dir_.file("sched.conf")) << sched_conf;
+      params += "sched_conf=" + dir_.file("sched.conf");
+    }
+    if (complexes) {
+      std::ofstream(dir_.file("complexes")) << complexes;
+      params += std::string(sched_conf.empty() ? "" : ",") + "complexes=" + dir_.file("complexes");
+    }
+    p_ = std::make_unique<Plugin>(plugin_path("priority_gridengine.so"));
+    std::vector<std::string> conf = {"AccountingStorageLoc=" + db()};
+    if (params != "PriorityParameters=") conf.push_back(params);
+    return p_->init(conf, T0);
+  }
+  std::string db() const { return dir_.file("acct.db"); }
+  void store(const acct::AdminChanges& ch) { acct::Store::open(db(), acct::OpenOptions{})->apply_admin(ch); }
+  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) {
+    mfprio_factors_t f{};
+    f.struct_size = sizeof f;
+    EXPECT_EQ(p_->ops.job_factors(&j, now, &f), MFPRIO_OK) << p_->err();
+    return f;
+  }
+  std::vector<uint32_t> prioritize(const std::vector<mfprio_job_t>& pending,
+                                   const std::vector<mfprio_job_t>& running, int64_t now) {
+    std::vector<uint32_t> pr(pending.size());
+    std::vector<int> st(pending.size());
+    EXPECT_EQ(p_->ops.prioritize(pending.data(), pending.size(), running.data(), running.size(), now, pr.data(),
+                                 st.data()),
+              MFPRIO_OK)
+        << p_->err();
+    return pr;
+  }
+  double share(const std::string& node, const std::string& column) {
+    mfprio_share_table_t* t = nullptr;
+    EXPECT_EQ(p_->ops.share_table(&t), MFPRIO_OK) << p_->err();
+    double v = NAN;
+    for (size_t r = 0; t && r < t->row_count; ++r) {
+      if (std::string(t->rows[r].cells[0].text) != node) continue;
+      for (uint32_t c = 0; c < t->column_count; ++c)
+        if (column == t->columns[c].name) v = t->rows[r].cells[c].value;
+    }
+    if (t) p_->ops.share_table_free(t);
+    return v;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Plugin> p_;
+};
+
+struct Attrs {
+  std::vector<std::string> kv;  // name, value, name, value...
+  std::vector<mfprio_attr_t> a;
+  void bind(mfprio_job_t* j) {
+    a.clear();
+    for (size_t i = 0; i + 1 < kv.size(); i += 2) a.push_back({kv[i].c_str(), kv[i + 1].c_str()});
+    j->attrs = a.data();
+    j->attr_count = static_cast<uint32_t>(a.size());
+  }
+};
+
+mfprio_job_t ge_job(uint64_t id, const char* user, uint32_t cpus, int64_t submit) {
+  mfprio_job_t j = job(id, user);
+  j.cpus = cpus;
+  j.submit_time = j.eligible_time = submit;
+  return j;
+}
+
+TEST_F(GePlugin, SeedS64PassesANewT2JobAfter3377HoursAndAU2JobAfter7374) {
+  ASSERT_EQ(start("", kSeedComplexes), MFPRIO_OK) << p_->err();
+  Attrs tq{{"requests.tq", "true"}}, uq{{"requests.uq", "true"}};
+  const int64_t now = T0 + 100 * kHour;
+  for (const auto& [hours, beats_t2] : std::vector<std::pair<double, bool>>{{33.7, false}, {33.8, true}}) {
+    mfprio_job_t s64 = ge_job(1, "alice", 64, now - static_cast<int64_t>(hours * kHour));
+    mfprio_job_t t2 = ge_job(2, "bob", 2, now);
+    tq.bind(&t2);
+    const auto pr = prioritize({s64, t2}, {}, now);
+    EXPECT_EQ(pr[0] > pr[1], beats_t2) << hours << " h";
+    EXPECT_DOUBLE_EQ(term(factors(t2, now), "urg").factor, 40200.0);
+    EXPECT_DOUBLE_EQ(term(factors(s64, now), "rrcontr").factor, 6400.0);
+  }
+  for (const auto& [hours, beats_u2] : std::vector<std::pair<double, bool>>{{73.7, false}, {73.8, true}}) {
+    mfprio_job_t s64 = ge_job(1, "alice", 64, now - static_cast<int64_t>(hours * kHour));
+    mfprio_job_t u2 = ge_job(3, "bob", 2, now);
+    uq.bind(&u2);
+    const auto pr = prioritize({s64, u2}, {}, now);
+    EXPECT_EQ(pr[0] > pr[1], beats_u2) << hours << " h";
+  }
+}
+
+TEST_F(GePlugin, Seed16CpuJobAfter16HoursMatchesANew32CpuJob) {
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();  // built-in complexes: slots urgency 1000
+  const int64_t now = T0 + 20 * kHour;
+  mfprio_job_t a = ge_job(1, "alice", 16, now - 16 * kHour), b = ge_job(2, "bob", 32, now);
+  prioritize({a, b}, {}, now);
+  const double ua = term(factors(a, now), "urg").factor, ub = term(factors(b, now), "urg").factor;
+  EXPECT_DOUBLE_EQ(ub, 32000.0);
+  EXPECT_NEAR(ua, 32012.8, 1e-6);  // 16000 + 57600 s x 0.278: "roughly the same"
+}
+
+TEST_F(GePlugin, EqualValuesNormaliseToOneHalf) {
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
+  mfprio_job_t a = ge_job(1, "alice", 1, T0), b = ge_job(2, "bob", 1, T0);
+  const auto pr = prioritize({a, b}, {}, T0);
+  EXPECT_EQ(pr[0], pr[1]);
+  const mfprio_factors_t f = factors(a, T0);
+  EXPECT_DOUBLE_EQ(term(f, "nurg").factor, 0.5);
+  EXPECT_DOUBLE_EQ(term(f, "ntckts").factor, 0.5);  // no tickets at all
+  EXPECT_DOUBLE_EQ(term(f, "prio").factor, 0.5);
+  EXPECT_NE(term(f, "urgency").flags & MFPRIO_TERMF_CAPPED, 0u);
+  EXPECT_NE(term(f, "prio").flags & MFPRIO_TERMF_LONG, 0u);
+  EXPECT_EQ(f.priority, 0xBF000000u);  // 0.5 as an order-preserving float
+  // sprio --json carries every qstat key.
+  char* js = nullptr;
+  ASSERT_EQ(p_->ops.job_factors_json(&a, T0, &js), MFPRIO_OK);
+  const std::string s = js;
+  p_->ops.free_string(js);
+  for (const char* k : {"prio", "nurg", "urg", "rrcontr", "wtcontr", "dlcontr", "ntckts", "tckts", "stckt",
+                        "ftckt", "otckt", "npprior", "ppri"})
+    EXPECT_NE(s.find(std::string("\"name\":\"") + k + "\""), std::string::npos) << k;
+}
+
+TEST_F(GePlugin, FunctionalTicketsAreSharedAmongAUsersJobs) {
+  acct::AdminChanges ch;
+  ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 100, 0}};
+  store(ch);
+  ASSERT_EQ(start("weight_tickets_functional 1000\n"), MFPRIO_OK) << p_->err();
+  mfprio_job_t a1 = ge_job(1, "alice", 1, T0), a2 = ge_job(2, "alice", 1, T0), b = ge_job(3, "bob", 1, T0);
+  prioritize({a1, a2, b}, {}, T0);
+  const double f1 = term(factors(a1, T0), "ftckt").factor, f2 = term(factors(a2, T0), "ftckt").factor;
+  const double fb = term(factors(b, T0), "ftckt").factor;
+  EXPECT_GT(f1, 0);
+  EXPECT_GT(f2, 0);
+  EXPECT_GT(fb, f2);  // alice's share is split over her two jobs
+}
+
+TEST_F(GePlugin, InactiveShareTreeNodesGetNoTargetAndOwnersOutsideTheTreeStillGetAPriority) {
+  acct::AdminChanges ch;
+  acct::AssocWrite a, b;
+  a.rec.user = "alice", a.rec.account = "root", a.rec.shares = 50;
+  b.rec.user = "bob", b.rec.account = "root", b.rec.shares = 50;
+  ch.assocs = {a, b};
+  store(ch);
+  ASSERT_EQ(start("weight_tickets_share 1000\n"), MFPRIO_OK) << p_->err();
+  mfprio_job_t ja = ge_job(1, "alice", 1, T0), jz = ge_job(2, "zed", 1, T0);
+  const auto pr = prioritize({ja, jz}, {}, T0);
+  EXPECT_GT(pr[1], 0u);  // zed is in no tree: no share-tree tickets, still a priority
+  EXPECT_DOUBLE_EQ(term(factors(ja, T0), "stckt").factor, 1000.0);
+  EXPECT_DOUBLE_EQ(term(factors(jz, T0), "stckt").factor, 0.0);
+  EXPECT_GT(pr[0], pr[1]);
+  EXPECT_DOUBLE_EQ(share("alice", "long_target"), 1.0);
+  EXPECT_DOUBLE_EQ(share("bob", "long_target"), 0.0);  // inactive: no jobs below it
+  EXPECT_DOUBLE_EQ(share("bob", "level_pct"), 50.0);
+  // Tree order with parent and depth: the root, then its two user leaves.
+  mfprio_share_table_t* t = nullptr;
+  ASSERT_EQ(p_->ops.share_table(&t), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(t->row_count, 3u);
+  EXPECT_EQ(t->rows[0].parent, -1);
+  EXPECT_EQ(t->rows[1].parent, 0);
+  EXPECT_EQ(t->rows[2].depth, 1u);
+  EXPECT_EQ(t->rows[2].is_user, 1u);
+  EXPECT_STREQ(t->rows[2].user, "bob");
+  p_->ops.share_table_free(t);
+  char* js = nullptr;
+  ASSERT_EQ(p_->ops.plugin_info_json(&js), MFPRIO_OK);
+  const std::string info = js;
+  p_->ops.free_string(js);
+  EXPECT_NE(info.find("\"urgency\":0.5"), std::string::npos) << info;
+  EXPECT_NE(info.find("priority_mapping"), std::string::npos) << info;
+}
+
+TEST_F(GePlugin, OneJobInTwoPartitionsTakesPartOnce) {
+  acct::AdminChanges ch;
+  ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 100, 0}};
+  store(ch);
+  ASSERT_EQ(start("weight_tickets_functional 1000\n"), MFPRIO_OK) << p_->err();
+  mfprio_job_t a = ge_job(1, "alice", 1, T0), a_other = a, b = ge_job(2, "bob", 1, T0);
+  a_other.partition = "other";
+  const auto once = prioritize({a, b}, {}, T0);
+  const auto pr = prioritize({a, a_other, b}, {}, T0);
+  EXPECT_EQ(pr[0], pr[1]);
+  EXPECT_EQ(pr[0], once[0]);  // alice's one job is not counted (or split) twice
+  EXPECT_EQ(pr[2], once[1]);
+  EXPECT_DOUBLE_EQ(term(factors(a_other, T0), "ftckt").factor, term(factors(a, T0), "ftckt").factor);
+}
+
+TEST_F(GePlugin, DecayByOneHalftimeThroughDecay) {
+  acct::AdminChanges ch;
+  acct::AssocWrite a;
+  a.rec.user = "alice", a.rec.account = "root", a.rec.shares = 50;
+  ch.assocs = {a};
+  ch.windows_family = "gridengine";
+  ch.windows = {acct::WindowRow{"cpu", "alice", 0, 0, 1000.0}};
+  store(ch);
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(p_->ops.decay(T0, nullptr, 0), MFPRIO_OK) << p_->err();  // first pass: stamps only
+  EXPECT_DOUBLE_EQ(share("alice", "usage"), 1000.0);
+  ASSERT_EQ(p_->ops.decay(T0 + 168 * kHour, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_NEAR(share("alice", "usage"), 499.98808, 5e-6);
+}
+
+TEST_F(GePlugin, DecayChargesRunningJobsOnceAndJobEndTheTail) {
+  acct::AdminChanges ch;
+  acct::AssocWrite a;
+  a.rec.user = "alice", a.rec.account = "root", a.rec.shares = 50;
+  ch.assocs = {a};
+  store(ch);
+  ASSERT_EQ(start("halftime 0\n"), MFPRIO_OK) << p_->err();
+  mfprio_job_t r = ge_job(7, "alice", 4, T0 - kHour);
+  r.state = MFPRIO_JOB_RUNNING;
+  r.start_time = T0;
+  ASSERT_EQ(p_->ops.decay(T0 + 100, &r, 1), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "usage"), 400.0);  // 4 slots x 100 s
+  ASSERT_EQ(p_->ops.decay(T0 + 100, &r, 1), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "usage"), 400.0);  // charged once
+  ASSERT_EQ(p_->ops.job_end(&r, T0 + 150), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "usage"), 600.0);
+  ASSERT_EQ(p_->ops.job_end(&r, T0 + 150), MFPRIO_OK) << p_->err();
+  EXPECT_DOUBLE_EQ(share("alice", "usage"), 600.0);
+}
+
+TEST_F(GePlugin, JobFactorsAfterPrioritizeEqualThePass) {
+  ASSERT_EQ(start("weight_tickets_functional 1000\n"), MFPRIO_OK) << p_->err();
+  mfprio_job_t a = ge_job(1, "alice", 8, T0 - kHour), b = ge_job(2, "bob", 1, T0);
+  mfprio_job_t run = ge_job(3, "carol", 64, T0 - 5 * kHour);
+  run.state = MFPRIO_JOB_RUNNING;
+  run.start_time = T0 - kHour;
+  const auto pr = prioritize({a, b}, {run}, T0);
+  // Later single pricings of the same jobs give the pass's numbers.
+  const mfprio_factors_t f = factors(a, T0 + 5000);
+  EXPECT_EQ(f.priority, pr[0]);
+  uint32_t v = 0;
+  ASSERT_EQ(p_->ops.set_priority(&b, T0 + 5000, &v), MFPRIO_OK);
+  EXPECT_EQ(v, pr[1]);
+  EXPECT_DOUBLE_EQ(term(f, "wtcontr").contribution, 0.278 * kHour);
+  // A job not in the pass: alone, normalised by the pass (urg min 1000, max of the pass).
+  mfprio_job_t c = ge_job(9, "dave", 1, T0);
+  const mfprio_factors_t fc = factors(c, T0);
+  EXPECT_GE(term(fc, "nurg").factor, 0.0);
+  EXPECT_LT(term(fc, "nurg").factor, 0.5);
+}
+
+TEST_F(GePlugin, ConfErrorsNameFileLineAndKey) {
+  EXPECT_EQ(start("weight_urgency abc\n"), MFPRIO_ECONF);
+  EXPECT_NE(p_->err().find("sched.conf:1"), std::string::npos) << p_->err();
+  EXPECT_NE(p_->err().find("weight_urgency"), std::string::npos) << p_->err();
+  p_.reset();
+  p_ = std::make_unique<Plugin>(plugin_path("priority_gridengine.so"));
+  EXPECT_EQ(p_->init({"PriorityParameters=complexes=/nonexistent"}, T0), MFPRIO_ECONF);
+}
+
+TEST_F(GePlugin, BadRecordsFailAloneAndPositivePosixPriorityNeedsTheAdmin) {
+  ASSERT_EQ(start("", kSeedComplexes), MFPRIO_OK) << p_->err();
+  mfprio_job_t good = ge_job(1, "alice", 1, T0), bad = ge_job(2, "bob", 1, T0), up = ge_job(3, "carol", 1, T0);
+  Attrs nope{{"requests.nosuch", "1"}};
+  nope.bind(&bad);
+  up.user_priority = 10;
+  std::vector<mfprio_job_t> pending{good, bad, up};
+  std::vector<uint32_t> pr(3);
+  std::vector<int> st(3);
+  EXPECT_EQ(p_->ops.prioritize(pending.data(), 3, nullptr, 0, T0, pr.data(), st.data()), MFPRIO_EINVAL);
+  EXPECT_EQ(st[0], MFPRIO_OK);
+  EXPECT_EQ(st[1], MFPRIO_EINVAL);
+  EXPECT_EQ(st[2], MFPRIO_EPERM);
+  EXPECT_GT(pr[0], 0u);
+}
+
+}  // namespace
+}  // namespace mfprio::test
