@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
 
 #include "cli.hpp"
 #include "json_util.hpp"
@@ -363,6 +364,38 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
   if ((v = get("soft_violation"))) j.soft_violation = p.boolean("soft_violation", v);
   if ((v = get("blocked"))) j.blocked = p.boolean("blocked", v);
   if ((v = get("attrs"))) p.attrs(v, &j);
+
+  // Grid Engine's own names (priority/gridengine): posix_priority is the user
+  // priority, slots the CPU count; department, job_share, override_tickets,
+  // pe ("mpi 4-8") and urgency_slots are attributes of those names; requests
+  // {"mem_free": "4G", "matlab": true} become attributes "requests.<complex>".
+  if ((v = get("posix_priority"))) {
+    const auto pp = static_cast<int32_t>(p.integer("posix_priority", v, -1023, 1024));
+    if (get("user_priority") && pp != j.user_priority)
+      p.fail("fields 'user_priority' and 'posix_priority' disagree");
+    j.user_priority = pp;
+  }
+  if ((v = get("slots"))) {
+    const auto slots = static_cast<uint32_t>(p.integer("slots", v, 1, kU32));
+    if (get("cpus") && slots != j.cpus) p.fail("fields 'cpus' and 'slots' disagree");
+    j.cpus = slots;
+  }
+  {
+    std::unique_ptr<json_t, decltype(&json_decref)> extra(json_object(), json_decref);
+    for (const char* key : {"department", "job_share", "override_tickets", "pe", "urgency_slots"})
+      if ((v = get(key)) && !json_is_null(v)) json_object_set(extra.get(), key, const_cast<json_t*>(v));
+    if ((v = get("requests")) && !json_is_null(v)) {
+      if (!json_is_object(v)) p.fail_field("requests", std::string("expected an object of complex: value, got ") +
+                                                           LineParser::type_of(v));
+      const char* key;
+      const json_t* val;
+      json_object_foreach(const_cast<json_t*>(v), key, val) {
+        if (!*key) p.fail_field("requests", "empty complex name");
+        json_object_set(extra.get(), (std::string("requests.") + key).c_str(), const_cast<json_t*>(val));
+      }
+    }
+    if (json_object_size(extra.get())) p.attrs(extra.get(), &j);
+  }
 
   if (!j.eligible_given)  // eligible at submit unless something holds it back
     j.eligible = (j.state == MFPRIO_JOB_HELD || j.dependent) ? 0 : j.submit;

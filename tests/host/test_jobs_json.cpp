@@ -2,6 +2,8 @@
 // error naming file:line, expansion into one record per partition.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <cstring>
 #include <sstream>
 
@@ -393,6 +395,46 @@ TEST(JobsJson, V2FieldErrorsNameLineAndKey) {
             "jobs.jsonl:7: fields 'bank' and 'project' disagree: 'a' vs 'c'");
   EXPECT_EQ(error_of(R"({"id": 1, "user": "u", "project": 7})"),
             "jobs.jsonl:7: field 'project': expected a string, got an integer");
+}
+
+}  // namespace
+
+namespace {
+
+// Grid Engine's job keys, by the names qsub users know (priority/gridengine).
+TEST(JobsJson, GridEngineKeysBecomeFieldsAndAttributes) {
+  JobSpec j = parse(R"({"id": 5, "user": "u", "project": "phys", "department": "hep", "posix_priority": -100,
+    "job_share": 10, "override_tickets": 500, "slots": 16, "pe": "mpi 4-8", "urgency_slots": "min",
+    "deadline": 1763800000, "requests": {"mem_free": "4G", "matlab": true}})");
+  EXPECT_EQ(j.account, "phys");
+  EXPECT_EQ(j.user_priority, -100);
+  EXPECT_EQ(j.cpus, 16u);
+  EXPECT_EQ(j.deadline, 1763800000);
+  std::map<std::string, std::string> a(j.attrs.begin(), j.attrs.end());
+  EXPECT_EQ(a["department"], "hep");
+  EXPECT_EQ(a["job_share"], "10");
+  EXPECT_EQ(a["override_tickets"], "500");
+  EXPECT_EQ(a["pe"], "mpi 4-8");
+  EXPECT_EQ(a["urgency_slots"], "min");
+  EXPECT_EQ(a["requests.mem_free"], "4G");
+  EXPECT_EQ(a["requests.matlab"], "true");
+}
+
+TEST(JobsJson, GridEngineKeysAreCheckedAndMustAgree) {
+  auto err = [](const std::string& line) {
+    try {
+      parse(line);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(err(R"({"id": 1, "user": "u", "posix_priority": 2000})").find("posix_priority"), std::string::npos);
+  EXPECT_NE(err(R"({"id": 1, "user": "u", "posix_priority": 5, "user_priority": 6})").find("disagree"),
+            std::string::npos);
+  EXPECT_NE(err(R"({"id": 1, "user": "u", "slots": 4, "cpus": 8})").find("disagree"), std::string::npos);
+  EXPECT_NE(err(R"({"id": 1, "user": "u", "requests": ["mem_free"]})").find("requests"), std::string::npos);
+  EXPECT_NE(err(R"({"id": 1, "user": "u", "requests": {"a": [1]}})").find("jobs.jsonl:7"), std::string::npos);
 }
 
 }  // namespace
