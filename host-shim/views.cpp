@@ -115,6 +115,7 @@ std::string term_cell(const mfprio_factors_t& f, const TermColumn& col, bool nor
     }
     return s;
   }
+  if (t.flags & MFPRIO_TERMF_DECIMAL) return norm ? fixed(t.factor, 7) : fixed(t.contribution, 5);
   return norm ? fixed(t.factor, 7) : integer(t.contribution);
 }
 
@@ -147,7 +148,12 @@ bool weight_value(const json_t* v, double* out) {
 // The Weights row's cell for one weight value (see parse_weights).
 std::string weight_cell(const json_t* v) {
   double d = 0;
-  if (weight_value(v, &d)) return integer(d);
+  if (weight_value(v, &d)) {
+    if (d == std::floor(d)) return integer(d);
+    char buf[64];  // a fractional weight (Grid Engine's weight_urgency 0.1)
+    std::snprintf(buf, sizeof buf, "%g", d);
+    return buf;
+  }
   if (json_is_string(v)) return json_string_value(v);
   std::string s;
   if (json_is_object(v)) {

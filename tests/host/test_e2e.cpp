@@ -3,6 +3,7 @@
 // and, when built, the real priority_basic.so (MFPRIO_PLUGIN_BUILDDIR).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -729,4 +730,39 @@ TEST_F(RealPluginE2E, CHostDescribesEveryRealFamilyGenerically) {
     EXPECT_TRUE(has(r.out, " SERV.QUEUETIME label=QUEUETIME parent=0 ")) << r.out;
     EXPECT_TRUE(has(r.out, "column 1 target label=Target")) << r.out;
   }
+}
+
+// priority/gridengine through mfprio-host and mfprio-acct: a site's qconf
+// outputs (samples/gridengine) unchanged, the share tree imported with
+// import-sstree, a job file holding running jobs: sprio lists the pending
+// ones with the qstat columns, the 32-bit priorities follow prio's order.
+TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
+  if (!std::filesystem::exists(plugin_dir + "/priority_gridengine.so")) GTEST_SKIP() << "not built";
+  const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
+  const std::string db = dir.path() + "/ge.db";
+  ProcessResult r = run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import-sstree", src + "sstree"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
+                                                    "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +
+                                                    "\nAccountingStorageLoc=" + db + "\nClusterCPUs=256\n");
+  r = host({"--conf", conf, "--now", "1763726400", "sprio", "-l", "-P", "--jobs", src + "jobs.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 5u) << r.out;  // the header and the four pending jobs; job 105 runs
+  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|URGENCY|TICKETS|POSIX|PRIO|NURG|URG|NTCKTS|TCKTS|NPPRIOR|PPRI|");
+  // The 32-bit priority orders the jobs as prio does.
+  std::vector<std::pair<double, uint64_t>> by_prio;
+  for (size_t i = 1; i < l.size(); ++i) {
+    const auto c = mfprio::test::cells(l[i]);
+    ASSERT_EQ(c.size(), 15u) << l[i];
+    by_prio.emplace_back(std::stod(c[8]), std::stoull(c[4]));
+  }
+  std::sort(by_prio.begin(), by_prio.end());
+  for (size_t i = 1; i < by_prio.size(); ++i) EXPECT_LT(by_prio[i - 1].second, by_prio[i].second) << r.out;
+  EXPECT_TRUE(has(l[3], "|carol|")) << r.out;
+  EXPECT_TRUE(has(l[3], "|-100|")) << r.out;  // posix_priority -100
+  r = host({"--conf", conf, "sshare", "-a", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "Node|Shares|Level%|Total%|LongTarget|ShortTarget|ActualUsage|Usage|Tickets|")) << r.out;
+  EXPECT_TRUE(has(r.out, "  carol|100|100.00|30.00|")) << r.out;
 }

@@ -136,19 +136,20 @@ void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain
   const auto flag = [](bool b) { return b ? MFPRIO_TERMF_CAPPED : 0u; };
   const auto zw = [](double w) { return w == 0 ? MFPRIO_TERMF_ZERO_WEIGHT : 0u; };
   const int u = ex->term("urgency", "URGENCY", p.nurg, c.weight_urgency, p.nurg * c.weight_urgency, -1,
-                         flag(d.urg_flat) | zw(c.weight_urgency));
+                         flag(d.urg_flat) | zw(c.weight_urgency) | MFPRIO_TERMF_DECIMAL);
   ex->term("rrcontr", "RRCONTR", p.rrcontr, 1.0, p.rrcontr, u);
   ex->term("wtcontr", "WTCONTR", static_cast<double>(d.now - d.submit), c.weight_waiting_time, p.wtcontr, u,
            zw(c.weight_waiting_time));
   const double dl_f = d.deadline ? 1.0 / static_cast<double>(std::max<int64_t>(*d.deadline - d.now, 1)) : 0.0;
   ex->term("dlcontr", "DLCONTR", dl_f, c.weight_deadline, p.dlcontr, u, flag(d.dl_bound));
   const int t = ex->term("tickets", "TICKETS", p.ntckts, c.weight_ticket, p.ntckts * c.weight_ticket, -1,
-                         flag(d.tix_flat) | zw(c.weight_ticket));
+                         flag(d.tix_flat) | zw(c.weight_ticket) | MFPRIO_TERMF_DECIMAL);
   ex->term("stckt", "STCKT", p.stckt, 1.0, p.stckt, t, flag(d.share_bound));
   ex->term("ftckt", "FTCKT", p.ftckt, 1.0, p.ftckt, t);
   ex->term("otckt", "OTCKT", p.otckt, 1.0, p.otckt, t);
-  ex->term("priority", "PRIORITY", p.npprior, c.weight_priority, p.npprior * c.weight_priority, -1,
-           flag(d.prio_off) | zw(c.weight_priority));
+  // Labelled POSIX: "PRIORITY" is the host's column of the 32-bit priority.
+  ex->term("priority", "POSIX", p.npprior, c.weight_priority, p.npprior * c.weight_priority, -1,
+           flag(d.prio_off) | zw(c.weight_priority) | MFPRIO_TERMF_DECIMAL);
   // The qstat columns as values (factor) and text, long format only.
   char b[32];
   const uint32_t info = MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG;
@@ -637,6 +638,15 @@ void GridEnginePolicy::info(const State&, InfoView* v) const {
   v->weight("dlcontr", c.weight_deadline);
   v->weight("stckt", c.weight_tickets_share);
   v->weight("ftckt", c.weight_tickets_functional);
+  // The column order of the job terms (explain above), for a job-less header.
+  v->term("urgency", "URGENCY", MFPRIO_TERMF_DECIMAL);
+  v->term("tickets", "TICKETS", MFPRIO_TERMF_DECIMAL);
+  v->term("priority", "POSIX", MFPRIO_TERMF_DECIMAL);
+  for (const char* n : {"prio", "nurg", "urg", "ntckts", "tckts", "npprior", "ppri"}) {
+    std::string label(n);
+    for (char& ch : label) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    v->term(n, label, MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG);
+  }
   v->set("sched_conf", sched_conf_path_.empty() ? std::string("(built-in defaults)") : sched_conf_path_);
   v->set("complexes", complexes_path_.empty() ? std::string("(built-in: slots urgency 1000)") : complexes_path_);
   v->set("weight_user", c.weight_user);

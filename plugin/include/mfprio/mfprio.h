@@ -223,6 +223,8 @@ typedef struct mfprio_job {  /* 176 bytes on LP64 */
 #define MFPRIO_TERMF_LIST 0x10u   /* views print its children in its own column
                                      as name=value,... (Slurm's TRES column) */
 #define MFPRIO_TERMF_ZERO_WEIGHT 0x20u /* its weight is 0: views may hide it */
+#define MFPRIO_TERMF_DECIMAL 0x40u /* a fraction (Grid Engine's prio is about 0..1):
+                                      views print 5 decimals, not an integer */
 
 /* One term of a job's priority in the family's own vocabulary.  Top-level
  * terms (parent -1) add up, with their contributions, to the total; a term
