@@ -397,14 +397,14 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
         by_est.clear();
         for (uint32_t r : running.items()) by_est.push_back({start[r] + jobs[r].est, r});
         std::sort(by_est.begin(), by_est.end());
+        // Every job estimated to end by the shadow time frees its processors then.
         int64_t avail = free;
-        for (const auto& [t, r] : by_est) {
-          avail += jobs[r].cpus;
-          if (avail >= c) {
-            shadow = std::max(t, now);
-            extra = avail - c;
-            break;
-          }
+        for (size_t e = 0; e < by_est.size(); ++e) {
+          avail += jobs[by_est[e].second].cpus;
+          if (avail < c || (e + 1 < by_est.size() && by_est[e + 1].first == by_est[e].first)) continue;
+          shadow = std::max(by_est[e].first, now);
+          extra = avail - c;
+          break;
         }
         if (dec)
           std::fprintf(dec, "reserve %lld %llu %lld %lld %lld\n", static_cast<long long>(now),
