@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "explain.hpp"
 #include "conf.hpp"
 #include "jobs_json.hpp"
 #include "json_util.hpp"
@@ -681,9 +682,9 @@ int run(const Options& o) {
     case Command::Decay: return cmd_decay(o, *plugin);
     case Command::JobEnd: return cmd_job_end(o, *plugin);
     case Command::Info: return cmd_info(*plugin);
+    case Command::Explain: return cmd_explain(o, *plugin, clock, clock.read());
     case Command::Replay:
     case Command::Simulate:
-    case Command::Explain:
     case Command::None: break;
   }
   return 2;
