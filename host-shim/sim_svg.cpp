@@ -37,6 +37,8 @@ std::string esc(const std::string& s) {
   return o;
 }
 
+const char* const kYTicks[] = {"0", "0.25", "0.5", "0.75", "1"};
+
 void axes(std::ostringstream& o, double x, double y, const std::string& xlabel, const std::string& ylabel) {
   o << "<rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(kPanelW) << "\" height=\"" << num(kPanelH)
     << "\" fill=\"none\" stroke=\"#444\"/>\n";
@@ -48,7 +50,7 @@ void axes(std::ostringstream& o, double x, double y, const std::string& xlabel, 
     const double yy = y + kPanelH - kPanelH * i / 4.0;
     o << "<line x1=\"" << num(x - 4) << "\" y1=\"" << num(yy) << "\" x2=\"" << num(x) << "\" y2=\"" << num(yy)
       << "\" stroke=\"#444\"/><text x=\"" << num(x - 6) << "\" y=\"" << num(yy + 4)
-      << "\" font-size=\"9\" text-anchor=\"end\">" << num(i / 4.0).substr(0, 4) << "</text>\n";
+      << "\" font-size=\"9\" text-anchor=\"end\">" << kYTicks[i] << "</text>\n";
   }
 }
 
@@ -88,11 +90,12 @@ std::string sim_svg(const std::string& title, const std::vector<PolicyResult>& p
         << "\" stroke=\"" << colour << "\" stroke-dasharray=\"5,4\"/>\n";
       if (ns) {
         o << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
-        for (size_t s = 0; s < ns; s += step) {
+        for (size_t s = 0;; s += step) {  // every step-th sample, and the last
           const size_t k = std::min(s, ns - 1);
           const double x = lx + kPanelW * std::clamp(static_cast<double>(r.sample_t[k] - r.first_submit) / span, 0.0, 1.0);
           const double y = ly + kPanelH * (1 - std::clamp(r.sample_share[k][a], 0.0, 1.0));
           o << num(x) << "," << num(y) << " ";
+          if (k == ns - 1) break;
         }
         o << "\"/>\n";
       }
