@@ -353,9 +353,9 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
     used += jobs[j].cpus;
     ends.push({now + jobs[j].run, rec[j].job_id, j});
     if (dec)
-      std::fprintf(dec, "start %lld %llu %u %lld %lld %s\n", static_cast<long long>(now),
+      std::fprintf(dec, "start %lld %llu %u %lld %lld %s %u\n", static_cast<long long>(now),
                    static_cast<unsigned long long>(rec[j].job_id), jobs[j].cpus, static_cast<long long>(jobs[j].submit),
-                   static_cast<long long>(now + jobs[j].est), how);
+                   static_cast<long long>(now + jobs[j].est), how, rec[j].bypass_count);
   };
 
   // Priority order, then EASY backfill (or none).

@@ -48,6 +48,8 @@ struct DecisionCheck {
   std::vector<uint64_t> start_order;
   // the current pass's reservation
   int64_t res_t = -1, shadow = 0, extra = 0;
+  uint64_t res_id = 0;
+  std::map<uint64_t, unsigned> passed_over;  // backfills while the job held the reservation
   uint64_t backfills = 0, reservations = 0;
   std::vector<std::string> errors;
 
@@ -70,8 +72,11 @@ struct DecisionCheck {
       j.cpus = cpus;
     } else if (kind == "start") {
       long long submit = 0, est_end = 0;
+      unsigned bypass = 0;
       std::string how;
-      in >> t >> id >> cpus >> submit >> est_end >> how;
+      in >> t >> id >> cpus >> submit >> est_end >> how >> bypass;
+      // Every backfill while this job held the reservation passed it over.
+      if (bypass < passed_over[id]) fail(l, "bypass_count " + std::to_string(bypass) + " < " + std::to_string(passed_over[id]));
       Job& j = jobs[id];
       if (j.submit < 0) fail(l, "started before its submit line");
       if (j.start >= 0) fail(l, "started twice");
@@ -86,6 +91,7 @@ struct DecisionCheck {
       if (how == "backfill") {
         ++backfills;
         if (res_t != t) fail(l, "backfill without a reservation in this pass");
+        ++passed_over[res_id];
         if (est_end > shadow) {  // runs past the shadow time: only on spare processors
           if (cpus > extra) fail(l, "backfill delays the reserved head job");
           extra -= cpus;
@@ -127,6 +133,7 @@ struct DecisionCheck {
         fail(l, "reservation differs from the recomputed one (shadow " + std::to_string(when) + ", extra " +
                     std::to_string(spare) + ")");
       res_t = t;
+      res_id = id;
       shadow = when;
       extra = spare;
     }
