@@ -318,4 +318,25 @@ TEST_F(SimulateE2E, SmallTraceTextReportAndUsageErrors) {
   EXPECT_TRUE(has(r.err, "--backfill: 'conservative' is not easy or none")) << r.err;
 }
 
+TEST_F(SimulateE2E, AccountsFileGivesTheTargetSharesFromNormShares) {
+  // u1 and u2 name no group: their default accounts in the import document
+  // are "big" (3 shares) and "small" (1 share).
+  const std::string swf = dir.write("two.swf",
+                                    "; MaxProcs: 4\n"
+                                    "1 0 -1 100 4 -1 -1 4 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                                    "2 0 -1 100 4 -1 -1 4 200 -1 1 2 -1 -1 -1 -1 -1 -1\n");
+  const std::string accounts = dir.write("acct.json", R"({"accounts": [
+    {"name": "big", "parent": "root", "shares": 3}, {"name": "small", "parent": "root", "shares": 1}],
+   "users": [{"name": "u1", "account": "big", "shares": 1, "default": true},
+             {"name": "u2", "account": "small", "shares": 1, "default": true}]})");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--conf", basic(), "--accounts",
+                          accounts, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"name\": \"big\",")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"target_share\": 0.75")) << r.out;   // multifactor: norm_shares
+  EXPECT_TRUE(has(r.out, "\"target_share\": 0.25")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"target_share\": 0.5")) << r.out;    // basic: equal shares
+  EXPECT_TRUE(has(r.out, "\"delivered_share\": 0.5")) << r.out;
+}
+
 }  // namespace
