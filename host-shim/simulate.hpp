@@ -28,6 +28,7 @@
 #include <mfprio/mfprio.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
