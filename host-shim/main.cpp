@@ -1,5 +1,7 @@
 // main.cpp - mfprio-host: load the conf, load the priority plugin, run one
-// command (sprio, sshare, decay, job-end, info), unload.
+// command (sprio, sshare, decay, job-end, info, explain), unload.  replay and
+// simulate load their plugins themselves (simulate: one per conf, in turn;
+// simulate_cmd.cpp).
 //
 // Order: parse the command line (usage error: exit 2) -> read the conf and
 // the host's keys -> read the job file -> dlopen + checks -> init -> command
