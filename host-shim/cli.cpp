@@ -107,6 +107,27 @@ bool replay_option(ArgReader& r, Options* o) {
   return true;
 }
 
+// The simulate command's options; true when the current argument was one.
+bool simulate_option(ArgReader& r, Options* o) {
+  std::string v;
+  if (r.value_of("--swf", &v)) o->swf = v;
+  else if (r.value_of("--conf", &v)) o->confs.push_back(v);
+  else if (r.value_of("--procs", &v)) {
+    o->procs = static_cast<uint32_t>(count_arg("--procs", v, UINT32_MAX));
+    if (!o->procs) throw UsageError("--procs: N must be at least 1");
+  } else if (r.value_of("--accounts", &v)) o->accounts = v;
+  else if (r.value_of("--plot", &v)) o->plot = v;
+  else if (r.value_of("--trace-decisions", &v)) o->trace_decisions = v;
+  else if (r.value_of("--backfill", &v)) {
+    if (v == "easy") o->backfill_none = false;
+    else if (v == "none") o->backfill_none = true;
+    else throw UsageError("--backfill: '" + v + "' is not easy or none");
+  } else if (r.peek() == "--json") { r.next(); o->json = true; }
+  else if (r.peek() == "--csv") { r.next(); o->csv = true; }
+  else return false;
+  return true;
+}
+
 }  // namespace
 
 const char* usage_text() {
@@ -120,6 +141,9 @@ const char* usage_text() {
          "  replay --swf FILE [--calc-period TIME] [--limit N] [--start T] [--speed X] [--no-decay]\n"
          "         [--report passes|pending[=N][,...]] [--no-sshare]\n"
          "  replay --swf FILE --emit-accounts OUT.json   (no --conf needed: accounts for mfprio-acct import)\n"
+         "  simulate --swf FILE --conf A.conf [--conf B.conf ...] [--procs N] [--accounts IMPORT.json]\n"
+         "           [--json | --csv] [--plot OUT.svg] [--backfill easy|none] [--trace-decisions FILE]\n"
+         "  explain --jobs FILE JOB_A [JOB_B] [--json] [--now T]\n"
          "T: seconds since the epoch, or YYYY-MM-DDTHH:MM:SS (UTC)\n";
 }
 
@@ -168,6 +192,8 @@ Options parse_cli(const std::vector<std::string>& args) {
       else if (a == "job-end") o.command = Command::JobEnd;
       else if (a == "info") o.command = Command::Info;
       else if (a == "replay") o.command = Command::Replay;
+      else if (a == "simulate") o.command = Command::Simulate;
+      else if (a == "explain") o.command = Command::Explain;
       else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
       else throw UsageError("unknown command '" + a + "'");
     }
@@ -184,6 +210,17 @@ Options parse_cli(const std::vector<std::string>& args) {
     }
     if (o.command == Command::JobEnd && r.value_of("--end", &v)) { o.end = time_arg("--end", v); continue; }
     if (o.command == Command::Replay && replay_option(r, &o)) continue;
+    if (o.command == Command::Simulate && simulate_option(r, &o)) continue;
+    if (o.command == Command::Explain) {
+      if (r.value_of("--jobs", &v)) { o.jobs_file = v; continue; }
+      if (r.peek() == "--json") { r.next(); o.json = true; continue; }
+      const std::string& a = r.peek();
+      if (!a.empty() && a[0] != '-') {
+        if (o.explain_ids.size() == 2) throw UsageError("explain takes one or two job ids");
+        o.explain_ids.push_back(count_arg("explain JOB", r.next(), UINT64_MAX / 4));
+        continue;
+      }
+    }
     if ((sprio || sshare) && (r.value_of("-u", &v) || r.value_of("--user", &v))) {
       for (auto& u : split_commas(v)) o.users.push_back(u);
       continue;
@@ -220,6 +257,17 @@ Options parse_cli(const std::vector<std::string>& args) {
   }
 
   if (o.command == Command::Replay && o.swf.empty()) throw UsageError("replay needs --swf FILE");
+  if (o.command == Command::Simulate) {
+    if (o.swf.empty()) throw UsageError("simulate needs --swf FILE");
+    if (!o.conf.empty()) o.confs.insert(o.confs.begin(), o.conf);
+    if (o.confs.empty()) throw UsageError("simulate needs at least one --conf FILE");
+    if (o.json && o.csv) throw UsageError("--json and --csv exclude each other");
+    o.conf = o.confs.front();
+  }
+  if (o.command == Command::Explain) {
+    if (o.jobs_file.empty()) throw UsageError("explain needs --jobs FILE");
+    if (o.explain_ids.empty()) throw UsageError("explain needs JOB_A [JOB_B]");
+  }
   const bool emit_only = o.command == Command::Replay && !o.emit_accounts.empty();
   if (o.conf.empty() && !emit_only) throw UsageError("--conf FILE is required");
   if (o.parsable && o.json) throw UsageError("-P and --json exclude each other");

@@ -14,7 +14,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Command { None, Sprio, Sshare, Decay, JobEnd, Info, Replay };
+enum class Command { None, Sprio, Sshare, Decay, JobEnd, Info, Replay, Simulate, Explain };
 
 struct Options {
   std::string conf;
@@ -45,6 +45,16 @@ struct Options {
   uint32_t pending_top = 0;        // --report pending[=N]
   bool no_decay = false;           // --no-decay
   bool no_sshare = false;          // --no-sshare
+  // simulate (also --swf)
+  std::vector<std::string> confs;  // --conf A --conf B ... (the global --conf first)
+  uint32_t procs = 0;              // --procs N (0: the trace header's MaxProcs)
+  std::string accounts;            // --accounts IMPORT.json
+  bool csv = false;                // --csv (--json is `json`)
+  std::string plot;                // --plot OUT.svg
+  bool backfill_none = false;      // --backfill none (default easy)
+  std::string trace_decisions;     // --trace-decisions FILE
+  // explain (also --jobs, --json, --now)
+  std::vector<uint64_t> explain_ids;  // JOB_A [JOB_B]
 };
 
 // argv without the program name.  Throws UsageError with a one-line reason.

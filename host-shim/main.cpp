@@ -1,5 +1,7 @@
 // main.cpp - mfprio-host: load the conf, load the priority plugin, run one
-// command (sprio, sshare, decay, job-end, info), unload.
+// command (sprio, sshare, decay, job-end, info, explain), unload.  replay and
+// simulate load their plugins themselves (simulate: one per conf, in turn;
+// simulate_cmd.cpp).
 //
 // Order: parse the command line (usage error: exit 2) -> read the conf and
 // the host's keys -> read the job file -> dlopen + checks -> init -> command
@@ -30,12 +32,14 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "explain.hpp"
 #include "conf.hpp"
 #include "jobs_json.hpp"
 #include "json_util.hpp"
 #include "loader.hpp"
 #include "replay.hpp"
 #include "settings.hpp"
+#include "simulate_cmd.hpp"
 #include "swf.hpp"
 #include "views.hpp"
 
@@ -615,16 +619,6 @@ int cmd_info(Plugin& plugin) {
   return 0;
 }
 
-// Seconds from the conf's PriorityCalcPeriod, else 5 minutes (the plugin
-// validates the key itself; a value it rejects stops init anyway).
-int64_t conf_calc_period(const Conf& conf) {
-  const ConfPair* p = conf.find("PriorityCalcPeriod");
-  int64_t s = 0;
-  std::string why;
-  if (p && parse_time_string(p->value, &s, &why) && s > 0 && s != kTimeInfinite) return s;
-  return 300;
-}
-
 // replay: the whole trace is read and checked before anything is loaded.
 int cmd_replay(const Options& o) {
   const SwfTrace trace = read_swf(o.swf, o.limit);
@@ -665,6 +659,7 @@ int cmd_replay(const Options& o) {
 
 int run(const Options& o) {
   if (o.command == Command::Replay) return cmd_replay(o);
+  if (o.command == Command::Simulate) return cmd_simulate(o);
   const Conf conf = Conf::load(o.conf);
   const HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, o.plugin_dir);
   // Job files are read before the plugin is loaded: a missing file costs nothing.
@@ -690,7 +685,9 @@ int run(const Options& o) {
     case Command::Decay: return cmd_decay(o, *plugin);
     case Command::JobEnd: return cmd_job_end(o, *plugin);
     case Command::Info: return cmd_info(*plugin);
+    case Command::Explain: return cmd_explain(o, *plugin, clock, clock.read());
     case Command::Replay:
+    case Command::Simulate:
     case Command::None: break;
   }
   return 2;

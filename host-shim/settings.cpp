@@ -10,6 +10,8 @@
 #include <limits>
 #include <map>
 
+#include <timestr.hpp>
+
 namespace mfprio::host {
 namespace {
 
@@ -254,6 +256,14 @@ HostSettings read_settings(const Conf& conf, const std::string& default_plugindi
     s.cluster.mem_mb = u64_value(*p, std::numeric_limits<uint64_t>::max());
   if (const ConfPair* p = conf.find("ClusterTRES")) s.cluster.tres = parse_tres_list(*p);
   return s;
+}
+
+int64_t conf_calc_period(const Conf& conf) {
+  const ConfPair* p = conf.find("PriorityCalcPeriod");
+  int64_t s = 0;
+  std::string why;
+  if (p && parse_time_string(p->value, &s, &why) && s > 0 && s != kTimeInfinite) return s;
+  return 300;
 }
 
 }  // namespace mfprio::host

@@ -44,6 +44,10 @@ struct HostSettings {
 HostSettings read_settings(const Conf& conf, const std::string& default_plugindir,
                            const std::string& plugin_dir_override = "");
 
+// Seconds from the conf's PriorityCalcPeriod, else 5 minutes (the plugin
+// validates the key itself; a value it rejects stops init anyway).
+int64_t conf_calc_period(const Conf& conf);
+
 // "priority/multifactor" -> "priority_multifactor.so".
 std::string plugin_file_name(const std::string& priority_type);
 

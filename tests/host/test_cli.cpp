@@ -86,4 +86,47 @@ TEST(Cli, TimePoints) {
   EXPECT_FALSE(parse_time_point("", &t));
 }
 
+TEST(Cli, SimulateCollectsEveryConfTheGlobalOneFirst) {
+  Options o = parse({"--conf", "g.conf", "simulate", "--swf", "t.swf", "--conf", "a.conf", "--conf=b.conf", "--procs",
+                     "128", "--accounts", "acct.json", "--csv", "--plot", "o.svg", "--backfill", "none",
+                     "--trace-decisions", "d.txt"});
+  EXPECT_EQ(o.command, Command::Simulate);
+  EXPECT_EQ(o.confs, (std::vector<std::string>{"g.conf", "a.conf", "b.conf"}));
+  EXPECT_EQ(o.swf, "t.swf");
+  EXPECT_EQ(o.procs, 128u);
+  EXPECT_EQ(o.accounts, "acct.json");
+  EXPECT_TRUE(o.csv);
+  EXPECT_EQ(o.plot, "o.svg");
+  EXPECT_TRUE(o.backfill_none);
+  EXPECT_EQ(o.trace_decisions, "d.txt");
+  o = parse({"simulate", "--swf", "t.swf", "--conf", "a.conf", "--json"});
+  EXPECT_EQ(o.confs, (std::vector<std::string>{"a.conf"}));
+  EXPECT_TRUE(o.json);
+  EXPECT_FALSE(o.backfill_none);
+}
+
+TEST(Cli, ExplainTakesOneOrTwoJobIds) {
+  Options o = parse({"--conf", "c", "explain", "--jobs", "j.jsonl", "7", "9", "--json", "--now", "100"});
+  EXPECT_EQ(o.command, Command::Explain);
+  EXPECT_EQ(o.explain_ids, (std::vector<uint64_t>{7, 9}));
+  EXPECT_TRUE(o.json);
+  EXPECT_EQ(*o.now, 100);
+}
+
+TEST(Cli, SimulateAndExplainUsageErrors) {
+  auto usage_error = [](std::vector<std::string> a) {
+    try {
+      parse_cli(a);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(usage_error({"simulate", "--conf", "a"}), "simulate needs --swf FILE");
+  EXPECT_EQ(usage_error({"simulate", "--swf", "t"}), "simulate needs at least one --conf FILE");
+  EXPECT_EQ(usage_error({"simulate", "--swf", "t", "--conf", "a", "--procs", "0"}), "--procs: N must be at least 1");
+  EXPECT_EQ(usage_error({"--conf", "c", "explain", "--jobs", "j", "1", "2", "3"}), "explain takes one or two job ids");
+  EXPECT_EQ(usage_error({"--conf", "c", "explain", "1"}), "explain needs --jobs FILE");
+}
+
 }  // namespace

@@ -1,0 +1,127 @@
+// simulate.hpp - `mfprio-host simulate`: the policy lab.  One SWF trace is
+// scheduled on its machine under each given conf, each on its own fresh
+// store, and the outcomes are compared (sim_report.hpp prints them).
+//
+// Call order: read_swf -> plan_replay (replay.hpp: names, times) ->
+//   SimWorld::make (the jobs every policy sees; the import document) ->
+//   run_policy per conf (sequentially: a family's .so holds one instance
+//   between init and fini) -> sim_report / sim_svg.
+//
+// The machine (run_policy): `procs` processors, no nodes.  Events in time
+// order; at one instant: job ends (job_end_batch, else job_end), arrivals,
+// the calc-period pass when due (decay(now, running)), then, when anything
+// happened, the pending jobs are priced in one call (prioritize, else
+// set_priority_batch, else set_priority) and the scheduler starts jobs in
+// priority order (ties: submit time, then job id).  EASY backfill: the first
+// job that does not fit gets a reservation at the "shadow time", when the
+// running jobs' requested times free enough processors; a later job starts
+// only if it fits now and either ends (by its requested time) by the shadow
+// time or uses only the processors the reserved job leaves spare then.  Each
+// job passed over by a backfilled job gets bypass_count + 1.
+//
+// Invariants: the plugin's clock is the simulated time (Clock fixed); a job
+// runs min(run time, requested time) seconds; the requested time (the run
+// time when unknown) is only an estimate for reservations; passes continue up
+// to the first one at or after the last end, so every job is charged fully.
+#pragma once
+
+#include <mfprio/mfprio.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loader.hpp"
+#include "replay.hpp"
+#include "swf.hpp"
+
+namespace mfprio::host {
+
+enum class Backfill { Easy, None };
+
+// A job as every policy sees it.
+struct SimJob {
+  uint32_t plan = 0;     // index in ReplayPlan::jobs (its mfprio_job_t)
+  int64_t submit = 0;    // epoch seconds
+  int64_t run = 0;       // seconds it runs: min(run time, requested time)
+  int64_t est = 0;       // requested time, else the run time: the reservation estimate
+  uint32_t cpus = 0;
+  uint32_t account = 0;  // index in SimWorld::accounts
+  uint32_t user = 0;     // index in SimWorld::users
+};
+
+// What every policy shares: the trace's jobs on the machine, sorted by
+// submit time then job id, and the account/user names of the report.
+struct SimWorld {
+  ReplayPlan plan;
+  std::vector<SimJob> jobs;
+  uint32_t procs = 0;
+  uint64_t skipped_too_big = 0;      // jobs asking for more than the machine
+  std::vector<std::string> accounts, users;  // sorted names
+  std::string import_json;           // the mfprio-acct import document
+  double cpu_seconds = 0;            // sum of cpus x run over jobs
+};
+
+// Builds the world: accounts_json given (the --accounts file's text) or made
+// from the trace (replay --emit-accounts' rules).  A job without an account
+// is the user's default account in that document.  procs 0: the header's
+// MaxProcs (throws std::runtime_error when neither is known).
+SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& accounts_json_text,
+                    const std::string& accounts_label);
+
+struct GroupStats {
+  std::string name;
+  uint64_t jobs = 0;
+  double wait_mean = 0, wait_p50 = 0, wait_p95 = 0;
+  double bsld_mean = 0;           // bounded slowdown, bound 10 s
+  double cpu_seconds = 0;         // delivered: cpus x run over its jobs
+  double delivered_share = 0;     // cpu_seconds / all jobs' cpu_seconds
+  double target_share = 0;
+};
+
+struct PolicyResult {
+  std::string name;               // the conf's file name without ".conf" (made unique)
+  std::string conf;               // as given
+  std::string plugin_type;
+  std::string pricing_op;         // prioritize / set_priority_batch / set_priority
+  std::string target_rule;        // "norm_shares" or "equal"
+  int64_t calc_period = 0;
+  Backfill backfill = Backfill::Easy;
+  // overall
+  int64_t first_submit = 0, last_end = 0, makespan = 0;
+  double utilization = 0;         // cpu_seconds / (procs x makespan)
+  double wait_mean = 0, wait_p50 = 0, wait_p95 = 0, bsld_mean = 0;
+  double jain = 0;                // Jain's index of delivered/target over accounts
+  uint64_t jobs = 0, backfilled = 0, pricing_calls = 0, decay_passes = 0;
+  double cpu_seconds = 0;
+  std::optional<double> charged_usage;  // share view's top row raw_usage, when there is one
+  std::vector<GroupStats> accounts, users;
+  // for the plot: sorted waits, and per sample time each account's share of
+  // the CPU time delivered so far
+  std::vector<int64_t> waits;
+  std::vector<int64_t> sample_t;
+  std::vector<std::vector<double>> sample_share;  // [sample][account]
+  double elapsed_s = 0;           // wall time (never in --json/--csv)
+};
+
+struct SimOptions {
+  Backfill backfill = Backfill::Easy;
+  std::string plugin_dir;         // --plugin-dir
+  bool verbose = false;
+  std::FILE* decisions = nullptr; // --trace-decisions: one line per event (README)
+  // Called now and then with (policy index, fraction done) for a progress line.
+  std::function<void(size_t, double)> progress;
+};
+
+// Runs one policy on a fresh store in `tmpdir`.  Throws PluginError /
+// LoadError / ConfError / std::runtime_error with a one-line reason.
+PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, size_t index, const std::string& name,
+                        const std::string& tmpdir, const SimOptions& opt);
+
+// p in [0,1] of sorted values, nearest rank (0 for none).
+double percentile_sorted(const std::vector<double>& sorted, double p);
+
+}  // namespace mfprio::host

@@ -1,0 +1,342 @@
+// test_simulate_e2e.cpp - `mfprio-host simulate` end to end: the built
+// binary (MFPRIO_HOST_BIN), the real priority_basic.so and
+// priority_multifactor.so (MFPRIO_PLUGIN_BUILDDIR) and the real traces of
+// ../shared/traces (MFPRIO_TRACES_DIR; skipped when missing).
+//
+// The scheduler's invariants are checked from `--trace-decisions FILE`
+// (host-shim/README.md, "Policy lab"): the checker below keeps its own
+// machine (running jobs, processors in use) from the submit/start/end lines
+// and recomputes every EASY reservation from the running jobs' estimated
+// ends, so a backfill that would delay the head job is caught independently
+// of the simulator's own arithmetic.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "run_process.hpp"
+#include "test_util.hpp"
+
+using mfprio::test::ProcessResult;
+using mfprio::test::run_process;
+using mfprio::test::TempDir;
+
+namespace {
+
+bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// One policy's decisions, replayed on a machine of `procs` processors.
+struct DecisionCheck {
+  int64_t procs = 0;
+  struct Job {
+    int64_t submit = -1, cpus = 0, start = -1, end = -1, est_end = 0;
+  };
+  std::map<uint64_t, Job> jobs;
+  std::map<uint64_t, std::pair<int64_t, int64_t>> running;  // id -> (cpus, estimated end)
+  int64_t used = 0, peak = 0;
+  std::vector<uint64_t> start_order;
+  // the current pass's reservation
+  int64_t res_t = -1, shadow = 0, extra = 0;
+  uint64_t res_id = 0;
+  std::map<uint64_t, unsigned> passed_over;  // backfills while the job held the reservation
+  uint64_t backfills = 0, reservations = 0;
+  std::vector<std::string> errors;
+
+  void fail(const std::string& line, const std::string& why) {
+    if (errors.size() < 10) errors.push_back(why + " at '" + line + "'");
+  }
+
+  void line(const std::string& l) {
+    std::istringstream in(l);
+    std::string kind;
+    in >> kind;
+    long long t = 0;
+    unsigned long long id = 0;
+    long long cpus = 0;
+    if (kind == "submit") {
+      in >> t >> id >> cpus;
+      Job& j = jobs[id];
+      if (j.submit >= 0) fail(l, "submitted twice");
+      j.submit = t;
+      j.cpus = cpus;
+    } else if (kind == "start") {
+      long long submit = 0, est_end = 0;
+      unsigned bypass = 0;
+      std::string how;
+      in >> t >> id >> cpus >> submit >> est_end >> how >> bypass;
+      // Every backfill while this job held the reservation passed it over.
+      if (bypass < passed_over[id]) fail(l, "bypass_count " + std::to_string(bypass) + " < " + std::to_string(passed_over[id]));
+      Job& j = jobs[id];
+      if (j.submit < 0) fail(l, "started before its submit line");
+      if (j.start >= 0) fail(l, "started twice");
+      if (t < j.submit) fail(l, "started before its submit time");
+      j.start = t;
+      j.est_end = est_end;
+      used += cpus;
+      peak = std::max(peak, used);
+      if (used > procs) fail(l, "more processors in use than the machine has");
+      running[id] = {cpus, est_end};
+      start_order.push_back(id);
+      if (how == "backfill") {
+        ++backfills;
+        if (res_t != t) fail(l, "backfill without a reservation in this pass");
+        ++passed_over[res_id];
+        if (est_end > shadow) {  // runs past the shadow time: only on spare processors
+          if (cpus > extra) fail(l, "backfill delays the reserved head job");
+          extra -= cpus;
+        }
+      }
+    } else if (kind == "end") {
+      in >> t >> id >> cpus;
+      Job& j = jobs[id];
+      if (j.start < 0) fail(l, "ended before it started");
+      if (j.end >= 0) fail(l, "ended twice");
+      j.end = t;
+      used -= cpus;
+      running.erase(id);
+    } else if (kind == "reserve") {
+      long long shadow_l = 0, extra_l = 0;
+      in >> t >> id >> cpus >> shadow_l >> extra_l;
+      ++reservations;
+      // Recompute: the earliest time the running jobs' estimated ends free `cpus`.
+      std::vector<std::pair<int64_t, int64_t>> ends;
+      for (const auto& [rid, r] : running) ends.push_back({r.second, r.first});
+      std::sort(ends.begin(), ends.end());
+      int64_t avail = procs - used, when = -1, spare = 0;
+      if (cpus <= avail) fail(l, "reservation for a job that fits now");
+      // The shadow time: the first estimated end by which enough processors
+      // are free; spare: what is free then (every job ending by then) beyond the head's.
+      for (const auto& [e, c] : ends) {
+        if (when < 0) {
+          avail += c;
+          if (avail >= cpus) when = e;
+        } else if (e == when) {
+          avail += c;
+        }
+      }
+      if (when >= 0) {
+        spare = avail - cpus;
+        when = std::max<int64_t>(when, t);
+      }
+      if (when != shadow_l || spare != extra_l)
+        fail(l, "reservation differs from the recomputed one (shadow " + std::to_string(when) + ", extra " +
+                    std::to_string(spare) + ")");
+      res_t = t;
+      res_id = id;
+      shadow = when;
+      extra = spare;
+    }
+  }
+
+  void finish() {
+    for (const auto& [id, j] : jobs) {
+      if (j.start < 0 || j.end < 0) {
+        fail("job " + std::to_string(id), "never started or never ended");
+        break;
+      }
+    }
+    if (used != 0) fail("end of trace", "processors still in use");
+  }
+};
+
+// Parses a decisions file into one check per policy.
+std::vector<DecisionCheck> check_decisions(const std::string& path, int64_t procs) {
+  std::vector<DecisionCheck> out;
+  std::ifstream f(path);
+  std::string l;
+  while (std::getline(f, l)) {
+    if (l.rfind("policy ", 0) == 0) {
+      if (!out.empty()) out.back().finish();
+      out.emplace_back();
+      out.back().procs = procs;
+      continue;
+    }
+    if (!out.empty()) out.back().line(l);
+  }
+  if (!out.empty()) out.back().finish();
+  return out;
+}
+
+class SimulateE2E : public testing::Test {
+ protected:
+  void SetUp() override {
+    plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
+    if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so") ||
+        !std::filesystem::exists(plugin_dir + "/priority_basic.so"))
+      GTEST_SKIP() << "priority_multifactor.so / priority_basic.so not built";
+  }
+  std::string trace(const std::string& name) {
+    const std::string path = mfprio::test::env_or_die("MFPRIO_TRACES_DIR") + "/" + name;
+    if (!std::filesystem::exists(path)) {
+      skipped = true;
+      return "";
+    }
+    return path;
+  }
+  ProcessResult host(std::vector<std::string> args) {
+    args.insert(args.begin(), mfprio::test::env_or_die("MFPRIO_HOST_BIN"));
+    return run_process(args);
+  }
+  std::string conf(const std::string& name, const std::string& body) {
+    return dir.write(name + ".conf", "PluginDir=" + plugin_dir + "\n" + body);
+  }
+  std::string basic() { return conf("basic", "PriorityType=priority/basic\n"); }
+  // Multifactor with usage that never decays (the replay --no-decay rule:
+  // a half-life of ~31,700 years removes < 1e-10 over a trace), so the
+  // charged total must equal the trace's processor-seconds.
+  std::string multifactor_nodecay() {
+    return conf("mf_nodecay",
+                "PriorityType=priority/multifactor\nPriorityWeightFairshare=100000\nPriorityWeightAge=1000\n"
+                "PriorityDecayHalfLife=999999999999-0\n");
+  }
+
+  TempDir dir;
+  std::string plugin_dir;
+  bool skipped = false;
+};
+
+#define TRACE_OR_SKIP(var, name)                                                     \
+  const std::string var = trace(name);                                               \
+  if (skipped) GTEST_SKIP() << "../shared/traces/" << name << " is missing (CI has it)"
+
+TEST_F(SimulateE2E, Hpc2nEasyBackfillKeepsEveryInvariantUnderMultifactor) {
+  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  const std::string dec = dir.path() + "/decisions.txt";
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--trace-decisions", dec});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "simulate: hpc2n.swf: 3170 records, 3145 jobs simulated, 25 skipped; 240 processors"))
+      << r.out;
+  std::vector<DecisionCheck> checks = check_decisions(dec, 240);
+  ASSERT_EQ(checks.size(), 1u);
+  const DecisionCheck& c = checks[0];
+  EXPECT_EQ(c.jobs.size(), 3145u);
+  EXPECT_EQ(c.start_order.size(), 3145u);
+  EXPECT_GT(c.backfills, 0u);     // the trace does exercise backfill
+  EXPECT_GT(c.reservations, 0u);
+  EXPECT_LE(c.peak, 240);
+  for (const std::string& e : c.errors) ADD_FAILURE() << e;
+}
+
+TEST_F(SimulateE2E, Hpc2nBasicWithoutBackfillStartsJobsInSubmitOrder) {
+  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  const std::string dec = dir.path() + "/decisions.txt";
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--backfill", "none", "--trace-decisions", dec});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<DecisionCheck> checks = check_decisions(dec, 240);
+  ASSERT_EQ(checks.size(), 1u);
+  const DecisionCheck& c = checks[0];
+  for (const std::string& e : c.errors) ADD_FAILURE() << e;
+  EXPECT_EQ(c.backfills, 0u);
+  EXPECT_EQ(c.reservations, 0u);
+  ASSERT_EQ(c.start_order.size(), 3145u);
+  // FIFO: starts in (submit time, job id) order.
+  for (size_t k = 1; k < c.start_order.size(); ++k) {
+    const auto& a = c.jobs.at(c.start_order[k - 1]);
+    const auto& b = c.jobs.at(c.start_order[k]);
+    const bool in_order = a.submit < b.submit || (a.submit == b.submit && c.start_order[k - 1] < c.start_order[k]);
+    ASSERT_TRUE(in_order) << "job " << c.start_order[k] << " started before job " << c.start_order[k - 1];
+  }
+}
+
+TEST_F(SimulateE2E, Hpc2nTwoPoliciesGiveByteIdenticalJsonAndChargeEveryProcessorSecond) {
+  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  const std::vector<std::string> args = {"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--conf", basic(),
+                                         "--json"};
+  ProcessResult a = host(args);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ProcessResult b = host(args);
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_TRUE(has(a.err, "simulate: 2 policies, 3145 jobs, elapsed ")) << a.err;
+  // The multifactor policy charged exactly the jobs' processors x run time.
+  const size_t cpu_at = a.out.find("\"cpu_seconds\": ", a.out.find("\"overall\""));
+  const size_t usage_at = a.out.find("\"charged_usage\": ");
+  ASSERT_NE(cpu_at, std::string::npos) << a.out;
+  ASSERT_NE(usage_at, std::string::npos) << a.out;
+  const double cpu = std::strtod(a.out.c_str() + cpu_at + 15, nullptr);
+  const double usage = std::strtod(a.out.c_str() + usage_at + 17, nullptr);
+  ASSERT_GT(cpu, 1e8);
+  EXPECT_LT(std::fabs(usage - cpu) / cpu, 1e-9) << "charged " << usage << " vs " << cpu;
+  // basic keeps no usage: its charged_usage is null.
+  EXPECT_TRUE(has(a.out, "\"charged_usage\": null")) << a.out;
+  EXPECT_TRUE(has(a.out, "\"target_rule\": \"norm_shares\"")) << a.out;
+  EXPECT_TRUE(has(a.out, "\"target_rule\": \"equal\"")) << a.out;
+}
+
+TEST_F(SimulateE2E, NasaTraceUnderBasicKeepsEveryInvariant) {
+  TRACE_OR_SKIP(swf, "NASA-iPSC-1993-3.1-cln.swf.gz");
+  const std::string dec = dir.path() + "/decisions.txt";
+  const std::string svg = dir.path() + "/nasa.svg";
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--trace-decisions", dec, "--csv", "--plot", svg});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("policy,conf,plugin_type,scope,name,jobs,", 0), 0u) << r.out;
+  EXPECT_TRUE(has(r.out, "basic,")) << r.out;
+  std::vector<DecisionCheck> checks = check_decisions(dec, 128);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].jobs.size(), 18239u);
+  for (const std::string& e : checks[0].errors) ADD_FAILURE() << e;
+  const std::string text = slurp(svg);
+  EXPECT_EQ(text.rfind("<?xml", 0), 0u);
+  EXPECT_TRUE(has(text, "<polyline")) << "no lines in the plot";
+  EXPECT_TRUE(has(text, "</svg>"));
+}
+
+TEST_F(SimulateE2E, SmallTraceTextReportAndUsageErrors) {
+  // Two 4-processor jobs on a 4-processor machine: the second waits 100 s.
+  const std::string swf = dir.write("small.swf",
+                                    "; MaxProcs: 4\n"
+                                    "1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                    "2 0 -1 50 4 -1 -1 4 100 -1 1 2 1 -1 -1 -1 -1 -1\n");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "2 jobs simulated, 0 skipped; 4 processors; backfill easy")) << r.out;
+  EXPECT_TRUE(has(r.out, "wait mean")) << r.out;
+  EXPECT_TRUE(has(r.out, "50s")) << r.out;  // mean of 0 and 100 s
+  EXPECT_TRUE(has(r.out, "makespan")) << r.out;
+  // --procs below a job's size: that job is skipped.
+  r = host({"simulate", "--swf", swf, "--conf", basic(), "--procs", "2"});
+  ASSERT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.err, "no job to simulate")) << r.err;
+  r = host({"simulate", "--swf", swf});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "simulate needs at least one --conf FILE")) << r.err;
+  r = host({"simulate", "--swf", swf, "--conf", basic(), "--json", "--csv"});
+  EXPECT_EQ(r.status, 2);
+  r = host({"simulate", "--swf", swf, "--conf", basic(), "--backfill", "conservative"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "--backfill: 'conservative' is not easy or none")) << r.err;
+}
+
+TEST_F(SimulateE2E, AccountsFileGivesTheTargetSharesFromNormShares) {
+  // u1 and u2 name no group: their default accounts in the import document
+  // are "big" (3 shares) and "small" (1 share).
+  const std::string swf = dir.write("two.swf",
+                                    "; MaxProcs: 4\n"
+                                    "1 0 -1 100 4 -1 -1 4 200 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                                    "2 0 -1 100 4 -1 -1 4 200 -1 1 2 -1 -1 -1 -1 -1 -1\n");
+  const std::string accounts = dir.write("acct.json", R"({"accounts": [
+    {"name": "big", "parent": "root", "shares": 3}, {"name": "small", "parent": "root", "shares": 1}],
+   "users": [{"name": "u1", "account": "big", "shares": 1, "default": true},
+             {"name": "u2", "account": "small", "shares": 1, "default": true}]})");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--conf", basic(), "--accounts",
+                          accounts, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"name\": \"big\",")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"target_share\": 0.75")) << r.out;   // multifactor: norm_shares
+  EXPECT_TRUE(has(r.out, "\"target_share\": 0.25")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"target_share\": 0.5")) << r.out;    // basic: equal shares
+  EXPECT_TRUE(has(r.out, "\"delivered_share\": 0.5")) << r.out;
+}
+
+}  // namespace
