@@ -51,6 +51,7 @@ const char* status_name(int status) {
     case MFPRIO_ENOENT: return "ENOENT";
     case MFPRIO_EPERM: return "EPERM";
     case MFPRIO_EINTERNAL: return "EINTERNAL";
+    case MFPRIO_ENOTSUP: return "ENOTSUP";
     default: return "unknown status";
   }
 }
