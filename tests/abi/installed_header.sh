@@ -19,4 +19,11 @@ done
 grep -q '^plugindir=' "$pc" || { echo "mfprio.pc has no plugindir variable"; exit 1; }
 "$cc" -std=c99 -pedantic -Wall -Wextra -Werror -I"$(dirname "$(dirname "$inc")")" \
   "$src/tests/abi/abi_host.c" -o "$dest/abi_host" -ldl
-"$dest/abi_host" --fifo "$plugdir/priority_basic.so"
+# A sanitizer build's plugins need the sanitizer runtime loaded first; the
+# installed host is a plain build, so preload what the plugin links.
+preload=$(ldd "$plugdir/priority_basic.so" | awk '/lib(asan|ubsan|tsan)\.so/ {print $3}' | tr '\n' ' ')
+if [ -n "$preload" ]; then
+  LD_PRELOAD="$preload" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$dest/abi_host" --fifo "$plugdir/priority_basic.so"
+else
+  "$dest/abi_host" --fifo "$plugdir/priority_basic.so"
+fi
