@@ -47,6 +47,10 @@ constexpr const char* kHelp = R"(usage: mfprio-acct (--db PATH | --conf FILE) CO
   delete account|qos|partition|queue NAME
   delete user NAME [Account=A [Partition=P]]
   show tree|accounts|users|qos|partitions|queues [-P | --json]
+  show decay [-P | --json]     last_decay, last_reset (epoch seconds) and the usage scale
+  modify decay [set] last_decay=T [last_reset=T]
+                               repair the decay pass times (T: epoch or YYYY-MM-DDTHH:MM:SS;
+                               admin only; one transaction; usage is not changed)
   import FILE.json          add/update the listed records, one transaction
   import-flux --banks BANKS.csv --users USERS.csv [--queues QUEUES.csv]
                             flux-accounting's export-db files, one transaction
@@ -173,7 +177,10 @@ void account_fields(const KV& kv, AccountRec& a) {
     if (k == "parent") a.parent = v;
     else if (k == "fairshare" || k == "shares") parse_shares(v, a.shares, a.shares_parent);
     else if (k == "priority") a.priority = static_cast<uint32_t>(parse_uint(k, v, UINT32_MAX));
-    else if (k == "description") a.description = v;
+    else if (k == "description") {
+      if (auto p = description_problem(v); !p.empty()) throw UsageError("account " + a.name + ": " + p);
+      a.description = v;
+    }
   }
 }
 
@@ -495,6 +502,32 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
 
   const std::string cmd = lower(args[i]);
   std::vector<std::string> rest(args.begin() + static_cast<long>(i) + 1, args.end());
+  if ((cmd == "show" || cmd == "list") && rest.size() >= 1 && lower(rest[0]) == "decay") {
+    Format fmt = Format::Table;
+    for (size_t k = 1; k < rest.size(); ++k) {
+      if (rest[k] == "-P" || rest[k] == "--parsable2" || rest[k] == "--parsable") fmt = Format::Parsable;
+      else if (rest[k] == "--json") fmt = Format::Json;
+      else throw UsageError("show decay: unexpected \"" + rest[k] + "\"");
+    }
+    auto s = Store::open(db, OpenOptions{true, false});
+    cli::show_decay(s->decay_info(), fmt, out);
+    return 0;
+  }
+  if (cmd == "modify" && rest.size() >= 1 && lower(rest[0]) == "decay") {
+    // modify decay [set] last_decay=T [last_reset=T]: repair the pass times
+    // (e.g. after a clock jump made the plugin refuse a decay pass).
+    size_t from = 1;
+    if (from < rest.size() && lower(rest[from]) == "set") ++from;
+    KV kv = parse_kv(rest, from, rest.size());
+    only_keys(kv, {"last_decay", "last_reset"}, "modify decay");
+    std::optional<int64_t> last_decay, last_reset;
+    for (const auto& [k, v] : kv) (k == "last_decay" ? last_decay : last_reset) = parse_time(k, v);
+    if (!last_decay) throw UsageError("modify decay: last_decay=T is required");
+    auto s = open_for_write(db, false);
+    const DecayState st{*last_decay, last_reset.value_or(s->decay_state().last_reset)};
+    s->set_decay_state(st);
+    return 0;
+  }
   if (cmd == "show" || cmd == "list") {
     Format fmt = Format::Table;
     std::string what;

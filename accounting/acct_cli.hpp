@@ -26,6 +26,8 @@ enum class Format { Table, Parsable, Json };
 
 // `show WHAT` (acct_show.cpp).
 void show(const StoreData& d, const std::string& what, Format fmt, std::ostream& out);
+// `show decay` (acct_show.cpp).
+void show_decay(const DecayInfo& d, Format fmt, std::ostream& out);
 
 }  // namespace cli
 }  // namespace mfprio::acct

@@ -122,4 +122,15 @@ void show(const StoreData& d, const std::string& what, Format fmt, std::ostream&
   }
 }
 
+void show_decay(const DecayInfo& d, Format fmt, std::ostream& out) {
+  const bool exact = fmt != Format::Table;
+  if (fmt == Format::Json) {
+    out << "{\"last_decay\": " << d.last_decay << ", \"last_reset\": " << d.last_reset
+        << ", \"scale\": " << num(d.scale, true) << "}\n";
+    return;
+  }
+  print({"LastDecay", "LastReset", "Scale"},
+        {{std::to_string(d.last_decay), std::to_string(d.last_reset), num(d.scale, exact)}}, fmt, out);
+}
+
 }  // namespace mfprio::acct::cli

@@ -119,12 +119,80 @@ std::vector<TreeRow> tree_rows(const StoreData& d) {
   return rows;
 }
 
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i] (1-4), or 0 when it is not one:
+// overlong forms, surrogates and code points above U+10FFFF are refused.
+// *cp gets the code point.
+size_t utf8_sequence(const std::string& s, size_t i, uint32_t* cp) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  size_t len;
+  uint32_t v, min;
+  if (c < 0x80) { *cp = c; return 1; }
+  if ((c & 0xE0) == 0xC0) { len = 2; v = c & 0x1F; min = 0x80; }
+  else if ((c & 0xF0) == 0xE0) { len = 3; v = c & 0x0F; min = 0x800; }
+  else if ((c & 0xF8) == 0xF0) { len = 4; v = c & 0x07; min = 0x10000; }
+  else return 0;
+  if (i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (b(i + k) & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return len;
+}
+
+// `name` for a message: printable ASCII kept, every other byte as \xNN, at
+// most 64 bytes of it.
+std::string quoted(const std::string& name) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "\"";
+  for (size_t i = 0; i < name.size() && i < 64; ++i) {
+    const unsigned char c = static_cast<unsigned char>(name[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (name.size() > 64) out += "...";
+  return out + "\"";
+}
+
+}  // namespace
+
 std::string name_problem(const std::string& name) {
   if (name.empty()) return "empty name";
-  if (name.size() > 128) return "name longer than 128 characters";
-  for (unsigned char c : name) {
-    if (std::isspace(c) || std::iscntrl(c) || c == '|' || c == '=' || c == ',' || c == '"')
-      return "name \"" + name + "\" contains a space, control character or one of |=,\"";
+  if (name.size() > 128) return "name " + quoted(name) + " is longer than 128 bytes";
+  for (size_t i = 0; i < name.size();) {
+    uint32_t cp = 0;
+    const size_t len = utf8_sequence(name, i, &cp);
+    if (len == 0) return "name " + quoted(name) + " is not valid UTF-8 (byte " + std::to_string(i + 1) + ")";
+    // C0 and C1 control characters, DEL, and Unicode line/paragraph separators.
+    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
+      return "name " + quoted(name) + " contains a control character";
+    if (len == 1 && (std::isspace(static_cast<unsigned char>(cp)) || cp == '|' || cp == '=' || cp == ',' ||
+                     cp == '"'))
+      return "name " + quoted(name) + " contains a space or one of |=,\"";
+    i += len;
+  }
+  return "";
+}
+
+std::string description_problem(const std::string& text) {
+  if (text.size() > 1024) return "description is longer than 1024 bytes";
+  for (size_t i = 0; i < text.size();) {
+    uint32_t cp = 0;
+    const size_t len = utf8_sequence(text, i, &cp);
+    if (len == 0) return "description is not valid UTF-8 (byte " + std::to_string(i + 1) + ")";
+    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
+      return "description contains a control character (a newline or tab, byte " + std::to_string(i + 1) + ")";
+    if (cp == '|') return "description contains '|' (the -P column separator)";
+    i += len;
   }
   return "";
 }

@@ -63,10 +63,19 @@ struct TreeRow {
 };
 std::vector<TreeRow> tree_rows(const StoreData& d);
 
-// "" if usable as an account/user/qos/partition name, else why not.  Names
-// are printed in `|`-separated and key=value output, so those characters and
-// whitespace are refused.
+// "" if usable as an account/user/qos/partition name, else why not.  The one
+// name rule (mfprio-acct, import, and so what the plugin loads): 1-128 bytes
+// of valid UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF), no control character (C0, DEL, C1, U+2028/9), and, since names
+// are printed in `|`-separated and key=value output, no whitespace or |=,".
+// The message quotes the name with non-ASCII bytes as \xNN.
 std::string name_problem(const std::string& name);
+
+// "" if usable as an account's Description, else why not.  Refused, not
+// escaped: at most 1024 bytes of valid UTF-8 without control characters
+// (so no newline) and without '|', so a `show -P` row stays one line of
+// fields whatever an admin typed.
+std::string description_problem(const std::string& text);
 
 // "" if `s` is a TRES list the plugin loads (common/tres.hpp: the one
 // parser; names checked, no name twice, finite non-negative numbers), else why not.

@@ -126,6 +126,33 @@ void each_record(json_t* root, const char* section, Fn fn) {
   }
 }
 
+// The plugin adds usage up the tree: a file whose raw usage (or one TRES's
+// usage) sums past the largest double would load as inf.  Refused here,
+// naming the record whose value makes the sum overflow.
+void check_usage_sums(const Model& m, const std::vector<AssocWrite>& listed,
+                      const std::map<AssocTuple, std::string>& where) {
+  double raw = 0;
+  std::map<std::string, double> tres;
+  for (const auto& [key, r] : m.assocs) {
+    if (where.count(key)) continue;  // the store's own rows first
+    raw += r.raw_usage;
+    for (const auto& [n, v] : r.tres_usage) tres[n] += v;
+  }
+  for (const AssocWrite& w : listed) {
+    const AssocTuple key{w.rec.user, w.rec.account, w.rec.partition};
+    const std::string& at = where.at(key);
+    raw += w.rec.raw_usage;
+    if (!std::isfinite(raw))
+      throw AdminError(at + ": \"raw_usage\" makes the total usage overflow a double");
+    for (const auto& [n, v] : w.rec.tres_usage) {
+      double& t = tres[n];
+      t += v;
+      if (!std::isfinite(t))
+        throw AdminError(at + ": tres_usage \"" + n + "\" makes the total usage overflow a double");
+    }
+  }
+}
+
 // Maui/Moab fair-share history (priority/maui): "fairshare_usage": [{"kind",
 // "name", "windows": [w0, w1, ...]}], w0 the window holding
 // "fairshare_as_of" (epoch; default now), each window "fairshare_interval"
@@ -213,7 +240,10 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     if (auto p = f.str("parent")) rec.parent = *p;
     f.shares(rec.shares, rec.shares_parent);
     if (auto p = f.integer("priority", 0, UINT32_MAX)) rec.priority = static_cast<uint32_t>(*p);
-    if (auto d = f.str("description")) rec.description = *d;
+    if (auto d = f.str("description")) {
+      if (auto p = description_problem(*d); !p.empty()) f.fail(p);
+      rec.description = *d;
+    }
     m.accounts[name] = rec;
     listed.emplace_back(name, f.where());
     ch.accounts.push_back(rec);
@@ -353,6 +383,7 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     write_index[key] = ch.assocs.size();
     ch.assocs.push_back(AssocWrite{r, true, set_queues});
   });
+  check_usage_sums(m, ch.assocs, seen_assoc);
   for (const auto& [user, account] : wanted_default) m.users[user].default_account = account;
   m.finish_users(touched, ch.users);
   st.users = touched.size();

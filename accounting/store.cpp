@@ -398,6 +398,9 @@ CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
     if (!(c.rate >= 0.0) || c.rate > 1e15)
       throw StoreError(path_ + ": job " + std::to_string(c.job_id) + ": bad rate " +
                        std::to_string(c.rate));
+    // until - start must not overflow: times run from 1970 to year 9999.
+    if (c.start_time < 0 || c.until < 0 || c.start_time > kMaxChargeTime || c.until > kMaxChargeTime)
+      throw StoreError(path_ + ": job " + std::to_string(c.job_id) + ": charge time before 1970 or after 9999");
     int64_t from = c.start_time;
     int64_t ledger_assoc = c.assoc_id;
     {

@@ -124,6 +124,14 @@ struct DecayState {
   int64_t last_reset = 0;
 };
 
+// The decay bookkeeping as `mfprio-acct show decay` prints it: pass times
+// and the internal usage scale (stored usage = true usage / scale).
+struct DecayInfo {
+  int64_t last_decay = 0;
+  int64_t last_reset = 0;
+  double scale = 1.0;
+};
+
 struct LedgerRec {
   uint64_t job_id = 0;
   int64_t assoc_id = 0;
@@ -307,6 +315,11 @@ class Store {
   // Every row of a family, and the decay state (pass times).
   virtual std::vector<WindowRow> load_windows(const std::string& family) = 0;
   virtual DecayState decay_state() = 0;
+  virtual DecayInfo decay_info() = 0;
+  // Repair (mfprio-acct modify decay): sets both pass times in one
+  // transaction, usage untouched.  Times must lie in [0, year 9999] and
+  // last_reset <= last_decay; else StoreError and nothing changes.
+  virtual void set_decay_state(const DecayState& s) = 0;
 
 
   // True when another connection (mfprio-acct, another host) committed to

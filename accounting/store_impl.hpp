@@ -14,6 +14,10 @@
 
 namespace mfprio::acct::detail {
 
+// Latest time a charge may name (9999-12-31T23:59:59Z): keeps until - start
+// and window arithmetic far from int64 overflow.
+constexpr int64_t kMaxChargeTime = 253402300799;
+
 class StoreImpl final : public Store {
  public:
   StoreImpl(const std::string& path, const OpenOptions& opts);
@@ -30,12 +34,15 @@ class StoreImpl final : public Store {
   WindowResult apply_windows(const WindowCycle& cycle) override;
   std::vector<WindowRow> load_windows(const std::string& family) override;
   DecayState decay_state() override;
+  DecayInfo decay_info() override;
+  void set_decay_state(const DecayState& s) override;
 
  private:
   sql::Stmt& prep(sql::Stmt& slot, const char* text);
   int64_t tres_id(const std::string& name);
   int64_t tres_id_lookup(const std::string& name);
-  double usage_scale();  // decay_state.scale, inside a transaction
+  double usage_scale();
+  DecayState decay_state_in_txn();  // decay_state.scale, inside a transaction
   CycleResult apply_cycle_txn(const CycleUpdate& update);
   void fold_journal();  // journalled charges into the rows, inside a transaction
   void apply_admin_txn(const AdminChanges& changes);

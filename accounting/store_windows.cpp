@@ -44,7 +44,8 @@ void StoreImpl::put_window(const std::string& family, const WindowRow& w, bool a
 WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
   if (read_only_) throw StoreError(path_ + ": store opened read-only");
   if (c.family.empty()) throw StoreError(path_ + ": windowed usage without a family");
-  if (c.window_seconds < 0) throw StoreError(path_ + ": window length below 0");
+  if (c.window_seconds < 0 || c.window_seconds > kMaxChargeTime)
+    throw StoreError(path_ + ": window length below 0 or past year 9999");
   if (!(c.decay_factor >= 0.0 && c.decay_factor <= 1.0))
     throw StoreError(path_ + ": decay factor " + std::to_string(c.decay_factor) + " is outside [0, 1]");
   WindowResult res;
@@ -77,8 +78,9 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
         throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": bad rate " + std::to_string(r));
     if (!(ch.rate >= 0.0) || ch.rate > 1e15)
       throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": bad rate " + std::to_string(ch.rate));
-    if (ch.start_time < 0 || ch.until < 0)
-      throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": time before 1970");
+    // Window arithmetic (start + length, end - t) must not overflow.
+    if (ch.start_time < 0 || ch.until < 0 || ch.start_time > kMaxChargeTime || ch.until > kMaxChargeTime)
+      throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": charge time before 1970 or after 9999");
     int64_t from = ch.start_time;
     {
       sql::StmtUse st(prep(st_win_ledger_get_,
@@ -129,6 +131,10 @@ std::vector<WindowRow> StoreImpl::load_windows(const std::string& family) {
 
 DecayState StoreImpl::decay_state() {
   sql::Txn txn(db_.get(), /*write=*/false);
+  return decay_state_in_txn();
+}
+
+DecayState StoreImpl::decay_state_in_txn() {
   sql::StmtUse st(prep(st_win_state_get_, "SELECT last_decay, last_reset FROM decay_state WHERE id = 1"));
   DecayState d;
   if (st->step()) {
@@ -136,6 +142,25 @@ DecayState StoreImpl::decay_state() {
     d.last_reset = st->i64(1);
   }
   return d;
+}
+
+DecayInfo StoreImpl::decay_info() {
+  sql::Txn txn(db_.get(), /*write=*/false);
+  const DecayState d = decay_state_in_txn();
+  return DecayInfo{d.last_decay, d.last_reset, usage_scale()};
+}
+
+void StoreImpl::set_decay_state(const DecayState& s) {
+  if (read_only_) throw StoreError(path_ + ": store opened read-only");
+  if (s.last_decay < 0 || s.last_decay > kMaxChargeTime || s.last_reset < 0 || s.last_reset > kMaxChargeTime)
+    throw StoreError(path_ + ": decay times must lie between 1970 and 9999");
+  if (s.last_reset > s.last_decay)
+    throw StoreError(path_ + ": last_reset " + std::to_string(s.last_reset) + " is after last_decay " +
+                     std::to_string(s.last_decay));
+  sql::Txn txn(db_.get());
+  sql::StmtUse st(prep(st_decay_state_, "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
+  st->bind(1, s.last_decay).bind(2, s.last_reset).run();
+  txn.commit();
 }
 
 }  // namespace mfprio::acct::detail

@@ -27,6 +27,37 @@ bool iequals(std::string_view a, std::string_view b) {
 namespace {
 
 constexpr size_t kMaxIncludeDepth = 16;
+// Bounds against `Include /dev/zero` and runaway files: one logical line
+// (continuations joined) and all files of one load together.
+constexpr size_t kMaxLineBytes = 64 * 1024;
+constexpr size_t kMaxTotalBytes = 16 * 1024 * 1024;
+// How much of a line an error message quotes.
+constexpr size_t kQuoteBytes = 60;
+
+// `s` for a message: at most kQuoteBytes bytes, control bytes as '?'.
+std::string clip(std::string_view s) {
+  std::string out(s.substr(0, kQuoteBytes));
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  if (s.size() > kQuoteBytes) out += "...";
+  return out;
+}
+
+enum class Got { Line, Eof, TooLong };
+
+// std::getline with a bound: reads up to '\n' (dropped); stops with TooLong
+// once more than `max` bytes are pending, leaving the rest unread.
+Got bounded_getline(std::istream& in, std::string& line, size_t max) {
+  line.clear();
+  std::streambuf* sb = in.rdbuf();
+  for (;;) {
+    const int c = sb->sbumpc();
+    if (c == std::char_traits<char>::eof()) return line.empty() ? Got::Eof : Got::Line;
+    if (c == '\n') return Got::Line;
+    if (line.size() >= max) return Got::TooLong;
+    line.push_back(static_cast<char>(c));
+  }
+}
 
 // One blank-separated word of a line, quotes removed.
 struct Word {
@@ -68,8 +99,13 @@ class Conf::Parser {
       throw ConfError(where + "Include nested deeper than " + std::to_string(kMaxIncludeDepth) + " files at '" +
                       path + "'");
     std::error_code dir_ec;
-    if (std::filesystem::is_directory(path, dir_ec))
+    const auto st = std::filesystem::status(path, dir_ec);
+    if (std::filesystem::is_directory(st))
       throw ConfError(where + "cannot read conf file '" + path + "': is a directory");
+    // An Include target must be a regular file (not /dev/zero, a FIFO or a
+    // socket: reading one could block forever or never end).
+    if (!from_file.empty() && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+      throw ConfError(where + "cannot read conf file '" + path + "': not a regular file");
     std::ifstream in(path);
     if (!in) {
       const int err = errno;
@@ -85,8 +121,17 @@ class Conf::Parser {
     std::string physical, logical;
     uint32_t lineno = 0, first_line = 0;
     bool continuing = false;
-    while (std::getline(in, physical)) {
+    for (;;) {
+      const Got got = bounded_getline(in, physical, kMaxLineBytes);
+      if (got == Got::Eof) break;
       ++lineno;
+      if (got == Got::TooLong)
+        throw ConfError(at(file, lineno) + "line longer than " + std::to_string(kMaxLineBytes / 1024) +
+                        " KiB: '" + clip(physical) + "'");
+      total_ += physical.size() + 1;
+      if (total_ > kMaxTotalBytes)
+        throw ConfError(at(file, lineno) + "configuration larger than " +
+                        std::to_string(kMaxTotalBytes / (1024 * 1024)) + " MiB (all included files together)");
       if (!physical.empty() && physical.back() == '\r') physical.pop_back();
       if (!continuing) {
         logical.clear();
@@ -97,10 +142,16 @@ class Conf::Parser {
         logical += physical;
         logical += ' ';
         continuing = true;
+        if (logical.size() > kMaxLineBytes)
+          throw ConfError(at(file, first_line) + "line (with continuations) longer than " +
+                          std::to_string(kMaxLineBytes / 1024) + " KiB: '" + clip(logical) + "'");
         continue;
       }
       logical += physical;
       continuing = false;
+      if (logical.size() > kMaxLineBytes)
+        throw ConfError(at(file, first_line) + "line (with continuations) longer than " +
+                        std::to_string(kMaxLineBytes / 1024) + " KiB: '" + clip(logical) + "'");
       parse_line(logical, file, first_line);
     }
     if (continuing) parse_line(logical, file, first_line);  // '\' on the last line: harmless
@@ -142,7 +193,7 @@ class Conf::Parser {
           const size_t close = line.find(c, i + 1);
           if (close == std::string::npos)
             throw ConfError(at(file, lineno) + "unterminated " + (c == '"' ? "double" : "single") +
-                            " quote in '" + line.substr(start) + "'");
+                            " quote in '" + clip(line.substr(start)) + "'");
           if (!w.has_eq) w.key_quoted = true;
           dst.append(line, i + 1, close - i - 1);
           i = close + 1;
@@ -173,12 +224,12 @@ class Conf::Parser {
       return;
     }
     for (Word& w : words) {
-      if (!w.has_eq) throw ConfError(at(file, lineno) + "expected Key=Value, found '" + w.raw + "'");
-      if (w.key.empty()) throw ConfError(at(file, lineno) + "missing key before '=' in '" + w.raw + "'");
-      if (w.key_quoted) throw ConfError(at(file, lineno) + "a key may not be quoted: '" + w.raw + "'");
+      if (!w.has_eq) throw ConfError(at(file, lineno) + "expected Key=Value, found '" + clip(w.raw) + "'");
+      if (w.key.empty()) throw ConfError(at(file, lineno) + "missing key before '=' in '" + clip(w.raw) + "'");
+      if (w.key_quoted) throw ConfError(at(file, lineno) + "a key may not be quoted: '" + clip(w.raw) + "'");
       for (char c : w.key)
         if (!is_key_char(c))
-          throw ConfError(at(file, lineno) + "invalid character '" + std::string(1, c) + "' in key '" + w.key + "'");
+          throw ConfError(at(file, lineno) + "invalid character '" + clip(std::string(1, c)) + "' in key '" + clip(w.key) + "'");
       out_->push_back(ConfPair{std::move(w.key), std::move(w.value), file, lineno});
     }
   }
@@ -195,6 +246,7 @@ class Conf::Parser {
 
   std::vector<ConfPair>* out_;
   std::vector<std::string> stack_;  // files being read, outermost first
+  size_t total_ = 0;                // bytes read so far, all files
 };
 
 Conf Conf::load(const std::string& path) {

@@ -10,7 +10,10 @@
 // '#' starts a comment unless quoted or written '\#'; "Include PATH"
 // (keyword any case, PATH may be quoted) is resolved against the including
 // file's directory unless absolute; include loops and nesting deeper than
-// 16 files are errors.  Every pair keeps the file it was written in.
+// 16 files are errors, and so are an Include target that is not a regular
+// file (/dev/zero, a FIFO), a logical line longer than 64 KiB and more than
+// 16 MiB read in one load; messages quote at most 60 bytes of a line.
+// Every pair keeps the file it was written in.
 #pragma once
 
 #include <cstdint>

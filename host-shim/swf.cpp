@@ -58,6 +58,7 @@ class Builder {
 
   // Returns false once the limit is reached (the caller stops reading).
   bool line(const std::string& text, uint32_t n) {
+    if (text.find('\0') != std::string::npos) fail(t_.file, n, "NUL byte in the line (not a text trace?)");
     size_t p = text.find_first_not_of(" \t\r\n\v\f");
     if (p == std::string::npos) return true;  // blank
     if (text[p] == ';') {
@@ -174,6 +175,11 @@ SwfTrace read_swf(const std::string& path, uint64_t limit) {
   char buf[8192];
   uint32_t n = 0;
   for (;;) {
+    // gzgets stops after '\n' or a full buffer and writes one '\0' after what
+    // it read; a NUL byte in the data would hide the rest from strlen.  Fill
+    // the buffer first, so the last '\0' is the terminator and NULs before it
+    // are data (the line check reports them).
+    std::memset(buf, '\n', sizeof buf);
     const char* got = gzgets(f.get(), buf, sizeof buf);
     if (!got) {
       int err = 0;
@@ -184,8 +190,9 @@ SwfTrace read_swf(const std::string& path, uint64_t limit) {
       if (!line.empty() && !b.line(line, ++n)) break;
       break;
     }
-    line += got;
-    if (line.back() != '\n') continue;  // longer than the buffer: keep reading
+    const void* end = memrchr(buf, '\0', sizeof buf);
+    line.append(buf, end ? static_cast<const char*>(end) - buf : std::strlen(buf));
+    if (line.empty() || line.back() != '\n') continue;  // longer than the buffer: keep reading
     if (!b.line(line, ++n)) break;
     line.clear();
   }

@@ -51,6 +51,12 @@ int check_job(const mfprio_job_t* job, const char* where) {
   return MFPRIO_OK;
 }
 
+// A count no host array can have (SIZE_MAX): refused before reading.
+int too_many(const char* where, size_t count) {
+  return fail(MFPRIO_EINVAL, std::string(where) + ": count " + std::to_string(count) + " is above " +
+                                 std::to_string(MFPRIO_MAX_RECORDS) + " records");
+}
+
 // Charging (decay, job_end) and running jobs: the shape only; a running
 // job's nice does not change what it is charged.
 int check_records(const mfprio_job_t* jobs, size_t count, const char* where) {
@@ -154,6 +160,7 @@ MFPRIO_EXPORT int set_priority_batch(const mfprio_job_t* jobs, size_t count, int
   return guarded("set_priority_batch", [&] {
     if (!g_rt) return not_ready("set_priority_batch");
     if (count && (!jobs || !priorities)) return fail(MFPRIO_EINVAL, "set_priority_batch: NULL array");
+    if (count > MFPRIO_MAX_RECORDS) return too_many("set_priority_batch", count);
     auto st = g_rt->current();  // one state for the whole batch
     auto pass = g_rt->last_pass();
     mfprio::ClampCounts clamps;
@@ -172,6 +179,8 @@ MFPRIO_EXPORT int prioritize(const mfprio_job_t* pending, size_t pending_count,
     if (!g_rt) return not_ready("prioritize");
     if (pending_count && (!pending || !priorities)) return fail(MFPRIO_EINVAL, "prioritize: NULL pending array");
     if (running_count && !running) return fail(MFPRIO_EINVAL, "prioritize: running is NULL");
+    if (pending_count > MFPRIO_MAX_RECORDS) return too_many("prioritize (pending)", pending_count);
+    if (running_count > MFPRIO_MAX_RECORDS) return too_many("prioritize (running)", running_count);
     if (int rc = check_records(running, running_count, "prioritize (running)")) return rc;
     auto st = g_rt->current();
     mfprio::ClampCounts clamps;
@@ -189,6 +198,7 @@ MFPRIO_EXPORT int decay(int64_t now, const mfprio_job_t* running, size_t count) 
   return guarded("decay", [&] {
     if (!g_rt) return not_ready("decay");
     if (count && !running) return fail(MFPRIO_EINVAL, "decay: running is NULL");
+    if (count > MFPRIO_MAX_RECORDS) return too_many("decay", count);
     if (int rc = check_records(running, count, "decay")) return rc;
     std::string why;
     if (int rc = g_rt->decay(now, running, count, &why)) return fail(rc, why);
@@ -210,6 +220,7 @@ MFPRIO_EXPORT int job_end_batch(const mfprio_job_t* jobs, size_t count, const in
   return guarded("job_end_batch", [&] {
     if (!g_rt) return not_ready("job_end_batch");
     if (count && (!jobs || !end_times)) return fail(MFPRIO_EINVAL, "job_end_batch: NULL array");
+    if (count > MFPRIO_MAX_RECORDS) return too_many("job_end_batch", count);
     if (int rc = check_records(jobs, count, "job_end_batch")) return rc;
     std::string why;
     if (int rc = g_rt->job_end(jobs, end_times, count, &why)) return fail(rc, why);
@@ -309,7 +320,18 @@ MFPRIO_EXPORT int plugin_info_json(char** json) {
   });
 }
 
-MFPRIO_EXPORT const char* errmsg(void) { return mfprio::edge::last_error().c_str(); }
+MFPRIO_EXPORT const char* errmsg(void) {
+  // Bounded (MFPRIO_ERRMSG_MAX): a message may quote a host string of any
+  // length (a 1 MB user name); cut it here, once, for every message.
+  std::string& m = mfprio::edge::last_error();
+  if (m.size() > MFPRIO_ERRMSG_MAX) {
+    size_t cut = MFPRIO_ERRMSG_MAX - 3;
+    while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+    m.resize(cut);
+    m += "...";
+  }
+  return m.c_str();
+}
 
 MFPRIO_EXPORT void free_string(char* s) { std::free(s); }
 

@@ -45,6 +45,11 @@ int check_record(const mfprio_job_t* job, const char* where, std::string* why) {
     return failed(why, MFPRIO_EINVAL, job_label(*job) + ": struct_size " +
                                    std::to_string(job->struct_size) + " is smaller than " +
                                    std::to_string(sizeof(mfprio_job_t)) + " (a host built for another ABI?)");
+  if (job->tres_count > MFPRIO_MAX_LIST || job->attr_count > MFPRIO_MAX_LIST)
+    return failed(why, MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": tres_count " +
+                                   std::to_string(job->tres_count) + " or attr_count " +
+                                   std::to_string(job->attr_count) + " is above " +
+                                   std::to_string(MFPRIO_MAX_LIST));
   if (job->tres_count && !job->tres)
     return failed(why, MFPRIO_EINVAL, job_label(*job) + ": tres_count is " +
                                    std::to_string(job->tres_count) + " but tres is NULL");

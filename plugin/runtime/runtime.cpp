@@ -18,12 +18,20 @@ HostContext host_context(const mfprio_host_t& host, const char* type) {
   if (host.conf_count && !host.conf) throw std::invalid_argument("conf_count is set but conf is NULL");
   if (host.cluster_tres_count && !host.cluster_tres)
     throw std::invalid_argument("cluster_tres_count is set but cluster_tres is NULL");
+  if (host.conf_count > MFPRIO_MAX_CONF)
+    throw std::invalid_argument("conf_count " + std::to_string(host.conf_count) + " is above " +
+                                std::to_string(MFPRIO_MAX_CONF));
+  if (host.cluster_tres_count > MFPRIO_MAX_LIST)
+    throw std::invalid_argument("cluster_tres_count " + std::to_string(host.cluster_tres_count) + " is above " +
+                                std::to_string(MFPRIO_MAX_LIST));
   h.conf.reserve(host.conf_count);
   for (size_t i = 0; i < host.conf_count; ++i) {
     const mfprio_kv_t& kv = host.conf[i];
+    if (!kv.key || !kv.value)
+      throw std::invalid_argument("conf pair " + std::to_string(i) + ": " + (kv.key ? "value" : "key") + " is NULL");
     ConfPair p;
-    p.key = kv.key ? kv.key : "";
-    p.value = kv.value ? kv.value : "";
+    p.key = kv.key;
+    p.value = kv.value;
     p.file = kv.file ? kv.file : "(conf)";
     p.line = kv.line;
     h.conf.push_back(std::move(p));
@@ -33,7 +41,7 @@ HostContext host_context(const mfprio_host_t& host, const char* type) {
   h.cluster.mem_mb = static_cast<double>(host.cluster_mem_mb);
   for (size_t i = 0; i < host.cluster_tres_count; ++i) {
     const mfprio_tres_t& t = host.cluster_tres[i];
-    if (!t.name) continue;
+    if (!t.name) throw std::invalid_argument("cluster TRES " + std::to_string(i) + ": name is NULL");
     if (!(t.count >= 0) || t.count > 1e18)
       throw std::invalid_argument("cluster TRES '" + std::string(t.name) + "': bad count");
     h.cluster.extra.emplace_back(tres_lower(t.name), t.count);

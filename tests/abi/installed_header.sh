@@ -24,7 +24,14 @@ pc_abi=$(sed -n 's/^abi_version=//p' "$pc")
   { echo "mfprio.pc says abi_version=$pc_abi, the installed mfprio.h MFPRIO_ABI_VERSION $hdr_abi"; exit 1; }
 "$cc" -std=c99 -pedantic -Wall -Wextra -Werror -I"$(dirname "$(dirname "$inc")")" \
   "$src/tests/abi/abi_host.c" -o "$dest/abi_host" -ldl
-"$dest/abi_host" --fifo "$plugdir/priority_basic.so"
+# A sanitizer build's plugins need the sanitizer runtime loaded first; the
+# installed host is a plain build, so preload what the plugin links.
+preload=$(ldd "$plugdir/priority_basic.so" | awk '/lib(asan|ubsan|tsan)\.so/ {print $3}' | tr '\n' ' ')
+if [ -n "$preload" ]; then
+  LD_PRELOAD="$preload" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$dest/abi_host" --fifo "$plugdir/priority_basic.so"
+else
+  "$dest/abi_host" --fifo "$plugdir/priority_basic.so"
+fi
 # The installed export check: each installed plugin exports exactly its v2 symbols.
 for so in "$plugdir"/priority_*.so; do
   sh "$src/tests/abi/check_exports.sh" "$so" "$inc"

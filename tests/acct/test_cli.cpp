@@ -407,5 +407,65 @@ TEST_F(CliSstree, ABadLineIsNamedAndNothingIsWritten) {
   EXPECT_EQ("Account|User|Partition|Shares|RawUsage|\nroot|||1|0|\n", r.out);
 }
 
+// Issue 12: the decay state can be shown and repaired; repair is a write.
+TEST_F(Cli, ShowDecayAndModifyDecayRepairThePassTimes) {
+  doc_tree();
+  Result r = acct({"show", "decay", "-P"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ("LastDecay|LastReset|Scale|\n0|0|1|\n", r.out);
+  ok({"modify", "decay", "set", "last_decay=2025-11-21T12:00:00", "last_reset=1000"});
+  r = acct({"show", "decay", "--json"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ("{\"last_decay\": 1763726400, \"last_reset\": 1000, \"scale\": 1}\n", r.out);
+  ok({"modify", "decay", "last_decay=2000"});  // last_reset kept
+  EXPECT_EQ("LastDecay|LastReset|Scale|\n2000|1000|1|\n", acct({"show", "decay", "-P"}).out);
+  const std::string before = acct({"show", "decay", "-P"}).out;
+  r = acct({"modify", "decay", "last_decay=500"});  // before last_reset
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("last_reset 1000 is after last_decay 500")) << r.err;
+  EXPECT_EQ(2, acct({"modify", "decay", "last_reset=5"}).status);   // last_decay required
+  EXPECT_EQ(2, acct({"modify", "decay", "scale=5"}).status);        // not settable
+  EXPECT_EQ(2, acct({"modify", "decay", "last_decay=yesterday"}).status);
+  EXPECT_EQ(before, acct({"show", "decay", "-P"}).out);
+}
+
+TEST_F(CliAsNobody, ModifyDecayIsRefusedToNonAdmins) {
+  doc_tree();
+  ASSERT_EQ(0, chmod(db.c_str(), 0644));
+  Result r = acct({"modify", "decay", "last_decay=5000"}, nobody);
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("refused")) << r.err;
+  EXPECT_EQ(0, acct({"show", "decay"}, nobody).status);
+  EXPECT_EQ("LastDecay|LastReset|Scale|\n0|0|1|\n", acct({"show", "decay", "-P"}).out);
+}
+
+// Descriptions are refused, not escaped, when they would break a -P row.
+TEST_F(Cli, DescriptionWithNewlineOrPipeIsRefusedSoParsableRowsStayWhole) {
+  doc_tree();
+  Result r = acct({"add", "account", "X", "Description=two\nlines"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("control character")) << r.err;
+  r = acct({"modify", "account", "A", "set", "Description=a|b"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("'|'")) << r.err;
+  ok({"add", "account", "Y", "Description=Physik für alle"});
+  r = acct({"show", "accounts", "-P"});
+  ASSERT_EQ(0, r.status);
+  size_t lines = 0;
+  for (char c : r.out) lines += c == '\n';
+  EXPECT_EQ(7u, lines) << r.out;  // header, root, A..D, Y
+  EXPECT_NE(std::string::npos, r.out.find("|Physik für alle|"));
+}
+
+TEST_F(Cli, NamesMustBeUtf8WithoutControlCharacters) {
+  Result r = acct({"add", "account", "bad\x01name"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("\"bad\\x01name\" contains a control character")) << r.err;
+  r = acct({"add", "account", "caf\xe9"});  // Latin-1, not UTF-8
+  EXPECT_EQ(2, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("is not valid UTF-8")) << r.err;
+  ok({"add", "account", "café"});
+}
+
 }  // namespace
 }  // namespace mfprio::acct

@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "admin.hpp"
 #include "import_export.hpp"
 #include "test_util.hpp"
 
@@ -247,8 +248,35 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"DuplicateQueue", R"({"queues": [{"name": "q"}, {"name": "q"}]})",
                 R"(queues[1] (name "q"): duplicate of queues[0])"},
         BadCase{"NegativeUsageTime", R"({"users": [{"name": "u", "account": "A", "usage_time": -1}]})",
-                R"("usage_time" -1 is outside)"}),
+                R"("usage_time" -1 is outside)"},
+        // Issue 12: one name rule (UTF-8, no control characters), descriptions
+        // that keep -P rows whole, usage that cannot sum past a double.
+        BadCase{"C1ControlInName", R"({"accounts": [{"name": "a\u0085b"}]})",
+                R"(name "a\xc2\x85b" contains a control character)"},
+        BadCase{"DelInName", R"({"users": [{"name": "u\u007f", "account": "A"}]})", "control character"},
+        BadCase{"LineSeparatorInName", R"({"qos": [{"name": "q\u2028"}]})", "control character"},
+        BadCase{"NewlineInDescription", R"({"accounts": [{"name": "X", "description": "a\nb"}]})",
+                R"(accounts[0] (name "X"): description contains a control character)"},
+        BadCase{"PipeInDescription", R"({"accounts": [{"name": "X", "description": "a|b"}]})",
+                "description contains '|'"},
+        BadCase{"UsageSumOverflows", R"({"users": [{"name": "v", "account": "A", "raw_usage": 1.5e308},
+                  {"name": "w", "account": "A", "raw_usage": 1.5e308}]})",
+                R"(users[1] (name "w"): "raw_usage" makes the total usage overflow a double)"},
+        BadCase{"TresUsageSumOverflows", R"({"users": [{"name": "v", "account": "A", "tres_usage": {"cpu": 1e308}},
+                  {"name": "w", "account": "A", "tres_usage": {"cpu": 1e308}}]})",
+                R"(users[1] (name "w"): tres_usage "cpu" makes the total usage overflow a double)"}),
     [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
+
+TEST(NameProblem, AcceptsUtf8AndRefusesMalformedSequences) {
+  EXPECT_EQ("", name_problem("J\xc3\xbcrgen"));       // Jürgen
+  EXPECT_EQ("", name_problem("\xe7\xa0\x94\xe7\xa9\xb6"));  // 研究
+  EXPECT_EQ("", name_problem("\xf0\x9f\x98\x80"));     // U+1F600
+  for (const char* bad : {"\xc0\x80", "a\x80", "\xe2\x82", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff"})
+    EXPECT_NE(std::string::npos, name_problem(bad).find("is not valid UTF-8")) << bad;
+  const std::string p = name_problem(std::string("a\nb\x1b[2J", 7));
+  EXPECT_EQ(p, "name \"a\\x0ab\\x1b[2J\" contains a control character");
+  EXPECT_LT(name_problem(std::string(100000, '\x01')).size(), 400u);  // bounded message
+}
 
 TEST(Import, MissingFileIsOneClearError) {
   TempDir dir;

@@ -318,7 +318,8 @@ TEST(StoreAdmin, ModifyWithoutSetUsageKeepsUsage) {
   w.set_usage = false;
   ch.assocs = {w};
   s->apply_admin(ch);
-  const UserAssocRec* a = test::find_assoc(s->load(), "User1", "B");
+  const StoreData d = s->load();  // a pointer into a temporary would dangle (ASan)
+  const UserAssocRec* a = test::find_assoc(d, "User1", "B");
   ASSERT_NE(nullptr, a);
   EXPECT_EQ(7u, a->shares);
   EXPECT_EQ(20.0, a->raw_usage);
@@ -676,4 +677,52 @@ TEST(StoreOpen, RefusesASymlinkAtTheStorePathAndWritesNothingThrough) {
 }
 
 }  // namespace
+// Issue 12: charge times before 1970 (or past 9999) cannot overflow
+// until - start; they are refused and the pass changes nothing.
+TEST(StoreCharges, ChargeBefore1970IsRefusedWithoutOverflow) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  const double before = test::total_usage(s->load());
+  for (auto [start, until] : {std::pair<int64_t, int64_t>{INT64_MIN, 100}, {-1, 100}, {0, INT64_MAX},
+                              {INT64_MIN, INT64_MAX}}) {
+    CycleUpdate up;
+    up.charges.push_back(Charge{9, assoc_id(*s, "User1"), start, until, 1.0, {{"cpu", 1.0}}, false});
+    EXPECT_THROW(s->apply_cycle(up), StoreError) << start << " " << until;
+    WindowCycle w;
+    w.family = "maui";
+    w.window_seconds = 3600;
+    WindowCharge wc;
+    wc.job_id = 9;
+    wc.start_time = start;
+    wc.until = until;
+    wc.rate = 1.0;
+    wc.credentials = {{"user", "User1"}};
+    w.charges.push_back(wc);
+    EXPECT_THROW(s->apply_windows(w), StoreError) << start << " " << until;
+  }
+  EXPECT_EQ(before, test::total_usage(s->load()));
+  EXPECT_TRUE(s->open_ledger().empty());
+}
+
+TEST(StoreDecayState, SetDecayStateRepairsPassTimesOnlyAndValidates) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  CycleUpdate up;
+  up.decay_factor = 0.5;
+  up.new_state = DecayState{100, 50};
+  s->apply_cycle(up);
+  const double usage = test::total_usage(s->load());
+  EXPECT_EQ(0.5, s->decay_info().scale);
+  s->set_decay_state(DecayState{2000, 1000});
+  const DecayInfo i = s->decay_info();
+  EXPECT_EQ(2000, i.last_decay);
+  EXPECT_EQ(1000, i.last_reset);
+  EXPECT_EQ(0.5, i.scale);
+  EXPECT_EQ(usage, test::total_usage(s->load()));
+  EXPECT_THROW(s->set_decay_state(DecayState{10, 20}), StoreError);
+  EXPECT_THROW(s->set_decay_state(DecayState{-1, 0}), StoreError);
+  EXPECT_THROW(s->set_decay_state(DecayState{INT64_MAX, 0}), StoreError);
+  EXPECT_EQ(2000, s->decay_state().last_decay);
+}
+
 }  // namespace mfprio::acct

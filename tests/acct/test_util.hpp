@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "store.hpp"
@@ -73,6 +74,15 @@ inline const UserAssocRec* find_assoc(const StoreData& d, const std::string& use
   for (const auto& a : d.assocs)
     if (a.user == user && a.account == account) return &a;
   return nullptr;
+}
+
+// On a temporary (find_assoc(s->load(), ...)) a pointer would dangle once the
+// full expression ends (ASan: heap-use-after-free); this overload returns a
+// copy instead, so `find_assoc(s->load(), u, a)->raw_usage` stays safe and
+// keeping the result as a pointer does not compile.
+inline std::optional<UserAssocRec> find_assoc(StoreData&& d, const std::string& user, const std::string& account) {
+  const UserAssocRec* r = find_assoc(static_cast<const StoreData&>(d), user, account);
+  return r ? std::optional<UserAssocRec>(*r) : std::nullopt;
 }
 
 inline double total_usage(const StoreData& d) {

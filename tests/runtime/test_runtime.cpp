@@ -19,6 +19,8 @@
 #include "runtime.hpp"
 #include "store.hpp"
 
+#include <sqlite3.h>
+
 namespace mfprio::test {
 namespace {
 
@@ -179,6 +181,60 @@ TEST_F(RuntimeFailure, DecayFarBeyondTheLastPassIsRefusedAndChangesNothing) {
   // The correct clock goes on as if nothing happened.
   ASSERT_EQ(rt_->decay(T0 + kHalfLife, nullptr, 0, &why), MFPRIO_OK) << why;
   EXPECT_NEAR(usage(), 500.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace mfprio::test
+
+// Issue 12: decay through the real multifactor policy while the store's
+// Nth write/sync/read/lock fails (tests/acct/fault_vfs).  Whatever N, the
+// published snapshot agrees with the store (usage and last pass), a failed
+// pass is refused cleanly, and the retry runs the pass once.
+#include "../acct/fault_vfs.hpp"
+
+namespace mfprio::test {
+namespace {
+
+namespace fv = acct::fault_vfs;
+
+class RuntimeStoreFault : public RuntimeFailure {
+ protected:
+  void SetUp() override {
+    fv::install();  // the default VFS from here on: the runtime's store uses it
+    RuntimeFailure::SetUp();
+  }
+  void TearDown() override { fv::disarm(); }
+};
+
+TEST_F(RuntimeStoreFault, DecayHittingAStoreFaultLeavesTheSnapshotAgreeingWithTheStore) {
+  std::string why;
+  int64_t t = T0;
+  ASSERT_EQ(rt_->decay(t, nullptr, 0, &why), MFPRIO_OK) << why;
+  const int codes[] = {SQLITE_IOERR, SQLITE_FULL, SQLITE_BUSY};
+  int failed = 0;
+  for (fv::Op op : {fv::Op::Write, fv::Op::Sync, fv::Op::Read, fv::Op::Lock}) {
+    for (uint64_t n = 1; n < 200; ++n) {
+      t += 60;
+      const double before = store_usage();
+      fv::arm(op, n, codes[n % 3]);
+      const int rc = rt_->decay(t, nullptr, 0, &why);
+      const bool fired = fv::fired();
+      fv::disarm();
+      const std::string label = std::string(fv::op_name(op)) + " #" + std::to_string(n) + ": " + why;
+      ASSERT_NEAR(usage(), store_usage(), 1e-9 * before) << label;
+      ASSERT_EQ(rt_->current()->last_decay, store_last_decay()) << label;
+      if (rc != MFPRIO_OK) {
+        ++failed;
+        ASSERT_EQ(store_last_decay(), t - 60 - 0 * n) << label;  // the store kept the old pass
+        ASSERT_NEAR(store_usage(), before, 1e-9 * before) << label;
+        ASSERT_EQ(rt_->decay(t, nullptr, 0, &why), MFPRIO_OK) << label << " / retry: " << why;
+        ASSERT_EQ(store_last_decay(), t) << label;
+        ASSERT_NEAR(usage(), store_usage(), 1e-9 * before) << label;
+      }
+      if (!fired) break;
+    }
+  }
+  EXPECT_GT(failed, 0);
 }
 
 }  // namespace

@@ -83,6 +83,16 @@ extern "C" {
 #define MFPRIO_EINTERNAL (-8) /* a bug: an unexpected exception was caught */
 #define MFPRIO_ENOTSUP (-9)  /* the family does not provide this operation */
 
+/* ---- bounds ------------------------------------------------------------ */
+/* A plugin cannot see how long a host's array is, so counts above these are
+ * refused with MFPRIO_EINVAL before any element is read (a count of
+ * SIZE_MAX is a host bug, not a request to read memory).  errmsg() is at
+ * most MFPRIO_ERRMSG_MAX bytes (long names in it are cut). */
+#define MFPRIO_MAX_RECORDS (1u << 24)  /* job records in one call */
+#define MFPRIO_MAX_LIST 4096u          /* TRES or attributes of one job; cluster TRES */
+#define MFPRIO_MAX_CONF (1u << 20)     /* conf pairs in the host table */
+#define MFPRIO_ERRMSG_MAX 4096u
+
 /* ---- the host table given to init() ---------------------------------- */
 
 /* One Key=Value pair of the configuration, in file order.  Keys compare
