@@ -1,6 +1,7 @@
 // replay.cpp - see replay.hpp.
 #include "replay.hpp"
 
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <ostream>
 #include <thread>
 
+#include "index_set.hpp"
 #include "json_util.hpp"
 #include "views.hpp"
 
@@ -52,29 +54,6 @@ std::string message_for(const Plugin& plugin, uint64_t job_id) {
   return m;
 }
 
-// A set of job indices with O(1) insert and erase.
-class IndexSet {
- public:
-  explicit IndexSet(size_t n) : pos_(n, kNone) {}
-  void insert(uint32_t j) {
-    pos_[j] = items_.size();
-    items_.push_back(j);
-  }
-  void erase(uint32_t j) {
-    const size_t at = pos_[j];
-    if (at == kNone) return;
-    items_[at] = items_.back();
-    pos_[items_[at]] = at;
-    items_.pop_back();
-    pos_[j] = kNone;
-  }
-  const std::vector<uint32_t>& items() const { return items_; }
-
- private:
-  static constexpr size_t kNone = static_cast<size_t>(-1);
-  std::vector<size_t> pos_;
-  std::vector<uint32_t> items_;
-};
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 // the per-policy metrics.
 #include "simulate.hpp"
 
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <queue>
 #include <stdexcept>
 
+#include "index_set.hpp"
 #include "conf.hpp"
 #include "import_export.hpp"
 #include "json_util.hpp"
@@ -50,29 +52,6 @@ uint32_t index_of(const std::vector<std::string>& sorted, const std::string& s) 
   return static_cast<uint32_t>(std::lower_bound(sorted.begin(), sorted.end(), s) - sorted.begin());
 }
 
-// A set of job indices with O(1) insert and erase (order not kept).
-class IndexSet {
- public:
-  explicit IndexSet(size_t n) : pos_(n, kNone) {}
-  void insert(uint32_t j) {
-    pos_[j] = items_.size();
-    items_.push_back(j);
-  }
-  void erase(uint32_t j) {
-    const size_t at = pos_[j];
-    if (at == kNone) return;
-    items_[at] = items_.back();
-    pos_[items_[at]] = at;
-    items_.pop_back();
-    pos_[j] = kNone;
-  }
-  const std::vector<uint32_t>& items() const { return items_; }
-
- private:
-  static constexpr size_t kNone = static_cast<size_t>(-1);
-  std::vector<size_t> pos_;
-  std::vector<uint32_t> items_;
-};
 
 // The group statistics of `members` (job indices) given each job's wait.
 GroupStats group_stats(const std::string& name, const std::vector<uint32_t>& members, const SimWorld& w,

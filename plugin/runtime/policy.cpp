@@ -84,6 +84,14 @@ int check_job(const mfprio_job_t* job, const char* where, std::string* why) {
   return MFPRIO_OK;
 }
 
+int check_charge(const mfprio_job_t& job, int64_t until, bool ended, std::string* why) {
+  if (job.start_time <= 0 || job.start_time > until)
+    return failed(why, MFPRIO_EINVAL,
+                  job_label(job) + ": " + (ended ? "finished" : "running") + " job without a valid start time");
+  if (!job.user || !*job.user) return failed(why, MFPRIO_EINVAL, job_label(job) + ": no user");
+  return MFPRIO_OK;
+}
+
 int Explain::term(const char* name, const char* label, double factor, double weight,
                   double contribution, int parent, uint32_t flags, uint32_t width, const char* text) {
   const size_t i = count_++;

@@ -248,6 +248,10 @@ class Policy {
 // Return a status with *why naming `where` and the job.
 int check_record(const mfprio_job_t* job, const char* where, std::string* why);
 int check_job(const mfprio_job_t* job, const char* where, std::string* why);
+// A job about to be charged up to `until` (decay's running jobs, job_end's
+// finished ones): it has a user and a start time in (0, until].  The rule
+// every family's usage model applies before charging.
+int check_charge(const mfprio_job_t& job, int64_t until, bool ended, std::string* why);
 
 // Each priority_<family>.cpp defines this (edge/plugin_main.hpp's macro).
 std::unique_ptr<Policy> make_policy();

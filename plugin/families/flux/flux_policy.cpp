@@ -324,10 +324,7 @@ int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_jo
     const mfprio_job_t& j = jobs[i];
     if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;
     const int64_t t = until[i * stride];
-    if (j.start_time <= 0 || j.start_time > t) {
-      *why = job_name(j) + ": " + (ended ? "finished" : "running") + " job without a valid start time";
-      return MFPRIO_EINVAL;
-    }
+    if (int rc = check_charge(j, t, ended, why)) return rc;
     int32_t a = kNone;
     std::string miss;
     if (association(cur, j, &a, &miss) != MFPRIO_OK) {

@@ -521,14 +521,7 @@ int GridEnginePolicy::charge(acct::Store* store, const GeState& cur, const mfpri
     const mfprio_job_t& j = jobs[i];
     if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;
     const int64_t t = until[i * stride];
-    if (j.start_time <= 0 || j.start_time > t) {
-      *why = "job " + std::to_string(j.job_id) + ": running job without a valid start time";
-      return MFPRIO_EINVAL;
-    }
-    if (!j.user || !*j.user) {
-      *why = "job " + std::to_string(j.job_id) + ": no user";
-      return MFPRIO_EINVAL;
-    }
+    if (int rc = check_charge(j, t, ended, why)) return rc;
     const std::string user = j.user, project = nz(j.account);
     double io = 0;
     for (uint32_t k = 0; k < j.tres_count; ++k)

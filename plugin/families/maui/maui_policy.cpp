@@ -249,14 +249,7 @@ int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_jo
     const mfprio_job_t& j = jobs[i];
     if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;
     const int64_t t = until[i * stride];
-    if (j.start_time <= 0 || j.start_time > t) {
-      *why = "job " + std::to_string(j.job_id) + ": running job without a valid start time";
-      return MFPRIO_EINVAL;
-    }
-    if (!j.user || !*j.user) {
-      *why = "job " + std::to_string(j.job_id) + ": no user";
-      return MFPRIO_EINVAL;
-    }
+    if (int rc = check_charge(j, t, ended, why)) return rc;
     const Job m = to_maui(j, t);
     const double pe = processor_equivalents_flat(m.procs, m.mem_mb, m.swap_mb, m.disk_mb, totals_);
     const double rate = fs_charge_amount(cfg.fs_policy, m.procs, pe, m.procs, 1.0);

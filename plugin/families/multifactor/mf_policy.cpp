@@ -349,10 +349,7 @@ int MultifactorPolicy::charges_for(const Snapshot& snap, const mfprio_job_t* job
       copy.nice = 0;  // nice does not matter for charging
       if (int rc = resolve_job(snap, copy, &h, why)) return rc;
     }
-    if (j.start_time <= 0 || j.start_time > until) {
-      *why = "job " + std::to_string(j.job_id) + ": running job without a valid start time";
-      return MFPRIO_EINVAL;
-    }
+    if (int rc = check_charge(j, until, ended, why)) return rc;
     acct::Charge c;
     c.job_id = j.job_id;
     c.assoc_id = snap.layout->assocs[h.assoc].store_id;
