@@ -84,9 +84,11 @@ struct Scenario {
   std::function<void(Store&, const TempDir&)> op;
 };
 
+// usage_time is given so a retried import writes exactly what an uninterrupted one
+// does (without it the import stamps its own clock, which moves between the two).
 const char* kAccounts = R"({"accounts": [{"name": "A", "shares": 4}, {"name": "B", "parent": "A", "shares": 2}],
-  "users": [{"name": "u1", "account": "A", "raw_usage": 100, "tres_usage": {"cpu": 50}},
-            {"name": "u2", "account": "B", "raw_usage": 7.5},
+  "users": [{"name": "u1", "account": "A", "raw_usage": 100, "usage_time": 1700000000, "tres_usage": {"cpu": 50}},
+            {"name": "u2", "account": "B", "raw_usage": 7.5, "usage_time": 1700000000},
             {"name": "u3", "account": "B"}],
   "qos": [{"name": "normal", "priority": 0, "usage_factor": 1}]})";
 
@@ -96,7 +98,8 @@ std::vector<Scenario> scenarios() {
        [](Store& s, const TempDir& dir) {
          std::ofstream(dir.file("more.json"))
              << R"({"accounts": [{"name": "C", "parent": "A", "shares": 9, "description": "new"}],
-                   "users": [{"name": "u4", "account": "C", "raw_usage": 3}, {"name": "u1", "account": "A", "raw_usage": 1}],
+                   "users": [{"name": "u4", "account": "C", "raw_usage": 3, "usage_time": 1700000000},
+                             {"name": "u1", "account": "A", "raw_usage": 1, "usage_time": 1700000000}],
                    "partitions": [{"name": "p", "tres": "cpu=8", "default": true}]})";
          import_json_file(s, dir.file("more.json"));
        }},
