@@ -1,8 +1,8 @@
-// fuzz_ge_sconf.cpp - libFuzzer: the Grid Engine qconf readers
-// (plugin/families/gridengine/ge_sconf.cpp): -ssconf, -sc, -sstree, values.
+// fuzz_qconf.cpp - libFuzzer: the Grid Engine qconf readers
+// (common/qconf.cpp): -ssconf, -sc, -sstree, values.
 #include <string>
 
-#include "ge_sconf.hpp"
+#include "qconf.hpp"
 
 using namespace mfprio::gridengine;
 
