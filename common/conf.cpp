@@ -7,6 +7,7 @@
 // interpreted here: every pair, known or not, is kept in file order.
 #include "conf.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -72,11 +73,39 @@ bool is_key_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
 }
 
+// Thrown inside the parser to stop reading (a bound was hit); its message
+// has already been collected.
+struct StopReading {};
+
 }  // namespace
 
 class Conf::Parser {
  public:
   explicit Parser(std::vector<ConfPair>* out) : out_(out) {}
+
+  // Every error found, one "file:line: why" each, in reading order; thrown
+  // together as one ConfError (one message per line) when the load is over.
+  void finish() const {
+    if (errors_.empty()) return;
+    std::string all;
+    for (const std::string& e : errors_) all += (all.empty() ? "" : "\n") + e;
+    throw ConfError(all);
+  }
+
+  void run_file(const std::string& path) {
+    try {
+      parse_file(path, "", 0);
+    } catch (const ConfError& e) {
+      errors_.push_back(e.what());
+    } catch (const StopReading&) {
+    }
+  }
+  void run_text(const std::string& text, const std::string& file) {
+    try {
+      parse_text(text, file);
+    } catch (const StopReading&) {
+    }
+  }
 
   void parse_text(const std::string& text, const std::string& file) {
     std::istringstream in(text);
@@ -126,35 +155,63 @@ class Conf::Parser {
       if (got == Got::Eof) break;
       ++lineno;
       if (got == Got::TooLong)
-        throw ConfError(at(file, lineno) + "line longer than " + std::to_string(kMaxLineBytes / 1024) +
-                        " KiB: '" + clip(physical) + "'");
+        stop(at(file, lineno) + "line longer than " + std::to_string(kMaxLineBytes / 1024) + " KiB: '" +
+             clip(physical) + "'");
       total_ += physical.size() + 1;
       if (total_ > kMaxTotalBytes)
-        throw ConfError(at(file, lineno) + "configuration larger than " +
-                        std::to_string(kMaxTotalBytes / (1024 * 1024)) + " MiB (all included files together)");
+        stop(at(file, lineno) + "configuration larger than " + std::to_string(kMaxTotalBytes / (1024 * 1024)) +
+             " MiB (all included files together)");
       if (!physical.empty() && physical.back() == '\r') physical.pop_back();
       if (!continuing) {
         logical.clear();
         first_line = lineno;
       }
-      if (!physical.empty() && physical.back() == '\\' && !ends_in_comment(physical)) {
-        physical.pop_back();
-        logical += physical;
-        logical += ' ';
+      // As Slurm: an odd number of '\' ending the line (blanks after them
+      // allowed) continues it; the next line is joined with nothing between.
+      if (const size_t cut = continuation_cut(physical); cut != std::string::npos) {
+        logical.append(physical, 0, cut);
         continuing = true;
         if (logical.size() > kMaxLineBytes)
-          throw ConfError(at(file, first_line) + "line (with continuations) longer than " +
-                          std::to_string(kMaxLineBytes / 1024) + " KiB: '" + clip(logical) + "'");
+          stop(at(file, first_line) + "line (with continuations) longer than " +
+               std::to_string(kMaxLineBytes / 1024) + " KiB: '" + clip(logical) + "'");
         continue;
       }
       logical += physical;
       continuing = false;
       if (logical.size() > kMaxLineBytes)
-        throw ConfError(at(file, first_line) + "line (with continuations) longer than " +
-                        std::to_string(kMaxLineBytes / 1024) + " KiB: '" + clip(logical) + "'");
-      parse_line(logical, file, first_line);
+        stop(at(file, first_line) + "line (with continuations) longer than " +
+             std::to_string(kMaxLineBytes / 1024) + " KiB: '" + clip(logical) + "'");
+      checked_line(logical, file, first_line);
     }
-    if (continuing) parse_line(logical, file, first_line);  // '\' on the last line: harmless
+    if (continuing) checked_line(logical, file, first_line);  // '\' on the last line: harmless
+  }
+
+  // A bound was hit: record why and stop reading altogether.
+  [[noreturn]] void stop(const std::string& msg) {
+    errors_.push_back(msg);
+    throw StopReading{};
+  }
+
+  // One logical line; its error (the first one on it) is collected and
+  // reading goes on with the next line.
+  void checked_line(const std::string& line, const std::string& file, uint32_t lineno) {
+    try {
+      parse_line(line, file, lineno);
+    } catch (const ConfError& e) {
+      errors_.push_back(e.what());
+    }
+  }
+
+  // Where a continued line's text ends (before its odd run of trailing
+  // '\'), or npos when the line does not continue.
+  static size_t continuation_cut(const std::string& line) {
+    if (ends_in_comment(line)) return std::string::npos;
+    size_t e = line.size();
+    while (e > 0 && (line[e - 1] == ' ' || line[e - 1] == '\t')) --e;
+    size_t b = e;
+    while (b > 0 && line[b - 1] == '\\') --b;
+    if ((e - b) % 2 == 0) return std::string::npos;
+    return e - 1;
   }
 
   // True when the '\' at the end of `line` sits inside a comment.
@@ -186,8 +243,24 @@ class Conf::Parser {
       if (i >= n || line[i] == '#') break;
       Word w;
       const size_t start = i;
-      while (i < n && !std::isspace(static_cast<unsigned char>(line[i])) && line[i] != '#') {
+      bool value_started = false;  // something (even "") followed the '='
+      while (i < n && line[i] != '#') {
         const char c = line[i];
+        if (std::isspace(static_cast<unsigned char>(c))) {
+          // Slurm allows blanks around '=': "UsePam = 1", "MailProg= /x".
+          size_t j = i;
+          while (j < n && std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+          if (!w.has_eq && !w.key.empty() && j < n && line[j] == '=') {
+            i = j;
+            continue;
+          }
+          if (w.has_eq && !value_started && j < n && line[j] != '#') {
+            i = j;
+            continue;
+          }
+          break;
+        }
+        if (w.has_eq) value_started = true;
         std::string& dst = w.has_eq ? w.value : w.key;
         if (c == '"' || c == '\'') {
           const size_t close = line.find(c, i + 1);
@@ -202,6 +275,7 @@ class Conf::Parser {
           i += 2;
         } else if (c == '=' && !w.has_eq) {
           w.has_eq = true;
+          value_started = false;
           ++i;
         } else {
           dst += c;
@@ -234,8 +308,24 @@ class Conf::Parser {
     }
   }
 
-  void include(const std::string& target, const std::string& file, uint32_t lineno) {
-    if (target.empty()) throw ConfError(at(file, lineno) + "Include takes exactly one file name");
+  void include(const std::string& written, const std::string& file, uint32_t lineno) {
+    if (written.empty()) throw ConfError(at(file, lineno) + "Include takes exactly one file name");
+    // As Slurm: each "%c" stands for the ClusterName set so far, lower-cased.
+    std::string target;
+    for (size_t i = 0; i < written.size(); ++i) {
+      if (written[i] == '%' && i + 1 < written.size() && written[i + 1] == 'c') {
+        const ConfPair* cluster = nullptr;
+        for (const ConfPair& p : *out_)
+          if (iequals(p.key, "ClusterName")) cluster = &p;
+        if (!cluster || cluster->value.empty())
+          throw ConfError(at(file, lineno) + "Include '" + clip(written) +
+                          "': %c stands for ClusterName, which is not set before this line");
+        for (char c : cluster->value) target += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        ++i;
+      } else {
+        target += written[i];
+      }
+    }
     std::filesystem::path p(target);
     if (p.is_relative()) {
       std::filesystem::path dir = std::filesystem::path(file).parent_path();
@@ -245,6 +335,7 @@ class Conf::Parser {
   }
 
   std::vector<ConfPair>* out_;
+  std::vector<std::string> errors_;  // every error so far, in reading order
   std::vector<std::string> stack_;  // files being read, outermost first
   size_t total_ = 0;                // bytes read so far, all files
 };
@@ -252,14 +343,16 @@ class Conf::Parser {
 Conf Conf::load(const std::string& path) {
   Conf conf;
   Parser parser(&conf.pairs_);
-  parser.parse_file(path, "", 0);
+  parser.run_file(path);
+  parser.finish();
   return conf;
 }
 
 Conf Conf::parse(const std::string& text, const std::string& file) {
   Conf conf;
   Parser parser(&conf.pairs_);
-  parser.parse_text(text, file);
+  parser.run_text(text, file);
+  parser.finish();
   return conf;
 }
 
@@ -269,22 +362,76 @@ const ConfPair* Conf::find(const std::string& key) const {
   return nullptr;
 }
 
-std::string store_location(const std::vector<ConfPair>& pairs, std::string* origin) {
-  const ConfPair* p = nullptr;
-  for (const ConfPair& c : pairs)
-    if (iequals(c.key, "AccountingStorageLoc")) p = &c;
-  if (!p) return std::string();
-  std::string loc = p->value;
+namespace {
+// `value` of `p`, trimmed; relative paths against the directory of p's file.
+std::string path_of(const ConfPair& p) {
+  std::string loc = p.value;
   while (!loc.empty() && std::isspace(static_cast<unsigned char>(loc.back()))) loc.pop_back();
   while (!loc.empty() && std::isspace(static_cast<unsigned char>(loc.front()))) loc.erase(0, 1);
-  if (origin) *origin = p->file + ":" + std::to_string(p->line);
-  if (loc.empty())
-    throw ConfigError(p->file + ":" + std::to_string(p->line) + ": AccountingStorageLoc: empty path");
+  if (loc.empty()) throw ConfigError(p.file + ":" + std::to_string(p.line) + ": " + p.key + ": empty path");
   if (loc[0] != '/') {
-    const size_t slash = p->file.rfind('/');
-    if (slash != std::string::npos) loc = p->file.substr(0, slash + 1) + loc;
+    const size_t slash = p.file.rfind('/');
+    if (slash != std::string::npos) loc = p.file.substr(0, slash + 1) + loc;
   }
   return loc;
+}
+
+const ConfPair* last_pair(const std::vector<ConfPair>& pairs, const char* key) {
+  const ConfPair* p = nullptr;
+  for (const ConfPair& c : pairs)
+    if (iequals(c.key, key)) p = &c;
+  return p;
+}
+}  // namespace
+
+bool store_location_given(const std::vector<ConfPair>& pairs) {
+  return last_pair(pairs, "AccountingStorageLoc") != nullptr;
+}
+
+std::string store_location(const std::vector<ConfPair>& pairs, std::string* origin) {
+  if (const ConfPair* p = last_pair(pairs, "AccountingStorageLoc")) {
+    if (origin) *origin = p->file + ":" + std::to_string(p->line);
+    return path_of(*p);
+  }
+  if (const ConfPair* p = last_pair(pairs, "StateSaveLocation")) {
+    std::string dir = path_of(*p);
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (origin)
+      *origin = std::string("default: no AccountingStorageLoc, so ") + kDefaultStoreName +
+                " in StateSaveLocation (" + p->file + ":" + std::to_string(p->line) + ")";
+    return dir + (dir == "/" ? "" : "/") + kDefaultStoreName;
+  }
+  if (pairs.empty()) return std::string();
+  const std::string& file = pairs.front().file;
+  if (origin)
+    *origin = std::string("default: no AccountingStorageLoc or StateSaveLocation, so ") + kDefaultStoreName +
+              " beside " + file;
+  const size_t slash = file.rfind('/');
+  return (slash == std::string::npos ? std::string() : file.substr(0, slash + 1)) + kDefaultStoreName;
+}
+
+void ConfErrors::add(const std::string& msg) {
+  // A message may itself hold several lines (a ConfError thrown by a reader
+  // that collects): each is one error.
+  size_t pos = 0;
+  while (pos <= msg.size()) {
+    size_t nl = msg.find('\n', pos);
+    if (nl == std::string::npos) nl = msg.size();
+    std::string one = msg.substr(pos, nl - pos);
+    if (!one.empty() && std::find(items_.begin(), items_.end(), one) == items_.end())
+      items_.push_back(std::move(one));
+    pos = nl + 1;
+  }
+}
+
+std::string ConfErrors::joined() const {
+  std::string all;
+  for (const std::string& e : items_) all += (all.empty() ? "" : "\n") + e;
+  return all;
+}
+
+void ConfErrors::throw_if_any() const {
+  if (!items_.empty()) throw ConfError(joined());
 }
 
 }  // namespace mfprio

@@ -4,16 +4,24 @@
 // means is for whoever reads it (the host for PriorityType and PluginDir, the
 // plugin for its Priority* keys).  Later pairs override earlier ones.
 //
-// Details (conf.cpp): a line ending in '\' continues on the next line (the
-// pair keeps the first line's number); values may be "double" or 'single'
+// Details (conf.cpp), checked against Slurm's own reader (parse_config.c):
+// an odd number of '\' ending a line (blanks after them allowed) joins the
+// next line to it with nothing in between (the pair keeps the first line's
+// number); blanks around '=' are allowed ("UsePam = 1", "MailProg= /x": the
+// value is the next word); values may be "double" or 'single'
 // quoted, and a quoted part may sit inside a longer value (Key=a"b c");
 // '#' starts a comment unless quoted or written '\#'; "Include PATH"
 // (keyword any case, PATH may be quoted) is resolved against the including
-// file's directory unless absolute; include loops and nesting deeper than
+// file's directory unless absolute, and each "%c" in PATH stands for the
+// ClusterName set before that line, lower-cased (an error when there is
+// none), as Slurm does; include loops and nesting deeper than
 // 16 files are errors, and so are an Include target that is not a regular
 // file (/dev/zero, a FIFO), a logical line longer than 64 KiB and more than
 // 16 MiB read in one load; messages quote at most 60 bytes of a line.
-// Every pair keeps the file it was written in.
+// Every pair keeps the file it was written in.  Errors do not stop the
+// reading: each bad line is skipped and every error is reported at the end,
+// together, as one ConfError whose message has one "file:line: why" per line
+// (a size bound still stops the reading where it is hit).
 #pragma once
 
 #include <cstdint>
@@ -28,7 +36,22 @@ namespace mfprio {
 bool iequals(std::string_view a, std::string_view b);
 
 struct ConfError : std::runtime_error {
-  using std::runtime_error::runtime_error;  // "file:line: message"
+  using std::runtime_error::runtime_error;  // "file:line: message", one per line
+};
+
+// Collects "file:line: why" messages so a reader can report every error of
+// a run at once; throw_if_any() throws them as one ConfError, one per line,
+// in the order added, a message repeated word for word kept once.
+class ConfErrors {
+ public:
+  void add(const std::string& msg);
+  bool empty() const { return items_.empty(); }
+  const std::vector<std::string>& items() const { return items_; }
+  std::string joined() const;
+  void throw_if_any() const;
+
+ private:
+  std::vector<std::string> items_;
 };
 // A known key with a bad value (thrown by whoever reads the key: the host's
 // settings, a family's settings parser).  The same type as a syntax error.
@@ -59,11 +82,20 @@ class Conf {
   std::vector<ConfPair> pairs_;
 };
 
-// The store-location rule, the one place it is written: the last
-// AccountingStorageLoc pair wins; a relative path is taken against the
-// directory of the file that wrote it (never the working directory).
-// Returns "" when the key is absent; *origin (may be null) gets "file:line".
-// Throws ConfigError when the value is empty.
+// The store-location rule, the one place it is written (mfprio-acct --conf,
+// mfprio-host and every family use it): the last AccountingStorageLoc pair
+// wins; a relative path is taken against the directory of the file that
+// wrote it (never the working directory).  When the key is absent (a
+// slurmdbd site has none) the store is "mfprio.db" in StateSaveLocation
+// (the directory slurmctld keeps its state in; relative the same way) when
+// that key is set, else "mfprio.db" beside the file that wrote the conf's
+// first pair (slurm.conf itself unless it opens with an Include).
+// Returns "" only when `pairs` is empty.  *origin (may be null) gets
+// "file:line" of the key used, or "default: ..." saying which rule applied.
+// Throws ConfigError naming file:line and the key when a value is empty.
 std::string store_location(const std::vector<ConfPair>& pairs, std::string* origin);
+// Whether AccountingStorageLoc is written (for a family whose store is optional).
+bool store_location_given(const std::vector<ConfPair>& pairs);
+inline constexpr const char* kDefaultStoreName = "mfprio.db";
 
 }  // namespace mfprio

@@ -212,3 +212,87 @@ TEST(Conf, IequalsComparesAsciiCaseInsensitively) {
 }
 
 }  // namespace
+
+// --- issue 15: what Slurm's own reader accepts --------------------------------
+
+namespace {
+
+TEST(ConfSlurm, BlanksAroundEqualsAreAccepted) {
+  // Both lines come from a real site's slurm.conf.
+  Conf c = Conf::parse("MailProg= /usr/bin/smail\nUsePam = 1\nA =2 B= 3\tC\t=\t4\n", "t");
+  ASSERT_EQ(c.pairs().size(), 5u);
+  EXPECT_EQ(c.find("MailProg")->value, "/usr/bin/smail");
+  EXPECT_EQ(c.find("UsePam")->value, "1");
+  EXPECT_EQ(c.find("A")->value, "2");
+  EXPECT_EQ(c.find("B")->value, "3");
+  EXPECT_EQ(c.find("C")->value, "4");
+  EXPECT_EQ(c.find("C")->line, 3u);
+}
+
+TEST(ConfSlurm, KeyWithEqualsAtLineEndHasAnEmptyValue) {
+  Conf c = Conf::parse("A= \nB= # comment\n", "t");
+  EXPECT_EQ(c.find("A")->value, "");
+  EXPECT_EQ(c.find("B")->value, "");
+}
+
+TEST(ConfSlurm, ContinuationJoinsWithNothingBetweenAndAllowsTrailingBlanks) {
+  Conf c = Conf::parse("PartitionName=p Nodes=n[1-4],\\  \nn[7-8] Default=YES\nX=a\\\\\nY=b\n", "t");
+  EXPECT_EQ(c.find("Nodes")->value, "n[1-4],n[7-8]");
+  EXPECT_EQ(c.find("Default")->line, 1u);
+  // An even run of '\' does not continue the line.
+  EXPECT_EQ(c.find("Y")->line, 4u);
+}
+
+TEST(ConfSlurm, IncludePercentCIsTheClusterNameLowerCased) {
+  TempDir d;
+  d.write("etc/prio-mycluster.conf", "PriorityWeightAge=5\n");
+  const std::string main = d.write("etc/slurm.conf", "ClusterName=MyCluster\nInclude prio-%c.conf\n");
+  Conf c = Conf::load(main);
+  ASSERT_NE(c.find("PriorityWeightAge"), nullptr);
+  EXPECT_EQ(c.find("PriorityWeightAge")->file, d.path() + "/etc/prio-mycluster.conf");
+}
+
+TEST(ConfSlurm, IncludePercentCWithoutClusterNameIsAnError) {
+  TempDir d;
+  const std::string main = d.write("slurm.conf", "Include prio-%c.conf\nClusterName=late\n");
+  const std::string e = load_error(main);
+  EXPECT_NE(e.find(main + ":1: Include 'prio-%c.conf': %c stands for ClusterName"), std::string::npos) << e;
+}
+
+TEST(ConfSlurm, EveryErrorIsReportedInOneRun) {
+  TempDir d;
+  d.write("bad.conf", "Q=\"open\n");
+  const std::string main =
+      d.write("slurm.conf", "A=1\nB=2 oops\nInclude missing.conf\nC=3\n=5\nInclude bad.conf\nKe$y=1\nD=4\n");
+  const std::string e = load_error(main);
+  // One line per error, in reading order, each naming file:line.
+  std::vector<std::string> lines;
+  for (size_t pos = 0; pos <= e.size();) {
+    size_t nl = e.find('\n', pos);
+    if (nl == std::string::npos) nl = e.size();
+    lines.push_back(e.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 5u) << e;
+  EXPECT_EQ(lines[0], main + ":2: expected Key=Value, found 'oops'");
+  EXPECT_NE(lines[1].find(main + ":3: cannot open conf file"), std::string::npos);
+  EXPECT_EQ(lines[2], main + ":5: missing key before '=' in '=5'");
+  EXPECT_NE(lines[3].find(d.path() + "/bad.conf:1: unterminated double quote"), std::string::npos);
+  EXPECT_NE(lines[4].find(main + ":7: invalid character '$'"), std::string::npos);
+}
+
+TEST(ConfErrorsList, DropsRepeatsAndSplitsMultiLineMessages) {
+  mfprio::ConfErrors errs;
+  EXPECT_NO_THROW(errs.throw_if_any());
+  errs.add("a:1: x");
+  errs.add("a:2: y\na:1: x");
+  ASSERT_EQ(errs.items().size(), 2u);
+  try {
+    errs.throw_if_any();
+    FAIL();
+  } catch (const ConfError& e) {
+    EXPECT_EQ(std::string(e.what()), "a:1: x\na:2: y");
+  }
+}
+
+}  // namespace
