@@ -10,8 +10,9 @@ namespace mfprio::acct {
 namespace {
 
 std::string storage_loc(const Conf& conf, const std::string& file) {
+  // The one rule (conf.hpp), default location included.
   const std::string loc = store_location(conf.pairs(), nullptr);
-  if (loc.empty()) throw AdminError(file + ": no AccountingStorageLoc= key");
+  if (loc.empty()) throw AdminError(file + ": empty conf: no AccountingStorageLoc= key and nothing to place the default store beside");
   return loc;
 }
 

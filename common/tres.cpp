@@ -15,6 +15,35 @@ std::string tres_lower(const std::string& s) {
   return r;
 }
 
+bool tres_name_known(const std::string& lower, const std::vector<std::string>& cluster) {
+  static const char* const kPlain[] = {"cpu", "mem", "node", "energy", "billing", "vmem", "pages"};
+  for (const char* k : kPlain)
+    if (lower == k) return true;
+  static const char* const kTyped[] = {"gres/", "license/", "bb/", "fs/", "ic/"};
+  for (const char* t : kTyped) {
+    const size_t n = std::char_traits<char>::length(t);
+    if (lower.size() > n && lower.compare(0, n, t) == 0) return true;
+  }
+  return std::find(cluster.begin(), cluster.end(), lower) != cluster.end();
+}
+
+std::vector<std::string> tres_list_names(const std::string& list) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t comma = list.find(',', pos);
+    if (comma == std::string::npos) comma = list.size();
+    std::string item = list.substr(pos, comma - pos);
+    item = item.substr(0, item.find('='));
+    size_t b = 0, e = item.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(item[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(item[e - 1]))) --e;
+    if (e > b) out.push_back(tres_lower(item.substr(b, e - b)));
+    pos = comma + 1;
+  }
+  return out;
+}
+
 namespace {
 
 std::string trim(const std::string& s) {

@@ -29,6 +29,16 @@ bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std:
 
 std::string tres_lower(const std::string& s);
 
+// Whether `lower` (a lower-case TRES name) is a TRES type Slurm knows: cpu,
+// mem, node, energy, billing, vmem, pages, fs/disk, fs/lustre, or a named one
+// gres/<name>, license/<name>, bb/<name>, fs/<name>, ic/<name>; or one of
+// `cluster` (the names the conf's AccountingStorageTRES and ClusterTRES list).
+bool tres_name_known(const std::string& lower, const std::vector<std::string>& cluster);
+// The lower-case names of a comma list "gres/gpu,license/x" or
+// "gres/gpu=8,license/x=2" (AccountingStorageTRES, ClusterTRES): the text
+// before each '=', blanks trimmed, empty items skipped.
+std::vector<std::string> tres_list_names(const std::string& list);
+
 // Slurm's billable TRES (REFERENCE §1.4): with no weights, the CPU count;
 // else the weighted sum, or with MAX_TRES the largest weighted node-level TRES
 // (cpu, mem, node, gres/*) plus the sum of the weighted global ones

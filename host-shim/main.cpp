@@ -660,8 +660,13 @@ int cmd_replay(const Options& o) {
 int run(const Options& o) {
   if (o.command == Command::Replay) return cmd_replay(o);
   if (o.command == Command::Simulate) return cmd_simulate(o);
-  const Conf conf = Conf::load(o.conf);
+  Conf conf = Conf::load(o.conf);
   const HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, o.plugin_dir);
+  // Views never create a store: a missing one is an error saying how to
+  // make it (the runtime reads this pair; decay and job-end may create it).
+  if (o.command == Command::Sprio || o.command == Command::Sshare || o.command == Command::Explain ||
+      o.command == Command::Info)
+    conf.add(ConfPair{"MfprioCreateStore", "no", "<mfprio-host view>", 0});
   // Job files are read before the plugin is loaded: a missing file costs nothing.
   if (!o.jobs_file.empty() && ::access(o.jobs_file.c_str(), R_OK) != 0)
     throw JobParseError("cannot read job file '" + o.jobs_file + "'");

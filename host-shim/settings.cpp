@@ -75,83 +75,21 @@ std::vector<std::pair<std::string, double>> parse_tres_list(const ConfPair& p) {
   return out;
 }
 
-// Adds a node line's Gres= ("gpu:4", "gpu:a100:2,mps:100", "gpu" = 1) times
-// `nodes` to `totals` under "gres/<name>".
-void add_node_gres(const ConfPair& p, uint64_t nodes, std::map<std::string, double>* totals) {
-  if (p.value.empty() || iequals(p.value, "(null)")) return;
-  size_t pos = 0;
-  while (pos <= p.value.size()) {
-    size_t comma = p.value.find(',', pos);
-    if (comma == std::string::npos) comma = p.value.size();
-    const std::string item = p.value.substr(pos, comma - pos);
-    pos = comma + 1;
-    if (item.empty()) fail(p, "empty item in '" + p.value + "'");
-    const size_t c1 = item.find(':');
-    std::string name = item.substr(0, c1);
-    double count = 1;
-    if (c1 != std::string::npos) {
-      const size_t c2 = item.rfind(':');
-      std::string num = item.substr(c2 + 1);
-      // Strip a "(S:0-1)" socket binding if present.
-      const size_t paren = num.find('(');
-      if (paren != std::string::npos) num.resize(paren);
-      uint64_t n = 0;
-      if (parse_u64(num, std::numeric_limits<uint32_t>::max(), &n)) {
-        count = static_cast<double>(n);
-      } else if (c2 != c1) {
-        fail(p, "'" + item + "' is not name[:type]:count");
-      }  // else "gpu:a100" = one typed gres
-    }
-    (*totals)["gres/" + name] += count * static_cast<double>(nodes);
-  }
-}
-
-// Sums NodeName= lines.  Pairs written on one line belong to that node line.
-// NodeName=DEFAULT sets values for the node lines after it.
+// Sums NodeName= lines (common/slurm_conf.hpp: NodeName=DEFAULT, host
+// lists, CPUs/RealMemory/Gres), capped to the host table's widths.
 ClusterTotals derive_from_nodes(const Conf& conf) {
-  ClusterTotals t;
-  std::map<std::string, double> gres;
-  const auto& pairs = conf.pairs();
-  std::map<std::string, const ConfPair*> defaults;  // lower-cased key -> pair
-  for (size_t i = 0; i < pairs.size();) {
-    size_t j = i + 1;
-    while (j < pairs.size() && pairs[j].line == pairs[i].line && pairs[j].file == pairs[i].file) ++j;
-    if (!iequals(pairs[i].key, "NodeName")) {
-      i = j;
-      continue;
-    }
-    std::map<std::string, const ConfPair*> attrs = defaults;
-    for (size_t k = i + 1; k < j; ++k) {
-      std::string key = pairs[k].key;
-      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      attrs[key] = &pairs[k];
-    }
-    if (iequals(pairs[i].value, "DEFAULT")) {
-      defaults = attrs;
-      i = j;
-      continue;
-    }
-    uint64_t nodes = 0;
-    try {
-      nodes = hostlist_count(pairs[i].value);
-    } catch (const std::invalid_argument& e) {
-      fail(pairs[i], e.what());
-    }
-    auto get = [&](const char* key, uint64_t dflt, uint64_t max) -> uint64_t {
-      auto it = attrs.find(key);
-      return it == attrs.end() ? dflt : u64_value(*it->second, max);
-    };
-    uint64_t cpus = get("cpus", 0, std::numeric_limits<uint32_t>::max());
-    if (cpus == 0)
-      cpus = get("sockets", 1, 65535) * get("corespersocket", 1, 65535) * get("threadspercore", 1, 65535);
-    const uint64_t mem = get("realmemory", 1, std::numeric_limits<uint32_t>::max());
-    t.nodes = static_cast<uint32_t>(std::min<uint64_t>(t.nodes + nodes, std::numeric_limits<uint32_t>::max()));
-    t.cpus = static_cast<uint32_t>(std::min<uint64_t>(t.cpus + nodes * cpus, std::numeric_limits<uint32_t>::max()));
-    t.mem_mb += nodes * mem;
-    if (auto it = attrs.find("gres"); it != attrs.end()) add_node_gres(*it->second, nodes, &gres);
-    i = j;
+  NodeTotals n;
+  try {
+    const std::vector<ConfRecord> records = conf_records(conf.pairs(), "NodeName");
+    n = sum_nodes(node_lines(records));
+  } catch (const ConfigError& e) {
+    throw SettingsError(e.what());
   }
-  for (auto& [name, count] : gres) t.tres.emplace_back(name, count);
+  ClusterTotals t;
+  t.nodes = static_cast<uint32_t>(std::min<uint64_t>(n.nodes, std::numeric_limits<uint32_t>::max()));
+  t.cpus = static_cast<uint32_t>(std::min<uint64_t>(n.cpus, std::numeric_limits<uint32_t>::max()));
+  t.mem_mb = n.mem_mb;
+  t.tres = n.gres;
   return t;
 }
 
@@ -167,56 +105,6 @@ std::vector<std::string> split_path_list(const std::string& s) {
     pos = colon + 1;
   }
   return out;
-}
-
-uint64_t hostlist_count(const std::string& list) {
-  if (list.empty()) throw std::invalid_argument("empty host list");
-  uint64_t total = 0;
-  size_t i = 0;
-  while (i < list.size()) {
-    // One host expression: a prefix then optional [ranges] groups, up to a top-level ','.
-    uint64_t hosts = 1;
-    bool any = false;
-    while (i < list.size() && list[i] != ',') {
-      if (list[i] == '[') {
-        const size_t close = list.find(']', i);
-        if (close == std::string::npos) throw std::invalid_argument("unclosed '[' in host list '" + list + "'");
-        const std::string body = list.substr(i + 1, close - i - 1);
-        uint64_t n = 0;
-        size_t p = 0;
-        while (p <= body.size()) {
-          size_t comma = body.find(',', p);
-          if (comma == std::string::npos) comma = body.size();
-          const std::string r = body.substr(p, comma - p);
-          const size_t dash = r.find('-');
-          uint64_t lo = 0, hi = 0;
-          if (dash == std::string::npos) {
-            if (!parse_u64(r, 1'000'000'000, &lo)) throw std::invalid_argument("bad range '" + r + "' in '" + list + "'");
-            hi = lo;
-          } else if (!parse_u64(r.substr(0, dash), 1'000'000'000, &lo) ||
-                     !parse_u64(r.substr(dash + 1), 1'000'000'000, &hi) || hi < lo) {
-            throw std::invalid_argument("bad range '" + r + "' in '" + list + "'");
-          }
-          n += hi - lo + 1;
-          p = comma + 1;
-        }
-        hosts *= n;
-        i = close + 1;
-      } else if (list[i] == ']') {
-        throw std::invalid_argument("unmatched ']' in host list '" + list + "'");
-      } else {
-        ++i;
-      }
-      any = true;
-    }
-    if (!any) throw std::invalid_argument("empty host name in '" + list + "'");
-    total += hosts;
-    if (i < list.size()) {
-      ++i;  // ','
-      if (i == list.size()) throw std::invalid_argument("empty host name in '" + list + "'");
-    }
-  }
-  return total;
 }
 
 std::string plugin_file_name(const std::string& priority_type) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "conf.hpp"
+#include "slurm_conf.hpp"
 
 namespace mfprio::host {
 
@@ -51,9 +52,8 @@ int64_t conf_calc_period(const Conf& conf);
 // "priority/multifactor" -> "priority_multifactor.so".
 std::string plugin_file_name(const std::string& priority_type);
 
-// Number of hosts in a Slurm host list ("n[01-04,7],login"); throws
-// std::invalid_argument on a malformed list.
-uint64_t hostlist_count(const std::string& list);
+// Number of hosts in a Slurm host list (common/slurm_conf.hpp).
+using mfprio::hostlist_count;
 
 // Splits "a:b::c" into non-empty parts.
 std::vector<std::string> split_path_list(const std::string& s);

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include "slurm_conf.hpp"
 #include "store.hpp"
 #include "timestr.hpp"
 #include "tres.hpp"
@@ -69,24 +70,49 @@ uint32_t fresh_layout_base() {
 Runtime::Runtime(std::unique_ptr<Policy> policy, const mfprio_host_t& host)
     : host_(host_context(host, policy->type())), policy_(std::move(policy)),
       next_layout_(fresh_layout_base()) {
+  // Every error of the conf in one message: the checks Slurm makes at start
+  // (slurm_conf.hpp: Priority* typos, TRES names), the runtime's own key,
+  // then the family's.
+  ConfErrors errors;
+  check_slurm_keys(host_.conf, &errors);
   max_gap_ = 366 * 86400;
   for (const ConfPair& c : host_.conf) {
     if (!iequals(c.key, "PriorityMaxDecayGap")) continue;
     int64_t v = 0;
     std::string why;
     if (!parse_time_string(c.value, &v, &why) || v < 0)
-      throw ConfigError(c.file + ":" + std::to_string(c.line) + ": PriorityMaxDecayGap: " +
-                        (why.empty() ? "must not be negative" : why));
-    max_gap_ = v == kTimeInfinite ? 0 : v;
+      errors.add(c.file + ":" + std::to_string(c.line) + ": PriorityMaxDecayGap: " +
+                 (why.empty() ? "must not be negative" : why));
+    else
+      max_gap_ = v == kTimeInfinite ? 0 : v;
   }
-  policy_->configure(host_);
+  try {
+    policy_->configure(host_);
+  } catch (const ConfigError& e) {
+    errors.add(e.what());
+  }
+  errors.throw_if_any();
+  // The store the family names is created at init when missing (a real
+  // controller's first start), unless the host said MfprioCreateStore=no
+  // (mfprio-host's views): then a missing store is an error.
+  for (const ConfPair& c : host_.conf)
+    if (iequals(c.key, "MfprioCreateStore")) create_store_ = !(iequals(c.value, "no") || c.value == "0");
 }
 
 Runtime::~Runtime() = default;
 
 void Runtime::open() {
   const std::string path = policy_->store_path();
-  if (!path.empty()) store_ = acct::Store::open(path, acct::OpenOptions{});
+  if (!path.empty()) {
+    acct::OpenOptions opts;
+    opts.create = create_store_;
+    if (!create_store_ && ::access(path.c_str(), F_OK) != 0) {
+      const std::string conf = host_.conf.empty() ? std::string("<slurm.conf>") : host_.conf.front().file;
+      throw acct::StoreError("no accounting store at " + path + " (views never create one): make it with '" +
+                             "mfprio-acct --conf " + conf + " import <accounts.json>' (or run decay once)");
+    }
+    store_ = acct::Store::open(path, opts);
+  }
   if (++next_layout_ == 0) ++next_layout_;  // 0 means "not resolved"
   publish(policy_->load(store_.get(), next_layout_, next_generation_++));
   if (store_)

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "cli_util.hpp"
@@ -203,9 +204,12 @@ TEST_F(Cli, ConfFileGivesTheStoreLocation) {
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_NE(std::string::npos, r.out.find("B|A|30|0||"));
   std::ofstream(dir.file("empty.conf")) << "PriorityType=priority/multifactor\n";
+  // No AccountingStorageLoc: the default store beside the conf, which
+  // `show` does not create.
   r = run_acct(dir, {"--conf", dir.file("empty.conf"), "show", "tree"});
   EXPECT_EQ(1, r.status);
-  EXPECT_NE(std::string::npos, r.err.find("no AccountingStorageLoc")) << r.err;
+  EXPECT_NE(std::string::npos, r.err.find(dir.file("mfprio.db"))) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("mfprio.db")));
   // The key may come from an included file, as in a real slurm.conf.
   std::ofstream(dir.file("accounting.conf")) << "AccountingStorageLoc=" << db << "\n";
   std::ofstream(dir.file("main.conf")) << "ClusterName=x\nInclude accounting.conf\n";
@@ -219,7 +223,11 @@ TEST(ConfLoc, LastPairWinsQuotesAndRelativePaths) {
                          "AccountingStorageLoc=/a.db\nX=1 AccountingStorageLoc=\"/b.db\"\n", "f"));
   EXPECT_EQ("/etc/mf/acct.db", storage_loc_from_text("accountingstorageloc=acct.db", "/etc/mf/x.conf"));
   EXPECT_EQ("/x.db", storage_loc_from_text("#AccountingStorageLoc=/no.db\nAccountingStorageLoc=/x.db#c", "f"));
-  EXPECT_THROW(storage_loc_from_text("Other=1\n", "f"), AdminError);
+  // No key: the default, mfprio.db in StateSaveLocation, else beside the conf.
+  EXPECT_EQ("/etc/mf/mfprio.db", storage_loc_from_text("Other=1\n", "/etc/mf/x.conf"));
+  EXPECT_EQ("/var/spool/ctld/mfprio.db", storage_loc_from_text("StateSaveLocation=/var/spool/ctld/\n", "/etc/x.conf"));
+  EXPECT_EQ("/etc/state/mfprio.db", storage_loc_from_text("StateSaveLocation=state\n", "/etc/x.conf"));
+  EXPECT_THROW(storage_loc_from_text("", "f"), AdminError);  // nothing to place it beside
   EXPECT_THROW(storage_loc_from_text("AccountingStorageLoc=\"/x\n", "f"), AdminError);
 }
 

@@ -79,7 +79,8 @@ TEST_F(HostE2E, SprioResolvesOncePerRecordAndCallsFini) {
   ProcessResult r = host({"--conf", conf, "--verbose", "--now", kNow, "sprio", "--jobs", jobs});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.err, "loaded priority/fake (fake priority plugin (host tests)) from " + fixture_dir())) << r.err;
-  EXPECT_TRUE(has(r.err, "plugin info: fake init: 6 conf pairs, 2 nodes, 64 cpus")) << r.err;
+  // The conf's 6 pairs and MfprioCreateStore=no (sprio is a view: it never creates a store).
+  EXPECT_TRUE(has(r.err, "plugin info: fake init: 7 conf pairs, 2 nodes, 64 cpus")) << r.err;
   EXPECT_TRUE(has(r.err, "plugin debug: fake debug: clock 1700043200")) << r.err;
   EXPECT_TRUE(has(r.err, "plugin info: fake fini: resolves=5 factors=5")) << r.err;
 }

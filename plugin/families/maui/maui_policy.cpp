@@ -108,7 +108,10 @@ void MauiPolicy::configure(const HostContext& host) {
   totals_.mem_mb = host.cluster.mem_mb;
   totals_.swap_mb = host.cluster.get("swap");
   totals_.disk_mb = host.cluster.get("disk");
-  store_path_ = store_location(host.conf, &store_origin_);
+  // The store is optional here: used when AccountingStorageLoc is written or
+  // FSPOLICY keeps usage (then the default location applies, conf.hpp).
+  if (store_location_given(host.conf) || cfg.fs_policy != FsPolicy::None)
+    store_path_ = store_location(host.conf, &store_origin_);
   if (store_path_.empty() && cfg.fs_policy != FsPolicy::None)
     throw ConfigError(path + ": FSPOLICY keeps usage: set AccountingStorageLoc so the windows survive a restart");
   cfg_ = std::make_shared<const Config>(std::move(cfg));

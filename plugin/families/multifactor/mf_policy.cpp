@@ -18,8 +18,9 @@ void MultifactorPolicy::configure(const HostContext& host) {
   host_ = &host;
   settings_ = std::make_shared<const Settings>(parse_settings(host.conf));
   cluster_ = host.cluster;
-  if (settings_->store_path.empty())
-    throw ConfigError("AccountingStorageLoc is not set: priority/multifactor needs the accounting store");
+  if (settings_->store_path.empty())  // only with no conf pairs at all (store_location's default)
+    throw ConfigError("the conf is empty: priority/multifactor needs the accounting store (AccountingStorageLoc, "
+                      "or its default beside slurm.conf)");
   if (settings_->weights_may_overflow())
     host.log(MFPRIO_LOG_WARNING,
              "the PriorityWeight* values sum past 2^32-1: large priorities will be clamped (and counted)");

@@ -153,46 +153,57 @@ bool Settings::weights_may_overflow() const {
 Settings parse_settings(const std::vector<ConfPair>& conf) {
   Settings s;
   const ConfPair* decay_item = nullptr;
+  ConfErrors errors;  // every bad value, reported together
   for (const ConfPair& it : conf) {
     const std::string k = upper(it.key);
-    if (k == "PRIORITYDECAYHALFLIFE") {
-      s.decay_half_life = parse_time(it, false);
-      decay_item = &it;
-    } else if (k == "PRIORITYCALCPERIOD") {
-      s.calc_period = parse_time(it, false);
-      if (s.calc_period < 60) fail(it, "must be at least 1 minute");
-    } else if (k == "PRIORITYMAXAGE") {
-      s.max_age = parse_time(it, false);
-    } else if (k == "PRIORITYFAVORSMALL") {
-      s.favor_small = parse_bool(it);
-    } else if (k == "PRIORITYUSAGERESETPERIOD") {
-      s.reset = parse_reset(it);
-    } else if (k == "PRIORITYWEIGHTAGE") {
-      s.w_age = parse_u32(it, "weight");
-    } else if (k == "PRIORITYWEIGHTASSOC") {
-      s.w_assoc = parse_u32(it, "weight");
-    } else if (k == "PRIORITYWEIGHTFAIRSHARE") {
-      s.w_fairshare = parse_u32(it, "weight");
-    } else if (k == "PRIORITYWEIGHTJOBSIZE") {
-      s.w_jobsize = parse_u32(it, "weight");
-    } else if (k == "PRIORITYWEIGHTPARTITION") {
-      s.w_partition = parse_u32(it, "weight");
-    } else if (k == "PRIORITYWEIGHTQOS") {
-      s.w_qos = parse_u32(it, "weight");
-    } else if (k == "PRIORITYWEIGHTTRES") {
-      std::string why;
-      if (!parse_tres_spec(it.value, &s.w_tres, &why, /*allow_negative=*/true)) fail(it, why);
-      if (s.w_tres.size() > 16) fail(it, "at most 16 TRES weights");
-    } else if (k == "PRIORITYFLAGS") {
-      s.flags = parse_flags(it);
-    } else if (k == "FAIRSHAREDAMPENINGFACTOR") {
-      s.dampening = parse_u32(it, "factor");
-      if (s.dampening < 1) fail(it, "must be at least 1");
+    try {
+      if (k == "PRIORITYDECAYHALFLIFE") {
+        s.decay_half_life = parse_time(it, false);
+        decay_item = &it;
+      } else if (k == "PRIORITYCALCPERIOD") {
+        s.calc_period = parse_time(it, false);
+        if (s.calc_period < 60) fail(it, "must be at least 1 minute");
+      } else if (k == "PRIORITYMAXAGE") {
+        s.max_age = parse_time(it, false);
+      } else if (k == "PRIORITYFAVORSMALL") {
+        s.favor_small = parse_bool(it);
+      } else if (k == "PRIORITYUSAGERESETPERIOD") {
+        s.reset = parse_reset(it);
+      } else if (k == "PRIORITYWEIGHTAGE") {
+        s.w_age = parse_u32(it, "weight");
+      } else if (k == "PRIORITYWEIGHTASSOC") {
+        s.w_assoc = parse_u32(it, "weight");
+      } else if (k == "PRIORITYWEIGHTFAIRSHARE") {
+        s.w_fairshare = parse_u32(it, "weight");
+      } else if (k == "PRIORITYWEIGHTJOBSIZE") {
+        s.w_jobsize = parse_u32(it, "weight");
+      } else if (k == "PRIORITYWEIGHTPARTITION") {
+        s.w_partition = parse_u32(it, "weight");
+      } else if (k == "PRIORITYWEIGHTQOS") {
+        s.w_qos = parse_u32(it, "weight");
+      } else if (k == "PRIORITYWEIGHTTRES") {
+        std::string why;
+        if (!parse_tres_spec(it.value, &s.w_tres, &why, /*allow_negative=*/true)) fail(it, why);
+        if (s.w_tres.size() > 16) fail(it, "at most 16 TRES weights");
+      } else if (k == "PRIORITYFLAGS") {
+        s.flags = parse_flags(it);
+      } else if (k == "FAIRSHAREDAMPENINGFACTOR") {
+        s.dampening = parse_u32(it, "factor");
+        if (s.dampening < 1) fail(it, "must be at least 1");
+      }
+    } catch (const ConfigError& e) {
+      errors.add(e.what());
     }
   }
-  s.store_path = store_location(conf, &s.store_path_origin);  // common/conf.hpp: the one rule
+  try {
+    s.store_path = store_location(conf, &s.store_path_origin);  // common/conf.hpp: the one rule
+  } catch (const ConfigError& e) {
+    errors.add(e.what());
+  }
   if (s.decay_half_life == 0 && s.reset == ResetPeriod::None && decay_item)
-    fail(*decay_item, "0 (no decay) needs PriorityUsageResetPeriod, or usage grows forever");
+    errors.add(decay_item->file + ":" + std::to_string(decay_item->line) + ": " + decay_item->key +
+               ": 0 (no decay) needs PriorityUsageResetPeriod, or usage grows forever");
+  errors.throw_if_any();
   return s;
 }
 

@@ -3,9 +3,9 @@
 //
 // parse_settings() reads every key it knows (case-insensitively) from the
 // host's key/value list, later pairs overriding earlier ones, and ignores the
-// rest.  A known key with a bad value throws ConfigError naming file:line and
-// the key; nothing is half-applied because the caller only swaps in a fully
-// parsed Settings.
+// rest.  Every known key with a bad value is reported, all together, in one
+// ConfigError (one "file:line: Key: why" per line); nothing is half-applied
+// because the caller only swaps in a fully parsed Settings.
 #pragma once
 
 #include <cstdint>
@@ -48,8 +48,8 @@ struct Settings {
   std::vector<TresWeight> w_tres;
   uint32_t flags = 0;
   uint32_t dampening = 1;               // FairShareDampeningFactor
-  std::string store_path;               // AccountingStorageLoc
-  std::string store_path_origin;        // "file:line" of AccountingStorageLoc, for messages
+  std::string store_path;               // AccountingStorageLoc, or the default (conf.hpp)
+  std::string store_path_origin;        // "file:line" of AccountingStorageLoc or "default: ...", for messages
 
   FairShareAlgo algo() const;
   bool has(uint32_t f) const { return (flags & f) != 0; }

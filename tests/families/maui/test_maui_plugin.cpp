@@ -110,9 +110,16 @@ TEST_F(MauiPlugin, BadPriorityValueNamesFileAndLine) {
   EXPECT_NE(p_->err().find("QUEUETIMEWEIGHT"), std::string::npos) << p_->err();
 }
 
-TEST_F(MauiPlugin, FairSharePolicyNeedsAStore) {
-  EXPECT_EQ(start("FSPOLICY DEDICATEDPS\n", "priority_maui.so", false), MFPRIO_ECONF);
-  EXPECT_NE(p_->err().find("AccountingStorageLoc"), std::string::npos) << p_->err();
+TEST_F(MauiPlugin, FairSharePolicyWithoutStoreKeyUsesTheDefaultStore) {
+  // No AccountingStorageLoc: FSPOLICY keeps usage in the default store,
+  // mfprio.db in StateSaveLocation (common/conf.hpp's rule).
+  cfg_ = dir_.file("maui.cfg");
+  std::ofstream(cfg_) << "FSPOLICY DEDICATEDPS\n";
+  p_ = std::make_unique<Plugin>(plugin_path("priority_maui.so"));
+  ASSERT_EQ(p_->init({"PriorityParameters=config=" + cfg_, "StateSaveLocation=" + dir_.path.string()}, T0),
+            MFPRIO_OK)
+      << p_->err();
+  EXPECT_TRUE(std::filesystem::exists(dir_.file("mfprio.db")));
 }
 
 TEST_F(MauiPlugin, ChargesFillTheCurrentWindowAndRollAtTheInterval) {
