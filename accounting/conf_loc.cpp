@@ -12,7 +12,9 @@ namespace {
 std::string storage_loc(const Conf& conf, const std::string& file) {
   // The one rule (conf.hpp), default location included.
   const std::string loc = store_location(conf.pairs(), nullptr);
-  if (loc.empty()) throw AdminError(file + ": empty conf: no AccountingStorageLoc= key and nothing to place the default store beside");
+  if (loc.empty())
+    throw AdminError(file + ": no AccountingStorageLoc= or StateSaveLocation= key, and no conf file to place "
+                            "the default store beside");
   return loc;
 }
 

@@ -10,7 +10,7 @@
 
 namespace mfprio::acct {
 
-// Throws AdminError("FILE:LINE: ...") or ("FILE: empty conf: ...").
+// Throws AdminError("FILE:LINE: ...") or ("FILE: no AccountingStorageLoc= ...").
 std::string storage_loc_from_conf(const std::string& file);
 // The same on text already read (for tests).
 std::string storage_loc_from_text(const std::string& text, const std::string& file);

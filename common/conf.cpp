@@ -403,6 +403,10 @@ std::string store_location(const std::vector<ConfPair>& pairs, std::string* orig
   }
   if (pairs.empty()) return std::string();
   const std::string& file = pairs.front().file;
+  // Only beside a real file: a host that names no file ("(conf)") or a
+  // made-up one gets no default (never a store in the working directory).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return std::string();
   if (origin)
     *origin = std::string("default: no AccountingStorageLoc or StateSaveLocation, so ") + kDefaultStoreName +
               " beside " + file;

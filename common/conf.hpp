@@ -89,8 +89,9 @@ class Conf {
 // slurmdbd site has none) the store is "mfprio.db" in StateSaveLocation
 // (the directory slurmctld keeps its state in; relative the same way) when
 // that key is set, else "mfprio.db" beside the file that wrote the conf's
-// first pair (slurm.conf itself unless it opens with an Include).
-// Returns "" only when `pairs` is empty.  *origin (may be null) gets
+// first pair (slurm.conf itself unless it opens with an Include), when that
+// is a file that exists.  Returns "" when none of these applies (no pairs,
+// or a host that names no real file).  *origin (may be null) gets
 // "file:line" of the key used, or "default: ..." saying which rule applied.
 // Throws ConfigError naming file:line and the key when a value is empty.
 std::string store_location(const std::vector<ConfPair>& pairs, std::string* origin);

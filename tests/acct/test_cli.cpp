@@ -224,7 +224,11 @@ TEST(ConfLoc, LastPairWinsQuotesAndRelativePaths) {
   EXPECT_EQ("/etc/mf/acct.db", storage_loc_from_text("accountingstorageloc=acct.db", "/etc/mf/x.conf"));
   EXPECT_EQ("/x.db", storage_loc_from_text("#AccountingStorageLoc=/no.db\nAccountingStorageLoc=/x.db#c", "f"));
   // No key: the default, mfprio.db in StateSaveLocation, else beside the conf.
-  EXPECT_EQ("/etc/mf/mfprio.db", storage_loc_from_text("Other=1\n", "/etc/mf/x.conf"));
+  TempDir d;
+  const std::string conf = d.file("x.conf");
+  std::ofstream(conf) << "Other=1\n";
+  EXPECT_EQ(d.file("mfprio.db"), storage_loc_from_text("Other=1\n", conf));
+  EXPECT_THROW(storage_loc_from_text("Other=1\n", "/no/such/x.conf"), AdminError);  // beside no real file
   EXPECT_EQ("/var/spool/ctld/mfprio.db", storage_loc_from_text("StateSaveLocation=/var/spool/ctld/\n", "/etc/x.conf"));
   EXPECT_EQ("/etc/state/mfprio.db", storage_loc_from_text("StateSaveLocation=state\n", "/etc/x.conf"));
   EXPECT_THROW(storage_loc_from_text("", "f"), AdminError);  // nothing to place it beside
