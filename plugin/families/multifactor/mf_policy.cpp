@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 #include <map>
+#include <set>
 #include <unordered_set>
 
 #include <unistd.h>
@@ -51,8 +52,97 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(const acct::StoreD
   L->cluster = cluster_;
   const Settings& s = *settings_;
 
-  // Partitions.
-  if (data.partitions.empty()) {
+  // Partitions: slurm.conf's PartitionName lines, then the store's, which
+  // override a conf partition of the same name or add one.
+  struct Merged {
+    std::string name;
+    uint32_t job_factor = 1;
+    std::vector<TresWeight> billing;
+    ClusterTotals totals;
+    bool is_default = false;
+  };
+  std::vector<Merged> merged;
+  std::unordered_map<std::string, size_t> merged_at;
+  for (const ConfPartition& c : s.partitions) {
+    Merged m;
+    m.name = c.name;
+    m.job_factor = c.job_factor;
+    m.billing = c.billing_weights;
+    m.totals = cluster_;
+    if (c.has_totals) {
+      m.totals.nodes = static_cast<double>(c.totals.nodes);
+      m.totals.cpus = static_cast<double>(c.totals.cpus);
+      m.totals.mem_mb = static_cast<double>(c.totals.mem_mb);
+      // A partition has only its own nodes' GRES; licenses and the like stay the cluster's.
+      for (auto& e : m.totals.extra)
+        if (e.first.rfind("gres/", 0) == 0) e.second = 0;
+      for (const auto& g : c.totals.gres) {
+        auto it = std::find_if(m.totals.extra.begin(), m.totals.extra.end(),
+                               [&](const auto& e) { return e.first == g.first; });
+        if (it != m.totals.extra.end()) it->second = g.second;
+        else m.totals.extra.push_back(g);
+      }
+    }
+    m.is_default = c.is_default;
+    merged_at[m.name] = merged.size();
+    merged.push_back(std::move(m));
+  }
+  for (const acct::PartitionRec& r : data.partitions) {
+    Merged m;
+    m.name = r.name;
+    m.job_factor = r.job_factor;
+    m.is_default = r.is_default;
+    std::string why;
+    if (!parse_tres_spec(r.billing_weights, &m.billing, &why, false))
+      throw acct::StoreError("partition '" + r.name + "': TRESBillingWeights: " + why);
+    auto at = merged_at.find(r.name);
+    m.totals = at != merged_at.end() ? merged[at->second].totals : cluster_;
+    if (!r.tres_totals.empty()) {
+      m.totals = cluster_;
+      std::vector<std::pair<std::string, double>> counts;
+      if (!parse_tres_counts(r.tres_totals, &counts, &why))
+        throw acct::StoreError("partition '" + r.name + "': TRES totals: " + why);
+      for (const auto& c : counts) {
+        if (c.first == "cpu") m.totals.cpus = c.second;
+        else if (c.first == "mem") m.totals.mem_mb = c.second;
+        else if (c.first == "node") m.totals.nodes = c.second;
+        else {
+          auto it = std::find_if(m.totals.extra.begin(), m.totals.extra.end(),
+                                 [&](const auto& e) { return e.first == c.first; });
+          if (it != m.totals.extra.end()) it->second = c.second;
+          else m.totals.extra.push_back(c);
+        }
+      }
+    }
+    if (at == merged_at.end()) {
+      merged_at[m.name] = merged.size();
+      merged.push_back(std::move(m));
+      continue;
+    }
+    // Both define it: the store wins; a difference is reported once.
+    const Merged& c = merged[at->second];
+    const ConfPartition* cp = nullptr;
+    for (const ConfPartition& x : s.partitions)
+      if (x.name == r.name) cp = &x;
+    std::string diff;
+    if (c.job_factor != m.job_factor)
+      diff += "PriorityJobFactor " + std::to_string(c.job_factor) + " vs " + std::to_string(m.job_factor);
+    bool same_billing = c.billing.size() == m.billing.size();
+    for (size_t i = 0; same_billing && i < c.billing.size(); ++i)
+      same_billing = c.billing[i].name == m.billing[i].name && c.billing[i].weight == m.billing[i].weight;
+    if (!same_billing)
+      diff += std::string(diff.empty() ? "" : ", ") + "TRESBillingWeights '" + (cp ? cp->billing : "") +
+              "' vs '" + r.billing_weights + "'";
+    if (c.is_default != m.is_default)
+      diff += std::string(diff.empty() ? "" : ", ") + "Default " + (c.is_default ? "YES" : "NO") + " vs " +
+              (m.is_default ? "YES" : "NO");
+    if (!diff.empty() && warned_partitions_.insert(r.name).second && host_)
+      host_->log(MFPRIO_LOG_WARNING, "partition '" + r.name + "': slurm.conf (" + (cp ? cp->origin : "") +
+                                         ") and the accounting store differ (" + diff +
+                                         ", conf vs store): the store's values are used");
+    merged[at->second] = std::move(m);
+  }
+  if (merged.empty()) {
     L->implicit_partitions = true;
     PartitionInfo p;
     p.job_factor = 1;
@@ -61,35 +151,17 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(const acct::StoreD
     L->parts.push_back(std::move(p));
   } else {
     uint32_t max_factor = 0;
-    for (const acct::PartitionRec& r : data.partitions) max_factor = std::max(max_factor, r.job_factor);
-    for (const acct::PartitionRec& r : data.partitions) {
+    for (const Merged& m : merged) max_factor = std::max(max_factor, m.job_factor);
+    for (Merged& m : merged) {
       PartitionInfo p;
-      p.name = r.name;
-      p.job_factor = r.job_factor;
-      p.factor = s.has(kNoNormalPart) ? r.job_factor
-                                      : (max_factor ? double(r.job_factor) / max_factor : 0.0);
-      std::string why;
-      if (!parse_tres_spec(r.billing_weights, &p.billing, &why, false))
-        throw acct::StoreError("partition '" + r.name + "': TRESBillingWeights: " + why);
-      p.totals = cluster_;
-      if (!r.tres_totals.empty()) {
-        std::vector<std::pair<std::string, double>> counts;
-        if (!parse_tres_counts(r.tres_totals, &counts, &why))
-          throw acct::StoreError("partition '" + r.name + "': TRES totals: " + why);
-        for (const auto& c : counts) {
-          if (c.first == "cpu") p.totals.cpus = c.second;
-          else if (c.first == "mem") p.totals.mem_mb = c.second;
-          else if (c.first == "node") p.totals.nodes = c.second;
-          else {
-            auto it = std::find_if(p.totals.extra.begin(), p.totals.extra.end(),
-                                   [&](const auto& e) { return e.first == c.first; });
-            if (it != p.totals.extra.end()) it->second = c.second;
-            else p.totals.extra.push_back(c);
-          }
-        }
-      }
-      if (r.is_default) L->default_part = static_cast<int32_t>(L->parts.size());
-      L->part_index[r.name] = static_cast<uint32_t>(L->parts.size());
+      p.name = m.name;
+      p.job_factor = m.job_factor;
+      p.factor = s.has(kNoNormalPart) ? m.job_factor
+                                      : (max_factor ? double(m.job_factor) / max_factor : 0.0);
+      p.billing = std::move(m.billing);
+      p.totals = std::move(m.totals);
+      if (m.is_default) L->default_part = static_cast<int32_t>(L->parts.size());
+      L->part_index[m.name] = static_cast<uint32_t>(L->parts.size());
       L->parts.push_back(std::move(p));
     }
   }

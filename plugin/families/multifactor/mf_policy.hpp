@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ class MultifactorPolicy final : public Policy {
   int64_t last_reset_ = 0;
   bool reset_now_done_ = false;  // PriorityUsageResetPeriod=NOW: once per plugin start
   uint64_t next_generation_ = 0; // set by load(); decay publishes the following ones
+  // Partitions defined differently by slurm.conf and the store, already
+  // reported (once per plugin start; load() runs on the control thread).
+  mutable std::set<std::string> warned_partitions_;
 };
 
 }  // namespace mfprio::multifactor

@@ -88,13 +88,15 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
     if (snap.default_part >= 0) r.partition = static_cast<uint16_t>(snap.default_part);
     else if (snap.parts.size() == 1) r.partition = 0;
     else {
-      *why = job_label(job) + ": no partition given and the store has no default partition";
+      *why = job_label(job) + ": no partition given and neither slurm.conf nor the accounting store names a "
+                              "default partition";
       return MFPRIO_ENOENT;
     }
   } else {
     auto it = snap.part_index.find(part);
     if (it == snap.part_index.end()) {
-      *why = job_label(job) + ": unknown partition '" + part + "'";
+      *why = job_label(job) + ": unknown partition '" + part +
+             "' (neither a PartitionName line of slurm.conf nor the accounting store defines it)";
       return MFPRIO_ENOENT;
     }
     r.partition = static_cast<uint16_t>(it->second);

@@ -150,6 +150,53 @@ bool Settings::weights_may_overflow() const {
   return sum > 0xffffffffULL;
 }
 
+std::vector<ConfPartition> parse_partitions(const std::vector<ConfPair>& conf, ConfErrors* errors) {
+  std::vector<ConfPartition> out;
+  const std::vector<ConfRecord> parts = conf_records(conf, "PartitionName");
+  if (parts.empty()) return out;
+  std::vector<ConfRecord> node_records, nodesets;
+  std::vector<NodeLine> nodes;
+  bool nodes_ok = true;
+  try {
+    node_records = conf_records(conf, "NodeName");
+    nodesets = conf_records(conf, "NodeSet");
+    nodes = node_lines(node_records);
+  } catch (const ConfigError& e) {
+    errors->add(e.what());
+    nodes_ok = false;
+  }
+  auto u16 = [](const ConfPair& it) {
+    const uint32_t v = parse_u32(it, "value");
+    if (v > 65533) fail(it, "must be 0..65533, got '" + it.value + "'");
+    return v;
+  };
+  for (const ConfRecord& r : parts) {
+    ConfPartition p;
+    p.name = r.name();
+    p.origin = r.head->file + ":" + std::to_string(r.head->line);
+    try {
+      if (p.name.empty()) fail(*r.head, "empty partition name");
+      for (const ConfPartition& q : out)
+        if (q.name == p.name) fail(*r.head, "partition '" + p.name + "' is defined twice (first at " + q.origin + ")");
+      if (const ConfPair* it = r.get("priority")) p.job_factor = p.tier = u16(*it);  // the old key: both
+      if (const ConfPair* it = r.get("priorityjobfactor")) p.job_factor = u16(*it);
+      if (const ConfPair* it = r.get("prioritytier")) p.tier = u16(*it);
+      if (const ConfPair* it = r.get("default")) p.is_default = parse_bool(*it);
+      if (const ConfPair* it = r.get("tresbillingweights")) {
+        std::string why;
+        p.billing = it->value;
+        if (!parse_tres_spec(it->value, &p.billing_weights, &why, false)) fail(*it, why);
+      }
+      if (nodes_ok) p.has_totals = partition_totals(r, nodes, nodesets, &p.totals);
+    } catch (const ConfigError& e) {
+      errors->add(e.what());
+      continue;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 Settings parse_settings(const std::vector<ConfPair>& conf) {
   Settings s;
   const ConfPair* decay_item = nullptr;
@@ -195,6 +242,7 @@ Settings parse_settings(const std::vector<ConfPair>& conf) {
       errors.add(e.what());
     }
   }
+  s.partitions = parse_partitions(conf, &errors);
   try {
     s.store_path = store_location(conf, &s.store_path_origin);  // common/conf.hpp: the one rule
   } catch (const ConfigError& e) {

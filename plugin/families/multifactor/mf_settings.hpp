@@ -15,6 +15,7 @@
 
 #include "conf.hpp"
 #include "share_tree.hpp"
+#include "slurm_conf.hpp"
 #include "tres.hpp"
 
 namespace mfprio::multifactor {
@@ -36,6 +37,19 @@ enum PriorityFlag : uint32_t {
   kFairTree = 1u << 12,  // accepted for old confs: Fair Tree is the default
 };
 
+// A PartitionName= line of slurm.conf (PartitionName=DEFAULT applied).
+struct ConfPartition {
+  std::string name;
+  std::string origin;                // "file:line" of the line
+  uint32_t job_factor = 1;           // PriorityJobFactor (Priority= sets it and the tier)
+  uint32_t tier = 1;                 // PriorityTier: read and checked; scheduling order, not a factor
+  std::string billing;               // TRESBillingWeights as written
+  std::vector<TresWeight> billing_weights;
+  bool has_totals = false;           // Nodes= given: totals from its NodeName hosts
+  NodeTotals totals;
+  bool is_default = false;           // Default=YES
+};
+
 enum class ResetPeriod : uint8_t { None, Now, Daily, Weekly, Monthly, Quarterly, Yearly };
 
 struct Settings {
@@ -50,6 +64,7 @@ struct Settings {
   uint32_t dampening = 1;               // FairShareDampeningFactor
   std::string store_path;               // AccountingStorageLoc, or the default (conf.hpp)
   std::string store_path_origin;        // "file:line" of AccountingStorageLoc or "default: ...", for messages
+  std::vector<ConfPartition> partitions;  // PartitionName= lines, in file order
 
   FairShareAlgo algo() const;
   bool has(uint32_t f) const { return (flags & f) != 0; }
@@ -60,6 +75,9 @@ struct Settings {
 };
 
 Settings parse_settings(const std::vector<ConfPair>& conf);
+// The PartitionName= lines (with NodeName/NodeSet lines for Nodes=); every
+// bad value is added to *errors naming file:line and the key.
+std::vector<ConfPartition> parse_partitions(const std::vector<ConfPair>& conf, ConfErrors* errors);
 
 const char* reset_period_name(ResetPeriod p);
 

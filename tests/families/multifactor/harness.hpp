@@ -109,14 +109,39 @@ class Plugin {
     conf_ = conf;
     keys_.clear();
     vals_.clear();
+    files_.clear();
+    lines_.clear();
     for (const std::string& c : conf_) {
       const size_t eq = c.find('=');
       keys_.push_back(c.substr(0, eq));
       vals_.push_back(c.substr(eq + 1));
+      files_.push_back("test.conf");
+      lines_.push_back(static_cast<uint32_t>(keys_.size()));
     }
+    return init_kv(now);
+  }
+  // The pairs a conf reader gave (file and line kept: several pairs of one
+  // line, PartitionName=... PriorityJobFactor=..., stay one record).
+  template <class Pairs>
+  int init_pairs(const Pairs& pairs, int64_t now = 1'700'000'000) {
+    keys_.clear();
+    vals_.clear();
+    files_.clear();
+    lines_.clear();
+    for (const auto& c : pairs) {
+      keys_.push_back(c.key);
+      vals_.push_back(c.value);
+      files_.push_back(c.file);
+      lines_.push_back(c.line);
+    }
+    return init_kv(now);
+  }
+
+ private:
+  int init_kv(int64_t now) {
     kv_.clear();
-    for (size_t i = 0; i < conf_.size(); ++i)
-      kv_.push_back({keys_[i].c_str(), vals_[i].c_str(), "test.conf", static_cast<uint32_t>(i + 1)});
+    for (size_t i = 0; i < keys_.size(); ++i)
+      kv_.push_back({keys_[i].c_str(), vals_[i].c_str(), files_[i].c_str(), lines_[i]});
     now_ = now;
     mfprio_host_t h{};
     h.struct_size = sizeof h;
@@ -138,6 +163,8 @@ class Plugin {
     inited_ = rc == MFPRIO_OK;
     return rc;
   }
+
+ public:
   int fini() {
     inited_ = false;
     return ops.fini();
@@ -188,7 +215,8 @@ class Plugin {
   void* dl_ = nullptr;
   bool inited_ = false;
   int64_t now_ = 0;
-  std::vector<std::string> conf_, keys_, vals_;
+  std::vector<std::string> conf_, keys_, vals_, files_;
+  std::vector<uint32_t> lines_;
   std::vector<mfprio_kv_t> kv_;
 };
 
