@@ -174,6 +174,25 @@ TEST_F(ConfE2E, ViewsNeverCreateAStoreAndSayHowToMakeOne) {
       EXPECT_FALSE(fs::exists(expect + "-wal"));
     }
   }
+  // sprio and explain too (their job-file option is whatever --help says).
+  ProcessResult help = host({"--help"});
+  const bool job_file = has(help.out, "sprio --job-file");
+  const std::string jobs = dir.write("jobs.jsonl", "");
+  const std::string conf = dir.write("v.conf", "PriorityType=priority/multifactor\nAccountingStorageLoc=gone.db\n");
+  const std::vector<std::vector<std::string>> views = {
+      {"sprio", job_file ? "--job-file" : "--jobs", jobs},
+      {"explain", has(help.out, "explain --job-file") ? "--job-file" : "--jobs", jobs, "1"}};
+  for (std::vector<std::string> v : views) {
+    SCOPED_TRACE(v[0]);
+    v.insert(v.begin(), {"--conf", conf, "--plugin-dir", plugin_dir});
+    ProcessResult r = host(v, dir.path());
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_TRUE(has(r.err, "no accounting store at " + dir.path() + "/gone.db")) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path() + "/gone.db"));
+  }
+}
+
+TEST_F(ConfE2E, DecayMayCreateTheStore) {
   // decay (a pass of the controller) may create it.
   const std::string conf = dir.write("d.conf", "PriorityType=priority/multifactor\nAccountingStorageLoc=made.db\n");
   ProcessResult r = host({"--conf", conf, "--plugin-dir", plugin_dir, "decay", "--now", "1700000000"});
