@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -432,6 +433,38 @@ std::string ConfErrors::joined() const {
   std::string all;
   for (const std::string& e : items_) all += (all.empty() ? "" : "\n") + e;
   return all;
+}
+
+void ConfErrors::sort_by_position() {
+  struct Key {
+    size_t file = SIZE_MAX;
+    unsigned long line = 0;
+  };
+  std::vector<std::string> files;
+  auto key_of = [&](const std::string& m) {
+    Key k;
+    // "file:line: ..." - the first ":<digits>: " ends the file name.
+    for (size_t c = m.find(':'); c != std::string::npos; c = m.find(':', c + 1)) {
+      size_t d = c + 1;
+      while (d < m.size() && std::isdigit(static_cast<unsigned char>(m[d]))) ++d;
+      if (d > c + 1 && d + 1 < m.size() && m[d] == ':' && m[d + 1] == ' ') {
+        const std::string file = m.substr(0, c);
+        auto it = std::find(files.begin(), files.end(), file);
+        k.file = static_cast<size_t>(it - files.begin());
+        if (it == files.end()) files.push_back(file);
+        k.line = std::strtoul(m.c_str() + c + 1, nullptr, 10);
+        break;
+      }
+    }
+    return k;
+  };
+  std::vector<std::pair<Key, std::string>> keyed;
+  for (std::string& m : items_) keyed.emplace_back(key_of(m), std::move(m));
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return a.first.file != b.first.file ? a.first.file < b.first.file : a.first.line < b.first.line;
+  });
+  items_.clear();
+  for (auto& k : keyed) items_.push_back(std::move(k.second));
 }
 
 void ConfErrors::throw_if_any() const {

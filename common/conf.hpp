@@ -49,6 +49,10 @@ class ConfErrors {
   const std::vector<std::string>& items() const { return items_; }
   std::string joined() const;
   void throw_if_any() const;
+  // Orders the messages by where they point: files in the order first
+  // named, lines ascending within a file (stable; messages naming no
+  // "file:line" keep their order after the others).
+  void sort_by_position();
 
  private:
   std::vector<std::string> items_;

@@ -91,6 +91,7 @@ Runtime::Runtime(std::unique_ptr<Policy> policy, const mfprio_host_t& host)
   } catch (const ConfigError& e) {
     errors.add(e.what());
   }
+  errors.sort_by_position();
   errors.throw_if_any();
   // The store the family names is created at init when missing (a real
   // controller's first start), unless the host said MfprioCreateStore=no

@@ -296,3 +296,16 @@ TEST(ConfErrorsList, DropsRepeatsAndSplitsMultiLineMessages) {
 }
 
 }  // namespace
+
+namespace {
+TEST(ConfErrorsList, SortsByFileThenLine) {
+  mfprio::ConfErrors errs;
+  errs.add("b.conf:9: x");
+  errs.add("a.conf:3: y");
+  errs.add("no position");
+  errs.add("b.conf:2: z");
+  errs.add("a.conf:1: w");
+  errs.sort_by_position();
+  EXPECT_EQ(errs.joined(), "b.conf:2: z\nb.conf:9: x\na.conf:1: w\na.conf:3: y\nno position");
+}
+}  // namespace

@@ -209,6 +209,13 @@ TEST_F(ConfPartitions, EveryErrorIsReportedAtOnce) {
                                    ":4: PriorityFlags", ":5: PriorityJobFactor"})
     EXPECT_NE(e.find(conf + where), std::string::npos) << where << " in:\n" << e;
   EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 4) << e;  // five errors, one per line
+  // In line order, whoever found them (the common check or the family).
+  size_t last = 0;
+  for (const char* where : {":1:", ":2:", ":3:", ":4:", ":5:"}) {
+    const size_t at = e.find(conf + where);
+    EXPECT_GE(at, last) << where << " in:\n" << e;
+    last = at;
+  }
 }
 
 // --- the store location --------------------------------------------------------
