@@ -1,6 +1,7 @@
 // mf_policy.hpp - priority/multifactor (Slurm) as a runtime Policy:
-// settings from the Priority* keys, the association tree and usage from the
-// accounting store, fair share by one of four algorithms, and Slurm's
+// settings from the Priority* keys, partitions from slurm.conf's PartitionName
+// lines and the store (the store's override or add), the association tree and
+// usage from the accounting store, fair share by one of four algorithms, and Slurm's
 // decayed usage (REFERENCE §1.4):
 //   factor = 2^(-(now - last_decay) / PriorityDecayHalfLife)   (1 when no half-life)
 //   usage  = (reset boundary crossed ? 0 : usage) * factor

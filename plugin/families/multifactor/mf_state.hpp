@@ -90,7 +90,7 @@ struct Layout {
   std::unordered_map<std::string, uint32_t> part_index, qos_index;
   int32_t default_part = -1;
   int32_t normal_qos = -1;
-  bool implicit_partitions = false;    // store has none: any name is a factor-1 partition
+  bool implicit_partitions = false;    // neither slurm.conf nor the store defines one: any name is a factor-1 partition
 
   // The share tree's shape (usage filled per snapshot) and its names, for sshare.
   ShareTree shape;
