@@ -245,23 +245,30 @@ NodeTotals sum_nodes(const std::vector<NodeLine>& lines) {
   return t;
 }
 
-bool partition_totals(const ConfRecord& partition, const std::vector<NodeLine>& nodes,
+namespace {
+constexpr size_t kMaxHosts = 1u << 20;
+}
+
+HostIndex index_hosts(const std::vector<NodeLine>& nodes) {
+  HostIndex line_of;
+  size_t hosts = 0;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    hosts += nodes[k].count;
+    if (hosts > kMaxHosts)
+      fail(*nodes[k].record->head, "more than " + std::to_string(kMaxHosts) + " NodeName hosts in all");
+    for (std::string& h : hostlist_expand(nodes[k].record->name(), kMaxHosts)) line_of[h] = k;
+  }
+  return line_of;
+}
+
+bool partition_totals(const ConfRecord& partition, const std::vector<NodeLine>& nodes, const HostIndex& line_of,
                       const std::vector<ConfRecord>& nodesets, NodeTotals* out) {
   const ConfPair* list = partition.get("nodes");
   if (!list) return false;
-  constexpr size_t kMaxHosts = 1u << 20;
   *out = NodeTotals{};
   if (iequals(list->value, "ALL")) {
     *out = sum_nodes(nodes);
     return true;
-  }
-  // Host name -> its node line, built from the lines' expanded lists.
-  std::unordered_map<std::string, size_t> line_of;
-  size_t hosts = 0;
-  for (size_t k = 0; k < nodes.size(); ++k) {
-    hosts += nodes[k].count;
-    if (hosts > kMaxHosts) fail(*list, "more than " + std::to_string(kMaxHosts) + " NodeName hosts");
-    for (std::string& h : hostlist_expand(nodes[k].record->name(), kMaxHosts)) line_of[h] = k;
   }
   std::vector<std::string> names;
   try {

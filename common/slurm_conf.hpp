@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -75,11 +76,17 @@ std::vector<NodeLine> node_lines(const std::vector<ConfRecord>& records);
 // Their sum (the cluster when ClusterNodes/CPUs/... are not given).
 NodeTotals sum_nodes(const std::vector<NodeLine>& lines);
 
+// Host name -> index of its NodeName line (each line's list expanded once,
+// at most 2^20 hosts; throws ConfigError beyond).
+using HostIndex = std::unordered_map<std::string, size_t>;
+HostIndex index_hosts(const std::vector<NodeLine>& nodes);
+
 // A partition's totals from its Nodes= (a host list of NodeName hosts and
 // NodeSet names, or ALL), each node counted once.  Returns false (no
 // Nodes= key: the cluster's totals apply).  Throws ConfigError naming the
-// partition line when a name is neither a node nor a node set.
-bool partition_totals(const ConfRecord& partition, const std::vector<NodeLine>& nodes,
+// partition line when a name is neither a node nor a node set.  `hosts` is
+// index_hosts(nodes), built once for all partitions.
+bool partition_totals(const ConfRecord& partition, const std::vector<NodeLine>& nodes, const HostIndex& hosts,
                       const std::vector<ConfRecord>& nodesets, NodeTotals* out);
 
 // The keys Slurm 22.05 knows that start with "Priority" (top level), plus

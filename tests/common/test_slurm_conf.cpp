@@ -65,16 +65,17 @@ TEST(SlurmConf, NodeAndPartitionTotals) {
   EXPECT_EQ(t.gres[0], (std::pair<std::string, double>("gres/gpu", 8)));
   auto sets = conf_records(ps, "NodeSet");
   auto parts = conf_records(ps, "PartitionName");
+  const HostIndex hosts = index_hosts(nodes);
   NodeTotals p;
-  ASSERT_TRUE(partition_totals(parts[0], nodes, sets, &p));
+  ASSERT_TRUE(partition_totals(parts[0], nodes, hosts, sets, &p));
   EXPECT_EQ(p.nodes, 2u);
   EXPECT_EQ(p.cpus, 64u);
-  ASSERT_TRUE(partition_totals(parts[1], nodes, sets, &p));
+  ASSERT_TRUE(partition_totals(parts[1], nodes, hosts, sets, &p));
   EXPECT_EQ(p.nodes, 3u);  // c1 counted once
   EXPECT_TRUE(p.gres.empty());
-  ASSERT_TRUE(partition_totals(parts[2], nodes, sets, &p));
+  ASSERT_TRUE(partition_totals(parts[2], nodes, hosts, sets, &p));
   EXPECT_EQ(p.cpus, t.cpus);
-  EXPECT_FALSE(partition_totals(parts[3], nodes, sets, &p));  // no Nodes=: the cluster's
+  EXPECT_FALSE(partition_totals(parts[3], nodes, hosts, sets, &p));  // no Nodes=: the cluster's
 }
 
 TEST(SlurmConf, PriorityTyposAreErrorsWithTheClosestKnownKey) {

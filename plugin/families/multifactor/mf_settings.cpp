@@ -156,11 +156,16 @@ std::vector<ConfPartition> parse_partitions(const std::vector<ConfPair>& conf, C
   if (parts.empty()) return out;
   std::vector<ConfRecord> node_records, nodesets;
   std::vector<NodeLine> nodes;
+  HostIndex hosts;
   bool nodes_ok = true;
   try {
     node_records = conf_records(conf, "NodeName");
     nodesets = conf_records(conf, "NodeSet");
     nodes = node_lines(node_records);
+    bool named = false;  // index the hosts only when a partition names some
+    for (const ConfRecord& r : parts)
+      if (const ConfPair* n = r.get("nodes")) named = named || !iequals(n->value, "ALL");
+    if (named) hosts = index_hosts(nodes);
   } catch (const ConfigError& e) {
     errors->add(e.what());
     nodes_ok = false;
@@ -187,7 +192,7 @@ std::vector<ConfPartition> parse_partitions(const std::vector<ConfPair>& conf, C
         p.billing = it->value;
         if (!parse_tres_spec(it->value, &p.billing_weights, &why, false)) fail(*it, why);
       }
-      if (nodes_ok) p.has_totals = partition_totals(r, nodes, nodesets, &p.totals);
+      if (nodes_ok) p.has_totals = partition_totals(r, nodes, hosts, nodesets, &p.totals);
     } catch (const ConfigError& e) {
       errors->add(e.what());
       continue;
