@@ -42,6 +42,7 @@
 #include "simulate_cmd.hpp"
 #include "swf.hpp"
 #include "views.hpp"
+#include "stable_order.hpp"
 
 #include <timestr.hpp>
 
@@ -142,7 +143,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     const JobSpec &x = *records[a].spec, &y = *records[b].spec;
     return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
   };
-  std::stable_sort(order.begin(), order.end(), by_submit);
+  mfprio::stable_order(order.begin(), order.end(), by_submit);
 
   // Resolve each shown record once; a record that does not resolve is reported and left out.
   std::vector<bool> ok(records.size(), false);
@@ -168,7 +169,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     std::vector<mfprio_job_t> pend, run;
     std::vector<size_t> all(records.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    std::stable_sort(all.begin(), all.end(), by_submit);
+    mfprio::stable_order(all.begin(), all.end(), by_submit);
     for (size_t i : all) {
       const uint32_t st = records[i].spec->state;
       if (shown_rec[i] && !ok[i]) continue;
@@ -302,7 +303,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     ok[i] = true;
   }
 
-  std::stable_sort(order.begin(), order.end(),
+  mfprio::stable_order(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return records[a].spec->id < records[b].spec->id; });
   std::vector<SprioRow> shown;
   JsonPtr array(json_array());

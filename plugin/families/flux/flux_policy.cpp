@@ -9,6 +9,7 @@
 
 #include "flux_usage.hpp"
 #include "store.hpp"
+#include "stable_order.hpp"
 
 namespace mfprio::flux {
 namespace {
@@ -388,7 +389,7 @@ void FluxPolicy::share_view(const State& state, ShareView* v) const {
     (p < 0 ? roots : kids[static_cast<size_t>(p)]).push_back(i);
   }
   for (auto& k : kids)
-    std::stable_sort(k.begin(), k.end(), [&](size_t a, size_t b) {
+    mfprio::stable_order(k.begin(), k.end(), [&](size_t a, size_t b) {
       if (s.nodes[a].is_user != s.nodes[b].is_user) return s.nodes[a].is_user;
       return s.nodes[a].name < s.nodes[b].name;
     });
