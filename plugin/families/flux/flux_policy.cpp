@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "flux_usage.hpp"
+#include "params.hpp"
 #include "store.hpp"
 #include "stable_order.hpp"
 
@@ -19,11 +20,6 @@ constexpr const char* kKind = "assoc";   // one usage series per (user, bank)
 
 const char* nz(const char* s) { return s ? s : ""; }
 
-int64_t floor_div(int64_t t, int64_t len) {
-  int64_t q = t / len;
-  if ((t % len) != 0 && t < 0) --q;
-  return q;
-}
 
 std::string assoc_key(const std::string& user, const std::string& bank) { return user + '\n' + bank; }
 std::string usage_name(const std::string& user, const std::string& bank) { return user + "/" + bank; }
