@@ -211,7 +211,7 @@ def check_tool(page, prog):
 
 # ---- 3. configuration pages -------------------------------------------------------
 
-def scrape(src, rel, patterns):
+def scrape(src, rel, patterns, optional=()):
     path = os.path.join(src, rel)
     try:
         text = open(path, encoding="utf-8").read()
@@ -224,6 +224,8 @@ def scrape(src, rel, patterns):
         if not found:
             problem(f"{rel}: pattern {pat!r} finds no key (the parser changed; update tests/man/check_man.py)")
         keys |= {k.lower() for k in found}
+    for pat in optional:  # forms a reader may or may not use
+        keys |= {k.lower() for k in re.findall(pat, text)}
     return keys
 
 
@@ -232,7 +234,10 @@ def code_keys(src):
     host |= scrape(src, "host-shim/settings.cpp",
                    [r'conf\.find\("(\w+)"\)', r'\bget\("(\w+)"', r'attrs\.find\("(\w+)"\)',
                     r'iequals\(pairs\[i\]\.key, "(\w+)"\)'])
-    host |= scrape(src, "common/conf.cpp", [r'iequals\(c\.key, "(\w+)"\)', r'iequals\(words\[0\]\.key, "(\w+)"\)'])
+    # Any iequals(<pair or word>.key, "Name") in the conf reader (the store
+    # rule, Include, and whatever the reader itself interprets).
+    host |= scrape(src, "common/conf.cpp", [r'iequals\([\w.\[\]>-]*key, "(\w+)"\)'],
+                   optional=[r'last_pair\(\w+, "(\w+)"\)', r'find\("(\w+)"\)'])
     host |= scrape(src, "plugin/runtime/runtime.cpp", [r'iequals\(c\.key, "(\w+)"\)'])
     pp = r'iequals\(c\.key, "(PriorityParameters)"\)'
     fam = {
