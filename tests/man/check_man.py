@@ -185,6 +185,7 @@ def check_tool(page, prog):
         problem(f"{page.name}: '{prog} --help' exits {rc}")
     checked = 0
     commands = {}
+    seen = set()
     for section, subsection, is_tag, in_rs, text in page.lines:
         if section not in ("OPTIONS", "COMMANDS"):
             continue
@@ -196,8 +197,9 @@ def check_tool(page, prog):
                 problem(f"{page.name}: command '{command}' (COMMANDS) is not in '{prog} --help'")
         for span in bold_spans(text):
             for word in re.split(r"[\s=,|\[\]()/{}]+", span):
-                if not OPTION.match(word):
+                if not OPTION.match(word) or (command, word) in seen:
                     continue
+                seen.add((command, word))
                 checked += 1
                 where = top_help + "\n" + commands.get(command, "")
                 if not has_option(where, word):
