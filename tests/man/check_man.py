@@ -213,34 +213,44 @@ def check_tool(page, prog):
 
 # ---- 3. configuration pages -------------------------------------------------------
 
-def scrape(src, rel, patterns, optional=()):
-    path = os.path.join(src, rel)
-    try:
-        text = open(path, encoding="utf-8").read()
-    except OSError as e:
-        problem(f"cannot read {rel}: {e}")
+def scrape(src, rels, patterns, optional=()):
+    """Keys (lower-cased) matched by `patterns` in the files `rels` (one path
+    or a list; files that do not exist are skipped, so a reader may move
+    between them).  A required pattern that matches in none of them fails."""
+    rels = [rels] if isinstance(rels, str) else rels
+    texts = []
+    for rel in rels:
+        try:
+            texts.append(open(os.path.join(src, rel), encoding="utf-8").read())
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            problem(f"cannot read {rel}: {e}")
+    if not texts:
+        problem(f"none of {', '.join(rels)} exists (the parser moved; update tests/man/check_man.py)")
         return set()
     keys = set()
     for pat in patterns:
-        found = re.findall(pat, text)
+        found = [k for t in texts for k in re.findall(pat, t)]
         if not found:
-            problem(f"{rel}: pattern {pat!r} finds no key (the parser changed; update tests/man/check_man.py)")
+            problem(f"{', '.join(rels)}: pattern {pat!r} finds no key "
+                    "(the parser changed; update tests/man/check_man.py)")
         keys |= {k.lower() for k in found}
     for pat in optional:  # forms a reader may or may not use
-        keys |= {k.lower() for k in re.findall(pat, text)}
+        keys |= {k.lower() for t in texts for k in re.findall(pat, t)}
     return keys
 
 
 def code_keys(src):
-    host = set()
-    host |= scrape(src, "host-shim/settings.cpp",
-                   [r'conf\.find\("(\w+)"\)', r'\bget\("(\w+)"', r'attrs\.find\("(\w+)"\)',
-                    r'iequals\(pairs\[i\]\.key, "(\w+)"\)'])
-    # Any iequals(<pair or word>.key, "Name") in the conf reader (the store
-    # rule, Include, and whatever the reader itself interprets).
-    host |= scrape(src, "common/conf.cpp", [r'iequals\([\w.\[\]>-]*key, "(\w+)"\)'],
-                   optional=[r'last_pair\(\w+, "(\w+)"\)', r'find\("(\w+)"\)'])
-    host |= scrape(src, "plugin/runtime/runtime.cpp", [r'iequals\(c\.key, "(\w+)"\)'])
+    # The host and what every program and family reads: mfprio-host's
+    # settings, the conf reader (store rule, Include), the slurm.conf records
+    # (node lines), the plugin runtime.
+    host = scrape(src, ["host-shim/settings.cpp", "common/conf.cpp", "common/slurm_conf.cpp",
+                        "plugin/runtime/runtime.cpp"],
+                  [r'conf\.find\("(\w+)"\)', r'\bget\("(\w+)"', r'iequals\([\w.\[\]>-]*key, "(\w+)"\)'],
+                  optional=[r'attrs\.find\("(\w+)"\)', r'last_pair\(\w+, "(\w+)"\)',
+                            r'conf_records\([^;]*?, "(\w+)"\)',
+                            r'(?:\.|->)get\("(\w+)"\)'])
     pp = r'iequals\(c\.key, "(PriorityParameters)"\)'
     fam = {
         "basic": set(),
