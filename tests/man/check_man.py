@@ -231,7 +231,8 @@ def scrape(src, rels, patterns, optional=()):
         return set()
     keys = set()
     for pat in patterns:
-        found = [k for t in texts for k in re.findall(pat, t)]
+        # A match may be a list of quoted names ({"sched_conf", "complexes"}).
+        found = [n for t in texts for k in re.findall(pat, t) for n in (re.findall(r'"(\w+)"', k) or [k])]
         if not found:
             problem(f"{', '.join(rels)}: pattern {pat!r} finds no key "
                     "(the parser changed; update tests/man/check_man.py)")
@@ -252,14 +253,16 @@ def code_keys(src):
                             r'conf_records\([^;]*?, "(\w+)"\)',
                             r'(?:\.|->)get\("(\w+)"\)'])
     pp = r'iequals\(c\.key, "(PriorityParameters)"\)'
+    # The PriorityParameters names a family accepts (common/params.hpp).
+    pnames = r'priority_parameters\([^,]+, \{([^}]*)\}'
     fam = {
         "basic": set(),
         "multifactor": scrape(src, "plugin/families/multifactor/mf_settings.cpp", [r'k == "(\w+)"']),
         "maui": scrape(src, "plugin/families/maui/maui_cfg.cpp",
                        [r'"([A-Z]+(?:WEIGHT|CAP))"', r'd\["(\w+)"\]', r'"([A-Z]+CFG)"', r'key == "(\w+)"'])
-        | scrape(src, "plugin/families/maui/maui_policy.cpp", [r'k != "(\w+)"', pp]),
+        | scrape(src, "plugin/families/maui/maui_policy.cpp", [pnames, pp]),
         "gridengine": scrape(src, "common/qconf.cpp", [r'\{"(\w+)", Kind::'])
-        | scrape(src, "plugin/families/gridengine/ge_policy.cpp", [r'k != "(\w+)"', pp]),
+        | scrape(src, "plugin/families/gridengine/ge_policy.cpp", [pnames, pp]),
         "flux": scrape(src, "plugin/families/flux/flux_settings.cpp", [r'\{"(\w+)", Use::'])
         | scrape(src, "plugin/families/flux/flux_policy.cpp", [pp]),
     }
