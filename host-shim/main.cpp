@@ -46,6 +46,10 @@
 
 #include <timestr.hpp>
 
+#ifndef MFPRIO_VERSION
+#define MFPRIO_VERSION "unknown"
+#endif
+
 #ifndef MFPRIO_PLUGINDIR
 #define MFPRIO_PLUGINDIR "/usr/local/lib/mfprio"
 #endif
@@ -118,6 +122,12 @@ void note_missing(const Plugin& plugin, const std::string& what) {
   error_line("note: " + plugin.type() + " provides no " + what);
 }
 
+// Slurm's sprio lists pending jobs only, and of those not the held ones
+// (priority 0) nor those not yet eligible (begin time 0 or in the future).
+bool sprio_lists(const JobSpec& s, int64_t now) {
+  return s.state == MFPRIO_JOB_PENDING && s.eligible > 0 && s.eligible <= now;
+}
+
 int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
   int failures = 0;
   JobFile jf;
@@ -125,14 +135,19 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
   std::vector<JobRecord> records = expand_records(jf.jobs);
   const mfprio_ops_t& ops = plugin.ops();
 
-  // Which records to show.  By default only pending and held jobs, like sprio.
+  // Which records to show.  By default only what Slurm's sprio lists:
+  // pending, eligible by now, not held (sprio_lists).
   // Running records are given to prioritize() as the running jobs.
   std::vector<size_t> order;
   std::vector<bool> shown_rec(records.size(), false);
   for (size_t i = 0; i < records.size(); ++i) {
     const JobSpec& s = *records[i].spec;
-    if (!o.all_states && s.state != MFPRIO_JOB_PENDING && s.state != MFPRIO_JOB_HELD) continue;
+    if (!o.all_states && !sprio_lists(s, now)) continue;
     if (!user_selected(o.users, s.user)) continue;
+    if (!o.accounts_filter.empty() && !user_selected(o.accounts_filter, s.account)) continue;
+    if (!o.job_ids.empty() && std::find(o.job_ids.begin(), o.job_ids.end(), s.id) == o.job_ids.end()) continue;
+    if (!o.partitions.empty() && *records[i].partition && !user_selected(o.partitions, records[i].partition))
+      continue;
     order.push_back(i);
     shown_rec[i] = true;
   }
@@ -313,14 +328,20 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     else shown.push_back(std::move(rows[i]));
   }
 
+  // A partition filter on records that named none: the partition the plugin resolved.
+  if (!o.partitions.empty() && !o.json)
+    shown.erase(std::remove_if(shown.begin(), shown.end(),
+                               [&](const SprioRow& r) { return !user_selected(o.partitions, r.partition); }),
+                shown.end());
+  const bool slurm_layout = plugin.type() == "priority/multifactor" || o.has_format;
   if (o.json) {
     std::cout << json_dump_string(array.get(), JSON_INDENT(2)) << "\n";
   } else {
-    // plugin_info_json: the weights (-w) and, when no row names the terms, the layout.
+    // plugin_info_json: the weights (-w, Slurm's default columns) and, when no row names the terms, the layout.
     std::vector<TermColumn> columns = term_columns(shown);
     Weights w;
     const bool want_layout = columns.empty() && shown.empty() && ops.job_factors;
-    if (o.weights || want_layout) {
+    if (o.weights || want_layout || slurm_layout) {
       std::string info;
       if (ops.plugin_info_json) {
         char* raw = nullptr;
@@ -330,9 +351,14 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
         info = text ? text.get() : "";
       }
       if (want_layout) columns = term_columns_from_info(info);
-      if (o.weights) {
-        w = parse_weights(info);
-        if (!w.known) error_line("warning: plugin_info_json has no weights; the Weights row is empty");
+      w = parse_weights(info);
+      if (o.weights && !w.known) error_line("warning: plugin_info_json has no weights; the Weights row is empty");
+    }
+    if (!o.sort.empty()) {
+      try {
+        sort_sprio_rows(&shown, o.sort, w);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
       }
     }
     SprioOptions so;
@@ -342,7 +368,21 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     so.percent = o.percent;
     so.parsable = o.parsable;
     so.header = !o.noheader;
-    std::cout << format_sprio(shown, columns, so, w);
+    if (slurm_layout) {
+      SprioFormat fmt;
+      try {
+        fmt = parse_sprio_format(o.has_format ? o.format
+                                              : default_sprio_format(o.long_format, o.normalized, !o.users.empty(), w));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("sprio -o: ") + e.what());
+      }
+      if (!o.job_ids.empty() && shown.empty() && !o.weights)
+        std::cout << "Unable to find jobs matching user/id(s) specified\n";  // Slurm's words
+      else
+        std::cout << format_sprio_slurm(shown, fmt, so, w);
+    } else {
+      std::cout << format_sprio(shown, columns, so, w);
+    }
     // A clamped priority is not the sum of its columns: say so, once.
     size_t high = 0, low = 0;
     uint32_t high_at = 0, low_at = 0;
@@ -471,13 +511,39 @@ int cmd_sshare(const Options& o, Plugin& plugin) {
   }
 
   ShareTable table = fetch_share_table(plugin);
+  auto account_kept = [&](const ShareRow& r) {
+    return o.accounts_filter.empty() || user_selected(o.accounts_filter, r.account);
+  };
   std::vector<ShareRow> kept;
   for (ShareRow& r : table.rows)
-    if (!r.is_user || keep_user(r.user)) kept.push_back(std::move(r));
+    if ((!r.is_user || keep_user(r.user)) && (r.is_user || !o.users_only) && account_kept(r))
+      kept.push_back(std::move(r));
   table.rows = std::move(kept);
+  if (plugin.type() == "priority/multifactor" || o.has_format || o.share_partitions) {
+    // Slurm's sshare: its default fields (LevelFS only under Fair Tree) or -o's.
+    bool fair_tree = true;
+    if (ops.plugin_info_json) {
+      char* raw = nullptr;
+      const int rc = ops.plugin_info_json(&raw);
+      Plugin::PluginString text = plugin.adopt(raw);
+      plugin.check(rc, "plugin_info_json");
+      JsonPtr info(text ? json_loads(text.get(), 0, nullptr) : nullptr);
+      const json_t* algo = info ? json_object_get(info.get(), "fairshare_algorithm") : nullptr;
+      if (json_is_string(algo)) fair_tree = std::string(json_string_value(algo)) == "fair_tree";
+    }
+    const std::vector<ShareField> fields = parse_sshare_format(
+        o.has_format ? o.format : default_sshare_format(o.long_format, o.share_partitions, fair_tree));
+    SshareSlurmOptions so;
+    so.parsable = o.parsable;
+    so.no_ending = o.parsable_no_ending;
+    so.header = !o.noheader;
+    std::cout << format_sshare_slurm(table, fields, so);
+    return 0;
+  }
   SshareOptions so;
   so.long_format = o.long_format;
   so.parsable = o.parsable;
+  so.no_ending = o.parsable_no_ending;
   so.header = !o.noheader;
   std::cout << format_sshare(table, so);
   return 0;
@@ -710,6 +776,33 @@ int main(int argc, char** argv) {
     std::fputs(usage_text(), stdout);
     return 0;
   }
+  if (o.command_help) {
+    std::fputs(command_usage(o.command), stdout);
+    return 0;
+  }
+  if (o.version) {
+    std::printf("%s %s\n", kProg, MFPRIO_VERSION);
+    return 0;
+  }
+  if (o.helpformat) {
+    std::fputs(o.command == Command::Sprio ? sprio_helpformat().c_str() : sshare_helpformat().c_str(), stdout);
+    return 0;
+  }
+  // Formats and sort keys are checked before anything is loaded.
+  try {
+    if (o.command == Command::Sprio && o.has_format) (void)parse_sprio_format(o.format);
+    if (o.command == Command::Sprio && !o.sort.empty()) {
+      std::vector<SprioRow> none;
+      sort_sprio_rows(&none, o.sort, Weights{});
+    }
+    if (o.command == Command::Sshare && o.has_format) (void)parse_sshare_format(o.format);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s: %s\n", kProg, o.command == Command::Sprio ? "sprio" : "sshare", e.what());
+    return 2;
+  }
+  if (!o.clusters.empty())
+    std::fprintf(stderr, "%s: note: -M/--clusters '%s' ignored (mfprio-host serves the one cluster of its conf)\n",
+                 kProg, o.clusters.c_str());
   try {
     return run(o);
   } catch (const std::exception& e) {  // ConfError, SettingsError, LoadError, PluginError, JobParseError, bad_alloc
