@@ -123,9 +123,12 @@ void note_missing(const Plugin& plugin, const std::string& what) {
 }
 
 // Slurm's sprio lists pending jobs only, and of those not the held ones
-// (priority 0) nor those not yet eligible (begin time 0 or in the future).
+// (priority 0) nor those not yet eligible (a begin time in the future, or
+// none yet: "eligible": 0 given, or a dependency).
 bool sprio_lists(const JobSpec& s, int64_t now) {
-  return s.state == MFPRIO_JOB_PENDING && s.eligible > 0 && s.eligible <= now;
+  if (s.state != MFPRIO_JOB_PENDING || s.dependent) return false;
+  if (s.eligible_given && s.eligible == 0) return false;
+  return s.eligible <= now;
 }
 
 int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {

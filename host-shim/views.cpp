@@ -780,10 +780,9 @@ std::string format_sshare_slurm(const ShareTable& table, const std::vector<Share
         blank = v.empty();
         if (f.name == std::string("Account")) v = std::string(r.depth, ' ') + v, blank = false;
         if (f.name == std::string("User") && !r.is_user) blank = true, v.clear();
-      } else if (!std::isfinite(cell->value)) {
-        blank = true;
       } else if (def.kind == 'u') {
-        const double x = cell->value < 0 ? 0 : cell->value;  // (uint64_t) cast: truncation
+        if (!std::isfinite(cell->value)) blank = true;
+        const double x = std::isfinite(cell->value) && cell->value > 0 ? cell->value : 0;  // (uint64_t): truncation
         v = std::to_string(static_cast<unsigned long long>(x));
       } else {
         v = cfmt("%f", cell->value);

@@ -19,7 +19,7 @@ std::string error_of(std::vector<std::string> a) {
 }
 
 TEST(Cli, SprioWithGroupedFlags) {
-  Options o = parse({"--conf", "c", "sprio", "--jobs=j.jsonl", "-lnw", "-u", "alice,bob", "-P", "--now", "100"});
+  Options o = parse({"--conf", "c", "sprio", "--job-file=j.jsonl", "-lnw", "-u", "alice,bob", "-P", "--now", "100"});
   EXPECT_EQ(o.command, Command::Sprio);
   EXPECT_EQ(o.conf, "c");
   EXPECT_EQ(o.jobs_file, "j.jsonl");
@@ -58,12 +58,12 @@ TEST(Cli, DecayAndJobEnd) {
 
 TEST(Cli, UsageErrors) {
   EXPECT_EQ(error_of({}), "no command given");
-  EXPECT_EQ(error_of({"sprio", "--jobs", "j"}), "--conf FILE is required");
+  EXPECT_EQ(error_of({"sprio", "--job-file", "j"}), "--conf FILE is required");
   EXPECT_EQ(error_of({"--conf", "c", "frobnicate"}), "unknown command 'frobnicate'");
   EXPECT_EQ(error_of({"--conf", "c", "--bogus", "info"}), "unknown option '--bogus'");
   EXPECT_EQ(error_of({"--conf", "c", "sprio"}), "sprio needs --jobs FILE");
-  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--jobs", "j", "-x"}), "unknown option '-x' for sprio");
-  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--jobs", "j", "-P", "--json"}), "-P and --json exclude each other");
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--job-file", "j", "-x"}), "unknown option '-x' for sprio");
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--job-file", "j", "-P", "--json"}), "-P and --json exclude each other");
   EXPECT_EQ(error_of({"--conf", "c", "sshare", "-n"}), "unknown option '-n' for sshare");
   EXPECT_EQ(error_of({"--conf", "c", "decay"}), "decay needs --now T");
   EXPECT_EQ(error_of({"--conf", "c", "job-end", "--job-file", "f"}), "job-end needs --job-file FILE and --end T");
@@ -106,7 +106,7 @@ TEST(Cli, SimulateCollectsEveryConfTheGlobalOneFirst) {
 }
 
 TEST(Cli, ExplainTakesOneOrTwoJobIds) {
-  Options o = parse({"--conf", "c", "explain", "--jobs", "j.jsonl", "7", "9", "--json", "--now", "100"});
+  Options o = parse({"--conf", "c", "explain", "--job-file", "j.jsonl", "7", "9", "--json", "--now", "100"});
   EXPECT_EQ(o.command, Command::Explain);
   EXPECT_EQ(o.explain_ids, (std::vector<uint64_t>{7, 9}));
   EXPECT_TRUE(o.json);
@@ -125,7 +125,7 @@ TEST(Cli, SimulateAndExplainUsageErrors) {
   EXPECT_EQ(usage_error({"simulate", "--conf", "a"}), "simulate needs --swf FILE");
   EXPECT_EQ(usage_error({"simulate", "--swf", "t"}), "simulate needs at least one --conf FILE");
   EXPECT_EQ(usage_error({"simulate", "--swf", "t", "--conf", "a", "--procs", "0"}), "--procs: N must be at least 1");
-  EXPECT_EQ(usage_error({"--conf", "c", "explain", "--jobs", "j", "1", "2", "3"}), "explain takes one or two job ids");
+  EXPECT_EQ(usage_error({"--conf", "c", "explain", "--job-file", "j", "1", "2", "3"}), "explain takes one or two job ids");
   EXPECT_EQ(usage_error({"--conf", "c", "explain", "1"}), "explain needs --jobs FILE");
 }
 

@@ -10,6 +10,9 @@
 // root with 0 shares and usage 30, so the cluster's total is 100.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+
 #include <filesystem>
 #include <sstream>
 
@@ -102,17 +105,25 @@ TEST_F(MultifactorE2E, ClassicSshareMatchesTheDocumentedExample) {
     EXPECT_EQ(c[6], w.eff_usage) << w.user;
     EXPECT_EQ(c[7], w.fairshare) << w.user;
   }
-  // Account rows: FairShare blank, usage summed over the children, 6 decimals.
+  // Account rows: usage summed over the children, 6 decimals.  Under
+  // NO_FAIR_TREE Slurm's sshare prints a FairShare on account rows too:
+  // 2^(-EffectvUsage / NormShares) of the row itself.
   auto b = share_row(r.out, "B", "");
   ASSERT_GE(b.size(), 8u) << r.out;
   EXPECT_EQ(b[2], "30");
   EXPECT_EQ(b[6], "0.387500");
-  EXPECT_EQ(b[7], "");
   auto a = share_row(r.out, "A", "");
   ASSERT_GE(a.size(), 8u) << r.out;
   EXPECT_EQ(a[4], "45");
-  EXPECT_EQ(a[7], "");
-  EXPECT_EQ(lines(r.out).at(1), "root|||1.000000|100|1.000000|1.000000|||||");
+  for (const auto& row : {a, b}) {
+    ASSERT_FALSE(row[7].empty()) << r.out;
+    EXPECT_NEAR(std::stod(row[7]), std::exp2(-std::stod(row[6]) / std::stod(row[3])), 2e-5) << r.out;
+  }
+  // The header has no LevelFS (Slurm drops it without Fair Tree); -P puts no '|' after the last field.
+  EXPECT_EQ(lines(r.out).at(0),
+            "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|GrpTRESMins|TRESRunMins");
+  // The root: NormShares 0 and NormUsage blank as in Slurm; FairShare 2^(-1/0) -> 0 as Slurm's calc gives.
+  EXPECT_EQ(lines(r.out).at(1), "root|||0.000000|100||1.000000|0.000000||");
 }
 
 TEST_F(MultifactorE2E, FairTreeShowsInfLevelFsForAnIdleUser) {
@@ -138,7 +149,15 @@ TEST_F(MultifactorE2E, SshareShowsParentForAFairShareParentAccount) {
   EXPECT_EQ(lab[2], "parent");
   auto ann = share_row(r.out, "lab", "ann");
   ASSERT_GE(ann.size(), 5u) << r.out;
-  EXPECT_EQ(ann[4], "8");  // raw usage printed as an integer
+  EXPECT_EQ(ann[4], "7");  // raw usage 7.6 truncated to an integer, as Slurm's (uint64_t) cast does
+  // Slurm leaves LevelFS blank on a FairShare=parent row (not inf).
+  r = host({"--conf", conf(db, ""), "sshare", "-a", "-l", "-p"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  lab = share_row(r.out, "lab", "");
+  ASSERT_GE(lab.size(), 9u) << r.out;
+  EXPECT_EQ(lab[8], "") << r.out;
+  EXPECT_EQ(lines(r.out).at(0).back(), '|');  // -p keeps the trailing '|'
+
 }
 
 TEST_F(MultifactorE2E, SprioLongShowsTheResolvedAccountAndQos) {
@@ -146,33 +165,57 @@ TEST_F(MultifactorE2E, SprioLongShowsTheResolvedAccountAndQos) {
   const std::string jobs = dir.write("jobs.jsonl",
                                      "{\"id\": 1, \"user\": \"User1\", \"submit\": 1700000000, \"cpus\": 4}\n"
                                      "{\"id\": 2, \"user\": \"User5\", \"account\": \"F\", \"submit\": 1700000000}\n");
-  ProcessResult r = host({"--conf", c, "--now", "1700003600", "sprio", "--jobs", jobs, "-l", "-P"});
+  ProcessResult r = host({"--conf", c, "--now", "1700003600", "sprio", "--job-file", jobs, "-l", "-P"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 3u) << r.out;
-  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|JOBSIZE|PARTITION|QOSNAME|QOS|NICE|TRES|");
+  // Slurm 22.05's -l: "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T".
+  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|JOBSIZE|PARTITION|QOS|NICE|TRES|");
   auto j1 = cells(l[1]);
   ASSERT_GE(j1.size(), 12u);
-  EXPECT_EQ(j1[3], "B");        // the job named no account: User1's default
-  EXPECT_EQ(j1[4], "40847");    // 100000 x 0.408479, truncated
-  EXPECT_EQ(j1[8], "40848");    // the weighted factor, rounded
+  EXPECT_EQ(j1[3], "40847");    // 100000 x 0.408479, truncated
+  EXPECT_EQ(j1[7], "40848");    // the weighted factor, rounded
   auto j2 = cells(l[2]);
-  EXPECT_EQ(j2[3], "F");
-  EXPECT_EQ(j2[4], "74915");
+  EXPECT_EQ(j2[3], "74915");
+  // The resolved account and QOS through -o's %o and %n (later Slurm's letters).
+  r = host({"--conf", c, "--now", "1700003600", "sprio", "--job-file", jobs, "-o", "%i|%o|%n|%Y", "-h"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  l = lines(r.out);
+  ASSERT_EQ(l.size(), 2u) << r.out;
+  EXPECT_EQ(l[0], "1|B|normal|40847");  // the job named no account: User1's default; QOS: the default
+  EXPECT_EQ(l[1], "2|F|normal|74915");
 }
 
 TEST_F(MultifactorE2E, SprioNormalizedAndWeightsRow) {
   const std::string c = classic_conf();
   const std::string jobs = dir.write("jobs.jsonl", "{\"id\": 7, \"user\": \"User2\", \"submit\": 1700000000}\n");
-  ProcessResult r = host({"--conf", c, "--now", "1700000000", "sprio", "--jobs", jobs, "-n", "-w", "-P"});
+  // -w prints the header and the weights only (Slurm's sprio -w); only the
+  // non-zero weights have a column (age, assoc, job size, partition, QOS are 0 here).
+  ProcessResult r = host({"--conf", c, "--now", "1700000000", "sprio", "--job-file", jobs, "-n", "-w", "-P"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
-  ASSERT_EQ(l.size(), 3u) << r.out;
-  EXPECT_EQ(l[1], "Weights||||0|0|100000|0|0|0||");
-  auto j = cells(l[2]);
-  ASSERT_GE(j.size(), 7u);
-  EXPECT_EQ(j[6], "0.0220971");  // FAIRSHARE normalized, 7 decimals
-  EXPECT_EQ(j[4], "0.0000000");  // AGE: submitted just now
+  ASSERT_EQ(l.size(), 2u) << r.out;
+  EXPECT_EQ(l[0], "JOBID|PARTITION|PRIORITY|FAIRSHARE|");
+  EXPECT_EQ(l[1], "Weights|||100000|");
+  r = host({"--conf", c, "--now", "1700000000", "sprio", "--job-file", jobs, "-P", "-h"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const unsigned long prio = std::stoul(cells(lines(r.out).at(0)).at(2));
+  r = host({"--conf", c, "--now", "1700000000", "sprio", "--job-file", jobs, "-n", "-P", "-h"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = cells(lines(r.out).at(0));
+  ASSERT_EQ(j.size(), 4u) << r.out;
+  EXPECT_EQ(j[3], "0.0220971");  // FAIRSHARE normalized, 7 decimals
+  char want[64];
+  std::snprintf(want, sizeof want, "%16.14f", prio / 4294967295.0);  // sprio -n's priority
+  EXPECT_EQ(j[2], want);
+  // Without -P the normalized priority is cut to its 10 columns, as sprio cuts it.
+  r = host({"--conf", c, "--now", "1700000000", "sprio", "--job-file", jobs, "-n", "-h"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // "%.15i %9r %10y %10f": '.' right-justifies; the others are left-justified and padded.
+  std::string part = j[1];
+  part.resize(9, ' ');
+  EXPECT_EQ(lines(r.out).at(0), std::string(14, ' ') + "7 " + part + " " + std::string(want).substr(0, 10) + " 0.0220971 ")
+      << r.out;
 }
 
 TEST_F(MultifactorE2E, DecayChargesCpusTimesSecondsAndJobEndChargesOnce) {
@@ -202,7 +245,7 @@ TEST_F(MultifactorE2E, DecayChargesCpusTimesSecondsAndJobEndChargesOnce) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(share_row(r.out, "acct", "ann").at(4), "1000");
   EXPECT_EQ(share_row(r.out, "acct", "bob").at(4), "0");
-  EXPECT_EQ(lines(r.out).at(1).substr(0, 13), "root|||1.0000");
+  EXPECT_EQ(lines(r.out).at(1).substr(0, 13), "root|||0.0000");  // Slurm: the root has no NormShares
   EXPECT_TRUE(has(lines(r.out).at(1), "|1000|")) << r.out;
 }
 
@@ -215,7 +258,7 @@ TEST_F(MultifactorE2E, SprioSaysWhenPrioritiesWereClamped) {
                                      "{\"id\": 1, \"user\": \"User5\", \"submit\": 1700000000}\n"
                                      "{\"id\": 2, \"user\": \"User1\", \"submit\": 1700000000}\n"
                                      "{\"id\": 3, \"user\": \"User2\", \"submit\": 1700086400}\n");
-  ProcessResult r = host({"--conf", c, "--now", "1700086400", "sprio", "--jobs", jobs, "-P", "-h"});
+  ProcessResult r = host({"--conf", c, "--now", "1700086400", "sprio", "--job-file", jobs, "-P", "-h"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 3u) << r.out;
@@ -224,14 +267,14 @@ TEST_F(MultifactorE2E, SprioSaysWhenPrioritiesWereClamped) {
   EXPECT_NE(cells(l[2]).at(2), "4294967295");  // age 0, fair share 0.022: not clamped
   EXPECT_TRUE(has(r.err, "mfprio-host: sprio: 2 priorities clamped to 4294967295")) << r.err;
   // Without clamping there is no such line.
-  r = host({"--conf", classic_conf(), "--now", "1700086400", "sprio", "--jobs", jobs, "-P"});
+  r = host({"--conf", classic_conf(), "--now", "1700086400", "sprio", "--job-file", jobs, "-P"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_FALSE(has(r.err, "clamped")) << r.err;
 }
 
 TEST_F(MultifactorE2E, UnknownUserIsNamedOnceWithTheJob) {
   const std::string jobs = dir.write("jobs.jsonl", "{\"id\": 3, \"user\": \"zed\"}\n");
-  ProcessResult r = host({"--conf", classic_conf(), "sprio", "--jobs", jobs});
+  ProcessResult r = host({"--conf", classic_conf(), "sprio", "--job-file", jobs});
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(has(r.err, jobs + ":1: job 3: ")) << r.err;
   EXPECT_TRUE(has(r.err, "zed")) << r.err;
