@@ -227,7 +227,7 @@ TEST_F(HostE2E, InitFailurePrintsThePluginsMessage) {
 TEST_F(HostE2E, BadArgumentsGiveUsageAndExit2) {
   ProcessResult r = host({"--conf", "x", "sprio", "--job-file", "j", "--bogus"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "mfprio-host: unknown option '--bogus'\nusage: mfprio-host --conf FILE")) << r.err;
+  EXPECT_TRUE(has(r.err, "mfprio-host: unknown option '--bogus' for sprio\nusage: mfprio-host --conf FILE")) << r.err;
   r = host({});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "usage:"));
@@ -270,7 +270,7 @@ TEST_F(HostE2E, SshareWithoutAllShowsAccountsOnly) {
 
 TEST_F(HostE2E, SshareAllLongParsable) {
   const std::string conf = fake_conf();
-  ProcessResult r = host({"--conf", conf, "sshare", "-a", "-l", "-P"});
+  ProcessResult r = host({"--conf", conf, "sshare", "-a", "-l", "-p"});  // -p: '|' after the last field too
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 7u) << r.out;
@@ -597,16 +597,19 @@ TEST_F(RealPluginE2E, BasicGivesFifoPrioritiesInSubmitOrder) {
   ASSERT_EQ(r.status, 0) << r.err;
   const uint32_t top = 0xffff0000u;
   auto l = lines(r.out);
-  ASSERT_EQ(l.size(), 6u) << r.out;
+  ASSERT_EQ(l.size(), 5u) << r.out;
   // Printed in job id order; numbered in submit order; one priority per job,
   // shared by its partitions; nice subtracted (the FIFO column is the number
-  // before nice, basic's one term); held = 0 with no terms.
+  // before nice, basic's one term); the held job is not listed (as sprio).
   EXPECT_EQ(l[0], "10||" + std::to_string(top - 2) + "|" + std::to_string(top - 2) + "|");
   EXPECT_EQ(l[1], "20|p|" + std::to_string(top - 3) + "|" + std::to_string(top - 3) + "|");
   EXPECT_EQ(l[2], "20|q|" + std::to_string(top - 3) + "|" + std::to_string(top - 3) + "|");
   EXPECT_EQ(l[3], "30||" + std::to_string(top - 1) + "|" + std::to_string(top - 1) + "|");
   EXPECT_EQ(l[4], "40||" + std::to_string(top - 4 - 5) + "|" + std::to_string(top - 4) + "|");
-  EXPECT_EQ(l[5], "50||0||");
+  // --all-states lists it: held = 0 with no terms.
+  r = host({"--conf", conf, "sprio", "--job-file", jobs, "-P", "-h", "--all-states"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines(r.out).at(5), "50||0||") << r.out;
 }
 
 TEST_F(RealPluginE2E, BasicRejectsNegativeNiceWithItsMessage) {
@@ -687,7 +690,7 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
   long sum = 0;
   for (size_t i = 3; i < a.size(); ++i) sum += std::stol(a[i]);
   EXPECT_NEAR(static_cast<double>(sum), std::stod(a[2]), 7.0) << r.out;
-  r = host({"--conf", conf, "--now", "1763703600", "sshare", "-P"});
+  r = host({"--conf", conf, "--now", "1763703600", "sshare", "-p"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Credential|Target|Usage%|FSFactor|Decayed|")) << r.out;
   EXPECT_TRUE(has(r.out, "bob|20.00-|100.00|")) << r.out;   // all the usage is bob's, a ceiling target
@@ -761,7 +764,7 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   for (size_t i = 1; i < by_prio.size(); ++i) EXPECT_LT(by_prio[i - 1].second, by_prio[i].second) << r.out;
   EXPECT_TRUE(has(l[3], "|carol|")) << r.out;
   EXPECT_TRUE(has(l[3], "|-100|")) << r.out;  // posix_priority -100
-  r = host({"--conf", conf, "sshare", "-a", "-P"});
+  r = host({"--conf", conf, "sshare", "-a", "-p"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Node|Shares|Level%|Total%|LongTarget|ShortTarget|ActualUsage|Usage|Tickets|")) << r.out;
   EXPECT_TRUE(has(r.out, "  carol|100|100.00|30.00|")) << r.out;
