@@ -755,7 +755,12 @@ std::string format_sshare_slurm(const ShareTable& table, const std::vector<Share
   };
   if (opt.header) {
     std::string s;
-    for (size_t i = 0; i < fields.size(); ++i) put(&s, fields[i], i + 1 == fields.size(), fields[i].name, false, 's');
+    for (size_t i = 0; i < fields.size(); ++i) {
+      // print_fields_header: "%*.*s" (cut to the width, no '+').
+      const ShareField& f = fields[i];
+      const size_t w = static_cast<size_t>(f.len < 0 ? -f.len : f.len);
+      put(&s, f, i + 1 == fields.size(), opt.parsable ? f.name : f.name.substr(0, w), false, 'h');
+    }
     out += s + "\n";
     if (!opt.parsable) {
       std::string d;

@@ -282,3 +282,126 @@ TEST_F(MultifactorE2E, UnknownUserIsNamedOnceWithTheJob) {
 }
 
 }  // namespace
+
+namespace {
+
+// The first cell of each line (-o %i... with -h): the job ids listed.
+std::vector<std::string> first_cells(const std::string& out) {
+  std::vector<std::string> ids;
+  for (const std::string& l : lines(out)) ids.push_back(cells(l).at(0));
+  return ids;
+}
+
+TEST_F(MultifactorE2E, SprioListsWhatSlurmListsAndFiltersLikeIt) {
+  const std::string c = classic_conf();
+  const std::string jobs = dir.write(
+      "jobs.jsonl",
+      "{\"id\": 1, \"user\": \"User1\", \"submit\": 1700000000}\n"
+      "{\"id\": 2, \"user\": \"User2\", \"submit\": 1700000000}\n"
+      "{\"id\": 3, \"user\": \"User5\", \"account\": \"F\", \"submit\": 1700000000}\n"
+      "{\"id\": 4, \"user\": \"User1\", \"submit\": 1700000000, \"state\": \"held\"}\n"
+      "{\"id\": 5, \"user\": \"User2\", \"submit\": 1700000000, \"eligible\": 1700090000}\n"
+      "{\"id\": 6, \"user\": \"User3\", \"submit\": 1700000000, \"dependent\": true}\n"
+      "{\"id\": 7, \"user\": \"User2\", \"submit\": 1700000000, \"state\": \"running\", \"start\": 1700000100}\n");
+  auto sprio = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = {"--conf", c, "--now", "1700003600", "sprio", "--job-file", jobs, "-h",
+                                  "-o", "%i|%r|%u|%o|%Y|"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return host(a);
+  };
+  // Held (4), not yet eligible (5: begin time ahead; 6: a dependency) and running (7) jobs are not listed.
+  ProcessResult r = sprio({});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(first_cells(r.out), (std::vector<std::string>{"1", "2", "3"})) << r.out;
+  r = sprio({"--all-states"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(first_cells(r.out).size(), 7u) << r.out;
+  r = sprio({"-j", "3,2"});
+  EXPECT_EQ(first_cells(r.out), (std::vector<std::string>{"2", "3"})) << r.out;
+  r = sprio({"--jobs=4"});  // held: Slurm's words when -j finds nothing
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "Unable to find jobs matching user/id(s) specified\n");
+  r = sprio({"-u", "User1,User5"});
+  EXPECT_EQ(first_cells(r.out), (std::vector<std::string>{"1", "3"})) << r.out;
+  r = sprio({"-A", "F"});
+  EXPECT_EQ(first_cells(r.out), (std::vector<std::string>{"3"})) << r.out;
+  const std::string part = cells(lines(sprio({}).out).at(0)).at(1);
+  r = sprio({"-p", part});
+  EXPECT_EQ(first_cells(r.out).size(), 3u) << r.out;
+  r = sprio({"-p", "no-such-partition"});
+  EXPECT_EQ(r.out, "") << r.out;
+  // -S -Y: by priority, highest first (ties keep job id order).
+  r = sprio({"-S", "-Y"});
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;
+  for (size_t i = 1; i < l.size(); ++i) EXPECT_GE(std::stoul(cells(l[i - 1]).at(4)), std::stoul(cells(l[i]).at(4)));
+  // A bad letter is a usage error before anything runs.
+  r = sprio({"-S", "Z"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "'Z' is not a sprio format letter")) << r.err;
+}
+
+TEST_F(MultifactorE2E, SprioHidesZeroWeightColumnsAndShowsUserWithU) {
+  // classic_conf weighs fair share only: the short format keeps PRIORITY, SITE and FAIRSHARE.
+  const std::string jobs = dir.write("j.jsonl", "{\"id\": 1, \"user\": \"User1\", \"submit\": 1700000000}\n");
+  ProcessResult r = host({"--conf", classic_conf(), "--now", "1700003600", "sprio", "--job-file", jobs});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(fields(lines(r.out).at(0)), (std::vector<std::string>{"JOBID", "PARTITION", "PRIORITY", "SITE", "FAIRSHARE"}));
+  r = host({"--conf", classic_conf(), "--now", "1700003600", "sprio", "--job-file", jobs, "-u", "User1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(fields(lines(r.out).at(0)),
+            (std::vector<std::string>{"JOBID", "PARTITION", "USER", "PRIORITY", "SITE", "FAIRSHARE"}));
+  EXPECT_TRUE(has(lines(r.out).at(1), " User1 ")) << r.out;
+}
+
+TEST_F(MultifactorE2E, SshareAccountsUsersOnlyPartitionAndFormat) {
+  const std::string c = conf(store("tree", kTree), "PriorityWeightFairshare=100000\n");
+  ProcessResult r = host({"--conf", c, "sshare", "-a", "-A", "C", "-P", "-n"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;  // C's own row and its two users
+  for (const auto& line : l) EXPECT_EQ(cells(line).at(0).substr(cells(line).at(0).find_first_not_of(' ')), "C");
+  r = host({"--conf", c, "sshare", "-a", "-U", "-P", "-n"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  l = lines(r.out);
+  ASSERT_EQ(l.size(), 6u) << r.out;  // the six users, no account rows
+  for (const auto& line : l) EXPECT_FALSE(cells(line).at(1).empty()) << line;
+  r = host({"--conf", c, "sshare", "-a", "-m", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines(r.out).at(0), "Account|User|Partition|RawShares|NormShares|RawUsage|EffectvUsage|FairShare");
+  r = host({"--conf", c, "sshare", "-u", "User2", "-o", "acc,user,rawu%5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines(r.out).at(0), "Account                    User RawUs ");  // headers are cut to the width
+  EXPECT_EQ(lines(r.out).at(1), "-------------------- ---------- ----- ");
+  r = host({"--conf", c, "sshare", "-o", "Account,Bogus"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "Invalid field requested: \"Bogus\"")) << r.err;
+  // Fair Tree: LevelFS is in the long default.
+  r = host({"--conf", c, "sshare", "-l", "-p", "-n", "-U", "-a"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(cells(lines(r.out).at(0)).size(), 11u) << r.out;
+}
+
+TEST_F(MultifactorE2E, HelpFormatVersionAndCommandHelpNeedNoConf) {
+  ProcessResult r = host({"sshare", "-e"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "RawUsage")) << r.out;
+  r = host({"sprio", "--helpformat"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "%Y")) << r.out;
+  r = host({"--version"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("mfprio-host ") + MFPRIO_VERSION + "\n");
+  for (const char* cmd : {"sprio", "sshare", "decay", "job-end", "info", "replay", "simulate", "explain"}) {
+    r = host({cmd, "--help"});
+    EXPECT_EQ(r.status, 0) << cmd << r.err;
+    EXPECT_TRUE(has(r.out, std::string(cmd))) << cmd;
+    EXPECT_TRUE(has(r.out, "usage: mfprio-host")) << cmd;
+  }
+  // `--help` after a command is that command's help, never an account name or a file.
+  r = host({"--conf", "nonexistent.conf", "sprio", "--job-file", "--help"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "-j, --jobs=LIST")) << r.out;
+}
+
+}  // namespace
