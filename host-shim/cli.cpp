@@ -162,7 +162,8 @@ bool view_option(ArgReader& r, Options* o, bool sprio) {
     if (name == "--noheader") return flag(&o->noheader);
     if (name == "--verbose") return flag(&o->verbose);
     if (name == "--format") {
-      o->format = val();
+      const std::string v = val();
+      o->format = (!sprio && o->has_format) ? o->format + "," + v : v;  // sshare: every -o adds fields
       o->has_format = true;
       return true;
     }
@@ -255,7 +256,10 @@ bool view_option(ArgReader& r, Options* o, bool sprio) {
           break;
         case 'A': list_into(&o->accounts_filter, v); break;
         case 'p': list_into(&o->partitions, v); break;
-        case 'o': o->format = v; o->has_format = true; break;
+        case 'o':
+          o->format = (!sprio && o->has_format) ? o->format + "," + v : v;  // sshare: every -o adds fields
+          o->has_format = true;
+          break;
         case 'S': o->sort = v; break;
         case 'M': o->clusters = v; break;
       }

@@ -460,9 +460,10 @@ JsonPtr share_table_to_json(const ShareTable& t) {
   return doc;
 }
 
-// Drops the user rows `keep` rejects from a share_table_json document
-// ({"columns", "rows"}, or a bare array of rows) and renumbers "parent".
-void filter_share_json(json_t* doc, const std::function<bool(const std::string&)>& keep) {
+// Drops the rows `keep` rejects from a share_table_json document ({"columns",
+// "rows"}, or a bare array of rows) and renumbers "parent".  keep(user,
+// account): user "" for an account row.
+void filter_share_json(json_t* doc, const std::function<bool(const std::string&, const std::string&)>& keep) {
   json_t* rows = json_is_array(doc) ? doc : json_is_object(doc) ? json_object_get(doc, "rows") : nullptr;
   if (!rows || !json_is_array(rows)) return;
   std::vector<json_int_t> new_index(json_array_size(rows), -1);
@@ -471,7 +472,9 @@ void filter_share_json(json_t* doc, const std::function<bool(const std::string&)
   json_t* e;
   json_array_foreach(rows, i, e) {
     const json_t* u = json_is_object(e) ? json_object_get(e, "user") : nullptr;
-    if (u && json_is_string(u) && json_string_length(u) > 0 && !keep(json_string_value(u))) continue;
+    const json_t* a = json_is_object(e) ? json_object_get(e, "account") : nullptr;
+    const std::string user = u && json_is_string(u) ? json_string_value(u) : "";
+    if (!keep(user, a && json_is_string(a) ? json_string_value(a) : "")) continue;
     new_index[i] = static_cast<json_int_t>(json_array_size(kept.get()));
     json_array_append(kept.get(), e);
   }
@@ -508,7 +511,12 @@ int cmd_sshare(const Options& o, Plugin& plugin) {
     } else {
       doc = share_table_to_json(fetch_share_table(plugin));
     }
-    filter_share_json(doc.get(), keep_user);
+    // The same rows as the text view: users (-a/-u), -U, -A.
+    filter_share_json(doc.get(), [&](const std::string& user, const std::string& account) {
+      if (!user.empty() && !keep_user(user)) return false;
+      if (user.empty() && o.users_only) return false;
+      return o.accounts_filter.empty() || user_selected(o.accounts_filter, account);
+    });
     std::cout << json_dump_string(doc.get(), JSON_INDENT(2)) << "\n";
     return 0;
   }

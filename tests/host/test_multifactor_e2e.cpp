@@ -405,3 +405,23 @@ TEST_F(MultifactorE2E, HelpFormatVersionAndCommandHelpNeedNoConf) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(MultifactorE2E, SshareJsonKeepsTheSameRowsAndSeveralFormatsAddUp) {
+  const std::string c = conf(store("tree", kTree), "PriorityWeightFairshare=100000\n");
+  ProcessResult r = host({"--conf", c, "sshare", "--json", "-a", "-A", "C"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"User2\"")) << r.out;
+  EXPECT_FALSE(has(r.out, "\"User1\"")) << r.out;  // account B
+  r = host({"--conf", c, "sshare", "--json", "-a", "-U"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(has(r.out, "\"user\": null")) << r.out;  // no account rows
+  // Slurm's sshare appends each -o's fields; -M is accepted with a note.
+  r = host({"--conf", c, "sshare", "-n", "-P", "-o", "Account", "-o", "User", "-u", "User2", "-M", "other"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "  C|User2\n")) << r.out;
+  EXPECT_TRUE(has(r.err, "-M/--clusters 'other' ignored")) << r.err;
+}
+
+}  // namespace
