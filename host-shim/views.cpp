@@ -627,8 +627,10 @@ void sort_sprio_rows(std::vector<SprioRow>* rows, const std::string& spec, const
       desc = item[0] == '-';
       item.erase(0, 1);
     }
-    if (item.size() != 1 || !letter_of(item[0]))
-      throw std::invalid_argument("-S/--sort: '" + item + "' is not a sprio format letter (--helpformat)");
+    // Slurm's sprio sorts by these letters (sort.c); not by S, b, B.
+    if (item.size() != 1 || std::string("ciNnoruAaFfJjPpQqTtYy").find(item[0]) == std::string::npos)
+      throw std::invalid_argument("-S/--sort: '" + item + "' is not a sprio sort letter (c i N n o r u, a/A f/F j/J "
+                                  "p/P q/Q t/T y/Y)");
     keys.push_back({letter_of(item[0]), desc});
   }
   auto value = [&](const SprioRow& r, const Letter& l, double* num) -> std::string {
@@ -646,7 +648,8 @@ void sort_sprio_rows(std::vector<SprioRow>* rows, const std::string& spec, const
     if (at < 0) return "";
     if (l.c == 'n') return str_of(r.f.terms[at].text);
     const mfprio_term_t& t = r.f.terms[at];
-    *num = (l.c == 'S' || l.c == 'N') ? t.factor : l.normalized ? t.factor : t.contribution;
+    // Weighted and normalized sort alike (Slurm sorts by the weighted values; TRES by their sum).
+    *num = l.c == 'N' ? t.factor : t.contribution;
     return "";
   };
   (void)w;

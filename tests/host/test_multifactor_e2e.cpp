@@ -338,7 +338,7 @@ TEST_F(MultifactorE2E, SprioListsWhatSlurmListsAndFiltersLikeIt) {
   // A bad letter is a usage error before anything runs.
   r = sprio({"-S", "Z"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "'Z' is not a sprio format letter")) << r.err;
+  EXPECT_TRUE(has(r.err, "'Z' is not a sprio sort letter")) << r.err;
 }
 
 TEST_F(MultifactorE2E, SprioHidesZeroWeightColumnsAndShowsUserWithU) {

@@ -617,6 +617,13 @@ TEST(SlurmSprio, SortSpec) {
   EXPECT_EQ(rows[1].job_id, 3u);
   EXPECT_EQ(rows[2].job_id, 1u);
   EXPECT_THROW(sort_sprio_rows(&rows, "x", mf_weights()), std::invalid_argument);
+  EXPECT_THROW(sort_sprio_rows(&rows, "S", mf_weights()), std::invalid_argument);  // not one of sprio's sort keys
+  // t and T sort alike, by the TRES contributions' sum.
+  rows[2].f.terms[9].contribution = 5;  // job 1's TRES term (the others: 312.5)
+  sort_sprio_rows(&rows, "t", mf_weights());
+  EXPECT_EQ(rows[0].job_id, 1u);
+  sort_sprio_rows(&rows, "-T", mf_weights());
+  EXPECT_EQ(rows[2].job_id, 1u);
 }
 
 ShareTable mf_table() {
