@@ -507,6 +507,7 @@ Options parse_cli(const std::vector<std::string>& args) {
   const bool emit_only = o.command == Command::Replay && !o.emit_accounts.empty();
   if (o.conf.empty() && !emit_only && !o.helpformat) throw UsageError("--conf FILE is required");
   if (o.parsable && o.json) throw UsageError(std::string(sshare ? "-p/-P" : "-P") + " and --json exclude each other");
+  if (sprio && o.percent && o.has_format) throw UsageError("--percent and -o/--format exclude each other");
   if (sprio && o.long_format && o.has_format)
     throw UsageError("-o/--format and -l/--long exclude each other (as in Slurm's sprio)");
   if ((sprio || sshare) && o.has_format && o.format.empty()) throw UsageError("-o/--format needs a format");

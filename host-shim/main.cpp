@@ -336,7 +336,9 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     shown.erase(std::remove_if(shown.begin(), shown.end(),
                                [&](const SprioRow& r) { return !user_selected(o.partitions, r.partition); }),
                 shown.end());
-  const bool slurm_layout = plugin.type() == "priority/multifactor" || o.has_format;
+  // Slurm's layout for priority/multifactor and for -o; --percent (Maui's
+  // diagnose -p row) keeps the generic layout, which has that row.
+  const bool slurm_layout = (plugin.type() == "priority/multifactor" && !o.percent) || o.has_format;
   if (o.json) {
     std::cout << json_dump_string(array.get(), JSON_INDENT(2)) << "\n";
   } else {

@@ -432,3 +432,29 @@ TEST_F(MultifactorE2E, SshareJsonKeepsTheSameRowsAndSeveralFormatsAddUp) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(MultifactorE2E, SprioPrintsAnExactHalfAsPrintfDoes) {
+  // One node of two: job size factor 0.5; weight 1125 -> 562.5, which C's
+  // printf("%.0f") prints as 562 (half to even) where rounding half up gives 563.
+  const std::string db = store("half", R"({"accounts": [{"name": "A", "shares": 1}],
+    "users": [{"name": "u1", "account": "A", "shares": 1}]})");
+  const std::string c = conf(db, "PriorityWeightJobSize=1125\nNodeName=n[1-2] CPUs=4 RealMemory=1000\n");
+  const std::string jobs =
+      dir.write("half.jsonl", "{\"id\": 5, \"user\": \"u1\", \"submit\": 1700000000, \"nodes\": 1, \"cpus\": 4}\n");
+  ProcessResult r = host({"--conf", c, "--now", "1700000000", "sprio", "--job-file", jobs, "-h", "-o", "%j|%J|"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto c0 = cells(lines(r.out).at(0));
+  ASSERT_EQ(c0.at(0), "0.5000000") << r.out;
+  char want[32];
+  std::snprintf(want, sizeof want, "%.0f", std::stod(c0[0]) * 1125);
+  EXPECT_EQ(c0.at(1), want);
+  EXPECT_EQ(c0.at(1), "562");
+  // The default layout: JOBSIZE is the only weighted factor, so the only factor column.
+  r = host({"--conf", c, "--now", "1700000000", "sprio", "--job-file", jobs, "-l"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(fields(lines(r.out).at(1)).at(7), "562") << r.out;  // JOBID USER PRIORITY SITE AGE ASSOC FAIRSHARE JOBSIZE
+}
+
+}  // namespace
