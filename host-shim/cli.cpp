@@ -476,7 +476,7 @@ Options parse_cli(const std::vector<std::string>& args) {
     if (o.command == Command::Replay && replay_option(r, &o)) continue;
     if (o.command == Command::Simulate && simulate_option(r, &o)) continue;
     if (o.command == Command::Explain) {
-      if (r.value_of("--job-file", &v) || r.value_of("--jobs", &v)) { o.jobs_file = v; continue; }
+      if (r.value_of("--job-file", &v)) { o.jobs_file = v; continue; }
       if (r.peek() == "--json") { r.next(); o.json = true; continue; }
       const std::string& a = r.peek();
       if (!a.empty() && a[0] != '-') {
