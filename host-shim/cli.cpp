@@ -139,6 +139,14 @@ bool view_option(ArgReader& r, Options* o, bool sprio) {
     if (!is_job_list(v)) throw UsageError("-j/--jobs: '" + v + "' is not a comma-separated list of job ids");
     for (auto& x : split_commas(v)) o->job_ids.push_back(job_id_arg(x));
   };
+  // -j/--jobs: the list is optional (Slurm: alone it filters nothing); a
+  // following word that is not an option must be the list.
+  auto optional_jobs = [&](const std::string& name) {
+    if (!r.has_next_value() || (r.peek().size() > 1 && r.peek()[0] == '-')) return;
+    if (!is_job_list(r.peek()))
+      throw UsageError(name + ": '" + r.peek() + "' is not a list of job ids (the job feed is --job-file FILE)");
+    jobs(r.next());
+  };
   if (a[1] == '-') {  // long options
     std::string name = a, value;
     bool has_value = false;
@@ -185,8 +193,7 @@ bool view_option(ArgReader& r, Options* o, bool sprio) {
       if (name == "--jobs") {
         r.next();
         if (has_value) jobs(value);
-        else if (r.has_next_value() && is_job_list(r.peek())) jobs(r.next());
-        else throw UsageError("--jobs needs a list of job ids (the job feed is --job-file FILE)");
+        else optional_jobs("--jobs");
         return true;
       }
       if (name == "--user" || name == "--users") {
@@ -242,8 +249,7 @@ bool view_option(ArgReader& r, Options* o, bool sprio) {
     if (sprio && c == 'j') {  // optional argument, attached or the next word
       const std::string rest = a.substr(i + 1);
       if (!rest.empty()) jobs(rest);
-      else if (r.has_next_value() && is_job_list(r.peek())) jobs(r.next());
-      else throw UsageError("-j needs a list of job ids (the job feed is --job-file FILE)");
+      else optional_jobs("-j");
       return true;
     }
     if (valued.find(c) != std::string::npos) {

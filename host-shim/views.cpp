@@ -747,7 +747,6 @@ std::string format_sshare_slurm(const ShareTable& table, const std::vector<Share
       return;
     }
     std::string cell = blank ? std::string() : v;
-    if (kind == 'd' && !blank && static_cast<int>(cell.size()) > abs_len) cell = v;  // handled by caller
     if ((kind == 's' || kind == 't') && static_cast<int>(cell.size()) > abs_len && abs_len > 0) {
       cell.resize(static_cast<size_t>(abs_len));
       cell[static_cast<size_t>(abs_len) - 1] = '+';

@@ -157,7 +157,11 @@ TEST(Cli, SprioTakesSlurmsOptions) {
 
 TEST(Cli, SprioJobsIsAFilterNotTheFeed) {
   EXPECT_EQ(error_of({"--conf", "c", "sprio", "--jobs", "f.jsonl"}),
-            "--jobs needs a list of job ids (the job feed is --job-file FILE)");
+            "--jobs: 'f.jsonl' is not a list of job ids (the job feed is --job-file FILE)");
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--job-file", "f", "-j", "x1"}),
+            "-j: 'x1' is not a list of job ids (the job feed is --job-file FILE)");
+  // Alone, -j filters nothing (Slurm's optional argument).
+  EXPECT_TRUE(parse({"--conf", "c", "sprio", "-j", "--job-file", "f"}).job_ids.empty());
   EXPECT_EQ(error_of({"--conf", "c", "sprio", "-j", "12"}),
             "sprio needs --job-file FILE (the job feed; -j/--jobs filters job ids)");
   EXPECT_EQ(error_of({"--conf", "c", "sprio", "--job-file", "f", "-l", "-o", "%i"}),
