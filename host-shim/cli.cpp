@@ -7,22 +7,11 @@
 #include <cstdlib>
 #include <ctime>
 
-#include <timestr.hpp>
+#include "strings.hpp"
+#include "timestr.hpp"
 
 namespace mfprio::host {
 namespace {
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t c = s.find(',', pos);
-    if (c == std::string::npos) c = s.size();
-    if (c > pos) out.push_back(s.substr(pos, c - pos));
-    pos = c + 1;
-  }
-  return out;
-}
 
 class ArgReader {
  public:
@@ -93,7 +82,7 @@ bool replay_option(ArgReader& r, Options* o) {
       throw UsageError("--speed: '" + v + "' is not a positive number (simulated seconds per wall second)");
     o->speed = x;
   } else if (r.value_of("--report", &v)) {
-    for (const std::string& item : split_commas(v)) {
+    for (const std::string& item : split_nonempty(v, ',')) {
       if (item == "passes") o->report_passes = true;
       else if (item == "pending") o->pending_top = 10;
       else if (item.rfind("pending=", 0) == 0) {
@@ -129,7 +118,7 @@ bool view_option(ArgReader& r, Options* o, bool sprio) {
   const std::string a = r.peek();
   if (a.size() < 2 || a[0] != '-') return false;
   auto list_into = [](std::vector<std::string>* out, const std::string& v) {
-    for (auto& x : split_commas(v)) out->push_back(x);
+    for (auto& x : split_nonempty(v, ',')) out->push_back(x);
   };
   auto need = [&](const std::string& name) -> std::string {
     if (!r.has_next_value()) throw UsageError(name + " needs a value");
@@ -137,7 +126,7 @@ bool view_option(ArgReader& r, Options* o, bool sprio) {
   };
   auto jobs = [&](const std::string& v) {
     if (!is_job_list(v)) throw UsageError("-j/--jobs: '" + v + "' is not a comma-separated list of job ids");
-    for (auto& x : split_commas(v)) o->job_ids.push_back(job_id_arg(x));
+    for (auto& x : split_nonempty(v, ',')) o->job_ids.push_back(job_id_arg(x));
   };
   // -j/--jobs: the list is optional (Slurm: alone it filters nothing); a
   // following word that is not an option must be the list.

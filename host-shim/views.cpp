@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "json_util.hpp"
+#include "strings.hpp"
 
 namespace mfprio::host {
 namespace {
@@ -83,18 +84,6 @@ std::string integer(double v) {
 template <size_t N>
 std::string str_of(const char (&a)[N]) {
   return std::string(a, strnlen(a, N));
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t c = s.find(',', pos);
-    if (c == std::string::npos) c = s.size();
-    if (c > pos) out.push_back(s.substr(pos, c - pos));
-    pos = c + 1;
-  }
-  return out;
 }
 
 std::string lower(std::string s) {
@@ -621,7 +610,7 @@ void sort_sprio_rows(std::vector<SprioRow>* rows, const std::string& spec, const
     bool desc;
   };
   std::vector<Key> keys;
-  for (std::string item : split_list(spec)) {
+  for (std::string item : split_nonempty(spec, ',')) {
     bool desc = false;
     if (!item.empty() && (item[0] == '-' || item[0] == '+')) {
       desc = item[0] == '-';
@@ -693,7 +682,7 @@ const ShareFieldDef* share_field(const std::string& name) {
 
 std::vector<ShareField> parse_sshare_format(const std::string& list) {
   std::vector<ShareField> out;
-  for (std::string item : split_list(list)) {
+  for (std::string item : split_nonempty(list, ',')) {
     int len = 0;
     bool has_len = false;
     if (size_t pct = item.find('%'); pct != std::string::npos) {
