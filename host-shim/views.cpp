@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "json_util.hpp"
+#include "stable_order.hpp"
 #include "strings.hpp"
 
 namespace mfprio::host {
@@ -642,7 +643,7 @@ void sort_sprio_rows(std::vector<SprioRow>* rows, const std::string& spec, const
     return "";
   };
   (void)w;
-  std::stable_sort(rows->begin(), rows->end(), [&](const SprioRow& a, const SprioRow& b) {
+  mfprio::stable_order(rows->begin(), rows->end(), [&](const SprioRow& a, const SprioRow& b) {
     for (const Key& k : keys) {
       double x = 0, y = 0;
       const std::string sa = value(a, *k.l, &x), sb = value(b, *k.l, &y);
