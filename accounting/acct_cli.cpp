@@ -1,5 +1,6 @@
 // acct_cli.cpp - mfprio-acct: argument parsing, add/modify/delete, import,
-// export, charge.  (`show` renders in acct_show.cpp.)
+// export, charge.  (`show` renders in acct_show.cpp.)  add/modify/delete
+// print their changes first and, without -i, ask before writing (confirm()).
 //
 // Call order for a write: parse everything (usage errors exit 2) -> open the
 // store read-only and check may_write(getuid()) (refused: exit 1, file not
@@ -7,6 +8,7 @@
 // validate them fully -> one Store transaction.
 #include "acct_cli.hpp"
 
+#include <poll.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -33,37 +36,90 @@ namespace {
 using cli::Format;
 using cli::UsageError;
 
-constexpr const char* kHelp = R"(usage: mfprio-acct (--db PATH | --conf FILE) COMMAND ...
+constexpr const char* kUsage = R"(usage: mfprio-acct [OPTIONS] (--db PATH | --conf FILE) COMMAND ...
 
-  add account NAME [Parent=P] [Fairshare=N|parent] [Priority=N] [Description=TEXT]
-  add user NAME Account=A[,B..] [Partition=P] [Fairshare=N|parent] [Priority=N]
+Options (anywhere on the line, as sacctmgr's):
+  -i, --immediate    commit add/modify/delete without asking
+  -n, --noheader     no header line in show output
+  -p, --parsable     show: '|' after every field (the last too)
+  -P, --parsable2    show: '|' between fields
+  -Q, --quiet        print no messages other than errors
+      --json         show: JSON (mfprio's views)
+  -h, --help         this help; after a command, that command's help
+  -V, --version      print the version
+  --db PATH          the store; --conf FILE reads AccountingStorageLoc= from a slurm.conf
+
+Commands (sacctmgr's words and synonyms; keys case-insensitive):
+  add|create     account|user|qos|partition|queue NAME[,NAME..] KEY=VALUE ...
+  modify|update  ENTITY [where] CONDITION ... set KEY=VALUE ...
+  delete|remove  ENTITY NAME[,NAME..] | [where] CONDITION ...
+  show|list      associations|accounts|users|qos|partitions|queues|tree [format=F,..] [where] [FILTER ..]
+  show decay / modify decay [set] last_decay=T [last_reset=T]
+  import FILE.json | import-flux ... | import-sstree FILE | export | charge ...
+Run `mfprio-acct COMMAND --help` for a command's keys.
+
+Writes need the store file's owner, uid 0, or a user with AdminLevel=Administrator.
+Exit status: 0 ok, 1 refused, failed or not confirmed, 2 usage error.
+)";
+
+constexpr const char* kHelpAdd = R"(usage: mfprio-acct [-i] (--db PATH | --conf FILE) add|create ENTITY NAME[,NAME..] KEY=VALUE ...
+  add account NAME[,..] [Parent=P] [Fairshare=N|parent] [Priority=N] [Description=TEXT]
+  add user NAME[,..] Account=A[,B..] [Partition=P[,Q..]] [Fairshare=N|parent] [Priority=N]
            [DefaultAccount=A] [AdminLevel=Administrator|None] [Queues=Q[,Q..]]
-  add qos NAME [Priority=N] [UsageFactor=X]
-  add partition NAME [PriorityJobFactor=N] [TRESBillingWeights=LIST] [TRES=LIST]
-           [Default=yes|no]
-  add queue NAME [Priority=N]          a Flux queue (priority/flux)
-  modify account|qos|partition|queue NAME [set] KEY=VALUE ...
-  modify user NAME [Account=A] [Partition=P] set KEY=VALUE ...
-  delete account|qos|partition|queue NAME
-  delete user NAME [Account=A [Partition=P]]
-  show tree|accounts|users|qos|partitions|queues [-P | --json]
-  show decay [-P | --json]     last_decay, last_reset (epoch seconds) and the usage scale
-  modify decay [set] last_decay=T [last_reset=T]
-                               repair the decay pass times (T: epoch or YYYY-MM-DDTHH:MM:SS;
-                               admin only; one transaction; usage is not changed)
+  add qos NAME[,..] [Priority=N] [UsageFactor=X]
+  add partition NAME[,..] [PriorityJobFactor=N] [TRESBillingWeights=LIST] [TRES=LIST] [Default=yes|no]
+  add queue NAME[,..] [Priority=N]      a Flux queue (priority/flux), signed 32-bit priority
+The names may also be given as Name=A,B.  Cluster= (one cluster per store) and, for
+accounts, Organization= are accepted and not kept.  Each change is printed first; without
+-i the command asks "Would you like to commit changes?" (see accounting/README.md).
+)";
+
+constexpr const char* kHelpModify = R"(usage: mfprio-acct [-i] (--db PATH | --conf FILE) modify|update ENTITY [where] CONDITION ... set KEY=VALUE ...
+  modify account [where] Name=A[,B..] set [Parent=P] [Fairshare=N|parent] [Priority=N] [Description=TEXT]
+  modify user [where] Name=U[,..] [Account=A[,..]] [Partition=P[,..]] set [Fairshare=N|parent]
+           [Priority=N] [Queues=Q,..] [DefaultAccount=A] [AdminLevel=Administrator|None]
+  modify qos|partition|queue [where] Name=N[,..] set KEY=VALUE ...
+  modify association [where] User=U [Account=A] [Partition=P] set ...   (= modify user)
+  modify decay [set] last_decay=T [last_reset=T]   repair the decay pass times (admin only)
+A bare word before `set` is a name.  Without `set`, Name/Account/Partition select and the
+other keys are the new values.  Fairshare/Priority/Queues change the selected associations,
+DefaultAccount/AdminLevel the user.
+)";
+
+constexpr const char* kHelpDelete = R"(usage: mfprio-acct [-i] (--db PATH | --conf FILE) delete|remove ENTITY [where] NAME[,..] | Name=N[,..] ...
+  delete account|qos|partition|queue NAME[,..]
+  delete user NAME[,..] [Account=A[,..] [Partition=P[,..]]]   without Account=: the whole user
+  delete association User=U Account=A [Partition=P]
+An account with sub-accounts or users is refused.
+)";
+
+constexpr const char* kHelpShow = R"(usage: mfprio-acct [-n] [-p|-P|--json] (--db PATH | --conf FILE) show|list VIEW [format=F[%W],..] [where] [FILTER ..]
+  show associations [tree] [User=U,..] [Account=A,..] [Partition=P,..]
+      sacctmgr's columns: Cluster Account User Partition Share Priority GrpJobs GrpTRES GrpSubmit
+      GrpWall GrpTRESMins MaxJobs MaxTRES MaxTRESPerNode MaxSubmit MaxWall MaxTRESMins QOS
+      Def QOS GrpTRESRunMins (limits and QOS are empty: mfprio keeps none); also ParentName,
+      RawUsage, Queues.  `tree` indents Account by depth.
+  show users [Name=U,..] [Account=A,..]   fields User Account Partition Share Priority Default
+      DefaultAccount AdminLevel RawUsage Queues
+  show accounts [Name=A,..]                fields Account ParentName Share Priority Description Organization
+  show qos [Name=Q,..]                     fields Name Priority UsageFactor
+  show partitions|queues [Name=N,..]       fields Name PriorityJobFactor TRESBillingWeights TRES Default | Name Priority
+  show tree                                Account User Partition Shares RawUsage, depth-first
+  show decay                               last_decay, last_reset (epoch seconds) and the usage scale
+format= takes field names or prefixes (Fairshare = Share), %W sets a width (negative: left).
+)";
+
+constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FILE) COMMAND ...
   import FILE.json          add/update the listed records, one transaction
   import-flux --banks BANKS.csv --users USERS.csv [--queues QUEUES.csv]
                             flux-accounting's export-db files, one transaction
-  import-sstree FILE        a Grid Engine share tree (qconf -sstree text) as
-                            accounts with shares and user leaves, one transaction
+  import-sstree FILE        a Grid Engine share tree (qconf -sstree text), one transaction
   export                    the whole store as JSON on stdout
   charge --job ID --user U [--account A] [--partition P] [--qos Q]
          --start T --end T (--rate R | --cpus N) [--running]
   charge --file CHARGES.jsonl   all lines in one transaction
-
-Keys are case-insensitive.  T is epoch seconds or YYYY-MM-DDTHH:MM:SS (UTC).
-Writes need the store file's owner, uid 0, or a user with AdminLevel=Administrator.
-Exit status: 0 ok, 1 refused or failed, 2 usage error.
+These batch commands write at once (no confirmation).  T is epoch seconds or
+YYYY-MM-DDTHH:MM:SS (UTC).
 )";
 
 std::string lower(std::string s) {
@@ -214,28 +270,88 @@ bool has(const KV& kv, const char* key) {
   return false;
 }
 
-// Applies `verb kind name args` to the model; returns what to write.
-AdminChanges plan_admin(Model& m, const std::string& verb, const std::string& kind,
-                        const std::string& name, const std::vector<std::string>& args) {
+// sacctmgr's spellings of a key -> the one word used below.
+std::string canon_key(const std::string& kind, const std::string& k) {
+  static const std::map<std::string, std::string> alias = {
+      {"shares", "fairshare"},      {"share", "fairshare"},        {"names", "name"},
+      {"users", "user"},            {"accounts", "account"},       {"acct", "account"},
+      {"partitions", "partition"},  {"clusters", "cluster"},       {"defaultacct", "defaultaccount"},
+      {"admin", "adminlevel"},      {"descr", "description"},      {"desc", "description"},
+      {"org", "organization"},      {"parentname", "parent"},
+  };
+  auto it = alias.find(k);
+  std::string c = it == alias.end() ? k : it->second;
+  if (kind == "user" && c == "default") c = "defaultaccount";
+  return c;
+}
+
+// Which associations a user command selects (empty list = any).
+struct Cond {
+  std::vector<std::string> accounts, partitions;
+  bool by_account = false, by_partition = false;
+  bool match(const UserAssocRec& r) const {
+    return (!by_account || std::find(accounts.begin(), accounts.end(), r.account) != accounts.end()) &&
+           (!by_partition || std::find(partitions.begin(), partitions.end(), r.partition) != partitions.end());
+  }
+};
+
+// What a command will change, printed before it is made, in sacctmgr's
+// manner: a section line (" Adding Account(s)") and indented items.
+struct Echo {
+  std::vector<std::pair<std::string, std::vector<std::string>>> sections;
+  void add(const std::string& head, const std::string& line) {
+    for (auto& [h, lines] : sections)
+      if (h == head) {
+        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+        return;
+      }
+    sections.push_back({head, {line}});
+  }
+  std::string text() const {
+    std::string s;
+    for (const auto& [h, lines] : sections) {
+      s += " " + h + "\n";
+      for (const auto& l : lines) s += "  " + l + "\n";
+    }
+    return s;
+  }
+};
+
+std::string assoc_line(const std::string& user, const std::string& account, const std::string& part) {
+  return "A = " + account + " U = " + user + (part.empty() ? "" : " P = " + part);
+}
+
+// " Settings" lines for the value keys of a command.
+void echo_settings(const KV& kv, Echo& echo) {
+  static const std::map<std::string, std::string> shown = {
+      {"parent", "Parent"},           {"fairshare", "Fairshare"},
+      {"priority", "Priority"},       {"description", "Description"},
+      {"defaultaccount", "DefaultAccount"}, {"adminlevel", "AdminLevel"},
+      {"queues", "Queues"},           {"usagefactor", "UsageFactor"},
+      {"priorityjobfactor", "PriorityJobFactor"}, {"tresbillingweights", "TRESBillingWeights"},
+      {"tres", "TRES"},               {"default", "Default"},
+      {"last_decay", "last_decay"},   {"last_reset", "last_reset"},
+  };
+  for (const auto& [k, v] : kv) {
+    auto it = shown.find(k);
+    if (it != shown.end()) echo.add("Settings", it->second + " = " + v);
+    else if (k == "organization") echo.add("Settings", "Organization = " + v + " (not kept by mfprio)");
+  }
+}
+
+// Applies `verb kind name` to the model; returns what to write.  `kv` holds
+// the new values (canonical keys), `cond` the association selection of a
+// user command.
+AdminChanges plan_one(Model& m, const std::string& verb, const std::string& kind, const std::string& name,
+                      const Cond& cond, const KV& kv, Echo& echo) {
   AdminChanges ch;
   const std::string what = verb + " " + kind + " " + name;
-  need_name(what, name);
-  // modify: words before "set" select, words after it are the new values.
-  size_t set_at = args.size();
-  for (size_t i = 0; i < args.size(); ++i)
-    if (lower(args[i]) == "set") set_at = i;
-  KV where = verb == "modify" && set_at < args.size() ? parse_kv(args, 0, set_at) : KV{};
-  KV kv = parse_kv(args, set_at < args.size() ? set_at + 1 : 0, args.size());
-  if (verb == "modify" && set_at == args.size() && kind == "user") {
-    KV values;
-    for (auto& p : kv) (p.first == "account" || p.first == "partition" ? where : values).push_back(p);
-    kv = values;
-  }
-  if (verb == "modify" && kv.empty()) throw UsageError(what + ": nothing to set");
+  need_name(verb + " " + kind, name);
+  if (kind != "user" && (cond.by_account || cond.by_partition))
+    throw UsageError(what + ": Account=/Partition= select user associations only");
 
   if (kind == "account") {
-    only_keys(kv, {"parent", "fairshare", "shares", "priority", "description"}, what);
-    if (!where.empty()) throw UsageError(what + ": accounts take no selector before \"set\"");
+    only_keys(kv, {"parent", "fairshare", "priority", "description", "organization", "cluster"}, what);
     auto it = m.accounts.find(name);
     if (verb == "add") {
       if (it != m.accounts.end()) throw AdminError(what + ": account already exists");
@@ -244,71 +360,97 @@ AdminChanges plan_admin(Model& m, const std::string& verb, const std::string& ki
       a.parent = "root";
       account_fields(kv, a);
       m.accounts[name] = a;
+      echo.add("Adding Account(s)", name);
     } else if (verb == "modify") {
       if (it == m.accounts.end()) throw AdminError(what + ": no such account");
       if (name == "root" && has(kv, "parent")) throw AdminError(what + ": root has no parent");
       account_fields(kv, it->second);
+      echo.add("Modified accounts...", name);
     } else {
       if (it == m.accounts.end()) throw AdminError(what + ": no such account");
       if (name == "root") throw AdminError(what + ": the root account cannot be deleted");
       if (m.has_children(name)) throw AdminError(what + ": account has sub-accounts; delete or move them first");
       if (m.has_assocs_under(name)) throw AdminError(what + ": account has users; delete them first");
+      m.accounts.erase(it);
       ch.delete_accounts.push_back(name);
+      echo.add("Deleting accounts...", name);
       return ch;
     }
     if (auto p = m.parent_problem(name); !p.empty()) throw AdminError(what + ": " + p);
     ch.accounts.push_back(m.accounts[name]);
   } else if (kind == "user") {
-    only_keys(kv, {"account", "partition", "fairshare", "shares", "priority", "defaultaccount",
-                   "adminlevel", "queues"}, what);
-    only_keys(where, {"account", "partition"}, what);
+    only_keys(kv, {"account", "partition", "fairshare", "priority", "defaultaccount", "adminlevel", "queues",
+                   "cluster"}, what);
     std::set<std::string> touched{name};
     if (verb == "delete") {
-      if (!has(kv, "account")) {
-        if (!m.users.count(name)) throw AdminError(what + ": no such user");
+      if (!m.users.count(name) && m.assocs_of(name).empty()) throw AdminError(what + ": no such user");
+      if (!cond.by_account && !cond.by_partition) {
+        for (const auto* r : m.assocs_of(name)) echo.add("Deleting user associations...", assoc_line(name, r->account, r->partition));
+        for (auto it = m.assocs.lower_bound(AssocTuple{name, "", ""});
+             it != m.assocs.end() && std::get<0>(it->first) == name;)
+          it = m.assocs.erase(it);
+        m.users.erase(name);
         ch.delete_users.push_back(name);
+        echo.add("Deleting users...", name);
         return ch;
       }
-      AssocTuple key{name, get(kv, "account"), get(kv, "partition")};
-      if (!m.assocs.erase(key)) throw AdminError(what + ": no such association");
-      ch.delete_assocs.push_back(AssocKey{name, get(kv, "account"), get(kv, "partition")});
+      for (auto it = m.assocs.lower_bound(AssocTuple{name, "", ""});
+           it != m.assocs.end() && std::get<0>(it->first) == name;) {
+        if (!cond.match(it->second)) {
+          ++it;
+          continue;
+        }
+        ch.delete_assocs.push_back(AssocKey{name, it->second.account, it->second.partition});
+        echo.add("Deleting user associations...", assoc_line(name, it->second.account, it->second.partition));
+        it = m.assocs.erase(it);
+      }
+      if (ch.delete_assocs.empty()) throw AdminError(what + ": no matching association");
       m.finish_users(touched, ch.users);
       return ch;
     }
     const bool existed = m.users.count(name) > 0;
     if (verb == "modify" && !existed) throw AdminError(what + ": no such user");
+    if (has(kv, "adminlevel")) parse_admin_level(get(kv, "adminlevel"));  // usage errors first
     UserRec& u = m.users[name];
     u.name = name;
     if (has(kv, "adminlevel")) u.admin = parse_admin_level(get(kv, "adminlevel"));
     std::vector<UserAssocRec*> targets;
     if (verb == "add") {
       if (!has(kv, "account")) throw UsageError(what + ": Account= is required");
-      std::string part = get(kv, "partition");
-      if (!part.empty()) need_name(what, part);
+      std::vector<std::string> parts{""};
+      if (has(kv, "partition") && !get(kv, "partition").empty()) parts = split_commas(get(kv, "partition"));
+      for (const std::string& p : parts)
+        if (!p.empty()) need_name(what + ": Partition", p);
+      if (!existed) echo.add("Adding User(s)", name);
       for (const std::string& acct : split_commas(get(kv, "account"))) {
+        need_name(what + ": Account", acct);
         if (!m.accounts.count(acct)) throw AdminError(what + ": unknown account \"" + acct + "\"");
-        AssocTuple key{name, acct, part};
-        if (m.assocs.count(key))
-          throw AdminError(what + ": user already has an association with account \"" + acct + "\"");
-        UserAssocRec& r = m.assocs[key];
-        r.user = name;
-        r.account = acct;
-        r.partition = part;
-        targets.push_back(&r);
+        for (const std::string& part : parts) {
+          AssocTuple key{name, acct, part};
+          if (m.assocs.count(key))
+            throw AdminError(what + ": user already has an association with account \"" + acct + "\"" +
+                             (part.empty() ? "" : " partition \"" + part + "\""));
+          UserAssocRec& r = m.assocs[key];
+          r.user = name;
+          r.account = acct;
+          r.partition = part;
+          targets.push_back(&r);
+          echo.add("Associations", assoc_line(name, acct, part));
+        }
       }
     } else {  // modify
       if (has(kv, "account") || has(kv, "partition"))
         throw UsageError(what + ": Account=/Partition= select associations; put them before \"set\"");
       for (auto it = m.assocs.lower_bound(AssocTuple{name, "", ""});
-           it != m.assocs.end() && std::get<0>(it->first) == name; ++it) {
-        if (has(where, "account") && it->second.account != get(where, "account")) continue;
-        if (has(where, "partition") && it->second.partition != get(where, "partition")) continue;
-        targets.push_back(&it->second);
-      }
-      bool assoc_keys = has(kv, "fairshare") || has(kv, "shares") || has(kv, "priority") || has(kv, "queues");
-      if (targets.empty() && (assoc_keys || !where.empty()))
+           it != m.assocs.end() && std::get<0>(it->first) == name; ++it)
+        if (cond.match(it->second)) targets.push_back(&it->second);
+      bool assoc_keys = has(kv, "fairshare") || has(kv, "priority") || has(kv, "queues");
+      if (targets.empty() && (assoc_keys || cond.by_account || cond.by_partition))
         throw AdminError(what + ": no matching association");
       if (!assoc_keys) targets.clear();
+      for (const UserAssocRec* r : targets)
+        echo.add("Modified user associations...", assoc_line(name, r->account, r->partition));
+      if (has(kv, "defaultaccount") || has(kv, "adminlevel")) echo.add("Modified users...", name);
     }
     // Queues=a,b: the Flux queues the association may use ("" = none).
     std::optional<std::vector<std::string>> queues;
@@ -325,7 +467,7 @@ AdminChanges plan_admin(Model& m, const std::string& verb, const std::string& ki
     }
     for (UserAssocRec* r : targets) {
       for (const auto& [k, v] : kv) {
-        if (k == "fairshare" || k == "shares") parse_shares(v, r->shares, r->shares_parent);
+        if (k == "fairshare") parse_shares(v, r->shares, r->shares_parent);
         else if (k == "priority") r->priority = static_cast<uint32_t>(parse_uint(k, v, UINT32_MAX));
       }
       if (queues) r->queues = *queues;
@@ -340,48 +482,180 @@ AdminChanges plan_admin(Model& m, const std::string& verb, const std::string& ki
     }
     m.finish_users(touched, ch.users);
   } else if (kind == "qos") {
-    only_keys(kv, {"priority", "usagefactor"}, what);
+    only_keys(kv, {"priority", "usagefactor", "cluster"}, what);
     auto it = m.qos.find(name);
     if (verb == "delete") {
       if (it == m.qos.end()) throw AdminError(what + ": no such qos");
+      m.qos.erase(it);
       ch.delete_qos.push_back(name);
+      echo.add("Deleting QOS(s)...", name);
       return ch;
     }
     if (verb == "add" && it != m.qos.end()) throw AdminError(what + ": qos already exists");
     if (verb == "modify" && it == m.qos.end()) throw AdminError(what + ": no such qos");
     QosRec q = verb == "add" ? QosRec{0, name, 0, 1.0} : it->second;
     qos_fields(kv, q);
+    m.qos[name] = q;
     ch.qos.push_back(q);
+    echo.add(verb == "add" ? "Adding QOS(s)" : "Modified qos...", name);
   } else if (kind == "partition") {
-    only_keys(kv, {"priorityjobfactor", "tresbillingweights", "tres", "default"}, what);
+    only_keys(kv, {"priorityjobfactor", "tresbillingweights", "tres", "default", "cluster"}, what);
     auto it = m.partitions.find(name);
     if (verb == "delete") {
       if (it == m.partitions.end()) throw AdminError(what + ": no such partition");
+      m.partitions.erase(it);
       ch.delete_partitions.push_back(name);
+      echo.add("Deleting partitions...", name);
       return ch;
     }
     if (verb == "add" && it != m.partitions.end()) throw AdminError(what + ": partition already exists");
     if (verb == "modify" && it == m.partitions.end()) throw AdminError(what + ": no such partition");
     PartitionRec p = verb == "add" ? PartitionRec{0, name, 1, "", "", false} : it->second;
     partition_fields(kv, p);
+    m.partitions[name] = p;
     ch.partitions.push_back(p);
+    echo.add(verb == "add" ? "Adding Partition(s)" : "Modified partitions...", name);
   } else if (kind == "queue") {
-    only_keys(kv, {"priority"}, what);
+    only_keys(kv, {"priority", "cluster"}, what);
     auto it = m.queues.find(name);
     if (verb == "delete") {
       if (it == m.queues.end()) throw AdminError(what + ": no such queue");
+      m.queues.erase(it);
       ch.delete_queues.push_back(name);
+      echo.add("Deleting queues...", name);
       return ch;
     }
     if (verb == "add" && it != m.queues.end()) throw AdminError(what + ": queue already exists");
     if (verb == "modify" && it == m.queues.end()) throw AdminError(what + ": no such queue");
     QueueRec q = verb == "add" ? QueueRec{name, 0} : it->second;
     if (has(kv, "priority")) q.priority = parse_int32("priority", get(kv, "priority"));
+    m.queues[name] = q;
     ch.queues.push_back(q);
+    echo.add(verb == "add" ? "Adding Queue(s)" : "Modified queues...", name);
   } else {
-    throw UsageError(verb + ": unknown kind \"" + kind + "\" (account, user, qos, partition, queue)");
+    throw UsageError(verb + ": unknown entity \"" + kind + "\" (account, user, qos, partition, queue)");
   }
+  echo_settings(kv, echo);
   return ch;
+}
+
+template <class T>
+void append(std::vector<T>& to, std::vector<T>& from) {
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+// `verb kind WORDS...` -> the changes for every named record, checked on
+// the model in order (a later name sees the earlier ones' changes).
+//   bare words (before `set`)  names, comma lists allowed
+//   where                      optional; marks the start of the conditions
+//   KEY=VALUE before set       conditions (modify, delete) or values (add)
+//   set                        the values follow (modify)
+// A modify without `set` takes Name/Account/Partition as conditions and
+// every other key as a value (mfprio's older form `modify account A Fairshare=5`).
+AdminChanges plan_command(Model& m, const std::string& verb, std::string kind,
+                          const std::vector<std::string>& words, Echo& echo) {
+  std::vector<std::string> names;
+  KV before, after;
+  bool seen_set = false;
+  for (const std::string& w : words) {
+    const std::string lw = lower(w);
+    if (lw == "set") {
+      if (verb != "modify") throw UsageError(verb + " " + kind + ": \"set\" belongs to modify");
+      if (seen_set) throw UsageError(verb + " " + kind + ": \"set\" given twice");
+      seen_set = true;
+      continue;
+    }
+    if (lw == "where") {
+      if (seen_set) throw UsageError(verb + " " + kind + ": \"where\" must come before \"set\"");
+      if (verb == "add") throw UsageError("add " + kind + ": \"where\" belongs to modify and delete");
+      continue;
+    }
+    const size_t eq = w.find('=');
+    if (eq == std::string::npos) {
+      if (seen_set) throw UsageError(verb + " " + kind + ": expected KEY=VALUE after \"set\", got \"" + w + "\"");
+      for (const std::string& n : split_commas(w)) names.push_back(n);
+      continue;
+    }
+    if (eq == 0) throw UsageError(verb + " " + kind + ": expected KEY=VALUE, got \"" + w + "\"");
+    (seen_set ? after : before).emplace_back(lower(w.substr(0, eq)), w.substr(eq + 1));
+  }
+  if (kind == "association") {
+    if (verb == "add") throw UsageError("add association: use add user NAME Account=A [Partition=P]");
+    kind = "user";
+    for (auto& [k, v] : before)
+      if (k == "user" || k == "users") k = "name";
+  }
+  for (auto& [k, v] : before) k = canon_key(kind, k);
+  for (auto& [k, v] : after) k = canon_key(kind, k);
+  Cond cond;
+  KV values;
+  auto condition = [&](const std::string& k, const std::string& v) {
+    if (k == "name" || (kind == "user" && k == "user")) {
+      for (const std::string& n : split_commas(v)) names.push_back(n);
+    } else if (kind == "user" && k == "account") {
+      cond.by_account = true;
+      const auto l = split_commas(v);
+      cond.accounts.insert(cond.accounts.end(), l.begin(), l.end());
+    } else if (kind == "user" && k == "partition") {
+      cond.by_partition = true;
+      const auto l = split_commas(v);
+      cond.partitions.insert(cond.partitions.end(), l.begin(), l.end());
+    } else if (k == "cluster") {
+      // One cluster per store: any cluster name selects it.
+    } else {
+      return false;
+    }
+    return true;
+  };
+  if (verb == "add") {
+    for (auto& [k, v] : before)
+      if (k == "name") for (const std::string& n : split_commas(v)) names.push_back(n);
+      else values.emplace_back(k, v);
+  } else if (verb == "delete") {
+    for (auto& [k, v] : before)
+      if (!condition(k, v)) throw UsageError("delete " + kind + ": unknown condition \"" + k + "\"");
+  } else if (seen_set) {
+    for (auto& [k, v] : before)
+      if (!condition(k, v)) throw UsageError("modify " + kind + ": unknown condition \"" + k + "\"");
+    values = after;
+  } else {
+    for (auto& [k, v] : before)
+      if (!condition(k, v)) values.emplace_back(k, v);
+  }
+  if (names.empty()) throw UsageError(verb + " " + kind + ": no name given (NAME or Name=...)");
+  if (verb == "modify" && values.empty()) throw UsageError(verb + " " + kind + ": nothing to set");
+  for (const std::string& n : names)
+    if (std::count(names.begin(), names.end(), n) > 1)
+      throw UsageError(verb + " " + kind + ": name \"" + n + "\" given twice");
+  AdminChanges all;
+  for (const std::string& n : names) {
+    AdminChanges ch = plan_one(m, verb, kind, n, cond, values, echo);
+    append(all.delete_accounts, ch.delete_accounts);
+    append(all.delete_users, ch.delete_users);
+    append(all.delete_assocs, ch.delete_assocs);
+    append(all.delete_qos, ch.delete_qos);
+    append(all.delete_partitions, ch.delete_partitions);
+    append(all.delete_queues, ch.delete_queues);
+    append(all.accounts, ch.accounts);
+    append(all.assocs, ch.assocs);
+    append(all.users, ch.users);
+    append(all.qos, ch.qos);
+    append(all.partitions, ch.partitions);
+    append(all.queues, ch.queues);
+  }
+  // A record planned twice (e.g. an account whose child was added after it)
+  // is written once, in its final state.
+  std::vector<AccountRec> accts;
+  for (auto it = all.accounts.rbegin(); it != all.accounts.rend(); ++it)
+    if (std::none_of(accts.begin(), accts.end(), [&](const AccountRec& a) { return a.name == it->name; }))
+      accts.insert(accts.begin(), *it);
+  all.accounts = accts;
+  std::vector<UserRec> users;
+  for (auto it = all.users.rbegin(); it != all.users.rend(); ++it)
+    if (std::none_of(users.begin(), users.end(), [&](const UserRec& u) { return u.name == it->name; }))
+      users.insert(users.begin(), *it);
+  all.users = users;
+  return all;
 }
 
 // ---- charge ------------------------------------------------------------------
@@ -475,45 +749,200 @@ std::unique_ptr<Store> open_for_write(const std::string& db, bool create) {
   return Store::open(db, OpenOptions{false, create});
 }
 
-int run(const std::vector<std::string>& args, std::ostream& out) {
+// Global options, as sacctmgr has them, wherever they stand on the line.
+struct Options {
   std::string db, conf;
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
+  bool immediate = false, noheader = false, quiet = false, help = false, version = false;
+  cli::Format fmt = cli::Format::Table;
+};
+
+// Takes the global options out of `args`; the rest (the command words, and
+// the options of charge/import-flux, which those commands check) stay.
+std::vector<std::string> take_options(const std::vector<std::string>& args, Options& o) {
+  std::vector<std::string> words;
+  for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      out << kHelp;
-      return 0;
-    }
     auto value = [&](const std::string& opt) {
-      if (a.size() > opt.size() && a.compare(0, opt.size() + 1, opt + "=") == 0)
-        return a.substr(opt.size() + 1);
+      if (a.size() > opt.size() && a.compare(0, opt.size() + 1, opt + "=") == 0) return a.substr(opt.size() + 1);
       if (i + 1 >= args.size()) throw UsageError(opt + " needs a value");
       return args[++i];
     };
-    if (a == "--db" || a.rfind("--db=", 0) == 0) db = value("--db");
-    else if (a == "--conf" || a.rfind("--conf=", 0) == 0) conf = value("--conf");
-    else if (!a.empty() && a[0] == '-') throw UsageError("unknown option \"" + a + "\"");
-    else break;
-  }
-  if (i >= args.size()) throw UsageError("no command (see --help)");
-  if (!db.empty() && !conf.empty()) throw UsageError("give --db or --conf, not both");
-  if (db.empty() && conf.empty()) throw UsageError("give --db PATH or --conf FILE");
-  if (db.empty()) db = storage_loc_from_conf(conf);
-
-  const std::string cmd = lower(args[i]);
-  std::vector<std::string> rest(args.begin() + static_cast<long>(i) + 1, args.end());
-  if ((cmd == "show" || cmd == "list") && rest.size() >= 1 && lower(rest[0]) == "decay") {
-    Format fmt = Format::Table;
-    for (size_t k = 1; k < rest.size(); ++k) {
-      if (rest[k] == "-P" || rest[k] == "--parsable2" || rest[k] == "--parsable") fmt = Format::Parsable;
-      else if (rest[k] == "--json") fmt = Format::Json;
-      else throw UsageError("show decay: unexpected \"" + rest[k] + "\"");
+    if (a == "--db" || a.rfind("--db=", 0) == 0) o.db = value("--db");
+    else if (a == "--conf" || a.rfind("--conf=", 0) == 0) o.conf = value("--conf");
+    else if (a == "--immediate") o.immediate = true;
+    else if (a == "--noheader") o.noheader = true;
+    else if (a == "--parsable") o.fmt = Format::Parsable;
+    else if (a == "--parsable2") o.fmt = Format::Parsable2;
+    else if (a == "--json") o.fmt = Format::Json;
+    else if (a == "--quiet") o.quiet = true;
+    else if (a == "--help" || a == "--usage") o.help = true;
+    else if (a == "--version") o.version = true;
+    else if (a.size() >= 2 && a[0] == '-' && a[1] != '-' &&
+             a.find_first_not_of("hinpPQV", 1) == std::string::npos) {
+      for (char c : a.substr(1)) {
+        if (c == 'h') o.help = true;
+        else if (c == 'i') o.immediate = true;
+        else if (c == 'n') o.noheader = true;
+        else if (c == 'p') o.fmt = Format::Parsable;
+        else if (c == 'P') o.fmt = Format::Parsable2;
+        else if (c == 'Q') o.quiet = true;
+        else if (c == 'V') o.version = true;
+      }
+    } else {
+      words.push_back(a);
     }
-    auto s = Store::open(db, OpenOptions{true, false});
-    cli::show_decay(s->decay_info(), fmt, out);
+  }
+  return words;
+}
+
+bool abbrev(const std::string& word, const char* full, size_t min) {
+  const std::string f = lower(full);
+  const std::string w = lower(word);
+  return w.size() >= min && w.size() <= f.size() && f.compare(0, w.size(), w) == 0;
+}
+
+// sacctmgr's command words and synonyms (prefixes as sacctmgr takes them).
+std::string canon_verb(const std::string& w) {
+  if (abbrev(w, "add", 3) || abbrev(w, "create", 3)) return "add";
+  if (abbrev(w, "modify", 1) || abbrev(w, "update", 1)) return "modify";
+  if (abbrev(w, "delete", 3) || abbrev(w, "remove", 3)) return "delete";
+  if (abbrev(w, "show", 3) || abbrev(w, "list", 3)) return "show";
+  return lower(w);
+}
+
+// Entity words: singular or plural, or a prefix of at least the shown length.
+std::string canon_entity(const std::string& w) {
+  const std::string l = lower(w);
+  if (abbrev(l, "accounts", 2) || l == "acct") return "account";
+  if (abbrev(l, "associations", 2) || l == "assoc") return "association";
+  if (abbrev(l, "users", 1)) return "user";
+  if (l == "qos" || l == "qoses") return "qos";
+  if (abbrev(l, "partitions", 4)) return "partition";
+  if (abbrev(l, "queues", 3)) return "queue";
+  if (l == "tree") return "tree";
+  if (l == "decay") return "decay";
+  return l;
+}
+
+void print_help(const std::vector<std::string>& words, std::ostream& out) {
+  const std::string verb = words.empty() ? "" : canon_verb(words[0]);
+  if (verb == "add") out << kHelpAdd;
+  else if (verb == "modify") out << kHelpModify;
+  else if (verb == "delete") out << kHelpDelete;
+  else if (verb == "show") out << kHelpShow;
+  else if (verb == "import" || verb == "import-flux" || verb == "import-sstree" || verb == "export" ||
+           verb == "charge")
+    out << kHelpOther;
+  else out << kUsage;
+}
+
+enum class Answer { Yes, No, None };
+
+// sacctmgr's question: "Would you like to commit changes? (You have 30
+// seconds to decide)" then "(N/y): ".  On a terminal a wrong answer asks
+// again; elsewhere the first line is the answer.  y/yes commits; n/no or an
+// empty line declines (No); end of input or 30 s without an answer is None.
+Answer confirm(std::ostream& out) {
+  out << "Would you like to commit changes? (You have 30 seconds to decide)\n";
+  const bool tty = isatty(STDIN_FILENO) == 1;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (true) {
+    out << "(N/y): " << std::flush;
+    std::string line;
+    bool eof = false, timeout = false;
+    while (true) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) {
+        timeout = true;
+        break;
+      }
+      pollfd p{STDIN_FILENO, POLLIN, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(left));
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) {
+        timeout = true;
+        break;
+      }
+      char c;
+      const ssize_t n = r < 0 ? -1 : ::read(STDIN_FILENO, &c, 1);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        eof = true;
+        break;
+      }
+      if (c == '\n') break;
+      if (line.size() < 256) line += c;
+    }
+    if (timeout) {
+      out << "timeout\n";
+      return Answer::None;
+    }
+    if (eof && line.empty()) {
+      out << "\n";
+      return Answer::None;
+    }
+    if (!tty) out << "\n";
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    size_t b = 0;
+    while (b < line.size() && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
+    const std::string a = lower(line.substr(b));
+    if (a == "y" || a == "yes") return Answer::Yes;
+    if (a.empty() || a == "n" || a == "no" || !tty || eof) return Answer::No;
+    out << "Y or N please\n";
+  }
+}
+
+// Prints the changes, asks unless -i, and reports whether to write.  A
+// declined change exits 0 (as sacctmgr); no answer at all exits 1.
+bool commit_ok(const Options& o, const Echo& echo, std::ostream& out) {
+  if (!o.quiet || !o.immediate) out << echo.text();
+  if (o.immediate) return true;
+  const Answer a = confirm(out);
+  if (a == Answer::Yes) return true;
+  out << " Changes Discarded\n";
+  if (a == Answer::None)
+    throw AdminError("no answer (end of input or 30 s): nothing changed; give -i to commit without asking");
+  return false;
+}
+
+int run(const std::vector<std::string>& args, std::ostream& out) {
+  Options o;
+  const std::vector<std::string> words = take_options(args, o);
+  if (o.help) {
+    print_help(words, out);
     return 0;
   }
-  if (cmd == "modify" && rest.size() >= 1 && lower(rest[0]) == "decay") {
+  if (o.version) {
+    out << "mfprio-acct " << MFPRIO_VERSION << "\n";
+    return 0;
+  }
+  if (words.empty()) throw UsageError("no command (see --help)");
+  for (const std::string& w : words)
+    if (w.size() > 1 && w[0] == '-' && w.find('=') == std::string::npos) {
+      const std::string c = lower(words[0]);
+      if (c != "charge" && c != "import-flux")
+        throw UsageError("unknown option \"" + w + "\" (see --help)");
+    }
+  if (!o.db.empty() && !o.conf.empty()) throw UsageError("give --db or --conf, not both");
+  if (o.db.empty() && o.conf.empty()) throw UsageError("give --db PATH or --conf FILE");
+  std::string db = o.db;
+
+  const std::string cmd = canon_verb(words[0]);
+  std::vector<std::string> rest(words.begin() + 1, words.end());
+  const std::string entity = rest.empty() ? "" : canon_entity(rest[0]);
+  cli::ShowOptions so;
+  so.fmt = o.fmt;
+  so.header = !o.noheader;
+
+  if (cmd == "show" && entity == "decay") {
+    if (rest.size() > 1) throw UsageError("show decay: unexpected \"" + rest[1] + "\"");
+    if (db.empty()) db = storage_loc_from_conf(o.conf);
+    auto s = Store::open(db, OpenOptions{true, false});
+    cli::show_decay(s->decay_info(), so, out);
+    return 0;
+  }
+  if (cmd == "modify" && entity == "decay") {
     // modify decay [set] last_decay=T [last_reset=T]: repair the pass times
     // (e.g. after a clock jump made the plugin refuse a decay pass).
     size_t from = 1;
@@ -523,31 +952,59 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     std::optional<int64_t> last_decay, last_reset;
     for (const auto& [k, v] : kv) (k == "last_decay" ? last_decay : last_reset) = parse_time(k, v);
     if (!last_decay) throw UsageError("modify decay: last_decay=T is required");
+    if (db.empty()) db = storage_loc_from_conf(o.conf);
     auto s = open_for_write(db, false);
     const DecayState st{*last_decay, last_reset.value_or(s->decay_state().last_reset)};
+    Echo echo;
+    echo.add("Modified decay state...", "last_decay = " + std::to_string(st.last_decay) +
+                                            " last_reset = " + std::to_string(st.last_reset));
+    if (!commit_ok(o, echo, out)) return 0;
     s->set_decay_state(st);
     return 0;
   }
-  if (cmd == "show" || cmd == "list") {
-    Format fmt = Format::Table;
-    std::string what;
-    for (const auto& r : rest) {
-      if (r == "-P" || r == "--parsable2" || r == "--parsable") fmt = Format::Parsable;
-      else if (r == "--json") fmt = Format::Json;
-      else if (what.empty() && r[0] != '-') what = lower(r);
-      else throw UsageError("show: unexpected \"" + r + "\"");
+  if (cmd == "show") {
+    if (rest.empty()) throw UsageError("show: what? (associations, accounts, users, qos, partitions, queues, tree, decay)");
+    static const std::map<std::string, std::string> views{
+        {"account", "accounts"}, {"user", "users"}, {"qos", "qos"}, {"partition", "partitions"},
+        {"queue", "queues"}, {"tree", "tree"}, {"association", "associations"}};
+    auto v = views.find(entity);
+    if (v == views.end()) throw UsageError("show: unknown view \"" + rest[0] + "\"");
+    const std::string what = v->second;
+    for (size_t k = 1; k < rest.size(); ++k) {
+      const std::string& w = rest[k];
+      const std::string lw = lower(w);
+      const size_t eq = w.find('=');
+      if (eq == std::string::npos) {
+        if (lw == "where") continue;
+        if (what == "associations" && lw == "tree") so.tree = true;
+        else if (abbrev(lw, "withdeleted", 5)) continue;  // mfprio keeps no deleted records
+        else if (what != "associations" && what != "tree" && what != "decay")
+          for (const std::string& n : split_commas(w)) so.names.push_back(n);
+        else throw UsageError("show " + what + ": unexpected \"" + w + "\"");
+        continue;
+      }
+      const std::string key = canon_key(what == "users" ? "user" : what, lower(w.substr(0, eq)));
+      const std::vector<std::string> list = split_commas(w.substr(eq + 1));
+      auto& into = key == "format" ? so.format
+                   : key == "user" ? so.users
+                   : key == "account" ? so.accounts
+                   : key == "partition" ? so.partitions
+                   : key == "name" ? so.names
+                                   : so.names;
+      if (key == "cluster") continue;  // one cluster per store
+      if (key != "format" && key != "user" && key != "account" && key != "partition" && key != "name")
+        throw UsageError("show " + what + ": unknown condition \"" + w.substr(0, eq) + "\"");
+      if (key == "format" && so.fmt == Format::Json) throw UsageError("show " + what + ": format= with --json");
+      if ((key == "user" || key == "partition") && what != "associations" && what != "users")
+        throw UsageError("show " + what + ": no " + key + "= condition here");
+      into.insert(into.end(), list.begin(), list.end());
     }
-    if (what.empty()) throw UsageError("show: what? (tree, accounts, users, qos, partitions, queues)");
-    if (what == "account") what = "accounts";
-    if (what == "user") what = "users";
-    if (what == "partition") what = "partitions";
-    if (what == "queue") what = "queues";
-    static const std::set<std::string> views{"tree", "accounts", "users", "qos", "partitions", "queues"};
-    if (!views.count(what)) throw UsageError("show: unknown view \"" + what + "\"");
+    if (db.empty()) db = storage_loc_from_conf(o.conf);
     auto s = Store::open(db, OpenOptions{true, false});
-    cli::show(s->load(), what, fmt, out);
+    cli::show(s->load(), what, so, out);
     return 0;
   }
+  if (db.empty()) db = storage_loc_from_conf(o.conf);
   if (cmd == "export") {
     if (!rest.empty()) throw UsageError("export takes no arguments");
     auto s = Store::open(db, OpenOptions{true, false});
@@ -558,8 +1015,9 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     if (rest.size() != 1) throw UsageError("import needs exactly one FILE");
     auto s = open_for_write(db, true);
     ImportStats st = import_json_file(*s, rest[0]);
-    out << "imported " << st.accounts << " accounts, " << st.users << " users, " << st.qos
-        << " qos, " << st.partitions << " partitions, " << st.queues << " queues\n";
+    if (!o.quiet)
+      out << "imported " << st.accounts << " accounts, " << st.users << " users, " << st.qos << " qos, "
+          << st.partitions << " partitions, " << st.queues << " queues\n";
     return 0;
   }
   if (cmd == "import-flux") {
@@ -575,16 +1033,17 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
       throw UsageError("import-flux needs --banks BANKS.csv and --users USERS.csv");
     auto s = open_for_write(db, true);
     ImportStats st = import_flux_files(*s, files);
-    out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users
-        << " users\n";
+    if (!o.quiet)
+      out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users << " users\n";
     return 0;
   }
   if (cmd == "import-sstree") {
     if (rest.size() != 1) throw UsageError("import-sstree needs exactly one FILE");
     auto s = open_for_write(db, true);
     SstreeStats st = import_sstree_file(*s, rest[0]);
-    out << "imported " << st.accounts << " accounts, " << st.users << " user leaves, " << st.projects
-        << " projects\n";
+    if (!o.quiet)
+      out << "imported " << st.accounts << " accounts, " << st.users << " user leaves, " << st.projects
+          << " projects\n";
     return 0;
   }
   if (cmd == "charge") {
@@ -605,40 +1064,41 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     double total = 0;
     size_t fresh = 0;
     for (double a : r.added) total += a, fresh += a > 0;
+    if (o.quiet) return 0;
     if (specs.size() == 1)
       out << "job " << specs[0].job << ": charged " << total << "\n";
     else
       out << "charged " << fresh << " of " << specs.size() << " jobs, usage " << total << "\n";
     return 0;
   }
-  if (cmd == "add" || cmd == "modify" || cmd == "delete" || cmd == "remove") {
-    std::string verb = cmd == "remove" ? "delete" : cmd;
-    if (rest.size() < 2) throw UsageError(verb + ": needs KIND NAME (see --help)");
-    std::string kind = lower(rest[0]);
-    if (kind == "accounts") kind = "account";
-    if (kind == "users") kind = "user";
-    if (kind == "partitions") kind = "partition";
-    if (kind == "queues") kind = "queue";
-    if (kind != "account" && kind != "user" && kind != "qos" && kind != "partition" && kind != "queue")
-      throw UsageError(verb + ": unknown kind \"" + rest[0] + "\" (account, user, qos, partition, queue)");
-    std::vector<std::string> kv(rest.begin() + 2, rest.end());
+  if (cmd == "add" || cmd == "modify" || cmd == "delete") {
+    if (rest.empty()) throw UsageError(cmd + ": needs ENTITY and a name (see " + cmd + " --help)");
+    const std::string kind = entity;
+    if (kind != "account" && kind != "user" && kind != "qos" && kind != "partition" && kind != "queue" &&
+        kind != "association")
+      throw UsageError(cmd + ": unknown entity \"" + rest[0] + "\" (account, user, qos, partition, queue" +
+                       std::string(cmd == "add" ? ")" : ", association)"));
+    std::vector<std::string> kv(rest.begin() + 1, rest.end());
     // Syntax is checked before the store is touched: usage errors exit 2.
     {
       Model empty(StoreData{});
       empty.accounts["root"];
+      Echo ignored;
       try {
-        plan_admin(empty, verb, kind, rest[1], kv);
+        plan_command(empty, cmd, kind, kv, ignored);
       } catch (const AdminError&) {
         // Needs the real store to judge; checked again below.
       }
     }
-    auto s = open_for_write(db, verb == "add");
+    auto s = open_for_write(db, cmd == "add");
     Model m(s->load());
-    AdminChanges ch = plan_admin(m, verb, kind, rest[1], kv);
+    Echo echo;
+    AdminChanges ch = plan_command(m, cmd, kind, kv, echo);
+    if (!commit_ok(o, echo, out)) return 0;
     s->apply_admin(ch);
     return 0;
   }
-  throw UsageError("unknown command \"" + args[i] + "\" (see --help)");
+  throw UsageError("unknown command \"" + words[0] + "\" (see --help)");
 }
 
 }  // namespace

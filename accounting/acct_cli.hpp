@@ -1,8 +1,9 @@
 // acct_cli.hpp - mfprio-acct, the sacctmgr-like admin CLI, as a library call.
 //
-// Entry point: run_cli(args, out, err) -> exit status (0 ok, 1 refused or
-// failed, 2 usage error).  acct_main.cpp only forwards argv.  Every error is
-// one line on `err` starting "mfprio-acct: ".  Syntax: accounting/README.md.
+// Entry point: run_cli(args, out, err) -> exit status (0 ok, 1 refused,
+// failed or not confirmed, 2 usage error).  acct_main.cpp only forwards argv.
+// Every error is one line on `err` starting "mfprio-acct: ".  Syntax:
+// accounting/README.md.
 #pragma once
 
 #include <ostream>
@@ -22,12 +23,24 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Format { Table, Parsable, Json };
+// Table: aligned columns; Parsable: sacctmgr -p (`|` after every field,
+// the last too); Parsable2: sacctmgr -P (`|` between fields); Json: --json.
+enum class Format { Table, Parsable, Parsable2, Json };
 
-// `show WHAT` (acct_show.cpp).
-void show(const StoreData& d, const std::string& what, Format fmt, std::ostream& out);
+// `show WHAT ...` options (acct_show.cpp).
+struct ShowOptions {
+  Format fmt = Format::Table;
+  bool header = true;                  // -n clears it
+  std::vector<std::string> format;     // format=a,b%20 items, as typed ("" = the view's default)
+  std::vector<std::string> users, accounts, partitions, names;  // where filters (empty = all)
+  bool tree = false;                   // show assoc tree: indent Account by depth
+};
+
+// `show WHAT` (acct_show.cpp).  what: tree, accounts, users, qos,
+// partitions, queues, associations.
+void show(const StoreData& d, const std::string& what, const ShowOptions& o, std::ostream& out);
 // `show decay` (acct_show.cpp).
-void show_decay(const DecayInfo& d, Format fmt, std::ostream& out);
+void show_decay(const DecayInfo& d, const ShowOptions& o, std::ostream& out);
 
 }  // namespace cli
 }  // namespace mfprio::acct

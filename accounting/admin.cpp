@@ -168,6 +168,8 @@ std::string quoted(const std::string& name) {
 std::string name_problem(const std::string& name) {
   if (name.empty()) return "empty name";
   if (name.size() > 128) return "name " + quoted(name) + " is longer than 128 bytes";
+  // A leading '-' would read as a command-line option (mfprio-acct, sacctmgr).
+  if (name[0] == '-') return "name " + quoted(name) + " starts with '-'";
   for (size_t i = 0; i < name.size();) {
     uint32_t cp = 0;
     const size_t len = utf8_sequence(name, i, &cp);

@@ -68,6 +68,7 @@ std::vector<TreeRow> tree_rows(const StoreData& d);
 // of valid UTF-8 (no overlong forms, surrogates or code points past
 // U+10FFFF), no control character (C0, DEL, C1, U+2028/9), and, since names
 // are printed in `|`-separated and key=value output, no whitespace or |=,".
+// No leading '-' (it would read as a command-line option).
 // The message quotes the name with non-ASCII bytes as \xNN.
 std::string name_problem(const std::string& name);
 

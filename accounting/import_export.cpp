@@ -24,6 +24,8 @@
 #include <memory>
 #include <sstream>
 
+#include "stable_order.hpp"
+
 namespace mfprio::acct {
 namespace {
 
@@ -441,8 +443,8 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
   }
   for (const auto& key : tickets_touched) ch.ticket_objects.push_back(tickets[key]);
   // Write the default partition last so that it is the one left flagged.
-  std::stable_partition(ch.partitions.begin(), ch.partitions.end(),
-                        [](const PartitionRec& p) { return !p.is_default; });
+  mfprio::stable_split(ch.partitions.begin(), ch.partitions.end(),
+                       [](const PartitionRec& p) { return !p.is_default; });
   if (stats) *stats = st;
   return ch;
 }

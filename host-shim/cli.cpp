@@ -7,22 +7,11 @@
 #include <cstdlib>
 #include <ctime>
 
-#include <timestr.hpp>
+#include "strings.hpp"
+#include "timestr.hpp"
 
 namespace mfprio::host {
 namespace {
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t c = s.find(',', pos);
-    if (c == std::string::npos) c = s.size();
-    if (c > pos) out.push_back(s.substr(pos, c - pos));
-    pos = c + 1;
-  }
-  return out;
-}
 
 class ArgReader {
  public:
@@ -30,6 +19,7 @@ class ArgReader {
   bool done() const { return i_ >= args_.size(); }
   const std::string& peek() const { return args_[i_]; }
   std::string next() { return args_[i_++]; }
+  bool has_next_value() const { return i_ < args_.size(); }
 
   // When the current argument is `name` or `name=...`, consumes it and its value.
   bool value_of(const char* name, std::string* out) {
@@ -92,7 +82,7 @@ bool replay_option(ArgReader& r, Options* o) {
       throw UsageError("--speed: '" + v + "' is not a positive number (simulated seconds per wall second)");
     o->speed = x;
   } else if (r.value_of("--report", &v)) {
-    for (const std::string& item : split_commas(v)) {
+    for (const std::string& item : split_nonempty(v, ',')) {
       if (item == "passes") o->report_passes = true;
       else if (item == "pending") o->pending_top = 10;
       else if (item.rfind("pending=", 0) == 0) {
@@ -104,6 +94,188 @@ bool replay_option(ArgReader& r, Options* o) {
   } else if (r.peek() == "--no-decay") { r.next(); o->no_decay = true; }
   else if (r.peek() == "--no-sshare") { r.next(); o->no_sshare = true; }
   else return false;
+  return true;
+}
+
+// One job id of -j LIST (Slurm takes plain job ids; an array task "N_M" or a
+// het component "N+M" names job N here).
+uint64_t job_id_arg(const std::string& item) {
+  std::string digits = item.substr(0, item.find_first_of("_+"));
+  return count_arg("-j/--jobs", digits, UINT64_MAX / 4);
+}
+
+bool is_job_list(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != ',' && c != '_' && c != '+') return false;
+  return true;
+}
+
+// sprio's and sshare's options, as Slurm's sprio and sshare take them
+// (getopt style: "-u alice", "-ualice", "--user=alice", "--user alice",
+// grouped flags "-lnh").  True when the current argument was one.
+bool view_option(ArgReader& r, Options* o, bool sprio) {
+  const std::string a = r.peek();
+  if (a.size() < 2 || a[0] != '-') return false;
+  auto list_into = [](std::vector<std::string>* out, const std::string& v) {
+    for (auto& x : split_nonempty(v, ',')) out->push_back(x);
+  };
+  auto need = [&](const std::string& name) -> std::string {
+    if (!r.has_next_value()) throw UsageError(name + " needs a value");
+    return r.next();
+  };
+  auto jobs = [&](const std::string& v) {
+    if (!is_job_list(v)) throw UsageError("-j/--jobs: '" + v + "' is not a comma-separated list of job ids");
+    for (auto& x : split_nonempty(v, ',')) o->job_ids.push_back(job_id_arg(x));
+  };
+  // -j/--jobs: the list is optional (Slurm: alone it filters nothing); a
+  // following word that is not an option must be the list.
+  auto optional_jobs = [&](const std::string& name) {
+    if (!r.has_next_value() || (r.peek().size() > 1 && r.peek()[0] == '-')) return;
+    if (!is_job_list(r.peek()))
+      throw UsageError(name + ": '" + r.peek() + "' is not a list of job ids (the job feed is --job-file FILE)");
+    jobs(r.next());
+  };
+  if (a[1] == '-') {  // long options
+    std::string name = a, value;
+    bool has_value = false;
+    if (size_t eq = a.find('='); eq != std::string::npos) {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      has_value = true;
+    }
+    auto flag = [&](bool* f) {
+      if (has_value) throw UsageError(name + " takes no value");
+      r.next();
+      *f = true;
+      return true;
+    };
+    auto val = [&]() {
+      r.next();
+      return has_value ? value : need(name);
+    };
+    if (name == "--json") return flag(&o->json);
+    if (name == "--long") return flag(&o->long_format);
+    if (name == "--noheader") return flag(&o->noheader);
+    if (name == "--verbose") return flag(&o->verbose);
+    if (name == "--format") {
+      const std::string v = val();
+      o->format = (!sprio && o->has_format) ? o->format + "," + v : v;  // sshare: every -o adds fields
+      o->has_format = true;
+      return true;
+    }
+    if (name == "--clusters" || name == "--cluster") {
+      o->clusters = val();
+      return true;
+    }
+    if (sprio) {
+      if (name == "--norm") return flag(&o->normalized);
+      if (name == "--weights") return flag(&o->weights);
+      if (name == "--percent") return flag(&o->percent);
+      if (name == "--all-states") return flag(&o->all_states);
+      if (name == "--parsable") return flag(&o->parsable);
+      if (name == "--helpformat") return flag(&o->helpformat);
+      if (name == "--job-file") {
+        o->jobs_file = val();
+        return true;
+      }
+      if (name == "--jobs") {
+        r.next();
+        if (has_value) jobs(value);
+        else optional_jobs("--jobs");
+        return true;
+      }
+      if (name == "--user" || name == "--users") {
+        list_into(&o->users, val());
+        return true;
+      }
+      if (name == "--account" || name == "--accounts") {
+        list_into(&o->accounts_filter, val());
+        return true;
+      }
+      if (name == "--partition") {
+        list_into(&o->partitions, val());
+        return true;
+      }
+      if (name == "--sort") {
+        o->sort = val();
+        return true;
+      }
+    } else {
+      if (name == "--all") return flag(&o->all_users);
+      if (name == "--Users") return flag(&o->users_only);
+      if (name == "--partition") return flag(&o->share_partitions);
+      if (name == "--helpformat") return flag(&o->helpformat);
+      if (name == "--parsable") {
+        flag(&o->parsable);
+        o->parsable_no_ending = false;
+        return true;
+      }
+      if (name == "--parsable2") {
+        flag(&o->parsable);
+        o->parsable_no_ending = true;
+        return true;
+      }
+      if (name == "--users") {
+        const std::string v = val();
+        if (v == "-1") o->all_users = true;  // Slurm: -u -1 is every user
+        else list_into(&o->users, v);
+        return true;
+      }
+      if (name == "--accounts") {
+        list_into(&o->accounts_filter, val());
+        return true;
+      }
+    }
+    return false;
+  }
+  // Short options, getopt style.
+  const std::string flags = sprio ? "hlnwPv" : "ahelmnpPUv";
+  const std::string valued = sprio ? "uApoSM" : "AuoM";
+  r.next();
+  for (size_t i = 1; i < a.size(); ++i) {
+    const char c = a[i];
+    if (sprio && c == 'j') {  // optional argument, attached or the next word
+      const std::string rest = a.substr(i + 1);
+      if (!rest.empty()) jobs(rest);
+      else optional_jobs("-j");
+      return true;
+    }
+    if (valued.find(c) != std::string::npos) {
+      const std::string rest = a.substr(i + 1);
+      const std::string v = !rest.empty() ? rest : need(std::string("-") + c);
+      switch (c) {
+        case 'u':
+          if (!sprio && v == "-1") o->all_users = true;
+          else list_into(&o->users, v);
+          break;
+        case 'A': list_into(&o->accounts_filter, v); break;
+        case 'p': list_into(&o->partitions, v); break;
+        case 'o':
+          o->format = (!sprio && o->has_format) ? o->format + "," + v : v;  // sshare: every -o adds fields
+          o->has_format = true;
+          break;
+        case 'S': o->sort = v; break;
+        case 'M': o->clusters = v; break;
+      }
+      return true;
+    }
+    if (flags.find(c) == std::string::npos)
+      throw UsageError("unknown option '-" + std::string(1, c) + "' for " + (sprio ? "sprio" : "sshare"));
+    switch (c) {
+      case 'h': o->noheader = true; break;
+      case 'n': if (sprio) o->normalized = true; else o->noheader = true; break;
+      case 'l': o->long_format = true; break;
+      case 'w': o->weights = true; break;
+      case 'v': o->verbose = true; break;
+      case 'a': o->all_users = true; break;
+      case 'e': o->helpformat = true; break;
+      case 'm': o->share_partitions = true; break;
+      case 'U': o->users_only = true; break;
+      case 'p': o->parsable = true; o->parsable_no_ending = false; break;
+      case 'P': o->parsable = true; o->parsable_no_ending = !sprio; break;
+    }
+  }
   return true;
 }
 
@@ -133,8 +305,9 @@ bool simulate_option(ArgReader& r, Options* o) {
 const char* usage_text() {
   return "usage: mfprio-host --conf FILE [--plugin-dir DIR] [--now T] [-v|--verbose] COMMAND [options]\n"
          "commands:\n"
-         "  sprio --jobs FILE [-l] [-n] [-w] [--percent] [-u USER[,USER...]] [-P | --json] [-h|--noheader] [--all-states] [--now T]\n"
-         "  sshare [-l] [-a] [-u USER[,USER...]] [-P | --json] [-h|--noheader]\n"
+         "  sprio --job-file FILE [-j IDS] [-u USERS] [-A ACCOUNTS] [-p PARTITIONS] [-o FORMAT | -l] [-S SORT]\n"
+         "        [-n] [-w] [-h] [--percent] [-P | --json] [--all-states] [--helpformat] [--now T]\n"
+         "  sshare [-a] [-A ACCOUNTS] [-u USERS] [-U] [-m] [-l] [-n] [-o FIELDS] [-p | -P | --json] [-e]\n"
          "  decay --now T [--running FILE]\n"
          "  job-end --job-file FILE --end T\n"
          "  info\n"
@@ -143,8 +316,73 @@ const char* usage_text() {
          "  replay --swf FILE --emit-accounts OUT.json   (no --conf needed: accounts for mfprio-acct import)\n"
          "  simulate --swf FILE --conf A.conf [--conf B.conf ...] [--procs N] [--accounts IMPORT.json]\n"
          "           [--json | --csv] [--plot OUT.svg] [--backfill easy|none] [--trace-decisions FILE]\n"
-         "  explain --jobs FILE JOB_A [JOB_B] [--json] [--now T]\n"
+         "  explain --job-file FILE JOB_A [JOB_B] [--json] [--now T]\n"
+         "  COMMAND --help: that command's options;  --version: the version\n"
          "T: seconds since the epoch, or YYYY-MM-DDTHH:MM:SS (UTC)\n";
+}
+
+const char* command_usage(Command c) {
+  switch (c) {
+    case Command::Sprio:
+      return "usage: mfprio-host --conf FILE sprio --job-file FILE [options]\n"
+             "The priority factors of the pending jobs in FILE, as Slurm's sprio prints them (priority/multifactor);\n"
+             "held jobs and jobs not yet eligible are left out, as sprio leaves them out.\n"
+             "  --job-file FILE        the job feed (JSON Lines, host-shim/README.md)\n"
+             "  -j, --jobs=LIST        only these job ids\n"
+             "  -u, --user(s)=LIST     only these users' jobs\n"
+             "  -A, --account=LIST     only these accounts' jobs (mfprio; not in Slurm 22.05's sprio)\n"
+             "  -p, --partition=LIST   only these partitions\n"
+             "  -o, --format=FORMAT    Slurm's format: %[.][size]letter (see --helpformat); excludes -l\n"
+             "  -S, --sort=LIST        sort by letters, each with an optional + or - (default: job id)\n"
+             "  -l, --long             every factor column\n"
+             "  -n, --norm             normalized factors\n"
+             "  -w, --weights          the weights only\n"
+             "  -h, --noheader         no header line\n"
+             "  -M, --clusters=NAME    accepted and ignored (one cluster)\n"
+             "  -P, --parsable         '|' after every field (mfprio)\n"
+             "  --json                 the plugin's factor objects (mfprio)\n"
+             "  --percent              a Percent row (mfprio; Maui's diagnose -p)\n"
+             "  --all-states           every record of FILE, not only eligible pending ones (mfprio)\n"
+             "  --helpformat           the format letters\n"
+             "  --now T                the time to price at\n";
+    case Command::Sshare:
+      return "usage: mfprio-host --conf FILE sshare [options]\n"
+             "The share tree, as Slurm's sshare prints it (priority/multifactor).\n"
+             "  -a, --all              every user (default: the calling user, or -u)\n"
+             "  -A, --accounts=LIST    only these accounts (and their users)\n"
+             "  -u, --users=LIST       these users (-u -1: every user)\n"
+             "  -U, --Users            user rows only\n"
+             "  -m, --partition        the Partition column\n"
+             "  -l, --long             NormUsage, LevelFS, GrpTRESMins, TRESRunMins too\n"
+             "  -n, -h, --noheader     no header lines\n"
+             "  -o, --format=LIST      comma-separated field names, each with an optional %WIDTH (see -e)\n"
+             "  -p, --parsable         '|' after every field\n"
+             "  -P, --parsable2        '|' between fields, none after the last\n"
+             "  -e, --helpformat       the field names\n"
+             "  -M, --clusters=NAME    accepted and ignored (one cluster)\n"
+             "  --json                 the share table as JSON\n";
+    case Command::Decay:
+      return "usage: mfprio-host --conf FILE decay --now T [--running FILE]\n"
+             "One decay pass at T; FILE: the running jobs (JSON Lines), charged up to T.\n";
+    case Command::JobEnd:
+      return "usage: mfprio-host --conf FILE job-end --job-file FILE --end T\n"
+             "Charges the jobs of FILE as ended at T.\n";
+    case Command::Info:
+      return "usage: mfprio-host --conf FILE info\nThe plugin's identity and settings as JSON.\n";
+    case Command::Replay:
+      return "usage: mfprio-host --conf FILE replay --swf FILE [--calc-period TIME] [--limit N] [--start T]\n"
+             "       [--speed X] [--no-decay] [--report passes|pending[=N][,...]] [--no-sshare]\n"
+             "       mfprio-host replay --swf FILE --emit-accounts OUT.json\n";
+    case Command::Simulate:
+      return "usage: mfprio-host simulate --swf FILE --conf A.conf [--conf B.conf ...] [--procs N]\n"
+             "       [--accounts IMPORT.json] [--json | --csv] [--plot OUT.svg] [--backfill easy|none]\n"
+             "       [--trace-decisions FILE]\n";
+    case Command::Explain:
+      return "usage: mfprio-host --conf FILE explain --job-file FILE JOB_A [JOB_B] [--json] [--now T]\n"
+             "Why JOB_A has its priority (and why it sits where it does against JOB_B).\n";
+    case Command::None: break;
+  }
+  return usage_text();
 }
 
 bool parse_time_point(const std::string& s, int64_t* out) {
@@ -184,6 +422,7 @@ Options parse_cli(const std::vector<std::string>& args) {
     else if (r.value_of("--now", &v)) o.now = time_arg("--now", v);
     else if (r.peek() == "-v" || r.peek() == "--verbose") { r.next(); o.verbose = true; }
     else if (r.peek() == "--help") { r.next(); o.help = true; return o; }
+    else if (r.peek() == "--version" || r.peek() == "-V") { r.next(); o.version = true; return o; }
     else {
       const std::string a = r.next();
       if (a == "sprio") o.command = Command::Sprio;
@@ -201,9 +440,29 @@ Options parse_cli(const std::vector<std::string>& args) {
   if (o.command == Command::None) throw UsageError("no command given");
 
   const bool sprio = o.command == Command::Sprio, sshare = o.command == Command::Sshare;
+  // `COMMAND --help` (or --usage) anywhere after the command: that command's help, nothing else is read.
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i] == "--help" || ((sprio || sshare) && args[i] == "--usage")) {
+      bool after_command = false;
+      for (size_t k = 0; k < i; ++k) {
+        const std::string& w = args[k];
+        if (w == "sprio" || w == "sshare" || w == "decay" || w == "job-end" || w == "info" || w == "replay" ||
+            w == "simulate" || w == "explain")
+          after_command = true;
+      }
+      if (after_command) {
+        o.command_help = true;
+        return o;
+      }
+    }
   while (!r.done()) {
     if (r.value_of("--now", &v)) { o.now = time_arg("--now", v); continue; }
-    if ((sprio && r.value_of("--jobs", &v)) || (o.command == Command::Decay && r.value_of("--running", &v)) ||
+    if (r.peek() == "--version" || r.peek() == "-V") {
+      r.next();
+      o.version = true;
+      return o;
+    }
+    if ((o.command == Command::Decay && r.value_of("--running", &v)) ||
         (o.command == Command::JobEnd && r.value_of("--job-file", &v))) {
       o.jobs_file = v;
       continue;
@@ -212,7 +471,7 @@ Options parse_cli(const std::vector<std::string>& args) {
     if (o.command == Command::Replay && replay_option(r, &o)) continue;
     if (o.command == Command::Simulate && simulate_option(r, &o)) continue;
     if (o.command == Command::Explain) {
-      if (r.value_of("--jobs", &v)) { o.jobs_file = v; continue; }
+      if (r.value_of("--job-file", &v)) { o.jobs_file = v; continue; }
       if (r.peek() == "--json") { r.next(); o.json = true; continue; }
       const std::string& a = r.peek();
       if (!a.empty() && a[0] != '-') {
@@ -221,39 +480,11 @@ Options parse_cli(const std::vector<std::string>& args) {
         continue;
       }
     }
-    if ((sprio || sshare) && (r.value_of("-u", &v) || r.value_of("--user", &v))) {
-      for (auto& u : split_commas(v)) o.users.push_back(u);
-      continue;
-    }
+    if ((sprio || sshare) && view_option(r, &o, sprio)) continue;
     const std::string a = r.next();
     if (a == "-v" || a == "--verbose") { o.verbose = true; continue; }
-    if (sprio || sshare) {
-      if (a == "--json") { o.json = true; continue; }
-      if (a == "--long") { o.long_format = true; continue; }
-      if (a == "--parsable") { o.parsable = true; continue; }
-      if (a == "--noheader") { o.noheader = true; continue; }
-      if (sprio && a == "--norm") { o.normalized = true; continue; }
-      if (sprio && a == "--weights") { o.weights = true; continue; }
-      if (sprio && a == "--percent") { o.percent = true; continue; }
-      if (sprio && a == "--all-states") { o.all_states = true; continue; }
-      if (sshare && a == "--all") { o.all_users = true; continue; }
-      if (a.size() >= 2 && a[0] == '-' && a[1] != '-') {
-        const std::string letters = sprio ? "lnwPh" : "laPh";
-        for (size_t i = 1; i < a.size(); ++i) {
-          const char c = a[i];
-          if (letters.find(c) == std::string::npos)
-            throw UsageError("unknown option '-" + std::string(1, c) + "' for " + (sprio ? "sprio" : "sshare"));
-          if (c == 'l') o.long_format = true;
-          if (c == 'n') o.normalized = true;
-          if (c == 'w') o.weights = true;
-          if (c == 'P') o.parsable = true;
-          if (c == 'h') o.noheader = true;
-          if (c == 'a') o.all_users = true;
-        }
-        continue;
-      }
-    }
-    throw UsageError((a.empty() || a[0] != '-' ? "unexpected argument '" : "unknown option '") + a + "'");
+    throw UsageError((a.empty() || a[0] != '-' ? "unexpected argument '" : "unknown option '") + a + "'" +
+                     (sprio || sshare ? std::string(" for ") + (sprio ? "sprio" : "sshare") : std::string()));
   }
 
   if (o.command == Command::Replay && o.swf.empty()) throw UsageError("replay needs --swf FILE");
@@ -265,13 +496,18 @@ Options parse_cli(const std::vector<std::string>& args) {
     o.conf = o.confs.front();
   }
   if (o.command == Command::Explain) {
-    if (o.jobs_file.empty()) throw UsageError("explain needs --jobs FILE");
+    if (o.jobs_file.empty()) throw UsageError("explain needs --job-file FILE");
     if (o.explain_ids.empty()) throw UsageError("explain needs JOB_A [JOB_B]");
   }
   const bool emit_only = o.command == Command::Replay && !o.emit_accounts.empty();
-  if (o.conf.empty() && !emit_only) throw UsageError("--conf FILE is required");
-  if (o.parsable && o.json) throw UsageError("-P and --json exclude each other");
-  if (sprio && o.jobs_file.empty() && !o.weights) throw UsageError("sprio needs --jobs FILE");
+  if (o.conf.empty() && !emit_only && !o.helpformat) throw UsageError("--conf FILE is required");
+  if (o.parsable && o.json) throw UsageError(std::string(sshare ? "-p/-P" : "-P") + " and --json exclude each other");
+  if (sprio && o.percent && o.has_format) throw UsageError("--percent and -o/--format exclude each other");
+  if (sprio && o.long_format && o.has_format)
+    throw UsageError("-o/--format and -l/--long exclude each other (as in Slurm's sprio)");
+  if ((sprio || sshare) && o.has_format && o.format.empty()) throw UsageError("-o/--format needs a format");
+  if (sprio && o.jobs_file.empty() && !o.weights && !o.helpformat)
+    throw UsageError("sprio needs --job-file FILE (the job feed; -j/--jobs filters job ids)");
   if (o.command == Command::Decay && !o.now) throw UsageError("decay needs --now T");
   if (o.command == Command::JobEnd && (o.jobs_file.empty() || !o.end))
     throw UsageError("job-end needs --job-file FILE and --end T");

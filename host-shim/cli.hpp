@@ -21,17 +21,30 @@ struct Options {
   std::string plugin_dir;          // --plugin-dir, overrides PluginDir
   std::optional<int64_t> now;      // --now (global or per command)
   bool verbose = false;
-  bool help = false;
+  bool help = false;          // --help before the command: the program's usage
+  bool command_help = false;  // COMMAND --help: that command's usage
+  bool version = false;       // --version / -V
   Command command = Command::None;
 
-  // sprio
-  std::string jobs_file;           // sprio --jobs, decay --running, job-end --job-file
+  // sprio (Slurm's sprio options, plus the job feed --job-file)
+  std::string jobs_file;           // sprio/explain --job-file, decay --running, job-end --job-file
   bool long_format = false, normalized = false, weights = false, parsable = false, json = false;
+  bool parsable_no_ending = false;  // sshare -P (Slurm's --parsable2); -p keeps the trailing '|'
   bool percent = false;  // sprio --percent
   bool noheader = false, all_states = false;
   std::vector<std::string> users;  // -u a,b
+  std::vector<uint64_t> job_ids;   // sprio -j/--jobs LIST
+  std::vector<std::string> partitions;  // sprio -p/--partition LIST
+  std::vector<std::string> accounts_filter;  // sprio -A/--account, sshare -A/--accounts LIST
+  std::string format;              // -o/--format: sprio's %-letters, sshare's field list
+  bool has_format = false;
+  std::string sort;                // sprio -S/--sort
+  bool helpformat = false;         // sprio --helpformat, sshare -e/--helpformat
+  std::string clusters;            // -M (accepted and ignored: one cluster)
   // sshare
   bool all_users = false;
+  bool users_only = false;         // sshare -U/--Users
+  bool share_partitions = false;   // sshare -m/--partition
   // job-end
   std::optional<int64_t> end;
   // replay
@@ -53,7 +66,7 @@ struct Options {
   std::string plot;                // --plot OUT.svg
   bool backfill_none = false;      // --backfill none (default easy)
   std::string trace_decisions;     // --trace-decisions FILE
-  // explain (also --jobs, --json, --now)
+  // explain (also --job-file, --json, --now)
   std::vector<uint64_t> explain_ids;  // JOB_A [JOB_B]
 };
 
@@ -64,5 +77,7 @@ Options parse_cli(const std::vector<std::string>& args);
 bool parse_time_point(const std::string& s, int64_t* out);
 
 const char* usage_text();
+// `mfprio-host COMMAND --help`.
+const char* command_usage(Command c);
 
 }  // namespace mfprio::host

@@ -13,6 +13,7 @@
 #include "jobs_json.hpp"
 #include "json_util.hpp"
 #include "replay.hpp"
+#include "stable_order.hpp"
 
 namespace mfprio::host {
 namespace {
@@ -70,7 +71,7 @@ int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
     const JobSpec &x = *records[a].spec, &y = *records[b].spec;
     return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
   };
-  std::stable_sort(pend.begin(), pend.end(), by_submit);
+  mfprio::stable_order(pend.begin(), pend.end(), by_submit);
   for (size_t i : pend) {
     if (ops.job_resolve) {
       const int rc = ops.job_resolve(&records[i].job);
@@ -259,7 +260,7 @@ int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
       const double d = contribution_of(A.f, n) - contribution_of(B.f, n);
       if (!same(d, 0)) diffs.push_back({n, d});
     }
-    std::stable_sort(diffs.begin(), diffs.end(), [](const Diff& x, const Diff& y) { return x.d > y.d; });
+    mfprio::stable_order(diffs.begin(), diffs.end(), [](const Diff& x, const Diff& y) { return x.d > y.d; });
     json_t* jd = json_array();
     json_object_set_new(vs, "differences", jd);
     text << "terms putting " << sa.id << " ahead of " << sb.id << " (A - B, largest first):";

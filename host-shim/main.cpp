@@ -42,8 +42,13 @@
 #include "simulate_cmd.hpp"
 #include "swf.hpp"
 #include "views.hpp"
+#include "stable_order.hpp"
 
 #include <timestr.hpp>
+
+#ifndef MFPRIO_VERSION
+#define MFPRIO_VERSION "unknown"
+#endif
 
 #ifndef MFPRIO_PLUGINDIR
 #define MFPRIO_PLUGINDIR "/usr/local/lib/mfprio"
@@ -117,6 +122,15 @@ void note_missing(const Plugin& plugin, const std::string& what) {
   error_line("note: " + plugin.type() + " provides no " + what);
 }
 
+// Slurm's sprio lists pending jobs only, and of those not the held ones
+// (priority 0) nor those not yet eligible (a begin time in the future, or
+// none yet: "eligible": 0 given, or a dependency).
+bool sprio_lists(const JobSpec& s, int64_t now) {
+  if (s.state != MFPRIO_JOB_PENDING || s.dependent) return false;
+  if (s.eligible_given && s.eligible == 0) return false;
+  return s.eligible <= now;
+}
+
 int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
   int failures = 0;
   JobFile jf;
@@ -124,14 +138,19 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
   std::vector<JobRecord> records = expand_records(jf.jobs);
   const mfprio_ops_t& ops = plugin.ops();
 
-  // Which records to show.  By default only pending and held jobs, like sprio.
+  // Which records to show.  By default only what Slurm's sprio lists:
+  // pending, eligible by now, not held (sprio_lists).
   // Running records are given to prioritize() as the running jobs.
   std::vector<size_t> order;
   std::vector<bool> shown_rec(records.size(), false);
   for (size_t i = 0; i < records.size(); ++i) {
     const JobSpec& s = *records[i].spec;
-    if (!o.all_states && s.state != MFPRIO_JOB_PENDING && s.state != MFPRIO_JOB_HELD) continue;
+    if (!o.all_states && !sprio_lists(s, now)) continue;
     if (!user_selected(o.users, s.user)) continue;
+    if (!o.accounts_filter.empty() && !user_selected(o.accounts_filter, s.account)) continue;
+    if (!o.job_ids.empty() && std::find(o.job_ids.begin(), o.job_ids.end(), s.id) == o.job_ids.end()) continue;
+    if (!o.partitions.empty() && *records[i].partition && !user_selected(o.partitions, records[i].partition))
+      continue;
     order.push_back(i);
     shown_rec[i] = true;
   }
@@ -142,7 +161,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     const JobSpec &x = *records[a].spec, &y = *records[b].spec;
     return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
   };
-  std::stable_sort(order.begin(), order.end(), by_submit);
+  mfprio::stable_order(order.begin(), order.end(), by_submit);
 
   // Resolve each shown record once; a record that does not resolve is reported and left out.
   std::vector<bool> ok(records.size(), false);
@@ -168,7 +187,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     std::vector<mfprio_job_t> pend, run;
     std::vector<size_t> all(records.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    std::stable_sort(all.begin(), all.end(), by_submit);
+    mfprio::stable_order(all.begin(), all.end(), by_submit);
     for (size_t i : all) {
       const uint32_t st = records[i].spec->state;
       if (shown_rec[i] && !ok[i]) continue;
@@ -302,7 +321,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     ok[i] = true;
   }
 
-  std::stable_sort(order.begin(), order.end(),
+  mfprio::stable_order(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return records[a].spec->id < records[b].spec->id; });
   std::vector<SprioRow> shown;
   JsonPtr array(json_array());
@@ -312,14 +331,22 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     else shown.push_back(std::move(rows[i]));
   }
 
+  // A partition filter on records that named none: the partition the plugin resolved.
+  if (!o.partitions.empty() && !o.json)
+    shown.erase(std::remove_if(shown.begin(), shown.end(),
+                               [&](const SprioRow& r) { return !user_selected(o.partitions, r.partition); }),
+                shown.end());
+  // Slurm's layout for priority/multifactor and for -o; --percent (Maui's
+  // diagnose -p row) keeps the generic layout, which has that row.
+  const bool slurm_layout = (plugin.type() == "priority/multifactor" && !o.percent) || o.has_format;
   if (o.json) {
     std::cout << json_dump_string(array.get(), JSON_INDENT(2)) << "\n";
   } else {
-    // plugin_info_json: the weights (-w) and, when no row names the terms, the layout.
+    // plugin_info_json: the weights (-w, Slurm's default columns) and, when no row names the terms, the layout.
     std::vector<TermColumn> columns = term_columns(shown);
     Weights w;
     const bool want_layout = columns.empty() && shown.empty() && ops.job_factors;
-    if (o.weights || want_layout) {
+    if (o.weights || want_layout || slurm_layout) {
       std::string info;
       if (ops.plugin_info_json) {
         char* raw = nullptr;
@@ -329,9 +356,14 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
         info = text ? text.get() : "";
       }
       if (want_layout) columns = term_columns_from_info(info);
-      if (o.weights) {
-        w = parse_weights(info);
-        if (!w.known) error_line("warning: plugin_info_json has no weights; the Weights row is empty");
+      w = parse_weights(info);
+      if (o.weights && !w.known) error_line("warning: plugin_info_json has no weights; the Weights row is empty");
+    }
+    if (!o.sort.empty()) {
+      try {
+        sort_sprio_rows(&shown, o.sort, w);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
       }
     }
     SprioOptions so;
@@ -341,7 +373,21 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
     so.percent = o.percent;
     so.parsable = o.parsable;
     so.header = !o.noheader;
-    std::cout << format_sprio(shown, columns, so, w);
+    if (slurm_layout) {
+      SprioFormat fmt;
+      try {
+        fmt = parse_sprio_format(o.has_format ? o.format
+                                              : default_sprio_format(o.long_format, o.normalized, !o.users.empty(), w));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("sprio -o: ") + e.what());
+      }
+      if (!o.job_ids.empty() && shown.empty() && !o.weights)
+        std::cout << "Unable to find jobs matching user/id(s) specified\n";  // Slurm's words
+      else
+        std::cout << format_sprio_slurm(shown, fmt, so, w);
+    } else {
+      std::cout << format_sprio(shown, columns, so, w);
+    }
     // A clamped priority is not the sum of its columns: say so, once.
     size_t high = 0, low = 0;
     uint32_t high_at = 0, low_at = 0;
@@ -416,9 +462,10 @@ JsonPtr share_table_to_json(const ShareTable& t) {
   return doc;
 }
 
-// Drops the user rows `keep` rejects from a share_table_json document
-// ({"columns", "rows"}, or a bare array of rows) and renumbers "parent".
-void filter_share_json(json_t* doc, const std::function<bool(const std::string&)>& keep) {
+// Drops the rows `keep` rejects from a share_table_json document ({"columns",
+// "rows"}, or a bare array of rows) and renumbers "parent".  keep(user,
+// account): user "" for an account row.
+void filter_share_json(json_t* doc, const std::function<bool(const std::string&, const std::string&)>& keep) {
   json_t* rows = json_is_array(doc) ? doc : json_is_object(doc) ? json_object_get(doc, "rows") : nullptr;
   if (!rows || !json_is_array(rows)) return;
   std::vector<json_int_t> new_index(json_array_size(rows), -1);
@@ -427,7 +474,9 @@ void filter_share_json(json_t* doc, const std::function<bool(const std::string&)
   json_t* e;
   json_array_foreach(rows, i, e) {
     const json_t* u = json_is_object(e) ? json_object_get(e, "user") : nullptr;
-    if (u && json_is_string(u) && json_string_length(u) > 0 && !keep(json_string_value(u))) continue;
+    const json_t* a = json_is_object(e) ? json_object_get(e, "account") : nullptr;
+    const std::string user = u && json_is_string(u) ? json_string_value(u) : "";
+    if (!keep(user, a && json_is_string(a) ? json_string_value(a) : "")) continue;
     new_index[i] = static_cast<json_int_t>(json_array_size(kept.get()));
     json_array_append(kept.get(), e);
   }
@@ -464,19 +513,50 @@ int cmd_sshare(const Options& o, Plugin& plugin) {
     } else {
       doc = share_table_to_json(fetch_share_table(plugin));
     }
-    filter_share_json(doc.get(), keep_user);
+    // The same rows as the text view: users (-a/-u), -U, -A.
+    filter_share_json(doc.get(), [&](const std::string& user, const std::string& account) {
+      if (!user.empty() && !keep_user(user)) return false;
+      if (user.empty() && o.users_only) return false;
+      return o.accounts_filter.empty() || user_selected(o.accounts_filter, account);
+    });
     std::cout << json_dump_string(doc.get(), JSON_INDENT(2)) << "\n";
     return 0;
   }
 
   ShareTable table = fetch_share_table(plugin);
+  auto account_kept = [&](const ShareRow& r) {
+    return o.accounts_filter.empty() || user_selected(o.accounts_filter, r.account);
+  };
   std::vector<ShareRow> kept;
   for (ShareRow& r : table.rows)
-    if (!r.is_user || keep_user(r.user)) kept.push_back(std::move(r));
+    if ((!r.is_user || keep_user(r.user)) && (r.is_user || !o.users_only) && account_kept(r))
+      kept.push_back(std::move(r));
   table.rows = std::move(kept);
+  if (plugin.type() == "priority/multifactor" || o.has_format || o.share_partitions) {
+    // Slurm's sshare: its default fields (LevelFS only under Fair Tree) or -o's.
+    bool fair_tree = true;
+    if (ops.plugin_info_json) {
+      char* raw = nullptr;
+      const int rc = ops.plugin_info_json(&raw);
+      Plugin::PluginString text = plugin.adopt(raw);
+      plugin.check(rc, "plugin_info_json");
+      JsonPtr info(text ? json_loads(text.get(), 0, nullptr) : nullptr);
+      const json_t* algo = info ? json_object_get(info.get(), "fairshare_algorithm") : nullptr;
+      if (json_is_string(algo)) fair_tree = std::string(json_string_value(algo)) == "fair_tree";
+    }
+    const std::vector<ShareField> fields = parse_sshare_format(
+        o.has_format ? o.format : default_sshare_format(o.long_format, o.share_partitions, fair_tree));
+    SshareSlurmOptions so;
+    so.parsable = o.parsable;
+    so.no_ending = o.parsable_no_ending;
+    so.header = !o.noheader;
+    std::cout << format_sshare_slurm(table, fields, so);
+    return 0;
+  }
   SshareOptions so;
   so.long_format = o.long_format;
   so.parsable = o.parsable;
+  so.no_ending = o.parsable_no_ending;
   so.header = !o.noheader;
   std::cout << format_sshare(table, so);
   return 0;
@@ -714,6 +794,33 @@ int main(int argc, char** argv) {
     std::fputs(usage_text(), stdout);
     return 0;
   }
+  if (o.command_help) {
+    std::fputs(command_usage(o.command), stdout);
+    return 0;
+  }
+  if (o.version) {
+    std::printf("%s %s\n", kProg, MFPRIO_VERSION);
+    return 0;
+  }
+  if (o.helpformat) {
+    std::fputs(o.command == Command::Sprio ? sprio_helpformat().c_str() : sshare_helpformat().c_str(), stdout);
+    return 0;
+  }
+  // Formats and sort keys are checked before anything is loaded.
+  try {
+    if (o.command == Command::Sprio && o.has_format) (void)parse_sprio_format(o.format);
+    if (o.command == Command::Sprio && !o.sort.empty()) {
+      std::vector<SprioRow> none;
+      sort_sprio_rows(&none, o.sort, Weights{});
+    }
+    if (o.command == Command::Sshare && o.has_format) (void)parse_sshare_format(o.format);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "%s: %s: %s\n", kProg, o.command == Command::Sprio ? "sprio" : "sshare", e.what());
+    return 2;
+  }
+  if (!o.clusters.empty())
+    std::fprintf(stderr, "%s: note: -M/--clusters '%s' ignored (mfprio-host serves the one cluster of its conf)\n",
+                 kProg, o.clusters.c_str());
   try {
     return run(o);
   } catch (const std::exception& e) {  // ConfError, SettingsError, LoadError, PluginError, JobParseError, bad_alloc

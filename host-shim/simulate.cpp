@@ -21,6 +21,7 @@
 #include "settings.hpp"
 #include "store.hpp"
 #include "views.hpp"
+#include "stable_order.hpp"
 
 #ifndef MFPRIO_PLUGINDIR
 #define MFPRIO_PLUGINDIR "/usr/local/lib/mfprio"
@@ -197,7 +198,7 @@ SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& ac
     w.cpu_seconds += static_cast<double>(s.cpus) * static_cast<double>(s.run);
     w.jobs.push_back(s);
   }
-  std::stable_sort(w.jobs.begin(), w.jobs.end(), [&](const SimJob& a, const SimJob& b) {
+  mfprio::stable_order(w.jobs.begin(), w.jobs.end(), [&](const SimJob& a, const SimJob& b) {
     if (a.submit != b.submit) return a.submit < b.submit;
     return w.plan.jobs[a.plan].job.job_id < w.plan.jobs[b.plan].job.job_id;
   });

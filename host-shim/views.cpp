@@ -1,7 +1,9 @@
 // views.cpp - see views.hpp.
 #include "views.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <cctype>
@@ -9,6 +11,8 @@
 #include <strings.h>
 
 #include "json_util.hpp"
+#include "stable_order.hpp"
+#include "strings.hpp"
 
 namespace mfprio::host {
 namespace {
@@ -22,7 +26,8 @@ struct Column {
 // Lays out rows of cells: padded and space-separated, or parsable.
 class Table {
  public:
-  Table(std::vector<Column> cols, bool parsable) : cols_(std::move(cols)), parsable_(parsable) {}
+  Table(std::vector<Column> cols, bool parsable, bool no_ending = false)
+      : cols_(std::move(cols)), parsable_(parsable), no_ending_(no_ending) {}
 
   void header() {
     std::vector<std::string> h;
@@ -48,7 +53,7 @@ class Table {
       const std::string& v = i < cells.size() ? cells[i] : std::string();
       if (parsable_) {
         s += v;
-        s += '|';
+        if (!(no_ending_ && i + 1 == cols_.size())) s += '|';
         continue;
       }
       if (i) s += ' ';
@@ -65,6 +70,7 @@ class Table {
 
   std::vector<Column> cols_;
   bool parsable_;
+  bool no_ending_;
   std::string out_;
 };
 
@@ -379,7 +385,7 @@ std::string format_sshare(const ShareTable& table, const SshareOptions& opt) {
     shown.push_back(i);
     cols.push_back({c.label.c_str(), static_cast<int>(c.width), !(c.flags & MFPRIO_COLF_LEFT)});
   }
-  Table t(cols, opt.parsable);
+  Table t(cols, opt.parsable, opt.no_ending);
   if (opt.header) {
     t.header();
     t.dashes();
@@ -398,6 +404,401 @@ std::string format_sshare(const ShareTable& table, const SshareOptions& opt) {
     t.row(cells);
   }
   return t.str();
+}
+
+}  // namespace mfprio::host
+
+// ---- Slurm 22.05 layouts ----------------------------------------------------
+namespace mfprio::host {
+namespace {
+
+struct Letter {
+  char c;
+  const char* header;
+  const char* term;  // the multifactor term, or nullptr
+  bool normalized;
+};
+
+// Slurm 22.05's sprio letters (opts.c), plus o and n from later Slurm.
+const Letter kLetters[] = {
+    {'a', "AGE", "age", true},           {'A', "AGE", "age", false},
+    {'b', "ASSOC", "assoc", true},       {'B', "ASSOC", "assoc", false},
+    {'c', "CLUSTER", nullptr, false},    {'f', "FAIRSHARE", "fairshare", true},
+    {'F', "FAIRSHARE", "fairshare", false}, {'i', "JOBID", nullptr, false},
+    {'j', "JOBSIZE", "jobsize", true},   {'J', "JOBSIZE", "jobsize", false},
+    {'n', "QOSNAME", "qosname", false},  {'N', "NICE", "nice", false},
+    {'o', "ACCOUNT", nullptr, false},    {'p', "PARTITION", "partition", true},
+    {'P', "PARTITION", "partition", false}, {'r', "PARTITION", nullptr, false},
+    {'S', "SITE", "site", false},        {'q', "QOS", "qos", true},
+    {'Q', "QOS", "qos", false},          {'u', "USER", nullptr, false},
+    {'y', "PRIORITY", nullptr, true},    {'Y', "PRIORITY", nullptr, false},
+    {'t', "TRES", "tres", true},         {'T', "TRES", "tres", false},
+};
+
+const Letter* letter_of(char c) {
+  for (const Letter& l : kLetters)
+    if (l.c == c) return &l;
+  return nullptr;
+}
+
+// printf("%.0f") / ("%.Nf"): the C library's rounding (exact halves to even).
+std::string cfmt(const char* fmt, double v) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+double weight_number(const Weights& w, const std::string& name) {
+  const std::string c = w.cell(name);
+  char* end = nullptr;
+  const double d = std::strtod(c.c_str(), &end);
+  return end && end != c.c_str() ? d : 0.0;
+}
+
+// The PriorityWeightTRES cell: the "tres" cell, else the tres.* weights.
+std::string tres_weights(const Weights& w) {
+  std::string s = w.cell("tres");
+  if (!s.empty()) return s;
+  for (const auto& [k, v] : w.cells) {
+    if (k.compare(0, 5, "tres.") != 0) continue;
+    if (!s.empty()) s += ',';
+    s += k.substr(5) + "=" + v;
+  }
+  return s;
+}
+
+// sprio's _print_str: cut to the width, right- or left-justified.
+std::string sprio_cell(const std::string& v, int width, bool right) {
+  if (width <= 0) return v;
+  std::string s = v.substr(0, static_cast<size_t>(width));
+  const std::string pad(static_cast<size_t>(width) - s.size(), ' ');
+  return right ? pad + s : s + pad;
+}
+
+// One value of a job row (or the Weights row when row is null).
+std::string sprio_value(const SprioRow* row, const Letter& l, const Weights& w) {
+  const std::string term = l.term ? l.term : "";
+  if (!row) {  // the Weights row
+    switch (l.c) {
+      case 'i': return "Weights";
+      case 'S': return "1";
+      case 'T': return tres_weights(w);
+      case 'a': case 'A': case 'b': case 'B': case 'f': case 'F':
+      case 'j': case 'J': case 'p': case 'P': case 'q': case 'Q':
+        return cfmt("%.0f", weight_number(w, term));
+      default: return "";
+    }
+  }
+  const mfprio_factors_t& f = row->f;
+  switch (l.c) {
+    case 'i': return std::to_string(row->job_id);
+    case 'r': return row->partition;
+    case 'u': return row->user;
+    case 'o': return row->account;
+    case 'c': return "";
+    case 'Y': return std::to_string(f.priority);
+    case 'y': return cfmt("%16.14f", f.priority / 4294967295.0);
+    default: break;
+  }
+  const int at = find_term(f, term);
+  if (at < 0) return l.normalized ? cfmt("%.7f", 0.0) : (l.c == 'n' ? "" : "0");
+  const mfprio_term_t& t = f.terms[at];
+  if (l.c == 'n') return str_of(t.text);
+  if (l.c == 'S' || l.c == 'N') return cfmt("%.0f", t.factor);
+  if (l.c == 't' || l.c == 'T') {
+    std::string s;
+    const uint32_t n = term_count(f);
+    for (uint32_t i = 0; i < n; ++i) {
+      const mfprio_term_t& c = f.terms[i];
+      if (c.parent != at || c.contribution == 0) continue;  // sprio lists the non-zero ones
+      if (!s.empty()) s += ',';
+      s += str_of(c.name) + "=" + cfmt(l.c == 't' ? "%.2f" : "%.0f", l.c == 't' ? c.factor : c.contribution);
+    }
+    return s;
+  }
+  if (l.normalized) return cfmt("%.7f", weight_number(w, term) != 0 ? t.factor : 0.0);
+  return cfmt("%.0f", t.contribution);
+}
+
+}  // namespace
+
+SprioFormat parse_sprio_format(const std::string& format) {
+  SprioFormat out;
+  size_t pos = format.find('%');
+  out.prefix = format.substr(0, pos);
+  while (pos != std::string::npos) {
+    size_t i = pos + 1;
+    SprioField fld;
+    if (i < format.size() && format[i] == '.') {
+      fld.right = true;
+      ++i;
+    }
+    while (i < format.size() && std::isdigit(static_cast<unsigned char>(format[i])) && fld.width < 10000)
+      fld.width = fld.width * 10 + (format[i++] - '0');
+    if (i >= format.size()) throw std::invalid_argument("format '" + format + "' ends inside a field");
+    fld.letter = format[i++];
+    if (!letter_of(fld.letter))
+      throw std::invalid_argument(std::string("invalid job format specification: %") + fld.letter +
+                                  " (--helpformat lists the letters)");
+    const size_t next = format.find('%', i);
+    fld.suffix = format.substr(i, next == std::string::npos ? std::string::npos : next - i);
+    out.fields.push_back(std::move(fld));
+    pos = next;
+  }
+  return out;
+}
+
+std::string default_sprio_format(bool long_format, bool normalized, bool users, const Weights& w) {
+  if (long_format)
+    return normalized ? "%.15i %9r %.8u %10y %10a %10b %10f %10j %10p %10q %20t"
+                      : "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T";
+  std::string s = "%.15i %9r";
+  if (users) s += " %.8u";
+  s += normalized ? " %10y" : " %.10Y %.10S";
+  const struct {
+    const char* term;
+    const char* norm;
+    const char* weighted;
+  } cols[] = {{"age", " %10a", " %.10A"},       {"assoc", " %10b", " %.10B"},   {"fairshare", " %10f", " %.10F"},
+              {"jobsize", " %10j", " %.10J"},   {"partition", " %10p", " %.10P"}, {"qos", " %10q", " %.10Q"}};
+  for (const auto& c : cols)
+    if (weight_number(w, c.term) != 0) s += normalized ? c.norm : c.weighted;
+  if (!tres_weights(w).empty()) s += normalized ? " %20t" : " %20T";
+  return s;
+}
+
+std::string sprio_helpformat() {
+  std::string s;
+  int n = 0;
+  for (const Letter& l : kLetters) {
+    if (n && n % 8 == 0) s += '\n';
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%%%-5c", l.c);
+    s += buf;
+    ++n;
+  }
+  return s + "\n";
+}
+
+std::string format_sprio_slurm(const std::vector<SprioRow>& rows, const SprioFormat& f, const SprioOptions& opt,
+                               const Weights& w) {
+  std::string out;
+  auto line = [&](const SprioRow* row, bool header) {
+    std::string s = opt.parsable ? std::string() : f.prefix;
+    for (const SprioField& fld : f.fields) {
+      const Letter& l = *letter_of(fld.letter);
+      const std::string v = header ? l.header : sprio_value(row, l, w);
+      if (opt.parsable) {
+        s += v + "|";
+        continue;
+      }
+      s += sprio_cell(v, fld.width, fld.right) + fld.suffix;
+    }
+    out += s + "\n";
+  };
+  if (opt.header) line(nullptr, true);
+  if (opt.weights) {
+    line(nullptr, false);
+    return out;
+  }
+  for (const SprioRow& r : rows) line(&r, false);
+  return out;
+}
+
+void sort_sprio_rows(std::vector<SprioRow>* rows, const std::string& spec, const Weights& w) {
+  struct Key {
+    const Letter* l;
+    bool desc;
+  };
+  std::vector<Key> keys;
+  for (std::string item : split_nonempty(spec, ',')) {
+    bool desc = false;
+    if (!item.empty() && (item[0] == '-' || item[0] == '+')) {
+      desc = item[0] == '-';
+      item.erase(0, 1);
+    }
+    // Slurm's sprio sorts by these letters (sort.c); not by S, b, B.
+    if (item.size() != 1 || std::string("ciNnoruAaFfJjPpQqTtYy").find(item[0]) == std::string::npos)
+      throw std::invalid_argument("-S/--sort: '" + item + "' is not a sprio sort letter (c i N n o r u, a/A f/F j/J "
+                                  "p/P q/Q t/T y/Y)");
+    keys.push_back({letter_of(item[0]), desc});
+  }
+  auto value = [&](const SprioRow& r, const Letter& l, double* num) -> std::string {
+    *num = 0;
+    switch (l.c) {
+      case 'i': *num = static_cast<double>(r.job_id); return "";
+      case 'y': case 'Y': *num = r.f.priority; return "";
+      case 'r': return r.partition;
+      case 'u': return r.user;
+      case 'o': return r.account;
+      case 'c': return "";
+      default: break;
+    }
+    const int at = l.term ? find_term(r.f, l.term) : -1;
+    if (at < 0) return "";
+    if (l.c == 'n') return str_of(r.f.terms[at].text);
+    const mfprio_term_t& t = r.f.terms[at];
+    // Weighted and normalized sort alike (Slurm sorts by the weighted values; TRES by their sum).
+    *num = l.c == 'N' ? t.factor : t.contribution;
+    return "";
+  };
+  (void)w;
+  mfprio::stable_order(rows->begin(), rows->end(), [&](const SprioRow& a, const SprioRow& b) {
+    for (const Key& k : keys) {
+      double x = 0, y = 0;
+      const std::string sa = value(a, *k.l, &x), sb = value(b, *k.l, &y);
+      int c = sa < sb ? -1 : sa > sb ? 1 : x < y ? -1 : x > y ? 1 : 0;
+      if (k.desc) c = -c;
+      if (c) return c < 0;
+    }
+    return false;
+  });
+}
+
+// ---- sshare ----
+namespace {
+// Slurm's sshare fields (process.c), in its order (prefix matching goes by it).
+struct ShareFieldDef {
+  const char* name;
+  int len;
+  const char* column;  // our share table's column, or nullptr (host-side)
+  char kind;           // s string, d double, u integer (truncated), t TRES list
+};
+const ShareFieldDef kShareFields[] = {
+    {"Account", -20, "account", 's'},     {"Cluster", 10, nullptr, 's'},
+    {"EffectvUsage", 13, "eff_usage", 'd'}, {"FairShare", 10, "fairshare", 'd'},
+    {"LevelFS", 10, "level_fs", 'd'},     {"ID", 6, nullptr, 'u'},
+    {"NormShares", 11, "norm_shares", 'd'}, {"NormUsage", 11, "norm_usage", 'd'},
+    {"Partition", 12, nullptr, 's'},      {"RawShares", 10, "raw_shares", 'u'},
+    {"RawUsage", 11, "raw_usage", 'u'},   {"User", 10, "user", 's'},
+    {"GrpTRESMins", 30, "grp_tres_mins", 't'}, {"TRESRunMins", 30, "tres_run_mins", 't'},
+};
+
+const ShareFieldDef* share_field(const std::string& name) {
+  for (const ShareFieldDef& d : kShareFields)
+    if (name == d.name) return &d;
+  return nullptr;
+}
+}  // namespace
+
+std::vector<ShareField> parse_sshare_format(const std::string& list) {
+  std::vector<ShareField> out;
+  for (std::string item : split_nonempty(list, ',')) {
+    int len = 0;
+    bool has_len = false;
+    if (size_t pct = item.find('%'); pct != std::string::npos) {
+      len = std::atoi(item.c_str() + pct + 1);
+      has_len = len != 0;
+      item.erase(pct);
+    }
+    const ShareFieldDef* found = nullptr;
+    for (const ShareFieldDef& d : kShareFields)
+      if (!item.empty() && strncasecmp(d.name, item.c_str(), item.size()) == 0) {
+        found = &d;
+        break;
+      }
+    if (!found) throw std::invalid_argument("Invalid field requested: \"" + item + "\" (-e lists the fields)");
+    out.push_back(ShareField{found->name, has_len ? len : found->len});
+  }
+  return out;
+}
+
+std::string default_sshare_format(bool long_format, bool partitions, bool fair_tree) {
+  std::string s = partitions ? "A,User,P,RawShares,NormShares,RawUsage" : "A,User,RawShares,NormShares,RawUsage";
+  if (long_format) s += fair_tree ? ",NormUsage,Eff,Fairshare,LevelFS,GrpTRESMins,TRESRunMins"
+                                  : ",NormUsage,Eff,Fairshare,GrpTRESMins,TRESRunMins";
+  else s += ",Eff,Fairshare";
+  return s;
+}
+
+std::string sshare_helpformat() {
+  std::string s;
+  int i = 0;
+  for (const ShareFieldDef& d : kShareFields) {
+    if (i & 3) s += ' ';
+    else if (i) s += '\n';
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%-17s", d.name);
+    s += buf;
+    ++i;
+  }
+  return s + "\n";
+}
+
+std::string format_sshare_slurm(const ShareTable& table, const std::vector<ShareField>& fields,
+                                const SshareSlurmOptions& opt) {
+  std::string out;
+  // One field: value (blank = unset), then padding / separator as print_fields does.
+  auto put = [&](std::string* s, const ShareField& f, bool last, const std::string& v, bool blank, char kind) {
+    const int abs_len = f.len < 0 ? -f.len : f.len;
+    if (opt.parsable) {
+      *s += v;
+      if (!(opt.no_ending && last)) *s += '|';
+      return;
+    }
+    std::string cell = blank ? std::string() : v;
+    if ((kind == 's' || kind == 't') && static_cast<int>(cell.size()) > abs_len && abs_len > 0) {
+      cell.resize(static_cast<size_t>(abs_len));
+      cell[static_cast<size_t>(abs_len) - 1] = '+';
+    }
+    const size_t w = static_cast<size_t>(abs_len);
+    const std::string pad = cell.size() < w ? std::string(w - cell.size(), ' ') : std::string();
+    *s += (f.len >= 0 ? pad + cell : cell + pad) + " ";
+  };
+  if (opt.header) {
+    std::string s;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      // print_fields_header: "%*.*s" (cut to the width, no '+').
+      const ShareField& f = fields[i];
+      const size_t w = static_cast<size_t>(f.len < 0 ? -f.len : f.len);
+      put(&s, f, i + 1 == fields.size(), opt.parsable ? f.name : f.name.substr(0, w), false, 'h');
+    }
+    out += s + "\n";
+    if (!opt.parsable) {
+      std::string d;
+      for (const ShareField& f : fields) d += std::string(static_cast<size_t>(f.len < 0 ? -f.len : f.len), '-') + " ";
+      out += d + "\n";
+    }
+  }
+  for (const ShareRow& r : table.rows) {
+    std::string s;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const ShareField& f = fields[i];
+      const ShareFieldDef& def = *share_field(f.name);
+      const bool last = i + 1 == fields.size();
+      const int col = def.column ? table.column(def.column) : -1;
+      const ShareCell* cell = col >= 0 && static_cast<size_t>(col) < r.cells.size() ? &r.cells[col] : nullptr;
+      std::string v;
+      bool blank = false;
+      if (f.name == std::string("Partition")) v = r.partition, blank = r.partition.empty();
+      else if (!cell) blank = true;
+      else if (def.kind == 's' || def.kind == 't' || cell->has_text) {
+        v = cell->text;
+        blank = v.empty();
+        if (f.name == std::string("Account")) v = std::string(r.depth, ' ') + v, blank = false;
+        if (f.name == std::string("User") && !r.is_user) blank = true, v.clear();
+      } else if (def.kind == 'u') {
+        if (!std::isfinite(cell->value)) blank = true;
+        const double x = std::isfinite(cell->value) && cell->value > 0 ? cell->value : 0;  // (uint64_t): truncation
+        v = std::to_string(static_cast<unsigned long long>(x));
+      } else {
+        v = cfmt("%f", cell->value);
+        const int abs_len = f.len < 0 ? -f.len : f.len;
+        if (!opt.parsable && static_cast<int>(v.size()) > abs_len) {  // print_fields_double's %e fallback
+          char buf[128];
+          int width = abs_len;
+          std::snprintf(buf, sizeof buf, "%*.*e", width, width, cell->value);
+          const int n = static_cast<int>(std::strlen(buf));
+          if (n > width) width -= n - width;
+          std::snprintf(buf, sizeof buf, "%*.*e", width, width < 0 ? 0 : width, cell->value);
+          v = buf;
+        }
+      }
+      put(&s, f, last, v, blank, def.kind);
+    }
+    out += s + "\n";
+  }
+  return out;
 }
 
 }  // namespace mfprio::host

@@ -39,12 +39,15 @@ inline std::string slurp(const std::string& path) {
 }
 
 // prefix: e.g. "setpriv ... " or "MFPRIO_ACCT_KILL_AFTER_ROWS=5 ".
+// stdin is a file holding `input` (empty: end of input at once), never the
+// test's own stdin, so a confirmation question cannot wait on a terminal.
 inline Result run_acct(const TempDir& dir, const std::vector<std::string>& args,
-                       const std::string& prefix = "") {
+                       const std::string& prefix = "", const std::string& input = "") {
   std::string cmd = prefix + quote(binary());
   for (const auto& a : args) cmd += " " + quote(a);
-  std::string out = dir.file(".out"), err = dir.file(".err");
-  cmd += " >" + quote(out) + " 2>" + quote(err);
+  std::string out = dir.file(".out"), err = dir.file(".err"), in = dir.file(".in");
+  std::ofstream(in, std::ios::trunc) << input;
+  cmd += " <" + quote(in) + " >" + quote(out) + " 2>" + quote(err);
   int w = std::system(cmd.c_str());
   Result r;
   // sh reports a child killed by signal N as exit status 128+N.

@@ -20,8 +20,9 @@ using test::TempDir;
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_FALSE(test::binary().empty()) << "MFPRIO_ACCT not set"; }
+  // Scripted calls commit without asking (-i), as a script must.
   Result acct(std::vector<std::string> args, const std::string& prefix = "") {
-    args.insert(args.begin(), {"--db", db});
+    args.insert(args.begin(), {"--db", db, "-i"});
     return run_acct(dir, args, prefix);
   }
   void ok(std::vector<std::string> args) {
@@ -43,7 +44,7 @@ class Cli : public ::testing::Test {
 
 TEST_F(Cli, AddThenShowTreeParsableListsHierarchyWithSharesAndUsage) {
   doc_tree();
-  Result r = acct({"show", "tree", "-P"});
+  Result r = acct({"show", "tree", "-p"});
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_EQ(
       "Account|User|Partition|Shares|RawUsage|\n"
@@ -77,11 +78,11 @@ TEST_F(Cli, ChargingTheSameJobTwiceChangesUsageOnce) {
       "--running"});
   ok({"charge", "--job", "77", "--user", "User1", "--start", "1000", "--end", "1100", "--cpus", "4",
       "--running"});
-  Result r = acct({"show", "users", "-P"});
+  Result r = acct({"show", "users", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("User1|B||1|0|yes|None|400|")) << r.out;
   // A later end charges only the difference: 50 s x 4.
   ok({"charge", "--job", "77", "--user", "User1", "--start", "1000", "--end", "1150", "--cpus", "4"});
-  r = acct({"show", "users", "-P"});
+  r = acct({"show", "users", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("User1|B||1|0|yes|None|600|")) << r.out;
 }
 
@@ -90,7 +91,7 @@ TEST_F(Cli, ChargeAppliesQosUsageFactorAndIsoTimes) {
   ok({"add", "qos", "double", "UsageFactor=2"});
   ok({"charge", "--job", "1", "--user", "User2", "--account", "C", "--qos", "double", "--start",
       "2024-01-01T00:00:00", "--end", "2024-01-01T00:01:00", "--rate", "1.5"});
-  Result r = acct({"show", "tree", "-P"});
+  Result r = acct({"show", "tree", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("C|User2||1|180|")) << r.out;
 }
 
@@ -103,13 +104,13 @@ TEST_F(Cli, ChargeBatchIsAllOrNothing) {
   Result r = acct({"charge", "--file", dir.file("c.jsonl")});
   EXPECT_EQ(1, r.status);
   EXPECT_NE(std::string::npos, r.err.find("c.jsonl:3: job 3")) << r.err;
-  r = acct({"show", "tree", "-P"});
+  r = acct({"show", "tree", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("root|||1|0|")) << r.out;
   std::ofstream(dir.file("d.jsonl"))
       << "{\"job\": 1, \"user\": \"User1\", \"start\": 0, \"end\": 10, \"cpus\": 1}\n"
       << "{\"job\": 2, \"user\": \"User2\", \"start\": 0, \"end\": 10, \"rate\": 2}\n";
   ok({"charge", "--file", dir.file("d.jsonl")});
-  r = acct({"show", "tree", "-P"});
+  r = acct({"show", "tree", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("root|||1|30|")) << r.out;
 }
 
@@ -119,10 +120,10 @@ TEST_F(Cli, ModifyAndDelete) {
   ok({"modify", "user", "User1", "account=C", "set", "fairshare=5", "priority=3"});
   ok({"modify", "user", "User1", "set", "DefaultAccount=C"});
   ok({"modify", "account", "C", "set", "parent=D"});
-  Result r = acct({"show", "users", "-P"});
+  Result r = acct({"show", "users", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("User1|C||5|3|yes|None|0|")) << r.out;
   EXPECT_NE(std::string::npos, r.out.find("User1|B||1|0|no|None|0|")) << r.out;
-  r = acct({"show", "accounts", "-P"});
+  r = acct({"show", "accounts", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("C|D|10|0||")) << r.out;
   // Moving D under C would make a cycle.
   r = acct({"modify", "account", "D", "set", "parent=C"});
@@ -134,7 +135,7 @@ TEST_F(Cli, ModifyAndDelete) {
   ok({"delete", "user", "User1", "account=C"});
   ok({"delete", "user", "User2"});
   ok({"delete", "account", "C"});
-  r = acct({"show", "users", "-P"});
+  r = acct({"show", "users", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("User1|B||1|0|yes|None|0|")) << r.out;
   EXPECT_EQ(std::string::npos, r.out.find("User2")) << r.out;
 }
@@ -200,7 +201,7 @@ TEST_F(Cli, ConfFileGivesTheStoreLocation) {
   doc_tree();
   std::ofstream(dir.file("slurm.conf"))
       << "# test\nClusterName=x  accountingstorageLOC=" << db << " # the store\n";
-  Result r = run_acct(dir, {"--conf", dir.file("slurm.conf"), "show", "accounts", "-P"});
+  Result r = run_acct(dir, {"--conf", dir.file("slurm.conf"), "show", "accounts", "-p"});
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_NE(std::string::npos, r.out.find("B|A|30|0||"));
   std::ofstream(dir.file("empty.conf")) << "PriorityType=priority/multifactor\n";
@@ -213,7 +214,7 @@ TEST_F(Cli, ConfFileGivesTheStoreLocation) {
   // The key may come from an included file, as in a real slurm.conf.
   std::ofstream(dir.file("accounting.conf")) << "AccountingStorageLoc=" << db << "\n";
   std::ofstream(dir.file("main.conf")) << "ClusterName=x\nInclude accounting.conf\n";
-  r = run_acct(dir, {"--conf", dir.file("main.conf"), "show", "accounts", "-P"});
+  r = run_acct(dir, {"--conf", dir.file("main.conf"), "show", "accounts", "-p"});
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_NE(std::string::npos, r.out.find("B|A|30|0||"));
 }
@@ -258,7 +259,7 @@ TEST_F(CliAsNobody, ReadableStoreShowsButRefusesWritesWithOwnershipMessage) {
            nobody);
   EXPECT_EQ(1, r.status);
   EXPECT_NE(std::string::npos, r.err.find("refused")) << r.err;
-  r = acct({"show", "tree", "-P"}, nobody);
+  r = acct({"show", "tree", "-p"}, nobody);
   EXPECT_EQ(0, r.status) << r.err;
   EXPECT_NE(std::string::npos, r.out.find("B|User1||1|0|"));
   EXPECT_EQ(before, acct({"export"}).out);
@@ -310,7 +311,7 @@ TEST_F(Cli, ImportFluxReadsExportDbCsvsInOneTransaction) {
   EXPECT_NE(std::string::npos, ex.find(R"({"name":"physics","parent":"root","shares":3,"priority":2})")) << ex;
   EXPECT_NE(std::string::npos, ex.find(R"({"name":"debug","priority":100})")) << ex;
   EXPECT_NE(std::string::npos, ex.find(R"("queues":["batch","debug"])")) << ex;
-  Result t = acct({"show", "tree", "-P"});
+  Result t = acct({"show", "tree", "-p"});
   EXPECT_NE(std::string::npos, t.out.find("physics|alice||2|0|")) << t.out;
 }
 
@@ -338,7 +339,7 @@ TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {
   EXPECT_NE(std::string::npos, r.err.find("banks.csv:3: column 'priority': '1.5'")) << r.err;
   EXPECT_EQ(2, acct({"import-flux", "--banks", dir.file("banks.csv")}).status);
   // Nothing was written by any of the failures.
-  Result t = acct({"show", "tree", "-P"});
+  Result t = acct({"show", "tree", "-p"});
   EXPECT_EQ("Account|User|Partition|Shares|RawUsage|\nroot|||1|0|\n", t.out) << t.err;
 }
 
@@ -347,20 +348,20 @@ TEST_F(Cli, QueuesAreAddedModifiedPermittedAndDeleted) {
   ok({"add", "queue", "batch", "Priority=-3"});
   ok({"add", "queue", "debug"});
   ok({"add", "user", "alice", "Account=A", "Queues=debug,batch"});
-  Result r = acct({"show", "users", "-P"});
+  Result r = acct({"show", "users", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("alice|A||1|0|yes|None|0|batch,debug|")) << r.out;
   ok({"modify", "queue", "debug", "set", "Priority=100"});
-  r = acct({"show", "queues", "-P"});
+  r = acct({"show", "queues", "-p"});
   EXPECT_EQ("Name|Priority|\nbatch|-3|\ndebug|100|\n", r.out);
   r = acct({"modify", "user", "alice", "set", "Queues=gpu"});
   EXPECT_EQ(1, r.status);
   EXPECT_NE(std::string::npos, r.err.find("unknown queue \"gpu\"")) << r.err;
   EXPECT_EQ(2, acct({"add", "queue", "x", "Priority=2147483648"}).status);
   ok({"delete", "queue", "batch"});
-  r = acct({"show", "users", "-P"});
+  r = acct({"show", "users", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("|debug|")) << r.out;
   ok({"modify", "user", "alice", "set", "Queues="});
-  r = acct({"show", "users", "-P"});
+  r = acct({"show", "users", "-p"});
   EXPECT_NE(std::string::npos, r.out.find("alice|A||1|0|yes|None|0||")) << r.out;
 }
 
@@ -390,7 +391,7 @@ TEST_F(CliSstree, ImportsAccountsUserLeavesDefaultAndProjects) {
   Result r = acct({"import-sstree", dir.file("tree")});
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_EQ("imported 1 accounts, 3 user leaves, 1 projects\n", r.out);
-  r = acct({"show", "tree", "-P"});
+  r = acct({"show", "tree", "-p"});
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_EQ(
       "Account|User|Partition|Shares|RawUsage|\n"
@@ -415,14 +416,14 @@ TEST_F(CliSstree, ABadLineIsNamedAndNothingIsWritten) {
   r = acct({"import-sstree", dir.file("tree2")});
   EXPECT_EQ(1, r.status);
   EXPECT_NE(r.err.find(dir.file("tree2") + ":6"), std::string::npos) << r.err;
-  r = acct({"show", "tree", "-P"});
+  r = acct({"show", "tree", "-p"});
   EXPECT_EQ("Account|User|Partition|Shares|RawUsage|\nroot|||1|0|\n", r.out);
 }
 
 // Issue 12: the decay state can be shown and repaired; repair is a write.
 TEST_F(Cli, ShowDecayAndModifyDecayRepairThePassTimes) {
   doc_tree();
-  Result r = acct({"show", "decay", "-P"});
+  Result r = acct({"show", "decay", "-p"});
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_EQ("LastDecay|LastReset|Scale|\n0|0|1|\n", r.out);
   ok({"modify", "decay", "set", "last_decay=2025-11-21T12:00:00", "last_reset=1000"});
@@ -430,15 +431,15 @@ TEST_F(Cli, ShowDecayAndModifyDecayRepairThePassTimes) {
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_EQ("{\"last_decay\": 1763726400, \"last_reset\": 1000, \"scale\": 1}\n", r.out);
   ok({"modify", "decay", "last_decay=2000"});  // last_reset kept
-  EXPECT_EQ("LastDecay|LastReset|Scale|\n2000|1000|1|\n", acct({"show", "decay", "-P"}).out);
-  const std::string before = acct({"show", "decay", "-P"}).out;
+  EXPECT_EQ("LastDecay|LastReset|Scale|\n2000|1000|1|\n", acct({"show", "decay", "-p"}).out);
+  const std::string before = acct({"show", "decay", "-p"}).out;
   r = acct({"modify", "decay", "last_decay=500"});  // before last_reset
   EXPECT_EQ(1, r.status);
   EXPECT_NE(std::string::npos, r.err.find("last_reset 1000 is after last_decay 500")) << r.err;
   EXPECT_EQ(2, acct({"modify", "decay", "last_reset=5"}).status);   // last_decay required
   EXPECT_EQ(2, acct({"modify", "decay", "scale=5"}).status);        // not settable
   EXPECT_EQ(2, acct({"modify", "decay", "last_decay=yesterday"}).status);
-  EXPECT_EQ(before, acct({"show", "decay", "-P"}).out);
+  EXPECT_EQ(before, acct({"show", "decay", "-p"}).out);
 }
 
 TEST_F(CliAsNobody, ModifyDecayIsRefusedToNonAdmins) {
@@ -448,7 +449,7 @@ TEST_F(CliAsNobody, ModifyDecayIsRefusedToNonAdmins) {
   EXPECT_EQ(1, r.status);
   EXPECT_NE(std::string::npos, r.err.find("refused")) << r.err;
   EXPECT_EQ(0, acct({"show", "decay"}, nobody).status);
-  EXPECT_EQ("LastDecay|LastReset|Scale|\n0|0|1|\n", acct({"show", "decay", "-P"}).out);
+  EXPECT_EQ("LastDecay|LastReset|Scale|\n0|0|1|\n", acct({"show", "decay", "-p"}).out);
 }
 
 // Descriptions are refused, not escaped, when they would break a -P row.
@@ -461,7 +462,7 @@ TEST_F(Cli, DescriptionWithNewlineOrPipeIsRefusedSoParsableRowsStayWhole) {
   EXPECT_EQ(2, r.status);
   EXPECT_NE(std::string::npos, r.err.find("'|'")) << r.err;
   ok({"add", "account", "Y", "Description=Physik für alle"});
-  r = acct({"show", "accounts", "-P"});
+  r = acct({"show", "accounts", "-p"});
   ASSERT_EQ(0, r.status);
   size_t lines = 0;
   for (char c : r.out) lines += c == '\n';
@@ -477,6 +478,195 @@ TEST_F(Cli, NamesMustBeUtf8WithoutControlCharacters) {
   EXPECT_EQ(2, r.status);
   EXPECT_NE(std::string::npos, r.err.find("is not valid UTF-8")) << r.err;
   ok({"add", "account", "café"});
+}
+
+}  // namespace
+}  // namespace mfprio::acct
+
+// ---- issue 15: sacctmgr's grammar ------------------------------------------
+
+namespace mfprio::acct {
+namespace {
+
+class Grammar : public Cli {
+ protected:
+  // As typed, without -i: the caller chooses the options and the answer.
+  Result raw(std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {"--db", db});
+    return run_acct(dir, args, "", input);
+  }
+  bool exists() const {
+    struct stat sb;
+    return ::stat(db.c_str(), &sb) == 0;
+  }
+};
+
+// The EXAMPLES of Slurm's sacctmgr(1) that touch what mfprio manages, as an
+// admin types them (plus -i, since the test is a script).
+TEST_F(Grammar, SacctmgrManPageExamplesRunUnchanged) {
+  for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
+           {"create", "account", "name=science", "fairshare=50"},
+           {"create", "account", "name=chemistry", "parent=science", "fairshare=30"},
+           {"create", "account", "name=physics", "parent=science", "fairshare=20"},
+           {"create", "user", "name=adam", "cluster=tux", "account=physics", "fairshare=10"},
+           {"add", "user", "brian", "account=chemistry"},
+       }) {
+    std::vector<std::string> a{"-i"};
+    a.insert(a.end(), cmd.begin(), cmd.end());
+    Result r = raw(a);
+    ASSERT_EQ(0, r.status) << cmd[0] << " " << cmd[2] << ": " << r.err;
+  }
+  Result r = raw({"-P", "list", "associations", "cluster=tux", "format=Account,Cluster,User,Fairshare", "tree",
+                  "withd"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(
+      "Account|Cluster|User|Share\n"
+      "root|||1\n"
+      " science|||50\n"
+      "  chemistry|||30\n"
+      "   chemistry||brian|1\n"
+      "  physics|||20\n"
+      "   physics||adam|10\n",
+      r.out);
+  ASSERT_EQ(0, raw({"-i", "delete", "user", "name=adam", "cluster=tux", "account=physics"}).status);
+  r = raw({"-i", "delete", "account", "name=physics", "cluster=tux"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(" Deleting accounts...\n  physics\n", r.out);
+  r = raw({"-n", "-P", "show", "assoc", "format=account,user"});
+  EXPECT_EQ("root|\nscience|\nchemistry|\nchemistry|brian\n", r.out);
+}
+
+TEST_F(Grammar, CommaListsWhereAndSet) {
+  ASSERT_EQ(0, raw({"-i", "add", "account", "phys,chem", "Parent=root", "Fairshare=5"}).status);
+  ASSERT_EQ(0, raw({"-i", "add", "account", "science"}).status);
+  Result r = raw({"-i", "add", "user", "u1,u2", "Account=phys,chem"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(" Adding User(s)\n  u1\n  u2\n Associations\n  A = phys U = u1\n  A = chem U = u1\n"
+            "  A = phys U = u2\n  A = chem U = u2\n",
+            r.out);
+  r = raw({"-i", "modify", "user", "where", "name=u1", "account=phys", "set", "fairshare=10"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(" Modified user associations...\n  A = phys U = u1\n Settings\n  Fairshare = 10\n", r.out);
+  ASSERT_EQ(0, raw({"-i", "update", "account", "name=phys", "set", "parent=science"}).status);
+  ASSERT_EQ(0, raw({"-i", "remove", "user", "name=u2", "account=chem"}).status);
+  r = raw({"-p", "show", "association", "format=Account,User,Share,ParentName"});
+  EXPECT_EQ("Account|User|Share|Par Name|\n"
+            "root||1||\n"
+            "chem||5|root|\n"
+            "chem|u1|1|chem|\n"
+            "science||1|root|\n"
+            "phys||5|science|\n"
+            "phys|u1|10|phys|\n"
+            "phys|u2|1|phys|\n",
+            r.out);
+  // where filters: user=, account=, partition=
+  r = raw({"-P", "-n", "show", "assoc", "where", "user=u1", "format=acc,share"});
+  EXPECT_EQ("chem|1\nphys|10\n", r.out);
+  r = raw({"-P", "-n", "show", "assoc", "account=science", "format=acc,user"});
+  EXPECT_EQ("science|\n", r.out);
+  r = raw({"-P", "-n", "show", "assoc", "partition=gpu"});
+  EXPECT_EQ("", r.out);
+  // show user|account|qos take format= too; user-level fields give one line per user.
+  r = raw({"-P", "show", "user", "format=user,defaultaccount,admin"});
+  EXPECT_EQ("User|Def Acct|Admin\nu1|chem|None\nu2|phys|None\n", r.out);
+  ASSERT_EQ(0, raw({"-i", "add", "qos", "high,low", "Priority=10"}).status);
+  r = raw({"-P", "-n", "show", "qos", "format=name,prio", "name=high"});
+  EXPECT_EQ("high|10\n", r.out);
+  r = raw({"-p", "show", "account", "science", "format=account,parentname,fairshare"});
+  EXPECT_EQ("Account|Par Name|Share|\nscience|root|1|\n", r.out);
+}
+
+TEST_F(Grammar, TableOutputIsSacctmgrsFixedWidths) {
+  ASSERT_EQ(0, raw({"-i", "add", "account", "physics", "Fairshare=20"}).status);
+  Result r = raw({"show", "assoc"});
+  ASSERT_EQ(0, r.status) << r.err;
+  // sacctmgr 22.05's default columns and widths.
+  EXPECT_EQ(0u, r.out.find("   Cluster    Account       User  Partition     Share   Priority GrpJobs       GrpTRES "
+                           "GrpSubmit     GrpWall   GrpTRESMins MaxJobs       MaxTRES MaxTRESPerNode MaxSubmit "
+                           "    MaxWall   MaxTRESMins                  QOS   Def QOS GrpTRESRunMin \n"))
+      << r.out;
+  r = raw({"show", "assoc", "format=account%-12,share%4", "-n"});
+  EXPECT_EQ("root            1 \nphysics        20 \n", r.out);
+  r = raw({"show", "assoc", "format=account%3"});
+  EXPECT_EQ("Acc \n--- \nro+ \nph+ \n", r.out);
+}
+
+TEST_F(Grammar, HelpAnywhereIsNeverAName) {
+  for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
+           {"add", "account", "--help"}, {"-i", "add", "account", "x", "--help"}, {"add", "user", "-h", "Account=A"},
+           {"delete", "account", "root", "--help"}, {"--help"}, {"show", "assoc", "--help"}}) {
+    Result r = raw(a);
+    EXPECT_EQ(0, r.status) << a[0] << " " << r.err;
+    EXPECT_NE(std::string::npos, r.out.find("usage: mfprio-acct")) << r.out;
+  }
+  EXPECT_FALSE(exists());
+  EXPECT_NE(std::string::npos, raw({"add", "account", "--help"}).out.find("add account NAME"));
+  EXPECT_NE(std::string::npos, raw({"show", "--help"}).out.find("show associations"));
+  Result r = raw({"-V"});
+  EXPECT_EQ(0, r.status);
+  EXPECT_EQ(0u, r.out.find("mfprio-acct "));
+  EXPECT_FALSE(exists());
+}
+
+TEST_F(Grammar, BadNamesGiveOneMessageStatus2AndChangeNothing) {
+  ASSERT_EQ(0, raw({"-i", "add", "account", "A"}).status);
+  const std::string before = raw({"export"}).out;
+  for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
+           {"-i", "add", "account", "-x"},
+           {"-i", "add", "account", "name=-x"},
+           {"-i", "add", "account", "a b"},
+           {"-i", "add", "account", "ok,,b"},
+           {"-i", "add", "account", "name=a=b"},
+           {"-i", "add", "user", "u\x01", "Account=A"},
+           {"-i", "add", "user", "caf\xe9", "Account=A"},
+           {"-i", "add", "user", "bob", "Account=A", "Partition=x y"},
+           {"-i", "add", "account", "B", "C", "B"},
+       }) {
+    Result r = raw(a);
+    EXPECT_EQ(2, r.status) << a[3] << ": " << r.err;
+    EXPECT_EQ(0u, r.err.find("mfprio-acct: ")) << r.err;
+    EXPECT_EQ(r.err.size() - 1, r.err.find('\n')) << r.err;
+    EXPECT_EQ("", r.out);
+  }
+  EXPECT_NE(std::string::npos, raw({"-i", "add", "account", "name=-x"}).err.find("starts with '-'"));
+  EXPECT_EQ(before, raw({"export"}).out);
+}
+
+// Without -i: the changes are printed, then sacctmgr's question.  y commits,
+// n (or an empty line) discards with status 0, end of input discards with 1.
+TEST_F(Grammar, ConfirmationAsksAndOnlyYesCommits) {
+  ASSERT_EQ(0, raw({"-i", "add", "account", "A"}).status);
+  const std::string before = raw({"export"}).out;
+  Result r = raw({"add", "account", "B", "Parent=A"});
+  EXPECT_EQ(1, r.status);
+  EXPECT_EQ(" Adding Account(s)\n  B\n Settings\n  Parent = A\n"
+            "Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): \n Changes Discarded\n",
+            r.out);
+  EXPECT_NE(std::string::npos, r.err.find("give -i")) << r.err;
+  r = raw({"add", "account", "B"}, "n\n");
+  EXPECT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find(" Changes Discarded\n"));
+  r = raw({"delete", "account", "A"}, "maybe\n");
+  EXPECT_EQ(0, r.status);
+  EXPECT_EQ(before, raw({"export"}).out);
+  r = raw({"add", "account", "B"}, "y\n");
+  EXPECT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(std::string::npos, r.out.find("Discarded"));
+  EXPECT_NE(std::string::npos, raw({"-P", "show", "account"}).out.find("B|root|1|0|\n"));
+  // -Q with -i prints nothing; the change is made.
+  r = raw({"-Q", "-i", "modify", "account", "B", "set", "fairshare=3"});
+  EXPECT_EQ(0, r.status);
+  EXPECT_EQ("", r.out);
+  EXPECT_NE(std::string::npos, raw({"-P", "show", "account"}).out.find("B|root|3|0|\n"));
+}
+
+TEST_F(Grammar, ParsableVariantsAreExact) {
+  ASSERT_EQ(0, raw({"-i", "add", "queue", "batch", "Priority=2"}).status);
+  EXPECT_EQ("Name|Priority|\nbatch|2|\n", raw({"-p", "show", "queues"}).out);
+  EXPECT_EQ("Name|Priority\nbatch|2\n", raw({"-P", "show", "queues"}).out);
+  EXPECT_EQ("batch|2\n", raw({"-nP", "show", "queues"}).out);
+  EXPECT_EQ("batch|2|\n", raw({"show", "queues", "--parsable", "--noheader"}).out);
+  EXPECT_EQ("batch  2\n", raw({"-n", "show", "queues"}).out);
 }
 
 }  // namespace

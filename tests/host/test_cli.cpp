@@ -19,7 +19,7 @@ std::string error_of(std::vector<std::string> a) {
 }
 
 TEST(Cli, SprioWithGroupedFlags) {
-  Options o = parse({"--conf", "c", "sprio", "--jobs=j.jsonl", "-lnw", "-u", "alice,bob", "-P", "--now", "100"});
+  Options o = parse({"--conf", "c", "sprio", "--job-file=j.jsonl", "-lnw", "-u", "alice,bob", "-P", "--now", "100"});
   EXPECT_EQ(o.command, Command::Sprio);
   EXPECT_EQ(o.conf, "c");
   EXPECT_EQ(o.jobs_file, "j.jsonl");
@@ -58,13 +58,13 @@ TEST(Cli, DecayAndJobEnd) {
 
 TEST(Cli, UsageErrors) {
   EXPECT_EQ(error_of({}), "no command given");
-  EXPECT_EQ(error_of({"sprio", "--jobs", "j"}), "--conf FILE is required");
+  EXPECT_EQ(error_of({"sprio", "--job-file", "j"}), "--conf FILE is required");
   EXPECT_EQ(error_of({"--conf", "c", "frobnicate"}), "unknown command 'frobnicate'");
   EXPECT_EQ(error_of({"--conf", "c", "--bogus", "info"}), "unknown option '--bogus'");
-  EXPECT_EQ(error_of({"--conf", "c", "sprio"}), "sprio needs --jobs FILE");
-  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--jobs", "j", "-x"}), "unknown option '-x' for sprio");
-  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--jobs", "j", "-P", "--json"}), "-P and --json exclude each other");
-  EXPECT_EQ(error_of({"--conf", "c", "sshare", "-n"}), "unknown option '-n' for sshare");
+  EXPECT_EQ(error_of({"--conf", "c", "sprio"}), "sprio needs --job-file FILE (the job feed; -j/--jobs filters job ids)");
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--job-file", "j", "-x"}), "unknown option '-x' for sprio");
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--job-file", "j", "-P", "--json"}), "-P and --json exclude each other");
+  EXPECT_EQ(error_of({"--conf", "c", "sshare", "-w"}), "unknown option '-w' for sshare");
   EXPECT_EQ(error_of({"--conf", "c", "decay"}), "decay needs --now T");
   EXPECT_EQ(error_of({"--conf", "c", "job-end", "--job-file", "f"}), "job-end needs --job-file FILE and --end T");
   EXPECT_EQ(error_of({"--conf", "c", "info", "extra"}), "unexpected argument 'extra'");
@@ -106,7 +106,7 @@ TEST(Cli, SimulateCollectsEveryConfTheGlobalOneFirst) {
 }
 
 TEST(Cli, ExplainTakesOneOrTwoJobIds) {
-  Options o = parse({"--conf", "c", "explain", "--jobs", "j.jsonl", "7", "9", "--json", "--now", "100"});
+  Options o = parse({"--conf", "c", "explain", "--job-file", "j.jsonl", "7", "9", "--json", "--now", "100"});
   EXPECT_EQ(o.command, Command::Explain);
   EXPECT_EQ(o.explain_ids, (std::vector<uint64_t>{7, 9}));
   EXPECT_TRUE(o.json);
@@ -125,8 +125,82 @@ TEST(Cli, SimulateAndExplainUsageErrors) {
   EXPECT_EQ(usage_error({"simulate", "--conf", "a"}), "simulate needs --swf FILE");
   EXPECT_EQ(usage_error({"simulate", "--swf", "t"}), "simulate needs at least one --conf FILE");
   EXPECT_EQ(usage_error({"simulate", "--swf", "t", "--conf", "a", "--procs", "0"}), "--procs: N must be at least 1");
-  EXPECT_EQ(usage_error({"--conf", "c", "explain", "--jobs", "j", "1", "2", "3"}), "explain takes one or two job ids");
-  EXPECT_EQ(usage_error({"--conf", "c", "explain", "1"}), "explain needs --jobs FILE");
+  EXPECT_EQ(usage_error({"--conf", "c", "explain", "--job-file", "j", "1", "2", "3"}), "explain takes one or two job ids");
+  EXPECT_EQ(usage_error({"--conf", "c", "explain", "1"}), "explain needs --job-file FILE");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Cli, SprioTakesSlurmsOptions) {
+  Options o = parse({"--conf", "c", "sprio", "--job-file", "f.jsonl", "-j", "12,7", "--jobs=9", "-u", "ann",
+                     "--users=bob", "-A", "physics", "-p", "gpu,cpu", "-o", "%.15i %Y", "-S", "-y,i", "-M", "x"});
+  EXPECT_EQ(o.jobs_file, "f.jsonl");
+  EXPECT_EQ(o.job_ids, (std::vector<uint64_t>{12, 7, 9}));
+  EXPECT_EQ(o.users, (std::vector<std::string>{"ann", "bob"}));
+  EXPECT_EQ(o.accounts_filter, (std::vector<std::string>{"physics"}));
+  EXPECT_EQ(o.partitions, (std::vector<std::string>{"gpu", "cpu"}));
+  EXPECT_TRUE(o.has_format);
+  EXPECT_EQ(o.format, "%.15i %Y");
+  EXPECT_EQ(o.sort, "-y,i");
+  EXPECT_EQ(o.clusters, "x");
+  // getopt forms: attached values, -j's optional argument attached, --opt VALUE.
+  o = parse({"--conf", "c", "sprio", "--job-file", "f", "-j5", "-ualice", "--partition", "p1", "-hn"});
+  EXPECT_EQ(o.job_ids, (std::vector<uint64_t>{5}));
+  EXPECT_EQ(o.users, (std::vector<std::string>{"alice"}));
+  EXPECT_EQ(o.partitions, (std::vector<std::string>{"p1"}));
+  EXPECT_TRUE(o.noheader);
+  EXPECT_TRUE(o.normalized);
+  EXPECT_FALSE(o.long_format);
+}
+
+TEST(Cli, SprioJobsIsAFilterNotTheFeed) {
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--jobs", "f.jsonl"}),
+            "--jobs: 'f.jsonl' is not a list of job ids (the job feed is --job-file FILE)");
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--job-file", "f", "-j", "x1"}),
+            "-j: 'x1' is not a list of job ids (the job feed is --job-file FILE)");
+  // Alone, -j filters nothing (Slurm's optional argument).
+  EXPECT_TRUE(parse({"--conf", "c", "sprio", "-j", "--job-file", "f"}).job_ids.empty());
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "-j", "12"}),
+            "sprio needs --job-file FILE (the job feed; -j/--jobs filters job ids)");
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--job-file", "f", "-l", "-o", "%i"}),
+            "-o/--format and -l/--long exclude each other (as in Slurm's sprio)");
+  EXPECT_EQ(error_of({"--conf", "c", "sprio", "--job-file", "f", "-u"}), "-u needs a value");
+}
+
+TEST(Cli, SshareTakesSlurmsOptions) {
+  Options o = parse({"--conf", "c", "sshare", "-A", "physics,chem", "-u", "ann", "-U", "-m", "-l", "-n", "-P",
+                     "-o", "Account,User,RawUsage%20"});
+  EXPECT_EQ(o.accounts_filter, (std::vector<std::string>{"physics", "chem"}));
+  EXPECT_EQ(o.users, (std::vector<std::string>{"ann"}));
+  EXPECT_TRUE(o.users_only);
+  EXPECT_TRUE(o.share_partitions);
+  EXPECT_TRUE(o.long_format);
+  EXPECT_TRUE(o.noheader);
+  EXPECT_TRUE(o.parsable);
+  EXPECT_TRUE(o.parsable_no_ending);
+  EXPECT_EQ(o.format, "Account,User,RawUsage%20");
+  o = parse({"--conf", "c", "sshare", "--parsable", "--users=-1", "-h"});
+  EXPECT_TRUE(o.parsable);
+  EXPECT_FALSE(o.parsable_no_ending);
+  EXPECT_TRUE(o.all_users);  // Slurm: -u -1 is every user
+  EXPECT_TRUE(o.noheader);
+  o = parse({"sshare", "-e"});  // the field list needs no conf
+  EXPECT_TRUE(o.helpformat);
+}
+
+TEST(Cli, EveryCommandHasHelpAndTheProgramAVersion) {
+  for (const char* cmd : {"sprio", "sshare", "decay", "job-end", "info", "replay", "simulate", "explain"}) {
+    Options o = parse({cmd, "--help"});
+    EXPECT_TRUE(o.command_help) << cmd;
+    EXPECT_NE(std::string(command_usage(o.command)).find(std::string(cmd)), std::string::npos) << cmd;
+  }
+  // --help is never taken as an argument, wherever it stands.
+  Options o = parse({"--conf", "c", "sprio", "--job-file", "--help"});
+  EXPECT_TRUE(o.command_help);
+  EXPECT_TRUE(parse({"--version"}).version);
+  EXPECT_TRUE(parse({"--conf", "c", "sprio", "-V"}).version);
 }
 
 }  // namespace

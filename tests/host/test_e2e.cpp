@@ -56,7 +56,7 @@ const char* kJobs =
 TEST_F(HostE2E, SprioPrintsFactorsOneRowPerPartitionInJobIdOrder) {
   const std::string conf = fake_conf();
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--jobs", jobs});
+  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 6u) << r.out;  // header + 5 records; the running job is not shown
@@ -76,7 +76,7 @@ TEST_F(HostE2E, SprioPrintsFactorsOneRowPerPartitionInJobIdOrder) {
 TEST_F(HostE2E, SprioResolvesOncePerRecordAndCallsFini) {
   const std::string conf = fake_conf();
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", conf, "--verbose", "--now", kNow, "sprio", "--jobs", jobs});
+  ProcessResult r = host({"--conf", conf, "--verbose", "--now", kNow, "sprio", "--job-file", jobs});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.err, "loaded priority/fake (fake priority plugin (host tests)) from " + fixture_dir())) << r.err;
   // The conf's 6 pairs and MfprioCreateStore=no (sprio is a view: it never creates a store).
@@ -88,7 +88,7 @@ TEST_F(HostE2E, SprioResolvesOncePerRecordAndCallsFini) {
 TEST_F(HostE2E, SprioLongNormalizedUserFilterAndAllStates) {
   const std::string conf = fake_conf();
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", conf, "sprio", "--now", kNow, "--jobs", jobs, "-ln", "-u", "alice", "--all-states"});
+  ProcessResult r = host({"--conf", conf, "sprio", "--now", kNow, "--job-file", jobs, "-ln", "-u", "alice", "--all-states"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 3u) << r.out;
@@ -102,7 +102,7 @@ TEST_F(HostE2E, SprioLongNormalizedUserFilterAndAllStates) {
 TEST_F(HostE2E, SprioParsableAndWeights) {
   const std::string conf = fake_conf();
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", conf, "sprio", "--now", kNow, "--jobs", jobs, "-w", "-P", "-u", "carol"});
+  ProcessResult r = host({"--conf", conf, "sprio", "--now", kNow, "--job-file", jobs, "-w", "-P", "-u", "carol"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 4u) << r.out;
@@ -114,7 +114,7 @@ TEST_F(HostE2E, SprioParsableAndWeights) {
 TEST_F(HostE2E, SprioJsonIsAnArrayOfThePluginsObjects) {
   const std::string conf = fake_conf();
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", conf, "sprio", "--now", kNow, "--jobs", jobs, "--json", "-u", "bob"});
+  ProcessResult r = host({"--conf", conf, "sprio", "--now", kNow, "--job-file", jobs, "--json", "-u", "bob"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.front(), '[');
   EXPECT_TRUE(has(r.out, "\"priority\": 1190")) << r.out;
@@ -132,7 +132,7 @@ TEST_F(HostE2E, MalformedJsonLineIsNamedOtherJobsStillPrintedExitNonZero) {
                                      "{\"id\": 2, \"user\": \n"
                                      "{\"id\": 3, \"user\": \"c\", \"cpus\": \"four\"}\n"
                                      "{\"id\": 5, \"user\": \"e\", \"submit\": 1700000000}\n");
-  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--jobs", jobs});
+  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs});
   EXPECT_EQ(r.status, 1);
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 3u) << r.out;
@@ -149,7 +149,7 @@ TEST_F(HostE2E, FailingPluginCallPrintsErrmsgAndOtherJobsStillPrinted) {
                                      "{\"id\": 2, \"user\": \"ghost\", \"partition\": \"p\"}\n"
                                      "{\"id\": 3, \"user\": \"b\", \"nice\": -5}\n"
                                      "{\"id\": 4, \"user\": \"b\", \"nice\": -5, \"nice_admin\": true}\n");
-  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--jobs", jobs});
+  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs});
   EXPECT_EQ(r.status, 1);
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 3u) << r.out;
@@ -226,9 +226,9 @@ TEST_F(HostE2E, InitFailurePrintsThePluginsMessage) {
 }
 
 TEST_F(HostE2E, BadArgumentsGiveUsageAndExit2) {
-  ProcessResult r = host({"--conf", "x", "sprio", "--jobs", "j", "--bogus"});
+  ProcessResult r = host({"--conf", "x", "sprio", "--job-file", "j", "--bogus"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "mfprio-host: unknown option '--bogus'\nusage: mfprio-host --conf FILE")) << r.err;
+  EXPECT_TRUE(has(r.err, "mfprio-host: unknown option '--bogus' for sprio\nusage: mfprio-host --conf FILE")) << r.err;
   r = host({});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "usage:"));
@@ -239,7 +239,7 @@ TEST_F(HostE2E, BadArgumentsGiveUsageAndExit2) {
 
 TEST_F(HostE2E, MissingJobFileIsAnErrorBeforeLoading) {
   const std::string conf = fake_conf();
-  ProcessResult r = host({"--conf", conf, "sprio", "--jobs", dir.path() + "/nojobs.jsonl"});
+  ProcessResult r = host({"--conf", conf, "sprio", "--job-file", dir.path() + "/nojobs.jsonl"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "mfprio-host: cannot read job file '" + dir.path() + "/nojobs.jsonl'\n");
 }
@@ -271,7 +271,7 @@ TEST_F(HostE2E, SshareWithoutAllShowsAccountsOnly) {
 
 TEST_F(HostE2E, SshareAllLongParsable) {
   const std::string conf = fake_conf();
-  ProcessResult r = host({"--conf", conf, "sshare", "-a", "-l", "-P"});
+  ProcessResult r = host({"--conf", conf, "sshare", "-a", "-l", "-p"});  // -p: '|' after the last field too
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 7u) << r.out;
@@ -352,7 +352,7 @@ TEST_F(HostE2E, SprioPricesTheQueueWithTheRunningJobsFirst) {
   const std::string conf = fake_conf();
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
   // -u hides jobs from the view, not from the queue the plugin prices.
-  ProcessResult r = host({"--conf", conf, "--verbose", "--now", kNow, "sprio", "--jobs", jobs, "-u", "carol"});
+  ProcessResult r = host({"--conf", conf, "--verbose", "--now", kNow, "sprio", "--job-file", jobs, "-u", "carol"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.err, "plugin info: fake prioritize: 5 pending, 1 running\n")) << r.err;
   EXPECT_TRUE(has(r.err, "fake fini: resolves=2 factors=2 prioritize=1")) << r.err;
@@ -362,7 +362,7 @@ TEST_F(HostE2E, SprioPricesTheQueueWithTheRunningJobsFirst) {
 TEST_F(HostE2E, SprioWithoutJobsPrintsTheHeaderThePluginDescribes) {
   const std::string conf = fake_conf();
   const std::string none = dir.write("none.jsonl", "\n");
-  ProcessResult r = host({"--conf", conf, "sprio", "--jobs", none, "-l", "-P"});
+  ProcessResult r = host({"--conf", conf, "sprio", "--job-file", none, "-l", "-P"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|SITE|AGE|ASSOC|FAIRSHARE|JOBSIZE|PARTITION|QOSNAME|QOS|NICE|TRES|\n");
 }
@@ -392,7 +392,7 @@ class OptionalOpsE2E : public HostE2E {
 
 TEST_F(OptionalOpsE2E, SprioPrintsPrioritiesOnlyAndSaysSoOnce) {
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--jobs", jobs, "-P"});
+  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--job-file", jobs, "-P"});
   ASSERT_EQ(r.status, 0) << r.err;
   // The same priorities as through job_factors, from set_priority one by one.
   EXPECT_EQ(r.out,
@@ -405,7 +405,7 @@ TEST_F(OptionalOpsE2E, SprioPrintsPrioritiesOnlyAndSaysSoOnce) {
   EXPECT_EQ(r.err,
             "mfprio-host: plugin warning: fake warning: this is a test plugin\n"
             "mfprio-host: note: priority/noopt provides no job_factors: sprio shows JOBID PARTITION PRIORITY only\n");
-  r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--jobs", jobs, "-l", "-u", "alice"});
+  r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--job-file", jobs, "-l", "-u", "alice"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(fields(lines(r.out).at(0)), (std::vector<std::string>{"JOBID", "PARTITION", "USER", "ACCOUNT", "PRIORITY"}));
   EXPECT_EQ(fields(lines(r.out).at(1)), (std::vector<std::string>{"3", "batch", "alice", "physics", "1200"}));
@@ -415,7 +415,7 @@ TEST_F(OptionalOpsE2E, SprioErrorsStillNameTheRecord) {
   const std::string jobs = dir.write("ghost.jsonl",
                                      "{\"id\": 1, \"user\": \"a\"}\n"
                                      "{\"id\": 2, \"user\": \"ghost\", \"partition\": \"p\"}\n");
-  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--jobs", jobs, "-P", "-h"});
+  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--job-file", jobs, "-P", "-h"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "1||351|\n");  // fair share 250 + partition 100 + 1 of 64 CPUs x 100
   EXPECT_TRUE(has(r.err, jobs + ":2: job 2 (partition p): unknown user 'ghost' (ENOENT)\n")) << r.err;
@@ -423,7 +423,7 @@ TEST_F(OptionalOpsE2E, SprioErrorsStillNameTheRecord) {
 
 TEST_F(OptionalOpsE2E, SprioJsonAndWeightsWithoutTheirOperations) {
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--jobs", jobs, "--json", "-u", "bob"});
+  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--job-file", jobs, "--json", "-u", "bob"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "\"priority\": 1190")) << r.out;
   EXPECT_TRUE(has(r.out, "\"partition\": \"high\"")) << r.out;
@@ -489,7 +489,7 @@ TEST_F(HostE2E, JobFileV2KeysReachThePlugin) {
                                      "{\"id\": 1, \"user\": \"a\", \"queue\": \"high\", \"bank\": \"b1\", "
                                      "\"urgency\": 31, \"attrs\": {\"x\": 1}}\n"
                                      "{\"id\": 2, \"user\": \"a\", \"urgency\": 40}\n");
-  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--jobs", jobs, "-l", "-P", "-h"});
+  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs, "-l", "-P", "-h"});
   EXPECT_EQ(r.status, 1);
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 1u) << r.out;
@@ -594,20 +594,23 @@ TEST_F(RealPluginE2E, BasicGivesFifoPrioritiesInSubmitOrder) {
                                      "{\"id\": 30, \"user\": \"c\", \"submit\": 100}\n"
                                      "{\"id\": 40, \"user\": \"d\", \"submit\": 400, \"nice\": 5}\n"
                                      "{\"id\": 50, \"user\": \"e\", \"submit\": 500, \"state\": \"held\"}\n");
-  ProcessResult r = host({"--conf", conf, "sprio", "--jobs", jobs, "-P", "-h"});
+  ProcessResult r = host({"--conf", conf, "sprio", "--job-file", jobs, "-P", "-h"});
   ASSERT_EQ(r.status, 0) << r.err;
   const uint32_t top = 0xffff0000u;
   auto l = lines(r.out);
-  ASSERT_EQ(l.size(), 6u) << r.out;
+  ASSERT_EQ(l.size(), 5u) << r.out;
   // Printed in job id order; numbered in submit order; one priority per job,
   // shared by its partitions; nice subtracted (the FIFO column is the number
-  // before nice, basic's one term); held = 0 with no terms.
+  // before nice, basic's one term); the held job is not listed (as sprio).
   EXPECT_EQ(l[0], "10||" + std::to_string(top - 2) + "|" + std::to_string(top - 2) + "|");
   EXPECT_EQ(l[1], "20|p|" + std::to_string(top - 3) + "|" + std::to_string(top - 3) + "|");
   EXPECT_EQ(l[2], "20|q|" + std::to_string(top - 3) + "|" + std::to_string(top - 3) + "|");
   EXPECT_EQ(l[3], "30||" + std::to_string(top - 1) + "|" + std::to_string(top - 1) + "|");
   EXPECT_EQ(l[4], "40||" + std::to_string(top - 4 - 5) + "|" + std::to_string(top - 4) + "|");
-  EXPECT_EQ(l[5], "50||0||");
+  // --all-states lists it: held = 0 with no terms.
+  r = host({"--conf", conf, "sprio", "--job-file", jobs, "-P", "-h", "--all-states"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines(r.out).at(5), "50||0||") << r.out;
 }
 
 TEST_F(RealPluginE2E, BasicRejectsNegativeNiceWithItsMessage) {
@@ -615,7 +618,7 @@ TEST_F(RealPluginE2E, BasicRejectsNegativeNiceWithItsMessage) {
   const std::string jobs = dir.write("nice.jsonl",
                                      "{\"id\": 1, \"user\": \"a\", \"nice\": -10}\n"
                                      "{\"id\": 2, \"user\": \"a\", \"nice\": -10, \"nice_admin\": true}\n");
-  ProcessResult r = host({"--conf", conf, "sprio", "--jobs", jobs, "-P", "-h"});
+  ProcessResult r = host({"--conf", conf, "sprio", "--job-file", jobs, "-P", "-h"});
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(has(r.err, jobs + ":1: job 1: nice -10 would raise the priority")) << r.err;
   EXPECT_FALSE(has(r.err, "job 1: job 1")) << r.err;
@@ -672,7 +675,7 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
       " \"cpus\": 4, \"time_limit\": 60}\n"
       "{\"id\": 2, \"user\": \"bob\", \"account\": \"theory\", \"partition\": \"batch\", \"submit\": 1763700000,"
       " \"cpus\": 4, \"time_limit\": 60}\n");
-  r = host({"--conf", conf, "--now", "1763703600", "sprio", "--jobs", jobs, "-P"});
+  r = host({"--conf", conf, "--now", "1763703600", "sprio", "--job-file", jobs, "-P"});
   ASSERT_EQ(r.status, 0) << r.err;  // bob's job is clamped up to 1: a notice, not an error
   EXPECT_TRUE(has(r.err, "1 priority raised to 1")) << r.err;
   auto l = lines(r.out);
@@ -688,7 +691,7 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
   long sum = 0;
   for (size_t i = 3; i < a.size(); ++i) sum += std::stol(a[i]);
   EXPECT_NEAR(static_cast<double>(sum), std::stod(a[2]), 7.0) << r.out;
-  r = host({"--conf", conf, "--now", "1763703600", "sshare", "-P"});
+  r = host({"--conf", conf, "--now", "1763703600", "sshare", "-p"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Credential|Target|Usage%|FSFactor|Decayed|")) << r.out;
   EXPECT_TRUE(has(r.out, "bob|20.00-|100.00|")) << r.out;   // all the usage is bob's, a ceiling target
@@ -746,7 +749,7 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
                                                     "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +
                                                     "\nAccountingStorageLoc=" + db + "\nClusterCPUs=256\n");
-  r = host({"--conf", conf, "--now", "1763726400", "sprio", "-l", "-P", "--jobs", src + "jobs.jsonl"});
+  r = host({"--conf", conf, "--now", "1763726400", "sprio", "-l", "-P", "--job-file", src + "jobs.jsonl"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 5u) << r.out;  // the header and the four pending jobs; job 105 runs
@@ -762,7 +765,7 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   for (size_t i = 1; i < by_prio.size(); ++i) EXPECT_LT(by_prio[i - 1].second, by_prio[i].second) << r.out;
   EXPECT_TRUE(has(l[3], "|carol|")) << r.out;
   EXPECT_TRUE(has(l[3], "|-100|")) << r.out;  // posix_priority -100
-  r = host({"--conf", conf, "sshare", "-a", "-P"});
+  r = host({"--conf", conf, "sshare", "-a", "-p"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Node|Shares|Level%|Total%|LongTarget|ShortTarget|ActualUsage|Usage|Tickets|")) << r.out;
   EXPECT_TRUE(has(r.out, "  carol|100|100.00|30.00|")) << r.out;

@@ -51,7 +51,7 @@ class ExplainE2E : public testing::Test {
 };
 
 TEST_F(ExplainE2E, OneJobShowsItsRankTheGapAndWhatEachTermWouldNeed) {
-  ProcessResult r = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--jobs", jobs, "2"});
+  ProcessResult r = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--job-file", jobs, "2"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "rank 3 of 3 pending")) << r.out;  // the running job is not ranked
   EXPECT_TRUE(has(r.out, "past job 3")) << r.out;
@@ -64,7 +64,7 @@ TEST_F(ExplainE2E, OneJobShowsItsRankTheGapAndWhatEachTermWouldNeed) {
 }
 
 TEST_F(ExplainE2E, TwoJobsFindTheAgeTermAndTheOvertakingTime) {
-  ProcessResult r = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--jobs", jobs, "1", "2", "--json"});
+  ProcessResult r = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--job-file", jobs, "1", "2", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "\"time_dependent\": [\n      \"age\"\n    ]")) << r.out;
   // Job 1 ages out at 7 days (in 1 day); job 2 passes 1000 x age - 500 + 1
@@ -74,7 +74,7 @@ TEST_F(ExplainE2E, TwoJobsFindTheAgeTermAndTheOvertakingTime) {
   const long long in = std::atoll(r.out.c_str() + at + 16);
   EXPECT_GE(in, 302400) << r.out;
   EXPECT_LE(in, 302400 + 900) << r.out;
-  ProcessResult t = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--jobs", jobs, "1", "2"});
+  ProcessResult t = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--job-file", jobs, "1", "2"});
   ASSERT_EQ(t.status, 0) << t.err;
   EXPECT_TRUE(has(t.out, "terms putting 1 ahead of 2 (A - B, largest first): age +857.14")) << t.out;
   EXPECT_TRUE(has(t.out, "terms favouring 2: nice -500.00")) << t.out;
@@ -82,7 +82,7 @@ TEST_F(ExplainE2E, TwoJobsFindTheAgeTermAndTheOvertakingTime) {
 }
 
 TEST_F(ExplainE2E, BasicFamilyExplainsThroughItsGenericTermsAndNeverOvertakes) {
-  ProcessResult r = host({"--conf", basic_conf, "--now", std::to_string(kNow), "explain", "--jobs", jobs, "3", "2"});
+  ProcessResult r = host({"--conf", basic_conf, "--now", std::to_string(kNow), "explain", "--job-file", jobs, "3", "2"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "fifo")) << r.out;
   EXPECT_TRUE(has(r.out, "time-dependent terms: none")) << r.out;
@@ -90,10 +90,10 @@ TEST_F(ExplainE2E, BasicFamilyExplainsThroughItsGenericTermsAndNeverOvertakes) {
 }
 
 TEST_F(ExplainE2E, AJobThatIsNotPendingIsAnError) {
-  ProcessResult r = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--jobs", jobs, "4"});
+  ProcessResult r = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--job-file", jobs, "4"});
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(has(r.err, "explain: job 4 is not a pending job of")) << r.err;
-  r = host({"--conf", mf_conf, "explain", "--jobs", jobs});
+  r = host({"--conf", mf_conf, "explain", "--job-file", jobs});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "explain needs JOB_A [JOB_B]")) << r.err;
 }

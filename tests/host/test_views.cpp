@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <cstdio>
 #include <sstream>
@@ -505,3 +506,224 @@ TEST(SprioPercent, EachTermsShareOfTheListedPrioritiesAddsUpTo100) {
 
 }  // namespace
 }  // namespace mfprio::host
+
+// ---- Slurm 22.05 layouts (format_sprio_slurm, format_sshare_slurm) ---------
+namespace {
+
+Weights mf_weights() {
+  Weights w;
+  w.known = true;
+  w.cells = {{"age", "1000"},       {"assoc", "0"}, {"fairshare", "4000"},      {"jobsize", "100"},
+             {"partition", "200"},  {"qos", "300"}, {"tres.cpu", "1000"},       {"tres.gres/gpu", "1000"}};
+  return w;
+}
+
+std::string pf(const char* fmt, const std::string& v) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, v.c_str());
+  return buf;
+}
+
+std::string slurm_sprio(const std::vector<SprioRow>& rows, const std::string& format, SprioOptions o = {},
+                        const Weights& w = mf_weights()) {
+  return format_sprio_slurm(rows, parse_sprio_format(format), o, w);
+}
+
+TEST(SlurmSprio, DefaultShortFormatDropsZeroWeightColumnsAndAddsUserOnlyWithU) {
+  const Weights w = mf_weights();
+  EXPECT_EQ(default_sprio_format(false, false, false, w),
+            "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q %20T");  // no %.10B: PriorityWeightAssoc=0
+  EXPECT_EQ(default_sprio_format(false, true, true, w), "%.15i %9r %.8u %10y %10a %10f %10j %10p %10q %20t");
+  Weights none;
+  none.cells = {{"age", "0"}, {"fairshare", "5"}};
+  EXPECT_EQ(default_sprio_format(false, false, false, none), "%.15i %9r %.10Y %.10S %.10F");
+  // -l shows every column whatever the weights.
+  EXPECT_EQ(default_sprio_format(true, false, false, none),
+            "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T");
+}
+
+TEST(SlurmSprio, WeightedValuesRoundHalvesToEvenLikePrintf) {
+  // jobsize 12.5 and the cpu TRES 62.5 are exact halves: printf's %.0f gives
+  // 12 and 62 (round half to even), not 13 and 63.
+  const std::string out = slurm_sprio({sample_row()}, default_sprio_format(false, false, false, mf_weights()));
+  const auto l = lines(out);
+  ASSERT_EQ(l.size(), 2u) << out;
+  const std::string want_row = pf("%15s", "42") + " " + pf("%-9s", "batch") + " " + pf("%10s", "1851") + " " +
+                               pf("%10s", "3") + " " + pf("%10s", "500") + " " + pf("%10s", "1001") + " " +
+                               pf("%10s", "12") + " " + pf("%10s", "200") + " " + pf("%10s", "100") + " " +
+                               pf("%-20s", "cpu=62,gres/gpu=250");
+  EXPECT_EQ(l[1], want_row);
+  const std::string want_header = pf("%15s", "JOBID") + " " + pf("%-9s", "PARTITION") + " " + pf("%10s", "PRIORITY") +
+                                  " " + pf("%10s", "SITE") + " " + pf("%10s", "AGE") + " " + pf("%10s", "FAIRSHARE") +
+                                  " " + pf("%10s", "JOBSIZE") + " " + pf("%10s", "PARTITION") + " " +
+                                  pf("%10s", "QOS") + " " + pf("%-20s", "TRES");
+  EXPECT_EQ(l[0], want_header);
+}
+
+TEST(SlurmSprio, LongFormatHasSlurm2205sColumnsAndNice) {
+  SprioOptions o;
+  o.header = false;
+  const std::string out = slurm_sprio({sample_row()}, default_sprio_format(true, false, false, mf_weights()), o);
+  const std::string want = pf("%15s", "42") + " " + pf("%-9s", "batch") + " " + pf("%8s", "alice") + " " +
+                           pf("%10s", "1851") + " " + pf("%10s", "3") + " " + pf("%10s", "500") + " " +
+                           pf("%10s", "0") + " " + pf("%10s", "1001") + " " + pf("%10s", "12") + " " +
+                           pf("%10s", "200") + " " + pf("%10s", "100") + " " + pf("%11s", "10") + " " +
+                           pf("%20s", "cpu=62,gres/gpu=250") + "\n";
+  EXPECT_EQ(out, want);
+}
+
+TEST(SlurmSprio, NormalizedValuesAndThePriorityCutToItsWidth) {
+  SprioOptions o;
+  o.header = false;
+  const std::string out = slurm_sprio({sample_row()}, "%.15i %10y %10a %10b %20t", o);
+  char prio[64];
+  std::snprintf(prio, sizeof prio, "%16.14f", 1851 / 4294967295.0);
+  // %10b: PriorityWeightAssoc is 0, so 0/0 prints as sprio prints it, 0.0000000.
+  // %20t: "cpu=0.06,gres/gpu=0.25" (%.2f) cut to 20 characters.
+  const std::string want = pf("%15s", "42") + " " + std::string(prio).substr(0, 10) + " " + pf("%-10s", "0.5000000") +
+                           " " + pf("%-10s", "0.0000000") + " " + std::string("cpu=0.06,gres/gpu=0.25").substr(0, 20) +
+                           "\n";
+  EXPECT_EQ(out, want);
+}
+
+TEST(SlurmSprio, FormatPrefixSuffixWidthsAndCuts) {
+  SprioRow r = sample_row();
+  r.job_id = 123456;
+  SprioOptions o;
+  o.header = false;
+  EXPECT_EQ(slurm_sprio({r}, "id=%.3i|%2r|%u|%o|%n.", o), "id=123|ba|alice|physics|normal.\n");
+  EXPECT_THROW(parse_sprio_format("%i %Z"), std::invalid_argument);
+  EXPECT_THROW(parse_sprio_format("%.10"), std::invalid_argument);
+}
+
+TEST(SlurmSprio, WeightsRowOnlyWithW) {
+  SprioOptions o;
+  o.weights = true;
+  const std::string out = slurm_sprio({sample_row()}, "%i|%r|%Y|%S|%A|%b|%N|%T", o);
+  EXPECT_EQ(out, "JOBID|PARTITION|PRIORITY|SITE|AGE|ASSOC|NICE|TRES\nWeights|||1|1000|0||cpu=1000,gres/gpu=1000\n");
+}
+
+TEST(SlurmSprio, SortSpec) {
+  std::vector<SprioRow> rows = {sample_row(), sample_row(), sample_row()};
+  rows[0].job_id = 1, rows[0].f.priority = 10, rows[0].user = "b";
+  rows[1].job_id = 2, rows[1].f.priority = 30, rows[1].user = "a";
+  rows[2].job_id = 3, rows[2].f.priority = 20, rows[2].user = "b";
+  sort_sprio_rows(&rows, "-Y", mf_weights());
+  EXPECT_EQ(rows[0].job_id, 2u);
+  EXPECT_EQ(rows[1].job_id, 3u);
+  EXPECT_EQ(rows[2].job_id, 1u);
+  sort_sprio_rows(&rows, "u,-i", mf_weights());
+  EXPECT_EQ(rows[0].job_id, 2u);
+  EXPECT_EQ(rows[1].job_id, 3u);
+  EXPECT_EQ(rows[2].job_id, 1u);
+  EXPECT_THROW(sort_sprio_rows(&rows, "x", mf_weights()), std::invalid_argument);
+  EXPECT_THROW(sort_sprio_rows(&rows, "S", mf_weights()), std::invalid_argument);  // not one of sprio's sort keys
+  // t and T sort alike, by the TRES contributions' sum.
+  rows[2].f.terms[9].contribution = 5;  // job 1's TRES term (the others: 312.5)
+  sort_sprio_rows(&rows, "t", mf_weights());
+  EXPECT_EQ(rows[0].job_id, 1u);
+  sort_sprio_rows(&rows, "-T", mf_weights());
+  EXPECT_EQ(rows[2].job_id, 1u);
+}
+
+ShareTable mf_table() {
+  ShareTable t;
+  auto col = [&](const char* n, const char* l, int dec, uint32_t w, uint32_t f) {
+    t.columns.push_back(ShareColumn{n, l, dec, w, f});
+  };
+  col("account", "Account", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
+  col("user", "User", -1, 10, MFPRIO_COLF_TEXT);
+  col("raw_shares", "RawShares", -1, 10, 0);
+  col("norm_shares", "NormShares", 6, 11, 0);
+  col("raw_usage", "RawUsage", -1, 11, 0);
+  col("norm_usage", "NormUsage", 6, 11, MFPRIO_COLF_LONG);
+  col("eff_usage", "EffectvUsage", 6, 13, 0);
+  col("fairshare", "FairShare", 6, 10, 0);
+  col("level_fs", "LevelFS", 6, 10, MFPRIO_COLF_LONG);
+  auto num = [](double v) { return ShareCell{v, false, ""}; };
+  auto text = [](const char* s) { return ShareCell{0, true, s}; };
+  ShareRow root;
+  root.account = "root";
+  root.cells = {text("root"), text(""), text(""), num(0), num(1234.9), text(""), num(1), text(""), text("")};
+  ShareRow acct;
+  acct.depth = 1;
+  acct.parent = 0;
+  acct.account = "a-very-long-account-name";
+  acct.cells = {text("a-very-long-account-name"), text(""), num(10), num(1), num(1234.9), num(1), num(1),
+                text(""), num(123456789.0)};
+  ShareRow user;
+  user.depth = 2;
+  user.parent = 1;
+  user.is_user = true;
+  user.account = "a-very-long-account-name";
+  user.user = "ann";
+  user.cells = {text("a-very-long-account-name"), text("ann"), num(1), num(1), num(7.99), num(0.5), num(0.5),
+                num(0.5), num(std::numeric_limits<double>::infinity())};
+  t.rows = {root, acct, user};
+  return t;
+}
+
+TEST(SlurmSshare, RawUsageTruncatesAndPrintFieldsPads) {
+  const auto fields = parse_sshare_format(default_sshare_format(true, false, true));
+  const std::string out = format_sshare_slurm(mf_table(), fields, SshareSlurmOptions{});
+  const auto l = lines(out);
+  ASSERT_EQ(l.size(), 5u) << out;
+  // print_fields: every field padded to its width and followed by a space; Account is left-justified (-20).
+  EXPECT_EQ(l[0], pf("%-20s", "Account") + " " + pf("%10s", "User") + " " + pf("%10s", "RawShares") + " " +
+                      pf("%11s", "NormShares") + " " + pf("%11s", "RawUsage") + " " + pf("%11s", "NormUsage") + " " +
+                      pf("%13s", "EffectvUsage") + " " + pf("%10s", "FairShare") + " " + pf("%10s", "LevelFS") + " " +
+                      pf("%30s", "GrpTRESMins") + " " + pf("%30s", "TRESRunMins") + " ");
+  // The root: blank RawShares, NormUsage, FairShare, LevelFS; RawUsage 1234.9 truncated to 1234.
+  EXPECT_EQ(l[2], pf("%-20s", "root") + " " + std::string(10, ' ') + " " + std::string(10, ' ') + " " +
+                      pf("%11s", "0.000000") + " " + pf("%11s", "1234") + " " + std::string(11, ' ') + " " +
+                      pf("%13s", "1.000000") + " " + std::string(10, ' ') + " " + std::string(10, ' ') + " " +
+                      std::string(30, ' ') + " " + std::string(30, ' ') + " ");
+  // A name longer than its column ends in '+'; a number too wide for %f goes to %e.
+  char e[64];
+  std::snprintf(e, sizeof e, "%10.4e", 123456789.0);
+  EXPECT_EQ(l[3].substr(0, 21), " a-very-long-accoun+ ");
+  EXPECT_NE(l[3].find(std::string(" ") + e + " "), std::string::npos) << l[3];
+  // The user: RawUsage 7.99 -> 7; LevelFS inf prints as printf prints it.
+  EXPECT_NE(l[4].find(pf("%11s", "7") + " "), std::string::npos) << l[4];
+  EXPECT_NE(l[4].find(pf("%10s", "inf") + " "), std::string::npos) << l[4];
+}
+
+TEST(SlurmSshare, ParsableEndsWithABarOnlyWithLowerP) {
+  const auto fields = parse_sshare_format("Account,User,RawUsage");
+  SshareSlurmOptions o;
+  o.parsable = true;
+  o.no_ending = true;  // -P
+  EXPECT_EQ(format_sshare_slurm(mf_table(), fields, o),
+            "Account|User|RawUsage\nroot||1234\n a-very-long-account-name||1234\n  a-very-long-account-name|ann|7\n");
+  o.no_ending = false;  // -p
+  o.header = false;
+  EXPECT_EQ(lines(format_sshare_slurm(mf_table(), fields, o)).at(2), "  a-very-long-account-name|ann|7|");
+}
+
+TEST(SlurmSshare, FieldNamesMatchByPrefixInSlurmsOrderWithWidths) {
+  const auto f = parse_sshare_format("a,u,raw,rawu%15,Eff,Fair,lev,p,norms,normu,acc%-30");
+  std::vector<std::string> names;
+  for (const auto& x : f) names.push_back(x.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"Account", "User", "RawShares", "RawUsage", "EffectvUsage", "FairShare",
+                                             "LevelFS", "Partition", "NormShares", "NormUsage", "Account"}));
+  EXPECT_EQ(f[3].len, 15);
+  EXPECT_EQ(f[0].len, -20);
+  EXPECT_EQ(f[10].len, -30);
+  EXPECT_THROW(parse_sshare_format("Account,Bogus"), std::invalid_argument);
+  // Without Fair Tree Slurm's default has no LevelFS.
+  EXPECT_EQ(default_sshare_format(true, false, false),
+            "A,User,RawShares,NormShares,RawUsage,NormUsage,Eff,Fairshare,GrpTRESMins,TRESRunMins");
+  EXPECT_EQ(default_sshare_format(false, true, true), "A,User,P,RawShares,NormShares,RawUsage,Eff,Fairshare");
+  EXPECT_EQ(lines(sshare_helpformat()).at(0), pf("%-17s", "Account") + " " + pf("%-17s", "Cluster") + " " +
+                                                  pf("%-17s", "EffectvUsage") + " " + pf("%-17s", "FairShare"));
+}
+
+TEST(GenericSshare, ParsableNoEndingDropsTheLastBar) {
+  SshareOptions o;
+  o.parsable = true;
+  o.no_ending = true;
+  const std::string out = format_sshare(mf_table(), o);
+  EXPECT_EQ(lines(out).at(0), "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare");
+}
+
+}  // namespace

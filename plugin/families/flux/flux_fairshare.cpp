@@ -30,6 +30,7 @@
 //   of Slurm's classic factor (REFERENCE §1.6) without its effective-usage
 //   blending, chosen because it meets all three of the seed's anchor points.
 #include "flux_fairshare.hpp"
+#include "stable_order.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -146,7 +147,7 @@ struct Walker {
   }
 
   void sort(std::vector<int32_t>* v) const {
-    std::stable_sort(v->begin(), v->end(), [this](int32_t a, int32_t b) { return before(a, b); });
+    mfprio::stable_order(v->begin(), v->end(), [this](int32_t a, int32_t b) { return before(a, b); });
   }
 
   void leaf(int32_t u, bool tied_with_next) {

@@ -8,7 +8,9 @@
 #include <stdexcept>
 
 #include "flux_usage.hpp"
+#include "params.hpp"
 #include "store.hpp"
+#include "stable_order.hpp"
 
 namespace mfprio::flux {
 namespace {
@@ -18,11 +20,6 @@ constexpr const char* kKind = "assoc";   // one usage series per (user, bank)
 
 const char* nz(const char* s) { return s ? s : ""; }
 
-int64_t floor_div(int64_t t, int64_t len) {
-  int64_t q = t / len;
-  if ((t % len) != 0 && t < 0) --q;
-  return q;
-}
 
 std::string assoc_key(const std::string& user, const std::string& bank) { return user + '\n' + bank; }
 std::string usage_name(const std::string& user, const std::string& bank) { return user + "/" + bank; }
@@ -388,7 +385,7 @@ void FluxPolicy::share_view(const State& state, ShareView* v) const {
     (p < 0 ? roots : kids[static_cast<size_t>(p)]).push_back(i);
   }
   for (auto& k : kids)
-    std::stable_sort(k.begin(), k.end(), [&](size_t a, size_t b) {
+    mfprio::stable_order(k.begin(), k.end(), [&](size_t a, size_t b) {
       if (s.nodes[a].is_user != s.nodes[b].is_user) return s.nodes[a].is_user;
       return s.nodes[a].name < s.nodes[b].name;
     });

@@ -15,6 +15,7 @@
 
 #include "ge_sharemon.hpp"
 #include "ge_urgency.hpp"
+#include "params.hpp"
 #include "store.hpp"
 
 namespace mfprio::gridengine {
@@ -25,44 +26,6 @@ const char* const kTypes[3] = {"cpu", "mem", "io"};
 
 const char* nz(const char* s) { return s ? s : ""; }
 
-std::string where(const ConfPair& p) { return p.file + ":" + std::to_string(p.line); }
-
-// "sched_conf=PATH,complexes=PATH" -> the pairs; ConfigError naming the pair.
-std::map<std::string, std::string> parameters(const ConfPair& p) {
-  std::map<std::string, std::string> out;
-  std::string item;
-  std::istringstream in(p.value);
-  while (std::getline(in, item, ',')) {
-    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError(where(p) + ": PriorityParameters: '" + item + "' is not NAME=VALUE");
-    std::string k = item.substr(0, eq);
-    for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (k != "sched_conf" && k != "complexes")
-      throw ConfigError(where(p) + ": PriorityParameters: unknown key '" + k +
-                        "' (priority/gridengine reads sched_conf=PATH and complexes=PATH)");
-    if (out.count(k)) throw ConfigError(where(p) + ": PriorityParameters: '" + k + "' given twice");
-    if (eq + 1 >= item.size()) throw ConfigError(where(p) + ": PriorityParameters: '" + k + "' has no path");
-    out[k] = item.substr(eq + 1);
-  }
-  return out;
-}
-
-std::string read_relative(const ConfPair& p, const std::string& key, std::string path, std::string* full) {
-  if (path[0] != '/') {
-    const size_t slash = p.file.rfind('/');
-    if (slash != std::string::npos) path = p.file.substr(0, slash + 1) + path;
-  }
-  std::ifstream f(path);
-  if (!f) throw ConfigError(where(p) + ": PriorityParameters: " + key + "=" + path + ": cannot read");
-  std::stringstream text;
-  text << f.rdbuf();
-  *full = path;
-  return text.str();
-}
 
 std::string trim(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
@@ -259,14 +222,14 @@ void GridEnginePolicy::configure(const HostContext& host) {
   ComplexTable cx = ComplexTable::builtin();
   std::string sc_path, cx_path;
   if (pp) {
-    auto params = parameters(*pp);
+    auto params = priority_parameters(*pp, {"sched_conf", "complexes"}, "priority/gridengine");
     std::string why;
     if (auto it = params.find("sched_conf"); it != params.end()) {
-      const std::string text = read_relative(*pp, "sched_conf", it->second, &sc_path);
+      const std::string text = read_parameter_file(*pp, "sched_conf", it->second, &sc_path);
       if (!parse_sched_conf(text, sc_path, &conf, &why)) throw ConfigError(why);
     }
     if (auto it = params.find("complexes"); it != params.end()) {
-      const std::string text = read_relative(*pp, "complexes", it->second, &cx_path);
+      const std::string text = read_parameter_file(*pp, "complexes", it->second, &cx_path);
       if (!parse_complexes(text, cx_path, &cx, &why)) throw ConfigError(why);
     }
   }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "ge_urgency.hpp"
+#include "stable_order.hpp"
 
 namespace mfprio::gridengine {
 
@@ -111,7 +112,7 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
   }
   for (size_t i = 0; i < n; ++i)
     if (!jobs[i].running) r.pending_order.push_back(i);
-  std::stable_sort(r.pending_order.begin(), r.pending_order.end(), [&](size_t a, size_t b) {
+  mfprio::stable_order(r.pending_order.begin(), r.pending_order.end(), [&](size_t a, size_t b) {
     if (r.jobs[a].prio != r.jobs[b].prio) return r.jobs[a].prio > r.jobs[b].prio;
     if (jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
     return jobs[a].id < jobs[b].id;

@@ -1,6 +1,7 @@
 // ge_tickets.cpp - share-tree, functional and override tickets (see ge_tickets.hpp;
 // reference/gridengine.md §3).
 #include "ge_tickets.hpp"
+#include "stable_order.hpp"
 
 #include <algorithm>
 #include <array>
@@ -387,7 +388,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? prior[j] : 0); };
         std::vector<std::vector<size_t>*> lists;
         for (auto& [k, v] : groups) {
-          std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) {
+          mfprio::stable_order(v.begin(), v.end(), [&](size_t a, size_t b) {
             if (own(a) != own(b)) return own(a) > own(b);
             return jobs[a].id < jobs[b].id;
           });
@@ -455,7 +456,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         cats[it->second].push_back(j);
       }
       for (auto& c : cats)
-        std::stable_sort(c.begin(), c.end(), [&](size_t a, size_t b) {
+        mfprio::stable_order(c.begin(), c.end(), [&](size_t a, size_t b) {
           if (step.dependent && prior[a] != prior[b]) return prior[a] > prior[b];
           return earlier(a, b);
         });
@@ -553,7 +554,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         }
         const bool assign = node != walk_root || !direct[node].empty();
         if (assign && !list.empty()) {
-          std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+          mfprio::stable_order(list.begin(), list.end(), [&](size_t a, size_t b) {
             if (jobs[a].running != jobs[b].running) return jobs[a].running;
             if (key[a] != key[b]) return key[a] > key[b];
             return jobs[a].id < jobs[b].id;

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "params.hpp"
 #include "store.hpp"
 
 namespace mfprio::maui {
@@ -19,32 +19,6 @@ constexpr const char* kFamily = "maui";  // the store's window family (Maui and 
 const char* const kKindNames[kCredKinds] = {"user", "group", "account", "qos", "class"};
 
 const char* nz(const char* s) { return s ? s : ""; }
-
-int64_t floor_div(int64_t t, int64_t len) {
-  int64_t q = t / len;
-  if ((t % len) != 0 && t < 0) --q;
-  return q;
-}
-
-// "config=PATH[,key=value...]" -> the pairs; ConfigError naming the pair.
-std::map<std::string, std::string> parameters(const ConfPair& p) {
-  std::map<std::string, std::string> out;
-  std::string item;
-  std::istringstream in(p.value);
-  while (std::getline(in, item, ',')) {
-    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError(p.file + ":" + std::to_string(p.line) + ": PriorityParameters: '" + item +
-                        "' is not NAME=VALUE");
-    std::string k = item.substr(0, eq);
-    for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out[k] = item.substr(eq + 1);
-  }
-  return out;
-}
 
 // A short column header from a term name: "SERV.QUEUETIME" -> "QUEUETIME".
 std::string short_label(const std::string& name) {
@@ -78,28 +52,15 @@ void MauiPolicy::configure(const HostContext& host) {
   if (!pp)
     throw ConfigError(std::string(type()) + " needs PriorityParameters=config=PATH (the admin's " +
                       (flavor_ == Flavor::Moab ? "moab.cfg" : "maui.cfg") + ")");
-  auto params = parameters(*pp);
-  for (const auto& [k, v] : params)
-    if (k != "config")
-      throw ConfigError(pp->file + ":" + std::to_string(pp->line) + ": PriorityParameters: unknown key '" + k +
-                        "' (" + type() + " reads config=PATH)");
+  auto params = priority_parameters(*pp, {"config"}, type());
   auto it = params.find("config");
-  if (it == params.end() || it->second.empty())
+  if (it == params.end())
     throw ConfigError(pp->file + ":" + std::to_string(pp->line) + ": PriorityParameters: config=PATH is missing");
-  std::string path = it->second;
-  if (path[0] != '/') {
-    const size_t slash = pp->file.rfind('/');
-    if (slash != std::string::npos) path = pp->file.substr(0, slash + 1) + path;
-  }
-  std::ifstream f(path);
-  if (!f)
-    throw ConfigError(pp->file + ":" + std::to_string(pp->line) + ": PriorityParameters: config=" + path +
-                      ": cannot read");
-  std::stringstream text;
-  text << f.rdbuf();
+  std::string path;
+  const std::string text = read_parameter_file(*pp, "config", it->second, &path);
   Config cfg;
   std::string why;
-  if (!parse_maui_cfg(text.str(), path, flavor_, &cfg, &why)) throw ConfigError(why);
+  if (!parse_maui_cfg(text, path, flavor_, &cfg, &why)) throw ConfigError(why);
   for (const IgnoredParam& ig : cfg.ignored)
     host.log(MFPRIO_LOG_DEBUG, ig.file + ":" + std::to_string(ig.line) + ": " + ig.name +
                                    " is not a priority parameter: ignored");

@@ -597,6 +597,7 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
   v->column("grp_tres_mins", "GrpTRESMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
   v->column("tres_run_mins", "TRESRunMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
   const size_t n = snap.tree.size();
+  const bool fair_tree = settings_->algo() == FairShareAlgo::FairTree;
   v->rows.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     ShareView::Row r;
@@ -613,12 +614,17 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
     if (root) r.cells.push_back(ShareView::text(""));
     else if (snap.tree.shares_parent[i]) r.cells.push_back(ShareView::text("parent"));
     else r.cells.push_back(ShareView::num(snap.tree.shares[i]));
-    r.cells.push_back(ShareView::num(sr.norm_shares[i]));
+    // As Slurm 22.05's sshare shows them: the root has no normalized shares
+    // (0.000000) and a blank NormUsage; under Fair Tree only users have a
+    // FairShare, otherwise every row shows 2^(-EffectvUsage/NormShares) (0 for
+    // the root); FairShare=parent rows leave LevelFS blank.
+    r.cells.push_back(ShareView::num(root ? 0.0 : sr.norm_shares[i]));
     r.cells.push_back(ShareView::num(snap.tree.usage[i]));
-    r.cells.push_back(ShareView::num(sr.norm_usage[i]));
+    r.cells.push_back(root ? ShareView::text("") : ShareView::num(sr.norm_usage[i]));
     r.cells.push_back(ShareView::num(sr.eff_usage[i]));
-    r.cells.push_back(r.is_user ? ShareView::num(sr.fairshare[i]) : ShareView::text(""));
-    r.cells.push_back(root ? ShareView::text("") : ShareView::num(sr.level_fs[i]));
+    if (fair_tree) r.cells.push_back(r.is_user ? ShareView::num(sr.fairshare[i]) : ShareView::text(""));
+    else r.cells.push_back(ShareView::num(root ? 0.0 : sr.fairshare[i]));
+    r.cells.push_back(root || snap.tree.shares_parent[i] ? ShareView::text("") : ShareView::num(sr.level_fs[i]));
     r.cells.push_back(ShareView::text(""));  // limits are not part of mfprio
     r.cells.push_back(ShareView::text(""));
     v->rows.push_back(std::move(r));

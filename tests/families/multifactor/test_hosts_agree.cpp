@@ -73,7 +73,7 @@ std::map<std::string, unsigned long> parse_sprio(const std::string& out) {
     std::stringstream ls(line);
     std::string x;
     while (std::getline(ls, x, '|')) f.push_back(x);
-    if (f.size() > 4) m[f[0] + " " + f[1]] = std::stoul(f[4]);
+    if (f.size() > 2) m[f[0] + " " + f[1]] = std::stoul(f[2]);  // -o %i%r%Y
   }
   return m;
 }
@@ -125,7 +125,7 @@ TEST_P(HostsAgree, SamePrioritiesThroughCHostAndMfprioHost) {
                                 &st1);
   const std::string h_out = run(std::string(std::getenv("MFPRIO_HOST")) + " --conf " +
                                     dir.file("slurm.conf") + " --now " + std::to_string(NOW) +
-                                    " sprio -P -l --jobs " + dir.file("jobs.jsonl"),
+                                    " sprio -P -o %i%r%Y --job-file " + dir.file("jobs.jsonl"),
                                 &st2);
   ASSERT_EQ(st1, 0) << c_out;
   ASSERT_EQ(st2, 0) << h_out;

@@ -1,0 +1,73 @@
+// params.cpp - see params.hpp.
+#include "params.hpp"
+
+#include <sys/stat.h>
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace mfprio {
+namespace {
+
+std::string where(const ConfPair& p) { return p.file + ":" + std::to_string(p.line) + ": PriorityParameters: "; }
+
+std::string trim(const std::string& s) {
+  size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+}  // namespace
+
+std::map<std::string, std::string> priority_parameters(const ConfPair& p,
+                                                       std::initializer_list<const char*> known,
+                                                       const std::string& reader) {
+  std::map<std::string, std::string> out;
+  std::string item;
+  std::istringstream in(p.value);
+  while (std::getline(in, item, ',')) {
+    item = trim(item);
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw ConfigError(where(p) + "'" + item + "' is not NAME=VALUE");
+    std::string k = trim(item.substr(0, eq));
+    for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool ok = false;
+    std::string names;
+    for (const char* n : known) {
+      ok = ok || k == n;
+      names += (names.empty() ? "" : " and ") + std::string(n) + "=PATH";
+    }
+    if (!ok) throw ConfigError(where(p) + "unknown key '" + k + "' (" + reader + " reads " + names + ")");
+    if (out.count(k)) throw ConfigError(where(p) + "'" + k + "' given twice");
+    const std::string v = trim(item.substr(eq + 1));
+    if (v.empty()) throw ConfigError(where(p) + "'" + k + "' has no path");
+    out[k] = v;
+  }
+  return out;
+}
+
+std::string conf_relative_path(const ConfPair& p, const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  const size_t slash = p.file.rfind('/');
+  return slash == std::string::npos ? path : p.file.substr(0, slash + 1) + path;
+}
+
+std::string read_parameter_file(const ConfPair& p, const std::string& name, const std::string& path,
+                                std::string* full) {
+  const std::string resolved = conf_relative_path(p, path);
+  struct stat st {};
+  if (::stat(resolved.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw ConfigError(where(p) + name + "=" + resolved + ": not a regular file");
+  std::ifstream f(resolved);
+  if (!f) throw ConfigError(where(p) + name + "=" + resolved + ": cannot read");
+  std::stringstream text;
+  text << f.rdbuf();
+  if (f.bad()) throw ConfigError(where(p) + name + "=" + resolved + ": cannot read");
+  if (full) *full = resolved;
+  return text.str();
+}
+
+}  // namespace mfprio

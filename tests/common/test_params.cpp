@@ -1,0 +1,86 @@
+// test_params.cpp - common/params.hpp: the PriorityParameters list of the
+// families that read native files, the conf-relative path rule and
+// floor_div.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "params.hpp"
+
+namespace {
+
+mfprio::ConfPair pair(const std::string& value, const std::string& file = "/etc/slurm/slurm.conf") {
+  return mfprio::ConfPair{"PriorityParameters", value, file, 7};
+}
+
+std::string error_of(const mfprio::ConfPair& p) {
+  try {
+    mfprio::priority_parameters(p, {"sched_conf", "complexes"}, "priority/gridengine");
+  } catch (const mfprio::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PriorityParameters, ParsesNamesCaseInsensitivelyAndTrims) {
+  auto m = mfprio::priority_parameters(pair(" Sched_Conf = a/sc , complexes=/abs/cx "), {"sched_conf", "complexes"},
+                                       "priority/gridengine");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m["sched_conf"], "a/sc");
+  EXPECT_EQ(m["complexes"], "/abs/cx");
+}
+
+TEST(PriorityParameters, EachMistakeNamesFileLineAndWhat) {
+  EXPECT_EQ(error_of(pair("sched_conf")), "/etc/slurm/slurm.conf:7: PriorityParameters: 'sched_conf' is not NAME=VALUE");
+  EXPECT_NE(error_of(pair("config=x")).find("unknown key 'config' (priority/gridengine reads sched_conf=PATH and "
+                                            "complexes=PATH)"),
+            std::string::npos);
+  EXPECT_NE(error_of(pair("complexes=a,COMPLEXES=b")).find("'complexes' given twice"), std::string::npos);
+  EXPECT_NE(error_of(pair("complexes= ")).find("'complexes' has no path"), std::string::npos);
+  EXPECT_EQ(error_of(pair("=x")), "/etc/slurm/slurm.conf:7: PriorityParameters: '=x' is not NAME=VALUE");
+}
+
+TEST(PriorityParameters, PathsAreRelativeToTheWritingFile) {
+  EXPECT_EQ(mfprio::conf_relative_path(pair("", "/etc/slurm/inc/prio.conf"), "maui.cfg"), "/etc/slurm/inc/maui.cfg");
+  EXPECT_EQ(mfprio::conf_relative_path(pair("", "/etc/slurm/slurm.conf"), "/opt/maui.cfg"), "/opt/maui.cfg");
+  EXPECT_EQ(mfprio::conf_relative_path(pair("", "slurm.conf"), "maui.cfg"), "maui.cfg");
+}
+
+TEST(PriorityParameters, ReadsTheNamedFileOrSaysWhy) {
+  char dir[] = "/tmp/mfprio-params.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string conf = std::string(dir) + "/slurm.conf";
+  std::ofstream(std::string(dir) + "/maui.cfg") << "FSWEIGHT 10\n";
+  std::string full;
+  EXPECT_EQ(mfprio::read_parameter_file(pair("", conf), "config", "maui.cfg", &full), "FSWEIGHT 10\n");
+  EXPECT_EQ(full, std::string(dir) + "/maui.cfg");
+  try {
+    mfprio::read_parameter_file(pair("", conf), "config", "missing.cfg", &full);
+    ADD_FAILURE() << "a missing file was read";
+  } catch (const mfprio::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), conf + ":7: PriorityParameters: config=" + dir + "/missing.cfg: cannot read");
+  }
+  try {
+    mfprio::read_parameter_file(pair("", conf), "config", ".", &full);
+    ADD_FAILURE() << "a directory was read";
+  } catch (const mfprio::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos);
+  }
+  std::remove((std::string(dir) + "/maui.cfg").c_str());
+  rmdir(dir);
+}
+
+TEST(FloorDiv, RoundsDownForTimesBeforeTheEpoch) {
+  EXPECT_EQ(mfprio::floor_div(0, 10), 0);
+  EXPECT_EQ(mfprio::floor_div(9, 10), 0);
+  EXPECT_EQ(mfprio::floor_div(10, 10), 1);
+  EXPECT_EQ(mfprio::floor_div(-1, 10), -1);
+  EXPECT_EQ(mfprio::floor_div(-10, 10), -1);
+  EXPECT_EQ(mfprio::floor_div(-11, 10), -2);
+}
+
+}  // namespace
