@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "strings.hpp"
 #include "tres.hpp"
 
 namespace mfprio {
@@ -22,19 +23,6 @@ std::string lower(const std::string& s) {
 std::string at(const ConfPair& p) { return p.file + ":" + std::to_string(p.line) + ": "; }
 
 [[noreturn]] void fail(const ConfPair& p, const std::string& why) { throw ConfigError(at(p) + p.key + ": " + why); }
-
-bool parse_u64(const std::string& s, uint64_t max, uint64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    const uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (max - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
-}
 
 uint64_t u64_value(const ConfPair& p, uint64_t max) {
   uint64_t v = 0;

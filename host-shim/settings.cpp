@@ -10,7 +10,8 @@
 #include <limits>
 #include <map>
 
-#include <timestr.hpp>
+#include "strings.hpp"
+#include "timestr.hpp"
 
 namespace mfprio::host {
 namespace {
@@ -18,19 +19,6 @@ namespace {
 std::string where(const ConfPair& p) { return p.file + ":" + std::to_string(p.line) + ": " + p.key + ": "; }
 
 [[noreturn]] void fail(const ConfPair& p, const std::string& why) { throw SettingsError(where(p) + why); }
-
-bool parse_u64(const std::string& s, uint64_t max, uint64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    const uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (max - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
-}
 
 uint64_t u64_value(const ConfPair& p, uint64_t max) {
   uint64_t v = 0;
@@ -95,17 +83,7 @@ ClusterTotals derive_from_nodes(const Conf& conf) {
 
 }  // namespace
 
-std::vector<std::string> split_path_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t colon = s.find(':', pos);
-    if (colon == std::string::npos) colon = s.size();
-    if (colon > pos) out.push_back(s.substr(pos, colon - pos));
-    pos = colon + 1;
-  }
-  return out;
-}
+std::vector<std::string> split_path_list(const std::string& s) { return split_nonempty(s, ':'); }
 
 std::string plugin_file_name(const std::string& priority_type) {
   std::string f = priority_type;
