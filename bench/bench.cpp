@@ -290,7 +290,8 @@ void bm_full_cycle(benchmark::State& st) {
   st.counters["batch_ms"] = batch_s * 1e3 / static_cast<double>(std::max<int64_t>(1, st.iterations()));
 }
 
-// One durable job-end charge: its own transaction (WAL, synchronous=NORMAL).
+// One durable job-end charge: its own transaction (WAL, synchronous=FULL: the
+// WAL is fsynced before the call returns).
 void bm_job_end(benchmark::State& st) {
   auto& P = *g->plugin;
   const auto& run = g->running.jobs;
