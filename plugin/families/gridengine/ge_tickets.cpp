@@ -192,8 +192,10 @@ bool path_compensated(const std::vector<ShareNodeState>& nodes, int n) {
 }
 
 // ---- per-object counters for functional and override tickets ------------------------
+// Hashed, never iterated (so their order cannot matter); references to
+// values stay valid as entries are added (the functional pass keeps some).
 struct Counts {
-  std::map<std::string, double> user, project, dept;
+  std::unordered_map<std::string, double> user, project, dept;
   double& u(const Job& j) { return user[j.user]; }
   double& p(const Job& j) { return project[j.project]; }
   double& d(const Job& j) { return dept[j.department]; }
