@@ -9,6 +9,7 @@
 #include <map>
 #include <queue>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 namespace mfprio::gridengine {
@@ -190,6 +191,18 @@ bool path_compensated(const std::vector<ShareNodeState>& nodes, int n) {
     if (nodes[n].compensated) return true;
   return false;
 }
+
+// A hash for the tuple keys of the ticket passes' grouping maps.
+struct TupleHash {
+  template <class... T>
+  size_t operator()(const std::tuple<T...>& t) const {
+    size_t h = 0;
+    std::apply([&h](const auto&... x) {
+      ((h = (h * 1000003u) ^ std::hash<std::decay_t<decltype(x)>>{}(x)), ...);
+    }, t);
+    return h;
+  }
+};
 
 // ---- per-object counters for functional and override tickets ------------------------
 // Hashed, never iterated (so their order cannot matter); references to
@@ -420,7 +433,9 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         // job each round: pop, recompute, accept if unchanged, else push back.
         Counts cnt = run_cnt;
         using GKey = std::tuple<std::string, std::string, std::string>;
-        std::map<GKey, std::vector<size_t>> groups;
+        // Hashed: the picks do not depend on the groups' order (a pick is the
+        // largest value, ties to the lower job id, and job ids are distinct).
+        std::unordered_map<GKey, std::vector<size_t>, TupleHash> groups;
         for (size_t j : pending)
           groups[GKey{jobs[j].user, jobs[j].project, jobs[j].department}].push_back(j);
         auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? prior[j] : 0); };
@@ -479,7 +494,9 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
     } else if (step.policy == 'F' && F > 0) {
       // EE functional pending pass: categories, greedy picks (§3.6).
       using Key = std::tuple<double, std::string, std::string, std::string>;
-      std::map<Key, size_t> cat_index;
+      // Hashed: the picks do not depend on the categories' order (a pick is
+      // the largest value, ties to the earlier job, and jobs are distinct).
+      std::unordered_map<Key, size_t, TupleHash> cat_index;
       std::vector<std::vector<size_t>> cats;
       for (size_t j : pending) {
         const FShares f = object_fshares(jobs[j], m);
