@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -205,6 +206,12 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
     };
     // Warm-up, and the count of records the family refuses (priority 0).
     call(statuses.data());
+    // MFPRIO_BENCH_DUMP=DIR: every record's priority and status, one file per
+    // family, to compare two builds' results on the same inputs (cmp).
+    if (const char* dump = std::getenv("MFPRIO_BENCH_DUMP")) {
+      std::ofstream d(std::string(dump) + "/" + f.name + ".prio");
+      for (size_t i = 0; i < jobs.size(); ++i) d << jobs[i].job_id << ' ' << prios[i] << ' ' << statuses[i] << '\n';
+    }
     fig.failed = size_t(std::count_if(statuses.begin(), statuses.end(), [](int s) { return s != MFPRIO_OK; }));
     fig.records = jobs.size();
     if (fig.failed == jobs.size()) throw std::runtime_error(std::string("every record failed: ") + P.ops.errmsg());
