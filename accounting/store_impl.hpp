@@ -8,6 +8,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sqlite_util.hpp"
 #include "store.hpp"
@@ -48,6 +49,19 @@ class StoreImpl final : public Store {
   void apply_admin_txn(const AdminChanges& changes);
   void put_window(const std::string& family, const WindowRow& row, bool add);  // store_windows.cpp
   void row_written();
+  // Job-end/charge writes, buffered within one apply_cycle transaction and
+  // written as multi-row statements (store.cpp: flush_journal, flush_ledger).
+  struct JournalRow {
+    int64_t assoc_id;
+    int64_t tres_id;  // 0: NULL (the billing usage)
+    double amount;
+  };
+  struct LedgerRow {
+    int64_t job_id, assoc_id, until;
+    bool ended;
+  };
+  void flush_journal();
+  void flush_ledger();
 
   std::string path_;
   int64_t seen_data_version_ = -1;
@@ -57,6 +71,8 @@ class StoreImpl final : public Store {
   long kill_after_rows_ = 0;
   long rows_written_ = 0;
   sql::DbPtr db_;
+  std::vector<JournalRow> journal_buf_;  // kept across calls: no allocation per charge
+  std::vector<LedgerRow> ledger_buf_;
 
   // load / ledger
   sql::Stmt st_load_accounts_, st_count_assocs_, st_load_assocs_, st_load_tres_usage_,
@@ -68,6 +84,8 @@ class StoreImpl final : public Store {
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_ledger_get_,
       st_charge_assoc_, st_charge_tres_, st_ledger_put_, st_decay_state_, st_tres_id_,
       st_tres_insert_, st_is_admin_;
+  // multi-row journal / ledger writes: [k] holds 2^k rows (1 .. 32)
+  sql::Stmt st_journal_rows_[6], st_ledger_rows_[6];
   // admin
   sql::Stmt st_del_assoc_, st_del_user_, st_del_account_, st_del_qos_, st_del_part_,
       st_up_account_, st_link_account_, st_up_user_, st_ensure_user_, st_up_assoc_,

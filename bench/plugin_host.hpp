@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "generator.hpp"
@@ -22,18 +23,43 @@
 namespace mfprio::bench {
 
 // Where the plugin .so is: $MFPRIO_PLUGIN_BUILD_DIR, else the build tree.
-inline std::string plugin_path() {
+inline std::string plugin_dir() {
   const char* dir = std::getenv("MFPRIO_PLUGIN_BUILD_DIR");
-  return std::string(dir && *dir ? dir : MFPRIO_PLUGIN_DIR) + "/priority_multifactor.so";
+  return std::string(dir && *dir ? dir : MFPRIO_PLUGIN_DIR);
+}
+inline std::string plugin_path(const std::string& file = "priority_multifactor.so") {
+  return plugin_dir() + "/" + file;
+}
+
+// The multifactor conf of the benchmarks (the sample site's weights).
+inline std::vector<std::pair<std::string, std::string>> multifactor_conf() {
+  return {
+      {"PriorityType", "priority/multifactor"},
+      {"PriorityDecayHalfLife", "7-0"},
+      {"PriorityCalcPeriod", "5"},
+      {"PriorityMaxAge", "7-0"},
+      {"PriorityWeightAge", "1000"},
+      {"PriorityWeightFairshare", "10000"},
+      {"PriorityWeightJobSize", "1000"},
+      {"PriorityWeightPartition", "1000"},
+      {"PriorityWeightQOS", "2000"},
+      {"PriorityWeightTRES", "CPU=500,Mem=250,GRES/gpu=3000"},
+  };
 }
 
 class PluginHost {
  public:
-  explicit PluginHost(const std::string& so = plugin_path()) {
+  // `conf`: the family's keys (AccountingStorageLoc is added by init);
+  // `bench_ops`: fail unless the optional operations the multifactor
+  // benchmarks call are there (the family figures check their own).
+  explicit PluginHost(const std::string& so = plugin_path(),
+                      std::vector<std::pair<std::string, std::string>> conf = multifactor_conf(),
+                      bool bench_ops = true)
+      : family_conf_(std::move(conf)) {
     dl_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!dl_) throw std::runtime_error(std::string("dlopen: ") + dlerror());
     try {
-      resolve_ops(so);
+      resolve_ops(so, bench_ops);
     } catch (...) {
       dlclose(dl_);
       throw;
@@ -41,7 +67,7 @@ class PluginHost {
   }
 
  private:
-  void resolve_ops(const std::string& so) {
+  void resolve_ops(const std::string& so, bool bench_ops) {
     const uint32_t* version = static_cast<const uint32_t*>(dlsym(dl_, "plugin_version"));
     if (!version || *version != MFPRIO_ABI_VERSION)
       throw std::runtime_error(so + ": not a plugin for mfprio ABI v" + std::to_string(MFPRIO_ABI_VERSION));
@@ -62,7 +88,7 @@ class PluginHost {
                 {reinterpret_cast<const void*>(ops.job_end), "job_end"},
                 {reinterpret_cast<const void*>(ops.job_end_batch), "job_end_batch"}};
     for (const auto& u : used)
-      if (!u.fn) throw std::runtime_error(so + ": the benchmarks need the optional operation " + u.name);
+      if (bench_ops && !u.fn) throw std::runtime_error(so + ": the benchmarks need the optional operation " + u.name);
   }
 
  public:
@@ -76,19 +102,8 @@ class PluginHost {
   // init() on `store`; throws with the plugin's message on failure.
   void init(const std::string& store) {
     if (inited_) fini();
-    conf_ = {
-        {"PriorityType", "priority/multifactor"},
-        {"PriorityDecayHalfLife", "7-0"},
-        {"PriorityCalcPeriod", "5"},
-        {"PriorityMaxAge", "7-0"},
-        {"PriorityWeightAge", "1000"},
-        {"PriorityWeightFairshare", "10000"},
-        {"PriorityWeightJobSize", "1000"},
-        {"PriorityWeightPartition", "1000"},
-        {"PriorityWeightQOS", "2000"},
-        {"PriorityWeightTRES", "CPU=500,Mem=250,GRES/gpu=3000"},
-        {"AccountingStorageLoc", store},
-    };
+    conf_ = family_conf_;
+    conf_.emplace_back("AccountingStorageLoc", store);
     kv_.clear();
     for (size_t i = 0; i < conf_.size(); ++i)
       kv_.push_back({conf_[i].first.c_str(), conf_[i].second.c_str(), "bench.conf", uint32_t(i + 1)});
@@ -127,7 +142,7 @@ class PluginHost {
  private:
   void* dl_ = nullptr;
   bool inited_ = false;
-  std::vector<std::pair<std::string, std::string>> conf_;
+  std::vector<std::pair<std::string, std::string>> family_conf_, conf_;
   std::vector<mfprio_kv_t> kv_;
   mfprio_tres_t gpu_{};
 };

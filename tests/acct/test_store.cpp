@@ -529,6 +529,85 @@ TEST(StoreJournal, DeferredChargesCountAtOnceAndFoldAtTheNextCycle) {
   sqlite3_close(h);
 }
 
+// Job ends are written many rows a statement (multi-row INSERTs of 32, 16,
+// 8, 4, 2, 1 rows): every row of a large batch must land, whatever the split.
+TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  const StoreData before = s->load();
+  const UserAssocRec* a = test::find_assoc(before, "User1", "B");
+  CycleUpdate up;
+  up.defer_usage = true;
+  double want = 0;
+  for (uint64_t k = 0; k < 53; ++k) {  // 53 charges x 4 rows = 212 journal rows: 6x32 + 16 + 4
+    Charge c;
+    c.job_id = 5000 + k;
+    c.assoc_id = a->id;
+    c.start_time = 1000;
+    c.until = 1000 + static_cast<int64_t>(k) + 1;
+    c.rate = 2;
+    c.tres = {{"cpu", 1}, {"mem", 3}, {"node", 0.5}};
+    c.ended = k % 2 == 0;
+    want += 2.0 * static_cast<double>(k + 1);
+    up.charges.push_back(c);
+  }
+  const CycleResult res = s->apply_cycle(up);
+  ASSERT_EQ(res.added.size(), 53u);
+  EXPECT_DOUBLE_EQ(res.added[52], 106.0);
+  const StoreData d = s->load();
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, a->raw_usage + want);
+  // The 26 jobs not ended are open in the ledger, each up to its own end.
+  const std::vector<LedgerRec> open = s->open_ledger();
+  ASSERT_EQ(open.size(), 26u);
+  EXPECT_EQ(open[0].job_id, 5001u);
+  EXPECT_EQ(open[0].charged_until, 1002);
+  EXPECT_EQ(open[25].job_id, 5051u);
+  EXPECT_EQ(open[25].charged_until, 1052);
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(dir.file("acct.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT count(*), count(tres_id) FROM charge_journal", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(st, 0), 53 * 4);
+  EXPECT_EQ(sqlite3_column_int64(st, 1), 53 * 3);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+}
+
+// The same job twice in one cycle: the second charge starts where the first
+// ended (its ledger row is written before the second reads it), in the
+// journal path and in the row path alike.
+TEST(StoreJournal, AJobChargedTwiceInOneCycleIsChargedOnce) {
+  for (const bool deferred : {true, false}) {
+    TempDir dir;
+    auto s = doc_store(dir);
+    const StoreData before = s->load();
+    const UserAssocRec* a = test::find_assoc(before, "User3", "C");
+    CycleUpdate up;
+    up.defer_usage = deferred;
+    Charge c;
+    c.job_id = 77;
+    c.assoc_id = a->id;
+    c.start_time = 1000;
+    c.rate = 1;
+    c.tres = {{"cpu", 2}};
+    for (int64_t until : {1010, 1030, 1030, 1020}) {
+      c.until = until;
+      up.charges.push_back(c);
+    }
+    up.charges.back().ended = true;
+    const CycleResult res = s->apply_cycle(up);
+    ASSERT_EQ(res.added.size(), 4u);
+    EXPECT_DOUBLE_EQ(res.added[0], 10.0) << deferred;
+    EXPECT_DOUBLE_EQ(res.added[1], 20.0) << deferred;
+    EXPECT_DOUBLE_EQ(res.added[2], 0.0) << deferred;
+    EXPECT_DOUBLE_EQ(res.added[3], 0.0) << deferred;
+    const StoreData d = s->load();
+    EXPECT_DOUBLE_EQ(test::find_assoc(d, "User3", "C")->raw_usage, a->raw_usage + 30.0) << deferred;
+    EXPECT_TRUE(s->open_ledger().empty()) << deferred;  // ended by the last charge
+  }
+}
+
 TEST(StoreJournal, DeferredCycleRefusesDecayAndUnknownAssociations) {
   TempDir dir;
   auto s = doc_store(dir);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 
@@ -39,7 +40,7 @@ std::string label_of(const std::string& name) {
 bool user_factor(const mfprio_job_t& j, double* out, std::string* why) {
   *out = 1.0;
   for (uint32_t i = 0; i < j.attr_count && j.attrs; ++i) {
-    if (std::string(nz(j.attrs[i].name)) != "user_factor") continue;
+    if (std::strcmp(nz(j.attrs[i].name), "user_factor") != 0) continue;
     const std::string v = nz(j.attrs[i].value);
     char* end = nullptr;
     const double d = std::strtod(v.c_str(), &end);
@@ -237,7 +238,10 @@ int FluxPolicy::association(const FluxState& s, const mfprio_job_t& job, int32_t
     *assoc = it->second;
     return MFPRIO_OK;
   }
-  auto it = s.assoc_by_key.find(assoc_key(user, bank));
+  // The key in a buffer reused by this thread: no allocation per job.
+  thread_local std::string key;
+  key.assign(user).append(1, '\n').append(bank);  // assoc_key(user, bank)
+  auto it = s.assoc_by_key.find(key);
   if (it != s.assoc_by_key.end()) {
     *assoc = it->second;
     return MFPRIO_OK;
@@ -260,12 +264,11 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
   fj.id = job.job_id;
   if (int rc = association(s, job, &fj.assoc, why)) return rc;
   const Association& a = m.assocs[static_cast<size_t>(fj.assoc)];
-  const std::string queue = nz(job.partition);
-  const std::string qos = nz(job.qos);
+  const std::string_view queue = nz(job.partition), qos = nz(job.qos);  // strings only for messages
   fj.queue = find_queue(m, queue);
   fj.qos = find_qos(m, qos);
   if (fj.qos == kUnknown && m.settings.mode == Mode::kDesign) {
-    *why = job_name(job) + ": unknown qos \"" + qos + "\"";
+    *why = job_name(job) + ": unknown qos \"" + std::string(qos) + "\"";
     return MFPRIO_ENOENT;
   }
   fj.urgency = (job.flags & MFPRIO_JOBF_URGENCY) ? static_cast<int>(job.urgency) : kUrgencyDefault;
@@ -279,7 +282,8 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
     // The one refusal check_job can make here is a queue the association
     // may not use (flux-accounting's INVALID_QUEUE): not allowed.
     if (fj.queue >= 0) {
-      *why = job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " + queue;
+      *why = job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " +
+             std::string(queue);
       return MFPRIO_EPERM;
     }
     return MFPRIO_EINVAL;
@@ -299,7 +303,8 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
     if (t.weight == 0) flags |= MFPRIO_TERMF_ZERO_WEIGHT;
     explain->term(t.name.c_str(), label_of(t.name).c_str(), t.factor, t.weight, t.contribution, t.parent, flags);
   }
-  explain->resolved(a.bank, fj.queue == kNone ? std::string() : queue, fj.qos == kNone ? std::string() : qos);
+  explain->resolved(a.bank, fj.queue == kNone ? std::string() : std::string(queue),
+                    fj.qos == kNone ? std::string() : std::string(qos));
   explain->total(r.total_unclamped, r.priority, *clamp);
   return MFPRIO_OK;
 }

@@ -194,30 +194,31 @@ void prepare_model(Model* m) {
 }
 
 bool check_job(const Model& m, const Job& job, std::string* why) {
-  const std::string jid = "job " + std::to_string(job.id);
+  // Built only for a message: this runs for every job priced.
+  auto jid = [&] { return "job " + std::to_string(job.id); };
   if (!valid(job.assoc, m.assocs.size())) {
-    if (why) *why = jid + ": no such user association (index " + std::to_string(job.assoc) + ")";
+    if (why) *why = jid() + ": no such user association (index " + std::to_string(job.assoc) + ")";
     return false;
   }
   const Association& a = m.assocs[job.assoc];
   if (job.urgency < kUrgencyHold || job.urgency > kUrgencyExpedite) {
     if (why)
-      *why = jid + " (user " + a.user + ", bank " + a.bank + "): urgency " + std::to_string(job.urgency) +
+      *why = jid() + " (user " + a.user + ", bank " + a.bank + "): urgency " + std::to_string(job.urgency) +
              " is outside 0..31";
     return false;
   }
   if (job.queue != kNone && job.queue != kUnknown && !valid(job.queue, m.queues.size())) {
-    if (why) *why = jid + ": bad queue index " + std::to_string(job.queue);
+    if (why) *why = jid() + ": bad queue index " + std::to_string(job.queue);
     return false;
   }
   if (valid(job.queue, m.queues.size()) && !permitted(a, job.queue)) {
     if (why)
-      *why = jid + ": user " + a.user + " in bank " + a.bank + " may not use queue " +
+      *why = jid() + ": user " + a.user + " in bank " + a.bank + " may not use queue " +
              m.queues[job.queue].name;
     return false;
   }
   if (job.qos != kNone && job.qos != kUnknown && !valid(job.qos, m.qos.size())) {
-    if (why) *why = jid + ": bad qos index " + std::to_string(job.qos);
+    if (why) *why = jid() + ": bad qos index " + std::to_string(job.qos);
     return false;
   }
   return true;

@@ -10,6 +10,8 @@
 #include <map>
 #include <queue>
 #include <tuple>
+#include <type_traits>
+#include <unordered_map>
 
 namespace mfprio::gridengine {
 namespace {
@@ -22,38 +24,73 @@ struct WorkTree {
   std::vector<int> job_node;  // per job, -1 = none
 };
 
-int find_child_named(const std::vector<ShareNodeState>& nodes, int from, const std::string& name,
-                     bool enter_projects, bool want_project) {
-  // Depth-first search below `from` (not `from` itself), children in order.
-  for (int c : nodes[from].children) {
-    const auto& n = nodes[c];
-    const bool is_project = n.type == NodeType::Project;
-    if (n.name == name && is_project == want_project && !n.user_copy) return c;
-    if (is_project && !enter_projects) continue;
-    int r = find_child_named(nodes, c, name, enter_projects, want_project);
-    if (r >= 0) return r;
+// First-match indexes, built once per pass (a depth-first search of the
+// whole tree per job made a pass O(jobs x nodes)).  A look-up is the first
+// node in the preorder below the scope (children in order) whose name and
+// kind (project or not) match and that is no user copy, not entering
+// project subtrees unless asked; the first entry a preorder walk inserts
+// for a name is exactly that node.  User copies (added while jobs are
+// mapped) have no children and never match, so walking them changes nothing.
+class LeafIndex {
+ public:
+  explicit LeafIndex(const std::vector<ShareNodeState>& nodes) : nodes_(nodes) {
+    if (nodes.empty()) return;
+    walk(0, /*enter_projects=*/true, /*want_project=*/true, &projects_);
+    walk(0, /*enter_projects=*/false, /*want_project=*/false, &outside_);
   }
-  return -1;
-}
+  // A project node anywhere below the root.
+  int project(const std::string& name) const { return get(projects_, name); }
+  // A non-project node: below project `scope` (projects entered), or (not
+  // in a project) below the root outside every project subtree.
+  int user(int scope, bool in_project, const std::string& name) {
+    if (!in_project) return get(outside_, name);
+    auto it = inside_.find(scope);
+    if (it == inside_.end()) {
+      it = inside_.emplace(scope, std::unordered_map<std::string, int>{}).first;
+      walk(scope, /*enter_projects=*/true, /*want_project=*/false, &it->second);
+    }
+    return get(it->second, name);
+  }
+
+ private:
+  static int get(const std::unordered_map<std::string, int>& m, const std::string& name) {
+    auto it = m.find(name);
+    return it == m.end() ? -1 : it->second;
+  }
+  void walk(int from, bool enter_projects, bool want_project, std::unordered_map<std::string, int>* out) const {
+    std::vector<int> stack;  // preorder, children in order
+    for (auto it = nodes_[from].children.rbegin(); it != nodes_[from].children.rend(); ++it) stack.push_back(*it);
+    while (!stack.empty()) {
+      const int c = stack.back();
+      stack.pop_back();
+      const auto& n = nodes_[c];
+      const bool is_project = n.type == NodeType::Project;
+      if (is_project == want_project && !n.user_copy) out->emplace(n.name, c);
+      if (is_project && !enter_projects) continue;
+      for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) stack.push_back(*it);
+    }
+  }
+  const std::vector<ShareNodeState>& nodes_;
+  std::unordered_map<std::string, int> projects_, outside_;
+  std::unordered_map<int, std::unordered_map<std::string, int>> inside_;
+};
 
 // §3.2 / SUP:search_userprj_node: the job's project node when the tree has one,
 // then the user's leaf (or `default`) inside it; else the user (or `default`)
 // outside project subtrees.  Returns the node and whether it is a `default` leaf.
-std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, const Job& job) {
+std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job) {
   int scope = 0;
   bool in_project = false;
   if (!job.project.empty()) {
-    int p = nodes[0].type == NodeType::Project && nodes[0].name == job.project
-                ? 0
-                : find_child_named(nodes, 0, job.project, true, true);
+    int p = nodes[0].type == NodeType::Project && nodes[0].name == job.project ? 0 : index.project(job.project);
     if (p >= 0) {
       scope = p;
       in_project = true;
     }
   }
-  int u = find_child_named(nodes, scope, job.user, in_project, false);
+  int u = index.user(scope, in_project, job.user);
   if (u >= 0 && nodes[u].children.empty()) return {u, false};
-  int d = find_child_named(nodes, scope, "default", in_project, false);
+  int d = index.user(scope, in_project, "default");
   if (d >= 0 && nodes[d].children.empty()) return {d, true};
   if (in_project && nodes[scope].children.empty()) return {scope, false};
   return {-1, false};
@@ -82,8 +119,9 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m) {
   w.job_node.assign(jobs.size(), -1);
   if (w.nodes.empty()) return w;
   std::map<std::pair<int, std::string>, int> copies;
+  LeafIndex index(w.nodes);  // holds the vector, not its elements: copies may be added
   for (size_t j = 0; j < jobs.size(); ++j) {
-    auto [leaf, is_default] = find_job_leaf(w.nodes, jobs[j]);
+    auto [leaf, is_default] = find_job_leaf(w.nodes, index, jobs[j]);
     if (leaf >= 0 && is_default) {
       auto key = std::make_pair(leaf, jobs[j].user);
       auto it = copies.find(key);
@@ -155,9 +193,23 @@ bool path_compensated(const std::vector<ShareNodeState>& nodes, int n) {
   return false;
 }
 
+// A hash for the tuple keys of the ticket passes' grouping maps.
+struct TupleHash {
+  template <class... T>
+  size_t operator()(const std::tuple<T...>& t) const {
+    size_t h = 0;
+    std::apply([&h](const auto&... x) {
+      ((h = (h * 1000003u) ^ std::hash<std::decay_t<decltype(x)>>{}(x)), ...);
+    }, t);
+    return h;
+  }
+};
+
 // ---- per-object counters for functional and override tickets ------------------------
+// Hashed, never iterated (so their order cannot matter); references to
+// values stay valid as entries are added (the functional pass keeps some).
 struct Counts {
-  std::map<std::string, double> user, project, dept;
+  std::unordered_map<std::string, double> user, project, dept;
   double& u(const Job& j) { return user[j.user]; }
   double& p(const Job& j) { return project[j.project]; }
   double& d(const Job& j) { return dept[j.department]; }
@@ -382,7 +434,9 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         // job each round: pop, recompute, accept if unchanged, else push back.
         Counts cnt = run_cnt;
         using GKey = std::tuple<std::string, std::string, std::string>;
-        std::map<GKey, std::vector<size_t>> groups;
+        // Hashed: the picks do not depend on the groups' order (a pick is the
+        // largest value, ties to the lower job id, and job ids are distinct).
+        std::unordered_map<GKey, std::vector<size_t>, TupleHash> groups;
         for (size_t j : pending)
           groups[GKey{jobs[j].user, jobs[j].project, jobs[j].department}].push_back(j);
         auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? prior[j] : 0); };
@@ -441,7 +495,9 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
     } else if (step.policy == 'F' && F > 0) {
       // EE functional pending pass: categories, greedy picks (§3.6).
       using Key = std::tuple<double, std::string, std::string, std::string>;
-      std::map<Key, size_t> cat_index;
+      // Hashed: the picks do not depend on the categories' order (a pick is
+      // the largest value, ties to the earlier job, and jobs are distinct).
+      std::unordered_map<Key, size_t, TupleHash> cat_index;
       std::vector<std::vector<size_t>> cats;
       for (size_t j : pending) {
         const FShares f = object_fshares(jobs[j], m);
@@ -468,6 +524,22 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
       FShares sum = run_sum;
       std::vector<size_t> head(cats.size(), 0);
       std::vector<double> last_eval(cats.size(), 0.0);
+      // Per category, once: its objects' fshares (the same for every member:
+      // they are the category's key) and where its objects' counts live (map
+      // nodes do not move).  A zero fshare stays 0 whatever its count, so only
+      // the non-zero ones, which name the category's own objects, need one.
+      struct CatInfo {
+        FShares share;
+        const double *u = nullptr, *p = nullptr, *d = nullptr;
+      };
+      std::vector<CatInfo> info(cats.size());
+      for (size_t c = 0; c < cats.size(); ++c) {
+        const Job& jb = jobs[cats[c][0]];
+        info[c].share = object_fshares(jb, m);
+        if (info[c].share.user != 0) info[c].u = &cnt.u(jb);
+        if (info[c].share.project != 0 && !jb.project.empty()) info[c].p = &cnt.p(jb);
+        if (info[c].share.dept != 0 && !jb.department.empty()) info[c].d = &cnt.d(jb);
+      }
       for (size_t pick = 0; pick < max_picks; ++pick) {
         size_t best_c = cats.size();
         double best_v = -1;
@@ -475,12 +547,12 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
           if (head[c] >= cats[c].size()) continue;
           const size_t j = cats[c][head[c]];
           // calc_intern_pending_job_functional_tickets: as if started next.
-          FShares share = object_fshares(jobs[j], m);
+          FShares share = info[c].share;
           FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
           if (shared_f) {
-            share.user /= cnt.u(jobs[j]) + 1;
-            if (!jobs[j].project.empty()) share.project /= cnt.p(jobs[j]) + 1;
-            if (!jobs[j].department.empty()) share.dept /= cnt.d(jobs[j]) + 1;
+            if (info[c].u) share.user /= *info[c].u + 1;
+            if (info[c].p) share.project /= *info[c].p + 1;
+            if (info[c].d) share.dept /= *info[c].d + 1;
           } else {
             s.user += share.user;
             s.project += share.project;

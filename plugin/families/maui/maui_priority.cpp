@@ -51,6 +51,10 @@ class Pricer {
 
   // One sub-component with its effective sub-weight and raw factor.
   void sub(Sub s, int64_t weight, double raw) {
+    // Fast path: a zero weight adds 0 x (a finite factor) to the sum, so the
+    // sub-component is skipped (the explained path still lists it).  A
+    // non-finite factor is kept: 0 x inf is NaN, and NaN must clamp low.
+    if (!terms_ && weight == 0 && std::isfinite(raw)) return;
     const SubInfo& si = sub_info(s);
     if (!si.counted || (si.moab_only && !moab_)) return;
     bool bound = false;
