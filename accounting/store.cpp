@@ -93,136 +93,279 @@ double StoreImpl::usage_scale() {
   return st->step() ? st->real(0) : 1.0;
 }
 
-StoreData StoreImpl::load(const LoadOptions& opts) {
-  StoreData d;
-  sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
-  changed_by_others();  // what we load now is the baseline
+// The hierarchy in one pass per table, rowid order (sequential pages, no
+// index walks, no joins): names go into one pool, ids become indices.
+void StoreImpl::read_tree(TreeData& t, bool descriptions) {
   const double scale = usage_scale();
+  NamePool& names = t.names;
 
+  // ---- accounts: breadth-first from root, siblings by name ----
+  struct RawAccount {
+    int64_t id, parent_id;
+    uint32_t name, description, shares, priority;
+    bool has_parent, shares_parent;
+  };
+  std::vector<RawAccount> acc;
   {
-    sql::StmtUse st(prep(st_load_accounts_,
-        "SELECT a.id, a.name, COALESCE(p.name, ''), a.shares, a.shares_parent, a.priority,"
-        " a.description FROM accounts a LEFT JOIN accounts p ON p.id = a.parent_id"
-        " ORDER BY a.name"));
-    std::vector<AccountRec> by_name;
+    sql::StmtUse st(prep(st_tree_accounts_,
+        "SELECT id, name, parent_id, shares, shares_parent, priority, description FROM accounts"));
     while (st->step()) {
-      AccountRec a;
+      RawAccount a;
       a.id = st->i64(0);
-      a.name = st->text(1);
-      a.parent = st->text(2);
+      a.name = names.add(st->view(1));
+      a.has_parent = !st->is_null(2);
+      a.parent_id = a.has_parent ? st->i64(2) : 0;
       a.shares = static_cast<uint32_t>(st->i64(3));
       a.shares_parent = st->i64(4) != 0;
       a.priority = static_cast<uint32_t>(st->i64(5));
-      a.description = st->text(6);
-      by_name.push_back(std::move(a));
+      a.description = descriptions ? names.add(st->view(6)) : 0;
+      acc.push_back(a);
     }
-    // Breadth-first from root, siblings by name (by_name is sorted, so each
-    // child list is too): parents always precede their children.
-    std::unordered_map<std::string, std::vector<size_t>> kids;
-    size_t root = by_name.size();
-    for (size_t i = 0; i < by_name.size(); ++i) {
-      if (by_name[i].parent.empty())
-        root = i;
-      else
-        kids[by_name[i].parent].push_back(i);
+  }
+  const uint32_t n_acc = static_cast<uint32_t>(acc.size());
+  IdIndex acc_by_id;
+  acc_by_id.build(n_acc, [&](size_t i) { return acc[i].id; });
+  std::vector<uint32_t> acc_by_name(n_acc);
+  for (uint32_t i = 0; i < n_acc; ++i) acc_by_name[i] = i;
+  std::sort(acc_by_name.begin(), acc_by_name.end(),
+            [&](uint32_t x, uint32_t y) { return names[acc[x].name] < names[acc[y].name]; });
+  // Children lists (CSR), each in name order.
+  std::vector<uint32_t> raw_parent(n_acc, IdIndex::kNone), kid_begin(n_acc + 1, 0), kids(n_acc);
+  uint32_t root = IdIndex::kNone;
+  for (uint32_t i = 0; i < n_acc; ++i) {
+    if (!acc[i].has_parent) {
+      root = i;
+      continue;
     }
-    if (root == by_name.size()) throw StoreError(path_ + ": corrupt store: no root account");
-    d.accounts.reserve(by_name.size());
-    std::vector<size_t> queue{root};
-    for (size_t q = 0; q < queue.size(); ++q) {
-      AccountRec& a = by_name[queue[q]];
-      auto it = kids.find(a.name);
-      if (it != kids.end()) queue.insert(queue.end(), it->second.begin(), it->second.end());
-      d.accounts.push_back(std::move(a));
-    }
-    if (d.accounts.size() != by_name.size())
-      throw StoreError(path_ + ": corrupt store: accounts not reachable from root");
+    const uint32_t p = acc_by_id.find(acc[i].parent_id);
+    if (p == IdIndex::kNone)  // the foreign key forbids it
+      throw StoreError(path_ + ": corrupt store: account '" + std::string(names[acc[i].name]) +
+                       "' names a missing parent");
+    raw_parent[i] = p;
+    ++kid_begin[p + 1];
+  }
+  if (root == IdIndex::kNone) throw StoreError(path_ + ": corrupt store: no root account");
+  for (uint32_t i = 0; i < n_acc; ++i) kid_begin[i + 1] += kid_begin[i];
+  {
+    std::vector<uint32_t> fill(kid_begin.begin(), kid_begin.end() - 1);
+    for (uint32_t i : acc_by_name)
+      if (raw_parent[i] != IdIndex::kNone) kids[fill[raw_parent[i]]++] = i;
+  }
+  std::vector<uint32_t> order{root};  // breadth-first
+  order.reserve(n_acc);
+  for (size_t q = 0; q < order.size() && order.size() <= n_acc; ++q)
+    order.insert(order.end(), kids.begin() + kid_begin[order[q]], kids.begin() + kid_begin[order[q] + 1]);
+  if (order.size() != n_acc)
+    throw StoreError(path_ + ": corrupt store: accounts not reachable from root");
+  std::vector<uint32_t> acc_new(n_acc), acc_rank(n_acc);  // raw index -> BFS index; BFS index -> name rank
+  for (uint32_t k = 0; k < n_acc; ++k) acc_new[order[k]] = k;
+  for (uint32_t r = 0; r < n_acc; ++r) acc_rank[acc_new[acc_by_name[r]]] = r;
+  t.accounts.resize(n_acc);
+  for (uint32_t k = 0; k < n_acc; ++k) {
+    const RawAccount& a = acc[order[k]];
+    TreeAccount& o = t.accounts[k];
+    o.id = a.id;
+    o.parent = a.has_parent ? static_cast<int32_t>(acc_new[raw_parent[order[k]]]) : -1;
+    o.name = a.name;
+    o.description = a.description;
+    o.shares = a.shares;
+    o.priority = a.priority;
+    o.shares_parent = a.shares_parent;
   }
 
-  // Users first, in name order (ORDER BY walks the UNIQUE(name) index, no
-  // sort): their rank orders the associations without string compares.
-  struct UserKey {
-    uint32_t rank;
-    int64_t default_account_id;
+  // ---- users: the table in rowid order, their name order from the name
+  // index alone (a covering scan: no row look-ups) ----
+  struct RawUser {
+    int64_t id, default_id;
+    uint32_t name;
+    bool admin;
   };
-  std::unordered_map<int64_t, UserKey> user_by_id;
+  std::vector<RawUser> users;
   {
-    sql::StmtUse st(prep(st_load_users_,
-        "SELECT u.id, u.name, COALESCE(a.name, ''), u.admin, COALESCE(u.default_account_id, 0)"
-        " FROM users u LEFT JOIN accounts a ON a.id = u.default_account_id ORDER BY u.name"));
+    sql::StmtUse st(prep(st_tree_users_, "SELECT id, name, default_account_id, admin FROM users"));
+    while (st->step())
+      users.push_back(RawUser{st->i64(0), st->is_null(2) ? INT64_MIN : st->i64(2), names.add(st->view(1)),
+                              st->i64(3) != 0});
+  }
+  IdIndex user_by_id;
+  user_by_id.build(users.size(), [&](size_t i) { return users[i].id; });
+  std::vector<uint32_t> user_rank(users.size(), IdIndex::kNone);
+  t.users.reserve(users.size());
+  {
+    sql::StmtUse st(prep(st_tree_user_order_, "SELECT id FROM users ORDER BY name"));
     while (st->step()) {
-      user_by_id.emplace(st->i64(0), UserKey{static_cast<uint32_t>(d.users.size()), st->i64(4)});
-      d.users.push_back(UserRec{st->text(1), st->text(2), st->i64(3) != 0});
+      const uint32_t u = user_by_id.find(st->i64(0));
+      if (u == IdIndex::kNone || user_rank[u] != IdIndex::kNone) continue;  // one snapshot: unreachable
+      user_rank[u] = static_cast<uint32_t>(t.users.size());
+      const uint32_t d = users[u].default_id == INT64_MIN ? IdIndex::kNone : acc_by_id.find(users[u].default_id);
+      t.users.push_back(TreeUser{users[u].name, d == IdIndex::kNone ? -1 : static_cast<int32_t>(acc_new[d]),
+                                 users[u].admin});
     }
   }
-  std::unordered_map<int64_t, uint32_t> account_by_id;  // id -> index in d.accounts
-  account_by_id.reserve(d.accounts.size());
-  for (uint32_t i = 0; i < d.accounts.size(); ++i) account_by_id.emplace(d.accounts[i].id, i);
+  if (t.users.size() != users.size()) throw StoreError(path_ + ": corrupt store: the users' name index is incomplete");
+
+  // ---- associations: one scan, then ordered by user, account, partition ----
   {
-    sql::StmtUse st(prep(st_count_assocs_, "SELECT count(*) FROM assocs"));
-    if (st->step()) d.assocs.reserve(static_cast<size_t>(st->i64(0)));
+    sql::StmtUse st(prep(st_tree_assoc_bound_, "SELECT max(id) - min(id) + 1 FROM assocs"));
+    if (st->step()) t.assocs.reserve(static_cast<size_t>(std::clamp<int64_t>(st->i64(0), 0, int64_t{1} << 24)));
   }
+  std::unordered_map<std::string, uint32_t> part_names;  // partition associations are rare
+  std::vector<uint32_t> per_user(t.users.size() + 1, 0);
   {
-    // A plain table scan: names come from the users and accounts read above.
-    sql::StmtUse st(prep(st_load_assocs_,
+    sql::StmtUse st(prep(st_tree_assocs_,
         "SELECT id, user_id, account_id, partition, shares, shares_parent, priority, raw_usage,"
         " usage_time FROM assocs"));
-    struct SortKey {
-      uint32_t user_rank, account;
-    };
-    std::vector<SortKey> keys;
-    keys.reserve(d.assocs.capacity());
     while (st->step()) {
-      auto u = user_by_id.find(st->i64(1));
-      auto a = account_by_id.find(st->i64(2));
-      if (u == user_by_id.end() || a == account_by_id.end())  // foreign keys forbid it
+      const uint32_t u = user_by_id.find(st->i64(1));
+      const uint32_t a = acc_by_id.find(st->i64(2));
+      if (u == IdIndex::kNone || a == IdIndex::kNone)  // foreign keys forbid it
         throw StoreError(path_ + ": corrupt store: association " + std::to_string(st->i64(0)) +
                          " names a missing user or account");
-      UserAssocRec r;
+      TreeAssoc r;
       r.id = st->i64(0);
-      r.user = d.users[u->second.rank].name;
-      r.account = d.accounts[a->second].name;
-      r.partition = st->text(3);
+      r.user = user_rank[u];
+      r.account = acc_new[a];
+      const std::string_view part = st->view(3);
+      if (!part.empty()) {
+        auto it = part_names.find(std::string(part));
+        if (it == part_names.end()) it = part_names.emplace(std::string(part), names.add(part)).first;
+        r.partition = it->second;
+      }
       r.shares = static_cast<uint32_t>(st->i64(4));
       r.shares_parent = st->i64(5) != 0;
       r.priority = static_cast<uint32_t>(st->i64(6));
       r.raw_usage = st->real(7) * scale;
       r.usage_time = st->i64(8);
-      r.is_default = u->second.default_account_id == st->i64(2);
-      keys.push_back(SortKey{u->second.rank, a->second});
-      d.assocs.push_back(std::move(r));
+      r.is_default = users[u].default_id == st->i64(2);
+      ++per_user[r.user + 1];
+      t.assocs.push_back(r);
     }
-    // Order by user, account, partition: ranks first, names only on ties;
-    // sorting a permutation moves 4-byte indices instead of whole records.
-    std::vector<uint32_t> order(d.assocs.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint32_t xi, uint32_t yi) {
-      if (keys[xi].user_rank != keys[yi].user_rank) return keys[xi].user_rank < keys[yi].user_rank;
-      const UserAssocRec& x = d.assocs[xi];
-      const UserAssocRec& y = d.assocs[yi];
-      int c = keys[xi].account == keys[yi].account ? 0 : x.account.compare(y.account);
-      if (c == 0) c = x.partition.compare(y.partition);
-      return c < 0;
-    });
-    std::vector<UserAssocRec> sorted;
-    sorted.reserve(d.assocs.size());
-    for (uint32_t i : order) sorted.push_back(std::move(d.assocs[i]));
-    d.assocs = std::move(sorted);
   }
-  std::unordered_map<int64_t, size_t> assoc_index;  // id -> index, only when needed
-  auto index_of = [&](int64_t id) -> UserAssocRec* {
-    if (assoc_index.empty())
-      for (size_t i = 0; i < d.assocs.size(); ++i) assoc_index.emplace(d.assocs[i].id, i);
-    auto it = assoc_index.find(id);
-    return it == assoc_index.end() ? nullptr : &d.assocs[it->second];
-  };
+  // A counting sort by user rank (in place, by cycles), then each user's few
+  // associations by account name and partition.
+  for (size_t u = 0; u + 1 < per_user.size(); ++u) per_user[u + 1] += per_user[u];
+  {
+    std::vector<uint32_t> dest(t.assocs.size());
+    std::vector<uint32_t> fill(per_user.begin(), per_user.end() - 1);
+    for (size_t i = 0; i < t.assocs.size(); ++i) dest[i] = fill[t.assocs[i].user]++;
+    for (size_t i = 0; i < t.assocs.size(); ++i)
+      while (dest[i] != i) {
+        std::swap(t.assocs[i], t.assocs[dest[i]]);
+        std::swap(dest[i], dest[dest[i]]);
+      }
+  }
+  for (size_t u = 0; u + 1 < per_user.size(); ++u) {
+    if (per_user[u + 1] - per_user[u] < 2) continue;
+    std::sort(t.assocs.begin() + per_user[u], t.assocs.begin() + per_user[u + 1],
+              [&](const TreeAssoc& x, const TreeAssoc& y) {
+                if (x.account != y.account) return acc_rank[x.account] < acc_rank[y.account];
+                return names[x.partition] < names[y.partition];
+              });
+  }
   {
     // Journalled job-end charges not yet folded into the rows count too.
     sql::StmtUse st(prep(st_journal_sum_,
         "SELECT assoc_id, sum(amount) FROM charge_journal WHERE tres_id IS NULL GROUP BY assoc_id"));
-    while (st->step())
-      if (UserAssocRec* r = index_of(st->i64(0))) r->raw_usage += st->real(1) * scale;
+    IdIndex by_id;
+    bool built = false;
+    while (st->step()) {
+      if (!built) {
+        by_id.build(t.assocs.size(), [&](size_t i) { return t.assocs[i].id; });
+        built = true;
+      }
+      const uint32_t k = by_id.find(st->i64(0));
+      if (k != IdIndex::kNone) t.assocs[k].raw_usage += st->real(1) * scale;
+    }
   }
+  {
+    sql::StmtUse st(prep(st_load_qos_,
+        "SELECT id, name, priority, usage_factor FROM qos ORDER BY name"));
+    while (st->step())
+      t.qos.push_back(QosRec{st->i64(0), st->text(1), static_cast<uint32_t>(st->i64(2)),
+                             st->real(3)});
+  }
+  {
+    sql::StmtUse st(prep(st_load_parts_,
+        "SELECT id, name, job_factor, billing_weights, tres_totals, is_default"
+        " FROM partitions ORDER BY name"));
+    while (st->step())
+      t.partitions.push_back(PartitionRec{st->i64(0), st->text(1),
+                                          static_cast<uint32_t>(st->i64(2)), st->text(3),
+                                          st->text(4), st->i64(5) != 0});
+  }
+  {
+    sql::StmtUse st(prep(st_load_decay_,
+        "SELECT last_decay, last_reset FROM decay_state WHERE id = 1"));
+    if (st->step()) t.decay = DecayState{st->i64(0), st->i64(1)};
+  }
+}
+
+TreeData StoreImpl::load_tree() {
+  TreeData t;
+  sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
+  changed_by_others();  // what we load now is the baseline
+  read_tree(t, /*descriptions=*/false);
+  txn.commit();
+  return t;
+}
+
+StoreData StoreImpl::load(const LoadOptions& opts) {
+  StoreData d;
+  sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
+  changed_by_others();  // what we load now is the baseline
+  const double scale = usage_scale();
+  {
+    TreeData t;
+    read_tree(t, /*descriptions=*/true);
+    const NamePool& nm = t.names;
+    d.accounts.reserve(t.accounts.size());
+    for (const TreeAccount& a : t.accounts) {
+      AccountRec r;
+      r.id = a.id;
+      r.name = nm[a.name];
+      if (a.parent >= 0) r.parent = nm[t.accounts[static_cast<size_t>(a.parent)].name];
+      r.shares_parent = a.shares_parent;
+      r.shares = a.shares;
+      r.priority = a.priority;
+      r.description = nm[a.description];
+      d.accounts.push_back(std::move(r));
+    }
+    d.users.reserve(t.users.size());
+    for (const TreeUser& u : t.users)
+      d.users.push_back(UserRec{std::string(nm[u.name]),
+                                u.default_account >= 0
+                                    ? std::string(nm[t.accounts[static_cast<size_t>(u.default_account)].name])
+                                    : std::string(),
+                                u.admin});
+    d.assocs.reserve(t.assocs.size());
+    for (const TreeAssoc& a : t.assocs) {
+      UserAssocRec r;
+      r.id = a.id;
+      r.user = d.users[a.user].name;
+      r.account = d.accounts[a.account].name;
+      r.partition = nm[a.partition];
+      r.shares_parent = a.shares_parent;
+      r.shares = a.shares;
+      r.priority = a.priority;
+      r.is_default = a.is_default;
+      r.raw_usage = a.raw_usage;
+      r.usage_time = a.usage_time;
+      d.assocs.push_back(std::move(r));
+    }
+    d.qos = std::move(t.qos);
+    d.partitions = std::move(t.partitions);
+    d.decay = t.decay;
+  }
+  IdIndex assoc_by_id;
+  bool indexed = false;
+  auto index_of = [&](int64_t id) -> UserAssocRec* {
+    if (!indexed) {
+      assoc_by_id.build(d.assocs.size(), [&](size_t i) { return d.assocs[i].id; });
+      indexed = true;
+    }
+    const uint32_t k = assoc_by_id.find(id);
+    return k == IdIndex::kNone ? nullptr : &d.assocs[k];
+  };
   if (opts.tres_usage) {
     {
       sql::StmtUse st(prep(st_load_tres_usage_,
@@ -245,22 +388,6 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
     }
     for (UserAssocRec& a : d.assocs)
       if (a.tres_usage.size() > 1) std::sort(a.tres_usage.begin(), a.tres_usage.end());
-  }
-  {
-    sql::StmtUse st(prep(st_load_qos_,
-        "SELECT id, name, priority, usage_factor FROM qos ORDER BY name"));
-    while (st->step())
-      d.qos.push_back(QosRec{st->i64(0), st->text(1), static_cast<uint32_t>(st->i64(2)),
-                             st->real(3)});
-  }
-  {
-    sql::StmtUse st(prep(st_load_parts_,
-        "SELECT id, name, job_factor, billing_weights, tres_totals, is_default"
-        " FROM partitions ORDER BY name"));
-    while (st->step())
-      d.partitions.push_back(PartitionRec{st->i64(0), st->text(1),
-                                          static_cast<uint32_t>(st->i64(2)), st->text(3),
-                                          st->text(4), st->i64(5) != 0});
   }
   {
     sql::StmtUse st(prep(st_load_queues_, "SELECT name, priority FROM queues ORDER BY name"));
@@ -289,11 +416,6 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
         " AND kind IN ('cpu', 'mem', 'io') AND seconds = 0 ORDER BY name, kind"));
     while (st->step())
       d.gridengine_usage.push_back(WindowRow{st->text(0), st->text(1), st->i64(2), st->i64(3), st->real(4)});
-  }
-  {
-    sql::StmtUse st(prep(st_load_decay_,
-        "SELECT last_decay, last_reset FROM decay_state WHERE id = 1"));
-    if (st->step()) d.decay = DecayState{st->i64(0), st->i64(1)};
   }
   txn.commit();
   return d;
