@@ -27,6 +27,25 @@ namespace mfprio::acct {
 
 namespace detail {
 
+namespace {
+constexpr const char* kCacheSize = "PRAGMA cache_size = -65536";
+
+// A load reads every row once, in rowid order: its pages need not stay in
+// the page cache (they would cost ~60 bytes of memory per association for
+// the store's life), so the scan goes through a 2 MiB cache and the
+// cache's normal size is restored after it.
+class CacheForScan {
+ public:
+  explicit CacheForScan(sqlite3* db) : db_(db) { sql::exec(db_, "PRAGMA cache_size = -2048"); }
+  ~CacheForScan() { sqlite3_exec(db_, kCacheSize, nullptr, nullptr, nullptr); }
+  CacheForScan(const CacheForScan&) = delete;
+  CacheForScan& operator=(const CacheForScan&) = delete;
+
+ private:
+  sqlite3* db_;
+};
+}  // namespace
+
 sql::Stmt& StoreImpl::prep(sql::Stmt& slot, const char* text) {
   if (!slot) slot = sql::Stmt(db_.get(), text);
   return slot;
@@ -81,9 +100,9 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
     // can lose the last commits), and a cycle commits every few minutes.
     sql::exec(db_.get(), "PRAGMA synchronous = NORMAL");
   }
-  // A 10^5-association store is ~15 MB: keep it in the page cache (64 MiB
-  // at most) so load and decay do not re-read it; sorts stay in memory.
-  sql::exec(db_.get(), "PRAGMA cache_size = -65536");
+  // Pages the cycles and job ends touch stay cached (64 MiB at most); a
+  // load streams through a small cache instead (see CacheForScan).
+  sql::exec(db_.get(), kCacheSize);
   sql::exec(db_.get(), "PRAGMA temp_store = MEMORY");
   version_ = migrate(db_.get(), opts.read_only);
 }
@@ -302,6 +321,7 @@ void StoreImpl::read_tree(TreeData& t, bool descriptions) {
 
 TreeData StoreImpl::load_tree() {
   TreeData t;
+  CacheForScan small_cache(db_.get());
   sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
   changed_by_others();  // what we load now is the baseline
   read_tree(t, /*descriptions=*/false);
@@ -311,6 +331,7 @@ TreeData StoreImpl::load_tree() {
 
 StoreData StoreImpl::load(const LoadOptions& opts) {
   StoreData d;
+  CacheForScan small_cache(db_.get());
   sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
   changed_by_others();  // what we load now is the baseline
   const double scale = usage_scale();

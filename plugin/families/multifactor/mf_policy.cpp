@@ -30,15 +30,16 @@ std::shared_ptr<const State> MultifactorPolicy::load(acct::Store* store, uint32_
                                                      uint64_t generation) {
   acct::TreeData data = store->load_tree();
   std::vector<double> usage;
-  std::shared_ptr<const Layout> layout = build_layout(data, layout_id, &usage);
-  auto snap = build_snapshot(layout, usage, data.decay.last_decay, generation, nullptr);
+  ShareTree tree;
+  std::shared_ptr<const Layout> layout = build_layout(data, layout_id, &tree, &usage);
+  auto snap = build_snapshot(layout, std::move(tree), usage, data.decay.last_decay, generation, nullptr);
   usage_ = std::move(usage);
   last_reset_ = data.decay.last_reset;
   next_generation_ = generation + 1;
   return snap;
 }
 
-std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& data, uint32_t id,
+std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& data, uint32_t id, ShareTree* tree,
                                                               std::vector<double>* usage) const {
   auto L = std::make_shared<Layout>();
   L->id = id;
@@ -170,7 +171,8 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
     for (size_t k = 0; k < n_assoc; ++k) users_of[fill[data.assocs[k].account]++] = static_cast<uint32_t>(k);
   }
 
-  ShareTree& t = L->shape;
+  ShareTree& t = *tree;
+  t = ShareTree{};
   const size_t n_nodes = n_acc + n_assoc;
   t.parent.reserve(n_nodes);
   t.is_user.reserve(n_nodes);
@@ -178,15 +180,12 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
   t.shares.reserve(n_nodes);
   t.usage.reserve(n_nodes);
   t.active.reserve(n_nodes);
-  L->node_store_id.reserve(n_nodes);
-  L->node_account.reserve(n_nodes);
-  L->node_user.reserve(n_nodes);
-  L->node_partition.reserve(n_nodes);
-  L->node_priority.reserve(n_nodes);
-  L->node_depth.reserve(n_nodes);
+  L->node_name.reserve(n_nodes);
   L->node_assoc.reserve(n_nodes);
   L->assocs.reserve(n_assoc);
   usage->assign(n_nodes, 0.0);
+  std::vector<uint32_t> node_priority;  // effective association priority (inherited)
+  node_priority.reserve(n_nodes);
   std::vector<uint32_t> assoc_of(n_assoc);  // store order -> assocs index
   struct Frame {
     uint32_t account;
@@ -200,13 +199,9 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
     stack.pop_back();
     const acct::TreeAccount& a = data.accounts[f.account];
     const uint32_t node = t.add(f.parent, false, a.shares, 0, a.shares_parent && f.parent >= 0);
-    const uint32_t prio = a.priority ? a.priority : (f.parent >= 0 ? L->node_priority[f.parent] : 0);
-    L->node_store_id.push_back(a.id);
-    L->node_account.push_back(a.name);
-    L->node_user.push_back(0);
-    L->node_partition.push_back(0);
-    L->node_priority.push_back(prio);
-    L->node_depth.push_back(f.depth);
+    const uint32_t prio = a.priority ? a.priority : (f.parent >= 0 ? node_priority[f.parent] : 0);
+    L->node_name.push_back(a.name);
+    node_priority.push_back(prio);
     L->node_assoc.push_back(-1);
     if (t.size() > n_nodes) throw acct::StoreError("the account tree has a cycle");
     // Users are leaves: add them now; push sub-accounts in reverse so they pop in order.
@@ -222,6 +217,7 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
       ai.node = unode;
       ai.store_id = u.id;
       ai.priority = uprio;
+      ai.partition_name = u.partition;
       if (u.partition != 0) {
         auto pit = L->part_index.find(std::string(names[u.partition]));
         ai.partition = pit == L->part_index.end() ? -1 : static_cast<int32_t>(pit->second);
@@ -229,12 +225,8 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
       const uint32_t aidx = static_cast<uint32_t>(L->assocs.size());
       assoc_of[k] = aidx;
       L->assocs.push_back(ai);
-      L->node_store_id.push_back(u.id);
-      L->node_account.push_back(a.name);
-      L->node_user.push_back(data.users[u.user].name);
-      L->node_partition.push_back(u.partition);
-      L->node_priority.push_back(uprio);
-      L->node_depth.push_back(f.depth + 1);
+      L->node_name.push_back(data.users[u.user].name);
+      node_priority.push_back(uprio);
       L->node_assoc.push_back(static_cast<int32_t>(aidx));
     }
     for (uint32_t j = sub_begin[f.account + 1]; j > sub_begin[f.account]; --j)
@@ -243,8 +235,8 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
   // An account never reached hangs off a parent outside the tree (a cycle).
   if (t.size() != n_nodes)
     throw acct::StoreError("the account tree is not connected to root (an account's parent is missing)");
-  for (AssocInfo& a : L->assocs)
-    a.factor = s.has(kNoNormalAssoc) ? a.priority : (max_prio ? double(a.priority) / max_prio : 0.0);
+  L->max_assoc_priority = max_prio;
+  L->raw_assoc_priority = s.has(kNoNormalAssoc);
 
   // Name look-ups for resolve_job: accounts and users by name, each user's
   // associations as one run (the store's order), and its default account
@@ -271,11 +263,13 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
   }
   L->assoc_by_store_id.build(n_assoc, [&](size_t i) { return L->assocs[i].store_id; });
   L->names = std::move(data.names);
+  L->names.chars.shrink_to_fit();  // grown by doubling while the store was read
+  L->names.begin.shrink_to_fit();
   t.finalize();
   return L;
 }
 
-std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<const Layout> layout,
+std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<const Layout> layout, ShareTree tree,
                                                             const std::vector<double>& user_usage,
                                                             int64_t last_decay, uint64_t generation,
                                                             const Snapshot* prev) const {
@@ -285,7 +279,7 @@ std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<cons
   s->generation = generation;
   s->last_decay = last_decay;
   s->associations = layout->assocs.size();
-  s->tree = layout->shape;
+  s->tree = std::move(tree);
   s->tree.usage = user_usage;
   const size_t na = layout->assocs.size();
   if (settings_->algo() == FairShareAlgo::TicketBased) {
@@ -297,17 +291,19 @@ std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<cons
           s->tree.active[layout->assocs[a].node] = 1;
     s->pending_mark = std::shared_ptr<std::atomic<uint8_t>[]>(new std::atomic<uint8_t>[na ? na : 1]());
   }
-  s->tree.finalize();
+  s->tree.finalize_usage();  // the structure was finalized with the layout
   FairShareParams params;
   params.algo = settings_->algo();
   params.dampening = settings_->dampening;
-  compute_fair_share(s->tree, params, s->shares);
+  ShareResult shares;
+  compute_fair_share(s->tree, params, shares);
   s->assoc_fs.resize(na);
   s->assoc_score.resize(na);
   const Settings& set = *settings_;
   for (size_t a = 0; a < na; ++a) {
-    s->assoc_fs[a] = s->shares.fairshare[layout->assocs[a].node];
-    s->assoc_score[a] = set.w_assoc * layout->assocs[a].factor + set.w_fairshare * s->assoc_fs[a];
+    const AssocInfo& ai = layout->assocs[a];
+    s->assoc_fs[a] = shares.fairshare[ai.node];
+    s->assoc_score[a] = set.w_assoc * layout->assoc_factor(ai) + set.w_fairshare * s->assoc_fs[a];
   }
   return s;
 }
@@ -426,7 +422,7 @@ int MultifactorPolicy::decay(acct::Store* store, const std::shared_ptr<const Sta
   std::vector<double> usage = usage_;
   for (double& u : usage) u = (up.reset ? 0.0 : u) * up.decay_factor;
   credit(snap, res, &usage);
-  out->next = build_snapshot(snap.layout, usage, now, next_generation_++, &snap);
+  out->next = build_snapshot(snap.layout, snap.tree, usage, now, next_generation_++, &snap);
   usage_ = std::move(usage);
   return MFPRIO_OK;
 }
@@ -521,7 +517,11 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
   // Slurm's sshare columns (REFERENCE §1.10); -l adds the LONG ones.
   const Snapshot& snap = static_cast<const Snapshot&>(state);
   const Layout& L = *snap.layout;
-  const ShareResult& sr = snap.shares;
+  ShareResult sr;  // what build_snapshot computed: same tree, same settings
+  FairShareParams params;
+  params.algo = settings_->algo();
+  params.dampening = settings_->dampening;
+  compute_fair_share(snap.tree, params, sr);
   v->column("account", "Account", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
   v->column("user", "User", -1, 10, MFPRIO_COLF_TEXT);
   v->column("raw_shares", "RawShares", -1, 10, 0);
@@ -535,14 +535,19 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
   v->column("tres_run_mins", "TRESRunMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
   const size_t n = snap.tree.size();
   v->rows.reserve(n);
+  std::vector<uint32_t> depth(n, 0);  // parents come before their children
   for (size_t i = 0; i < n; ++i) {
     ShareView::Row r;
     r.parent = snap.tree.parent[i];
-    r.depth = L.node_depth[i];
+    if (r.parent >= 0) depth[i] = depth[static_cast<size_t>(r.parent)] + 1;
+    r.depth = depth[i];
     r.is_user = snap.tree.is_user[i] != 0;
-    r.account = L.name(L.node_account[i]);
-    r.user = L.name(L.node_user[i]);
-    r.partition = L.name(L.node_partition[i]);
+    r.account = L.node_account(snap.tree, i);
+    const int32_t a = L.node_assoc[i];
+    if (a >= 0) {
+      r.user = L.name(L.node_name[i]);
+      r.partition = L.name(L.assocs[static_cast<size_t>(a)].partition_name);
+    }
     const bool root = r.parent < 0;
     r.cells.reserve(11);
     r.cells.push_back(ShareView::text(r.account));

@@ -226,7 +226,8 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
     auto zw = [](double w) { return w == 0 ? uint32_t{MFPRIO_TERMF_ZERO_WEIGHT} : 0u; };
     out->term("site", "SITE", job.site_factor, 1, job.site_factor, -1, MFPRIO_TERMF_RAW);
     out->term("age", "AGE", age, s.w_age, s.w_age * age, -1, zw(s.w_age));
-    out->term("assoc", "ASSOC", a.factor, s.w_assoc, s.w_assoc * a.factor, -1, zw(s.w_assoc));
+    const double afactor = L.assoc_factor(a);
+    out->term("assoc", "ASSOC", afactor, s.w_assoc, s.w_assoc * afactor, -1, zw(s.w_assoc));
     out->term("fairshare", "FAIRSHARE", fs, s.w_fairshare, s.w_fairshare * fs, -1, zw(s.w_fairshare));
     out->term("jobsize", "JOBSIZE", jobsize, s.w_jobsize, s.w_jobsize * jobsize, -1, zw(s.w_jobsize));
     out->term("partition", "PARTITION", p.factor, s.w_partition, s.w_partition * p.factor, -1,
@@ -240,7 +241,7 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
                             MFPRIO_TERMF_LIST | (P.n_tres ? 0u : uint32_t{MFPRIO_TERMF_ZERO_WEIGHT}), 20);
     for (uint32_t i = 0; i < P.n_tres; ++i)
       out->term(P.tres_name[i], P.tres_name[i], tres_f[i], P.tres_weight[i], tres_w[i], t);
-    out->resolved(std::string(L.name(L.node_account[a.node])),
+    out->resolved(std::string(L.node_account(snap.tree, a.node)),
                   L.implicit_partitions ? std::string(job.partition ? job.partition : "") : p.name, qos_name);
     out->total(total, prio, *clamp);
   }

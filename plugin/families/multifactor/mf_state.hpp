@@ -52,9 +52,9 @@ struct QosInfo {
 struct AssocInfo {                     // a user association
   uint32_t node = 0;                   // its node in `tree`
   uint32_t priority = 0;               // effective (inherited) association priority
-  int64_t store_id = 0;
-  double factor = 0;                   // normalized unless NO_NORMAL_ASSOC
   int32_t partition = -1;              // partition association: index in parts
+  uint32_t partition_name = 0;         // in Layout::names; 0 ("") unless a partition association
+  int64_t store_id = 0;
 };
 
 // Name -> index over names interned in a NamePool: open addressing, linear
@@ -148,26 +148,37 @@ struct Layout {
   int32_t normal_qos = -1;
   bool implicit_partitions = false;    // store has none: any name is a factor-1 partition
 
-  // The share tree's shape (usage filled per snapshot) and its names, for sshare.
-  ShareTree shape;
-  std::vector<int64_t> node_store_id;       // account or association id in the store
-  std::vector<uint32_t> node_account;       // name: the account (the user's account for users)
-  std::vector<uint32_t> node_user;          // name: 0 ("") for accounts
-  std::vector<uint32_t> node_partition;     // name: 0 ("") unless a partition association
-  std::vector<uint32_t> node_priority;      // effective association priority
-  std::vector<uint32_t> node_depth;
+  // The association factor: effective priority, normalized by the largest
+  // unless NO_NORMAL_ASSOC.
+  uint32_t max_assoc_priority = 0;
+  bool raw_assoc_priority = false;     // NO_NORMAL_ASSOC
+  double assoc_factor(const AssocInfo& a) const {
+    return raw_assoc_priority ? a.priority
+                              : (max_assoc_priority ? double(a.priority) / max_assoc_priority : 0.0);
+  }
+
+  // The share tree's names, per node, for sshare and explain.  The tree
+  // itself lives in the snapshots: the first is built with the layout, each
+  // later one copies its predecessor's (same layout) with new usage.
+  std::vector<uint32_t> node_name;          // account nodes: the account; user nodes: the user
   std::vector<int32_t> node_assoc;          // user node -> assoc index, -1 for accounts
 
   std::string_view name(uint32_t i) const { return names[i]; }
+  // A node's account: its own name, or for a user its parent account's.
+  std::string_view node_account(const ShareTree& t, size_t node) const {
+    return names[node_name[t.is_user[node] ? static_cast<size_t>(t.parent[node]) : node]];
+  }
 };
 
 // What fair share says now: usage, the share results, one value per assoc.
 // State::layout_id is layout->id; generation and last_decay are State's.
 struct Snapshot : State {
   std::shared_ptr<const Layout> layout;
-  ShareTree tree;                      // layout->shape with this snapshot's usage
-  ShareResult shares;
-  std::vector<double> assoc_fs;        // fair-share factor per assoc
+  ShareTree tree;                      // the layout's tree with this snapshot's usage
+  // The fair-share factor per assoc.  The other per-node results (sshare's
+  // columns) are computed again from `tree` when a view asks: the same
+  // inputs give the same numbers, and a snapshot stays small.
+  std::vector<double> assoc_fs;
   std::vector<double> assoc_score;     // Wassoc*assoc + Wfs*fs per assoc (hot, dense)
   // Readers mark associations with pending jobs (see file comment).
   std::shared_ptr<std::atomic<uint8_t>[]> pending_mark;
