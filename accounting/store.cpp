@@ -116,6 +116,11 @@ double StoreImpl::usage_scale() {
 // index walks, no joins): names go into one pool, ids become indices.
 void StoreImpl::read_tree(TreeData& t, bool descriptions) {
   const double scale = usage_scale();
+  read_hierarchy(t, descriptions, scale);
+  read_tree_tail(t, scale);
+}
+
+void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
   NamePool& names = t.names;
 
   // ---- accounts: breadth-first from root, siblings by name ----
@@ -281,6 +286,10 @@ void StoreImpl::read_tree(TreeData& t, bool descriptions) {
                 return names[x.partition] < names[y.partition];
               });
   }
+}
+
+// Journalled charges, QOS, partitions, decay state: read fresh every time.
+void StoreImpl::read_tree_tail(TreeData& t, double scale) {
   {
     // Journalled job-end charges not yet folded into the rows count too.
     sql::StmtUse st(prep(st_journal_sum_,
@@ -319,13 +328,166 @@ void StoreImpl::read_tree(TreeData& t, bool descriptions) {
   }
 }
 
+// ---- the hierarchy cache (table tree_cache, schema v7) ----
+// One blob: a header, the name pool, then the accounts, users and
+// associations as load_tree holds them, usage zeroed.  The triggers clear it
+// on any hierarchy write; load_tree writes it inside its own read snapshot,
+// so it never describes rows other than the ones read.  Anything unexpected
+// (another build's layout, a bad index, rows that do not match) is a miss.
+namespace {
+struct CacheHeader {
+  uint32_t magic = 0x4d465443;  // "MFTC"
+  uint32_t format = 1;
+  uint32_t sizes[4] = {sizeof(TreeAccount), sizeof(TreeUser), sizeof(TreeAssoc), sizeof(CacheHeader*)};
+  uint64_t chars = 0, begins = 0, accounts = 0, users = 0, assocs = 0;
+};
+
+class BlobHandle {
+ public:
+  ~BlobHandle() {
+    if (b_) sqlite3_blob_close(b_);
+  }
+  sqlite3_blob* b_ = nullptr;
+};
+
+bool blob_read(sqlite3_blob* b, void* dst, uint64_t n, uint64_t* off) {
+  if (n == 0) return true;
+  if (n > INT32_MAX || *off + n > static_cast<uint64_t>(sqlite3_blob_bytes(b))) return false;
+  if (sqlite3_blob_read(b, dst, static_cast<int>(n), static_cast<int>(*off)) != SQLITE_OK) return false;
+  *off += n;
+  return true;
+}
+}  // namespace
+
+bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
+  {
+    sql::StmtUse st(prep(st_cache_present_, "SELECT data IS NOT NULL FROM tree_cache WHERE id = 1"));
+    if (!st->step() || st->i64(0) == 0) return false;
+  }
+  BlobHandle h;
+  if (sqlite3_blob_open(db_.get(), "main", "tree_cache", "data", 1, /*write=*/0, &h.b_) != SQLITE_OK) return false;
+  CacheHeader want, got;
+  uint64_t off = 0;
+  if (!blob_read(h.b_, &got, sizeof got, &off) || got.magic != want.magic || got.format != want.format ||
+      std::memcmp(got.sizes, want.sizes, sizeof want.sizes) != 0)
+    return false;
+  const uint64_t total = static_cast<uint64_t>(sqlite3_blob_bytes(h.b_));
+  const uint64_t need = sizeof got + got.chars + got.begins * 4 + got.accounts * sizeof(TreeAccount) +
+                        got.users * sizeof(TreeUser) + got.assocs * sizeof(TreeAssoc);
+  if (got.begins < 2 || got.begins > total || got.chars > total || got.accounts > total || got.users > total ||
+      got.assocs > total || need != total || got.accounts == 0)
+    return false;
+  t.names.chars.resize(got.chars);
+  t.names.begin.resize(got.begins);
+  t.accounts.resize(got.accounts);
+  t.users.resize(got.users);
+  t.assocs.resize(got.assocs);
+  if (!blob_read(h.b_, t.names.chars.data(), got.chars, &off) ||
+      !blob_read(h.b_, t.names.begin.data(), got.begins * 4, &off) ||
+      !blob_read(h.b_, t.accounts.data(), got.accounts * sizeof(TreeAccount), &off) ||
+      !blob_read(h.b_, t.users.data(), got.users * sizeof(TreeUser), &off) ||
+      !blob_read(h.b_, t.assocs.data(), got.assocs * sizeof(TreeAssoc), &off))
+    return false;
+  // Every index in range, so a damaged blob can only be a miss.
+  const NamePool& nm = t.names;
+  if (nm.begin[0] != 0 || nm.begin[1] != 0) return false;
+  for (size_t i = 1; i < nm.begin.size(); ++i)
+    if (nm.begin[i] < nm.begin[i - 1] || nm.begin[i] > got.chars) return false;
+  const uint32_t n_names = nm.size();
+  for (size_t i = 0; i < t.accounts.size(); ++i) {
+    const TreeAccount& a = t.accounts[i];
+    if (a.name >= n_names || a.description >= n_names || (i == 0) != (a.parent == -1) ||
+        (i > 0 && (a.parent < 0 || static_cast<size_t>(a.parent) >= i)))
+      return false;
+  }
+  for (const TreeUser& u : t.users)
+    if (u.name >= n_names || u.default_account < -1 || u.default_account >= static_cast<int64_t>(got.accounts))
+      return false;
+  for (size_t k = 0; k < t.assocs.size(); ++k) {
+    const TreeAssoc& a = t.assocs[k];
+    if (a.user >= got.users || a.account >= got.accounts || a.partition >= n_names ||
+        (k > 0 && a.user < t.assocs[k - 1].user))
+      return false;
+  }
+  // Usage, from the rows: every cached association exactly once.
+  IdIndex by_id;
+  by_id.build(t.assocs.size(), [&](size_t i) { return t.assocs[i].id; });
+  std::vector<uint8_t> seen(t.assocs.size(), 0);
+  size_t rows = 0;
+  sql::StmtUse st(prep(st_cache_usage_, "SELECT id, raw_usage, usage_time FROM assocs"));
+  while (st->step()) {
+    const uint32_t k = by_id.find(st->i64(0));
+    if (k == IdIndex::kNone || seen[k]) return false;
+    seen[k] = 1;
+    ++rows;
+    t.assocs[k].raw_usage = st->real(1) * scale;
+    t.assocs[k].usage_time = st->i64(2);
+  }
+  return rows == t.assocs.size();
+}
+
+void StoreImpl::write_cached_hierarchy(const TreeData& t) {
+  CacheHeader h;
+  h.chars = t.names.chars.size();
+  h.begins = t.names.begin.size();
+  h.accounts = t.accounts.size();
+  h.users = t.users.size();
+  h.assocs = t.assocs.size();
+  const uint64_t total = sizeof h + h.chars + h.begins * 4 + h.accounts * sizeof(TreeAccount) +
+                         h.users * sizeof(TreeUser) + h.assocs * sizeof(TreeAssoc);
+  if (total > INT32_MAX) return;  // too big for one blob: no cache
+  {
+    sql::StmtUse st(prep(st_cache_reserve_, "UPDATE tree_cache SET data = zeroblob(?1) WHERE id = 1"));
+    st->bind(1, static_cast<int64_t>(total)).run();
+  }
+  BlobHandle b;
+  if (sqlite3_blob_open(db_.get(), "main", "tree_cache", "data", 1, /*write=*/1, &b.b_) != SQLITE_OK)
+    sql::fail(db_.get(), "tree cache");
+  int off = 0;
+  auto put = [&](const void* p, uint64_t n) {
+    if (n && sqlite3_blob_write(b.b_, p, static_cast<int>(n), off) != SQLITE_OK) sql::fail(db_.get(), "tree cache");
+    off += static_cast<int>(n);
+  };
+  put(&h, sizeof h);
+  put(t.names.chars.data(), h.chars);
+  put(t.names.begin.data(), h.begins * 4);
+  put(t.accounts.data(), h.accounts * sizeof(TreeAccount));
+  put(t.users.data(), h.users * sizeof(TreeUser));
+  std::vector<TreeAssoc> chunk;  // usage is not part of the cache
+  for (size_t i = 0; i < t.assocs.size(); i += 4096) {
+    chunk.assign(t.assocs.begin() + i, t.assocs.begin() + std::min(t.assocs.size(), i + 4096));
+    for (TreeAssoc& a : chunk) {
+      a.raw_usage = 0;
+      a.usage_time = 0;
+    }
+    put(chunk.data(), chunk.size() * sizeof(TreeAssoc));
+  }
+}
+
 TreeData StoreImpl::load_tree() {
   TreeData t;
   CacheForScan small_cache(db_.get());
   sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
   changed_by_others();  // what we load now is the baseline
-  read_tree(t, /*descriptions=*/false);
+  const double scale = usage_scale();
+  bool hit = read_cached_hierarchy(t, scale);
+  if (!hit) {
+    t = TreeData{};
+    read_hierarchy(t, /*descriptions=*/false, scale);
+  }
+  read_tree_tail(t, scale);
+  if (!hit && !read_only_) {
+    // Written in this snapshot's transaction: when another connection has
+    // written since, or holds the write lock now, skip it (next load).
+    sqlite3_busy_timeout(db_.get(), 0);
+    try {
+      write_cached_hierarchy(t);
+    } catch (const StoreError&) {
+    }
+    sqlite3_busy_timeout(db_.get(), 10000);
+  }
   txn.commit();
+  changed_by_others();  // our own cache write is not another's change
   return t;
 }
 

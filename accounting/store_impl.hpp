@@ -43,7 +43,14 @@ class StoreImpl final : public Store {
   int64_t tres_id(const std::string& name);
   int64_t tres_id_lookup(const std::string& name);
   double usage_scale();
-  void read_tree(TreeData& t, bool descriptions);  // inside a read transaction
+  // Inside a read transaction: the hierarchy from every row, or from the
+  // cache (false: no usable cache), and the rest (journal, QOS, partitions,
+  // decay state).
+  void read_tree(TreeData& t, bool descriptions);
+  void read_hierarchy(TreeData& t, bool descriptions, double scale);
+  bool read_cached_hierarchy(TreeData& t, double scale);
+  void write_cached_hierarchy(const TreeData& t);
+  void read_tree_tail(TreeData& t, double scale);
   DecayState decay_state_in_txn();  // decay_state.scale, inside a transaction
   CycleResult apply_cycle_txn(const CycleUpdate& update);
   void fold_journal();  // journalled charges into the rows, inside a transaction
@@ -62,7 +69,7 @@ class StoreImpl final : public Store {
 
   // load / ledger
   sql::Stmt st_tree_accounts_, st_tree_users_, st_tree_user_order_, st_tree_assoc_bound_,
-      st_tree_assocs_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
+      st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
       st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_journal_put_,
       st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
       st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;

@@ -171,49 +171,60 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
     for (size_t k = 0; k < n_assoc; ++k) users_of[fill[data.assocs[k].account]++] = static_cast<uint32_t>(k);
   }
 
+  // Every array has its final size up front; nodes are written in place.
   ShareTree& t = *tree;
   t = ShareTree{};
   const size_t n_nodes = n_acc + n_assoc;
-  t.parent.reserve(n_nodes);
-  t.is_user.reserve(n_nodes);
-  t.shares_parent.reserve(n_nodes);
-  t.shares.reserve(n_nodes);
-  t.usage.reserve(n_nodes);
-  t.active.reserve(n_nodes);
-  L->node_name.reserve(n_nodes);
-  L->node_assoc.reserve(n_nodes);
-  L->assocs.reserve(n_assoc);
+  t.parent.resize(n_nodes);
+  t.is_user.resize(n_nodes);
+  t.shares_parent.resize(n_nodes);
+  t.shares.resize(n_nodes);
+  t.usage.resize(n_nodes);
+  t.active.assign(n_nodes, 0);
+  L->node_name.resize(n_nodes);
+  L->node_assoc.resize(n_nodes);
+  L->assocs.resize(n_assoc);
   usage->assign(n_nodes, 0.0);
-  std::vector<uint32_t> node_priority;  // effective association priority (inherited)
-  node_priority.reserve(n_nodes);
-  std::vector<uint32_t> assoc_of(n_assoc);  // store order -> assocs index
+  std::vector<uint32_t> node_priority(n_nodes);  // effective association priority (inherited)
+  std::vector<uint32_t> assoc_of(n_assoc);       // store order -> assocs index
   struct Frame {
     uint32_t account;
     int32_t parent;
-    uint32_t depth;
   };
-  std::vector<Frame> stack{{0, -1, 0}};
+  std::vector<Frame> stack{{0, -1}};
   uint32_t max_prio = 0;
+  uint32_t node = 0, aidx = 0;
   while (!stack.empty()) {
     const Frame f = stack.back();
     stack.pop_back();
+    if (node + (users_begin[f.account + 1] - users_begin[f.account]) >= n_nodes)  // room for the account and its users
+      throw acct::StoreError("the account tree has a cycle");
     const acct::TreeAccount& a = data.accounts[f.account];
-    const uint32_t node = t.add(f.parent, false, a.shares, 0, a.shares_parent && f.parent >= 0);
+    const uint32_t anode = node++;
+    t.parent[anode] = f.parent;
+    t.is_user[anode] = 0;
+    t.shares_parent[anode] = a.shares_parent && f.parent >= 0;
+    t.shares[anode] = a.shares;
+    t.usage[anode] = 0;
     const uint32_t prio = a.priority ? a.priority : (f.parent >= 0 ? node_priority[f.parent] : 0);
-    L->node_name.push_back(a.name);
-    node_priority.push_back(prio);
-    L->node_assoc.push_back(-1);
-    if (t.size() > n_nodes) throw acct::StoreError("the account tree has a cycle");
+    node_priority[anode] = prio;
+    L->node_name[anode] = a.name;
+    L->node_assoc[anode] = -1;
     // Users are leaves: add them now; push sub-accounts in reverse so they pop in order.
     for (uint32_t j = users_begin[f.account]; j < users_begin[f.account + 1]; ++j) {
       const uint32_t k = users_of[j];
       const acct::TreeAssoc& u = data.assocs[k];
-      const uint32_t unode =
-          t.add(static_cast<int32_t>(node), true, u.shares, u.raw_usage, u.shares_parent);
+      const uint32_t unode = node++;
+      t.parent[unode] = static_cast<int32_t>(anode);
+      t.is_user[unode] = 1;
+      t.shares_parent[unode] = u.shares_parent;
+      t.shares[unode] = u.shares;
+      t.usage[unode] = u.raw_usage;
       (*usage)[unode] = u.raw_usage;
       const uint32_t uprio = u.priority ? u.priority : prio;
+      node_priority[unode] = uprio;
       max_prio = std::max(max_prio, uprio);
-      AssocInfo ai;
+      AssocInfo& ai = L->assocs[aidx];
       ai.node = unode;
       ai.store_id = u.id;
       ai.priority = uprio;
@@ -222,18 +233,15 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
         auto pit = L->part_index.find(std::string(names[u.partition]));
         ai.partition = pit == L->part_index.end() ? -1 : static_cast<int32_t>(pit->second);
       }
-      const uint32_t aidx = static_cast<uint32_t>(L->assocs.size());
       assoc_of[k] = aidx;
-      L->assocs.push_back(ai);
-      L->node_name.push_back(data.users[u.user].name);
-      node_priority.push_back(uprio);
-      L->node_assoc.push_back(static_cast<int32_t>(aidx));
+      L->node_name[unode] = data.users[u.user].name;
+      L->node_assoc[unode] = static_cast<int32_t>(aidx);
+      ++aidx;
     }
     for (uint32_t j = sub_begin[f.account + 1]; j > sub_begin[f.account]; --j)
-      stack.push_back({sub[j - 1], static_cast<int32_t>(node), f.depth + 1});
+      stack.push_back({sub[j - 1], static_cast<int32_t>(anode)});
   }
-  // An account never reached hangs off a parent outside the tree (a cycle).
-  if (t.size() != n_nodes)
+  if (node != n_nodes)
     throw acct::StoreError("the account tree is not connected to root (an account's parent is missing)");
   L->max_assoc_priority = max_prio;
   L->raw_assoc_priority = s.has(kNoNormalAssoc);
