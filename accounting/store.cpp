@@ -330,10 +330,11 @@ void StoreImpl::read_tree_tail(TreeData& t, double scale) {
 
 // ---- the hierarchy cache (table tree_cache, schema v7) ----
 // One blob: a header, the name pool, then the accounts, users and
-// associations as load_tree holds them, usage zeroed.  The triggers clear it
-// on any hierarchy write; load_tree writes it inside its own read snapshot,
-// so it never describes rows other than the ones read.  Anything unexpected
-// (another build's layout, a bad index, rows that do not match) is a miss.
+// associations as load_tree holds them, usage zeroed.  apply_admin (every
+// hierarchy write) and migrations clear it; load_tree writes it inside its
+// own read snapshot, so it never describes rows other than the ones read.
+// Anything unexpected (another build's layout, a bad index, association rows
+// that do not match it one to one) is a miss.
 namespace {
 struct CacheHeader {
   uint32_t magic = 0x4d465443;  // "MFTC"
@@ -424,6 +425,11 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
     t.assocs[k].usage_time = st->i64(2);
   }
   return rows == t.assocs.size();
+}
+
+void StoreImpl::clear_tree_cache() {
+  sql::StmtUse st(prep(st_cache_clear_, "UPDATE tree_cache SET data = NULL WHERE data IS NOT NULL"));
+  st->run();
 }
 
 void StoreImpl::write_cached_hierarchy(const TreeData& t) {

@@ -50,6 +50,7 @@ class StoreImpl final : public Store {
   void read_hierarchy(TreeData& t, bool descriptions, double scale);
   bool read_cached_hierarchy(TreeData& t, double scale);
   void write_cached_hierarchy(const TreeData& t);
+  void clear_tree_cache();  // inside apply_admin's transaction
   void read_tree_tail(TreeData& t, double scale);
   DecayState decay_state_in_txn();  // decay_state.scale, inside a transaction
   CycleResult apply_cycle_txn(const CycleUpdate& update);
@@ -69,7 +70,7 @@ class StoreImpl final : public Store {
 
   // load / ledger
   sql::Stmt st_tree_accounts_, st_tree_users_, st_tree_user_order_, st_tree_assoc_bound_,
-      st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
+      st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_cache_clear_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
       st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_journal_put_,
       st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
       st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;

@@ -173,25 +173,13 @@ CREATE TABLE ticket_objects (
 // v7: a cache of the hierarchy as Store::load_tree reads it (accounts,
 // users, associations; no usage), so a restart with an unchanged hierarchy
 // reads one blob and the usage column instead of every column of every row.
-// Triggers clear it on any write to a hierarchy row, whoever writes; the
-// usage columns (raw_usage, usage_time) are not watched.
+// Every admin write (Store::apply_admin) and every migration clears it.
 constexpr const char* kV7 = R"sql(
 CREATE TABLE tree_cache (
   id   INTEGER PRIMARY KEY CHECK (id = 1),
   data BLOB
 );
 INSERT INTO tree_cache(id) VALUES (1);
-CREATE TRIGGER tree_cache_accounts_insert AFTER INSERT ON accounts BEGIN UPDATE tree_cache SET data = NULL; END;
-CREATE TRIGGER tree_cache_accounts_update AFTER UPDATE ON accounts BEGIN UPDATE tree_cache SET data = NULL; END;
-CREATE TRIGGER tree_cache_accounts_delete AFTER DELETE ON accounts BEGIN UPDATE tree_cache SET data = NULL; END;
-CREATE TRIGGER tree_cache_users_insert AFTER INSERT ON users BEGIN UPDATE tree_cache SET data = NULL; END;
-CREATE TRIGGER tree_cache_users_update AFTER UPDATE ON users BEGIN UPDATE tree_cache SET data = NULL; END;
-CREATE TRIGGER tree_cache_users_delete AFTER DELETE ON users BEGIN UPDATE tree_cache SET data = NULL; END;
-CREATE TRIGGER tree_cache_assocs_insert AFTER INSERT ON assocs BEGIN UPDATE tree_cache SET data = NULL; END;
-CREATE TRIGGER tree_cache_assocs_update
-  AFTER UPDATE OF id, user_id, account_id, partition, shares, shares_parent, priority ON assocs
-  BEGIN UPDATE tree_cache SET data = NULL; END;
-CREATE TRIGGER tree_cache_assocs_delete AFTER DELETE ON assocs BEGIN UPDATE tree_cache SET data = NULL; END;
 )sql";
 
 constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7};

@@ -440,7 +440,7 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   }
   // Build a v1 file: the current schema minus v2 (scale), v3 (journal), v4
   // (windowed usage), v5 (queues, assocs.usage_time), v6 (ticket objects) and
-  // v7 (tree cache and its triggers), user_version 1.
+  // v7 (tree cache), user_version 1.
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   char* err = nullptr;
@@ -859,8 +859,8 @@ TEST(StoreTree, UsageWritesKeepTheCacheHierarchyWritesClearIt) {
   s->apply_cycle(end);
   EXPECT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
   EXPECT_EQ(tree_lines(s->load()), tree_lines(s->load_tree()));
-  // A hierarchy write, whoever makes it, clears the cache; the next load
-  // sees the change and writes the cache again.
+  // An admin write clears the cache; the next load sees the change and
+  // writes the cache again.
   AdminChanges ch;
   ch.assocs = {test::assoc("User3", "C", 0, 42)};
   ch.assocs.back().set_usage = false;
@@ -873,10 +873,16 @@ TEST(StoreTree, UsageWritesKeepTheCacheHierarchyWritesClearIt) {
     if (t.names[t.users[a.user].name] == "User3") seen = a.shares == 42;
   EXPECT_TRUE(seen);
   EXPECT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
-  sql_run(db, "UPDATE accounts SET shares = 99 WHERE name = 'B'");  // not through the Store
+  // Accounts and users too, and a deletion.
+  AdminChanges acc;
+  acc.accounts = {test::account("B", "A", 99)};
+  acc.users = {test::user("Adam", "C")};
+  s->apply_admin(acc);
   EXPECT_EQ(0, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
   EXPECT_EQ(tree_lines(s->load()), tree_lines(s->load_tree()));
-  sql_run(db, "DELETE FROM assocs WHERE partition = 'gpu'");
+  AdminChanges del;
+  del.delete_users = {"zed"};
+  s->apply_admin(del);
   EXPECT_EQ(0, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
   EXPECT_EQ(tree_lines(s->load()), tree_lines(s->load_tree()));
 }
@@ -908,10 +914,11 @@ TEST(StoreTree, DamagedOrForeignCacheIsIgnored) {
   EXPECT_EQ(want, tree_lines(s->load_tree()));
   sql_run(db, "UPDATE tree_cache SET data = x'00'");
   EXPECT_EQ(want, tree_lines(s->load_tree()));
-  // A cache whose rows no longer match (an association written with the
-  // triggers gone): the usage scan notices, the rows win.
+  // A cache whose association rows no longer match (written behind the
+  // Store's back): the usage scan notices, the rows win.
   s->load_tree();
-  sql_run(db, "DROP TRIGGER tree_cache_assocs_delete; DELETE FROM assocs WHERE partition = 'gpu'");
+  sql_run(db, "DELETE FROM assocs WHERE partition = 'gpu'");
+  ASSERT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
   EXPECT_EQ(tree_lines(s->load()), tree_lines(s->load_tree()));
 }
 
@@ -923,13 +930,9 @@ TEST(StoreMigration, VersionSixFileGainsTheTreeCache) {
     auto s = rich_store(dir);
     want = tree_lines(s->load());
   }
-  // Back to v6: no cache table, no triggers.
-  std::string drop = "DROP TABLE tree_cache;";
-  for (const char* t : {"accounts", "users", "assocs"})
-    for (const char* op : {"insert", "update", "delete"})
-      drop += std::string("DROP TRIGGER tree_cache_") + t + "_" + op + ";";
-  sql_run(db, drop + "PRAGMA user_version = 6;");
-  ASSERT_EQ(0, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"));
+  // Back to v6: no cache table.
+  sql_run(db, "DROP TABLE tree_cache; PRAGMA user_version = 6;");
+  ASSERT_EQ(0, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'tree_cache'"));
   {
     auto s = Store::open(db);
     EXPECT_EQ(detail::kSchemaVersion, s->schema_version());
@@ -938,7 +941,6 @@ TEST(StoreMigration, VersionSixFileGainsTheTreeCache) {
     EXPECT_EQ(want, tree_lines(s->load_tree()));
   }
   EXPECT_EQ(7, sql_int(db, "PRAGMA user_version"));
-  EXPECT_EQ(9, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"));
   EXPECT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
 }
 
