@@ -30,10 +30,10 @@ namespace detail {
 namespace {
 constexpr const char* kCacheSize = "PRAGMA cache_size = -65536";
 
-// A load reads every row once, in rowid order: its pages need not stay in
-// the page cache (they would cost ~60 bytes of memory per association for
-// the store's life), so the scan goes through a 2 MiB cache and the
-// cache's normal size is restored after it.
+// load_tree reads every row once, in rowid order, at start (and after an
+// admin's edit): its pages need not stay in the page cache (they would cost
+// ~60 bytes of memory per association for the store's life), so the scan
+// goes through a 2 MiB cache and the cache's normal size is restored after.
 class CacheForScan {
  public:
   explicit CacheForScan(sqlite3* db) : db_(db) { sql::exec(db_, "PRAGMA cache_size = -2048"); }
@@ -499,7 +499,8 @@ TreeData StoreImpl::load_tree() {
 
 StoreData StoreImpl::load(const LoadOptions& opts) {
   StoreData d;
-  CacheForScan small_cache(db_.get());
+  // The full cache here: the families that load() every pass (Grid Engine)
+  // and the CLI's one-shot reads gain nothing from a small one.
   sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
   changed_by_others();  // what we load now is the baseline
   const double scale = usage_scale();
