@@ -202,14 +202,14 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
   struct RawUser {
     int64_t id, default_id;
     uint32_t name;
-    bool admin;
+    bool admin, has_default;
   };
   std::vector<RawUser> users;
   {
     sql::StmtUse st(prep(st_tree_users_, "SELECT id, name, default_account_id, admin FROM users"));
     while (st->step())
-      users.push_back(RawUser{st->i64(0), st->is_null(2) ? INT64_MIN : st->i64(2), names.add(st->view(1)),
-                              st->i64(3) != 0});
+      users.push_back(RawUser{st->i64(0), st->is_null(2) ? 0 : st->i64(2), names.add(st->view(1)),
+                              st->i64(3) != 0, !st->is_null(2)});
   }
   IdIndex user_by_id;
   user_by_id.build(users.size(), [&](size_t i) { return users[i].id; });
@@ -221,7 +221,7 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
       const uint32_t u = user_by_id.find(st->i64(0));
       if (u == IdIndex::kNone || user_rank[u] != IdIndex::kNone) continue;  // one snapshot: unreachable
       user_rank[u] = static_cast<uint32_t>(t.users.size());
-      const uint32_t d = users[u].default_id == INT64_MIN ? IdIndex::kNone : acc_by_id.find(users[u].default_id);
+      const uint32_t d = users[u].has_default ? acc_by_id.find(users[u].default_id) : IdIndex::kNone;
       t.users.push_back(TreeUser{users[u].name, d == IdIndex::kNone ? -1 : static_cast<int32_t>(acc_new[d]),
                                  users[u].admin});
     }
@@ -260,7 +260,7 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
       r.priority = static_cast<uint32_t>(st->i64(6));
       r.raw_usage = st->real(7) * scale;
       r.usage_time = st->i64(8);
-      r.is_default = users[u].default_id == st->i64(2);
+      r.is_default = users[u].has_default && users[u].default_id == st->i64(2);
       ++per_user[r.user + 1];
       t.assocs.push_back(r);
     }
@@ -372,12 +372,13 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
   if (!blob_read(h.b_, &got, sizeof got, &off) || got.magic != want.magic || got.format != want.format ||
       std::memcmp(got.sizes, want.sizes, sizeof want.sizes) != 0)
     return false;
-  const uint64_t total = static_cast<uint64_t>(sqlite3_blob_bytes(h.b_));
+  const uint64_t total = static_cast<uint64_t>(sqlite3_blob_bytes(h.b_));  // < 2^31
+  if (got.begins < 2 || got.begins > total || got.chars > total || got.accounts > total || got.users > total ||
+      got.assocs > total || got.accounts == 0)
+    return false;
   const uint64_t need = sizeof got + got.chars + got.begins * 4 + got.accounts * sizeof(TreeAccount) +
                         got.users * sizeof(TreeUser) + got.assocs * sizeof(TreeAssoc);
-  if (got.begins < 2 || got.begins > total || got.chars > total || got.accounts > total || got.users > total ||
-      got.assocs > total || need != total || got.accounts == 0)
-    return false;
+  if (need != total) return false;
   t.names.chars.resize(got.chars);
   t.names.begin.resize(got.begins);
   t.accounts.resize(got.accounts);
