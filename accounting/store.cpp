@@ -351,6 +351,10 @@ class BlobHandle {
   sqlite3_blob* b_ = nullptr;
 };
 
+// A bool read from the blob holds 0 or 1 (looked at as a byte: any other
+// value would make reading it as a bool undefined).
+bool bool_ok(const bool& b) { return *reinterpret_cast<const unsigned char*>(&b) <= 1; }
+
 bool blob_read(sqlite3_blob* b, void* dst, uint64_t n, uint64_t* off) {
   if (n == 0) return true;
   if (n > INT32_MAX || *off + n > static_cast<uint64_t>(sqlite3_blob_bytes(b))) return false;
@@ -398,16 +402,18 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
   const uint32_t n_names = nm.size();
   for (size_t i = 0; i < t.accounts.size(); ++i) {
     const TreeAccount& a = t.accounts[i];
-    if (a.name >= n_names || a.description >= n_names || (i == 0) != (a.parent == -1) ||
+    if (a.name >= n_names || a.description >= n_names || !bool_ok(a.shares_parent) || (i == 0) != (a.parent == -1) ||
         (i > 0 && (a.parent < 0 || static_cast<size_t>(a.parent) >= i)))
       return false;
   }
   for (const TreeUser& u : t.users)
-    if (u.name >= n_names || u.default_account < -1 || u.default_account >= static_cast<int64_t>(got.accounts))
+    if (u.name >= n_names || !bool_ok(u.admin) || u.default_account < -1 ||
+        u.default_account >= static_cast<int64_t>(got.accounts))
       return false;
   for (size_t k = 0; k < t.assocs.size(); ++k) {
     const TreeAssoc& a = t.assocs[k];
-    if (a.user >= got.users || a.account >= got.accounts || a.partition >= n_names ||
+    if (a.user >= got.users || a.account >= got.accounts || a.partition >= n_names || !bool_ok(a.shares_parent) ||
+        !bool_ok(a.is_default) ||
         (k > 0 && a.user < t.assocs[k - 1].user))
       return false;
   }

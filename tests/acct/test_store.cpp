@@ -910,6 +910,19 @@ TEST(StoreTree, DamagedOrForeignCacheIsIgnored) {
   }
   ASSERT_EQ(n, sql_int(db, "SELECT length(data) FROM tree_cache"));
   EXPECT_EQ(want, tree_lines(s->load_tree()));
+  // A flag byte that is neither 0 nor 1 (is_default, byte 45 of the last one).
+  s->load_tree();
+  {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(SQLITE_OK, sqlite3_open(db.c_str(), &h));
+    sqlite3_blob* b = nullptr;
+    ASSERT_EQ(SQLITE_OK, sqlite3_blob_open(h, "main", "tree_cache", "data", 1, 1, &b));
+    const unsigned char two = 2;
+    EXPECT_EQ(SQLITE_OK, sqlite3_blob_write(b, &two, 1, static_cast<int>(n - 3)));
+    sqlite3_blob_close(b);
+    sqlite3_close(h);
+  }
+  EXPECT_EQ(want, tree_lines(s->load_tree()));
   sql_run(db, "UPDATE tree_cache SET data = randomblob(" + std::to_string(n) + ")");
   EXPECT_EQ(want, tree_lines(s->load_tree()));
   sql_run(db, "UPDATE tree_cache SET data = x'00'");
