@@ -422,15 +422,34 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
   by_id.build(t.assocs.size(), [&](size_t i) { return t.assocs[i].id; });
   std::vector<uint8_t> seen(t.assocs.size(), 0);
   size_t rows = 0;
+  // Rows come in rowid order, the records are in user order: the writes
+  // jump, so they go in batches whose targets are prefetched first.
+  struct Pending {
+    uint32_t k;
+    double usage;
+    int64_t time;
+  };
+  constexpr size_t kBatch = 32;
+  Pending batch[kBatch];
+  size_t nb = 0;
+  auto flush = [&] {
+    for (size_t i = 0; i < nb; ++i) {
+      t.assocs[batch[i].k].raw_usage = batch[i].usage;
+      t.assocs[batch[i].k].usage_time = batch[i].time;
+    }
+    nb = 0;
+  };
   sql::StmtUse st(prep(st_cache_usage_, "SELECT id, raw_usage, usage_time FROM assocs"));
   while (st->step()) {
     const uint32_t k = by_id.find(st->i64(0));
     if (k == IdIndex::kNone || seen[k]) return false;
     seen[k] = 1;
     ++rows;
-    t.assocs[k].raw_usage = st->real(1) * scale;
-    t.assocs[k].usage_time = st->i64(2);
+    __builtin_prefetch(&t.assocs[k], 1);
+    batch[nb++] = Pending{k, st->real(1) * scale, st->i64(2)};
+    if (nb == kBatch) flush();
   }
+  flush();
   return rows == t.assocs.size();
 }
 
