@@ -104,6 +104,13 @@ class Stmt {
   int64_t i64(int c) const { return sqlite3_column_int64(st_.get(), c); }
   double real(int c) const { return sqlite3_column_double(st_.get(), c); }
   bool is_null(int c) const { return sqlite3_column_type(st_.get(), c) == SQLITE_NULL; }
+  // The column's bytes, valid until the next step/reset (no copy).
+  std::string_view view(int c) const {
+    const unsigned char* p = sqlite3_column_text(st_.get(), c);
+    return p ? std::string_view(reinterpret_cast<const char*>(p),
+                                static_cast<size_t>(sqlite3_column_bytes(st_.get(), c)))
+             : std::string_view();
+  }
   std::string text(int c) const {
     const unsigned char* p = sqlite3_column_text(st_.get(), c);
     return p ? std::string(reinterpret_cast<const char*>(p),

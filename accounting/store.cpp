@@ -27,6 +27,25 @@ namespace mfprio::acct {
 
 namespace detail {
 
+namespace {
+constexpr const char* kCacheSize = "PRAGMA cache_size = -65536";
+
+// load_tree reads every row once, in rowid order, at start (and after an
+// admin's edit): its pages need not stay in the page cache (they would cost
+// ~60 bytes of memory per association for the store's life), so the scan
+// goes through a 2 MiB cache and the cache's normal size is restored after.
+class CacheForScan {
+ public:
+  explicit CacheForScan(sqlite3* db) : db_(db) { sql::exec(db_, "PRAGMA cache_size = -2048"); }
+  ~CacheForScan() { sqlite3_exec(db_, kCacheSize, nullptr, nullptr, nullptr); }
+  CacheForScan(const CacheForScan&) = delete;
+  CacheForScan& operator=(const CacheForScan&) = delete;
+
+ private:
+  sqlite3* db_;
+};
+}  // namespace
+
 sql::Stmt& StoreImpl::prep(sql::Stmt& slot, const char* text) {
   if (!slot) slot = sql::Stmt(db_.get(), text);
   return slot;
@@ -83,9 +102,9 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
     // checkpoints).  README "Durability".
     sql::exec(db_.get(), "PRAGMA synchronous = FULL");
   }
-  // A 10^5-association store is ~15 MB: keep it in the page cache (64 MiB
-  // at most) so load and decay do not re-read it; sorts stay in memory.
-  sql::exec(db_.get(), "PRAGMA cache_size = -65536");
+  // Pages the cycles and job ends touch stay cached (64 MiB at most); a
+  // load streams through a small cache instead (see CacheForScan).
+  sql::exec(db_.get(), kCacheSize);
   sql::exec(db_.get(), "PRAGMA temp_store = MEMORY");
   version_ = migrate(db_.get(), opts.read_only);
 }
@@ -95,136 +114,476 @@ double StoreImpl::usage_scale() {
   return st->step() ? st->real(0) : 1.0;
 }
 
-StoreData StoreImpl::load(const LoadOptions& opts) {
-  StoreData d;
-  sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
-  changed_by_others();  // what we load now is the baseline
+// The hierarchy in one pass per table, rowid order (sequential pages, no
+// index walks, no joins): names go into one pool, ids become indices.
+void StoreImpl::read_tree(TreeData& t, bool descriptions) {
   const double scale = usage_scale();
+  read_hierarchy(t, descriptions, scale);
+  read_tree_tail(t, scale);
+}
 
+void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
+  NamePool& names = t.names;
+
+  // ---- accounts: breadth-first from root, siblings by name ----
+  struct RawAccount {
+    int64_t id, parent_id;
+    uint32_t name, description, shares, priority;
+    bool has_parent, shares_parent;
+  };
+  std::vector<RawAccount> acc;
   {
-    sql::StmtUse st(prep(st_load_accounts_,
-        "SELECT a.id, a.name, COALESCE(p.name, ''), a.shares, a.shares_parent, a.priority,"
-        " a.description FROM accounts a LEFT JOIN accounts p ON p.id = a.parent_id"
-        " ORDER BY a.name"));
-    std::vector<AccountRec> by_name;
+    sql::StmtUse st(prep(st_tree_accounts_,
+        "SELECT id, name, parent_id, shares, shares_parent, priority, description FROM accounts"));
     while (st->step()) {
-      AccountRec a;
+      RawAccount a;
       a.id = st->i64(0);
-      a.name = st->text(1);
-      a.parent = st->text(2);
+      a.name = names.add(st->view(1));
+      a.has_parent = !st->is_null(2);
+      a.parent_id = a.has_parent ? st->i64(2) : 0;
       a.shares = static_cast<uint32_t>(st->i64(3));
       a.shares_parent = st->i64(4) != 0;
       a.priority = static_cast<uint32_t>(st->i64(5));
-      a.description = st->text(6);
-      by_name.push_back(std::move(a));
+      a.description = descriptions ? names.add(st->view(6)) : 0;
+      acc.push_back(a);
     }
-    // Breadth-first from root, siblings by name (by_name is sorted, so each
-    // child list is too): parents always precede their children.
-    std::unordered_map<std::string, std::vector<size_t>> kids;
-    size_t root = by_name.size();
-    for (size_t i = 0; i < by_name.size(); ++i) {
-      if (by_name[i].parent.empty())
-        root = i;
-      else
-        kids[by_name[i].parent].push_back(i);
+  }
+  const uint32_t n_acc = static_cast<uint32_t>(acc.size());
+  IdIndex acc_by_id;
+  acc_by_id.build(n_acc, [&](size_t i) { return acc[i].id; });
+  std::vector<uint32_t> acc_by_name(n_acc);
+  for (uint32_t i = 0; i < n_acc; ++i) acc_by_name[i] = i;
+  std::sort(acc_by_name.begin(), acc_by_name.end(),
+            [&](uint32_t x, uint32_t y) { return names[acc[x].name] < names[acc[y].name]; });
+  // Children lists (CSR), each in name order.
+  std::vector<uint32_t> raw_parent(n_acc, IdIndex::kNone), kid_begin(n_acc + 1, 0), kids(n_acc);
+  uint32_t root = IdIndex::kNone;
+  for (uint32_t i = 0; i < n_acc; ++i) {
+    if (!acc[i].has_parent) {
+      root = i;
+      continue;
     }
-    if (root == by_name.size()) throw StoreError(path_ + ": corrupt store: no root account");
-    d.accounts.reserve(by_name.size());
-    std::vector<size_t> queue{root};
-    for (size_t q = 0; q < queue.size(); ++q) {
-      AccountRec& a = by_name[queue[q]];
-      auto it = kids.find(a.name);
-      if (it != kids.end()) queue.insert(queue.end(), it->second.begin(), it->second.end());
-      d.accounts.push_back(std::move(a));
-    }
-    if (d.accounts.size() != by_name.size())
-      throw StoreError(path_ + ": corrupt store: accounts not reachable from root");
+    const uint32_t p = acc_by_id.find(acc[i].parent_id);
+    if (p == IdIndex::kNone)  // the foreign key forbids it
+      throw StoreError(path_ + ": corrupt store: account '" + std::string(names[acc[i].name]) +
+                       "' names a missing parent");
+    raw_parent[i] = p;
+    ++kid_begin[p + 1];
+  }
+  if (root == IdIndex::kNone) throw StoreError(path_ + ": corrupt store: no root account");
+  for (uint32_t i = 0; i < n_acc; ++i) kid_begin[i + 1] += kid_begin[i];
+  {
+    std::vector<uint32_t> fill(kid_begin.begin(), kid_begin.end() - 1);
+    for (uint32_t i : acc_by_name)
+      if (raw_parent[i] != IdIndex::kNone) kids[fill[raw_parent[i]]++] = i;
+  }
+  std::vector<uint32_t> order{root};  // breadth-first
+  order.reserve(n_acc);
+  for (size_t q = 0; q < order.size() && order.size() <= n_acc; ++q)
+    order.insert(order.end(), kids.begin() + kid_begin[order[q]], kids.begin() + kid_begin[order[q] + 1]);
+  if (order.size() != n_acc)
+    throw StoreError(path_ + ": corrupt store: accounts not reachable from root");
+  std::vector<uint32_t> acc_new(n_acc), acc_rank(n_acc);  // raw index -> BFS index; BFS index -> name rank
+  for (uint32_t k = 0; k < n_acc; ++k) acc_new[order[k]] = k;
+  for (uint32_t r = 0; r < n_acc; ++r) acc_rank[acc_new[acc_by_name[r]]] = r;
+  t.accounts.resize(n_acc);
+  for (uint32_t k = 0; k < n_acc; ++k) {
+    const RawAccount& a = acc[order[k]];
+    TreeAccount& o = t.accounts[k];
+    o.id = a.id;
+    o.parent = a.has_parent ? static_cast<int32_t>(acc_new[raw_parent[order[k]]]) : -1;
+    o.name = a.name;
+    o.description = a.description;
+    o.shares = a.shares;
+    o.priority = a.priority;
+    o.shares_parent = a.shares_parent;
   }
 
-  // Users first, in name order (ORDER BY walks the UNIQUE(name) index, no
-  // sort): their rank orders the associations without string compares.
-  struct UserKey {
-    uint32_t rank;
-    int64_t default_account_id;
+  // ---- users: the table in rowid order, their name order from the name
+  // index alone (a covering scan: no row look-ups) ----
+  struct RawUser {
+    int64_t id, default_id;
+    uint32_t name;
+    bool admin, has_default;
   };
-  std::unordered_map<int64_t, UserKey> user_by_id;
+  std::vector<RawUser> users;
   {
-    sql::StmtUse st(prep(st_load_users_,
-        "SELECT u.id, u.name, COALESCE(a.name, ''), u.admin, COALESCE(u.default_account_id, 0)"
-        " FROM users u LEFT JOIN accounts a ON a.id = u.default_account_id ORDER BY u.name"));
+    sql::StmtUse st(prep(st_tree_users_, "SELECT id, name, default_account_id, admin FROM users"));
+    while (st->step())
+      users.push_back(RawUser{st->i64(0), st->is_null(2) ? 0 : st->i64(2), names.add(st->view(1)),
+                              st->i64(3) != 0, !st->is_null(2)});
+  }
+  IdIndex user_by_id;
+  user_by_id.build(users.size(), [&](size_t i) { return users[i].id; });
+  std::vector<uint32_t> user_rank(users.size(), IdIndex::kNone);
+  t.users.reserve(users.size());
+  {
+    sql::StmtUse st(prep(st_tree_user_order_, "SELECT id FROM users ORDER BY name"));
     while (st->step()) {
-      user_by_id.emplace(st->i64(0), UserKey{static_cast<uint32_t>(d.users.size()), st->i64(4)});
-      d.users.push_back(UserRec{st->text(1), st->text(2), st->i64(3) != 0});
+      const uint32_t u = user_by_id.find(st->i64(0));
+      if (u == IdIndex::kNone || user_rank[u] != IdIndex::kNone) continue;  // one snapshot: unreachable
+      user_rank[u] = static_cast<uint32_t>(t.users.size());
+      const uint32_t d = users[u].has_default ? acc_by_id.find(users[u].default_id) : IdIndex::kNone;
+      t.users.push_back(TreeUser{users[u].name, d == IdIndex::kNone ? -1 : static_cast<int32_t>(acc_new[d]),
+                                 users[u].admin});
     }
   }
-  std::unordered_map<int64_t, uint32_t> account_by_id;  // id -> index in d.accounts
-  account_by_id.reserve(d.accounts.size());
-  for (uint32_t i = 0; i < d.accounts.size(); ++i) account_by_id.emplace(d.accounts[i].id, i);
+  if (t.users.size() != users.size()) throw StoreError(path_ + ": corrupt store: the users' name index is incomplete");
+
+  // ---- associations: one scan, then ordered by user, account, partition ----
   {
-    sql::StmtUse st(prep(st_count_assocs_, "SELECT count(*) FROM assocs"));
-    if (st->step()) d.assocs.reserve(static_cast<size_t>(st->i64(0)));
+    sql::StmtUse st(prep(st_tree_assoc_bound_, "SELECT max(id) - min(id) + 1 FROM assocs"));
+    if (st->step()) t.assocs.reserve(static_cast<size_t>(std::clamp<int64_t>(st->i64(0), 0, int64_t{1} << 24)));
   }
+  std::unordered_map<std::string, uint32_t> part_names;  // partition associations are rare
+  std::vector<uint32_t> per_user(t.users.size() + 1, 0);
   {
-    // A plain table scan: names come from the users and accounts read above.
-    sql::StmtUse st(prep(st_load_assocs_,
+    sql::StmtUse st(prep(st_tree_assocs_,
         "SELECT id, user_id, account_id, partition, shares, shares_parent, priority, raw_usage,"
         " usage_time FROM assocs"));
-    struct SortKey {
-      uint32_t user_rank, account;
-    };
-    std::vector<SortKey> keys;
-    keys.reserve(d.assocs.capacity());
     while (st->step()) {
-      auto u = user_by_id.find(st->i64(1));
-      auto a = account_by_id.find(st->i64(2));
-      if (u == user_by_id.end() || a == account_by_id.end())  // foreign keys forbid it
+      const uint32_t u = user_by_id.find(st->i64(1));
+      const uint32_t a = acc_by_id.find(st->i64(2));
+      if (u == IdIndex::kNone || a == IdIndex::kNone)  // foreign keys forbid it
         throw StoreError(path_ + ": corrupt store: association " + std::to_string(st->i64(0)) +
                          " names a missing user or account");
-      UserAssocRec r;
+      TreeAssoc r;
       r.id = st->i64(0);
-      r.user = d.users[u->second.rank].name;
-      r.account = d.accounts[a->second].name;
-      r.partition = st->text(3);
+      r.user = user_rank[u];
+      r.account = acc_new[a];
+      const std::string_view part = st->view(3);
+      if (!part.empty()) {
+        auto it = part_names.find(std::string(part));
+        if (it == part_names.end()) it = part_names.emplace(std::string(part), names.add(part)).first;
+        r.partition = it->second;
+      }
       r.shares = static_cast<uint32_t>(st->i64(4));
       r.shares_parent = st->i64(5) != 0;
       r.priority = static_cast<uint32_t>(st->i64(6));
       r.raw_usage = st->real(7) * scale;
       r.usage_time = st->i64(8);
-      r.is_default = u->second.default_account_id == st->i64(2);
-      keys.push_back(SortKey{u->second.rank, a->second});
-      d.assocs.push_back(std::move(r));
+      r.is_default = users[u].has_default && users[u].default_id == st->i64(2);
+      ++per_user[r.user + 1];
+      t.assocs.push_back(r);
     }
-    // Order by user, account, partition: ranks first, names only on ties;
-    // sorting a permutation moves 4-byte indices instead of whole records.
-    std::vector<uint32_t> order(d.assocs.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint32_t xi, uint32_t yi) {
-      if (keys[xi].user_rank != keys[yi].user_rank) return keys[xi].user_rank < keys[yi].user_rank;
-      const UserAssocRec& x = d.assocs[xi];
-      const UserAssocRec& y = d.assocs[yi];
-      int c = keys[xi].account == keys[yi].account ? 0 : x.account.compare(y.account);
-      if (c == 0) c = x.partition.compare(y.partition);
-      return c < 0;
-    });
-    std::vector<UserAssocRec> sorted;
-    sorted.reserve(d.assocs.size());
-    for (uint32_t i : order) sorted.push_back(std::move(d.assocs[i]));
-    d.assocs = std::move(sorted);
   }
-  std::unordered_map<int64_t, size_t> assoc_index;  // id -> index, only when needed
-  auto index_of = [&](int64_t id) -> UserAssocRec* {
-    if (assoc_index.empty())
-      for (size_t i = 0; i < d.assocs.size(); ++i) assoc_index.emplace(d.assocs[i].id, i);
-    auto it = assoc_index.find(id);
-    return it == assoc_index.end() ? nullptr : &d.assocs[it->second];
-  };
+  // A counting sort by user rank (in place, by cycles), then each user's few
+  // associations by account name and partition.
+  for (size_t u = 0; u + 1 < per_user.size(); ++u) per_user[u + 1] += per_user[u];
+  {
+    std::vector<uint32_t> dest(t.assocs.size());
+    std::vector<uint32_t> fill(per_user.begin(), per_user.end() - 1);
+    for (size_t i = 0; i < t.assocs.size(); ++i) dest[i] = fill[t.assocs[i].user]++;
+    for (size_t i = 0; i < t.assocs.size(); ++i)
+      while (dest[i] != i) {
+        std::swap(t.assocs[i], t.assocs[dest[i]]);
+        std::swap(dest[i], dest[dest[i]]);
+      }
+  }
+  for (size_t u = 0; u + 1 < per_user.size(); ++u) {
+    if (per_user[u + 1] - per_user[u] < 2) continue;
+    std::sort(t.assocs.begin() + per_user[u], t.assocs.begin() + per_user[u + 1],
+              [&](const TreeAssoc& x, const TreeAssoc& y) {
+                if (x.account != y.account) return acc_rank[x.account] < acc_rank[y.account];
+                return names[x.partition] < names[y.partition];
+              });
+  }
+}
+
+// Journalled charges, QOS, partitions, decay state: read fresh every time.
+void StoreImpl::read_tree_tail(TreeData& t, double scale) {
   {
     // Journalled job-end charges not yet folded into the rows count too.
     sql::StmtUse st(prep(st_journal_sum_,
         "SELECT assoc_id, sum(amount) FROM charge_journal WHERE tres_id IS NULL GROUP BY assoc_id"));
-    while (st->step())
-      if (UserAssocRec* r = index_of(st->i64(0))) r->raw_usage += st->real(1) * scale;
+    IdIndex by_id;
+    bool built = false;
+    while (st->step()) {
+      if (!built) {
+        by_id.build(t.assocs.size(), [&](size_t i) { return t.assocs[i].id; });
+        built = true;
+      }
+      const uint32_t k = by_id.find(st->i64(0));
+      if (k != IdIndex::kNone) t.assocs[k].raw_usage += st->real(1) * scale;
+    }
   }
+  {
+    sql::StmtUse st(prep(st_load_qos_,
+        "SELECT id, name, priority, usage_factor FROM qos ORDER BY name"));
+    while (st->step())
+      t.qos.push_back(QosRec{st->i64(0), st->text(1), static_cast<uint32_t>(st->i64(2)),
+                             st->real(3)});
+  }
+  {
+    sql::StmtUse st(prep(st_load_parts_,
+        "SELECT id, name, job_factor, billing_weights, tres_totals, is_default"
+        " FROM partitions ORDER BY name"));
+    while (st->step())
+      t.partitions.push_back(PartitionRec{st->i64(0), st->text(1),
+                                          static_cast<uint32_t>(st->i64(2)), st->text(3),
+                                          st->text(4), st->i64(5) != 0});
+  }
+  {
+    sql::StmtUse st(prep(st_load_decay_,
+        "SELECT last_decay, last_reset FROM decay_state WHERE id = 1"));
+    if (st->step()) t.decay = DecayState{st->i64(0), st->i64(1)};
+  }
+}
+
+// ---- the hierarchy cache (table tree_cache, schema v7) ----
+// One blob: a header, the name pool, then the accounts, users and
+// associations as load_tree holds them, usage zeroed.  apply_admin (every
+// hierarchy write) and migrations clear it; load_tree writes it inside its
+// own read snapshot, so it never describes rows other than the ones read.
+// Anything unexpected (another build's layout, a bad index, association rows
+// that do not match it one to one) is a miss.
+namespace {
+struct CacheHeader {
+  uint32_t magic = 0x4d465443;  // "MFTC"
+  uint32_t format = 1;
+  uint32_t sizes[4] = {sizeof(TreeAccount), sizeof(TreeUser), sizeof(TreeAssoc), sizeof(CacheHeader*)};
+  uint64_t chars = 0, begins = 0, accounts = 0, users = 0, assocs = 0;
+};
+
+class BlobHandle {
+ public:
+  ~BlobHandle() {
+    if (b_) sqlite3_blob_close(b_);
+  }
+  sqlite3_blob* b_ = nullptr;
+};
+
+// A bool read from the blob holds 0 or 1 (looked at as a byte: any other
+// value would make reading it as a bool undefined).
+bool bool_ok(const bool& b) { return *reinterpret_cast<const unsigned char*>(&b) <= 1; }
+
+bool blob_read(sqlite3_blob* b, void* dst, uint64_t n, uint64_t* off) {
+  if (n == 0) return true;
+  if (n > INT32_MAX || *off + n > static_cast<uint64_t>(sqlite3_blob_bytes(b))) return false;
+  if (sqlite3_blob_read(b, dst, static_cast<int>(n), static_cast<int>(*off)) != SQLITE_OK) return false;
+  *off += n;
+  return true;
+}
+}  // namespace
+
+bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
+  {
+    sql::StmtUse st(prep(st_cache_present_, "SELECT data IS NOT NULL FROM tree_cache WHERE id = 1"));
+    if (!st->step() || st->i64(0) == 0) return false;
+  }
+  BlobHandle h;
+  if (sqlite3_blob_open(db_.get(), "main", "tree_cache", "data", 1, /*write=*/0, &h.b_) != SQLITE_OK) return false;
+  CacheHeader want, got;
+  uint64_t off = 0;
+  if (!blob_read(h.b_, &got, sizeof got, &off) || got.magic != want.magic || got.format != want.format ||
+      std::memcmp(got.sizes, want.sizes, sizeof want.sizes) != 0)
+    return false;
+  const uint64_t total = static_cast<uint64_t>(sqlite3_blob_bytes(h.b_));  // < 2^31
+  if (got.begins < 2 || got.begins > total || got.chars > total || got.accounts > total || got.users > total ||
+      got.assocs > total || got.accounts == 0)
+    return false;
+  const uint64_t need = sizeof got + got.chars + got.begins * 4 + got.accounts * sizeof(TreeAccount) +
+                        got.users * sizeof(TreeUser) + got.assocs * sizeof(TreeAssoc);
+  if (need != total) return false;
+  t.names.chars.resize(got.chars);
+  t.names.begin.resize(got.begins);
+  t.accounts.resize(got.accounts);
+  t.users.resize(got.users);
+  t.assocs.resize(got.assocs);
+  if (!blob_read(h.b_, t.names.chars.data(), got.chars, &off) ||
+      !blob_read(h.b_, t.names.begin.data(), got.begins * 4, &off) ||
+      !blob_read(h.b_, t.accounts.data(), got.accounts * sizeof(TreeAccount), &off) ||
+      !blob_read(h.b_, t.users.data(), got.users * sizeof(TreeUser), &off) ||
+      !blob_read(h.b_, t.assocs.data(), got.assocs * sizeof(TreeAssoc), &off))
+    return false;
+  // Every index in range, so a damaged blob can only be a miss.
+  const NamePool& nm = t.names;
+  if (nm.begin[0] != 0 || nm.begin[1] != 0) return false;
+  for (size_t i = 1; i < nm.begin.size(); ++i)
+    if (nm.begin[i] < nm.begin[i - 1] || nm.begin[i] > got.chars) return false;
+  const uint32_t n_names = nm.size();
+  for (size_t i = 0; i < t.accounts.size(); ++i) {
+    const TreeAccount& a = t.accounts[i];
+    if (a.name >= n_names || a.description >= n_names || !bool_ok(a.shares_parent) || (i == 0) != (a.parent == -1) ||
+        (i > 0 && (a.parent < 0 || static_cast<size_t>(a.parent) >= i)))
+      return false;
+  }
+  for (const TreeUser& u : t.users)
+    if (u.name >= n_names || !bool_ok(u.admin) || u.default_account < -1 ||
+        u.default_account >= static_cast<int64_t>(got.accounts))
+      return false;
+  for (size_t k = 0; k < t.assocs.size(); ++k) {
+    const TreeAssoc& a = t.assocs[k];
+    if (a.user >= got.users || a.account >= got.accounts || a.partition >= n_names || !bool_ok(a.shares_parent) ||
+        !bool_ok(a.is_default) ||
+        (k > 0 && a.user < t.assocs[k - 1].user))
+      return false;
+  }
+  // Usage, from the rows: every cached association exactly once.
+  IdIndex by_id;
+  by_id.build(t.assocs.size(), [&](size_t i) { return t.assocs[i].id; });
+  std::vector<uint8_t> seen(t.assocs.size(), 0);
+  size_t rows = 0;
+  // Rows come in rowid order, the records are in user order: the writes
+  // jump, so they go in batches whose targets are prefetched first.
+  struct Pending {
+    uint32_t k;
+    double usage;
+    int64_t time;
+  };
+  constexpr size_t kBatch = 32;
+  Pending batch[kBatch];
+  size_t nb = 0;
+  auto flush = [&] {
+    for (size_t i = 0; i < nb; ++i) {
+      t.assocs[batch[i].k].raw_usage = batch[i].usage;
+      t.assocs[batch[i].k].usage_time = batch[i].time;
+    }
+    nb = 0;
+  };
+  sql::StmtUse st(prep(st_cache_usage_, "SELECT id, raw_usage, usage_time FROM assocs"));
+  while (st->step()) {
+    const uint32_t k = by_id.find(st->i64(0));
+    if (k == IdIndex::kNone || seen[k]) return false;
+    seen[k] = 1;
+    ++rows;
+    __builtin_prefetch(&t.assocs[k], 1);
+    batch[nb++] = Pending{k, st->real(1) * scale, st->i64(2)};
+    if (nb == kBatch) flush();
+  }
+  flush();
+  return rows == t.assocs.size();
+}
+
+void StoreImpl::clear_tree_cache() {
+  sql::StmtUse st(prep(st_cache_clear_, "UPDATE tree_cache SET data = NULL WHERE data IS NOT NULL"));
+  st->run();
+}
+
+void StoreImpl::write_cached_hierarchy(const TreeData& t) {
+  CacheHeader h;
+  h.chars = t.names.chars.size();
+  h.begins = t.names.begin.size();
+  h.accounts = t.accounts.size();
+  h.users = t.users.size();
+  h.assocs = t.assocs.size();
+  const uint64_t total = sizeof h + h.chars + h.begins * 4 + h.accounts * sizeof(TreeAccount) +
+                         h.users * sizeof(TreeUser) + h.assocs * sizeof(TreeAssoc);
+  if (total > INT32_MAX) return;  // too big for one blob: no cache
+  {
+    sql::StmtUse st(prep(st_cache_reserve_, "UPDATE tree_cache SET data = zeroblob(?1) WHERE id = 1"));
+    st->bind(1, static_cast<int64_t>(total)).run();
+  }
+  BlobHandle b;
+  if (sqlite3_blob_open(db_.get(), "main", "tree_cache", "data", 1, /*write=*/1, &b.b_) != SQLITE_OK)
+    sql::fail(db_.get(), "tree cache");
+  int off = 0;
+  auto put = [&](const void* p, uint64_t n) {
+    if (n && sqlite3_blob_write(b.b_, p, static_cast<int>(n), off) != SQLITE_OK) sql::fail(db_.get(), "tree cache");
+    off += static_cast<int>(n);
+  };
+  put(&h, sizeof h);
+  put(t.names.chars.data(), h.chars);
+  put(t.names.begin.data(), h.begins * 4);
+  put(t.accounts.data(), h.accounts * sizeof(TreeAccount));
+  put(t.users.data(), h.users * sizeof(TreeUser));
+  std::vector<TreeAssoc> chunk;  // usage is not part of the cache
+  for (size_t i = 0; i < t.assocs.size(); i += 4096) {
+    chunk.assign(t.assocs.begin() + i, t.assocs.begin() + std::min(t.assocs.size(), i + 4096));
+    for (TreeAssoc& a : chunk) {
+      a.raw_usage = 0;
+      a.usage_time = 0;
+    }
+    put(chunk.data(), chunk.size() * sizeof(TreeAssoc));
+  }
+}
+
+TreeData StoreImpl::load_tree() {
+  TreeData t;
+  CacheForScan small_cache(db_.get());
+  sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
+  changed_by_others();  // what we load now is the baseline
+  const double scale = usage_scale();
+  bool hit = read_cached_hierarchy(t, scale);
+  if (!hit) {
+    t = TreeData{};
+    read_hierarchy(t, /*descriptions=*/false, scale);
+  }
+  read_tree_tail(t, scale);
+  if (!hit && !read_only_) {
+    // Written in this snapshot's transaction: when another connection has
+    // written since, or holds the write lock now, skip it (next load).
+    sqlite3_busy_timeout(db_.get(), 0);
+    try {
+      write_cached_hierarchy(t);
+    } catch (const StoreError&) {
+    }
+    sqlite3_busy_timeout(db_.get(), 10000);
+  }
+  txn.commit();
+  changed_by_others();  // our own cache write is not another's change
+  return t;
+}
+
+StoreData StoreImpl::load(const LoadOptions& opts) {
+  StoreData d;
+  // The full cache here: the families that load() every pass (Grid Engine)
+  // and the CLI's one-shot reads gain nothing from a small one.
+  sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
+  changed_by_others();  // what we load now is the baseline
+  const double scale = usage_scale();
+  {
+    TreeData t;
+    read_tree(t, /*descriptions=*/true);
+    const NamePool& nm = t.names;
+    d.accounts.reserve(t.accounts.size());
+    for (const TreeAccount& a : t.accounts) {
+      AccountRec r;
+      r.id = a.id;
+      r.name = nm[a.name];
+      if (a.parent >= 0) r.parent = nm[t.accounts[static_cast<size_t>(a.parent)].name];
+      r.shares_parent = a.shares_parent;
+      r.shares = a.shares;
+      r.priority = a.priority;
+      r.description = nm[a.description];
+      d.accounts.push_back(std::move(r));
+    }
+    d.users.reserve(t.users.size());
+    for (const TreeUser& u : t.users)
+      d.users.push_back(UserRec{std::string(nm[u.name]),
+                                u.default_account >= 0
+                                    ? std::string(nm[t.accounts[static_cast<size_t>(u.default_account)].name])
+                                    : std::string(),
+                                u.admin});
+    d.assocs.reserve(t.assocs.size());
+    for (const TreeAssoc& a : t.assocs) {
+      UserAssocRec r;
+      r.id = a.id;
+      r.user = d.users[a.user].name;
+      r.account = d.accounts[a.account].name;
+      r.partition = nm[a.partition];
+      r.shares_parent = a.shares_parent;
+      r.shares = a.shares;
+      r.priority = a.priority;
+      r.is_default = a.is_default;
+      r.raw_usage = a.raw_usage;
+      r.usage_time = a.usage_time;
+      d.assocs.push_back(std::move(r));
+    }
+    d.qos = std::move(t.qos);
+    d.partitions = std::move(t.partitions);
+    d.decay = t.decay;
+  }
+  IdIndex assoc_by_id;
+  bool indexed = false;
+  auto index_of = [&](int64_t id) -> UserAssocRec* {
+    if (!indexed) {
+      assoc_by_id.build(d.assocs.size(), [&](size_t i) { return d.assocs[i].id; });
+      indexed = true;
+    }
+    const uint32_t k = assoc_by_id.find(id);
+    return k == IdIndex::kNone ? nullptr : &d.assocs[k];
+  };
   if (opts.tres_usage) {
     {
       sql::StmtUse st(prep(st_load_tres_usage_,
@@ -247,22 +606,6 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
     }
     for (UserAssocRec& a : d.assocs)
       if (a.tres_usage.size() > 1) std::sort(a.tres_usage.begin(), a.tres_usage.end());
-  }
-  {
-    sql::StmtUse st(prep(st_load_qos_,
-        "SELECT id, name, priority, usage_factor FROM qos ORDER BY name"));
-    while (st->step())
-      d.qos.push_back(QosRec{st->i64(0), st->text(1), static_cast<uint32_t>(st->i64(2)),
-                             st->real(3)});
-  }
-  {
-    sql::StmtUse st(prep(st_load_parts_,
-        "SELECT id, name, job_factor, billing_weights, tres_totals, is_default"
-        " FROM partitions ORDER BY name"));
-    while (st->step())
-      d.partitions.push_back(PartitionRec{st->i64(0), st->text(1),
-                                          static_cast<uint32_t>(st->i64(2)), st->text(3),
-                                          st->text(4), st->i64(5) != 0});
   }
   {
     sql::StmtUse st(prep(st_load_queues_, "SELECT name, priority FROM queues ORDER BY name"));
@@ -291,11 +634,6 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
         " AND kind IN ('cpu', 'mem', 'io') AND seconds = 0 ORDER BY name, kind"));
     while (st->step())
       d.gridengine_usage.push_back(WindowRow{st->text(0), st->text(1), st->i64(2), st->i64(3), st->real(4)});
-  }
-  {
-    sql::StmtUse st(prep(st_load_decay_,
-        "SELECT last_decay, last_reset FROM decay_state WHERE id = 1"));
-    if (st->step()) d.decay = DecayState{st->i64(0), st->i64(1)};
   }
   txn.commit();
   return d;

@@ -20,11 +20,13 @@
 //     records charged_until per job id.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -151,6 +153,111 @@ struct StoreData {
   // Grid Engine's per-user decayed usage (family "gridengine", kinds cpu,
   // mem, io; export's "usage").  Read only with LoadOptions::tres_usage.
   std::vector<WindowRow> gridengine_usage;
+  DecayState decay;
+};
+
+// ---- the compact hierarchy (Store::load_tree) ---------------------------
+// What an engine needs to build its tree, with every name interned once and
+// integer indices everywhere else: no string per association, no per-row
+// allocation.  load() builds StoreData from the same read.
+
+// Names in one character buffer; a name is its index.  Index 0 is "".
+struct NamePool {
+  std::string chars;
+  std::vector<uint32_t> begin{0, 0};  // name i is chars[begin[i], begin[i + 1])
+  uint32_t size() const { return static_cast<uint32_t>(begin.size() - 1); }
+  std::string_view operator[](uint32_t i) const {
+    return std::string_view(chars.data() + begin[i], begin[i + 1] - begin[i]);
+  }
+  uint32_t add(std::string_view s) {  // appends (no dedup); "" is 0
+    if (s.empty()) return 0;
+    chars.append(s.data(), s.size());
+    begin.push_back(static_cast<uint32_t>(chars.size()));
+    return size() - 1;
+  }
+};
+
+struct TreeAccount {
+  int64_t id = 0;
+  int32_t parent = -1;         // index in TreeData::accounts; -1 for root
+  uint32_t name = 0;           // in TreeData::names
+  uint32_t description = 0;    // in TreeData::names
+  uint32_t shares = 1;
+  uint32_t priority = 0;
+  bool shares_parent = false;
+};
+
+struct TreeUser {
+  uint32_t name = 0;
+  int32_t default_account = -1;  // the chosen one (index in accounts), -1 = none
+  bool admin = false;
+};
+
+struct TreeAssoc {
+  int64_t id = 0;
+  double raw_usage = 0;        // true (decayed) usage, journal included
+  int64_t usage_time = 0;
+  uint32_t user = 0;           // index in TreeData::users
+  uint32_t account = 0;        // index in TreeData::accounts
+  uint32_t partition = 0;      // name; 0 = any partition
+  uint32_t shares = 1;
+  uint32_t priority = 0;
+  bool shares_parent = false;
+  bool is_default = false;     // in the user's chosen default account
+};
+
+// A store id (int64) -> index map: a flat array when the ids are compact
+// (INTEGER PRIMARY KEYs of a table that is mostly appended to), a hash map
+// otherwise.  find() gives kNone for an id not added.
+class IdIndex {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // id_of(i) for i in [0, n); the first index wins for a repeated id.
+  template <class IdOf>
+  void build(size_t n, IdOf id_of) {
+    dense_.clear();
+    sparse_.clear();
+    if (n == 0) return;
+    int64_t lo = id_of(0), hi = lo;
+    for (size_t i = 1; i < n; ++i) {
+      const int64_t v = id_of(i);
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
+    }
+    base_ = lo;
+    const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    if (range < 4 * static_cast<uint64_t>(n) + 1024) {
+      dense_.assign(static_cast<size_t>(range) + 1, kNone);
+      for (size_t i = n; i-- > 0;) dense_[static_cast<size_t>(id_of(i) - lo)] = static_cast<uint32_t>(i);
+    } else {
+      sparse_.reserve(n);
+      for (size_t i = 0; i < n; ++i) sparse_.push_back({id_of(i), static_cast<uint32_t>(i)});
+      std::sort(sparse_.begin(), sparse_.end());  // by id, then index: a run's first is the first added
+    }
+  }
+  uint32_t find(int64_t id) const {
+    if (!dense_.empty()) {
+      const uint64_t k = static_cast<uint64_t>(id) - static_cast<uint64_t>(base_);
+      return k < dense_.size() ? dense_[static_cast<size_t>(k)] : kNone;
+    }
+    auto it = std::lower_bound(sparse_.begin(), sparse_.end(), id,
+                               [](const auto& e, int64_t v) { return e.first < v; });
+    return it == sparse_.end() || it->first != id ? kNone : it->second;
+  }
+
+ private:
+  int64_t base_ = 0;
+  std::vector<uint32_t> dense_;
+  std::vector<std::pair<int64_t, uint32_t>> sparse_;
+};
+
+struct TreeData {
+  NamePool names;
+  std::vector<TreeAccount> accounts;  // StoreData's order: root first, breadth-first, siblings by name
+  std::vector<TreeUser> users;        // by name
+  std::vector<TreeAssoc> assocs;      // by user, account, partition (StoreData's order)
+  std::vector<QosRec> qos;            // by name
+  std::vector<PartitionRec> partitions;  // by name
   DecayState decay;
 };
 
@@ -305,6 +412,10 @@ class Store {
   // as true (decayed) values whatever the file's internal scale.
   StoreData load() { return load(LoadOptions{}); }
   virtual StoreData load(const LoadOptions& opts) = 0;
+  // The hierarchy, usage, QOS and partitions only, compact (what a
+  // multifactor engine builds from), in one read transaction: one scan per
+  // table in rowid order, no per-row allocation.
+  virtual TreeData load_tree() = 0;
   // The ledger rows of jobs not yet ended.
   virtual std::vector<LedgerRec> open_ledger() = 0;
 

@@ -31,6 +31,7 @@ void StoreImpl::apply_admin(const AdminChanges& ch) {
 void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
   sqlite3* db = db_.get();
   sql::Txn txn(db);
+  clear_tree_cache();  // the hierarchy may change: load_tree reads the rows again
   // Usage is stored divided by the decay scale (see apply_cycle).
   const double inv_scale = 1.0 / usage_scale();
 

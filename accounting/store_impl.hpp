@@ -27,6 +27,7 @@ class StoreImpl final : public Store {
   int schema_version() override { return version_; }
   using Store::load;
   StoreData load(const LoadOptions& opts) override;
+  TreeData load_tree() override;
   std::vector<LedgerRec> open_ledger() override;
   CycleResult apply_cycle(const CycleUpdate& update) override;
   bool may_write(uint32_t uid) override;
@@ -43,6 +44,15 @@ class StoreImpl final : public Store {
   int64_t tres_id(const std::string& name);
   int64_t tres_id_lookup(const std::string& name);
   double usage_scale();
+  // Inside a read transaction: the hierarchy from every row, or from the
+  // cache (false: no usable cache), and the rest (journal, QOS, partitions,
+  // decay state).
+  void read_tree(TreeData& t, bool descriptions);
+  void read_hierarchy(TreeData& t, bool descriptions, double scale);
+  bool read_cached_hierarchy(TreeData& t, double scale);
+  void write_cached_hierarchy(const TreeData& t);
+  void clear_tree_cache();  // inside apply_admin's transaction
+  void read_tree_tail(TreeData& t, double scale);
   DecayState decay_state_in_txn();  // decay_state.scale, inside a transaction
   CycleResult apply_cycle_txn(const CycleUpdate& update);
   void fold_journal();  // journalled charges into the rows, inside a transaction
@@ -75,8 +85,8 @@ class StoreImpl final : public Store {
   std::vector<LedgerRow> ledger_buf_;
 
   // load / ledger
-  sql::Stmt st_load_accounts_, st_count_assocs_, st_load_assocs_, st_load_tres_usage_,
-      st_load_users_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
+  sql::Stmt st_tree_accounts_, st_tree_users_, st_tree_user_order_, st_tree_assoc_bound_,
+      st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_cache_clear_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
       st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_journal_put_,
       st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
       st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;

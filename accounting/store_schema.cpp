@@ -170,7 +170,19 @@ CREATE TABLE ticket_objects (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6};
+// v7: a cache of the hierarchy as Store::load_tree reads it (accounts,
+// users, associations; no usage), so a restart with an unchanged hierarchy
+// reads one blob and the usage column instead of every column of every row.
+// Every admin write (Store::apply_admin) and every migration clears it.
+constexpr const char* kV7 = R"sql(
+CREATE TABLE tree_cache (
+  id   INTEGER PRIMARY KEY CHECK (id = 1),
+  data BLOB
+);
+INSERT INTO tree_cache(id) VALUES (1);
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sqlite3* db) {
@@ -201,6 +213,8 @@ int migrate(sqlite3* db, bool read_only) {
     std::string bump = "PRAGMA user_version = " + std::to_string(v + 1);
     sql::exec(db, bump.c_str());
   }
+  // A migration may change what the hierarchy reads as: rebuild the cache.
+  sql::exec(db, "UPDATE tree_cache SET data = NULL");
   txn.commit();
   return v;
 }

@@ -70,20 +70,10 @@ void ShareTree::finalize() {
     if (is_user[static_cast<size_t>(p)])
       invalid(node_name(i) + ": parent " + std::to_string(p) + " is a user; users must be leaves");
   }
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i)
     if (!shares_parent[i] && !(std::isfinite(shares[i]) && shares[i] >= 0.0))
       invalid(node_name(i) + ": raw shares must be finite and >= 0");
-    if (is_user[i] && !(std::isfinite(usage[i]) && usage[i] >= 0.0))
-      invalid(node_name(i) + ": raw usage must be finite and >= 0");
-  }
-
-  // --- Usage: accounts are the sum of their children, bottom-up. ---
-  // Children have larger indices than their parent, so one reverse sweep adds
-  // every subtree into its parent after the subtree itself is complete.
-  for (size_t i = 0; i < n; ++i)
-    if (!is_user[i]) usage[i] = 0.0;
-  for (size_t i = n - 1; i >= 1; --i) usage[static_cast<size_t>(parent[i])] += usage[i];
-  if (!std::isfinite(usage[0])) invalid("total usage overflows a double");
+  check_and_sum_usage();
 
   // --- CSR children, index order (a counting sort by parent). ---
   child_begin.assign(n + 1, 0);
@@ -128,6 +118,25 @@ void ShareTree::finalize() {
     }
     group_shares[a] = sum;
   }
+}
+
+void ShareTree::check_and_sum_usage() {
+  const size_t n = parent.size();
+  for (size_t i = 0; i < n; ++i)
+    if (is_user[i] && !(std::isfinite(usage[i]) && usage[i] >= 0.0))
+      invalid(node_name(i) + ": raw usage must be finite and >= 0");
+  // --- Usage: accounts are the sum of their children, bottom-up. ---
+  // Children have larger indices than their parent, so one reverse sweep adds
+  // every subtree into its parent after the subtree itself is complete.
+  for (size_t i = 0; i < n; ++i)
+    if (!is_user[i]) usage[i] = 0.0;
+  for (size_t i = n - 1; i >= 1; --i) usage[static_cast<size_t>(parent[i])] += usage[i];
+  if (!std::isfinite(usage[0])) invalid("total usage overflows a double");
+}
+
+void ShareTree::finalize_usage() {
+  if (!finalized() || usage.size() != size()) invalid("finalize_usage: the tree is not finalized");
+  check_and_sum_usage();
 }
 
 void ShareResult::reset(size_t n) {

@@ -62,6 +62,14 @@ struct ShareTree {
   // replaced by the sum of their children's).  Throws std::invalid_argument
   // when an invariant above does not hold.
   void finalize();
+  // For a copy of a finalized tree given new users' usage: checks the users'
+  // usage and sums it into the accounts again (the structure is kept).
+  // Throws std::invalid_argument when the tree is not finalized or a usage
+  // is bad.
+  void finalize_usage();
+
+ private:
+  void check_and_sum_usage();
 };
 
 // Per-node results.  Vectors have the tree's size.

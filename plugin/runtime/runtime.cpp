@@ -5,6 +5,9 @@
 #include <stdexcept>
 
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "slurm_conf.hpp"
 #include "store.hpp"
@@ -102,6 +105,17 @@ Runtime::Runtime(std::unique_ptr<Policy> policy, const mfprio_host_t& host)
 
 Runtime::~Runtime() = default;
 
+namespace {
+// A load allocates and frees a few times the state it keeps (the store's
+// rows, sort orders, scratch lists); the freed pages would stay resident in
+// the heap for the daemon's life.  Give them back to the system.
+void release_load_scratch() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+}  // namespace
+
 void Runtime::open() {
   const std::string path = policy_->store_path();
   if (!path.empty()) {
@@ -116,6 +130,7 @@ void Runtime::open() {
   }
   if (++next_layout_ == 0) ++next_layout_;  // 0 means "not resolved"
   publish(policy_->load(store_.get(), next_layout_, next_generation_++));
+  release_load_scratch();
   if (store_)
     host_.log(MFPRIO_LOG_INFO, "loaded " + std::to_string(current()->associations) +
                                    " associations from " + path);
@@ -129,6 +144,7 @@ bool Runtime::converge(std::string* why) {
   try {
     if (++next_layout_ == 0) ++next_layout_;
     publish(policy_->load(store_.get(), next_layout_, next_generation_++));
+    release_load_scratch();
     stale_ = false;
     return true;
   } catch (const std::exception& e) {

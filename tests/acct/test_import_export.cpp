@@ -418,7 +418,7 @@ TEST(ImportGridEngine, TicketObjectsAndUsageRoundTripThroughExport) {
     "departments": [{"name": "defaultdepartment", "fshare": 1, "oticket": 2}]
   })");
   auto s1 = Store::open(dir.file("one.db"));
-  EXPECT_EQ(6, s1->schema_version());
+  EXPECT_GE(s1->schema_version(), 6);  // v6 holds the ticket objects
   import_json_file(*s1, dir.file("in.json"));
   StoreData d = s1->load();
   ASSERT_EQ(4u, d.ticket_objects.size());

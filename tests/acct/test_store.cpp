@@ -439,7 +439,8 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
     auto s = doc_store(dir);  // acct.db, current schema; copy its v1 tables by hand below
   }
   // Build a v1 file: the current schema minus v2 (scale), v3 (journal), v4
-  // (windowed usage), v5 (queues, assocs.usage_time) and v6 (ticket objects), user_version 1.
+  // (windowed usage), v5 (queues, assocs.usage_time), v6 (ticket objects) and
+  // v7 (tree cache), user_version 1.
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   char* err = nullptr;
@@ -453,7 +454,8 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(h, "SELECT name, sql FROM cur.sqlite_master WHERE type IN ('table','index')"
                         " AND name NOT LIKE 'sqlite_%' AND tbl_name NOT IN ('decay_state', 'charge_journal',"
-                        " 'usage_windows', 'window_ledger', 'queues', 'assoc_queues', 'ticket_objects')"
+                        " 'usage_windows', 'window_ledger', 'queues', 'assoc_queues', 'ticket_objects',"
+                        " 'tree_cache')"
                         " ORDER BY type DESC",
                      -1, &st, nullptr);
   std::vector<std::pair<std::string, std::string>> defs;
@@ -804,4 +806,235 @@ TEST(StoreDecayState, SetDecayStateRepairsPassTimesOnlyAndValidates) {
   EXPECT_EQ(2000, s->decay_state().last_decay);
 }
 
+}  // namespace mfprio::acct
+
+// Store::load_tree: the compact read and its cache (schema v7).
+namespace mfprio::acct {
+namespace {
+
+// Every field of a TreeData, names spelled out, one line per record.
+std::vector<std::string> tree_lines(const TreeData& t) {
+  std::vector<std::string> out;
+  const NamePool& nm = t.names;
+  auto acc = [&](int64_t i) { return i < 0 ? std::string("-") : std::string(nm[t.accounts[size_t(i)].name]); };
+  for (const TreeAccount& a : t.accounts)
+    out.push_back("account " + std::to_string(a.id) + " " + std::string(nm[a.name]) + " parent=" + acc(a.parent) +
+                  " shares=" + std::to_string(a.shares) + " sp=" + std::to_string(a.shares_parent) +
+                  " prio=" + std::to_string(a.priority));
+  for (const TreeUser& u : t.users)
+    out.push_back("user " + std::string(nm[u.name]) + " default=" + acc(u.default_account) +
+                  " admin=" + std::to_string(u.admin));
+  for (const TreeAssoc& a : t.assocs) {
+    char usage[64];
+    std::snprintf(usage, sizeof usage, "%.17g", a.raw_usage);
+    out.push_back("assoc " + std::to_string(a.id) + " " + std::string(nm[t.users[a.user].name]) + "/" +
+                  acc(a.account) + "/" + std::string(nm[a.partition]) + " shares=" + std::to_string(a.shares) +
+                  " sp=" + std::to_string(a.shares_parent) + " prio=" + std::to_string(a.priority) +
+                  " default=" + std::to_string(a.is_default) + " usage=" + usage +
+                  " time=" + std::to_string(a.usage_time));
+  }
+  for (const QosRec& q : t.qos) out.push_back("qos " + q.name);
+  for (const PartitionRec& p : t.partitions) out.push_back("partition " + p.name);
+  out.push_back("decay " + std::to_string(t.decay.last_decay) + " " + std::to_string(t.decay.last_reset));
+  return out;
+}
+
+// The same lines from load() (the reference reader).
+std::vector<std::string> tree_lines(const StoreData& d) {
+  std::vector<std::string> out;
+  for (const AccountRec& a : d.accounts)
+    out.push_back("account " + std::to_string(a.id) + " " + a.name + " parent=" + (a.parent.empty() ? "-" : a.parent) +
+                  " shares=" + std::to_string(a.shares) + " sp=" + std::to_string(a.shares_parent) +
+                  " prio=" + std::to_string(a.priority));
+  for (const UserRec& u : d.users)
+    out.push_back("user " + u.name + " default=" + (u.default_account.empty() ? "-" : u.default_account) +
+                  " admin=" + std::to_string(u.admin));
+  for (const UserAssocRec& a : d.assocs) {
+    char usage[64];
+    std::snprintf(usage, sizeof usage, "%.17g", a.raw_usage);
+    out.push_back("assoc " + std::to_string(a.id) + " " + a.user + "/" + a.account + "/" + a.partition +
+                  " shares=" + std::to_string(a.shares) + " sp=" + std::to_string(a.shares_parent) +
+                  " prio=" + std::to_string(a.priority) + " default=" + std::to_string(a.is_default) +
+                  " usage=" + usage + " time=" + std::to_string(a.usage_time));
+  }
+  for (const QosRec& q : d.qos) out.push_back("qos " + q.name);
+  for (const PartitionRec& p : d.partitions) out.push_back("partition " + p.name);
+  out.push_back("decay " + std::to_string(d.decay.last_decay) + " " + std::to_string(d.decay.last_reset));
+  return out;
+}
+
+// A raw look at the cache row, through a connection of our own.
+int64_t sql_int(const std::string& file, const std::string& q) {
+  sqlite3* h = nullptr;
+  EXPECT_EQ(SQLITE_OK, sqlite3_open(file.c_str(), &h));
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(SQLITE_OK, sqlite3_prepare_v2(h, q.c_str(), -1, &st, nullptr)) << sqlite3_errmsg(h);
+  int64_t v = -1;
+  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+void sql_run(const std::string& file, const std::string& q) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(SQLITE_OK, sqlite3_open(file.c_str(), &h));
+  char* err = nullptr;
+  ASSERT_EQ(SQLITE_OK, sqlite3_exec(h, q.c_str(), nullptr, nullptr, &err)) << err;
+  sqlite3_close(h);
+}
+
+// The doc tree plus what makes ordering and defaults interesting: names out
+// of insertion order, a second account, a partition association, a user
+// whose chosen default is not its first account, a user with none, FairShare=parent.
+std::unique_ptr<Store> rich_store(const TempDir& dir) {
+  auto s = doc_store(dir);
+  AdminChanges ch;
+  ch.accounts = {test::account("aa", "A", 5)};
+  ch.accounts.back().shares_parent = true;
+  ch.assocs = {test::assoc("User1", "E", 3), test::assoc("zed", "aa", 7), test::assoc("Adam", "F", 1),
+               test::assoc("Adam", "C", 2)};
+  ch.assocs.back().rec.priority = 9;
+  AssocWrite part = test::assoc("User1", "E", 4);
+  part.rec.partition = "gpu";
+  ch.assocs.push_back(part);
+  ch.users = {test::user("Adam", "F"), test::user("zed", "")};
+  s->apply_admin(ch);
+  return s;
+}
+
+TEST(StoreTree, LoadTreeIsLoadInCompactForm) {
+  TempDir dir;
+  auto s = rich_store(dir);
+  const std::vector<std::string> want = tree_lines(s->load());
+  ASSERT_GT(want.size(), 20u);
+  EXPECT_EQ(0, sql_int(dir.file("acct.db"), "SELECT data IS NOT NULL FROM tree_cache"));
+  EXPECT_EQ(want, tree_lines(s->load_tree()));  // from the rows; writes the cache
+  EXPECT_EQ(1, sql_int(dir.file("acct.db"), "SELECT data IS NOT NULL FROM tree_cache"));
+  EXPECT_EQ(want, tree_lines(s->load_tree()));  // from the cache
+  auto again = Store::open(dir.file("acct.db"));  // a restart
+  EXPECT_EQ(want, tree_lines(again->load_tree()));
+}
+
+TEST(StoreTree, UsageWritesKeepTheCacheHierarchyWritesClearIt) {
+  TempDir dir;
+  auto s = rich_store(dir);
+  s->load_tree();
+  const std::string db = dir.file("acct.db");
+  ASSERT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
+  // A decay pass and a job end (journalled) move usage only.
+  CycleUpdate up;
+  up.decay_factor = 0.5;
+  s->apply_cycle(up);
+  CycleUpdate end;
+  end.defer_usage = true;
+  Charge c;
+  c.job_id = 77;
+  c.assoc_id = test::find_assoc(s->load(), "User2", "C")->id;
+  c.start_time = 1000;
+  c.until = 1010;
+  c.rate = 2;
+  c.ended = true;
+  end.charges.push_back(c);
+  s->apply_cycle(end);
+  EXPECT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
+  EXPECT_EQ(tree_lines(s->load()), tree_lines(s->load_tree()));
+  // An admin write clears the cache; the next load sees the change and
+  // writes the cache again.
+  AdminChanges ch;
+  ch.assocs = {test::assoc("User3", "C", 0, 42)};
+  ch.assocs.back().set_usage = false;
+  s->apply_admin(ch);
+  EXPECT_EQ(0, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
+  TreeData t = s->load_tree();
+  EXPECT_EQ(tree_lines(s->load()), tree_lines(t));
+  bool seen = false;
+  for (const TreeAssoc& a : t.assocs)
+    if (t.names[t.users[a.user].name] == "User3") seen = a.shares == 42;
+  EXPECT_TRUE(seen);
+  EXPECT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
+  // Accounts and users too, and a deletion.
+  AdminChanges acc;
+  acc.accounts = {test::account("B", "A", 99)};
+  acc.users = {test::user("Adam", "C")};
+  s->apply_admin(acc);
+  EXPECT_EQ(0, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
+  EXPECT_EQ(tree_lines(s->load()), tree_lines(s->load_tree()));
+  AdminChanges del;
+  del.delete_users = {"zed"};
+  s->apply_admin(del);
+  EXPECT_EQ(0, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
+  EXPECT_EQ(tree_lines(s->load()), tree_lines(s->load_tree()));
+}
+
+TEST(StoreTree, DamagedOrForeignCacheIsIgnored) {
+  TempDir dir;
+  auto s = rich_store(dir);
+  const std::vector<std::string> want = tree_lines(s->load());
+  s->load_tree();
+  const std::string db = dir.file("acct.db");
+  const int64_t n = sql_int(db, "SELECT length(data) FROM tree_cache");
+  ASSERT_GT(n, 100);
+  // The last association's user index out of range (TreeAssoc: id, usage,
+  // time, then user at byte 24 of 48).
+  {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(SQLITE_OK, sqlite3_open(db.c_str(), &h));
+    sqlite3_blob* b = nullptr;
+    ASSERT_EQ(SQLITE_OK, sqlite3_blob_open(h, "main", "tree_cache", "data", 1, 1, &b));
+    const unsigned char ff[4] = {0xff, 0xff, 0xff, 0xff};
+    ASSERT_EQ(static_cast<int>(sizeof(TreeAssoc)), 48);
+    EXPECT_EQ(SQLITE_OK, sqlite3_blob_write(b, ff, 4, static_cast<int>(n - 24)));
+    sqlite3_blob_close(b);
+    sqlite3_close(h);
+  }
+  ASSERT_EQ(n, sql_int(db, "SELECT length(data) FROM tree_cache"));
+  EXPECT_EQ(want, tree_lines(s->load_tree()));
+  // A flag byte that is neither 0 nor 1 (is_default, byte 45 of the last one).
+  s->load_tree();
+  {
+    sqlite3* h = nullptr;
+    ASSERT_EQ(SQLITE_OK, sqlite3_open(db.c_str(), &h));
+    sqlite3_blob* b = nullptr;
+    ASSERT_EQ(SQLITE_OK, sqlite3_blob_open(h, "main", "tree_cache", "data", 1, 1, &b));
+    const unsigned char two = 2;
+    EXPECT_EQ(SQLITE_OK, sqlite3_blob_write(b, &two, 1, static_cast<int>(n - 3)));
+    sqlite3_blob_close(b);
+    sqlite3_close(h);
+  }
+  EXPECT_EQ(want, tree_lines(s->load_tree()));
+  sql_run(db, "UPDATE tree_cache SET data = randomblob(" + std::to_string(n) + ")");
+  EXPECT_EQ(want, tree_lines(s->load_tree()));
+  sql_run(db, "UPDATE tree_cache SET data = x'00'");
+  EXPECT_EQ(want, tree_lines(s->load_tree()));
+  // A cache whose association rows no longer match (written behind the
+  // Store's back): the usage scan notices, the rows win.
+  s->load_tree();
+  sql_run(db, "DELETE FROM assocs WHERE partition = 'gpu'");
+  ASSERT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
+  EXPECT_EQ(tree_lines(s->load()), tree_lines(s->load_tree()));
+}
+
+TEST(StoreMigration, VersionSixFileGainsTheTreeCache) {
+  TempDir dir;
+  const std::string db = dir.file("acct.db");
+  std::vector<std::string> want;
+  {
+    auto s = rich_store(dir);
+    want = tree_lines(s->load());
+  }
+  // Back to v6: no cache table.
+  sql_run(db, "DROP TABLE tree_cache; PRAGMA user_version = 6;");
+  ASSERT_EQ(0, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'tree_cache'"));
+  {
+    auto s = Store::open(db);
+    EXPECT_EQ(detail::kSchemaVersion, s->schema_version());
+    EXPECT_EQ(want, tree_lines(s->load()));
+    EXPECT_EQ(want, tree_lines(s->load_tree()));
+    EXPECT_EQ(want, tree_lines(s->load_tree()));
+  }
+  EXPECT_EQ(7, sql_int(db, "PRAGMA user_version"));
+  EXPECT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
+}
+
+}  // namespace
 }  // namespace mfprio::acct

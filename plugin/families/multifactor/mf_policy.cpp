@@ -30,22 +30,19 @@ void MultifactorPolicy::configure(const HostContext& host) {
 // Loads the whole store: a new layout, usage from the file.
 std::shared_ptr<const State> MultifactorPolicy::load(acct::Store* store, uint32_t layout_id,
                                                      uint64_t generation) {
-  acct::StoreData data = store->load(acct::LoadOptions{/*tres_usage=*/false});
-  std::shared_ptr<const Layout> layout = build_layout(data, layout_id);
-  std::vector<double> usage(layout->shape.size(), 0.0);
-  std::unordered_map<int64_t, double> by_id;
-  by_id.reserve(data.assocs.size());
-  for (const acct::UserAssocRec& a : data.assocs) by_id[a.id] = a.raw_usage;
-  for (size_t n = 0; n < usage.size(); ++n)
-    if (layout->node_assoc[n] >= 0) usage[n] = by_id[layout->node_store_id[n]];
-  auto snap = build_snapshot(layout, usage, data.decay.last_decay, generation, nullptr);
+  acct::TreeData data = store->load_tree();
+  std::vector<double> usage;
+  ShareTree tree;
+  std::shared_ptr<const Layout> layout = build_layout(data, layout_id, &tree, &usage);
+  auto snap = build_snapshot(layout, std::move(tree), usage, data.decay.last_decay, generation, nullptr);
   usage_ = std::move(usage);
   last_reset_ = data.decay.last_reset;
   next_generation_ = generation + 1;
   return snap;
 }
 
-std::shared_ptr<const Layout> MultifactorPolicy::build_layout(const acct::StoreData& data, uint32_t id) const {
+std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& data, uint32_t id, ShareTree* tree,
+                                                              std::vector<double>* usage) const {
   auto L = std::make_shared<Layout>();
   L->id = id;
   L->settings = settings_;
@@ -215,130 +212,150 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(const acct::StoreD
   // The tree, in preorder: each account's user associations (the store
   // returns them sorted by user, account, partition, so an account's group
   // is already in name order), then its sub-accounts (the store returns
-  // accounts breadth-first with siblings by name).  Integer indices only:
-  // no per-node string keys.
+  // accounts breadth-first with siblings by name: root first, parents before
+  // children).  Integer indices only: names stay in the store's pool.
+  const acct::NamePool& names = data.names;
   const size_t n_acc = data.accounts.size();
-  std::unordered_map<std::string, uint32_t> acc_index;
-  acc_index.reserve(n_acc + 1);
-  for (uint32_t i = 0; i < n_acc; ++i) acc_index.emplace(data.accounts[i].name, i);
-  acct::AccountRec implicit_root;
-  implicit_root.name = "root";
-  const bool has_root = acc_index.count("root") != 0;
-  const uint32_t root_idx = has_root ? acc_index["root"] : static_cast<uint32_t>(n_acc);
-  auto account_at = [&](uint32_t i) -> const acct::AccountRec& {
-    return i == n_acc ? implicit_root : data.accounts[i];
-  };
-  std::vector<std::vector<uint32_t>> sub(n_acc + 1), users_of(n_acc + 1);
-  for (uint32_t i = 0; i < n_acc; ++i) {
-    const acct::AccountRec& a = data.accounts[i];
-    if (i == root_idx) continue;
-    const std::string& parent = a.parent.empty() ? std::string("root") : a.parent;
-    auto it = acc_index.find(parent);
-    const uint32_t pi = it != acc_index.end() ? it->second : (parent == "root" ? root_idx : UINT32_MAX);
-    if (pi == UINT32_MAX)
-      throw acct::StoreError("account '" + a.name + "': parent '" + parent + "' does not exist");
-    sub[pi].push_back(i);
+  const size_t n_assoc = data.assocs.size();
+  const size_t n_users = data.users.size();
+  if (n_acc == 0 || data.accounts[0].parent != -1) throw acct::StoreError("the store has no root account");
+  // Sub-accounts and each account's associations, as CSR lists in index order.
+  std::vector<uint32_t> sub_begin(n_acc + 1, 0), sub(n_acc - 1), users_begin(n_acc + 1, 0), users_of(n_assoc);
+  for (size_t i = 1; i < n_acc; ++i) {
+    const int32_t p = data.accounts[i].parent;
+    if (p < 0 || static_cast<size_t>(p) >= i)
+      throw acct::StoreError("account '" + std::string(names[data.accounts[i].name]) +
+                             "': its parent does not come before it (a cycle or a missing parent)");
+    ++sub_begin[static_cast<size_t>(p) + 1];
   }
-  for (uint32_t k = 0; k < data.assocs.size(); ++k) {
-    const acct::UserAssocRec& u = data.assocs[k];
-    auto it = acc_index.find(u.account);
-    const uint32_t ai = it != acc_index.end() ? it->second : (u.account == "root" ? root_idx : UINT32_MAX);
-    if (ai == UINT32_MAX)
-      throw acct::StoreError("user '" + u.user + "': account '" + u.account + "' does not exist");
-    users_of[ai].push_back(k);
+  for (const acct::TreeAssoc& u : data.assocs) {
+    if (u.account >= n_acc || u.user >= n_users)
+      throw acct::StoreError("association " + std::to_string(u.id) + ": unknown user or account");
+    ++users_begin[u.account + 1];
+  }
+  for (size_t i = 0; i < n_acc; ++i) {
+    sub_begin[i + 1] += sub_begin[i];
+    users_begin[i + 1] += users_begin[i];
+  }
+  {
+    std::vector<uint32_t> fill(sub_begin.begin(), sub_begin.end() - 1);
+    for (size_t i = 1; i < n_acc; ++i) sub[fill[static_cast<size_t>(data.accounts[i].parent)]++] = static_cast<uint32_t>(i);
+    fill.assign(users_begin.begin(), users_begin.end() - 1);
+    for (size_t k = 0; k < n_assoc; ++k) users_of[fill[data.assocs[k].account]++] = static_cast<uint32_t>(k);
   }
 
-  ShareTree& t = L->shape;
-  const size_t n_nodes = 1 + n_acc - (has_root ? 1 : 0) + data.assocs.size();
-  L->node_store_id.reserve(n_nodes);
-  L->node_account.reserve(n_nodes);
-  L->node_user.reserve(n_nodes);
-  L->node_partition.reserve(n_nodes);
-  L->node_priority.reserve(n_nodes);
-  L->node_depth.reserve(n_nodes);
-  L->node_assoc.reserve(n_nodes);
-  L->assocs.reserve(data.assocs.size());
-  L->assoc_index.reserve(data.assocs.size());
-  L->assoc_by_store_id.reserve(data.assocs.size());
+  // Every array has its final size up front; nodes are written in place.
+  ShareTree& t = *tree;
+  t = ShareTree{};
+  const size_t n_nodes = n_acc + n_assoc;
+  t.parent.resize(n_nodes);
+  t.is_user.resize(n_nodes);
+  t.shares_parent.resize(n_nodes);
+  t.shares.resize(n_nodes);
+  t.usage.resize(n_nodes);
+  t.active.assign(n_nodes, 0);
+  L->node_name.resize(n_nodes);
+  L->node_assoc.resize(n_nodes);
+  L->assocs.resize(n_assoc);
+  usage->assign(n_nodes, 0.0);
+  std::vector<uint32_t> node_priority(n_nodes);  // effective association priority (inherited)
+  std::vector<uint32_t> assoc_of(n_assoc);       // store order -> assocs index
   struct Frame {
     uint32_t account;
     int32_t parent;
-    uint32_t depth;
   };
-  std::vector<uint32_t> inherited;  // effective priority per node
-  inherited.reserve(n_nodes);
-  std::vector<Frame> stack{{root_idx, -1, 0}};
+  std::vector<Frame> stack{{0, -1}};
   uint32_t max_prio = 0;
+  uint32_t node = 0, aidx = 0;
   while (!stack.empty()) {
     const Frame f = stack.back();
     stack.pop_back();
-    const acct::AccountRec& a = account_at(f.account);
-    const uint32_t node = t.add(f.parent, false, a.shares, 0, a.shares_parent && f.parent >= 0);
-    const uint32_t prio = a.priority ? a.priority : (f.parent >= 0 ? inherited[f.parent] : 0);
-    inherited.push_back(prio);
-    L->node_store_id.push_back(a.id);
-    L->node_account.push_back(a.name);
-    L->node_user.emplace_back();
-    L->node_partition.emplace_back();
-    L->node_priority.push_back(prio);
-    L->node_depth.push_back(f.depth);
-    L->node_assoc.push_back(-1);
-    if (t.size() > n_nodes) throw acct::StoreError("the account tree has a cycle");
+    if (node + (users_begin[f.account + 1] - users_begin[f.account]) >= n_nodes)  // room for the account and its users
+      throw acct::StoreError("the account tree has a cycle");
+    const acct::TreeAccount& a = data.accounts[f.account];
+    const uint32_t anode = node++;
+    t.parent[anode] = f.parent;
+    t.is_user[anode] = 0;
+    t.shares_parent[anode] = a.shares_parent && f.parent >= 0;
+    t.shares[anode] = a.shares;
+    t.usage[anode] = 0;
+    const uint32_t prio = a.priority ? a.priority : (f.parent >= 0 ? node_priority[f.parent] : 0);
+    node_priority[anode] = prio;
+    L->node_name[anode] = a.name;
+    L->node_assoc[anode] = -1;
     // Users are leaves: add them now; push sub-accounts in reverse so they pop in order.
-    for (uint32_t k : users_of[f.account]) {
-      const acct::UserAssocRec& u = data.assocs[k];
-      const uint32_t unode =
-          t.add(static_cast<int32_t>(node), true, u.shares, u.raw_usage, u.shares_parent);
+    const uint32_t j_end = users_begin[f.account + 1];
+    for (uint32_t j = users_begin[f.account]; j < j_end; ++j) {
+      if (j + 8 < j_end) {  // the store's order is by user: these reads jump
+        __builtin_prefetch(&data.assocs[users_of[j + 8]]);
+        __builtin_prefetch(&data.users[data.assocs[users_of[j + 4]].user]);
+      }
+      const uint32_t k = users_of[j];
+      const acct::TreeAssoc& u = data.assocs[k];
+      const uint32_t unode = node++;
+      t.parent[unode] = static_cast<int32_t>(anode);
+      t.is_user[unode] = 1;
+      t.shares_parent[unode] = u.shares_parent;
+      t.shares[unode] = u.shares;
+      t.usage[unode] = u.raw_usage;
+      (*usage)[unode] = u.raw_usage;
       const uint32_t uprio = u.priority ? u.priority : prio;
-      inherited.push_back(uprio);
+      node_priority[unode] = uprio;
       max_prio = std::max(max_prio, uprio);
-      AssocInfo ai;
+      AssocInfo& ai = L->assocs[aidx];
       ai.node = unode;
       ai.store_id = u.id;
       ai.priority = uprio;
-      if (!u.partition.empty()) {
-        auto pit = L->part_index.find(u.partition);
+      ai.partition_name = u.partition;
+      if (u.partition != 0) {
+        auto pit = L->part_index.find(std::string(names[u.partition]));
         ai.partition = pit == L->part_index.end() ? -1 : static_cast<int32_t>(pit->second);
       }
-      const uint32_t aidx = static_cast<uint32_t>(L->assocs.size());
-      L->assoc_index.emplace(assoc_key(u.user, u.account, u.partition), aidx);
-      L->assoc_by_store_id.emplace(u.id, aidx);
-      L->assocs.push_back(ai);
-      L->node_store_id.push_back(u.id);
-      L->node_account.push_back(u.account);
-      L->node_user.push_back(u.user);
-      L->node_partition.push_back(u.partition);
-      L->node_priority.push_back(uprio);
-      L->node_depth.push_back(f.depth + 1);
-      L->node_assoc.push_back(static_cast<int32_t>(aidx));
+      assoc_of[k] = aidx;
+      L->node_name[unode] = data.users[u.user].name;
+      L->node_assoc[unode] = static_cast<int32_t>(aidx);
+      ++aidx;
     }
-    const std::vector<uint32_t>& kids = sub[f.account];
-    for (auto it = kids.rbegin(); it != kids.rend(); ++it)
-      stack.push_back({*it, static_cast<int32_t>(node), f.depth + 1});
+    for (uint32_t j = sub_begin[f.account + 1]; j > sub_begin[f.account]; --j)
+      stack.push_back({sub[j - 1], static_cast<int32_t>(anode)});
   }
-  // An account never reached hangs off a parent outside the tree (a cycle).
-  if (t.size() != n_nodes)
+  if (node != n_nodes)
     throw acct::StoreError("the account tree is not connected to root (an account's parent is missing)");
-  for (AssocInfo& a : L->assocs)
-    a.factor = s.has(kNoNormalAssoc) ? a.priority : (max_prio ? double(a.priority) / max_prio : 0.0);
+  L->max_assoc_priority = max_prio;
+  L->raw_assoc_priority = s.has(kNoNormalAssoc);
 
-  // Default accounts (acct::default_association: the one rule).  The
-  // store's order (user, account, partition) makes a user's associations one
-  // run; load() marks is_default on those in the user's chosen account.
-  L->default_account.reserve(data.users.size() + 1);
-  for (size_t k = 0; k < data.assocs.size();) {
-    size_t e = k;
-    while (e < data.assocs.size() && data.assocs[e].user == data.assocs[k].user) ++e;
-    auto d = acct::default_association(data.assocs.begin() + k, data.assocs.begin() + e,
-                                       [](const acct::UserAssocRec& a) { return a.is_default; });
-    L->default_account.emplace(data.assocs[k].user, d->account);
-    k = e;
+  // Name look-ups for resolve_job: accounts and users by name, each user's
+  // associations as one run (the store's order), and its default account
+  // (acct::default_association: the one rule; the store marks is_default on
+  // the associations in the user's chosen account).
+  L->account_name.resize(n_acc);
+  for (size_t i = 0; i < n_acc; ++i) L->account_name[i] = data.accounts[i].name;
+  L->account_index.build(names, n_acc, [&](size_t i) { return data.accounts[i].name; });
+  L->user_index.build(names, n_users, [&](size_t i) { return data.users[i].name; });
+  L->user_first.assign(n_users + 1, 0);
+  L->user_default.assign(n_users, NameIndex::kNone);
+  L->user_assocs.resize(n_assoc);
+  for (size_t k = 0; k < n_assoc; ++k) {
+    const acct::TreeAssoc& u = data.assocs[k];
+    ++L->user_first[u.user + 1];
+    L->user_assocs[k] = UserAssoc{assoc_of[k], u.account, u.partition};
   }
+  for (size_t u = 0; u < n_users; ++u) L->user_first[u + 1] += L->user_first[u];
+  for (size_t u = 0; u < n_users; ++u) {
+    const auto b = data.assocs.begin() + L->user_first[u], e = data.assocs.begin() + L->user_first[u + 1];
+    if (b == e) continue;
+    if (b->user != u) throw acct::StoreError("the store's associations are not ordered by user");
+    L->user_default[u] = acct::default_association(b, e, [](const acct::TreeAssoc& a) { return a.is_default; })->account;
+  }
+  L->assoc_by_store_id.build(n_assoc, [&](size_t i) { return L->assocs[i].store_id; });
+  L->names = std::move(data.names);
+  L->names.chars.shrink_to_fit();  // grown by doubling while the store was read
+  L->names.begin.shrink_to_fit();
   t.finalize();
   return L;
 }
 
-std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<const Layout> layout,
+std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<const Layout> layout, ShareTree tree,
                                                             const std::vector<double>& user_usage,
                                                             int64_t last_decay, uint64_t generation,
                                                             const Snapshot* prev) const {
@@ -348,7 +365,7 @@ std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<cons
   s->generation = generation;
   s->last_decay = last_decay;
   s->associations = layout->assocs.size();
-  s->tree = layout->shape;
+  s->tree = std::move(tree);
   s->tree.usage = user_usage;
   const size_t na = layout->assocs.size();
   if (settings_->algo() == FairShareAlgo::TicketBased) {
@@ -360,17 +377,19 @@ std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<cons
           s->tree.active[layout->assocs[a].node] = 1;
     s->pending_mark = std::shared_ptr<std::atomic<uint8_t>[]>(new std::atomic<uint8_t>[na ? na : 1]());
   }
-  s->tree.finalize();
+  s->tree.finalize_usage();  // the structure was finalized with the layout
   FairShareParams params;
   params.algo = settings_->algo();
   params.dampening = settings_->dampening;
-  compute_fair_share(s->tree, params, s->shares);
+  ShareResult shares;
+  compute_fair_share(s->tree, params, shares);
   s->assoc_fs.resize(na);
   s->assoc_score.resize(na);
   const Settings& set = *settings_;
   for (size_t a = 0; a < na; ++a) {
-    s->assoc_fs[a] = s->shares.fairshare[layout->assocs[a].node];
-    s->assoc_score[a] = set.w_assoc * layout->assocs[a].factor + set.w_fairshare * s->assoc_fs[a];
+    const AssocInfo& ai = layout->assocs[a];
+    s->assoc_fs[a] = shares.fairshare[ai.node];
+    s->assoc_score[a] = set.w_assoc * layout->assoc_factor(ai) + set.w_fairshare * s->assoc_fs[a];
   }
   return s;
 }
@@ -447,8 +466,8 @@ void MultifactorPolicy::credit(const Snapshot& snap, const acct::CycleResult& re
   // ledger); memory credits the same one, found by its store id.
   const Layout& L = *snap.layout;
   for (size_t i = 0; i < res.added.size() && i < res.assoc_ids.size(); ++i) {
-    auto it = L.assoc_by_store_id.find(res.assoc_ids[i]);
-    if (it != L.assoc_by_store_id.end()) (*usage)[L.assocs[it->second].node] += res.added[i];
+    const uint32_t k = L.assoc_by_store_id.find(res.assoc_ids[i]);
+    if (k != acct::IdIndex::kNone) (*usage)[L.assocs[k].node] += res.added[i];
   }
 }
 
@@ -489,7 +508,7 @@ int MultifactorPolicy::decay(acct::Store* store, const std::shared_ptr<const Sta
   std::vector<double> usage = usage_;
   for (double& u : usage) u = (up.reset ? 0.0 : u) * up.decay_factor;
   credit(snap, res, &usage);
-  out->next = build_snapshot(snap.layout, usage, now, next_generation_++, &snap);
+  out->next = build_snapshot(snap.layout, snap.tree, usage, now, next_generation_++, &snap);
   usage_ = std::move(usage);
   return MFPRIO_OK;
 }
@@ -584,7 +603,11 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
   // Slurm's sshare columns (REFERENCE §1.10); -l adds the LONG ones.
   const Snapshot& snap = static_cast<const Snapshot&>(state);
   const Layout& L = *snap.layout;
-  const ShareResult& sr = snap.shares;
+  ShareResult sr;  // what build_snapshot computed: same tree, same settings
+  FairShareParams params;
+  params.algo = settings_->algo();
+  params.dampening = settings_->dampening;
+  compute_fair_share(snap.tree, params, sr);
   v->column("account", "Account", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
   v->column("user", "User", -1, 10, MFPRIO_COLF_TEXT);
   v->column("raw_shares", "RawShares", -1, 10, 0);
@@ -599,14 +622,19 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
   const size_t n = snap.tree.size();
   const bool fair_tree = settings_->algo() == FairShareAlgo::FairTree;
   v->rows.reserve(n);
+  std::vector<uint32_t> depth(n, 0);  // parents come before their children
   for (size_t i = 0; i < n; ++i) {
     ShareView::Row r;
     r.parent = snap.tree.parent[i];
-    r.depth = L.node_depth[i];
+    if (r.parent >= 0) depth[i] = depth[static_cast<size_t>(r.parent)] + 1;
+    r.depth = depth[i];
     r.is_user = snap.tree.is_user[i] != 0;
-    r.account = L.node_account[i];
-    r.user = L.node_user[i];
-    r.partition = L.node_partition[i];
+    r.account = L.node_account(snap.tree, i);
+    const int32_t a = L.node_assoc[i];
+    if (a >= 0) {
+      r.user = L.name(L.node_name[i]);
+      r.partition = L.name(L.assocs[static_cast<size_t>(a)].partition_name);
+    }
     const bool root = r.parent < 0;
     r.cells.reserve(11);
     r.cells.push_back(ShareView::text(r.account));

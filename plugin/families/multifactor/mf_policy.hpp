@@ -50,8 +50,14 @@ class MultifactorPolicy final : public Policy {
   void info(const State& state, InfoView* out) const override;
 
  private:
-  std::shared_ptr<const Layout> build_layout(const acct::StoreData& data, uint32_t id) const;
-  std::shared_ptr<Snapshot> build_snapshot(std::shared_ptr<const Layout> layout, const std::vector<double>& usage,
+  // The layout from the store's tree (its name pool moves into the layout);
+  // *tree gets the finalized share tree (the first snapshot's), *usage each
+  // node's usage (users: the store's; accounts: 0).
+  std::shared_ptr<const Layout> build_layout(acct::TreeData& data, uint32_t id, ShareTree* tree,
+                                             std::vector<double>* usage) const;
+  // `tree`: the layout's finalized tree (a predecessor's copy); usage replaced.
+  std::shared_ptr<Snapshot> build_snapshot(std::shared_ptr<const Layout> layout, ShareTree tree,
+                                           const std::vector<double>& usage,
                                            int64_t last_decay, uint64_t generation, const Snapshot* prev) const;
   bool reset_due(int64_t last_reset, int64_t now) const;
   // until[i * until_stride] is job i's charge end (stride 0: one time for all).

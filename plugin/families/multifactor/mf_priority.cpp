@@ -101,24 +101,42 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
     }
     r.partition = static_cast<uint16_t>(it->second);
   }
-  const std::string user = job.user;
-  std::string account = nz(job.account);
+  const std::string_view user = job.user;
+  const std::string_view account = nz(job.account);
+  const uint32_t u = snap.user_index.find(snap.names, user);
+  uint32_t acc;
   if (account.empty()) {
-    auto it = snap.default_account.find(user);
-    if (it == snap.default_account.end()) {
-      *why = job_label(job) + ": user '" + user + "' has no association in the accounting store";
+    if (u == NameIndex::kNone || snap.user_default[u] == NameIndex::kNone) {
+      *why = job_label(job) + ": user '" + std::string(user) + "' has no association in the accounting store";
       return MFPRIO_ENOENT;
     }
-    account = it->second;
+    acc = snap.user_default[u];
+  } else {
+    acc = snap.account_index.find(snap.names, account);
   }
+  // The user's association in that account for this partition, else the
+  // one for any partition.
   const std::string& pname = snap.parts[r.partition].name;
-  auto it = snap.assoc_index.find(assoc_key(user, account, pname));
-  if (it == snap.assoc_index.end()) it = snap.assoc_index.find(assoc_key(user, account, ""));
-  if (it == snap.assoc_index.end()) {
-    *why = job_label(job) + ": no association for user '" + user + "' in account '" + account + "'";
+  uint32_t found = NameIndex::kNone, any = NameIndex::kNone;
+  if (u != NameIndex::kNone && acc != NameIndex::kNone)
+    for (uint32_t k = snap.user_first[u]; k < snap.user_first[u + 1]; ++k) {
+      const UserAssoc& ua = snap.user_assocs[k];
+      if (ua.account != acc) continue;
+      if (ua.partition == 0) {
+        if (any == NameIndex::kNone) any = ua.assoc;
+        if (pname.empty()) found = ua.assoc;
+      } else if (snap.names[ua.partition] == pname) {
+        found = ua.assoc;
+      }
+      if (found != NameIndex::kNone) break;
+    }
+  if (found == NameIndex::kNone) found = any;
+  if (found == NameIndex::kNone) {
+    const std::string acc_name = account.empty() ? std::string(snap.name(snap.account_name[acc])) : std::string(account);
+    *why = job_label(job) + ": no association for user '" + std::string(user) + "' in account '" + acc_name + "'";
     return MFPRIO_ENOENT;
   }
-  r.assoc = it->second;
+  r.assoc = found;
   const std::string qos = nz(job.qos);
   if (qos.empty()) {
     r.qos = snap.normal_qos >= 0 ? static_cast<uint16_t>(snap.normal_qos) : kNone;
@@ -210,7 +228,8 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
     auto zw = [](double w) { return w == 0 ? uint32_t{MFPRIO_TERMF_ZERO_WEIGHT} : 0u; };
     out->term("site", "SITE", job.site_factor, 1, job.site_factor, -1, MFPRIO_TERMF_RAW);
     out->term("age", "AGE", age, s.w_age, s.w_age * age, -1, zw(s.w_age));
-    out->term("assoc", "ASSOC", a.factor, s.w_assoc, s.w_assoc * a.factor, -1, zw(s.w_assoc));
+    const double afactor = L.assoc_factor(a);
+    out->term("assoc", "ASSOC", afactor, s.w_assoc, s.w_assoc * afactor, -1, zw(s.w_assoc));
     out->term("fairshare", "FAIRSHARE", fs, s.w_fairshare, s.w_fairshare * fs, -1, zw(s.w_fairshare));
     out->term("jobsize", "JOBSIZE", jobsize, s.w_jobsize, s.w_jobsize * jobsize, -1, zw(s.w_jobsize));
     out->term("partition", "PARTITION", p.factor, s.w_partition, s.w_partition * p.factor, -1,
@@ -224,7 +243,7 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
                             MFPRIO_TERMF_LIST | (P.n_tres ? 0u : uint32_t{MFPRIO_TERMF_ZERO_WEIGHT}), 20);
     for (uint32_t i = 0; i < P.n_tres; ++i)
       out->term(P.tres_name[i], P.tres_name[i], tres_f[i], P.tres_weight[i], tres_w[i], t);
-    out->resolved(L.node_account[a.node],
+    out->resolved(std::string(L.node_account(snap.tree, a.node)),
                   L.implicit_partitions ? std::string(job.partition ? job.partition : "") : p.name, qos_name);
     out->total(total, prio, *clamp);
   }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "mf_settings.hpp"
 #include "policy.hpp"
 #include "share_tree.hpp"
+#include "store.hpp"
 
 namespace mfprio::multifactor {
 
@@ -49,10 +51,59 @@ struct QosInfo {
 
 struct AssocInfo {                     // a user association
   uint32_t node = 0;                   // its node in `tree`
-  int64_t store_id = 0;
   uint32_t priority = 0;               // effective (inherited) association priority
-  double factor = 0;                   // normalized unless NO_NORMAL_ASSOC
   int32_t partition = -1;              // partition association: index in parts
+  uint32_t partition_name = 0;         // in Layout::names; 0 ("") unless a partition association
+  int64_t store_id = 0;
+};
+
+// Name -> index over names interned in a NamePool: open addressing, linear
+// probing, 8 bytes a slot, no per-entry allocation.
+class NameIndex {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // Entry i (i < n) is named names[name_of(i)]; the first wins on a repeat.
+  template <class NameOf>
+  void build(const acct::NamePool& names, size_t n, NameOf name_of) {
+    size_t cap = 16;
+    while (cap < n + n / 2) cap <<= 1;
+    slots_.assign(cap, Slot{0, kNone});
+    mask_ = cap - 1;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t nm = name_of(i);
+      const std::string_view key = names[nm];
+      for (size_t h = hash(key) & mask_;; h = (h + 1) & mask_) {
+        if (slots_[h].value == kNone) {
+          slots_[h] = Slot{nm, static_cast<uint32_t>(i)};
+          break;
+        }
+        if (names[slots_[h].name] == key) break;
+      }
+    }
+  }
+  uint32_t find(const acct::NamePool& names, std::string_view key) const {
+    if (slots_.empty()) return kNone;
+    for (size_t h = hash(key) & mask_;; h = (h + 1) & mask_) {
+      const Slot& s = slots_[h];
+      if (s.value == kNone) return kNone;
+      if (names[s.name] == key) return s.value;
+    }
+  }
+
+ private:
+  struct Slot {
+    uint32_t name, value;
+  };
+  static size_t hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+};
+
+// One of a user's associations, for resolving a job's names.
+struct UserAssoc {
+  uint32_t assoc;                      // index in Layout::assocs
+  uint32_t account;                    // index in Layout::account_name
+  uint32_t partition;                  // name (0: any partition)
 };
 
 // Settings folded into the constants the priority path needs.
@@ -84,47 +135,54 @@ struct Layout {
   std::vector<QosInfo> qos;
   std::vector<AssocInfo> assocs;
 
-  std::unordered_map<std::string, uint32_t> assoc_index;   // assoc_key(user, account, partition)
-  std::unordered_map<int64_t, uint32_t> assoc_by_store_id; // store association id -> assocs index
-  std::unordered_map<std::string, std::string> default_account;
+  // Names: interned once (the store's pool); everything below holds indices.
+  acct::NamePool names;
+  std::vector<uint32_t> account_name;       // per account (the store's order): its name
+  NameIndex account_index, user_index;      // name -> account, name -> user
+  std::vector<uint32_t> user_first;         // user u's associations: user_assocs[user_first[u] .. user_first[u+1])
+  std::vector<UserAssoc> user_assocs;       // by user, account, partition
+  std::vector<uint32_t> user_default;       // per user: default account (acct::default_association); kNone: none
+  acct::IdIndex assoc_by_store_id;          // store association id -> assocs index
   std::unordered_map<std::string, uint32_t> part_index, qos_index;
   int32_t default_part = -1;
   int32_t normal_qos = -1;
   bool implicit_partitions = false;    // neither slurm.conf nor the store defines one: any name is a factor-1 partition
 
-  // The share tree's shape (usage filled per snapshot) and its names, for sshare.
-  ShareTree shape;
-  std::vector<int64_t> node_store_id;       // account or association id in the store
-  std::vector<std::string> node_account;    // account name (the user's account for users)
-  std::vector<std::string> node_user;       // "" for accounts
-  std::vector<std::string> node_partition;  // "" unless a partition association
-  std::vector<uint32_t> node_priority;      // effective association priority
-  std::vector<uint32_t> node_depth;
+  // The association factor: effective priority, normalized by the largest
+  // unless NO_NORMAL_ASSOC.
+  uint32_t max_assoc_priority = 0;
+  bool raw_assoc_priority = false;     // NO_NORMAL_ASSOC
+  double assoc_factor(const AssocInfo& a) const {
+    return raw_assoc_priority ? a.priority
+                              : (max_assoc_priority ? double(a.priority) / max_assoc_priority : 0.0);
+  }
+
+  // The share tree's names, per node, for sshare and explain.  The tree
+  // itself lives in the snapshots: the first is built with the layout, each
+  // later one copies its predecessor's (same layout) with new usage.
+  std::vector<uint32_t> node_name;          // account nodes: the account; user nodes: the user
   std::vector<int32_t> node_assoc;          // user node -> assoc index, -1 for accounts
+
+  std::string_view name(uint32_t i) const { return names[i]; }
+  // A node's account: its own name, or for a user its parent account's.
+  std::string_view node_account(const ShareTree& t, size_t node) const {
+    return names[node_name[t.is_user[node] ? static_cast<size_t>(t.parent[node]) : node]];
+  }
 };
 
 // What fair share says now: usage, the share results, one value per assoc.
 // State::layout_id is layout->id; generation and last_decay are State's.
 struct Snapshot : State {
   std::shared_ptr<const Layout> layout;
-  ShareTree tree;                      // layout->shape with this snapshot's usage
-  ShareResult shares;
-  std::vector<double> assoc_fs;        // fair-share factor per assoc
+  ShareTree tree;                      // the layout's tree with this snapshot's usage
+  // The fair-share factor per assoc.  The other per-node results (sshare's
+  // columns) are computed again from `tree` when a view asks: the same
+  // inputs give the same numbers, and a snapshot stays small.
+  std::vector<double> assoc_fs;
   std::vector<double> assoc_score;     // Wassoc*assoc + Wfs*fs per assoc (hot, dense)
   // Readers mark associations with pending jobs (see file comment).
   std::shared_ptr<std::atomic<uint8_t>[]> pending_mark;
 };
 
-inline std::string assoc_key(const std::string& user, const std::string& account,
-                             const std::string& partition) {
-  std::string k;
-  k.reserve(user.size() + account.size() + partition.size() + 2);
-  k += user;
-  k += '\x1f';
-  k += account;
-  k += '\x1f';
-  k += partition;
-  return k;
-}
 
 }  // namespace mfprio::multifactor
