@@ -190,10 +190,12 @@ size_t printf_fixed(char* out, size_t cap, double v, int decimals) {
   // a = m * 2^e exactly (m < 2^53); a < 2^30, so e < 0.  The digits are
   // a * 10^d rounded to an integer, ties to even, done on the exact value:
   // m * 10^d < 2^83 fits 128 bits, and the result < 10^18 fits 64.
-  int exp2 = 0;
-  const double frac = std::frexp(a, &exp2);
-  const uint64_t m = static_cast<uint64_t>(std::ldexp(frac, 53));
-  const int shift = 53 - exp2;  // >= 23
+  uint64_t bits = 0;
+  std::memcpy(&bits, &a, sizeof bits);
+  const int biased = static_cast<int>(bits >> 52);  // a >= 0: no sign bit
+  const uint64_t frac = bits & ((uint64_t{1} << 52) - 1);
+  const uint64_t m = biased ? frac | (uint64_t{1} << 52) : frac;  // subnormal: no hidden bit
+  const int shift = biased ? 1075 - biased : 1074;  // a = m * 2^-shift; a < 2^30: shift >= 23
   const unsigned __int128 p = static_cast<unsigned __int128>(m) * kPow10[decimals];
   uint64_t q = 0;
   if (shift < 127) {  // else p < 2^83 <= half of 2^shift: rounds to 0
@@ -202,7 +204,9 @@ size_t printf_fixed(char* out, size_t cap, double v, int decimals) {
     const unsigned __int128 rem = p & ((one << shift) - 1), half = one << (shift - 1);
     if (rem > half || (rem == half && (q & 1))) ++q;
   }
-  const uint64_t ip = q / kPow10[decimals], fp = q % kPow10[decimals];
+  // sshare's "%f": a constant divisor the compiler turns into a multiply.
+  const uint64_t ip = decimals == 6 ? q / 1000000 : q / kPow10[decimals];
+  const uint64_t fp = decimals == 6 ? q % 1000000 : q % kPow10[decimals];
   char* o = out;
   if (std::signbit(v)) *o++ = '-';
   char digits[24];
@@ -832,7 +836,7 @@ class SshareWriter {
                                                                                                   : Plan::Other;
       plan_.push_back(p);
     }
-    buf_.reserve(out_ ? kChunk + 4096 : 4096);
+    buf_.resize(out_ ? kChunk + 4096 : 4096);
   }
 
   void header() {
@@ -841,13 +845,13 @@ class SshareWriter {
       const std::string& name = p.f->name;
       put(p, name.data(), opt_.parsable ? name.size() : std::min(name.size(), p.abs_len), false, 'h');
     }
-    buf_ += '\n';
+    chr('\n');
     if (!opt_.parsable) {
       for (const Plan& p : plan_) {
-        buf_.append(p.abs_len, '-');
-        buf_ += ' ';
+        fill(p.abs_len, '-');
+        chr(' ');
       }
-      buf_ += '\n';
+      chr('\n');
     }
   }
 
@@ -890,15 +894,18 @@ class SshareWriter {
       }
       put(p, v, len, blank, p.def->kind);
     }
-    buf_ += '\n';
-    if (out_ && buf_.size() >= kChunk) flush();
+    chr('\n');
+    if (out_ && n_ >= kChunk) flush();
   }
 
   void flush() {
-    if (out_ && !buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), out_);
-    buf_.clear();
+    if (out_ && n_) std::fwrite(buf_.data(), 1, n_, out_);
+    n_ = 0;
   }
-  std::string take() { return std::move(buf_); }
+  std::string take() {
+    buf_.resize(n_);
+    return std::move(buf_);
+  }
 
  private:
   struct Plan {
@@ -913,29 +920,48 @@ class SshareWriter {
   // One field: the value (blank = unset), then padding / separator as print_fields does.
   void put(const Plan& p, const char* v, size_t len, bool blank, char kind) {
     if (opt_.parsable) {
-      buf_.append(v, len);
-      if (!(opt_.no_ending && p.last)) buf_ += '|';
+      put_bytes(v, len);
+      if (!(opt_.no_ending && p.last)) chr('|');
       return;
     }
     size_t clen = blank ? 0 : len;
     bool cut = false;
     if ((kind == 's' || kind == 't') && clen > p.abs_len && p.abs_len > 0) clen = p.abs_len, cut = true;
     const size_t pad = clen < p.abs_len ? p.abs_len - clen : 0;
-    if (p.f->len >= 0) buf_.append(pad, ' ');
+    if (p.f->len >= 0) fill(pad, ' ');
     if (cut) {
-      buf_.append(v, clen - 1);
-      buf_ += '+';
+      put_bytes(v, clen - 1);
+      chr('+');
     } else {
-      buf_.append(v, clen);
+      put_bytes(v, clen);
     }
-    if (p.f->len < 0) buf_.append(pad, ' ');
-    buf_ += ' ';
+    if (p.f->len < 0) fill(pad, ' ');
+    chr(' ');
+  }
+
+  // buf_[0, n_) is the text so far; buf_ grows (never shrinks) to fit.
+  char* room(size_t k) {
+    if (n_ + k > buf_.size()) buf_.resize(std::max(buf_.size() * 2, n_ + k));
+    return &buf_[n_];
+  }
+  void put_bytes(const char* v, size_t len) {
+    std::memcpy(room(len), v, len);
+    n_ += len;
+  }
+  void fill(size_t k, char c) {
+    std::memset(room(k), c, k);
+    n_ += k;
+  }
+  void chr(char c) {
+    *room(1) = c;
+    ++n_;
   }
 
   SshareSlurmOptions opt_;
   std::FILE* out_;
   std::vector<Plan> plan_;
   std::string buf_, scratch_;
+  size_t n_ = 0;
   char num_[128];
 };
 
