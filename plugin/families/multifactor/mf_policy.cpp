@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_set>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "mf_priority.hpp"
@@ -676,6 +677,20 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
   }
 }
 
+// Asks the kernel for a big block's pages in one call (MADV_POPULATE_WRITE,
+// Linux 5.14) instead of one page fault per 4 KiB as the rows are written;
+// nothing happens where the call is unknown.
+void prefault(char* p, size_t n) {
+#ifdef __linux__
+  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
+  const uintptr_t page = 4096, lo = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1),
+                  hi = (reinterpret_cast<uintptr_t>(p) + n) & ~(page - 1);
+  if (n >= (size_t{1} << 20) && hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, kPopulateWrite);
+#else
+  (void)p, (void)n;
+#endif
+}
+
 }  // namespace
 
 void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
@@ -730,8 +745,10 @@ mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) c
   const size_t colb = align(nc * sizeof(mfprio_share_column_t));
   const size_t rowb = align(nr * sizeof(mfprio_share_row_t));
   const size_t cellb = align(nr * nc * sizeof(mfprio_share_cell_t));
-  char* block = static_cast<char*>(std::calloc(1, head + colb + rowb + cellb + strings + 1));
+  const size_t total = head + colb + rowb + cellb + strings + 1;
+  char* block = static_cast<char*>(std::calloc(1, total));
   if (!block) throw std::bad_alloc();
+  prefault(block, total);
   auto* t = reinterpret_cast<mfprio_share_table_t*>(block);
   auto* col = reinterpret_cast<mfprio_share_column_t*>(block + head);
   auto* rows = reinterpret_cast<mfprio_share_row_t*>(block + head + colb);
