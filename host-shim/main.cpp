@@ -523,16 +523,29 @@ int cmd_sshare(const Options& o, Plugin& plugin) {
     return 0;
   }
 
-  ShareTable table = fetch_share_table(plugin);
-  auto account_kept = [&](const ShareRow& r) {
-    return o.accounts_filter.empty() || user_selected(o.accounts_filter, r.account);
-  };
-  std::vector<ShareRow> kept;
-  for (ShareRow& r : table.rows)
-    if ((!r.is_user || keep_user(r.user)) && (r.is_user || !o.users_only) && account_kept(r))
-      kept.push_back(std::move(r));
-  table.rows = std::move(kept);
   if (plugin.type() == "priority/multifactor" || o.has_format || o.share_partitions) {
+    // Printed straight from the plugin's table (no copy of it, no string per cell).
+    mfprio_share_table_t* raw = nullptr;
+    const int rc = ops.share_table(&raw);
+    auto free_table = [&](mfprio_share_table_t* p) {
+      if (p) ops.share_table_free(p);
+    };
+    std::unique_ptr<mfprio_share_table_t, decltype(free_table)> guard(raw, free_table);
+    plugin.check(rc, "share_table");
+    if (!raw) throw PluginError("share_table: the plugin returned no table", MFPRIO_EINTERNAL);
+    try {
+      check_share_table(*raw);
+    } catch (const std::runtime_error& e) {
+      throw PluginError(e.what(), MFPRIO_EINVAL);
+    }
+    std::function<bool(const mfprio_share_row_t&)> keep;
+    if (!o.all_users || o.users_only || !o.accounts_filter.empty())
+      keep = [&](const mfprio_share_row_t& r) {
+        const bool is_user = r.is_user != 0;
+        if (is_user && !keep_user(r.user ? r.user : "")) return false;
+        if (!is_user && o.users_only) return false;
+        return o.accounts_filter.empty() || user_selected(o.accounts_filter, r.account ? r.account : "");
+      };
     // Slurm's sshare: its default fields (LevelFS only under Fair Tree) or -o's.
     bool fair_tree = true;
     if (ops.plugin_info_json) {
@@ -550,9 +563,20 @@ int cmd_sshare(const Options& o, Plugin& plugin) {
     so.parsable = o.parsable;
     so.no_ending = o.parsable_no_ending;
     so.header = !o.noheader;
-    std::cout << format_sshare_slurm(table, fields, so);
+    std::cout.flush();
+    write_sshare_slurm(*raw, fields, so, keep, stdout);
+    std::fflush(stdout);
     return 0;
   }
+  ShareTable table = fetch_share_table(plugin);
+  auto account_kept = [&](const ShareRow& r) {
+    return o.accounts_filter.empty() || user_selected(o.accounts_filter, r.account);
+  };
+  std::vector<ShareRow> kept;
+  for (ShareRow& r : table.rows)
+    if ((!r.is_user || keep_user(r.user)) && (r.is_user || !o.users_only) && account_kept(r))
+      kept.push_back(std::move(r));
+  table.rows = std::move(kept);
   SshareOptions so;
   so.long_format = o.long_format;
   so.parsable = o.parsable;

@@ -2,6 +2,7 @@
 #include "views.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -178,6 +179,57 @@ std::string weight_cell(const json_t* v) {
 
 }  // namespace
 
+size_t printf_fixed(char* out, size_t cap, double v, int decimals) {
+  static constexpr uint64_t kPow10[] = {1,         10,         100,         1000,         10000,
+                                        100000,    1000000,    10000000,    100000000,    1000000000};
+  const double a = std::fabs(v);
+  if (!(a < 1e9) || decimals < 0 || decimals > 9 || cap < 32) {  // inf, nan, big: the C library
+    const int n = std::snprintf(out, cap, "%.*f", decimals, v);
+    return n < 0 ? 0 : std::min(static_cast<size_t>(n), cap ? cap - 1 : 0);
+  }
+  // a = m * 2^e exactly (m < 2^53); a < 2^30, so e < 0.  The digits are
+  // a * 10^d rounded to an integer, ties to even, done on the exact value:
+  // m * 10^d < 2^83 fits 128 bits, and the result < 10^18 fits 64.
+  uint64_t bits = 0;
+  std::memcpy(&bits, &a, sizeof bits);
+  const int biased = static_cast<int>(bits >> 52);  // a >= 0: no sign bit
+  const uint64_t frac = bits & ((uint64_t{1} << 52) - 1);
+  const uint64_t m = biased ? frac | (uint64_t{1} << 52) : frac;  // subnormal: no hidden bit
+  const int shift = biased ? 1075 - biased : 1074;  // a = m * 2^-shift; a < 2^30: shift >= 23
+  const unsigned __int128 p = static_cast<unsigned __int128>(m) * kPow10[decimals];
+  uint64_t q = 0;
+  if (shift < 127) {  // else p < 2^83 <= half of 2^shift: rounds to 0
+    const unsigned __int128 one = 1;
+    q = static_cast<uint64_t>(p >> shift);
+    const unsigned __int128 rem = p & ((one << shift) - 1), half = one << (shift - 1);
+    if (rem > half || (rem == half && (q & 1))) ++q;
+  }
+  // sshare's "%f": a constant divisor the compiler turns into a multiply.
+  const uint64_t ip = decimals == 6 ? q / 1000000 : q / kPow10[decimals];
+  const uint64_t fp = decimals == 6 ? q % 1000000 : q % kPow10[decimals];
+  char* o = out;
+  if (std::signbit(v)) *o++ = '-';
+  char digits[24];
+  int nd = 0;
+  uint64_t x = ip;
+  do {
+    digits[nd++] = static_cast<char>('0' + x % 10);
+    x /= 10;
+  } while (x);
+  while (nd) *o++ = digits[--nd];
+  if (decimals > 0) {
+    *o++ = '.';
+    uint64_t f = fp;
+    for (int i = decimals - 1; i >= 0; --i) {
+      o[i] = static_cast<char>('0' + f % 10);
+      f /= 10;
+    }
+    o += decimals;
+  }
+  *o = '\0';
+  return static_cast<size_t>(o - out);
+}
+
 std::string fixed(double v, int decimals) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (std::isnan(v)) return "nan";
@@ -341,12 +393,19 @@ int ShareTable::column(const std::string& name) const {
   return -1;
 }
 
-ShareTable share_table_from(const mfprio_share_table_t& in) {
+void check_share_table(const mfprio_share_table_t& in) {
   if (in.struct_size < sizeof(mfprio_share_table_t))
     throw std::runtime_error("share_table: the table has struct_size " + std::to_string(in.struct_size) +
                              ", expected at least " + std::to_string(sizeof(mfprio_share_table_t)));
   if ((in.column_count && !in.columns) || (in.row_count && !in.rows))
     throw std::runtime_error("share_table: the table has no columns or rows array for its counts");
+  if (in.column_count)
+    for (size_t i = 0; i < in.row_count; ++i)
+      if (!in.rows[i].cells) throw std::runtime_error("share_table: row " + std::to_string(i) + " has no cells");
+}
+
+ShareTable share_table_from(const mfprio_share_table_t& in) {
+  check_share_table(in);
   ShareTable t;
   for (uint32_t c = 0; c < in.column_count; ++c) {
     const mfprio_share_column_t& col = in.columns[c];
@@ -355,8 +414,6 @@ ShareTable share_table_from(const mfprio_share_table_t& in) {
   t.rows.reserve(in.row_count);
   for (size_t i = 0; i < in.row_count; ++i) {
     const mfprio_share_row_t& r = in.rows[i];
-    if (in.column_count && !r.cells)
-      throw std::runtime_error("share_table: row " + std::to_string(i) + " has no cells");
     ShareRow s;
     s.parent = r.parent;
     s.depth = r.depth;
@@ -725,80 +782,232 @@ std::string sshare_helpformat() {
   return s + "\n";
 }
 
-std::string format_sshare_slurm(const ShareTable& table, const std::vector<ShareField>& fields,
-                                const SshareSlurmOptions& opt) {
-  std::string out;
-  // One field: value (blank = unset), then padding / separator as print_fields does.
-  auto put = [&](std::string* s, const ShareField& f, bool last, const std::string& v, bool blank, char kind) {
-    const int abs_len = f.len < 0 ? -f.len : f.len;
-    if (opt.parsable) {
-      *s += v;
-      if (!(opt.no_ending && last)) *s += '|';
-      return;
+namespace {
+
+// One cell as the sshare writer reads it, from either table form.
+struct CellRef {
+  double value = 0;
+  const char* text = "";  // never null
+  size_t len = 0;
+  bool has_text = false;
+};
+
+// One row: the plugin's (raw) or a ShareRow (own); ncells cells.
+struct RowRef {
+  uint32_t depth = 0;
+  bool is_user = false;
+  const char* partition = "";
+  size_t partition_len = 0;
+  const mfprio_share_cell_t* raw = nullptr;
+  const ShareCell* own = nullptr;
+  size_t ncells = 0;
+
+  CellRef cell(size_t c) const {
+    CellRef r;
+    if (raw) {
+      r.value = raw[c].value;
+      if (raw[c].text) r.text = raw[c].text, r.len = std::strlen(raw[c].text), r.has_text = true;
+    } else {
+      r.value = own[c].value;
+      r.text = own[c].text.c_str(), r.len = own[c].text.size(), r.has_text = own[c].has_text;
     }
-    std::string cell = blank ? std::string() : v;
-    if ((kind == 's' || kind == 't') && static_cast<int>(cell.size()) > abs_len && abs_len > 0) {
-      cell.resize(static_cast<size_t>(abs_len));
-      cell[static_cast<size_t>(abs_len) - 1] = '+';
-    }
-    const size_t w = static_cast<size_t>(abs_len);
-    const std::string pad = cell.size() < w ? std::string(w - cell.size(), ' ') : std::string();
-    *s += (f.len >= 0 ? pad + cell : cell + pad) + " ";
-  };
-  if (opt.header) {
-    std::string s;
+    return r;
+  }
+};
+
+// Slurm's print_fields over rows, appended to one buffer that goes to `out`
+// (when set) every 64 KiB.
+class SshareWriter {
+ public:
+  static constexpr size_t kChunk = size_t{1} << 16;
+
+  SshareWriter(const std::vector<ShareField>& fields, const SshareSlurmOptions& opt,
+               const std::function<int(const char*)>& column_of, std::FILE* out)
+      : opt_(opt), out_(out) {
     for (size_t i = 0; i < fields.size(); ++i) {
-      // print_fields_header: "%*.*s" (cut to the width, no '+').
-      const ShareField& f = fields[i];
-      const size_t w = static_cast<size_t>(f.len < 0 ? -f.len : f.len);
-      put(&s, f, i + 1 == fields.size(), opt.parsable ? f.name : f.name.substr(0, w), false, 'h');
+      Plan p;
+      p.f = &fields[i];
+      p.def = share_field(fields[i].name);
+      p.col = p.def->column ? column_of(p.def->column) : -1;
+      p.abs_len = static_cast<size_t>(fields[i].len < 0 ? -fields[i].len : fields[i].len);
+      p.last = i + 1 == fields.size();
+      const std::string& n = fields[i].name;
+      p.role = n == "Partition" ? Plan::Partition : n == "Account" ? Plan::Account : n == "User" ? Plan::User
+                                                                                                  : Plan::Other;
+      plan_.push_back(p);
     }
-    out += s + "\n";
-    if (!opt.parsable) {
-      std::string d;
-      for (const ShareField& f : fields) d += std::string(static_cast<size_t>(f.len < 0 ? -f.len : f.len), '-') + " ";
-      out += d + "\n";
+    buf_.resize(out_ ? kChunk + 4096 : 4096);
+  }
+
+  void header() {
+    for (const Plan& p : plan_) {
+      // print_fields_header: "%*.*s" (cut to the width, no '+').
+      const std::string& name = p.f->name;
+      put(p, name.data(), opt_.parsable ? name.size() : std::min(name.size(), p.abs_len), false, 'h');
+    }
+    chr('\n');
+    if (!opt_.parsable) {
+      for (const Plan& p : plan_) {
+        fill(p.abs_len, '-');
+        chr(' ');
+      }
+      chr('\n');
     }
   }
-  for (const ShareRow& r : table.rows) {
-    std::string s;
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const ShareField& f = fields[i];
-      const ShareFieldDef& def = *share_field(f.name);
-      const bool last = i + 1 == fields.size();
-      const int col = def.column ? table.column(def.column) : -1;
-      const ShareCell* cell = col >= 0 && static_cast<size_t>(col) < r.cells.size() ? &r.cells[col] : nullptr;
-      std::string v;
+
+  void row(const RowRef& r) {
+    for (const Plan& p : plan_) {
+      const char* v = "";
+      size_t len = 0;
       bool blank = false;
-      if (f.name == std::string("Partition")) v = r.partition, blank = r.partition.empty();
-      else if (!cell) blank = true;
-      else if (def.kind == 's' || def.kind == 't' || cell->has_text) {
-        v = cell->text;
-        blank = v.empty();
-        if (f.name == std::string("Account")) v = std::string(r.depth, ' ') + v, blank = false;
-        if (f.name == std::string("User") && !r.is_user) blank = true, v.clear();
-      } else if (def.kind == 'u') {
-        if (!std::isfinite(cell->value)) blank = true;
-        const double x = std::isfinite(cell->value) && cell->value > 0 ? cell->value : 0;  // (uint64_t): truncation
-        v = std::to_string(static_cast<unsigned long long>(x));
+      const bool has_cell = p.col >= 0 && static_cast<size_t>(p.col) < r.ncells;
+      const CellRef cell = has_cell ? r.cell(static_cast<size_t>(p.col)) : CellRef{};
+      if (p.role == Plan::Partition) {
+        v = r.partition, len = r.partition_len, blank = len == 0;
+      } else if (!has_cell) {
+        blank = true;
+      } else if (p.def->kind == 's' || p.def->kind == 't' || cell.has_text) {
+        v = cell.text, len = cell.len, blank = len == 0;
+        if (p.role == Plan::Account) {
+          scratch_.assign(r.depth, ' ');
+          scratch_.append(cell.text, cell.len);
+          v = scratch_.data(), len = scratch_.size(), blank = false;
+        }
+        if (p.role == Plan::User && !r.is_user) blank = true, v = "", len = 0;
+      } else if (p.def->kind == 'u') {
+        if (!std::isfinite(cell.value)) blank = true;
+        const double x = std::isfinite(cell.value) && cell.value > 0 ? cell.value : 0;  // (uint64_t): truncation
+        len = static_cast<size_t>(
+            std::to_chars(num_, num_ + sizeof num_, static_cast<unsigned long long>(x)).ptr - num_);
+        v = num_;
       } else {
-        v = cfmt("%f", cell->value);
-        const int abs_len = f.len < 0 ? -f.len : f.len;
-        if (!opt.parsable && static_cast<int>(v.size()) > abs_len) {  // print_fields_double's %e fallback
-          char buf[128];
-          int width = abs_len;
-          std::snprintf(buf, sizeof buf, "%*.*e", width, width, cell->value);
-          const int n = static_cast<int>(std::strlen(buf));
+        len = printf_fixed(num_, sizeof num_, cell.value, 6);  // "%f"
+        v = num_;
+        if (!opt_.parsable && len > p.abs_len) {  // print_fields_double's %e fallback
+          int width = static_cast<int>(p.abs_len);
+          std::snprintf(num_, sizeof num_, "%*.*e", width, width, cell.value);
+          const int n = static_cast<int>(std::strlen(num_));
           if (n > width) width -= n - width;
-          std::snprintf(buf, sizeof buf, "%*.*e", width, width < 0 ? 0 : width, cell->value);
-          v = buf;
+          std::snprintf(num_, sizeof num_, "%*.*e", width, width < 0 ? 0 : width, cell.value);
+          len = std::strlen(num_);
         }
       }
-      put(&s, f, last, v, blank, def.kind);
+      put(p, v, len, blank, p.def->kind);
     }
-    out += s + "\n";
+    chr('\n');
+    if (out_ && n_ >= kChunk) flush();
   }
-  return out;
+
+  void flush() {
+    if (out_ && n_) std::fwrite(buf_.data(), 1, n_, out_);
+    n_ = 0;
+  }
+  std::string take() {
+    buf_.resize(n_);
+    return std::move(buf_);
+  }
+
+ private:
+  struct Plan {
+    const ShareField* f = nullptr;
+    const ShareFieldDef* def = nullptr;
+    int col = -1;
+    size_t abs_len = 0;
+    bool last = false;
+    enum Role { Partition, Account, User, Other } role = Other;
+  };
+
+  // One field: the value (blank = unset), then padding / separator as print_fields does.
+  void put(const Plan& p, const char* v, size_t len, bool blank, char kind) {
+    if (opt_.parsable) {
+      put_bytes(v, len);
+      if (!(opt_.no_ending && p.last)) chr('|');
+      return;
+    }
+    size_t clen = blank ? 0 : len;
+    bool cut = false;
+    if ((kind == 's' || kind == 't') && clen > p.abs_len && p.abs_len > 0) clen = p.abs_len, cut = true;
+    const size_t pad = clen < p.abs_len ? p.abs_len - clen : 0;
+    if (p.f->len >= 0) fill(pad, ' ');
+    if (cut) {
+      put_bytes(v, clen - 1);
+      chr('+');
+    } else {
+      put_bytes(v, clen);
+    }
+    if (p.f->len < 0) fill(pad, ' ');
+    chr(' ');
+  }
+
+  // buf_[0, n_) is the text so far; buf_ grows (never shrinks) to fit.
+  char* room(size_t k) {
+    if (n_ + k > buf_.size()) buf_.resize(std::max(buf_.size() * 2, n_ + k));
+    return &buf_[n_];
+  }
+  void put_bytes(const char* v, size_t len) {
+    std::memcpy(room(len), v, len);
+    n_ += len;
+  }
+  void fill(size_t k, char c) {
+    std::memset(room(k), c, k);
+    n_ += k;
+  }
+  void chr(char c) {
+    *room(1) = c;
+    ++n_;
+  }
+
+  SshareSlurmOptions opt_;
+  std::FILE* out_;
+  std::vector<Plan> plan_;
+  std::string buf_, scratch_;
+  size_t n_ = 0;
+  char num_[128];
+};
+
+}  // namespace
+
+std::string format_sshare_slurm(const ShareTable& table, const std::vector<ShareField>& fields,
+                                const SshareSlurmOptions& opt) {
+  SshareWriter w(fields, opt, [&](const char* name) { return table.column(name); }, nullptr);
+  if (opt.header) w.header();
+  for (const ShareRow& r : table.rows) {
+    RowRef ref;
+    ref.depth = r.depth;
+    ref.is_user = r.is_user;
+    ref.partition = r.partition.c_str();
+    ref.partition_len = r.partition.size();
+    ref.own = r.cells.data();
+    ref.ncells = r.cells.size();
+    w.row(ref);
+  }
+  return w.take();
+}
+
+void write_sshare_slurm(const mfprio_share_table_t& table, const std::vector<ShareField>& fields,
+                        const SshareSlurmOptions& opt, const std::function<bool(const mfprio_share_row_t&)>& keep,
+                        std::FILE* out) {
+  check_share_table(table);
+  SshareWriter w(fields, opt,
+                 [&](const char* name) {
+                   for (uint32_t c = 0; c < table.column_count; ++c)
+                     if (str_of(table.columns[c].name) == name) return static_cast<int>(c);
+                   return -1;
+                 },
+                 out);
+  if (opt.header) w.header();
+  for (size_t i = 0; i < table.row_count; ++i) {
+    const mfprio_share_row_t& r = table.rows[i];
+    if (keep && !keep(r)) continue;
+    RowRef ref;
+    ref.depth = r.depth;
+    ref.is_user = r.is_user != 0;
+    if (r.partition) ref.partition = r.partition, ref.partition_len = std::strlen(r.partition);
+    ref.raw = r.cells;
+    ref.ncells = table.column_count;
+    w.row(ref);
+  }
+  w.flush();
 }
 
 }  // namespace mfprio::host

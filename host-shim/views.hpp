@@ -34,6 +34,8 @@
 #include <mfprio/mfprio.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -139,6 +141,17 @@ ShareTable share_table_from(const mfprio_share_table_t& table);
 // "%.Nf" of v; "inf" for infinity, "nan" for NaN.
 std::string fixed(double v, int decimals);
 
+// Writes exactly what snprintf(out, cap, "%.*f", decimals, v) writes (the
+// C library's correct rounding, exact halves to even, "-0.000000" for a
+// negative zero) and returns its length.  Finite |v| < 1e9 with 0..9
+// decimals are done here in integer arithmetic on v's exact binary value;
+// everything else (inf, nan, larger values, more decimals) goes to
+// snprintf.  cap >= 32 for the fast path.
+size_t printf_fixed(char* out, size_t cap, double v, int decimals);
+
+// Checks a plugin's table as share_table_from does (same messages), without copying it.
+void check_share_table(const mfprio_share_table_t& table);
+
 }  // namespace mfprio::host
 
 namespace mfprio::host {
@@ -198,5 +211,12 @@ struct SshareSlurmOptions {
 // switches to %e), or '|'-separated.  RawUsage is truncated to an integer.
 std::string format_sshare_slurm(const ShareTable& table, const std::vector<ShareField>& fields,
                                 const SshareSlurmOptions& opt);
+// The same straight from the plugin's table (checked with check_share_table),
+// written to `out` in 64 KiB pieces: no copy of the table, no string per
+// cell.  Only the rows `keep` accepts (nullptr: every row).  Byte-identical
+// to format_sshare_slurm(share_table_from(table) minus the rows not kept).
+void write_sshare_slurm(const mfprio_share_table_t& table, const std::vector<ShareField>& fields,
+                        const SshareSlurmOptions& opt, const std::function<bool(const mfprio_share_row_t&)>& keep,
+                        std::FILE* out);
 
 }  // namespace mfprio::host

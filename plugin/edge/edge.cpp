@@ -265,6 +265,10 @@ MFPRIO_EXPORT int share_table(mfprio_share_table_t** table) {
     if (!g_rt->policy().has_share_view())
       return fail(MFPRIO_ENOTSUP, std::string("share_table: ") + plugin_type + " has no share view");
     auto st = g_rt->current();
+    if (mfprio_share_table_t* direct = g_rt->policy().share_table_block(*st)) {
+      *table = direct;
+      return MFPRIO_OK;
+    }
     mfprio::ShareView v;
     g_rt->policy().share_view(*st, &v);
     *table = mfprio::edge::share_table_block(v);

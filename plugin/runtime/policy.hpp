@@ -233,6 +233,11 @@ class Policy {
   // --- views: any thread, const ---------------------------------------------
   virtual bool has_share_view() const { return false; }
   virtual void share_view(const State& state, ShareView* out) const;
+  // The same table straight in the ABI's one-allocation form (freed with
+  // std::free; the edge's share_table_block layout), for a family whose
+  // table is big enough that a ShareView first costs; nullptr (default): the
+  // edge builds it from share_view.
+  virtual mfprio_share_table_t* share_table_block(const State&) const { return nullptr; }
   virtual void info(const State& state, InfoView* out) const;
   // Messages about clamps: the ceiling, and why a family's totals pass it.
   virtual const char* clamp_high_text() const { return "4294967295"; }

@@ -1,10 +1,14 @@
 // test_views.cpp - sprio and sshare text layout (views.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <cstring>
 #include <cstdio>
+#include <cstdlib>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -716,6 +720,151 @@ TEST(SlurmSshare, FieldNamesMatchByPrefixInSlurmsOrderWithWidths) {
   EXPECT_EQ(default_sshare_format(false, true, true), "A,User,P,RawShares,NormShares,RawUsage,Eff,Fairshare");
   EXPECT_EQ(lines(sshare_helpformat()).at(0), pf("%-17s", "Account") + " " + pf("%-17s", "Cluster") + " " +
                                                   pf("%-17s", "EffectvUsage") + " " + pf("%-17s", "FairShare"));
+}
+
+// printf_fixed against the C library over values that test each branch:
+// exact halves at every decimal count (odd / 2^k), their neighbours, random
+// bit patterns, negative zero, tiny, huge and non-finite values.
+TEST(PrintfFixed, ByteIdenticalToSnprintf) {
+  std::vector<double> values = {0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, 0.125, 0.375, 1e-7, 5e-7, 4.9999999e-7,
+                                0.0000005, 0.9999995, 0.99999949999, 999999999.5, 999999999.9999999,
+                                999999999.99999988, 1e9, -1e9, 1e9 - 1, 1e10, 1e300, -1e300, 1e-300, 5e-324,
+                                std::numeric_limits<double>::min(), std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN()};
+  std::mt19937_64 rng(12345);
+  for (int i = 0; i < 50000; ++i) {
+    const uint64_t r = rng();
+    switch (i % 5) {
+      case 0: {  // odd / 2^k: an exact half at k - 1 decimals, and its neighbours
+        const double v = std::ldexp(static_cast<double>((r >> 12) | 1), -static_cast<int>(1 + r % 40));
+        values.push_back(v);
+        values.push_back(std::nextafter(v, 0.0));
+        values.push_back(std::nextafter(v, 1e300));
+        break;
+      }
+      case 1: {  // any bit pattern
+        double v;
+        std::memcpy(&v, &r, sizeof v);
+        values.push_back(v);
+        break;
+      }
+      case 2: values.push_back(static_cast<double>(r >> 11) / 9007199254740992.0); break;  // [0, 1)
+      case 3: values.push_back(-static_cast<double>(r % 2000000000) / 2.0); break;  // integers and halves
+      default: values.push_back(std::ldexp(static_cast<double>(r >> 11), static_cast<int>(r % 64) - 83)); break;
+    }
+  }
+  size_t checked = 0;
+  for (const double v : values)
+    for (const int d : {0, 1, 2, 3, 5, 6, 7, 9, 10, 14}) {
+      char want[512], got[512];
+      std::snprintf(want, sizeof want, "%.*f", d, v);
+      const size_t n = printf_fixed(got, sizeof got, v, d);
+      ASSERT_STREQ(got, want) << "v=" << std::hexfloat << v << " d=" << d;
+      ASSERT_EQ(n, std::strlen(want));
+      ++checked;
+    }
+  EXPECT_GT(checked, 250000u);
+  // fixed() keeps its own spelling of the non-finite values.
+  EXPECT_EQ(fixed(0.5, 0), "0");
+  EXPECT_EQ(fixed(-std::numeric_limits<double>::quiet_NaN(), 6), "nan");
+}
+
+// The plugin's table as the ABI hands it over, built from a ShareTable
+// (the arrays live as long as the object).
+struct RawShareTable {
+  std::vector<mfprio_share_column_t> cols;
+  std::vector<mfprio_share_row_t> rows;
+  std::vector<std::vector<mfprio_share_cell_t>> cells;
+  mfprio_share_table_t t{};
+  explicit RawShareTable(const ShareTable& in) {
+    for (const ShareColumn& c : in.columns) {
+      mfprio_share_column_t col{};
+      std::snprintf(col.name, sizeof col.name, "%s", c.name.c_str());
+      std::snprintf(col.label, sizeof col.label, "%s", c.label.c_str());
+      col.decimals = c.decimals;
+      col.width = c.width;
+      col.flags = c.flags;
+      cols.push_back(col);
+    }
+    for (const ShareRow& r : in.rows) {
+      cells.emplace_back();
+      for (const ShareCell& c : r.cells) cells.back().push_back({c.value, c.has_text ? c.text.c_str() : nullptr});
+      cells.back().resize(cols.size(), mfprio_share_cell_t{0, nullptr});
+    }
+    for (size_t i = 0; i < in.rows.size(); ++i) {
+      const ShareRow& r = in.rows[i];
+      mfprio_share_row_t row{};
+      row.parent = r.parent;
+      row.depth = r.depth;
+      row.is_user = r.is_user;
+      row.account = r.account.c_str();
+      row.user = r.is_user ? r.user.c_str() : nullptr;
+      row.partition = r.partition.empty() ? nullptr : r.partition.c_str();
+      row.cells = cells[i].data();
+      rows.push_back(row);
+    }
+    t.struct_size = sizeof t;
+    t.column_count = static_cast<uint32_t>(cols.size());
+    t.row_count = rows.size();
+    t.columns = cols.data();
+    t.rows = rows.data();
+  }
+};
+
+std::string write_to_string(const mfprio_share_table_t& t, const std::vector<ShareField>& fields,
+                            const SshareSlurmOptions& o, const std::function<bool(const mfprio_share_row_t&)>& keep) {
+  char* buf = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&buf, &size);
+  write_sshare_slurm(t, fields, o, keep, f);
+  std::fclose(f);
+  std::string s(buf, size);
+  std::free(buf);
+  return s;
+}
+
+TEST(SlurmSshare, WritingFromThePluginsTableEqualsFormattingItsCopy) {
+  ShareTable table = mf_table();
+  table.rows[2].partition = "gpu";
+  // Enough rows to cross the 64 KiB pieces, with values of every shape.
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 3000; ++i) {
+    ShareRow r = table.rows[i % 3];
+    r.depth = static_cast<uint32_t>(i % 7);
+    r.is_user = i % 2;
+    r.user = "u" + std::to_string(i);
+    r.partition = i % 3 ? "" : "batch";
+    if (r.is_user) r.cells[1] = ShareCell{0, true, r.user};
+    for (size_t c = 2; c < r.cells.size(); ++c)
+      if (!r.cells[c].has_text) r.cells[c].value = static_cast<double>(rng() % 100000000) / double(1 + rng() % 1000);
+    table.rows.push_back(r);
+  }
+  const RawShareTable raw(table);
+  for (const char* list : {"A,User,RawShares,NormShares,RawUsage,Eff,Fairshare",
+                           "A,User,P,RawShares,NormShares,RawUsage,NormUsage,Eff,Fairshare,LevelFS,GrpTRESMins,"
+                           "TRESRunMins",
+                           "ID,Cluster,User%3,Account%-8,Lev%4,Fair%14,RawU%-5"}) {
+    const auto fields = parse_sshare_format(list);
+    for (int mode = 0; mode < 4; ++mode) {
+      SshareSlurmOptions o;
+      o.parsable = mode >= 2;
+      o.no_ending = mode == 3;
+      o.header = mode != 1;
+      EXPECT_EQ(write_to_string(raw.t, fields, o, nullptr), format_sshare_slurm(share_table_from(raw.t), fields, o))
+          << list << " mode " << mode;
+      // Only users: the rows kept in order.
+      ShareTable users = share_table_from(raw.t);
+      users.rows.erase(std::remove_if(users.rows.begin(), users.rows.end(), [](const ShareRow& r) { return !r.is_user; }),
+                       users.rows.end());
+      EXPECT_EQ(write_to_string(raw.t, fields, o, [](const mfprio_share_row_t& r) { return r.is_user != 0; }),
+                format_sshare_slurm(users, fields, o));
+    }
+  }
+  // A malformed table is refused as share_table_from refuses it.
+  RawShareTable bad(table);
+  bad.rows[5].cells = nullptr;
+  EXPECT_THROW(write_to_string(bad.t, parse_sshare_format("A"), SshareSlurmOptions{}, nullptr), std::runtime_error);
 }
 
 TEST(GenericSshare, ParsableNoEndingDropsTheLastBar) {

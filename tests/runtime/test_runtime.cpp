@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,7 @@ class FaultyPolicy final : public Policy {
   }
   bool has_share_view() const override { return true; }
   void share_view(const State& st, ShareView* v) const override { inner_.share_view(st, v); }
+  mfprio_share_table_t* share_table_block(const State& st) const override { return inner_.share_table_block(st); }
 
  private:
   multifactor::MultifactorPolicy inner_;
@@ -131,6 +133,48 @@ TEST_F(RuntimeFailure, ThrowAfterCommitConvergesOnTheStoreAndNeverDecaysTwice) {
   ASSERT_EQ(rt_->decay(T0 + 2 * kHalfLife, nullptr, 0, &why), MFPRIO_OK) << why;
   EXPECT_NEAR(usage(), 250.0, 1e-6);
   EXPECT_NEAR(store_usage(), 250.0, 1e-6);
+}
+
+// sshare's table written straight into the ABI block says what share_view
+// says: every row's identity and every cell (text or the same number).
+TEST_F(RuntimeFailure, ShareTableBlockMatchesTheShareView) {
+  std::string why;
+  ASSERT_EQ(rt_->decay(T0, nullptr, 0, &why), MFPRIO_OK) << why;
+  const auto st = rt_->current();
+  ShareView v;
+  policy_->share_view(*st, &v);
+  mfprio_share_table_t* t = policy_->share_table_block(*st);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->struct_size, sizeof *t);
+  ASSERT_EQ(t->column_count, v.columns.size());
+  ASSERT_EQ(t->row_count, v.rows.size());
+  ASSERT_EQ(t->row_count, 3u);  // root, a, u
+  for (size_t c = 0; c < v.columns.size(); ++c) EXPECT_EQ(std::string(t->columns[c].name), v.columns[c].name);
+  size_t numbers = 0;
+  for (size_t i = 0; i < t->row_count; ++i) {
+    const mfprio_share_row_t& r = t->rows[i];
+    const ShareView::Row& w = v.rows[i];
+    EXPECT_EQ(r.parent, w.parent);
+    EXPECT_EQ(r.depth, w.depth);
+    EXPECT_EQ(r.is_user != 0, w.is_user);
+    EXPECT_EQ(std::string(r.account), w.account);
+    EXPECT_EQ(r.user ? std::string(r.user) : std::string("(null)"), w.is_user ? w.user : std::string("(null)"));
+    EXPECT_EQ(r.partition ? std::string(r.partition) : std::string(), w.partition);
+    ASSERT_EQ(w.cells.size(), t->column_count);
+    for (size_t c = 0; c < t->column_count; ++c) {
+      const mfprio_share_cell_t& cell = r.cells[c];
+      EXPECT_EQ(cell.text != nullptr, w.cells[c].is_text) << "row " << i << " column " << v.columns[c].name;
+      if (cell.text) {
+        EXPECT_EQ(std::string(cell.text), w.cells[c].text) << "row " << i << " column " << v.columns[c].name;
+      } else {
+        ++numbers;
+        EXPECT_TRUE(cell.value == w.cells[c].value || (std::isnan(cell.value) && std::isnan(w.cells[c].value)))
+            << "row " << i << " column " << v.columns[c].name << ": " << cell.value << " vs " << w.cells[c].value;
+      }
+    }
+  }
+  EXPECT_GT(numbers, 10u);
+  std::free(t);
 }
 
 TEST_F(RuntimeFailure, UnreadableStoreAfterCommitRefusesPassesUntilItCanRebuild) {

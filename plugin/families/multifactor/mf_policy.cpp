@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <map>
 #include <set>
 #include <unordered_set>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "mf_priority.hpp"
@@ -599,15 +602,16 @@ void MultifactorPolicy::price_batch(const State& state, const PassState* pass, c
   clamps->low += clamped[1];
 }
 
-void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
-  // Slurm's sshare columns (REFERENCE §1.10); -l adds the LONG ones.
-  const Snapshot& snap = static_cast<const Snapshot&>(state);
-  const Layout& L = *snap.layout;
-  ShareResult sr;  // what build_snapshot computed: same tree, same settings
-  FairShareParams params;
-  params.algo = settings_->algo();
-  params.dampening = settings_->dampening;
-  compute_fair_share(snap.tree, params, sr);
+namespace {
+
+// One sshare cell of a row: a number, or one of the row's texts.
+struct ShareCellSpec {
+  enum Text : uint8_t { Number, Empty, Parent, Account, User } text = Number;
+  double value = 0;
+};
+constexpr size_t kShareColumns = 11;
+
+void share_columns(ShareView* v) {
   v->column("account", "Account", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
   v->column("user", "User", -1, 10, MFPRIO_COLF_TEXT);
   v->column("raw_shares", "RawShares", -1, 10, 0);
@@ -619,44 +623,176 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
   v->column("level_fs", "LevelFS", 6, 10, MFPRIO_COLF_LONG);
   v->column("grp_tres_mins", "GrpTRESMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
   v->column("tres_run_mins", "TRESRunMins", -1, 30, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
+}
+
+// Every node's sshare row, parents first: row(i, parent, depth, is_user,
+// account, user ("" for accounts), partition, cells[kShareColumns]).  The
+// one source of share_view and share_table_block.
+template <class RowFn>
+void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, RowFn&& row) {
+  // Slurm's sshare columns (REFERENCE §1.10); -l adds the LONG ones.
+  const Layout& L = *snap.layout;
+  ShareResult sr;  // what build_snapshot computed: same tree, same settings
+  FairShareParams params;
+  params.algo = algo;
+  params.dampening = dampening;
+  compute_fair_share(snap.tree, params, sr);
   const size_t n = snap.tree.size();
-  const bool fair_tree = settings_->algo() == FairShareAlgo::FairTree;
-  v->rows.reserve(n);
+  const bool fair_tree = algo == FairShareAlgo::FairTree;
   std::vector<uint32_t> depth(n, 0);  // parents come before their children
+  ShareCellSpec c[kShareColumns];
+  auto num = [](double v) { return ShareCellSpec{ShareCellSpec::Number, v}; };
+  auto text = [](ShareCellSpec::Text t) { return ShareCellSpec{t, 0}; };
   for (size_t i = 0; i < n; ++i) {
-    ShareView::Row r;
-    r.parent = snap.tree.parent[i];
-    if (r.parent >= 0) depth[i] = depth[static_cast<size_t>(r.parent)] + 1;
-    r.depth = depth[i];
-    r.is_user = snap.tree.is_user[i] != 0;
-    r.account = L.node_account(snap.tree, i);
+    const int32_t parent = snap.tree.parent[i];
+    if (parent >= 0) depth[i] = depth[static_cast<size_t>(parent)] + 1;
+    const bool is_user = snap.tree.is_user[i] != 0;
+    const std::string_view account = L.node_account(snap.tree, i);
+    std::string_view user, partition;
     const int32_t a = L.node_assoc[i];
     if (a >= 0) {
-      r.user = L.name(L.node_name[i]);
-      r.partition = L.name(L.assocs[static_cast<size_t>(a)].partition_name);
+      user = L.name(L.node_name[i]);
+      partition = L.name(L.assocs[static_cast<size_t>(a)].partition_name);
     }
-    const bool root = r.parent < 0;
-    r.cells.reserve(11);
-    r.cells.push_back(ShareView::text(r.account));
-    r.cells.push_back(ShareView::text(r.is_user ? r.user : std::string()));
-    if (root) r.cells.push_back(ShareView::text(""));
-    else if (snap.tree.shares_parent[i]) r.cells.push_back(ShareView::text("parent"));
-    else r.cells.push_back(ShareView::num(snap.tree.shares[i]));
+    const bool root = parent < 0;
+    c[0] = text(ShareCellSpec::Account);
+    c[1] = text(is_user ? ShareCellSpec::User : ShareCellSpec::Empty);
+    if (root) c[2] = text(ShareCellSpec::Empty);
+    else if (snap.tree.shares_parent[i]) c[2] = text(ShareCellSpec::Parent);
+    else c[2] = num(snap.tree.shares[i]);
     // As Slurm 22.05's sshare shows them: the root has no normalized shares
     // (0.000000) and a blank NormUsage; under Fair Tree only users have a
     // FairShare, otherwise every row shows 2^(-EffectvUsage/NormShares) (0 for
     // the root); FairShare=parent rows leave LevelFS blank.
-    r.cells.push_back(ShareView::num(root ? 0.0 : sr.norm_shares[i]));
-    r.cells.push_back(ShareView::num(snap.tree.usage[i]));
-    r.cells.push_back(root ? ShareView::text("") : ShareView::num(sr.norm_usage[i]));
-    r.cells.push_back(ShareView::num(sr.eff_usage[i]));
-    if (fair_tree) r.cells.push_back(r.is_user ? ShareView::num(sr.fairshare[i]) : ShareView::text(""));
-    else r.cells.push_back(ShareView::num(root ? 0.0 : sr.fairshare[i]));
-    r.cells.push_back(root || snap.tree.shares_parent[i] ? ShareView::text("") : ShareView::num(sr.level_fs[i]));
-    r.cells.push_back(ShareView::text(""));  // limits are not part of mfprio
-    r.cells.push_back(ShareView::text(""));
-    v->rows.push_back(std::move(r));
+    c[3] = num(root ? 0.0 : sr.norm_shares[i]);
+    c[4] = num(snap.tree.usage[i]);
+    c[5] = root ? text(ShareCellSpec::Empty) : num(sr.norm_usage[i]);
+    c[6] = num(sr.eff_usage[i]);
+    if (fair_tree) c[7] = is_user ? num(sr.fairshare[i]) : text(ShareCellSpec::Empty);
+    else c[7] = num(root ? 0.0 : sr.fairshare[i]);
+    c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(sr.level_fs[i]);
+    c[9] = text(ShareCellSpec::Empty);  // limits are not part of mfprio
+    c[10] = text(ShareCellSpec::Empty);
+    row(i, parent, depth[i], is_user, account, user, partition, c);
   }
+}
+
+// Asks the kernel for a big block's pages in one call (MADV_POPULATE_WRITE,
+// Linux 5.14) instead of one page fault per 4 KiB as the rows are written;
+// nothing happens where the call is unknown.
+void prefault(char* p, size_t n) {
+#ifdef __linux__
+  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
+  const uintptr_t page = 4096, lo = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1),
+                  hi = (reinterpret_cast<uintptr_t>(p) + n) & ~(page - 1);
+  if (n >= (size_t{1} << 20) && hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, kPopulateWrite);
+#else
+  (void)p, (void)n;
+#endif
+}
+
+}  // namespace
+
+void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
+  const Snapshot& snap = static_cast<const Snapshot&>(state);
+  share_columns(v);
+  v->rows.reserve(snap.tree.size());
+  share_rows(snap, settings_->algo(), settings_->dampening,
+             [&](size_t, int32_t parent, uint32_t depth, bool is_user, std::string_view account,
+                 std::string_view user, std::string_view partition, const ShareCellSpec* c) {
+               ShareView::Row r;
+               r.parent = parent;
+               r.depth = depth;
+               r.is_user = is_user;
+               r.account = std::string(account);
+               r.user = std::string(user);
+               r.partition = std::string(partition);
+               r.cells.reserve(kShareColumns);
+               for (size_t k = 0; k < kShareColumns; ++k) {
+                 switch (c[k].text) {
+                   case ShareCellSpec::Number: r.cells.push_back(ShareView::num(c[k].value)); break;
+                   case ShareCellSpec::Empty: r.cells.push_back(ShareView::text("")); break;
+                   case ShareCellSpec::Parent: r.cells.push_back(ShareView::text("parent")); break;
+                   case ShareCellSpec::Account: r.cells.push_back(ShareView::text(r.account)); break;
+                   case ShareCellSpec::User: r.cells.push_back(ShareView::text(r.user)); break;
+                 }
+               }
+               v->rows.push_back(std::move(r));
+             });
+}
+
+mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) const {
+  // The edge's share_table_block layout (one allocation: table, columns,
+  // rows, cells, strings), written from the rows directly: no ShareView,
+  // and a cell's text points at its row's account / user or at the one ""
+  // and "parent" of the pool.
+  const Snapshot& snap = static_cast<const Snapshot&>(state);
+  const Layout& L = *snap.layout;
+  ShareView cols;
+  share_columns(&cols);
+  const size_t nc = cols.columns.size(), nr = snap.tree.size();
+  size_t strings = 1 + sizeof "parent";
+  for (size_t i = 0; i < nr; ++i) {
+    strings += L.node_account(snap.tree, i).size() + 1;
+    const int32_t a = L.node_assoc[i];
+    if (a >= 0) {
+      strings += L.name(L.node_name[i]).size() + 1;
+      strings += L.name(L.assocs[static_cast<size_t>(a)].partition_name).size() + 1;
+    }
+  }
+  auto align = [](size_t n) { return (n + 15) & ~size_t{15}; };
+  const size_t head = align(sizeof(mfprio_share_table_t));
+  const size_t colb = align(nc * sizeof(mfprio_share_column_t));
+  const size_t rowb = align(nr * sizeof(mfprio_share_row_t));
+  const size_t cellb = align(nr * nc * sizeof(mfprio_share_cell_t));
+  const size_t total = head + colb + rowb + cellb + strings + 1;
+  char* block = static_cast<char*>(std::calloc(1, total));
+  if (!block) throw std::bad_alloc();
+  prefault(block, total);
+  auto* t = reinterpret_cast<mfprio_share_table_t*>(block);
+  auto* col = reinterpret_cast<mfprio_share_column_t*>(block + head);
+  auto* rows = reinterpret_cast<mfprio_share_row_t*>(block + head + colb);
+  auto* cells = reinterpret_cast<mfprio_share_cell_t*>(block + head + colb + rowb);
+  char* pool = block + head + colb + rowb + cellb;
+  auto put = [&](std::string_view s) {
+    char* p = pool;
+    std::memcpy(pool, s.data(), s.size());
+    pool[s.size()] = '\0';
+    pool += s.size() + 1;
+    return p;
+  };
+  const char* empty = put("");
+  const char* parent_text = put("parent");
+  for (size_t i = 0; i < nc; ++i) col[i] = cols.columns[i];
+  share_rows(snap, settings_->algo(), settings_->dampening,
+             [&](size_t i, int32_t parent, uint32_t depth, bool is_user, std::string_view account,
+                 std::string_view user, std::string_view partition, const ShareCellSpec* c) {
+               mfprio_share_row_t& row = rows[i];
+               row.parent = parent;
+               row.depth = depth;
+               row.is_user = is_user;
+               row.account = put(account);
+               const char* u = user.empty() ? empty : put(user);
+               row.user = is_user ? u : nullptr;
+               row.partition = partition.empty() ? nullptr : put(partition);
+               mfprio_share_cell_t* rc = cells + i * nc;
+               for (size_t k = 0; k < nc; ++k) {
+                 switch (c[k].text) {
+                   case ShareCellSpec::Number: rc[k].value = c[k].value, rc[k].text = nullptr; break;
+                   case ShareCellSpec::Empty: rc[k].text = empty; break;
+                   case ShareCellSpec::Parent: rc[k].text = parent_text; break;
+                   case ShareCellSpec::Account: rc[k].text = row.account; break;
+                   case ShareCellSpec::User: rc[k].text = u; break;
+                 }
+               }
+               row.cells = rc;
+             });
+  t->struct_size = sizeof *t;
+  t->column_count = static_cast<uint32_t>(nc);
+  t->row_count = nr;
+  t->columns = col;
+  t->rows = rows;
+  return t;
 }
 
 void MultifactorPolicy::info(const State&, InfoView* v) const {
