@@ -352,7 +352,10 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   pass->now = now;
   pass->generation = s.generation;
   std::vector<size_t> slot(pending_count, SIZE_MAX);  // pending i -> jobs index
-  std::unordered_map<uint64_t, size_t> first;         // job id -> jobs index
+  // job id -> jobs index (first record): dedups the pending records and is the pass's index.
+  std::unordered_map<uint64_t, size_t>& first = pass->index;
+  first.reserve(pending_count + running_count);
+  pass->jobs.reserve(pending_count + running_count);
   for (size_t i = 0; i < pending_count; ++i) {
     std::string why;
     int rc = check_job(&pending[i], "prioritize", &why);
@@ -392,10 +395,11 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
       continue;
     }
     j.running = true;
+    first.emplace(j.id, pass->jobs.size());
     pass->jobs.push_back(std::move(j));
   }
   std::string why;
-  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why)) {  // validated above: unreachable
+  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false)) {  // validated above: unreachable
     for (size_t i = 0; i < pending_count; ++i) {
       priorities[i] = 0;
       if (statuses) statuses[i] = MFPRIO_EINTERNAL;
@@ -403,7 +407,6 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     err->note(MFPRIO_EINTERNAL, "prioritize: " + why);
     return nullptr;
   }
-  for (size_t k = 0; k < pass->jobs.size(); ++k) pass->index.emplace(pass->jobs[k].id, k);
   for (size_t i = 0; i < pending_count; ++i)
     if (slot[i] != SIZE_MAX) priorities[i] = pass->result.jobs[slot[i]].priority;
   last_pass_.store(pass, std::memory_order_release);

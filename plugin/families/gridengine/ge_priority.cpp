@@ -47,7 +47,7 @@ bool validate_job(const Job& j, std::string* why) {
 }  // namespace
 
 bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
-                 PricingResult* out, std::string* why) {
+                 PricingResult* out, std::string* why, bool with_terms) {
   const SchedConf& c = model.conf;
   const size_t n = jobs.size();
   std::vector<UrgencyParts> up(n);
@@ -90,6 +90,7 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     p.npprior = prio_off ? 0.5 : normalize(j.posix_priority + 1024.0, 0, 2048);
     p.prio = c.weight_urgency * p.nurg + c.weight_ticket * p.ntckts + c.weight_priority * p.npprior;
     p.priority = priority_to_u32(p.prio);
+    if (!with_terms) continue;
 
     auto add = [&](const char* name, const char* label, double f, double w, bool bound, int parent) {
       p.terms.push_back(Term{name, label, f, w, f * w, bound, parent});
@@ -110,6 +111,7 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     add("otckt", "override tickets", p.otckt, 1.0, false, tk);
     add("priority", "normalized POSIX priority (npprior)", p.npprior, c.weight_priority, prio_off, -1);
   }
+  r.pending_order.reserve(n);
   for (size_t i = 0; i < n; ++i)
     if (!jobs[i].running) r.pending_order.push_back(i);
   mfprio::stable_order(r.pending_order.begin(), r.pending_order.end(), [&](size_t a, size_t b) {

@@ -67,8 +67,10 @@ struct PricingResult {
 };
 
 // Fails (nothing in *out changed) when a job is invalid; *why names the job.
+// with_terms = false leaves every JobPrice::terms empty (the whole-queue path of
+// the policy, whose explanations come from the JobPrice fields).
 bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
-                 PricingResult* out, std::string* why);
+                 PricingResult* out, std::string* why, bool with_terms = true);
 
 uint32_t priority_to_u32(double prio);
 

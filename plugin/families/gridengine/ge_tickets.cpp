@@ -540,35 +540,66 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         if (info[c].share.project != 0 && !jb.project.empty()) info[c].p = &cnt.p(jb);
         if (info[c].share.dept != 0 && !jb.department.empty()) info[c].d = &cnt.d(jb);
       }
-      for (size_t pick = 0; pick < max_picks; ++pick) {
-        size_t best_c = cats.size();
-        double best_v = -1;
-        for (size_t c = 0; c < cats.size(); ++c) {
-          if (head[c] >= cats[c].size()) continue;
-          const size_t j = cats[c][head[c]];
-          // calc_intern_pending_job_functional_tickets: as if started next.
-          FShares share = info[c].share;
-          FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
-          if (shared_f) {
-            if (info[c].u) share.user /= *info[c].u + 1;
-            if (info[c].p) share.project /= *info[c].p + 1;
-            if (info[c].d) share.dept /= *info[c].d + 1;
-          } else {
-            s.user += share.user;
-            s.project += share.project;
-            s.dept += share.dept;
-          }
-          s.job += share.job;
-          const double ft = functional_value(wp, share, s, F);
-          last_eval[c] = ft;
-          const double v = ft + (step.dependent ? prior[j] : 0);
-          if (best_c == cats.size() || v > best_v ||
-              (v == best_v && earlier(j, cats[best_c][head[best_c]]))) {
-            best_c = c;
-            best_v = v;
-          }
+      // calc_intern_pending_job_functional_tickets: category c's value as if
+      // its next job started now.
+      auto eval = [&](size_t c) {
+        FShares share = info[c].share;
+        FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
+        if (shared_f) {
+          if (info[c].u) share.user /= *info[c].u + 1;
+          if (info[c].p) share.project /= *info[c].p + 1;
+          if (info[c].d) share.dept /= *info[c].d + 1;
+        } else {
+          s.user += share.user;
+          s.project += share.project;
+          s.dept += share.dept;
         }
-        if (best_c == cats.size()) break;
+        s.job += share.job;
+        return functional_value(wp, share, s, F);
+      };
+      // Each pick is the category with the largest value (ft + prior of its
+      // next job), ties to the earlier job.  Every pick only adds to the sums
+      // and counts (fshares and -js are >= 0), so no value ever grows: a lazy
+      // max-heap of possibly stale values gives the same picks as evaluating
+      // every category at each pick.  Pop the top; if its value was computed
+      // at this pick it beats every other entry's stale (upper-bound) value;
+      // else recompute it and push it back.
+      struct FCand {
+        double v;
+        size_t c;
+        size_t at;  // the pick its value was computed at
+      };
+      auto job_of = [&](const FCand& x) { return cats[x.c][head[x.c]]; };
+      auto fworse = [&](const FCand& a, const FCand& b) {
+        if (a.v != b.v) return a.v < b.v;
+        return earlier(job_of(b), job_of(a));
+      };
+      std::vector<FCand> fheap;
+      fheap.reserve(cats.size());
+      size_t pick = 0;
+      auto value_now = [&](size_t c) {
+        return eval(c) + (step.dependent ? prior[cats[c][head[c]]] : 0);
+      };
+      if (max_picks > 0) {
+        for (size_t c = 0; c < cats.size(); ++c) fheap.push_back(FCand{value_now(c), c, 0});
+        std::make_heap(fheap.begin(), fheap.end(), fworse);
+      }
+      for (; pick < max_picks && !fheap.empty(); ++pick) {
+        for (;;) {
+          std::pop_heap(fheap.begin(), fheap.end(), fworse);
+          FCand& top = fheap.back();
+          if (top.at == pick) break;
+          top.v = value_now(top.c);
+          top.at = pick;
+          std::push_heap(fheap.begin(), fheap.end(), fworse);
+        }
+        const size_t best_c = fheap.back().c;
+        fheap.pop_back();
+        // The last pick evaluated every category still holding jobs (the
+        // winner's too): members never picked get that evaluation.
+        if (pick + 1 == max_picks)
+          for (size_t c = 0; c < cats.size(); ++c)
+            if (head[c] < cats[c].size()) last_eval[c] = eval(c);
         const size_t j = cats[best_c][head[best_c]];
         ++head[best_c];
         // The winner counts as running; the sums take it in (shared: an object's
@@ -589,6 +620,12 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         }
         sum.job += f.job;
         r.jobs[j].ftckt = functional_value(wp, job_fshare(jb, cnt, 0), sum, F);
+        // Its next job: a new value at the next pick (stale bound: +inf would
+        // do; the current value is one, as values only fall).
+        if (head[best_c] < cats[best_c].size()) {
+          fheap.push_back(FCand{value_now(best_c), best_c, pick + 1});
+          std::push_heap(fheap.begin(), fheap.end(), fworse);
+        }
       }
       // Members never picked copy their category's last evaluation (destribute_ftickets).
       for (size_t c = 0; c < cats.size(); ++c)
