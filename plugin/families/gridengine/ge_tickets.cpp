@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <queue>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
@@ -17,6 +19,54 @@ namespace mfprio::gridengine {
 namespace {
 
 constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE, scaled by oltt (§3.2)
+
+constexpr uint32_t kNoId = UINT32_MAX;
+
+struct Ids {
+  const Job* base = nullptr;
+  std::vector<uint32_t> u, p, d;  // per job
+  std::vector<const TicketObject*> uo, po, dobj;  // per id, nullptr = none
+  size_t at(const Job& j) const { return static_cast<size_t>(&j - base); }
+};
+
+const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
+  if (k.empty()) return nullptr;
+  auto it = m.find(k);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+Ids intern_ids(const std::vector<Job>& jobs, const Model& m) {
+  Ids ids;
+  ids.base = jobs.data();
+  const size_t n = jobs.size();
+  ids.u.resize(n);
+  ids.p.resize(n);
+  ids.d.resize(n);
+  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const std::string& name,
+                 const std::map<std::string, TicketObject>& objects, std::vector<const TicketObject*>& out) {
+    auto [it, added] = names.emplace(std::string_view(name), static_cast<uint32_t>(out.size()));
+    if (added) out.push_back(lookup(objects, name));
+    return it->second;
+  };
+  std::unordered_map<std::string_view, uint32_t> un, pn, dn;
+  for (size_t j = 0; j < n; ++j) {
+    ids.u[j] = one(un, jobs[j].user, m.users, ids.uo);
+    ids.p[j] = one(pn, jobs[j].project, m.projects, ids.po);
+    ids.d[j] = one(dn, jobs[j].department, m.departments, ids.dobj);
+  }
+  return ids;
+}
+
+// ---- per-object counters for functional and override tickets ------------------------
+// Flat, by id; references to values stay valid (the functional pass keeps some).
+struct Counts {
+  const Ids* ids = nullptr;
+  std::vector<double> user, project, dept;
+  explicit Counts(const Ids& i) : ids(&i), user(i.uo.size()), project(i.po.size()), dept(i.dobj.size()) {}
+  double& u(const Job& j) { return user[ids->u[ids->at(j)]]; }
+  double& p(const Job& j) { return project[ids->p[ids->at(j)]]; }
+  double& d(const Job& j) { return dept[ids->d[ids->at(j)]]; }
+};
 
 // ---- the working share tree ----------------------------------------------------------
 struct WorkTree {
@@ -96,7 +146,7 @@ std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, Lea
   return {-1, false};
 }
 
-WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m) {
+WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& ids) {
   WorkTree w;
   const auto& spec = m.tree.nodes;
   w.nodes.resize(spec.size());
@@ -118,12 +168,17 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m) {
   // Map jobs; users caught by `default` get their own sibling copy (EE:sge_set_job_refs).
   w.job_node.assign(jobs.size(), -1);
   if (w.nodes.empty()) return w;
-  std::map<std::pair<int, std::string>, int> copies;
+  std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
   LeafIndex index(w.nodes);  // holds the vector, not its elements: copies may be added
+  // The leaf depends on the job's user and project only: found once per pair.
+  std::unordered_map<uint64_t, std::pair<int, bool>> found;
   for (size_t j = 0; j < jobs.size(); ++j) {
-    auto [leaf, is_default] = find_job_leaf(w.nodes, index, jobs[j]);
+    const uint64_t up = (static_cast<uint64_t>(ids.u[j]) << 32) | ids.p[j];
+    auto f = found.find(up);
+    if (f == found.end()) f = found.emplace(up, find_job_leaf(w.nodes, index, jobs[j])).first;
+    auto [leaf, is_default] = f->second;
     if (leaf >= 0 && is_default) {
-      auto key = std::make_pair(leaf, jobs[j].user);
+      const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | ids.u[j];
       auto it = copies.find(key);
       if (it == copies.end()) {
         ShareNodeState c = w.nodes[leaf];
@@ -205,31 +260,21 @@ struct TupleHash {
   }
 };
 
-// ---- per-object counters for functional and override tickets ------------------------
-// Hashed, never iterated (so their order cannot matter); references to
-// values stay valid as entries are added (the functional pass keeps some).
-struct Counts {
-  std::unordered_map<std::string, double> user, project, dept;
-  double& u(const Job& j) { return user[j.user]; }
-  double& p(const Job& j) { return project[j.project]; }
-  double& d(const Job& j) { return dept[j.department]; }
-};
-
-const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
-  if (k.empty()) return nullptr;
-  auto it = m.find(k);
-  return it == m.end() ? nullptr : &it->second;
-}
-
+// ---- integer ids of the pass's users, projects and departments ---------------------
+// Interned once per pass (every job's three names, one hash look-up each); the
+// ticket objects are looked up once per distinct name.  Every Job handed to
+// the helpers below is an element of the pass's job vector, so its index is
+// its address minus the vector's.
 struct FShares {
   double user = 0, project = 0, dept = 0, job = 0;
 };
 
-FShares object_fshares(const Job& j, const Model& m) {
+FShares object_fshares(const Job& j, const Ids& ids) {
   FShares f;
-  if (auto* o = lookup(m.users, j.user)) f.user = o->fshare;
-  if (auto* o = lookup(m.projects, j.project)) f.project = o->fshare;
-  if (auto* o = lookup(m.departments, j.department)) f.dept = o->fshare;
+  const size_t k = ids.at(j);
+  if (auto* o = ids.uo[ids.u[k]]) f.user = o->fshare;
+  if (auto* o = ids.po[ids.p[k]]) f.project = o->fshare;
+  if (auto* o = ids.dobj[ids.d[k]]) f.dept = o->fshare;
   f.job = j.job_share;
   return f;
 }
@@ -334,7 +379,8 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
   r.jobs.assign(n, JobTickets{});
 
   // ---- share tree, pass 1 targets (running + pending active) ----
-  WorkTree w = build_work_tree(jobs, m);
+  const Ids ids = intern_ids(jobs, m);
+  WorkTree w = build_work_tree(jobs, m, ids);
   const bool use_tree = WS > 0 && !w.nodes.empty();
   count_jobs(w.nodes, jobs, w.job_node, false);
   compute_share_targets(w.nodes, conf.compensation_factor);
@@ -355,7 +401,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
   };
 
   // ---- running jobs: functional and override (identical in both passes) ----
-  Counts run_cnt;
+  Counts run_cnt(ids);
   for (const Job& j : jobs)
     if (j.running) {
       run_cnt.u(j) += 1;
@@ -364,7 +410,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
     }
   const bool shared_f = conf.share_functional_shares;
   auto job_fshare = [&](const Job& j, Counts& cnt, double extra) {
-    FShares f = object_fshares(j, m);
+    FShares f = object_fshares(j, ids);
     if (shared_f) {
       f.user = f.user / std::max(1.0, cnt.u(j) + extra);
       if (!j.project.empty()) f.project = f.project / std::max(1.0, cnt.p(j) + extra);
@@ -395,9 +441,10 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
       if (!shared) t += o->oticket;
       else if (c + extra > 0) t += o->oticket / (c + extra);
     };
-    add(lookup(m.users, j.user), cnt.u(j));
-    if (!j.project.empty()) add(lookup(m.projects, j.project), cnt.p(j));
-    if (!j.department.empty()) add(lookup(m.departments, j.department), cnt.d(j));
+    const size_t k = ids.at(j);
+    add(ids.uo[ids.u[k]], cnt.u(j));
+    if (!j.project.empty()) add(ids.po[ids.p[k]], cnt.p(j));
+    if (!j.department.empty()) add(ids.dobj[ids.d[k]], cnt.d(j));
     return t + j.override_tickets;
   };
   for (size_t j = 0; j < n; ++j)
@@ -433,12 +480,12 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         // counts grow, so a lazy max-heap gives the same picks as rescanning every
         // job each round: pop, recompute, accept if unchanged, else push back.
         Counts cnt = run_cnt;
-        using GKey = std::tuple<std::string, std::string, std::string>;
+        using GKey = std::tuple<uint32_t, uint32_t, uint32_t>;
         // Hashed: the picks do not depend on the groups' order (a pick is the
         // largest value, ties to the lower job id, and job ids are distinct).
         std::unordered_map<GKey, std::vector<size_t>, TupleHash> groups;
         for (size_t j : pending)
-          groups[GKey{jobs[j].user, jobs[j].project, jobs[j].department}].push_back(j);
+          groups[GKey{ids.u[j], ids.p[j], ids.d[j]}].push_back(j);
         auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? prior[j] : 0); };
         std::vector<std::vector<size_t>*> lists;
         for (auto& [k, v] : groups) {
@@ -494,16 +541,17 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         for (size_t j : pending) prior[j] += r.jobs[j].otckt;
     } else if (step.policy == 'F' && F > 0) {
       // EE functional pending pass: categories, greedy picks (§3.6).
-      using Key = std::tuple<double, std::string, std::string, std::string>;
+      using Key = std::tuple<double, uint32_t, uint32_t, uint32_t>;  // ids, kNoId = not in the key
       // Hashed: the picks do not depend on the categories' order (a pick is
       // the largest value, ties to the earlier job, and jobs are distinct).
       std::unordered_map<Key, size_t, TupleHash> cat_index;
       std::vector<std::vector<size_t>> cats;
       for (size_t j : pending) {
-        const FShares f = object_fshares(jobs[j], m);
+        const FShares f = object_fshares(jobs[j], ids);
         if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
-        Key k{f.job, f.user > 0 ? jobs[j].user : "", f.project > 0 ? jobs[j].project : "",
-              f.dept > 0 ? jobs[j].department : ""};
+        // A positive fshare means a named object, so kNoId never stands for a name.
+        Key k{f.job, f.user > 0 ? ids.u[j] : kNoId, f.project > 0 ? ids.p[j] : kNoId,
+              f.dept > 0 ? ids.d[j] : kNoId};
         auto it = cat_index.find(k);
         if (it == cat_index.end()) {
           it = cat_index.emplace(k, cats.size()).first;
@@ -535,7 +583,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
       std::vector<CatInfo> info(cats.size());
       for (size_t c = 0; c < cats.size(); ++c) {
         const Job& jb = jobs[cats[c][0]];
-        info[c].share = object_fshares(jb, m);
+        info[c].share = object_fshares(jb, ids);
         if (info[c].share.user != 0) info[c].u = &cnt.u(jb);
         if (info[c].share.project != 0 && !jb.project.empty()) info[c].p = &cnt.p(jb);
         if (info[c].share.dept != 0 && !jb.department.empty()) info[c].d = &cnt.d(jb);
@@ -605,7 +653,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         // The winner counts as running; the sums take it in (shared: an object's
         // fshare once), and its tickets are recomputed without the +0.001.
         const Job& jb = jobs[j];
-        const FShares f = object_fshares(jb, m);
+        const FShares f = object_fshares(jb, ids);
         cnt.u(jb) += 1;
         if (!jb.project.empty()) cnt.p(jb) += 1;
         if (!jb.department.empty()) cnt.d(jb) += 1;
