@@ -194,8 +194,10 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
         double v = 0;
         if (!parse_ge_value(c->type, value, &v))
           return bad((std::string("not a ") + complex_type_name(c->type) + " value").c_str());
+        j.hard_requests[c->name] = RequestValue::num(v);  // parsed once: urgency reads the number
+      } else {
+        j.hard_requests[c->name] = RequestValue::str(value);
       }
-      j.hard_requests[c->name] = RequestValue::str(value);
     }
   }
   if (!pe_text.empty()) {

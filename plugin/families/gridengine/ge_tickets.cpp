@@ -612,15 +612,23 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
       // every category at each pick.  Pop the top; if its value was computed
       // at this pick it beats every other entry's stale (upper-bound) value;
       // else recompute it and push it back.
+      // submit and id: of the category's next job (`earlier`), kept in the
+      // entry so that ties are broken without reading the jobs.
       struct FCand {
         double v;
+        int64_t submit;
+        uint64_t id;
         size_t c;
         size_t at;  // the pick its value was computed at
       };
-      auto job_of = [&](const FCand& x) { return cats[x.c][head[x.c]]; };
-      auto fworse = [&](const FCand& a, const FCand& b) {
+      auto fworse = [](const FCand& a, const FCand& b) {
         if (a.v != b.v) return a.v < b.v;
-        return earlier(job_of(b), job_of(a));
+        if (a.submit != b.submit) return b.submit < a.submit;
+        return b.id < a.id;
+      };
+      auto fcand = [&](double v, size_t c, size_t at) {
+        const Job& jb = jobs[cats[c][head[c]]];
+        return FCand{v, jb.submit_time, jb.id, c, at};
       };
       std::vector<FCand> fheap;
       fheap.reserve(cats.size());
@@ -629,7 +637,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         return eval(c) + (step.dependent ? prior[cats[c][head[c]]] : 0);
       };
       if (max_picks > 0) {
-        for (size_t c = 0; c < cats.size(); ++c) fheap.push_back(FCand{value_now(c), c, 0});
+        for (size_t c = 0; c < cats.size(); ++c) fheap.push_back(fcand(value_now(c), c, 0));
         std::make_heap(fheap.begin(), fheap.end(), fworse);
       }
       for (; pick < max_picks && !fheap.empty(); ++pick) {
@@ -671,7 +679,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         // Its next job: a new value at the next pick (stale bound: +inf would
         // do; the current value is one, as values only fall).
         if (head[best_c] < cats[best_c].size()) {
-          fheap.push_back(FCand{value_now(best_c), best_c, pick + 1});
+          fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
           std::push_heap(fheap.begin(), fheap.end(), fworse);
         }
       }
@@ -703,34 +711,54 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         if (act.size() != 1) break;
         walk_root = act[0];
       }
-      std::function<std::vector<size_t>(int)> process = [&](int node) {
-        std::vector<size_t> list = direct[node];
+      // A job as the sorts see it: flat, so no sort reads a Job.  key is kept
+      // equal to key[idx] (a level's assignment updates both).
+      struct SRec {
+        double key;
+        uint64_t id;
+        uint32_t idx;
+        uint32_t slots;  // dilute_slots
+        bool running;
+      };
+      std::function<std::vector<SRec>(int)> process = [&](int node) {
+        std::vector<SRec> list;
+        list.reserve(direct[node].size());
+        for (size_t j : direct[node])
+          list.push_back(SRec{key[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
         for (int c : active_children(node)) {
-          auto sub = process(c);
-          list.insert(list.end(), sub.begin(), sub.end());
+          std::vector<SRec> sub = process(c);
+          if (list.empty()) list = std::move(sub);
+          else list.insert(list.end(), sub.begin(), sub.end());
         }
         const bool assign = node != walk_root || !direct[node].empty();
         if (assign && !list.empty()) {
-          mfprio::stable_order(list.begin(), list.end(), [&](size_t a, size_t b) {
-            if (jobs[a].running != jobs[b].running) return jobs[a].running;
-            if (key[a] != key[b]) return key[a] > key[b];
-            return jobs[a].id < jobs[b].id;
+          mfprio::stable_order(list.begin(), list.end(), [](const SRec& a, const SRec& b) {
+            if (a.running != b.running) return a.running;
+            if (a.key != b.key) return a.key > b.key;
+            return a.id < b.id;
           });
           double dilute = 1;
           const double stt = w.nodes[node].stt;
-          for (size_t j : list) {
+          for (SRec& x : list) {
+            const size_t j = x.idx;
             const double shr = stt / dilute;
             st[j] = shr * WS;
             key[j] = base[j] + st[j];
-            dilute += dilute_slots(jobs[j]);
+            x.key = key[j];
+            dilute += x.slots;
           }
         }
         return list;
       };
       process(walk_root);
+      std::vector<int8_t> bound_memo(w.nodes.size(), -1);  // path_compensated per node
+      auto bound_of = [&](int node) {
+        if (bound_memo[node] < 0) bound_memo[node] = path_compensated(w.nodes, node) ? 1 : 0;
+        return bound_memo[node] == 1;
+      };
       for (size_t j : pending) {
         r.jobs[j].stckt = w.job_node[j] >= 0 ? st[j] : 0.0;
-        r.jobs[j].share_bound = w.job_node[j] >= 0 && path_compensated(w.nodes, w.job_node[j]);
+        r.jobs[j].share_bound = w.job_node[j] >= 0 && bound_of(w.job_node[j]);
         if (step.dependent) prior[j] += r.jobs[j].stckt;
       }
     }
