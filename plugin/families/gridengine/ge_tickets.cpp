@@ -436,15 +436,15 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
   }
   auto override_value = [&](const Job& j, Counts& cnt, double extra, bool shared) {
     double t = 0;
-    auto add = [&](const TicketObject* o, double c) {
+    auto add = [&](const TicketObject* o, const std::vector<double>& counts, uint32_t id) {
       if (!o || !(o->oticket > 0)) return;
       if (!shared) t += o->oticket;
-      else if (c + extra > 0) t += o->oticket / (c + extra);
+      else if (counts[id] + extra > 0) t += o->oticket / (counts[id] + extra);
     };
     const size_t k = ids.at(j);
-    add(ids.uo[ids.u[k]], cnt.u(j));
-    if (!j.project.empty()) add(ids.po[ids.p[k]], cnt.p(j));
-    if (!j.department.empty()) add(ids.dobj[ids.d[k]], cnt.d(j));
+    add(ids.uo[ids.u[k]], cnt.user, ids.u[k]);
+    if (!j.project.empty()) add(ids.po[ids.p[k]], cnt.project, ids.p[k]);
+    if (!j.department.empty()) add(ids.dobj[ids.d[k]], cnt.dept, ids.d[k]);
     return t + j.override_tickets;
   };
   for (size_t j = 0; j < n; ++j)
@@ -763,10 +763,9 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
       }
     }
   }
-  r.nodes = w.nodes;
-
   // ---- pass 2: running jobs only ----
   std::vector<ShareNodeState> p2 = w.nodes;
+  r.nodes = std::move(w.nodes);  // only w.job_node is read below
   count_jobs(p2, jobs, w.job_node, true);
   compute_share_targets(p2, conf.compensation_factor);
   if (use_tree)
