@@ -22,23 +22,23 @@ uint32_t priority_to_u32(double prio) {
 
 namespace {
 bool validate_job(const Job& j, std::string* why) {
-  const std::string id = "job " + std::to_string(j.id);
+  const auto id = [&j] { return "job " + std::to_string(j.id); };  // only on failure
   if (j.posix_priority < -1023 || j.posix_priority > 1024) {
-    *why = id + ": posix_priority " + std::to_string(j.posix_priority) + " outside -1023..1024";
+    *why = id() + ": posix_priority " + std::to_string(j.posix_priority) + " outside -1023..1024";
     return false;
   }
   if (j.job_share < 0 || j.override_tickets < 0) {
-    *why = id + ": job_share and override_tickets must be >= 0";
+    *why = id() + ": job_share and override_tickets must be >= 0";
     return false;
   }
   if (j.pe) {
     if (j.pe->ranges.empty()) {
-      *why = id + ": PE request '" + j.pe->name + "' has no slot range";
+      *why = id() + ": PE request '" + j.pe->name + "' has no slot range";
       return false;
     }
     for (const auto& r : j.pe->ranges)
       if (r.min < 1 || r.max < r.min) {
-        *why = id + ": PE request '" + j.pe->name + "' has a bad range";
+        *why = id() + ": PE request '" + j.pe->name + "' has a bad range";
         return false;
       }
   }
@@ -47,14 +47,18 @@ bool validate_job(const Job& j, std::string* why) {
 }  // namespace
 
 bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
-                 PricingResult* out, std::string* why, bool with_terms) {
+                 PricingResult* out, std::string* why, bool with_terms,
+                 const std::vector<UrgencyParts>* urgency) {
   const SchedConf& c = model.conf;
   const size_t n = jobs.size();
-  std::vector<UrgencyParts> up(n);
+  std::vector<UrgencyParts> computed;
+  if (urgency && urgency->size() != n) urgency = nullptr;
+  if (!urgency) computed.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (!validate_job(jobs[i], why)) return false;
-    if (!job_urgency(jobs[i], model, now, &up[i], why)) return false;
+    if (!urgency && !job_urgency(jobs[i], model, now, &computed[i], why)) return false;
   }
+  const std::vector<UrgencyParts>& up = urgency ? *urgency : computed;
   PricingResult r;
   r.tickets = compute_tickets(jobs, model);
   r.max_tix = r.tickets.max_tix;
