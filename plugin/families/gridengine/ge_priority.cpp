@@ -115,14 +115,24 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     add("otckt", "override tickets", p.otckt, 1.0, false, tk);
     add("priority", "normalized POSIX priority (npprior)", p.npprior, c.weight_priority, prio_off, -1);
   }
-  r.pending_order.reserve(n);
+  // Sorted on flat records: no comparison reads a Job or a JobPrice.
+  struct ORec {
+    double prio;
+    int64_t submit;
+    uint64_t id;
+    size_t idx;
+  };
+  std::vector<ORec> order;
+  order.reserve(n);
   for (size_t i = 0; i < n; ++i)
-    if (!jobs[i].running) r.pending_order.push_back(i);
-  mfprio::stable_order(r.pending_order.begin(), r.pending_order.end(), [&](size_t a, size_t b) {
-    if (r.jobs[a].prio != r.jobs[b].prio) return r.jobs[a].prio > r.jobs[b].prio;
-    if (jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
-    return jobs[a].id < jobs[b].id;
+    if (!jobs[i].running) order.push_back(ORec{r.jobs[i].prio, jobs[i].submit_time, jobs[i].id, i});
+  mfprio::stable_order(order.begin(), order.end(), [](const ORec& a, const ORec& b) {
+    if (a.prio != b.prio) return a.prio > b.prio;
+    if (a.submit != b.submit) return a.submit < b.submit;
+    return a.id < b.id;
   });
+  r.pending_order.reserve(order.size());
+  for (const ORec& o : order) r.pending_order.push_back(o.idx);
   *out = std::move(r);
   return true;
 }

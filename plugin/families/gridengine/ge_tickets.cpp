@@ -484,8 +484,19 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         // Hashed: the picks do not depend on the groups' order (a pick is the
         // largest value, ties to the lower job id, and job ids are distinct).
         std::unordered_map<GKey, std::vector<size_t>, TupleHash> groups;
-        for (size_t j : pending)
+        // A job none of whose objects has override tickets gets its own -ot
+        // whenever it is picked, and its pick only counts objects whose counts
+        // no value reads (an object's count matters only when it has override
+        // tickets): such jobs take no part in the rounds.
+        auto has_ot = [](const TicketObject* o) { return o && o->oticket > 0; };
+        for (size_t j : pending) {
+          if (!has_ot(ids.uo[ids.u[j]]) && (jobs[j].project.empty() || !has_ot(ids.po[ids.p[j]])) &&
+              (jobs[j].department.empty() || !has_ot(ids.dobj[ids.d[j]]))) {
+            r.jobs[j].otckt = 0.0 + jobs[j].override_tickets;
+            continue;
+          }
           groups[GKey{ids.u[j], ids.p[j], ids.d[j]}].push_back(j);
+        }
         auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? prior[j] : 0); };
         std::vector<std::vector<size_t>*> lists;
         for (auto& [k, v] : groups) {
@@ -544,28 +555,69 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
       using Key = std::tuple<double, uint32_t, uint32_t, uint32_t>;  // ids, kNoId = not in the key
       // Hashed: the picks do not depend on the categories' order (a pick is
       // the largest value, ties to the earlier job, and jobs are distinct).
-      std::unordered_map<Key, size_t, TupleHash> cat_index;
-      std::vector<std::vector<size_t>> cats;
-      for (size_t j : pending) {
+      std::unordered_map<Key, uint32_t, TupleHash> cat_index;
+      // The categories' members in one array (category by category, each in
+      // pending order before its sort): a category is a range of it.
+      struct Cats {
+        std::vector<size_t> flat;
+        std::vector<size_t> off;  // category c = flat[off[c], off[c + 1])
+        struct View {
+          const size_t* b;
+          size_t n;
+          size_t operator[](size_t i) const { return b[i]; }
+          size_t size() const { return n; }
+        };
+        size_t size() const { return off.size() - 1; }
+        View operator[](size_t c) const { return View{flat.data() + off[c], off[c + 1] - off[c]}; }
+      } cats;
+      std::vector<uint32_t> cat_of(pending.size(), UINT32_MAX);
+      std::vector<size_t> cat_size;
+      for (size_t k = 0; k < pending.size(); ++k) {
+        const size_t j = pending[k];
         const FShares f = object_fshares(jobs[j], ids);
         if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
         // A positive fshare means a named object, so kNoId never stands for a name.
-        Key k{f.job, f.user > 0 ? ids.u[j] : kNoId, f.project > 0 ? ids.p[j] : kNoId,
-              f.dept > 0 ? ids.d[j] : kNoId};
-        auto it = cat_index.find(k);
-        if (it == cat_index.end()) {
-          it = cat_index.emplace(k, cats.size()).first;
-          cats.emplace_back();
-        }
-        cats[it->second].push_back(j);
+        Key key{f.job, f.user > 0 ? ids.u[j] : kNoId, f.project > 0 ? ids.p[j] : kNoId,
+                f.dept > 0 ? ids.d[j] : kNoId};
+        auto [it, added] = cat_index.emplace(key, static_cast<uint32_t>(cat_size.size()));
+        if (added) cat_size.push_back(0);
+        cat_of[k] = it->second;
+        ++cat_size[it->second];
       }
-      for (auto& c : cats)
-        mfprio::stable_order(c.begin(), c.end(), [&](size_t a, size_t b) {
-          if (step.dependent && prior[a] != prior[b]) return prior[a] > prior[b];
-          return earlier(a, b);
+      cats.off.assign(cat_size.size() + 1, 0);
+      for (size_t c = 0; c < cat_size.size(); ++c) cats.off[c + 1] = cats.off[c] + cat_size[c];
+      cats.flat.resize(cats.off.back());
+      {
+        std::vector<size_t> fill(cats.off.begin(), cats.off.end() - 1);
+        for (size_t k = 0; k < pending.size(); ++k)
+          if (cat_of[k] != UINT32_MAX) cats.flat[fill[cat_of[k]]++] = pending[k];
+      }
+      // Each category's order: prior tickets desc when dependent, then earlier
+      // (submit, id); sorted on flat records so no comparison reads a Job.
+      struct CRec {
+        double prior;
+        int64_t submit;
+        uint64_t id;
+        size_t idx;
+      };
+      std::vector<CRec> recs;
+      for (size_t c = 0; c < cats.size(); ++c) {
+        const size_t b = cats.off[c], e = cats.off[c + 1];
+        if (e - b < 2) continue;
+        recs.clear();
+        for (size_t k = b; k < e; ++k) {
+          const size_t j = cats.flat[k];
+          recs.push_back(CRec{prior[j], jobs[j].submit_time, jobs[j].id, j});
+        }
+        const bool dep = step.dependent;
+        mfprio::stable_order(recs.begin(), recs.end(), [dep](const CRec& a, const CRec& x) {
+          if (dep && a.prior != x.prior) return a.prior > x.prior;
+          if (a.submit != x.submit) return a.submit < x.submit;
+          return a.id < x.id;
         });
-      size_t pjobs = 0;
-      for (auto& c : cats) pjobs += c.size();
+        for (size_t k = b; k < e; ++k) cats.flat[k] = recs[k - b].idx;
+      }
+      const size_t pjobs = cats.flat.size();
       const size_t max_picks = std::min<size_t>(conf.max_functional_jobs_to_schedule, pjobs);
       const auto wp = functional_weights(conf, true, true, true, true);
       Counts cnt = run_cnt;
