@@ -234,11 +234,14 @@ void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<Job>& jobs
   }
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (job_node[j] < 0 || (running_only && !jobs[j].running)) continue;
-    int n = job_node[j];
+    const int n = job_node[j];
     nodes[n].direct_jobs++;
     if (jobs[j].running) nodes[n].direct_running++;
-    for (; n >= 0; n = nodes[n].parent) nodes[n].jobs++;
   }
+  // Each node's jobs up its path once (not once per job).
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (const uint32_t d = nodes[i].direct_jobs)
+      for (int n = static_cast<int>(i); n >= 0; n = nodes[n].parent) nodes[n].jobs += d;
   for (auto& n : nodes) n.active = n.jobs > 0;
 }
 
