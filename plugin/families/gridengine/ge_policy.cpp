@@ -146,7 +146,7 @@ Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobT
 }  // namespace
 
 int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* why) {
-  const std::string id = "job " + std::to_string(r.job_id);
+  const auto id = [&r] { return "job " + std::to_string(r.job_id); };  // only on failure
   Job j;
   j.id = r.job_id;
   j.user = nz(r.user);
@@ -154,7 +154,7 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
   j.submit_time = r.submit_time;
   if (r.deadline > 0) j.deadline = r.deadline;
   if (r.user_priority < -1023 || r.user_priority > 1024) {
-    *why = id + ": user_priority " + std::to_string(r.user_priority) + " is outside -1023..1024 (POSIX priority)";
+    *why = id() + ": user_priority " + std::to_string(r.user_priority) + " is outside -1023..1024 (POSIX priority)";
     return MFPRIO_EINVAL;
   }
   j.posix_priority = r.user_priority;
@@ -164,7 +164,7 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
     const std::string name = nz(r.attrs[i].name);
     const std::string value = nz(r.attrs[i].value);
     const auto bad = [&](const char* what) {
-      *why = id + ": attr '" + name + "' = '" + value + "': " + what;
+      *why = id() + ": attr '" + name + "' = '" + value + "': " + what;
       return MFPRIO_EINVAL;
     };
     if (name == "department") {
@@ -194,8 +194,10 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
         double v = 0;
         if (!parse_ge_value(c->type, value, &v))
           return bad((std::string("not a ") + complex_type_name(c->type) + " value").c_str());
+        j.hard_requests[c->name] = RequestValue::num(v);  // parsed once: urgency reads the number
+      } else {
+        j.hard_requests[c->name] = RequestValue::str(value);
       }
-      j.hard_requests[c->name] = RequestValue::str(value);
     }
   }
   if (!pe_text.empty()) {
@@ -352,50 +354,61 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   pass->now = now;
   pass->generation = s.generation;
   std::vector<size_t> slot(pending_count, SIZE_MAX);  // pending i -> jobs index
-  std::unordered_map<uint64_t, size_t> first;         // job id -> jobs index
+  // job id -> jobs index (first record): dedups the pending records and is the pass's index.
+  JobIndex& first = pass->index;
+  first.reserve(pending_count + running_count);
+  pass->jobs.reserve(pending_count + running_count);
+  std::vector<UrgencyParts> urgency;  // parallel to pass->jobs: the pass reuses it
+  urgency.reserve(pending_count + running_count);
+  Job scratch;  // a later record of a job already in the pass: checked, then dropped
   for (size_t i = 0; i < pending_count; ++i) {
     std::string why;
     int rc = check_job(&pending[i], "prioritize", &why);
-    Job j;
-    if (rc == MFPRIO_OK && pending[i].state != MFPRIO_JOB_HELD) rc = to_ge_job(pending[i], m, &j, &why);
-    if (rc == MFPRIO_OK && pending[i].state != MFPRIO_JOB_HELD) {
-      UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
-      if (!job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
+    const bool held = pending[i].state == MFPRIO_JOB_HELD;
+    const bool dup = rc == MFPRIO_OK && !held && first.find(pending[i].job_id) != JobIndex::kNone;
+    Job* j = nullptr;
+    UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
+    if (rc == MFPRIO_OK && !held) {
+      j = dup ? &scratch : &pass->jobs.emplace_back();
+      rc = to_ge_job(pending[i], m, j, &why);
+      if (rc == MFPRIO_OK && !job_urgency(*j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     }
     if (statuses) statuses[i] = rc;
     priorities[i] = 0;
     if (rc != MFPRIO_OK) {
+      if (j && !dup) pass->jobs.pop_back();
       err->note(rc, why);
       continue;
     }
-    if (pending[i].state == MFPRIO_JOB_HELD) continue;
-    j.running = false;  // given as pending
+    if (held) continue;
     // One record per partition: the job takes part once, every record gets its priority.
-    if (auto seen = first.find(j.id); seen != first.end()) {
-      slot[i] = seen->second;
+    if (dup) {
+      slot[i] = first.find(pending[i].job_id);
       continue;
     }
-    first.emplace(j.id, pass->jobs.size());
-    slot[i] = pass->jobs.size();
-    pass->jobs.push_back(std::move(j));
+    j->running = false;  // given as pending
+    slot[i] = pass->jobs.size() - 1;
+    first.insert(j->id, static_cast<uint32_t>(slot[i]));
+    urgency.push_back(up);
   }
   for (size_t i = 0; i < running_count; ++i) {
     std::string why;
-    Job j;
+    Job& j = pass->jobs.emplace_back();
+    UrgencyParts up;
     int rc = to_ge_job(running[i], m, &j, &why);
-    if (rc == MFPRIO_OK) {
-      UrgencyParts up;
-      if (!job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
-    }
+    if (rc == MFPRIO_OK && !job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
+      pass->jobs.pop_back();
       err->note(rc, "prioritize (running): " + why);
       continue;
     }
     j.running = true;
-    pass->jobs.push_back(std::move(j));
+    first.insert(j.id, static_cast<uint32_t>(pass->jobs.size() - 1));
+    urgency.push_back(up);
   }
   std::string why;
-  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why)) {  // validated above: unreachable
+  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency)) {
+    // validated above: unreachable
     for (size_t i = 0; i < pending_count; ++i) {
       priorities[i] = 0;
       if (statuses) statuses[i] = MFPRIO_EINTERNAL;
@@ -403,7 +416,6 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     err->note(MFPRIO_EINTERNAL, "prioritize: " + why);
     return nullptr;
   }
-  for (size_t k = 0; k < pass->jobs.size(); ++k) pass->index.emplace(pass->jobs[k].id, k);
   for (size_t i = 0; i < pending_count; ++i)
     if (slot[i] != SIZE_MAX) priorities[i] = pass->result.jobs[slot[i]].priority;
   last_pass_.store(pass, std::memory_order_release);
@@ -424,9 +436,9 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
   }
   const GePass* pass = static_cast<const GePass*>(pass_base);
   if (pass) {
-    auto it = pass->index.find(job.job_id);
-    if (it != pass->index.end()) {  // the pass's numbers, whatever `now`
-      const size_t k = it->second;
+    const uint32_t at = pass->index.find(job.job_id);
+    if (at != JobIndex::kNone) {  // the pass's numbers, whatever `now`
+      const size_t k = at;
       const JobPrice& p = pass->result.jobs[k];
       *priority = p.priority;
       if (explain)

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -47,11 +48,52 @@ struct GeState : State {
   std::shared_ptr<const Model> model;
 };
 
+// Job id -> position, first insert wins: open addressing over a power-of-two
+// table sized once for the pass (at most half full), no allocation per id.
+class JobIndex {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  void reserve(size_t n) {
+    size_t cap = 16;
+    int bits = 4;
+    while (cap < 2 * n) {
+      cap *= 2;
+      ++bits;
+    }
+    ids_.assign(cap, 0);
+    pos_.assign(cap, kNone);
+    mask_ = cap - 1;
+    shift_ = 64 - bits;
+  }
+  // The position of id, inserting `pos` when absent (then returns pos).
+  uint32_t insert(uint64_t id, uint32_t pos) {
+    size_t i = slot(id);
+    for (; pos_[i] != kNone; i = (i + 1) & mask_)
+      if (ids_[i] == id) return pos_[i];
+    ids_[i] = id;
+    pos_[i] = pos;
+    return pos;
+  }
+  uint32_t find(uint64_t id) const {
+    if (pos_.empty()) return kNone;
+    for (size_t i = slot(id); pos_[i] != kNone; i = (i + 1) & mask_)
+      if (ids_[i] == id) return pos_[i];
+    return kNone;
+  }
+
+ private:
+  size_t slot(uint64_t id) const { return static_cast<size_t>((id * 0x9E3779B97F4A7C15ull) >> shift_); }
+  std::vector<uint64_t> ids_;
+  std::vector<uint32_t> pos_;
+  size_t mask_ = 0;
+  int shift_ = 60;
+};
+
 // One whole-queue pass, kept for later single pricings.
 struct GePass : PassState {
   std::vector<Job> jobs;       // pending (non-held, valid) then running
   PricingResult result;        // parallel to jobs
-  std::unordered_map<uint64_t, size_t> index;  // job id -> position (first record)
+  JobIndex index;              // job id -> position (first record)
   int64_t now = 0;
   uint64_t generation = 0;     // the State it was priced against
 };

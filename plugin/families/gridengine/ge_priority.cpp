@@ -22,23 +22,23 @@ uint32_t priority_to_u32(double prio) {
 
 namespace {
 bool validate_job(const Job& j, std::string* why) {
-  const std::string id = "job " + std::to_string(j.id);
+  const auto id = [&j] { return "job " + std::to_string(j.id); };  // only on failure
   if (j.posix_priority < -1023 || j.posix_priority > 1024) {
-    *why = id + ": posix_priority " + std::to_string(j.posix_priority) + " outside -1023..1024";
+    *why = id() + ": posix_priority " + std::to_string(j.posix_priority) + " outside -1023..1024";
     return false;
   }
   if (j.job_share < 0 || j.override_tickets < 0) {
-    *why = id + ": job_share and override_tickets must be >= 0";
+    *why = id() + ": job_share and override_tickets must be >= 0";
     return false;
   }
   if (j.pe) {
     if (j.pe->ranges.empty()) {
-      *why = id + ": PE request '" + j.pe->name + "' has no slot range";
+      *why = id() + ": PE request '" + j.pe->name + "' has no slot range";
       return false;
     }
     for (const auto& r : j.pe->ranges)
       if (r.min < 1 || r.max < r.min) {
-        *why = id + ": PE request '" + j.pe->name + "' has a bad range";
+        *why = id() + ": PE request '" + j.pe->name + "' has a bad range";
         return false;
       }
   }
@@ -47,14 +47,18 @@ bool validate_job(const Job& j, std::string* why) {
 }  // namespace
 
 bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
-                 PricingResult* out, std::string* why) {
+                 PricingResult* out, std::string* why, bool with_terms,
+                 const std::vector<UrgencyParts>* urgency) {
   const SchedConf& c = model.conf;
   const size_t n = jobs.size();
-  std::vector<UrgencyParts> up(n);
+  std::vector<UrgencyParts> computed;
+  if (urgency && urgency->size() != n) urgency = nullptr;
+  if (!urgency) computed.resize(n);
   for (size_t i = 0; i < n; ++i) {
     if (!validate_job(jobs[i], why)) return false;
-    if (!job_urgency(jobs[i], model, now, &up[i], why)) return false;
+    if (!urgency && !job_urgency(jobs[i], model, now, &computed[i], why)) return false;
   }
+  const std::vector<UrgencyParts>& up = urgency ? *urgency : computed;
   PricingResult r;
   r.tickets = compute_tickets(jobs, model);
   r.max_tix = r.tickets.max_tix;
@@ -90,6 +94,7 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     p.npprior = prio_off ? 0.5 : normalize(j.posix_priority + 1024.0, 0, 2048);
     p.prio = c.weight_urgency * p.nurg + c.weight_ticket * p.ntckts + c.weight_priority * p.npprior;
     p.priority = priority_to_u32(p.prio);
+    if (!with_terms) continue;
 
     auto add = [&](const char* name, const char* label, double f, double w, bool bound, int parent) {
       p.terms.push_back(Term{name, label, f, w, f * w, bound, parent});
@@ -110,13 +115,24 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     add("otckt", "override tickets", p.otckt, 1.0, false, tk);
     add("priority", "normalized POSIX priority (npprior)", p.npprior, c.weight_priority, prio_off, -1);
   }
+  // Sorted on flat records: no comparison reads a Job or a JobPrice.
+  struct ORec {
+    double prio;
+    int64_t submit;
+    uint64_t id;
+    size_t idx;
+  };
+  std::vector<ORec> order;
+  order.reserve(n);
   for (size_t i = 0; i < n; ++i)
-    if (!jobs[i].running) r.pending_order.push_back(i);
-  mfprio::stable_order(r.pending_order.begin(), r.pending_order.end(), [&](size_t a, size_t b) {
-    if (r.jobs[a].prio != r.jobs[b].prio) return r.jobs[a].prio > r.jobs[b].prio;
-    if (jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
-    return jobs[a].id < jobs[b].id;
+    if (!jobs[i].running) order.push_back(ORec{r.jobs[i].prio, jobs[i].submit_time, jobs[i].id, i});
+  mfprio::stable_order(order.begin(), order.end(), [](const ORec& a, const ORec& b) {
+    if (a.prio != b.prio) return a.prio > b.prio;
+    if (a.submit != b.submit) return a.submit < b.submit;
+    return a.id < b.id;
   });
+  r.pending_order.reserve(order.size());
+  for (const ORec& o : order) r.pending_order.push_back(o.idx);
   *out = std::move(r);
   return true;
 }

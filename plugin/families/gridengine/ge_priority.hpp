@@ -27,6 +27,7 @@
 
 #include "ge_model.hpp"
 #include "ge_tickets.hpp"
+#include "ge_urgency.hpp"
 
 namespace mfprio::gridengine {
 
@@ -67,8 +68,13 @@ struct PricingResult {
 };
 
 // Fails (nothing in *out changed) when a job is invalid; *why names the job.
+// with_terms = false leaves every JobPrice::terms empty (the whole-queue path of
+// the policy, whose explanations come from the JobPrice fields).  urgency, when
+// given, is job_urgency of every job at `now` (parallel to jobs), computed by a
+// caller that validated the jobs already: the pass uses it instead.
 bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
-                 PricingResult* out, std::string* why);
+                 PricingResult* out, std::string* why, bool with_terms = true,
+                 const std::vector<UrgencyParts>* urgency = nullptr);
 
 uint32_t priority_to_u32(double prio);
 

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <queue>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
@@ -17,6 +19,54 @@ namespace mfprio::gridengine {
 namespace {
 
 constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE, scaled by oltt (§3.2)
+
+constexpr uint32_t kNoId = UINT32_MAX;
+
+struct Ids {
+  const Job* base = nullptr;
+  std::vector<uint32_t> u, p, d;  // per job
+  std::vector<const TicketObject*> uo, po, dobj;  // per id, nullptr = none
+  size_t at(const Job& j) const { return static_cast<size_t>(&j - base); }
+};
+
+const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
+  if (k.empty()) return nullptr;
+  auto it = m.find(k);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+Ids intern_ids(const std::vector<Job>& jobs, const Model& m) {
+  Ids ids;
+  ids.base = jobs.data();
+  const size_t n = jobs.size();
+  ids.u.resize(n);
+  ids.p.resize(n);
+  ids.d.resize(n);
+  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const std::string& name,
+                 const std::map<std::string, TicketObject>& objects, std::vector<const TicketObject*>& out) {
+    auto [it, added] = names.emplace(std::string_view(name), static_cast<uint32_t>(out.size()));
+    if (added) out.push_back(lookup(objects, name));
+    return it->second;
+  };
+  std::unordered_map<std::string_view, uint32_t> un, pn, dn;
+  for (size_t j = 0; j < n; ++j) {
+    ids.u[j] = one(un, jobs[j].user, m.users, ids.uo);
+    ids.p[j] = one(pn, jobs[j].project, m.projects, ids.po);
+    ids.d[j] = one(dn, jobs[j].department, m.departments, ids.dobj);
+  }
+  return ids;
+}
+
+// ---- per-object counters for functional and override tickets ------------------------
+// Flat, by id; references to values stay valid (the functional pass keeps some).
+struct Counts {
+  const Ids* ids = nullptr;
+  std::vector<double> user, project, dept;
+  explicit Counts(const Ids& i) : ids(&i), user(i.uo.size()), project(i.po.size()), dept(i.dobj.size()) {}
+  double& u(const Job& j) { return user[ids->u[ids->at(j)]]; }
+  double& p(const Job& j) { return project[ids->p[ids->at(j)]]; }
+  double& d(const Job& j) { return dept[ids->d[ids->at(j)]]; }
+};
 
 // ---- the working share tree ----------------------------------------------------------
 struct WorkTree {
@@ -96,7 +146,7 @@ std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, Lea
   return {-1, false};
 }
 
-WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m) {
+WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& ids) {
   WorkTree w;
   const auto& spec = m.tree.nodes;
   w.nodes.resize(spec.size());
@@ -118,12 +168,17 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m) {
   // Map jobs; users caught by `default` get their own sibling copy (EE:sge_set_job_refs).
   w.job_node.assign(jobs.size(), -1);
   if (w.nodes.empty()) return w;
-  std::map<std::pair<int, std::string>, int> copies;
+  std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
   LeafIndex index(w.nodes);  // holds the vector, not its elements: copies may be added
+  // The leaf depends on the job's user and project only: found once per pair.
+  std::unordered_map<uint64_t, std::pair<int, bool>> found;
   for (size_t j = 0; j < jobs.size(); ++j) {
-    auto [leaf, is_default] = find_job_leaf(w.nodes, index, jobs[j]);
+    const uint64_t up = (static_cast<uint64_t>(ids.u[j]) << 32) | ids.p[j];
+    auto f = found.find(up);
+    if (f == found.end()) f = found.emplace(up, find_job_leaf(w.nodes, index, jobs[j])).first;
+    auto [leaf, is_default] = f->second;
     if (leaf >= 0 && is_default) {
-      auto key = std::make_pair(leaf, jobs[j].user);
+      const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | ids.u[j];
       auto it = copies.find(key);
       if (it == copies.end()) {
         ShareNodeState c = w.nodes[leaf];
@@ -179,11 +234,14 @@ void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<Job>& jobs
   }
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (job_node[j] < 0 || (running_only && !jobs[j].running)) continue;
-    int n = job_node[j];
+    const int n = job_node[j];
     nodes[n].direct_jobs++;
     if (jobs[j].running) nodes[n].direct_running++;
-    for (; n >= 0; n = nodes[n].parent) nodes[n].jobs++;
   }
+  // Each node's jobs up its path once (not once per job).
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (const uint32_t d = nodes[i].direct_jobs)
+      for (int n = static_cast<int>(i); n >= 0; n = nodes[n].parent) nodes[n].jobs += d;
   for (auto& n : nodes) n.active = n.jobs > 0;
 }
 
@@ -205,31 +263,21 @@ struct TupleHash {
   }
 };
 
-// ---- per-object counters for functional and override tickets ------------------------
-// Hashed, never iterated (so their order cannot matter); references to
-// values stay valid as entries are added (the functional pass keeps some).
-struct Counts {
-  std::unordered_map<std::string, double> user, project, dept;
-  double& u(const Job& j) { return user[j.user]; }
-  double& p(const Job& j) { return project[j.project]; }
-  double& d(const Job& j) { return dept[j.department]; }
-};
-
-const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
-  if (k.empty()) return nullptr;
-  auto it = m.find(k);
-  return it == m.end() ? nullptr : &it->second;
-}
-
+// ---- integer ids of the pass's users, projects and departments ---------------------
+// Interned once per pass (every job's three names, one hash look-up each); the
+// ticket objects are looked up once per distinct name.  Every Job handed to
+// the helpers below is an element of the pass's job vector, so its index is
+// its address minus the vector's.
 struct FShares {
   double user = 0, project = 0, dept = 0, job = 0;
 };
 
-FShares object_fshares(const Job& j, const Model& m) {
+FShares object_fshares(const Job& j, const Ids& ids) {
   FShares f;
-  if (auto* o = lookup(m.users, j.user)) f.user = o->fshare;
-  if (auto* o = lookup(m.projects, j.project)) f.project = o->fshare;
-  if (auto* o = lookup(m.departments, j.department)) f.dept = o->fshare;
+  const size_t k = ids.at(j);
+  if (auto* o = ids.uo[ids.u[k]]) f.user = o->fshare;
+  if (auto* o = ids.po[ids.p[k]]) f.project = o->fshare;
+  if (auto* o = ids.dobj[ids.d[k]]) f.dept = o->fshare;
   f.job = j.job_share;
   return f;
 }
@@ -334,7 +382,8 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
   r.jobs.assign(n, JobTickets{});
 
   // ---- share tree, pass 1 targets (running + pending active) ----
-  WorkTree w = build_work_tree(jobs, m);
+  const Ids ids = intern_ids(jobs, m);
+  WorkTree w = build_work_tree(jobs, m, ids);
   const bool use_tree = WS > 0 && !w.nodes.empty();
   count_jobs(w.nodes, jobs, w.job_node, false);
   compute_share_targets(w.nodes, conf.compensation_factor);
@@ -355,7 +404,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
   };
 
   // ---- running jobs: functional and override (identical in both passes) ----
-  Counts run_cnt;
+  Counts run_cnt(ids);
   for (const Job& j : jobs)
     if (j.running) {
       run_cnt.u(j) += 1;
@@ -364,7 +413,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
     }
   const bool shared_f = conf.share_functional_shares;
   auto job_fshare = [&](const Job& j, Counts& cnt, double extra) {
-    FShares f = object_fshares(j, m);
+    FShares f = object_fshares(j, ids);
     if (shared_f) {
       f.user = f.user / std::max(1.0, cnt.u(j) + extra);
       if (!j.project.empty()) f.project = f.project / std::max(1.0, cnt.p(j) + extra);
@@ -390,14 +439,15 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
   }
   auto override_value = [&](const Job& j, Counts& cnt, double extra, bool shared) {
     double t = 0;
-    auto add = [&](const TicketObject* o, double c) {
+    auto add = [&](const TicketObject* o, const std::vector<double>& counts, uint32_t id) {
       if (!o || !(o->oticket > 0)) return;
       if (!shared) t += o->oticket;
-      else if (c + extra > 0) t += o->oticket / (c + extra);
+      else if (counts[id] + extra > 0) t += o->oticket / (counts[id] + extra);
     };
-    add(lookup(m.users, j.user), cnt.u(j));
-    if (!j.project.empty()) add(lookup(m.projects, j.project), cnt.p(j));
-    if (!j.department.empty()) add(lookup(m.departments, j.department), cnt.d(j));
+    const size_t k = ids.at(j);
+    add(ids.uo[ids.u[k]], cnt.user, ids.u[k]);
+    if (!j.project.empty()) add(ids.po[ids.p[k]], cnt.project, ids.p[k]);
+    if (!j.department.empty()) add(ids.dobj[ids.d[k]], cnt.dept, ids.d[k]);
     return t + j.override_tickets;
   };
   for (size_t j = 0; j < n; ++j)
@@ -433,12 +483,23 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         // counts grow, so a lazy max-heap gives the same picks as rescanning every
         // job each round: pop, recompute, accept if unchanged, else push back.
         Counts cnt = run_cnt;
-        using GKey = std::tuple<std::string, std::string, std::string>;
+        using GKey = std::tuple<uint32_t, uint32_t, uint32_t>;
         // Hashed: the picks do not depend on the groups' order (a pick is the
         // largest value, ties to the lower job id, and job ids are distinct).
         std::unordered_map<GKey, std::vector<size_t>, TupleHash> groups;
-        for (size_t j : pending)
-          groups[GKey{jobs[j].user, jobs[j].project, jobs[j].department}].push_back(j);
+        // A job none of whose objects has override tickets gets its own -ot
+        // whenever it is picked, and its pick only counts objects whose counts
+        // no value reads (an object's count matters only when it has override
+        // tickets): such jobs take no part in the rounds.
+        auto has_ot = [](const TicketObject* o) { return o && o->oticket > 0; };
+        for (size_t j : pending) {
+          if (!has_ot(ids.uo[ids.u[j]]) && (jobs[j].project.empty() || !has_ot(ids.po[ids.p[j]])) &&
+              (jobs[j].department.empty() || !has_ot(ids.dobj[ids.d[j]]))) {
+            r.jobs[j].otckt = 0.0 + jobs[j].override_tickets;
+            continue;
+          }
+          groups[GKey{ids.u[j], ids.p[j], ids.d[j]}].push_back(j);
+        }
         auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? prior[j] : 0); };
         std::vector<std::vector<size_t>*> lists;
         for (auto& [k, v] : groups) {
@@ -494,30 +555,72 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         for (size_t j : pending) prior[j] += r.jobs[j].otckt;
     } else if (step.policy == 'F' && F > 0) {
       // EE functional pending pass: categories, greedy picks (§3.6).
-      using Key = std::tuple<double, std::string, std::string, std::string>;
+      using Key = std::tuple<double, uint32_t, uint32_t, uint32_t>;  // ids, kNoId = not in the key
       // Hashed: the picks do not depend on the categories' order (a pick is
       // the largest value, ties to the earlier job, and jobs are distinct).
-      std::unordered_map<Key, size_t, TupleHash> cat_index;
-      std::vector<std::vector<size_t>> cats;
-      for (size_t j : pending) {
-        const FShares f = object_fshares(jobs[j], m);
+      std::unordered_map<Key, uint32_t, TupleHash> cat_index;
+      // The categories' members in one array (category by category, each in
+      // pending order before its sort): a category is a range of it.
+      struct Cats {
+        std::vector<size_t> flat;
+        std::vector<size_t> off;  // category c = flat[off[c], off[c + 1])
+        struct View {
+          const size_t* b;
+          size_t n;
+          size_t operator[](size_t i) const { return b[i]; }
+          size_t size() const { return n; }
+        };
+        size_t size() const { return off.size() - 1; }
+        View operator[](size_t c) const { return View{flat.data() + off[c], off[c + 1] - off[c]}; }
+      } cats;
+      std::vector<uint32_t> cat_of(pending.size(), UINT32_MAX);
+      std::vector<size_t> cat_size;
+      for (size_t k = 0; k < pending.size(); ++k) {
+        const size_t j = pending[k];
+        const FShares f = object_fshares(jobs[j], ids);
         if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
-        Key k{f.job, f.user > 0 ? jobs[j].user : "", f.project > 0 ? jobs[j].project : "",
-              f.dept > 0 ? jobs[j].department : ""};
-        auto it = cat_index.find(k);
-        if (it == cat_index.end()) {
-          it = cat_index.emplace(k, cats.size()).first;
-          cats.emplace_back();
-        }
-        cats[it->second].push_back(j);
+        // A positive fshare means a named object, so kNoId never stands for a name.
+        Key key{f.job, f.user > 0 ? ids.u[j] : kNoId, f.project > 0 ? ids.p[j] : kNoId,
+                f.dept > 0 ? ids.d[j] : kNoId};
+        auto [it, added] = cat_index.emplace(key, static_cast<uint32_t>(cat_size.size()));
+        if (added) cat_size.push_back(0);
+        cat_of[k] = it->second;
+        ++cat_size[it->second];
       }
-      for (auto& c : cats)
-        mfprio::stable_order(c.begin(), c.end(), [&](size_t a, size_t b) {
-          if (step.dependent && prior[a] != prior[b]) return prior[a] > prior[b];
-          return earlier(a, b);
+      cats.off.assign(cat_size.size() + 1, 0);
+      for (size_t c = 0; c < cat_size.size(); ++c) cats.off[c + 1] = cats.off[c] + cat_size[c];
+      cats.flat.resize(cats.off.back());
+      {
+        std::vector<size_t> fill(cats.off.begin(), cats.off.end() - 1);
+        for (size_t k = 0; k < pending.size(); ++k)
+          if (cat_of[k] != UINT32_MAX) cats.flat[fill[cat_of[k]]++] = pending[k];
+      }
+      // Each category's order: prior tickets desc when dependent, then earlier
+      // (submit, id); sorted on flat records so no comparison reads a Job.
+      struct CRec {
+        double prior;
+        int64_t submit;
+        uint64_t id;
+        size_t idx;
+      };
+      std::vector<CRec> recs;
+      for (size_t c = 0; c < cats.size(); ++c) {
+        const size_t b = cats.off[c], e = cats.off[c + 1];
+        if (e - b < 2) continue;
+        recs.clear();
+        for (size_t k = b; k < e; ++k) {
+          const size_t j = cats.flat[k];
+          recs.push_back(CRec{prior[j], jobs[j].submit_time, jobs[j].id, j});
+        }
+        const bool dep = step.dependent;
+        mfprio::stable_order(recs.begin(), recs.end(), [dep](const CRec& a, const CRec& x) {
+          if (dep && a.prior != x.prior) return a.prior > x.prior;
+          if (a.submit != x.submit) return a.submit < x.submit;
+          return a.id < x.id;
         });
-      size_t pjobs = 0;
-      for (auto& c : cats) pjobs += c.size();
+        for (size_t k = b; k < e; ++k) cats.flat[k] = recs[k - b].idx;
+      }
+      const size_t pjobs = cats.flat.size();
       const size_t max_picks = std::min<size_t>(conf.max_functional_jobs_to_schedule, pjobs);
       const auto wp = functional_weights(conf, true, true, true, true);
       Counts cnt = run_cnt;
@@ -535,46 +638,85 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
       std::vector<CatInfo> info(cats.size());
       for (size_t c = 0; c < cats.size(); ++c) {
         const Job& jb = jobs[cats[c][0]];
-        info[c].share = object_fshares(jb, m);
+        info[c].share = object_fshares(jb, ids);
         if (info[c].share.user != 0) info[c].u = &cnt.u(jb);
         if (info[c].share.project != 0 && !jb.project.empty()) info[c].p = &cnt.p(jb);
         if (info[c].share.dept != 0 && !jb.department.empty()) info[c].d = &cnt.d(jb);
       }
-      for (size_t pick = 0; pick < max_picks; ++pick) {
-        size_t best_c = cats.size();
-        double best_v = -1;
-        for (size_t c = 0; c < cats.size(); ++c) {
-          if (head[c] >= cats[c].size()) continue;
-          const size_t j = cats[c][head[c]];
-          // calc_intern_pending_job_functional_tickets: as if started next.
-          FShares share = info[c].share;
-          FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
-          if (shared_f) {
-            if (info[c].u) share.user /= *info[c].u + 1;
-            if (info[c].p) share.project /= *info[c].p + 1;
-            if (info[c].d) share.dept /= *info[c].d + 1;
-          } else {
-            s.user += share.user;
-            s.project += share.project;
-            s.dept += share.dept;
-          }
-          s.job += share.job;
-          const double ft = functional_value(wp, share, s, F);
-          last_eval[c] = ft;
-          const double v = ft + (step.dependent ? prior[j] : 0);
-          if (best_c == cats.size() || v > best_v ||
-              (v == best_v && earlier(j, cats[best_c][head[best_c]]))) {
-            best_c = c;
-            best_v = v;
-          }
+      // calc_intern_pending_job_functional_tickets: category c's value as if
+      // its next job started now.
+      auto eval = [&](size_t c) {
+        FShares share = info[c].share;
+        FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
+        if (shared_f) {
+          if (info[c].u) share.user /= *info[c].u + 1;
+          if (info[c].p) share.project /= *info[c].p + 1;
+          if (info[c].d) share.dept /= *info[c].d + 1;
+        } else {
+          s.user += share.user;
+          s.project += share.project;
+          s.dept += share.dept;
         }
-        if (best_c == cats.size()) break;
+        s.job += share.job;
+        return functional_value(wp, share, s, F);
+      };
+      // Each pick is the category with the largest value (ft + prior of its
+      // next job), ties to the earlier job.  Every pick only adds to the sums
+      // and counts (fshares and -js are >= 0), so no value ever grows: a lazy
+      // max-heap of possibly stale values gives the same picks as evaluating
+      // every category at each pick.  Pop the top; if its value was computed
+      // at this pick it beats every other entry's stale (upper-bound) value;
+      // else recompute it and push it back.
+      // submit and id: of the category's next job (`earlier`), kept in the
+      // entry so that ties are broken without reading the jobs.
+      struct FCand {
+        double v;
+        int64_t submit;
+        uint64_t id;
+        size_t c;
+        size_t at;  // the pick its value was computed at
+      };
+      auto fworse = [](const FCand& a, const FCand& b) {
+        if (a.v != b.v) return a.v < b.v;
+        if (a.submit != b.submit) return b.submit < a.submit;
+        return b.id < a.id;
+      };
+      auto fcand = [&](double v, size_t c, size_t at) {
+        const Job& jb = jobs[cats[c][head[c]]];
+        return FCand{v, jb.submit_time, jb.id, c, at};
+      };
+      std::vector<FCand> fheap;
+      fheap.reserve(cats.size());
+      size_t pick = 0;
+      auto value_now = [&](size_t c) {
+        return eval(c) + (step.dependent ? prior[cats[c][head[c]]] : 0);
+      };
+      if (max_picks > 0) {
+        for (size_t c = 0; c < cats.size(); ++c) fheap.push_back(fcand(value_now(c), c, 0));
+        std::make_heap(fheap.begin(), fheap.end(), fworse);
+      }
+      for (; pick < max_picks && !fheap.empty(); ++pick) {
+        for (;;) {
+          std::pop_heap(fheap.begin(), fheap.end(), fworse);
+          FCand& top = fheap.back();
+          if (top.at == pick) break;
+          top.v = value_now(top.c);
+          top.at = pick;
+          std::push_heap(fheap.begin(), fheap.end(), fworse);
+        }
+        const size_t best_c = fheap.back().c;
+        fheap.pop_back();
+        // The last pick evaluated every category still holding jobs (the
+        // winner's too): members never picked get that evaluation.
+        if (pick + 1 == max_picks)
+          for (size_t c = 0; c < cats.size(); ++c)
+            if (head[c] < cats[c].size()) last_eval[c] = eval(c);
         const size_t j = cats[best_c][head[best_c]];
         ++head[best_c];
         // The winner counts as running; the sums take it in (shared: an object's
         // fshare once), and its tickets are recomputed without the +0.001.
         const Job& jb = jobs[j];
-        const FShares f = object_fshares(jb, m);
+        const FShares f = object_fshares(jb, ids);
         cnt.u(jb) += 1;
         if (!jb.project.empty()) cnt.p(jb) += 1;
         if (!jb.department.empty()) cnt.d(jb) += 1;
@@ -589,6 +731,12 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         }
         sum.job += f.job;
         r.jobs[j].ftckt = functional_value(wp, job_fshare(jb, cnt, 0), sum, F);
+        // Its next job: a new value at the next pick (stale bound: +inf would
+        // do; the current value is one, as values only fall).
+        if (head[best_c] < cats[best_c].size()) {
+          fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
+          std::push_heap(fheap.begin(), fheap.end(), fworse);
+        }
       }
       // Members never picked copy their category's last evaluation (destribute_ftickets).
       for (size_t c = 0; c < cats.size(); ++c)
@@ -618,42 +766,61 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         if (act.size() != 1) break;
         walk_root = act[0];
       }
-      std::function<std::vector<size_t>(int)> process = [&](int node) {
-        std::vector<size_t> list = direct[node];
+      // A job as the sorts see it: flat, so no sort reads a Job.  key is kept
+      // equal to key[idx] (a level's assignment updates both).
+      struct SRec {
+        double key;
+        uint64_t id;
+        uint32_t idx;
+        uint32_t slots;  // dilute_slots
+        bool running;
+      };
+      std::function<std::vector<SRec>(int)> process = [&](int node) {
+        std::vector<SRec> list;
+        list.reserve(direct[node].size());
+        for (size_t j : direct[node])
+          list.push_back(SRec{key[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
         for (int c : active_children(node)) {
-          auto sub = process(c);
-          list.insert(list.end(), sub.begin(), sub.end());
+          std::vector<SRec> sub = process(c);
+          if (list.empty()) list = std::move(sub);
+          else list.insert(list.end(), sub.begin(), sub.end());
         }
         const bool assign = node != walk_root || !direct[node].empty();
         if (assign && !list.empty()) {
-          mfprio::stable_order(list.begin(), list.end(), [&](size_t a, size_t b) {
-            if (jobs[a].running != jobs[b].running) return jobs[a].running;
-            if (key[a] != key[b]) return key[a] > key[b];
-            return jobs[a].id < jobs[b].id;
+          mfprio::stable_order(list.begin(), list.end(), [](const SRec& a, const SRec& b) {
+            if (a.running != b.running) return a.running;
+            if (a.key != b.key) return a.key > b.key;
+            return a.id < b.id;
           });
           double dilute = 1;
           const double stt = w.nodes[node].stt;
-          for (size_t j : list) {
+          for (SRec& x : list) {
+            const size_t j = x.idx;
             const double shr = stt / dilute;
             st[j] = shr * WS;
             key[j] = base[j] + st[j];
-            dilute += dilute_slots(jobs[j]);
+            x.key = key[j];
+            dilute += x.slots;
           }
         }
         return list;
       };
       process(walk_root);
+      std::vector<int8_t> bound_memo(w.nodes.size(), -1);  // path_compensated per node
+      auto bound_of = [&](int node) {
+        if (bound_memo[node] < 0) bound_memo[node] = path_compensated(w.nodes, node) ? 1 : 0;
+        return bound_memo[node] == 1;
+      };
       for (size_t j : pending) {
         r.jobs[j].stckt = w.job_node[j] >= 0 ? st[j] : 0.0;
-        r.jobs[j].share_bound = w.job_node[j] >= 0 && path_compensated(w.nodes, w.job_node[j]);
+        r.jobs[j].share_bound = w.job_node[j] >= 0 && bound_of(w.job_node[j]);
         if (step.dependent) prior[j] += r.jobs[j].stckt;
       }
     }
   }
-  r.nodes = w.nodes;
-
   // ---- pass 2: running jobs only ----
   std::vector<ShareNodeState> p2 = w.nodes;
+  r.nodes = std::move(w.nodes);  // only w.job_node is read below
   count_jobs(p2, jobs, w.job_node, true);
   compute_share_targets(p2, conf.compensation_factor);
   if (use_tree)

@@ -22,9 +22,12 @@
 //
 // Entry point: compute_tickets.  compute_share_targets is exposed for tests and
 // the share monitor.
-// Cost: share tree O(nodes + jobs log jobs * depth); pending override picks
-// O(pending x (user, project, department) groups); functional picks
-// O(max_functional_jobs_to_schedule x categories).
+// Cost: names interned to integer ids once per pass (three hash look-ups a job);
+// share tree O(nodes + jobs log jobs * depth); pending override rounds only for
+// jobs whose objects carry override tickets, a lazy heap over their (user,
+// project, department) groups; functional picks a lazy heap over categories,
+// O(categories + pops log categories), pops >= max_functional_jobs_to_schedule
+// (more when categories tie).
 // Invariants: deterministic (ties broken by submit time then job id); tickets >= 0.
 #pragma once
 

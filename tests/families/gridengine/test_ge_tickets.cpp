@@ -1,6 +1,12 @@
 // Tickets (ge_tickets.hpp, reference §3; share-tree pending tickets as 8.1.9).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <map>
+#include <random>
+#include <tuple>
+
 #include "ge_priority.hpp"
 #include "ge_sharemon.hpp"
 #include "ge_tickets.hpp"
@@ -217,4 +223,218 @@ TEST(GeShareTree, ProjectJobsFindTheirUserInsideTheProjectAndUseProjectUsage) {
   const auto& phys = r.nodes[1];
   EXPECT_NEAR(phys.stt, sp / (sp + sd), 1e-12);
   EXPECT_NEAR(r.jobs[0].stckt, 1000 * sp / (sp + sd), 1e-6);
+}
+
+// ---- the pass's incremental picks against a brute-force reference ------------------
+// The functional picks (a lazy heap over categories) and the override rounds
+// (only jobs whose objects carry override tickets take part) must give what
+// evaluating every candidate at every pick gives (§3.6, §3.7), bit for bit.
+// The reference below follows the reference's rules directly (policies not
+// dependent: policy_hierarchy NONE), independently of ge_tickets.cpp; the
+// queues are random but seeded, with many ties.
+namespace {
+struct Shares4 {
+  double u = 0, p = 0, d = 0, j = 0;
+};
+
+struct Reference {
+  const Model& m;
+  const std::vector<Job>& q;
+  std::map<std::string, double> cu, cp, cd;
+
+  static const TicketObject* obj(const std::map<std::string, TicketObject>& t, const std::string& k) {
+    if (k.empty()) return nullptr;
+    auto it = t.find(k);
+    return it == t.end() ? nullptr : &it->second;
+  }
+  Shares4 fshares(const Job& j) const {
+    Shares4 f;
+    if (auto* o = obj(m.users, j.user)) f.u = o->fshare;
+    if (auto* o = obj(m.projects, j.project)) f.p = o->fshare;
+    if (auto* o = obj(m.departments, j.department)) f.d = o->fshare;
+    f.j = j.job_share;
+    return f;
+  }
+  void count(const Job& j) {
+    cu[j.user] += 1;
+    if (!j.project.empty()) cp[j.project] += 1;
+    if (!j.department.empty()) cd[j.department] += 1;
+  }
+  double ftickets(const std::array<double, 4>& w, const Shares4& s, const Shares4& sum) const {
+    const double F = m.conf.weight_tickets_functional;
+    double t = 0;
+    if (sum.u != 0) t += w[0] * s.u * F / sum.u;
+    if (sum.p != 0) t += w[1] * s.p * F / sum.p;
+    if (sum.d != 0) t += w[2] * s.d * F / sum.d;
+    if (sum.j != 0) t += w[3] * s.j * F / sum.j;
+    return t;
+  }
+  Shares4 divided(const Job& j, double extra) {
+    Shares4 f = fshares(j);
+    if (m.conf.share_functional_shares) {
+      f.u = f.u / std::max(1.0, cu[j.user] + extra);
+      if (!j.project.empty()) f.p = f.p / std::max(1.0, cp[j.project] + extra);
+      if (!j.department.empty()) f.d = f.d / std::max(1.0, cd[j.department] + extra);
+    }
+    return f;
+  }
+  static bool earlier(const Job& a, const Job& b) {
+    return a.submit_time != b.submit_time ? a.submit_time < b.submit_time : a.id < b.id;
+  }
+
+  // Pending functional tickets: every category evaluated at every pick.
+  std::vector<double> functional() {
+    const SchedConf& c = m.conf;
+    cu.clear(), cp.clear(), cd.clear();
+    for (const Job& j : q)
+      if (j.running) count(j);
+    Shares4 sum;
+    for (const Job& j : q)
+      if (j.running) {
+        Shares4 f = divided(j, 0);
+        sum.u += f.u, sum.p += f.p, sum.d += f.d, sum.j += f.j;
+      }
+    double ws = c.weight_user + c.weight_project + c.weight_department + c.weight_job;
+    std::array<double, 4> w{c.weight_user, c.weight_project, c.weight_department, c.weight_job};
+    if (!(ws > 0)) w = {1, 1, 1, 1}, ws = 4;
+    for (double& x : w) x /= ws;
+    std::map<std::tuple<double, std::string, std::string, std::string>, std::vector<size_t>> cats;
+    size_t members = 0;
+    for (size_t k = 0; k < q.size(); ++k) {
+      const Job& j = q[k];
+      const Shares4 f = fshares(j);
+      if (j.running || !(f.u > 0 || f.p > 0 || f.d > 0 || f.j > 0)) continue;
+      cats[{f.j, f.u > 0 ? j.user : "", f.p > 0 ? j.project : "", f.d > 0 ? j.department : ""}].push_back(k);
+      ++members;
+    }
+    std::vector<std::vector<size_t>> lists;
+    for (auto& [key, v] : cats) {
+      std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return earlier(q[a], q[b]); });
+      lists.push_back(v);
+    }
+    std::vector<double> out(q.size(), 0.0), last(lists.size(), 0.0);
+    std::vector<size_t> head(lists.size(), 0);
+    const size_t picks = std::min<size_t>(c.max_functional_jobs_to_schedule, members);
+    for (size_t pick = 0; pick < picks; ++pick) {
+      size_t best = lists.size();
+      double best_v = -1;
+      for (size_t g = 0; g < lists.size(); ++g) {
+        if (head[g] == lists[g].size()) continue;
+        const Job& j = q[lists[g][head[g]]];
+        Shares4 s = fshares(j);
+        Shares4 t{sum.u + 0.001, sum.p + 0.001, sum.d + 0.001, sum.j + 0.001};
+        if (c.share_functional_shares) {
+          if (s.u != 0) s.u /= cu[j.user] + 1;
+          if (s.p != 0 && !j.project.empty()) s.p /= cp[j.project] + 1;
+          if (s.d != 0 && !j.department.empty()) s.d /= cd[j.department] + 1;
+        } else {
+          t.u += s.u, t.p += s.p, t.d += s.d;
+        }
+        t.j += s.j;
+        last[g] = ftickets(w, s, t);
+        if (best == lists.size() || last[g] > best_v ||
+            (last[g] == best_v && earlier(j, q[lists[best][head[best]]]))) {
+          best = g;
+          best_v = last[g];
+        }
+      }
+      const Job& j = q[lists[best][head[best]++]];
+      const Shares4 f = fshares(j);
+      count(j);
+      if (c.share_functional_shares) {
+        if (cu[j.user] == 1) sum.u += f.u;
+        if (!j.project.empty() && cp[j.project] == 1) sum.p += f.p;
+        if (!j.department.empty() && cd[j.department] == 1) sum.d += f.d;
+      } else {
+        sum.u += f.u, sum.p += f.p, sum.d += f.d;
+      }
+      sum.j += f.j;
+      out[static_cast<size_t>(&j - q.data())] = ftickets(w, divided(j, 0), sum);
+    }
+    for (size_t g = 0; g < lists.size(); ++g)
+      for (size_t k = head[g]; k < lists[g].size(); ++k) out[lists[g][k]] = last[g];
+    return out;
+  }
+
+  // Pending shared override tickets: every remaining job evaluated each round.
+  std::vector<double> overrides() {
+    cu.clear(), cp.clear(), cd.clear();
+    for (const Job& j : q)
+      if (j.running) count(j);
+    auto value = [&](const Job& j) {
+      double t = 0;
+      auto add = [&](const TicketObject* o, double n) {
+        if (o && o->oticket > 0 && n + 1 > 0) t += o->oticket / (n + 1);
+      };
+      add(obj(m.users, j.user), cu[j.user]);
+      if (!j.project.empty()) add(obj(m.projects, j.project), cp[j.project]);
+      if (!j.department.empty()) add(obj(m.departments, j.department), cd[j.department]);
+      return t + j.override_tickets;
+    };
+    std::vector<double> out(q.size(), 0.0);
+    std::vector<size_t> left;
+    for (size_t k = 0; k < q.size(); ++k)
+      if (!q[k].running) left.push_back(k);
+    while (!left.empty()) {
+      size_t bi = 0;
+      double bv = value(q[left[0]]);
+      for (size_t i = 1; i < left.size(); ++i) {
+        const double v = value(q[left[i]]);
+        if (v > bv || (v == bv && q[left[i]].id < q[left[bi]].id)) bi = i, bv = v;
+      }
+      out[left[bi]] = bv;
+      count(q[left[bi]]);
+      left.erase(left.begin() + static_cast<std::ptrdiff_t>(bi));
+    }
+    return out;
+  }
+};
+
+std::vector<Job> random_queue(std::mt19937& rng, size_t n) {
+  std::vector<Job> q;
+  for (size_t i = 0; i < n; ++i) {
+    JobB b(static_cast<uint32_t>(1000 + (i * 7919) % 5000), "u" + std::to_string(rng() % 12));
+    if (rng() % 3) b.project("p" + std::to_string(rng() % 4));
+    if (rng() % 4) b.dept("d" + std::to_string(rng() % 3));
+    if (rng() % 5 == 0) b.js(static_cast<double>(rng() % 3));
+    if (rng() % 6 == 0) b.ot(static_cast<double>(rng() % 2) * 25);
+    b.submitted(kNow - static_cast<int64_t>(rng() % 4) * 60);  // many equal submit times
+    if (rng() % 7 == 0) b.running();
+    q.push_back(b);
+  }
+  return q;
+}
+}  // namespace
+
+TEST(GeIncrementalPicks, FunctionalAndOverrideTicketsMatchEvaluatingEveryCandidate) {
+  std::mt19937 rng(13);
+  for (int round = 0; round < 60; ++round) {
+    Model m;
+    m.conf.policy_hierarchy = "";  // independent policies: no prior tickets
+    m.conf.weight_tickets_share = 0;
+    m.conf.weight_tickets_functional = 1000 + 17 * round;
+    m.conf.weight_user = round % 4 == 0 ? 0 : 0.25;
+    m.conf.weight_project = 0.25;
+    m.conf.weight_department = round % 5 == 0 ? 0 : 0.25;
+    m.conf.weight_job = 0.25;
+    m.conf.share_functional_shares = round % 2 == 0;
+    m.conf.share_override_tickets = true;
+    m.conf.max_functional_jobs_to_schedule = static_cast<uint32_t>(round % 3 == 0 ? 5 : 200);
+    for (int u = 0; u < 12; ++u) {
+      if (u % 5 == 4) continue;  // some users have no ticket object
+      m.users["u" + std::to_string(u)] = TicketObject{static_cast<double>(u % 3 * 10), u % 4 == 0 ? 100.0 : 0.0};
+    }
+    for (int p = 0; p < 4; ++p) m.projects["p" + std::to_string(p)] = TicketObject{static_cast<double>(p % 2 * 20), 0};
+    m.departments["d1"] = TicketObject{5, round % 2 ? 40.0 : 0.0};
+    m.departments["d2"] = TicketObject{0, 0};
+    const std::vector<Job> q = random_queue(rng, 40 + static_cast<size_t>(round));
+    const TicketResult r = compute_tickets(q, m);
+    Reference ref{m, q, {}, {}, {}};
+    const std::vector<double> f = ref.functional(), o = ref.overrides();
+    for (size_t k = 0; k < q.size(); ++k) {
+      if (q[k].running) continue;
+      EXPECT_EQ(r.jobs[k].ftckt, f[k]) << "round " << round << " job " << q[k].id;
+      EXPECT_EQ(r.jobs[k].otckt, o[k]) << "round " << round << " job " << q[k].id;
+    }
+  }
 }
