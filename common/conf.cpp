@@ -16,6 +16,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "stable_order.hpp"
+
 namespace mfprio {
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -460,7 +462,7 @@ void ConfErrors::sort_by_position() {
   };
   std::vector<std::pair<Key, std::string>> keyed;
   for (std::string& m : items_) keyed.emplace_back(key_of(m), std::move(m));
-  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+  stable_order(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
     return a.first.file != b.first.file ? a.first.file < b.first.file : a.first.line < b.first.line;
   });
   items_.clear();

@@ -467,11 +467,6 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
     if (!jobs[j].running) pending.push_back(j);
   std::vector<double> prior(n, 0.0);  // tickets of earlier dependent policies
 
-  auto earlier = [&](size_t a, size_t b) {  // submission, then job id
-    if (jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
-    return jobs[a].id < jobs[b].id;
-  };
-
   for (const PolicyStep& step : policy_order(conf.policy_hierarchy)) {
     if (pending.empty()) break;
     if (step.policy == 'O') {

@@ -11,6 +11,7 @@
 #include "ge_sharemon.hpp"
 #include "ge_tickets.hpp"
 #include "test_ge_util.hpp"
+#include "stable_order.hpp"
 
 using namespace getest;
 
@@ -309,7 +310,7 @@ struct Reference {
     }
     std::vector<std::vector<size_t>> lists;
     for (auto& [key, v] : cats) {
-      std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return earlier(q[a], q[b]); });
+      mfprio::stable_order(v.begin(), v.end(), [&](size_t a, size_t b) { return earlier(q[a], q[b]); });
       lists.push_back(v);
     }
     std::vector<double> out(q.size(), 0.0), last(lists.size(), 0.0);
