@@ -27,6 +27,41 @@ std::string usage_name(const std::string& user, const std::string& bank) { retur
 
 std::string job_name(const mfprio_job_t& j) { return "job " + std::to_string(j.job_id); }
 
+// Handle codes for "no queue / QOS" and "one the model does not know".
+constexpr uint16_t kHandleNone = 0xffff;
+constexpr uint16_t kHandleUnknown = 0xfffe;
+
+uint16_t encode(int32_t i) {
+  return i == kNone ? kHandleNone : i == kUnknown ? kHandleUnknown : static_cast<uint16_t>(i);
+}
+// The index a handle code stands for; false when out of range (forged).
+bool decode(uint16_t c, size_t n, int32_t* out) {
+  if (c == kHandleNone) *out = kNone;
+  else if (c == kHandleUnknown) *out = kUnknown;
+  else if (c < n) *out = c;
+  else return false;
+  return true;
+}
+
+// The same associations, queues and QOS in the same order: a decay's new
+// state may keep the handles of the old one.
+bool same_layout(const Model& a, const Model& b) {
+  if (a.assocs.size() != b.assocs.size() || a.queues.size() != b.queues.size() || a.qos.size() != b.qos.size())
+    return false;
+  for (size_t i = 0; i < a.assocs.size(); ++i)
+    if (a.assocs[i].user != b.assocs[i].user || a.assocs[i].bank != b.assocs[i].bank) return false;
+  for (size_t i = 0; i < a.queues.size(); ++i)
+    if (a.queues[i].name != b.queues[i].name) return false;
+  for (size_t i = 0; i < a.qos.size(); ++i)
+    if (a.qos[i].name != b.qos[i].name) return false;
+  return true;
+}
+
+// The refusal of a queue the association may not use (price and the batch).
+std::string not_permitted(const mfprio_job_t& job, const Association& a, std::string_view queue) {
+  return job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " + std::string(queue);
+}
+
 // The column header of a term: its name in capitals ("wait_time" -> "WAIT_TIME").
 std::string label_of(const std::string& name) {
   std::string l = name;
@@ -203,6 +238,26 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     if (p >= 0) s->node_usage[static_cast<size_t>(p)] += s->node_usage[i];
   }
   prepare_model(m.get());
+  // The batch's fast path: the terms price_accounting forms, per credential.
+  const Weights& w = settings_.weights;
+  s->fast_ok = settings_.mode == Mode::kAccounting && m->queues.size() <= 64;
+  if (s->fast_ok) {
+    s->no_queue_c = static_cast<double>(w.queue) * 0.0;
+    s->queue_c.reserve(m->queues.size());
+    for (const Queue& q : m->queues) s->queue_c.push_back(static_cast<double>(w.queue) * static_cast<double>(q.priority));
+    s->fast.resize(m->assocs.size());
+    for (size_t i = 0; i < m->assocs.size(); ++i) {
+      const Association& a = m->assocs[i];
+      FluxState::FastAssoc& f = s->fast[i];
+      f.fs_c = static_cast<double>(w.fairshare) * a.fairshare;
+      double b = 0.0;
+      if (a.bank_index >= 0 && static_cast<size_t>(a.bank_index) < m->banks.size())
+        b = m->banks[static_cast<size_t>(a.bank_index)].priority;
+      f.b_c = static_cast<double>(w.bank) * b;
+      for (int32_t q : a.queues)
+        if (q >= 0 && q < 64) f.queue_mask |= uint64_t{1} << q;
+    }
+  }
   s->associations = m->assocs.size();
   s->model = std::move(m);
   return s;
@@ -216,10 +271,12 @@ std::shared_ptr<FluxState> FluxPolicy::reread(acct::Store* store, int64_t as_of,
   return build(d, store->load_windows(kFamily), as_of, last_decay, generation);
 }
 
-std::shared_ptr<const State> FluxPolicy::load(acct::Store* store, uint32_t, uint64_t generation) {
+std::shared_ptr<const State> FluxPolicy::load(acct::Store* store, uint32_t layout_id, uint64_t generation) {
   if (!store) throw std::runtime_error(std::string(type()) + ": no accounting store");
   const int64_t last = store->decay_state().last_decay;
-  return reread(store, std::max(last, host_->now()), last, generation);
+  auto s = reread(store, std::max(last, host_->now()), last, generation);
+  s->layout_id = layout_id;
+  return s;
 }
 
 int FluxPolicy::association(const FluxState& s, const mfprio_job_t& job, int32_t* assoc, std::string* why) const {
@@ -255,6 +312,42 @@ int FluxPolicy::association(const FluxState& s, const mfprio_job_t& job, int32_t
   return MFPRIO_ENOENT;
 }
 
+int FluxPolicy::ids(const FluxState& s, const mfprio_job_t& job, Job* fj, std::string* why) const {
+  const Model& m = *s.model;
+  const mfprio_handle_t& h = job.handle;
+  if (!(s.layout_id != 0 && h.generation == s.layout_id && h.assoc < m.assocs.size() &&
+        decode(h.partition, m.queues.size(), &fj->queue) && decode(h.qos, m.qos.size(), &fj->qos))) {
+    // Stale, forged or never resolved: by name.
+    if (int rc = association(s, job, &fj->assoc, why)) return rc;
+    fj->queue = find_queue(m, nz(job.partition));
+    fj->qos = find_qos(m, nz(job.qos));
+  } else {
+    fj->assoc = static_cast<int32_t>(h.assoc);
+  }
+  if (fj->qos == kUnknown && m.settings.mode == Mode::kDesign) {
+    *why = job_name(job) + ": unknown qos \"" + std::string(nz(job.qos)) + "\"";
+    return MFPRIO_ENOENT;
+  }
+  return MFPRIO_OK;
+}
+
+int FluxPolicy::resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) const {
+  const FluxState& s = static_cast<const FluxState&>(state);
+  const Model& m = *s.model;
+  Job fj;
+  mfprio_job_t by_name = job;
+  by_name.handle = mfprio_handle_t{};  // look the names up, whatever the record holds
+  if (int rc = ids(s, by_name, &fj, why)) return rc;
+  *h = mfprio_handle_t{};
+  // Indices a 16-bit code cannot hold: no handle (priced by name).
+  if (s.layout_id == 0 || m.queues.size() >= kHandleUnknown || m.qos.size() >= kHandleUnknown) return MFPRIO_OK;
+  h->generation = s.layout_id;
+  h->assoc = static_cast<uint32_t>(fj.assoc);
+  h->partition = encode(fj.queue);
+  h->qos = encode(fj.qos);
+  return MFPRIO_OK;
+}
+
 int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& job, int64_t now, Explain* explain,
                       uint32_t* priority, uint32_t* clamp, std::string* why) const {
   const FluxState& s = static_cast<const FluxState&>(state);
@@ -262,15 +355,9 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
   *clamp = MFPRIO_CLAMP_NONE;
   Job fj;
   fj.id = job.job_id;
-  if (int rc = association(s, job, &fj.assoc, why)) return rc;
+  if (int rc = ids(s, job, &fj, why)) return rc;
   const Association& a = m.assocs[static_cast<size_t>(fj.assoc)];
   const std::string_view queue = nz(job.partition), qos = nz(job.qos);  // strings only for messages
-  fj.queue = find_queue(m, queue);
-  fj.qos = find_qos(m, qos);
-  if (fj.qos == kUnknown && m.settings.mode == Mode::kDesign) {
-    *why = job_name(job) + ": unknown qos \"" + std::string(qos) + "\"";
-    return MFPRIO_ENOENT;
-  }
   fj.urgency = (job.flags & MFPRIO_JOBF_URGENCY) ? static_cast<int>(job.urgency) : kUrgencyDefault;
   // A job the host holds is held in Flux's terms too: urgency 0.
   if (job.state == MFPRIO_JOB_HELD) fj.urgency = kUrgencyHold;
@@ -282,8 +369,7 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
     // The one refusal check_job can make here is a queue the association
     // may not use (flux-accounting's INVALID_QUEUE): not allowed.
     if (fj.queue >= 0) {
-      *why = job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " +
-             std::string(queue);
+      *why = not_permitted(job, a, queue);
       return MFPRIO_EPERM;
     }
     return MFPRIO_EINVAL;
@@ -307,6 +393,72 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
                     fj.qos == kNone ? std::string() : std::string(qos));
   explain->total(r.total_unclamped, r.priority, *clamp);
   return MFPRIO_OK;
+}
+
+void FluxPolicy::price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs, size_t count,
+                             int64_t now, uint32_t* priorities, int* statuses, ClampCounts* clamps,
+                             BatchError* err) const {
+  const FluxState& s = static_cast<const FluxState&>(state);
+  const Model& m = *s.model;
+  const uint32_t lid = s.layout_id;
+  const bool fast = s.fast_ok && lid != 0;
+  const size_t n_assoc = s.fast.size(), n_queue = s.queue_c.size(), n_qos = m.qos.size();
+  const double w_urgency = static_cast<double>(m.settings.weights.urgency);
+  std::string why;  // filled only on a failure
+  for (size_t i = 0; i < count; ++i) {
+    const mfprio_job_t& j = jobs[i];
+    int rc = mfprio::check_job(&j, "set_priority_batch", &why);  // the record's shape, as set_priority checks it
+    if (rc == MFPRIO_OK) {
+      const mfprio_handle_t h = j.handle;
+      int32_t q = kNone, qos = kNone;
+      // The fast path: a current, in-range handle and no attribute to read
+      // (user_factor is checked on the named path).
+      if (fast && h.generation == lid && h.assoc < n_assoc && j.attr_count == 0 && decode(h.partition, n_queue, &q) &&
+          decode(h.qos, n_qos, &qos)) {
+        const FluxState::FastAssoc& fa = s.fast[h.assoc];
+        if (q >= 0 && !(fa.queue_mask >> q & 1u)) {
+          // flux-accounting's INVALID_QUEUE; the message only for the batch's first failure.
+          priorities[i] = 0;
+          if (statuses) statuses[i] = MFPRIO_EPERM;
+          if (err->status == MFPRIO_OK) err->note(MFPRIO_EPERM, not_permitted(j, m.assocs[h.assoc], nz(j.partition)));
+          continue;
+        }
+        int urgency = (j.flags & MFPRIO_JOBF_URGENCY) ? static_cast<int>(j.urgency) : kUrgencyDefault;
+        if (j.state == MFPRIO_JOB_HELD) urgency = kUrgencyHold;
+        uint32_t p;
+        if (urgency == kUrgencyHold) {
+          p = 0;
+        } else if (urgency == kUrgencyExpedite) {
+          p = kPriorityMax;
+        } else {
+          // price_accounting's sum, in its order, then finish()'s round and clamp.
+          const double qc = q >= 0 ? s.queue_c[static_cast<size_t>(q)] : s.no_queue_c;
+          const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
+          const double r = std::round(fa.fs_c + qc + fa.b_c + uc);
+          if (!(r >= 0.0)) {
+            p = 0;
+            ++clamps->low;
+          } else if (r > static_cast<double>(kPriorityMax)) {
+            p = kPriorityMax;
+            ++clamps->high;
+          } else {
+            p = static_cast<uint32_t>(r);
+          }
+        }
+        priorities[i] = p;
+        if (statuses) statuses[i] = MFPRIO_OK;
+        continue;
+      }
+      uint32_t clamp = MFPRIO_CLAMP_NONE;
+      rc = price(state, pass, j, now, nullptr, &priorities[i], &clamp, &why);
+      if (rc == MFPRIO_OK) clamps->add(clamp);
+    }
+    if (rc != MFPRIO_OK) {
+      priorities[i] = 0;
+      err->note(rc, why);
+    }
+    if (statuses) statuses[i] = rc;
+  }
 }
 
 int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_job_t* jobs, const int64_t* until,
@@ -357,7 +509,11 @@ int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_jo
   out->committed = true;
   out->charged = c.charges.size();
   const int64_t last = ended ? cur.last_decay : pass_time;
-  out->next = reread(store, t_ref, last, cur.generation + 1);
+  auto next = reread(store, t_ref, last, cur.generation + 1);
+  // Handles stay good while the associations, queues and QOS do (an admin's
+  // edit read here gets no handles until the next load gives a fresh id).
+  next->layout_id = same_layout(*cur.model, *next->model) ? cur.layout_id : 0;
+  out->next = std::move(next);
   (void)skipped;
   return MFPRIO_OK;
 }
