@@ -57,6 +57,16 @@ bool same_layout(const Model& a, const Model& b) {
   return true;
 }
 
+// C round() (halves away from zero) without the libm call: exact, as the
+// fraction x - trunc(x) of a double below 2^52 is exact; larger ones, the
+// infinities and NaN are their own rounding.
+inline double round_half_away(double x) {
+  if (!(std::fabs(x) < 4503599627370496.0)) return x;
+  const double t = static_cast<double>(static_cast<int64_t>(x));
+  const double f = x - t;
+  return f >= 0.5 ? t + 1.0 : f <= -0.5 ? t - 1.0 : t;
+}
+
 // The refusal of a queue the association may not use (price and the batch).
 std::string not_permitted(const mfprio_job_t& job, const Association& a, std::string_view queue) {
   return job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " + std::string(queue);
@@ -240,11 +250,12 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
   prepare_model(m.get());
   // The batch's fast path: the terms price_accounting forms, per credential.
   const Weights& w = settings_.weights;
-  s->fast_ok = settings_.mode == Mode::kAccounting && m->queues.size() <= 64;
+  s->fast_ok = settings_.mode == Mode::kAccounting && m->queues.size() < 64;
   if (s->fast_ok) {
-    s->no_queue_c = static_cast<double>(w.queue) * 0.0;
-    s->queue_c.reserve(m->queues.size());
+    const size_t nq = m->queues.size();
+    s->queue_c.reserve(nq + 1);
     for (const Queue& q : m->queues) s->queue_c.push_back(static_cast<double>(w.queue) * static_cast<double>(q.priority));
+    s->queue_c.push_back(static_cast<double>(w.queue) * 0.0);  // [nq]: no queue, or one accounting does not know
     s->fast.resize(m->assocs.size());
     for (size_t i = 0; i < m->assocs.size(); ++i) {
       const Association& a = m->assocs[i];
@@ -254,8 +265,9 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
       if (a.bank_index >= 0 && static_cast<size_t>(a.bank_index) < m->banks.size())
         b = m->banks[static_cast<size_t>(a.bank_index)].priority;
       f.b_c = static_cast<double>(w.bank) * b;
+      f.queue_mask = uint64_t{1} << nq;  // no queue: nothing to permit
       for (int32_t q : a.queues)
-        if (q >= 0 && q < 64) f.queue_mask |= uint64_t{1} << q;
+        if (q >= 0 && static_cast<size_t>(q) < nq) f.queue_mask |= uint64_t{1} << q;
     }
   }
   s->associations = m->assocs.size();
@@ -402,21 +414,30 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
   const Model& m = *s.model;
   const uint32_t lid = s.layout_id;
   const bool fast = s.fast_ok && lid != 0;
-  const size_t n_assoc = s.fast.size(), n_queue = s.queue_c.size(), n_qos = m.qos.size();
+  const size_t n_assoc = s.fast.size(), n_queue = m.queues.size(), n_qos = m.qos.size();
+  uint64_t clamped_low = 0, clamped_high = 0;
   const double w_urgency = static_cast<double>(m.settings.weights.urgency);
   std::string why;  // filled only on a failure
+  // The per-association terms are read in the records' order, which is
+  // random: fetched kAhead records early (the loop is otherwise waiting on them).
+  constexpr size_t kAhead = 16;
   for (size_t i = 0; i < count; ++i) {
+    if (fast && i + kAhead < count) {
+      const uint32_t next = jobs[i + kAhead].handle.assoc;
+      if (next < n_assoc) __builtin_prefetch(&s.fast[next]);
+    }
     const mfprio_job_t& j = jobs[i];
     int rc = mfprio::check_job(&j, "set_priority_batch", &why);  // the record's shape, as set_priority checks it
     if (rc == MFPRIO_OK) {
       const mfprio_handle_t h = j.handle;
-      int32_t q = kNone, qos = kNone;
       // The fast path: a current, in-range handle and no attribute to read
-      // (user_factor is checked on the named path).
-      if (fast && h.generation == lid && h.assoc < n_assoc && j.attr_count == 0 && decode(h.partition, n_queue, &q) &&
-          decode(h.qos, n_qos, &qos)) {
+      // (user_factor is checked on the named path).  Queue codes past the
+      // queues (none, unknown) all read slot n_queue: no term, permitted.
+      if (fast && h.generation == lid && h.assoc < n_assoc && j.attr_count == 0 &&
+          (h.partition < n_queue || h.partition >= kHandleUnknown) && (h.qos < n_qos || h.qos >= kHandleUnknown)) {
         const FluxState::FastAssoc& fa = s.fast[h.assoc];
-        if (q >= 0 && !(fa.queue_mask >> q & 1u)) {
+        const size_t q = h.partition < n_queue ? h.partition : n_queue;
+        if (!(fa.queue_mask >> q & 1u)) {
           // flux-accounting's INVALID_QUEUE; the message only for the batch's first failure.
           priorities[i] = 0;
           if (statuses) statuses[i] = MFPRIO_EPERM;
@@ -424,27 +445,17 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
           continue;
         }
         int urgency = (j.flags & MFPRIO_JOBF_URGENCY) ? static_cast<int>(j.urgency) : kUrgencyDefault;
-        if (j.state == MFPRIO_JOB_HELD) urgency = kUrgencyHold;
-        uint32_t p;
-        if (urgency == kUrgencyHold) {
-          p = 0;
-        } else if (urgency == kUrgencyExpedite) {
-          p = kPriorityMax;
-        } else {
-          // price_accounting's sum, in its order, then finish()'s round and clamp.
-          const double qc = q >= 0 ? s.queue_c[static_cast<size_t>(q)] : s.no_queue_c;
-          const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
-          const double r = std::round(fa.fs_c + qc + fa.b_c + uc);
-          if (!(r >= 0.0)) {
-            p = 0;
-            ++clamps->low;
-          } else if (r > static_cast<double>(kPriorityMax)) {
-            p = kPriorityMax;
-            ++clamps->high;
-          } else {
-            p = static_cast<uint32_t>(r);
-          }
-        }
+        urgency = j.state == MFPRIO_JOB_HELD ? kUrgencyHold : urgency;
+        // price_accounting's sum, in its order, then finish()'s round and clamp.
+        const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
+        const double r = round_half_away(fa.fs_c + s.queue_c[q] + fa.b_c + uc);
+        const bool low = !(r >= 0.0), high = r > static_cast<double>(kPriorityMax);
+        uint32_t p = low ? 0u : high ? kPriorityMax : static_cast<uint32_t>(r);
+        const bool plain = urgency != kUrgencyHold && urgency != kUrgencyExpedite;
+        clamped_low += plain & low;
+        clamped_high += plain & high;
+        // flux-core: hold (0) and expedite (31) win over the sum.
+        p = urgency == kUrgencyHold ? 0u : urgency == kUrgencyExpedite ? kPriorityMax : p;
         priorities[i] = p;
         if (statuses) statuses[i] = MFPRIO_OK;
         continue;
@@ -459,6 +470,8 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
     }
     if (statuses) statuses[i] = rc;
   }
+  clamps->low += clamped_low;
+  clamps->high += clamped_high;
 }
 
 int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_job_t* jobs, const int64_t* until,

@@ -64,9 +64,8 @@ struct FluxState : State {
     uint64_t queue_mask = 0;
   };
   std::vector<FastAssoc> fast;
-  std::vector<double> queue_c;  // W_queue * queue priority
-  double no_queue_c = 0.0;      // W_queue * 0 (none, unknown)
-  bool fast_ok = false;         // accounting mode and at most 64 queues
+  std::vector<double> queue_c;  // W_queue * queue priority; [queues] W_queue * 0 (none, unknown)
+  bool fast_ok = false;         // accounting mode and at most 63 queues
 };
 
 class FluxPolicy final : public Policy {
