@@ -355,6 +355,62 @@ TEST_F(FluxPlugin, AForbiddenQueueIsRefusedNamingJobUserBankAndQueue) {
   EXPECT_EQ(prio(job(1, "alice", nullptr, "elsewhere")), 100030u);
 }
 
+// Handles (job_resolve): the batch's fast path gives what the names give;
+// a stale handle (after a decay changed usage) or a forged one (the right
+// generation, indices out of range) is priced by name, never read past
+// the tables; a forbidden queue is refused on the fast path too.
+TEST_F(FluxPlugin, ResolvedStaleAndForgedHandlesPriceAsTheNames) {
+  FluxStore()
+      .bank("A", "root", 1, 3)
+      .bank("B", "root", 1, 7)
+      .queue("batch", 2).queue("debug", 5)
+      .user("alice", "A", 1, 0, {"batch", "debug"})
+      .user("bob", "B", 1, 0, {"batch"})
+      .write(db());
+  ASSERT_EQ(start("bank=10"), MFPRIO_OK) << p_->err();
+  std::vector<mfprio_job_t> named = {job(1, "alice", nullptr, "debug"), job(2, "bob", "B", "batch"),
+                                     with_urgency(job(3, "bob", nullptr, "elsewhere"), 20),
+                                     job(4, "bob", "B", "debug"), with_urgency(job(5, "alice", "A"), 31)};
+  auto batch = [&](std::vector<mfprio_job_t> jobs, std::vector<uint32_t>* pr, std::vector<int>* st) {
+    pr->assign(jobs.size(), 7);
+    st->assign(jobs.size(), 99);
+    return p_->ops.set_priority_batch(jobs.data(), jobs.size(), T0, pr->data(), st->data());
+  };
+  std::vector<mfprio_job_t> resolved = named;
+  for (mfprio_job_t& j : resolved) ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+  EXPECT_NE(resolved[0].handle.generation, 0u);
+  std::vector<uint32_t> pn, pr;
+  std::vector<int> sn, sr;
+  EXPECT_EQ(batch(named, &pn, &sn), MFPRIO_EPERM);
+  const std::string en = p_->err();
+  EXPECT_EQ(batch(resolved, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(p_->err(), en);
+  for (const char* w : {"job 4", "bob", "bank B", "queue debug"}) EXPECT_NE(en.find(w), std::string::npos) << en;
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  EXPECT_EQ(sr, (std::vector<int>{MFPRIO_OK, MFPRIO_OK, MFPRIO_OK, MFPRIO_EPERM, MFPRIO_OK}));
+  EXPECT_EQ(pr[0], prio(named[0]));
+  EXPECT_EQ(pr[4], 4294967295u);
+  // Forged: the current generation with indices past every table.
+  std::vector<mfprio_job_t> forged = resolved;
+  for (mfprio_job_t& j : forged) {
+    j.handle.assoc = 0xfffffff0u;
+    j.handle.partition = 0x7000;
+    j.handle.qos = 0x7000;
+  }
+  EXPECT_EQ(batch(forged, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  // Stale: usage moves alice's fair share; the old handles still price as the names.
+  mfprio_job_t r = running(10, "alice", T0 - 3600, 4);
+  ASSERT_EQ(p_->ops.decay(T0, &r, 1), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(batch(named, &pn, &sn), MFPRIO_EPERM);
+  EXPECT_EQ(batch(resolved, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  EXPECT_EQ(pr[0], prio(named[0]));
+}
+
 TEST_F(FluxPlugin, UnknownUserOrBankIsNamed) {
   FluxStore().bank("A", "root", 1).bank("B", "root", 1).user("alice", "A", 1).write(db());
   ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
