@@ -409,6 +409,27 @@ TEST_F(FluxPlugin, ResolvedStaleAndForgedHandlesPriceAsTheNames) {
   EXPECT_EQ(pn, pr);
   EXPECT_EQ(sn, sr);
   EXPECT_EQ(pr[0], prio(named[0]));
+  // An admin adds "aaron" (index 0, where alice was; no debug queue).  The
+  // next pass sees the new associations: no handle is trusted then, and a
+  // new runtime's handles have a new generation: the old ones are stale.
+  FluxStore().user("aaron", "A", 9, 0, {"batch"}).write(db());
+  ASSERT_EQ(p_->ops.decay(T0 + 60, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(batch(named, &pn, &sn), MFPRIO_EPERM);
+  EXPECT_EQ(batch(resolved, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  EXPECT_EQ(sr[0], MFPRIO_OK);  // alice may use debug; aaron's row would refuse it
+  ASSERT_EQ(start("bank=10", T0 + 60), MFPRIO_OK) << p_->err();
+  mfprio_job_t aaron = job(6, "aaron", "A", "batch");
+  ASSERT_EQ(p_->ops.job_resolve(&aaron), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(aaron.handle.assoc, resolved[0].handle.assoc);  // the index alice's old handle names
+  EXPECT_NE(aaron.handle.generation, 0u);
+  EXPECT_NE(aaron.handle.generation, resolved[0].handle.generation);
+  EXPECT_EQ(batch(named, &pn, &sn), MFPRIO_EPERM);
+  EXPECT_EQ(batch(resolved, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  EXPECT_EQ(sr[0], MFPRIO_OK);
 }
 
 TEST_F(FluxPlugin, UnknownUserOrBankIsNamed) {
