@@ -68,6 +68,19 @@ inline double round_half_away(double x) {
   return t + static_cast<double>(f >= 0.5) - static_cast<double>(f <= -0.5);
 }
 
+// The checks of check_job (policy.hpp) that pricing relies on, without a
+// message: the record's size, its attribute list, urgency, and that only an
+// admin raises a priority with nice or user_priority.  The TRES counts are
+// left out: priority/flux prices no TRES (charging checks them).  When false,
+// check_job refuses the record with the message.
+inline bool record_ok(const mfprio_job_t& j) {
+  return j.struct_size >= sizeof(mfprio_job_t) && j.tres_count <= MFPRIO_MAX_LIST && (j.tres_count == 0 || j.tres) &&
+         j.attr_count <= MFPRIO_MAX_LIST && (j.attr_count == 0 || j.attrs) &&
+         !((j.flags & MFPRIO_JOBF_URGENCY) && j.urgency > MFPRIO_URGENCY_EXPEDITE) &&
+         (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN)) &&
+         (j.user_priority <= 0 || (j.flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN));
+}
+
 // The refusal of a queue the association may not use (price and the batch).
 std::string not_permitted(const mfprio_job_t& job, const Association& a, std::string_view queue) {
   return job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " + std::string(queue);
@@ -428,7 +441,9 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
       if (next < n_assoc) __builtin_prefetch(&s.fast[next]);
     }
     const mfprio_job_t& j = jobs[i];
-    int rc = mfprio::check_job(&j, "set_priority_batch", &why);  // the record's shape, as set_priority checks it
+    // What pricing reads must be sound (else check_job names the fault);
+    // the TRES counts, which pricing never reads, are not checked here.
+    int rc = record_ok(j) ? MFPRIO_OK : mfprio::check_job(&j, "set_priority_batch", &why);
     if (rc == MFPRIO_OK) {
       const mfprio_handle_t h = j.handle;
       // The fast path: a current, in-range handle and no attribute to read
