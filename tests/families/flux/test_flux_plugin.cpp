@@ -432,6 +432,31 @@ TEST_F(FluxPlugin, ResolvedStaleAndForgedHandlesPriceAsTheNames) {
   EXPECT_EQ(sr[0], MFPRIO_OK);
 }
 
+// The batch refuses, per record, what set_priority refuses before pricing:
+// a short record, a negative nice or a positive user priority from a
+// non-admin; the other records are priced.
+TEST_F(FluxPlugin, TheBatchChecksEachRecordAsSetPriorityDoes) {
+  FluxStore().bank("A", "root", 1).queue("batch", 2).user("alice", "A", 1, 0, {"batch"}).write(db());
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
+  std::vector<mfprio_job_t> jobs(4, job(1, "alice", "A", "batch"));
+  for (size_t i = 0; i < jobs.size(); ++i) jobs[i].job_id = 20 + i;
+  for (mfprio_job_t& j : jobs) ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+  jobs[1].nice = -5;
+  jobs[2].user_priority = 3;
+  jobs[3].struct_size = 8;
+  std::vector<uint32_t> pr(jobs.size(), 7);
+  std::vector<int> st(jobs.size(), 99);
+  EXPECT_EQ(p_->ops.set_priority_batch(jobs.data(), jobs.size(), T0, pr.data(), st.data()), MFPRIO_EPERM);
+  EXPECT_NE(p_->err().find("job 21"), std::string::npos) << p_->err();
+  EXPECT_EQ(st, (std::vector<int>{MFPRIO_OK, MFPRIO_EPERM, MFPRIO_EPERM, MFPRIO_EINVAL}));
+  EXPECT_EQ(pr, (std::vector<uint32_t>{prio(jobs[0]), 0, 0, 0}));
+  uint32_t v = 0;
+  EXPECT_EQ(p_->ops.set_priority(&jobs[1], T0, &v), MFPRIO_EPERM);
+  jobs[1].flags |= MFPRIO_JOBF_NICE_ADMIN;  // an admin's nice: priced (flux reads no nice)
+  EXPECT_EQ(p_->ops.set_priority_batch(jobs.data(), 2, T0, pr.data(), st.data()), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(pr[1], pr[0]);
+}
+
 TEST_F(FluxPlugin, UnknownUserOrBankIsNamed) {
   FluxStore().bank("A", "root", 1).bank("B", "root", 1).user("alice", "A", 1).write(db());
   ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
