@@ -466,7 +466,8 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
         const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
         const double r = round_half_away(fa.fs_c + s.queue_c[q] + fa.b_c + uc);
         const bool low = !(r >= 0.0), high = r > static_cast<double>(kPriorityMax);
-        uint32_t p = low ? 0u : high ? kPriorityMax : static_cast<uint32_t>(r);
+        const double in_range = low || high ? 0.0 : r;  // converted only when it fits
+        uint32_t p = low ? 0u : high ? kPriorityMax : static_cast<uint32_t>(in_range);
         const bool plain = urgency != kUrgencyHold && urgency != kUrgencyExpedite;
         clamped_low += plain & low;
         clamped_high += plain & high;

@@ -457,6 +457,52 @@ TEST_F(FluxPlugin, TheBatchChecksEachRecordAsSetPriorityDoes) {
   EXPECT_EQ(pr[1], pr[0]);
 }
 
+// The batch's fast path (resolved records) against one job at a time:
+// halves away from zero, a negative sum clamped to 0, a sum past 2^32-1
+// clamped high (both counted once), hold and expedite.
+TEST_F(FluxPlugin, TheFastBatchRoundsClampsHoldsAndExpeditesAsSetPriority) {
+  // alice (no usage) has fair share 1.0, bob (usage) 0.5.
+  FluxStore()
+      .bank("A", "root", 1)
+      .queue("neg", 1)
+      .user("alice", "A", 1, 0, {"neg"})
+      .user("bob", "A", 1, 100, {"neg"})
+      .write(db());
+  ASSERT_EQ(start("fairshare=1,queue=-3,bank=0,urgency=2147483647," + kBins), MFPRIO_OK) << p_->err();
+  std::vector<mfprio_job_t> jobs = {
+      job(1, "bob"),                             // 0.5 -> 1
+      job(2, "bob", "A", "neg"),                 // 0.5 - 3 = -2.5 -> -3 -> 0 (clamped low)
+      with_urgency(job(3, "bob"), 17),           // 0.5 + 2147483647 -> 2147483648 (a half, away)
+      with_urgency(job(4, "alice"), 30),         // 1 + 14 x 2147483647 -> 4294967295 (clamped high)
+      with_urgency(job(5, "alice", "A", "neg"), 31),  // expedite: 4294967295, not a clamp
+      job(6, "alice", "A", "neg"),               // 1 - 3 = -2 -> 0 (clamped low) ...
+      job(7, "alice"),                           // 1
+  };
+  jobs[5].state = MFPRIO_JOB_HELD;               // ... but held: 0, not a clamp
+  for (mfprio_job_t& j : jobs) ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+  auto stats = [&] {
+    mfprio_stats_t st{};
+    st.struct_size = sizeof st;
+    EXPECT_EQ(p_->ops.plugin_stats(&st), MFPRIO_OK);
+    return st;
+  };
+  const mfprio_stats_t s0 = stats();
+  std::vector<uint32_t> one(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) one[i] = prio(jobs[i]);
+  const mfprio_stats_t s1 = stats();
+  std::vector<uint32_t> pr(jobs.size(), 7);
+  std::vector<int> st(jobs.size(), 99);
+  ASSERT_EQ(p_->ops.set_priority_batch(jobs.data(), jobs.size(), T0, pr.data(), st.data()), MFPRIO_OK) << p_->err();
+  const mfprio_stats_t s2 = stats();
+  EXPECT_EQ(one, (std::vector<uint32_t>{1u, 0u, 2147483648u, 4294967295u, 4294967295u, 0u, 1u}));
+  EXPECT_EQ(pr, one);
+  EXPECT_EQ(st, std::vector<int>(jobs.size(), MFPRIO_OK));
+  EXPECT_EQ(s1.clamped_low - s0.clamped_low, 1u);
+  EXPECT_EQ(s1.clamped_high - s0.clamped_high, 1u);
+  EXPECT_EQ(s2.clamped_low - s1.clamped_low, 1u);
+  EXPECT_EQ(s2.clamped_high - s1.clamped_high, 1u);
+}
+
 TEST_F(FluxPlugin, UnknownUserOrBankIsNamed) {
   FluxStore().bank("A", "root", 1).bank("B", "root", 1).user("alice", "A", 1).write(db());
   ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
