@@ -540,9 +540,12 @@ int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_jo
   out->charged = c.charges.size();
   const int64_t last = ended ? cur.last_decay : pass_time;
   auto next = reread(store, t_ref, last, cur.generation + 1);
-  // Handles stay good while the associations, queues and QOS do (an admin's
-  // edit read here gets no handles until the next load gives a fresh id).
-  next->layout_id = same_layout(*cur.model, *next->model) ? cur.layout_id : 0;
+  // Handles stay good while the associations, queues and QOS do.  An
+  // admin's edit read here: no handle is trusted in this state, and the
+  // runtime reloads (a decay pass; a fresh id); job_end publishes it as is.
+  const bool same = same_layout(*cur.model, *next->model);
+  next->layout_id = same ? cur.layout_id : 0;
+  if (!same) out->reload = true;
   out->next = std::move(next);
   (void)skipped;
   return MFPRIO_OK;

@@ -414,6 +414,10 @@ TEST_F(FluxPlugin, ResolvedStaleAndForgedHandlesPriceAsTheNames) {
   // new runtime's handles have a new generation: the old ones are stale.
   FluxStore().user("aaron", "A", 9, 0, {"batch"}).write(db());
   ASSERT_EQ(p_->ops.decay(T0 + 60, nullptr, 0), MFPRIO_OK) << p_->err();
+  mfprio_job_t aaron0 = job(6, "aaron", "A", "batch");
+  ASSERT_EQ(p_->ops.job_resolve(&aaron0), MFPRIO_OK) << p_->err();
+  EXPECT_NE(aaron0.handle.generation, 0u);  // reloaded: new handles again
+  EXPECT_NE(aaron0.handle.generation, resolved[0].handle.generation);
   EXPECT_EQ(batch(named, &pn, &sn), MFPRIO_EPERM);
   EXPECT_EQ(batch(resolved, &pr, &sr), MFPRIO_EPERM);
   EXPECT_EQ(pn, pr);
