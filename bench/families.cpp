@@ -172,6 +172,7 @@ struct Family {
   std::function<void(acct::Store&)> add_rows;  // may be empty
   std::function<void(std::vector<mfprio_job_t>&)> fill_jobs;  // per-family fields
   bool whole_queue = false;  // prioritize(pending, running)
+  bool resolve = false;      // job_resolve every pending record before timing (its handles restored after)
 };
 
 FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
@@ -194,6 +195,24 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
     // Usage: one pass charging the running jobs (a day of running at most).
     P.check(P.ops.decay(P.now, run.data(), run.size()), "decay");
     fig.setup_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    // The family's own handles (as the multifactor figure's records carry
+    // multifactor's): a record it cannot resolve keeps a zero handle.
+    std::vector<mfprio_handle_t> saved;
+    struct Restore {
+      std::vector<mfprio_job_t>& jobs;
+      std::vector<mfprio_handle_t>& saved;
+      ~Restore() {
+        for (size_t i = 0; i < saved.size(); ++i) jobs[i].handle = saved[i];
+      }
+    } restore{jobs, saved};
+    if (f.resolve) {
+      saved.reserve(jobs.size());
+      for (mfprio_job_t& j : jobs) {
+        saved.push_back(j.handle);
+        j.handle = mfprio_handle_t{};
+        P.ops.job_resolve(&j);
+      }
+    }
     if (f.whole_queue ? !P.ops.prioritize : !P.ops.set_priority_batch)
       throw std::runtime_error(f.so + " lacks " + (f.whole_queue ? "prioritize" : "set_priority_batch"));
 
@@ -295,6 +314,7 @@ std::vector<FamilyFigure> run_family_figures(const FamilyInputs& in) {
   flux.conf = {{"PriorityType", "priority/flux"},
                {"PriorityParameters", "mode=accounting,fairshare=100000,queue=10000,bank=1000,urgency=1000"}};
   flux.add_rows = [&](acct::Store& st) { st.apply_admin(flux_queues(h)); };
+  flux.resolve = true;
   flux.fill_jobs = [](std::vector<mfprio_job_t>& jobs) {
     for (mfprio_job_t& j : jobs) {  // the other families' fields are ignored by flux: cleared anyway
       j.attrs = nullptr;

@@ -27,6 +27,65 @@ std::string usage_name(const std::string& user, const std::string& bank) { retur
 
 std::string job_name(const mfprio_job_t& j) { return "job " + std::to_string(j.job_id); }
 
+// Handle codes for "no queue / QOS" and "one the model does not know".
+constexpr uint16_t kHandleNone = 0xffff;
+constexpr uint16_t kHandleUnknown = 0xfffe;
+
+uint16_t encode(int32_t i) {
+  return i == kNone ? kHandleNone : i == kUnknown ? kHandleUnknown : static_cast<uint16_t>(i);
+}
+// The index a handle code stands for; false when out of range (forged).
+bool decode(uint16_t c, size_t n, int32_t* out) {
+  if (c == kHandleNone) *out = kNone;
+  else if (c == kHandleUnknown) *out = kUnknown;
+  else if (c < n) *out = c;
+  else return false;
+  return true;
+}
+
+// The same associations, queues and QOS in the same order: a decay's new
+// state may keep the handles of the old one.
+bool same_layout(const Model& a, const Model& b) {
+  if (a.assocs.size() != b.assocs.size() || a.queues.size() != b.queues.size() || a.qos.size() != b.qos.size())
+    return false;
+  for (size_t i = 0; i < a.assocs.size(); ++i)
+    if (a.assocs[i].user != b.assocs[i].user || a.assocs[i].bank != b.assocs[i].bank) return false;
+  for (size_t i = 0; i < a.queues.size(); ++i)
+    if (a.queues[i].name != b.queues[i].name) return false;
+  for (size_t i = 0; i < a.qos.size(); ++i)
+    if (a.qos[i].name != b.qos[i].name) return false;
+  return true;
+}
+
+// C round() (halves away from zero) without the libm call: exact, as the
+// fraction x - trunc(x) of a double below 2^52 is exact; larger ones, the
+// infinities and NaN are their own rounding.
+inline double round_half_away(double x) {
+  if (!(std::fabs(x) < 4503599627370496.0)) return x;
+  const double t = static_cast<double>(static_cast<int64_t>(x));
+  const double f = x - t;
+  // Without a branch on the fraction (random from record to record).
+  return t + static_cast<double>(f >= 0.5) - static_cast<double>(f <= -0.5);
+}
+
+// The checks of check_job (policy.hpp) that pricing relies on, without a
+// message: the record's size, its attribute list, urgency, and that only an
+// admin raises a priority with nice or user_priority.  The TRES counts are
+// left out: priority/flux prices no TRES (charging checks them).  When false,
+// check_job refuses the record with the message.
+inline bool record_ok(const mfprio_job_t& j) {
+  return j.struct_size >= sizeof(mfprio_job_t) && j.tres_count <= MFPRIO_MAX_LIST && (j.tres_count == 0 || j.tres) &&
+         j.attr_count <= MFPRIO_MAX_LIST && (j.attr_count == 0 || j.attrs) &&
+         !((j.flags & MFPRIO_JOBF_URGENCY) && j.urgency > MFPRIO_URGENCY_EXPEDITE) &&
+         (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN)) &&
+         (j.user_priority <= 0 || (j.flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN));
+}
+
+// The refusal of a queue the association may not use (price and the batch).
+std::string not_permitted(const mfprio_job_t& job, const Association& a, std::string_view queue) {
+  return job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " + std::string(queue);
+}
+
 // The column header of a term: its name in capitals ("wait_time" -> "WAIT_TIME").
 std::string label_of(const std::string& name) {
   std::string l = name;
@@ -203,6 +262,28 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     if (p >= 0) s->node_usage[static_cast<size_t>(p)] += s->node_usage[i];
   }
   prepare_model(m.get());
+  // The batch's fast path: the terms price_accounting forms, per credential.
+  const Weights& w = settings_.weights;
+  s->fast_ok = settings_.mode == Mode::kAccounting && m->queues.size() < 64;
+  if (s->fast_ok) {
+    const size_t nq = m->queues.size();
+    s->queue_c.reserve(nq + 1);
+    for (const Queue& q : m->queues) s->queue_c.push_back(static_cast<double>(w.queue) * static_cast<double>(q.priority));
+    s->queue_c.push_back(static_cast<double>(w.queue) * 0.0);  // [nq]: no queue, or one accounting does not know
+    s->fast.resize(m->assocs.size());
+    for (size_t i = 0; i < m->assocs.size(); ++i) {
+      const Association& a = m->assocs[i];
+      FluxState::FastAssoc& f = s->fast[i];
+      f.fs_c = static_cast<double>(w.fairshare) * a.fairshare;
+      double b = 0.0;
+      if (a.bank_index >= 0 && static_cast<size_t>(a.bank_index) < m->banks.size())
+        b = m->banks[static_cast<size_t>(a.bank_index)].priority;
+      f.b_c = static_cast<double>(w.bank) * b;
+      f.queue_mask = uint64_t{1} << nq;  // no queue: nothing to permit
+      for (int32_t q : a.queues)
+        if (q >= 0 && static_cast<size_t>(q) < nq) f.queue_mask |= uint64_t{1} << q;
+    }
+  }
   s->associations = m->assocs.size();
   s->model = std::move(m);
   return s;
@@ -216,10 +297,12 @@ std::shared_ptr<FluxState> FluxPolicy::reread(acct::Store* store, int64_t as_of,
   return build(d, store->load_windows(kFamily), as_of, last_decay, generation);
 }
 
-std::shared_ptr<const State> FluxPolicy::load(acct::Store* store, uint32_t, uint64_t generation) {
+std::shared_ptr<const State> FluxPolicy::load(acct::Store* store, uint32_t layout_id, uint64_t generation) {
   if (!store) throw std::runtime_error(std::string(type()) + ": no accounting store");
   const int64_t last = store->decay_state().last_decay;
-  return reread(store, std::max(last, host_->now()), last, generation);
+  auto s = reread(store, std::max(last, host_->now()), last, generation);
+  s->layout_id = layout_id;
+  return s;
 }
 
 int FluxPolicy::association(const FluxState& s, const mfprio_job_t& job, int32_t* assoc, std::string* why) const {
@@ -255,6 +338,42 @@ int FluxPolicy::association(const FluxState& s, const mfprio_job_t& job, int32_t
   return MFPRIO_ENOENT;
 }
 
+int FluxPolicy::ids(const FluxState& s, const mfprio_job_t& job, Job* fj, std::string* why) const {
+  const Model& m = *s.model;
+  const mfprio_handle_t& h = job.handle;
+  if (!(s.layout_id != 0 && h.generation == s.layout_id && h.assoc < m.assocs.size() &&
+        decode(h.partition, m.queues.size(), &fj->queue) && decode(h.qos, m.qos.size(), &fj->qos))) {
+    // Stale, forged or never resolved: by name.
+    if (int rc = association(s, job, &fj->assoc, why)) return rc;
+    fj->queue = find_queue(m, nz(job.partition));
+    fj->qos = find_qos(m, nz(job.qos));
+  } else {
+    fj->assoc = static_cast<int32_t>(h.assoc);
+  }
+  if (fj->qos == kUnknown && m.settings.mode == Mode::kDesign) {
+    *why = job_name(job) + ": unknown qos \"" + std::string(nz(job.qos)) + "\"";
+    return MFPRIO_ENOENT;
+  }
+  return MFPRIO_OK;
+}
+
+int FluxPolicy::resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) const {
+  const FluxState& s = static_cast<const FluxState&>(state);
+  const Model& m = *s.model;
+  Job fj;
+  mfprio_job_t by_name = job;
+  by_name.handle = mfprio_handle_t{};  // look the names up, whatever the record holds
+  if (int rc = ids(s, by_name, &fj, why)) return rc;
+  *h = mfprio_handle_t{};
+  // Indices a 16-bit code cannot hold: no handle (priced by name).
+  if (s.layout_id == 0 || m.queues.size() >= kHandleUnknown || m.qos.size() >= kHandleUnknown) return MFPRIO_OK;
+  h->generation = s.layout_id;
+  h->assoc = static_cast<uint32_t>(fj.assoc);
+  h->partition = encode(fj.queue);
+  h->qos = encode(fj.qos);
+  return MFPRIO_OK;
+}
+
 int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& job, int64_t now, Explain* explain,
                       uint32_t* priority, uint32_t* clamp, std::string* why) const {
   const FluxState& s = static_cast<const FluxState&>(state);
@@ -262,15 +381,9 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
   *clamp = MFPRIO_CLAMP_NONE;
   Job fj;
   fj.id = job.job_id;
-  if (int rc = association(s, job, &fj.assoc, why)) return rc;
+  if (int rc = ids(s, job, &fj, why)) return rc;
   const Association& a = m.assocs[static_cast<size_t>(fj.assoc)];
   const std::string_view queue = nz(job.partition), qos = nz(job.qos);  // strings only for messages
-  fj.queue = find_queue(m, queue);
-  fj.qos = find_qos(m, qos);
-  if (fj.qos == kUnknown && m.settings.mode == Mode::kDesign) {
-    *why = job_name(job) + ": unknown qos \"" + std::string(qos) + "\"";
-    return MFPRIO_ENOENT;
-  }
   fj.urgency = (job.flags & MFPRIO_JOBF_URGENCY) ? static_cast<int>(job.urgency) : kUrgencyDefault;
   // A job the host holds is held in Flux's terms too: urgency 0.
   if (job.state == MFPRIO_JOB_HELD) fj.urgency = kUrgencyHold;
@@ -282,8 +395,7 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
     // The one refusal check_job can make here is a queue the association
     // may not use (flux-accounting's INVALID_QUEUE): not allowed.
     if (fj.queue >= 0) {
-      *why = job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " +
-             std::string(queue);
+      *why = not_permitted(job, a, queue);
       return MFPRIO_EPERM;
     }
     return MFPRIO_EINVAL;
@@ -307,6 +419,76 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
                     fj.qos == kNone ? std::string() : std::string(qos));
   explain->total(r.total_unclamped, r.priority, *clamp);
   return MFPRIO_OK;
+}
+
+void FluxPolicy::price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs, size_t count,
+                             int64_t now, uint32_t* priorities, int* statuses, ClampCounts* clamps,
+                             BatchError* err) const {
+  const FluxState& s = static_cast<const FluxState&>(state);
+  const Model& m = *s.model;
+  const uint32_t lid = s.layout_id;
+  const bool fast = s.fast_ok && lid != 0;
+  const size_t n_assoc = s.fast.size(), n_queue = m.queues.size(), n_qos = m.qos.size();
+  uint64_t clamped_low = 0, clamped_high = 0;
+  const double w_urgency = static_cast<double>(m.settings.weights.urgency);
+  std::string why;  // filled only on a failure
+  // The per-association terms are read in the records' order, which is
+  // random: fetched kAhead records early (the loop is otherwise waiting on them).
+  constexpr size_t kAhead = 16;
+  for (size_t i = 0; i < count; ++i) {
+    if (fast && i + kAhead < count) {
+      const uint32_t next = jobs[i + kAhead].handle.assoc;
+      if (next < n_assoc) __builtin_prefetch(&s.fast[next]);
+    }
+    const mfprio_job_t& j = jobs[i];
+    // What pricing reads must be sound (else check_job names the fault);
+    // the TRES counts, which pricing never reads, are not checked here.
+    int rc = record_ok(j) ? MFPRIO_OK : mfprio::check_job(&j, "set_priority_batch", &why);
+    if (rc == MFPRIO_OK) {
+      const mfprio_handle_t h = j.handle;
+      // The fast path: a current, in-range handle and no attribute to read
+      // (user_factor is checked on the named path).  Queue codes past the
+      // queues (none, unknown) all read slot n_queue: no term, permitted.
+      if (fast && h.generation == lid && h.assoc < n_assoc && j.attr_count == 0 &&
+          (h.partition < n_queue || h.partition >= kHandleUnknown) && (h.qos < n_qos || h.qos >= kHandleUnknown)) {
+        const FluxState::FastAssoc& fa = s.fast[h.assoc];
+        const size_t q = h.partition < n_queue ? h.partition : n_queue;
+        if (!(fa.queue_mask >> q & 1u)) {
+          // flux-accounting's INVALID_QUEUE; the message only for the batch's first failure.
+          priorities[i] = 0;
+          if (statuses) statuses[i] = MFPRIO_EPERM;
+          if (err->status == MFPRIO_OK) err->note(MFPRIO_EPERM, not_permitted(j, m.assocs[h.assoc], nz(j.partition)));
+          continue;
+        }
+        int urgency = (j.flags & MFPRIO_JOBF_URGENCY) ? static_cast<int>(j.urgency) : kUrgencyDefault;
+        urgency = j.state == MFPRIO_JOB_HELD ? kUrgencyHold : urgency;
+        // price_accounting's sum, in its order, then finish()'s round and clamp.
+        const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
+        const double r = round_half_away(fa.fs_c + s.queue_c[q] + fa.b_c + uc);
+        const bool low = !(r >= 0.0), high = r > static_cast<double>(kPriorityMax);
+        const double in_range = low || high ? 0.0 : r;  // converted only when it fits
+        uint32_t p = low ? 0u : high ? kPriorityMax : static_cast<uint32_t>(in_range);
+        const bool plain = urgency != kUrgencyHold && urgency != kUrgencyExpedite;
+        clamped_low += plain & low;
+        clamped_high += plain & high;
+        // flux-core: hold (0) and expedite (31) win over the sum.
+        p = urgency == kUrgencyHold ? 0u : urgency == kUrgencyExpedite ? kPriorityMax : p;
+        priorities[i] = p;
+        if (statuses) statuses[i] = MFPRIO_OK;
+        continue;
+      }
+      uint32_t clamp = MFPRIO_CLAMP_NONE;
+      rc = price(state, pass, j, now, nullptr, &priorities[i], &clamp, &why);
+      if (rc == MFPRIO_OK) clamps->add(clamp);
+    }
+    if (rc != MFPRIO_OK) {
+      priorities[i] = 0;
+      err->note(rc, why);
+    }
+    if (statuses) statuses[i] = rc;
+  }
+  clamps->low += clamped_low;
+  clamps->high += clamped_high;
 }
 
 int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_job_t* jobs, const int64_t* until,
@@ -357,7 +539,14 @@ int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_jo
   out->committed = true;
   out->charged = c.charges.size();
   const int64_t last = ended ? cur.last_decay : pass_time;
-  out->next = reread(store, t_ref, last, cur.generation + 1);
+  auto next = reread(store, t_ref, last, cur.generation + 1);
+  // Handles stay good while the associations, queues and QOS do.  An
+  // admin's edit read here: no handle is trusted in this state, and the
+  // runtime reloads (a decay pass; a fresh id); job_end publishes it as is.
+  const bool same = same_layout(*cur.model, *next->model);
+  next->layout_id = same ? cur.layout_id : 0;
+  if (!same) out->reload = true;
+  out->next = std::move(next);
   (void)skipped;
   return MFPRIO_OK;
 }

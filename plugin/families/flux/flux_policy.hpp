@@ -54,6 +54,18 @@ struct FluxState : State {
   std::vector<double> node_usage;
   std::vector<double> node_priority;  // banks' priority
   int64_t as_of = 0;  // the time the usage bins were read for
+  // The batch's fast path (accounting mode; job handles, see resolve): per
+  // association its weighted fair-share and bank terms and its permitted
+  // queues as a bit mask (queues < 64), per queue its weighted term.  The
+  // products are formed as price_accounting forms them: same doubles.
+  struct FastAssoc {
+    double fs_c = 0.0;
+    double b_c = 0.0;
+    uint64_t queue_mask = 0;
+  };
+  std::vector<FastAssoc> fast;
+  std::vector<double> queue_c;  // W_queue * queue priority; [queues] W_queue * 0 (none, unknown)
+  bool fast_ok = false;         // accounting mode and at most 63 queues
 };
 
 class FluxPolicy final : public Policy {
@@ -63,6 +75,16 @@ class FluxPolicy final : public Policy {
   std::string store_path() const override { return store_path_; }
   std::string store_origin() const override { return store_origin_; }
   std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
+
+  // Job handles: generation = the state's layout_id (a fresh one per load;
+  // a decay's state keeps it when the associations, queues and QOS are the
+  // same, else 0: no handle trusted), assoc = association index, partition
+  // and qos = queue / QOS index, kHandleNone (0xffff) for none, kHandleUnknown
+  // (0xfffe) for a name the model does not know.  A handle is trusted only
+  // when current and in range; otherwise the names are looked up again.
+  int resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) const override;
+  void price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs, size_t count, int64_t now,
+                   uint32_t* priorities, int* statuses, ClampCounts* clamps, BatchError* err) const override;
 
   int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
             uint32_t* priority, uint32_t* clamp, std::string* why) const override;
@@ -85,6 +107,9 @@ class FluxPolicy final : public Policy {
                                     uint64_t generation) const;
   // The job's association (ENOENT naming the user or bank when none).
   int association(const FluxState& s, const mfprio_job_t& job, int32_t* assoc, std::string* why) const;
+  // The job's association, queue and QOS indices: from a current handle, or
+  // by name (ENOENT naming the user, bank or design-mode QOS).
+  int ids(const FluxState& s, const mfprio_job_t& job, Job* fj, std::string* why) const;
   int charge(acct::Store* store, const FluxState& cur, const mfprio_job_t* jobs, const int64_t* until,
              size_t stride, size_t count, bool ended, int64_t pass_time, PassOutcome* out, std::string* why);
 

@@ -355,6 +355,158 @@ TEST_F(FluxPlugin, AForbiddenQueueIsRefusedNamingJobUserBankAndQueue) {
   EXPECT_EQ(prio(job(1, "alice", nullptr, "elsewhere")), 100030u);
 }
 
+// Handles (job_resolve): the batch's fast path gives what the names give;
+// a stale handle (after a decay changed usage) or a forged one (the right
+// generation, indices out of range) is priced by name, never read past
+// the tables; a forbidden queue is refused on the fast path too.
+TEST_F(FluxPlugin, ResolvedStaleAndForgedHandlesPriceAsTheNames) {
+  FluxStore()
+      .bank("A", "root", 1, 3)
+      .bank("B", "root", 1, 7)
+      .queue("batch", 2).queue("debug", 5)
+      .user("alice", "A", 1, 0, {"batch", "debug"})
+      .user("bob", "B", 1, 0, {"batch"})
+      .write(db());
+  ASSERT_EQ(start("bank=10"), MFPRIO_OK) << p_->err();
+  std::vector<mfprio_job_t> named = {job(1, "alice", nullptr, "debug"), job(2, "bob", "B", "batch"),
+                                     with_urgency(job(3, "bob", nullptr, "elsewhere"), 20),
+                                     job(4, "bob", "B", "debug"), with_urgency(job(5, "alice", "A"), 31)};
+  auto batch = [&](std::vector<mfprio_job_t> jobs, std::vector<uint32_t>* pr, std::vector<int>* st) {
+    pr->assign(jobs.size(), 7);
+    st->assign(jobs.size(), 99);
+    return p_->ops.set_priority_batch(jobs.data(), jobs.size(), T0, pr->data(), st->data());
+  };
+  std::vector<mfprio_job_t> resolved = named;
+  for (mfprio_job_t& j : resolved) ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+  EXPECT_NE(resolved[0].handle.generation, 0u);
+  std::vector<uint32_t> pn, pr;
+  std::vector<int> sn, sr;
+  EXPECT_EQ(batch(named, &pn, &sn), MFPRIO_EPERM);
+  const std::string en = p_->err();
+  EXPECT_EQ(batch(resolved, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(p_->err(), en);
+  for (const char* w : {"job 4", "bob", "bank B", "queue debug"}) EXPECT_NE(en.find(w), std::string::npos) << en;
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  EXPECT_EQ(sr, (std::vector<int>{MFPRIO_OK, MFPRIO_OK, MFPRIO_OK, MFPRIO_EPERM, MFPRIO_OK}));
+  EXPECT_EQ(pr[0], prio(named[0]));
+  EXPECT_EQ(pr[4], 4294967295u);
+  // Forged: the current generation with indices past every table.
+  std::vector<mfprio_job_t> forged = resolved;
+  for (mfprio_job_t& j : forged) {
+    j.handle.assoc = 0xfffffff0u;
+    j.handle.partition = 0x7000;
+    j.handle.qos = 0x7000;
+  }
+  EXPECT_EQ(batch(forged, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  // Stale: usage moves alice's fair share; the old handles still price as the names.
+  mfprio_job_t r = running(10, "alice", T0 - 3600, 4);
+  ASSERT_EQ(p_->ops.decay(T0, &r, 1), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(batch(named, &pn, &sn), MFPRIO_EPERM);
+  EXPECT_EQ(batch(resolved, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  EXPECT_EQ(pr[0], prio(named[0]));
+  // An admin adds "aaron" (index 0, where alice was; no debug queue).  The
+  // next pass sees the new associations: no handle is trusted then, and a
+  // new runtime's handles have a new generation: the old ones are stale.
+  FluxStore().user("aaron", "A", 9, 0, {"batch"}).write(db());
+  ASSERT_EQ(p_->ops.decay(T0 + 60, nullptr, 0), MFPRIO_OK) << p_->err();
+  mfprio_job_t aaron0 = job(6, "aaron", "A", "batch");
+  ASSERT_EQ(p_->ops.job_resolve(&aaron0), MFPRIO_OK) << p_->err();
+  EXPECT_NE(aaron0.handle.generation, 0u);  // reloaded: new handles again
+  EXPECT_NE(aaron0.handle.generation, resolved[0].handle.generation);
+  EXPECT_EQ(batch(named, &pn, &sn), MFPRIO_EPERM);
+  EXPECT_EQ(batch(resolved, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  EXPECT_EQ(sr[0], MFPRIO_OK);  // alice may use debug; aaron's row would refuse it
+  ASSERT_EQ(start("bank=10", T0 + 60), MFPRIO_OK) << p_->err();
+  mfprio_job_t aaron = job(6, "aaron", "A", "batch");
+  ASSERT_EQ(p_->ops.job_resolve(&aaron), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(aaron.handle.assoc, resolved[0].handle.assoc);  // the index alice's old handle names
+  EXPECT_NE(aaron.handle.generation, 0u);
+  EXPECT_NE(aaron.handle.generation, resolved[0].handle.generation);
+  EXPECT_EQ(batch(named, &pn, &sn), MFPRIO_EPERM);
+  EXPECT_EQ(batch(resolved, &pr, &sr), MFPRIO_EPERM);
+  EXPECT_EQ(pn, pr);
+  EXPECT_EQ(sn, sr);
+  EXPECT_EQ(sr[0], MFPRIO_OK);
+}
+
+// The batch refuses, per record, what set_priority refuses before pricing:
+// a short record, a negative nice or a positive user priority from a
+// non-admin; the other records are priced.
+TEST_F(FluxPlugin, TheBatchChecksEachRecordAsSetPriorityDoes) {
+  FluxStore().bank("A", "root", 1).queue("batch", 2).user("alice", "A", 1, 0, {"batch"}).write(db());
+  ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
+  std::vector<mfprio_job_t> jobs(4, job(1, "alice", "A", "batch"));
+  for (size_t i = 0; i < jobs.size(); ++i) jobs[i].job_id = 20 + i;
+  for (mfprio_job_t& j : jobs) ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+  jobs[1].nice = -5;
+  jobs[2].user_priority = 3;
+  jobs[3].struct_size = 8;
+  std::vector<uint32_t> pr(jobs.size(), 7);
+  std::vector<int> st(jobs.size(), 99);
+  EXPECT_EQ(p_->ops.set_priority_batch(jobs.data(), jobs.size(), T0, pr.data(), st.data()), MFPRIO_EPERM);
+  EXPECT_NE(p_->err().find("job 21"), std::string::npos) << p_->err();
+  EXPECT_EQ(st, (std::vector<int>{MFPRIO_OK, MFPRIO_EPERM, MFPRIO_EPERM, MFPRIO_EINVAL}));
+  EXPECT_EQ(pr, (std::vector<uint32_t>{prio(jobs[0]), 0, 0, 0}));
+  uint32_t v = 0;
+  EXPECT_EQ(p_->ops.set_priority(&jobs[1], T0, &v), MFPRIO_EPERM);
+  jobs[1].flags |= MFPRIO_JOBF_NICE_ADMIN;  // an admin's nice: priced (flux reads no nice)
+  EXPECT_EQ(p_->ops.set_priority_batch(jobs.data(), 2, T0, pr.data(), st.data()), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(pr[1], pr[0]);
+}
+
+// The batch's fast path (resolved records) against one job at a time:
+// halves away from zero, a negative sum clamped to 0, a sum past 2^32-1
+// clamped high (both counted once), hold and expedite.
+TEST_F(FluxPlugin, TheFastBatchRoundsClampsHoldsAndExpeditesAsSetPriority) {
+  // alice (no usage) has fair share 1.0, bob (usage) 0.5.
+  FluxStore()
+      .bank("A", "root", 1)
+      .queue("neg", 1)
+      .user("alice", "A", 1, 0, {"neg"})
+      .user("bob", "A", 1, 100, {"neg"})
+      .write(db());
+  ASSERT_EQ(start("fairshare=1,queue=-3,bank=0,urgency=2147483647," + kBins), MFPRIO_OK) << p_->err();
+  std::vector<mfprio_job_t> jobs = {
+      job(1, "bob"),                             // 0.5 -> 1
+      job(2, "bob", "A", "neg"),                 // 0.5 - 3 = -2.5 -> -3 -> 0 (clamped low)
+      with_urgency(job(3, "bob"), 17),           // 0.5 + 2147483647 -> 2147483648 (a half, away)
+      with_urgency(job(4, "alice"), 30),         // 1 + 14 x 2147483647 -> 4294967295 (clamped high)
+      with_urgency(job(5, "alice", "A", "neg"), 31),  // expedite: 4294967295, not a clamp
+      job(6, "alice", "A", "neg"),               // 1 - 3 = -2 -> 0 (clamped low) ...
+      job(7, "alice"),                           // 1
+  };
+  jobs[5].state = MFPRIO_JOB_HELD;               // ... but held: 0, not a clamp
+  for (mfprio_job_t& j : jobs) ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+  auto stats = [&] {
+    mfprio_stats_t st{};
+    st.struct_size = sizeof st;
+    EXPECT_EQ(p_->ops.plugin_stats(&st), MFPRIO_OK);
+    return st;
+  };
+  const mfprio_stats_t s0 = stats();
+  std::vector<uint32_t> one(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) one[i] = prio(jobs[i]);
+  const mfprio_stats_t s1 = stats();
+  std::vector<uint32_t> pr(jobs.size(), 7);
+  std::vector<int> st(jobs.size(), 99);
+  ASSERT_EQ(p_->ops.set_priority_batch(jobs.data(), jobs.size(), T0, pr.data(), st.data()), MFPRIO_OK) << p_->err();
+  const mfprio_stats_t s2 = stats();
+  EXPECT_EQ(one, (std::vector<uint32_t>{1u, 0u, 2147483648u, 4294967295u, 4294967295u, 0u, 1u}));
+  EXPECT_EQ(pr, one);
+  EXPECT_EQ(st, std::vector<int>(jobs.size(), MFPRIO_OK));
+  EXPECT_EQ(s1.clamped_low - s0.clamped_low, 1u);
+  EXPECT_EQ(s1.clamped_high - s0.clamped_high, 1u);
+  EXPECT_EQ(s2.clamped_low - s1.clamped_low, 1u);
+  EXPECT_EQ(s2.clamped_high - s1.clamped_high, 1u);
+}
+
 TEST_F(FluxPlugin, UnknownUserOrBankIsNamed) {
   FluxStore().bank("A", "root", 1).bank("B", "root", 1).user("alice", "A", 1).write(db());
   ASSERT_EQ(start(""), MFPRIO_OK) << p_->err();
