@@ -73,6 +73,9 @@ int check_record(const mfprio_job_t* job, const char* where, std::string* why) {
 // record's shape, and that ordinary users may only lower their own priority.
 int check_job(const mfprio_job_t* job, const char* where, std::string* why) {
   if (int rc = check_record(job, where, why)) return rc;
+  // Every host's job has an owner; the families that look users up (all but
+  // basic) would otherwise price a NULL user as some default.
+  if (!job->user || !*job->user) return failed(why, MFPRIO_EINVAL, job_label(*job) + ": no user");
   if (job->nice < 0 && !(job->flags & MFPRIO_JOBF_NICE_ADMIN))
     return failed(why, MFPRIO_EPERM, job_label(*job) + ": nice " +
                                   std::to_string(job->nice) +
@@ -146,7 +149,11 @@ void Policy::price_batch(const State& state, const PassState* pass, const mfprio
   for (size_t i = 0; i < count; ++i) {
     uint32_t clamp = MFPRIO_CLAMP_NONE;
     std::string why;
-    int rc = price(state, pass, jobs[i], now, nullptr, &priorities[i], &clamp, &why);
+    // The same checks as set_priority's (the edge checks one job before
+    // price(); a batch reaches here unchecked): a record with tres = NULL
+    // and a count, a short struct_size, ... is refused, never read.
+    int rc = check_job(&jobs[i], "set_priority_batch", &why);
+    if (rc == MFPRIO_OK) rc = price(state, pass, jobs[i], now, nullptr, &priorities[i], &clamp, &why);
     if (rc != MFPRIO_OK) {
       priorities[i] = 0;
       err->note(rc, why);

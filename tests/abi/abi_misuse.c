@@ -543,7 +543,7 @@ static void job_misuse(int store_backed) {
     free(huge);
 }
 
-static int run(const char *path, const char *acct, const char *accounts) {
+static int run(const char *path, const char *acct, const char *accounts, int nextra, char **extra) {
     char dir[] = "/tmp/mfprio-abi-misuse-XXXXXX";
     char db[256], cmd[1024];
     mfprio_host_t h;
@@ -574,6 +574,21 @@ static int run(const char *path, const char *acct, const char *accounts) {
     conf[2].file = "misuse.conf";
     conf[2].line = 3;
     conf_n = 3;
+    /* KEY=VALUE arguments after the store's: the family's own keys
+     * (PriorityParameters=config=maui.cfg, ...). */
+    for (int i = 0; i < nextra && conf_n < (int)(sizeof conf / sizeof conf[0]); ++i) {
+        char *eq = strchr(extra[i], '=');
+        if (!eq) {
+            fprintf(stderr, "abi_misuse: '%s' is not KEY=VALUE\n", extra[i]);
+            return 2;
+        }
+        *eq = '\0';
+        conf[conf_n].key = extra[i];
+        conf[conf_n].value = eq + 1;
+        conf[conf_n].file = "misuse.conf";
+        conf[conf_n].line = (uint32_t)(conf_n + 1);
+        ++conf_n;
+    }
 
     every_op_refused_state("before init");
     init_misuse();
@@ -596,9 +611,9 @@ static int run(const char *path, const char *acct, const char *accounts) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2 && argc != 4) {
-        fprintf(stderr, "usage: abi_misuse PLUGIN.so [MFPRIO_ACCT ACCOUNTS.json]\n");
+    if (argc != 2 && argc < 4) {
+        fprintf(stderr, "usage: abi_misuse PLUGIN.so [MFPRIO_ACCT ACCOUNTS.json [KEY=VALUE ...]]\n");
         return 2;
     }
-    return run(argv[1], argc == 4 ? argv[2] : NULL, argc == 4 ? argv[3] : NULL);
+    return run(argv[1], argc >= 4 ? argv[2] : NULL, argc >= 4 ? argv[3] : NULL, argc > 4 ? argc - 4 : 0, argv + 4);
 }
