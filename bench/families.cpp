@@ -172,6 +172,7 @@ struct Family {
   std::function<void(acct::Store&)> add_rows;  // may be empty
   std::function<void(std::vector<mfprio_job_t>&)> fill_jobs;  // per-family fields
   bool whole_queue = false;  // prioritize(pending, running)
+  bool resolve = false;      // job_resolve every record after the decay pass, before timing
 };
 
 FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
@@ -193,6 +194,8 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
     P.init(store);
     // Usage: one pass charging the running jobs (a day of running at most).
     P.check(P.ops.decay(P.now, run.data(), run.size()), "decay");
+    if (f.resolve)
+      for (mfprio_job_t& j : jobs) P.check(P.ops.job_resolve(&j), "job_resolve");
     fig.setup_s = std::chrono::duration<double>(Clock::now() - t0).count();
     if (f.whole_queue ? !P.ops.prioritize : !P.ops.set_priority_batch)
       throw std::runtime_error(f.so + " lacks " + (f.whole_queue ? "prioritize" : "set_priority_batch"));
@@ -257,6 +260,7 @@ std::vector<FamilyFigure> run_family_figures(const FamilyInputs& in) {
   maui.name = "maui";
   maui.so = "priority_maui.so";
   maui.what = "set_priority_batch";
+  maui.resolve = true;
   const std::string cfg = in.dir + "/maui.cfg";
   maui.conf = {{"PriorityType", "priority/maui"}, {"PriorityParameters", "config=" + cfg}};
   maui.fill_jobs = [&](std::vector<mfprio_job_t>& jobs) {
