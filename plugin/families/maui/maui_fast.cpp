@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <atomic>
+#include <chrono>
 #include <cstring>
-#include <ctime>
 
 #include <unistd.h>
 
@@ -79,10 +79,15 @@ std::shared_ptr<const NameIndex> extend_names(const std::shared_ptr<const NameIn
 }
 
 uint32_t next_layout_id() {
-  // Seeded from the clock and the pid (as the runtime's layout ids) but on
-  // another sequence; unique within the process.
-  static std::atomic<uint32_t> next{(static_cast<uint32_t>(std::time(nullptr)) * 2246822519u) ^
-                                    (static_cast<uint32_t>(getpid()) << 12) ^ 0x5bd1e995u};
+  // Unique within one load of the plugin; seeded from the clock in
+  // nanoseconds and the pid, so a plugin unloaded and loaded again (or
+  // another process) starts elsewhere in the 2^32 range.
+  static std::atomic<uint32_t> next{[] {
+    const uint64_t ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    return static_cast<uint32_t>((ns ^ (ns >> 32)) * 2246822519u) ^ (static_cast<uint32_t>(getpid()) << 12);
+  }()};
   uint32_t v = next.fetch_add(1, std::memory_order_relaxed);
   if (v == 0) v = next.fetch_add(1, std::memory_order_relaxed);
   return v;
