@@ -18,6 +18,14 @@ namespace mfprio::maui {
 
 namespace {
 
+// = apply_cap with the cap as a double, +inf for "no cap" (cap <= 0): the
+// same value for every v, NaN included.
+inline double cap_d(double v, double c, bool two_sided) {
+  if (v > c) return c;
+  if (two_sided && v < -c) return -c;
+  return v;
+}
+
 inline double cap_of(double v, int64_t cap, bool two_sided) {  // = apply_cap
   if (cap <= 0) return v;
   const double c = static_cast<double>(cap);
@@ -113,33 +121,20 @@ bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_hand
   return true;
 }
 
-bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const uint32_t counts[kCredKinds],
-                   uint32_t slot[kCredKinds]) {
-  if (h.generation != layout_id || layout_id == 0) return false;
-  const uint64_t bits = uint64_t{h.assoc} | (uint64_t{h.partition} << 32) | (uint64_t{h.qos} << 48);
-  int shift = 0;
-  for (int k = 0; k < kCredKinds; ++k) {
-    const uint64_t mask = (uint64_t{1} << kIdBits[k]) - 1;
-    const uint32_t v = static_cast<uint32_t>((bits >> shift) & mask);
-    shift += kIdBits[k];
-    if (v == mask) slot[k] = counts[k];
-    else if (v == mask - 1) slot[k] = counts[k] + 1;
-    else if (v < counts[k]) slot[k] = v;
-    else return false;
-  }
-  return true;
-}
-
 void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, FastPlan* out) {
   const Config& cfg = m.cfg;
   const bool moab = cfg.flavor == Flavor::Moab;
   out->layout_id = layout_id;
   // price_fast reads no per-user activity (the policy never fills it).
   out->usable = m.user_activity.empty();
+  out->moab = moab;
   for (int s = 0; s < kSubs; ++s) {
     out->active[s] = counted_in(cfg, static_cast<Sub>(s));
     out->w[s] = out->active[s] ? cfg.weight(static_cast<Sub>(s)) : 0;
+    out->cap[s] = cfg.sub_cap[s] > 0 ? static_cast<double>(cfg.sub_cap[s]) : HUGE_VAL;
   }
+  for (int c = 0; c < kComponents; ++c)
+    out->comp_cap[c] = cfg.comp_cap[c] > 0 ? static_cast<double>(cfg.comp_cap[c]) : HUGE_VAL;
   for (int k = 0; k < kCredKinds; ++k) {
     const CredKind kind = static_cast<CredKind>(k);
     const size_t n = names.names[k].size();
@@ -188,10 +183,11 @@ int64_t record_accrual(AccrualPolicy policy, const mfprio_job_t& j, int64_t now)
   return accrual;
 }
 
-Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& j, const uint32_t slot[kCredKinds],
-                  int64_t now) {
+namespace {
+template <bool moab>
+Result price_fast_t(const Model& m, const FastPlan& plan, const mfprio_job_t& j, const uint32_t slot[kCredKinds],
+                    int64_t now) {
   const Config& cfg = m.cfg;
-  const bool moab = cfg.flavor == Flavor::Moab;
   const CredFast& U = plan.creds[0][slot[0]];
   const CredFast& G = plan.creds[1][slot[1]];
   const CredFast& A = plan.creds[2][slot[2]];
@@ -232,10 +228,10 @@ Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& j, c
   double total = 0.0;
   double sum;
   auto add = [&](Sub s, int64_t w, double raw, bool two) {
-    sum += static_cast<double>(w) * cap_of(raw, cfg.cap(s), two);
+    sum += static_cast<double>(w) * cap_d(raw, plan.cap[static_cast<int>(s)], two);
   };
   auto end = [&](Component c, int64_t w) {
-    total += static_cast<double>(w) * cap_of(sum, cfg.cap(c), moab);
+    total += static_cast<double>(w) * cap_d(sum, plan.comp_cap[static_cast<int>(c)], moab);
   };
 
   // SERV
@@ -368,6 +364,12 @@ Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& j, c
   }
   r.priority = static_cast<uint32_t>(v);
   return r;
+}
+}  // namespace
+
+Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& j, const uint32_t slot[kCredKinds],
+                  int64_t now) {
+  return plan.moab ? price_fast_t<true>(m, plan, j, slot, now) : price_fast_t<false>(m, plan, j, slot, now);
 }
 
 }  // namespace mfprio::maui

@@ -71,8 +71,23 @@ bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_hand
 // The five slot numbers of a handle for a state whose index has counts[k]
 // names per kind (slot counts[k] = none); false when the handle is not for
 // this layout or an index is out of range.
-bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const uint32_t counts[kCredKinds],
-                   uint32_t slot[kCredKinds]);
+inline bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const uint32_t counts[kCredKinds],
+                          uint32_t slot[kCredKinds]) {
+  if (h.generation != layout_id || layout_id == 0) return false;
+  const uint64_t bits = uint64_t{h.assoc} | (uint64_t{h.partition} << 32) | (uint64_t{h.qos} << 48);
+  static_assert(kIdBits[0] + kIdBits[1] + kIdBits[2] + kIdBits[3] + kIdBits[4] == 64, "the handle's 64 bits");
+  bool ok = true;
+  int shift = 0;
+  for (int k = 0; k < kCredKinds; ++k) {  // unrolled by the compiler: constant shifts
+    const uint32_t mask = (uint32_t{1} << kIdBits[k]) - 1;
+    const uint32_t v = static_cast<uint32_t>(bits >> shift) & mask;
+    shift += kIdBits[k];
+    const uint32_t n = counts[k];
+    slot[k] = v == mask ? n : v == mask - 1 ? n + 1 : v;
+    ok &= v >= mask - 1 || v < n;
+  }
+  return ok;
+}
 
 struct CredFast {
   double cred = 0.0;  // weight x capped PRIORITY (class: the capped PRIORITY only)
@@ -83,6 +98,9 @@ struct CredFast {
 struct FastPlan {
   uint32_t layout_id = 0;
   bool usable = false;
+  bool moab = false;
+  std::array<double, kSubs> cap{};        // +inf: no cap
+  std::array<double, kComponents> comp_cap{};
   std::array<bool, kSubs> active{};    // counted in this flavor
   std::array<int64_t, kSubs> w{};      // the weight when active, else 0
   std::array<uint32_t, kCredKinds> counts{};
