@@ -68,10 +68,8 @@ std::shared_ptr<const NameIndex> extend_names(const std::shared_ptr<const NameIn
   std::shared_ptr<NameIndex> next;
   auto add = [&](int k, const std::string& name) {
     if (name.empty()) return;
-    const NameIndex& cur = next ? *next : parent ? *parent : NameIndex{};
-    if (next || parent) {
-      if (cur.index[k].count(name)) return;
-    }
+    const NameIndex* cur = next ? next.get() : parent.get();  // (no copy: a pointer)
+    if (cur && cur->index[k].count(name)) return;
     if (!next) next = parent ? std::make_shared<NameIndex>(*parent) : std::make_shared<NameIndex>();
     const uint32_t id = static_cast<uint32_t>(next->names[k].size());
     next->names[k].push_back(name);
@@ -148,6 +146,12 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
       const std::string& name = i < n ? names.names[k][i] : kEmpty;
       CredFast& c = v[i];
       c.cfg = name.empty() ? nullptr : cfg.find(kind, name);
+      if (c.cfg) {
+        c.qt_weight = c.cfg->qt_weight;
+        c.xf_weight = c.cfg->xf_weight;
+        c.class_weight = c.cfg->class_weight;
+        c.fs_weight = c.cfg->fs_weight;
+      }
       const double prio = static_cast<double>(cred_priority(cfg, kind, name, fallback));
       const double sf = cap_of(prio, cfg.cap(cs), sub_two_sided(moab, Component::Cred));
       if (kind == CredKind::Class) c.cred = sf;  // its weight depends on the group
@@ -195,8 +199,6 @@ Result price_fast_t(const Model& m, const FastPlan& plan, const mfprio_job_t& j,
   const CredFast& C = plan.creds[4][slot[4]];
   const bool has_qos = slot[3] != plan.counts[3];  // "" is slot counts[3]; unknown names counts[3] + 1
   const CredCfg* qos = Q.cfg;
-  const CredCfg* group = G.cfg;
-  const CredCfg* account = A.cfg;
 
   // ---- the record as to_maui() reads it ----
   const int64_t accrual = record_accrual(cfg.accrual, j, now);
@@ -247,10 +249,8 @@ Result price_fast_t(const Model& m, const FastPlan& plan, const mfprio_job_t& j,
   const double xfactor = (static_cast<double>(queued) + wc) / xf_den;
   {
     int64_t w_qt = cfg.weight(Sub::QueueTime), w_xf = cfg.weight(Sub::XFactor);
-    if (qos) {
-      w_qt += qos->qt_weight;
-      w_xf += qos->xf_weight;
-    }
+    w_qt += Q.qt_weight;  // 0 without a QOSCFG line
+    w_xf += Q.xf_weight;
     const bool two = moab;
     sum = 0.0;
     if (w_qt) add(Sub::QueueTime, (plan.active[static_cast<int>(Sub::QueueTime)] ? w_qt : 0), queuetime, two);
@@ -290,7 +290,7 @@ Result price_fast_t(const Model& m, const FastPlan& plan, const mfprio_job_t& j,
   // CRED
   {
     int64_t w_class = cfg.weight(Sub::CredClass);
-    if (group && group->class_weight > 0) w_class = group->class_weight;
+    if (G.class_weight > 0) w_class = G.class_weight;
     w_class = (plan.active[static_cast<int>(Sub::CredClass)] ? w_class : 0);
     sum = 0.0;
     sum += U.cred;
@@ -307,9 +307,9 @@ Result price_fast_t(const Model& m, const FastPlan& plan, const mfprio_job_t& j,
   {
     int64_t w_fs = cfg.weight(Component::Fs);
     if (moab) {
-      if (group) w_fs += group->fs_weight;
-      if (account) w_fs += account->fs_weight;
-      if (qos) w_fs += qos->fs_weight;
+      w_fs += G.fs_weight;
+      w_fs += A.fs_weight;
+      w_fs += Q.fs_weight;
     }
     sum = 0.0;
     sum += U.fs;
@@ -365,11 +365,48 @@ Result price_fast_t(const Model& m, const FastPlan& plan, const mfprio_job_t& j,
   r.priority = static_cast<uint32_t>(v);
   return r;
 }
+
+template <bool moab>
+void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,
+             uint32_t* priorities, int* statuses, uint64_t clamped[2], SlowRecordFn slow, void* ctx) {
+  constexpr size_t kAhead = 8;  // prefetch distance for the user's slot (the one large table)
+  const CredFast* users = plan.creds[0].data();
+  const uint32_t n_users = plan.counts[0];
+  for (size_t i = 0; i < count; ++i) {
+    if (i + kAhead < count) {
+      const mfprio_job_t& a = jobs[i + kAhead];
+      const uint32_t u = a.handle.assoc & ((uint32_t{1} << kIdBits[0]) - 1);
+      __builtin_prefetch(users + (u < n_users ? u : 0));
+    }
+    const mfprio_job_t& j = jobs[i];
+    uint32_t slot[kCredKinds];
+    int rc = MFPRIO_OK;
+    if (fast_record(j) && unpack_handle(j.handle, plan.layout_id, plan.counts.data(), slot)) {
+      if (j.state == MFPRIO_JOB_HELD) {
+        priorities[i] = 0;
+      } else {
+        const Result r = price_fast_t<moab>(m, plan, j, slot, now);
+        priorities[i] = r.priority;
+        clamped[0] += r.clamped_high;
+        clamped[1] += r.clamped_low;
+      }
+    } else {
+      rc = slow(ctx, i);
+    }
+    if (statuses) statuses[i] = rc;
+  }
+}
 }  // namespace
 
 Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& j, const uint32_t slot[kCredKinds],
                   int64_t now) {
   return plan.moab ? price_fast_t<true>(m, plan, j, slot, now) : price_fast_t<false>(m, plan, j, slot, now);
+}
+
+void price_fast_batch(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,
+                      uint32_t* priorities, int* statuses, uint64_t clamped[2], SlowRecordFn slow, void* ctx) {
+  if (plan.moab) batch_t<true>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+  else batch_t<false>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
 }
 
 }  // namespace mfprio::maui

@@ -93,6 +93,8 @@ struct CredFast {
   double cred = 0.0;  // weight x capped PRIORITY (class: the capped PRIORITY only)
   double fs = 0.0;    // FS weight x capped delta
   const CredCfg* cfg = nullptr;  // the *CFG line, null when none
+  // Its weights price() reads (0 without a *CFG line, as price() adds none).
+  int64_t qt_weight = 0, xf_weight = 0, class_weight = 0, fs_weight = 0;
 };
 
 struct FastPlan {
@@ -115,6 +117,19 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
 // Result as price(m, to_maui(job, now), now, nullptr).
 Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& job, const uint32_t slot[kCredKinds],
                   int64_t now);
+
+// Whether the fast path may read the record (its handle and TRES list).
+inline bool fast_record(const mfprio_job_t& j) {
+  return j.struct_size >= sizeof(mfprio_job_t) && (j.tres_count == 0 || j.tres);
+}
+
+// A whole batch: records fast_record() takes whose handle unpacks for this
+// plan are priced here (held: 0); slow(ctx, i) prices any other record i and
+// returns its status.  statuses may be null; clamped[0] / [1] count the
+// high / low clamps of the records priced here.
+using SlowRecordFn = int (*)(void* ctx, size_t i);
+void price_fast_batch(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,
+                      uint32_t* priorities, int* statuses, uint64_t clamped[2], SlowRecordFn slow, void* ctx);
 
 // JOBPRIOACCRUALPOLICY over a stateless record (README: differences): the
 // time accrual counts from, and the queue date the Job gets.

@@ -180,8 +180,7 @@ namespace {
 // for this state (and the record is whole: the fast path reads the handle
 // and the TRES list).
 bool fast_slots(const MauiState& s, const mfprio_job_t& job, uint32_t slot[kCredKinds]) {
-  return s.fast.usable && job.struct_size >= sizeof(mfprio_job_t) && (job.tres_count == 0 || job.tres) &&
-         unpack_handle(job.handle, s.fast.layout_id, s.fast.counts.data(), slot);
+  return s.fast.usable && fast_record(job) && unpack_handle(job.handle, s.fast.layout_id, s.fast.counts.data(), slot);
 }
 
 uint32_t clamp_of(const Result& r) {
@@ -213,31 +212,41 @@ void MauiPolicy::price_batch(const State& state, const PassState* pass, const mf
                              int64_t now, uint32_t* priorities, int* statuses, ClampCounts* clamps,
                              BatchError* err) const {
   const MauiState& s = static_cast<const MauiState&>(state);
-  for (size_t i = 0; i < count; ++i) {
-    const mfprio_job_t& j = jobs[i];
-    uint32_t slot[kCredKinds];
-    int rc = MFPRIO_OK;
-    if (fast_slots(s, j, slot)) {
-      if (j.state == MFPRIO_JOB_HELD) {
-        priorities[i] = 0;
-      } else {
-        const Result r = price_fast(*s.model, s.fast, j, slot, now);
-        priorities[i] = r.priority;
-        clamps->add(clamp_of(r));
-      }
-    } else {  // as Policy::price_batch: by name
-      uint32_t clamp = MFPRIO_CLAMP_NONE;
-      std::string why;
-      rc = price(state, pass, j, now, nullptr, &priorities[i], &clamp, &why);
-      if (rc != MFPRIO_OK) {
-        priorities[i] = 0;
-        err->note(rc, why);
-      } else {
-        clamps->add(clamp);
-      }
+  struct Ctx {
+    const MauiPolicy* self;
+    const State* state;
+    const PassState* pass;
+    const mfprio_job_t* jobs;
+    int64_t now;
+    uint32_t* prios;
+    ClampCounts* clamps;
+    BatchError* err;
+  } ctx{this, &state, pass, jobs, now, priorities, clamps, err};
+  // Records the fast loop cannot take: as Policy::price_batch, by name.
+  auto slow = [](void* arg, size_t i) {
+    Ctx& c = *static_cast<Ctx*>(arg);
+    uint32_t clamp = MFPRIO_CLAMP_NONE;
+    std::string why;
+    const int rc = c.self->price(*c.state, c.pass, c.jobs[i], c.now, nullptr, &c.prios[i], &clamp, &why);
+    if (rc != MFPRIO_OK) {
+      c.prios[i] = 0;
+      c.err->note(rc, why);
+    } else {
+      c.clamps->add(clamp);
     }
-    if (statuses) statuses[i] = rc;
+    return rc;
+  };
+  if (!s.fast.usable) {
+    for (size_t i = 0; i < count; ++i) {
+      const int rc = slow(&ctx, i);
+      if (statuses) statuses[i] = rc;
+    }
+    return;
   }
+  uint64_t clamped[2] = {0, 0};
+  price_fast_batch(*s.model, s.fast, jobs, count, now, priorities, statuses, clamped, slow, &ctx);
+  clamps->high += clamped[0];
+  clamps->low += clamped[1];
 }
 
 int MauiPolicy::price(const State& state, const PassState*, const mfprio_job_t& job, int64_t now, Explain* explain,
