@@ -189,8 +189,9 @@ int64_t record_accrual(AccrualPolicy policy, const mfprio_job_t& j, int64_t now)
 
 namespace {
 template <bool moab>
-Result price_fast_t(const Model& m, const FastPlan& plan, const mfprio_job_t& j, const uint32_t slot[kCredKinds],
-                    int64_t now) {
+__attribute__((always_inline)) inline Result price_fast_t(const Model& m, const FastPlan& plan,
+                                                          const mfprio_job_t& j, const uint32_t slot[kCredKinds],
+                                                          int64_t now) {
   const Config& cfg = m.cfg;
   const CredFast& U = plan.creds[0][slot[0]];
   const CredFast& G = plan.creds[1][slot[1]];
@@ -211,8 +212,8 @@ Result price_fast_t(const Model& m, const FastPlan& plan, const mfprio_job_t& j,
   for (uint32_t i = 0; i < j.tres_count; ++i) {
     const char* n = j.tres[i].name;
     if (!n) continue;
-    if (std::strcmp(n, "swap") == 0) swap_mb = j.tres[i].count;
-    else if (std::strcmp(n, "disk") == 0) disk_mb = j.tres[i].count;
+    if (n[0] == 's' && std::strcmp(n, "swap") == 0) swap_mb = j.tres[i].count;
+    else if (n[0] == 'd' && std::strcmp(n, "disk") == 0) disk_mb = j.tres[i].count;
   }
   const int64_t wclimit = static_cast<int64_t>(j.time_limit_min) * 60;
 
