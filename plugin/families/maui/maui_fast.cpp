@@ -139,18 +139,20 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
     out->counts[k] = static_cast<uint32_t>(n);
     auto& v = out->creds[k];
     v.assign(n + 2, CredFast{});
+    out->extra[k].assign(n + 2, CredExtra{});
     const Sub cs = kCredSub[k], fs = kFsSub[k];
     const bool fallback = kind != CredKind::Qos || moab;  // Maui's QOS priority has no DEFAULT
     for (size_t i = 0; i <= n; ++i) {
       static const std::string kEmpty;
       const std::string& name = i < n ? names.names[k][i] : kEmpty;
       CredFast& c = v[i];
-      c.cfg = name.empty() ? nullptr : cfg.find(kind, name);
-      if (c.cfg) {
-        c.qt_weight = c.cfg->qt_weight;
-        c.xf_weight = c.cfg->xf_weight;
-        c.class_weight = c.cfg->class_weight;
-        c.fs_weight = c.cfg->fs_weight;
+      CredExtra& x = out->extra[k][i];
+      x.cfg = name.empty() ? nullptr : cfg.find(kind, name);
+      if (x.cfg) {
+        x.qt_weight = x.cfg->qt_weight;
+        x.xf_weight = x.cfg->xf_weight;
+        x.class_weight = x.cfg->class_weight;
+        x.fs_weight = x.cfg->fs_weight;
       }
       const double prio = static_cast<double>(cred_priority(cfg, kind, name, fallback));
       const double sf = cap_of(prio, cfg.cap(cs), sub_two_sided(moab, Component::Cred));
@@ -198,8 +200,11 @@ __attribute__((always_inline)) inline Result price_fast_t(const Model& m, const 
   const CredFast& A = plan.creds[2][slot[2]];
   const CredFast& Q = plan.creds[3][slot[3]];
   const CredFast& C = plan.creds[4][slot[4]];
+  const CredExtra& GX = plan.extra[1][slot[1]];
+  const CredExtra& AX = plan.extra[2][slot[2]];
+  const CredExtra& QX = plan.extra[3][slot[3]];
   const bool has_qos = slot[3] != plan.counts[3];  // "" is slot counts[3]; unknown names counts[3] + 1
-  const CredCfg* qos = Q.cfg;
+  const CredCfg* qos = QX.cfg;
 
   // ---- the record as to_maui() reads it ----
   const int64_t accrual = record_accrual(cfg.accrual, j, now);
@@ -250,8 +255,8 @@ __attribute__((always_inline)) inline Result price_fast_t(const Model& m, const 
   const double xfactor = (static_cast<double>(queued) + wc) / xf_den;
   {
     int64_t w_qt = cfg.weight(Sub::QueueTime), w_xf = cfg.weight(Sub::XFactor);
-    w_qt += Q.qt_weight;  // 0 without a QOSCFG line
-    w_xf += Q.xf_weight;
+    w_qt += QX.qt_weight;  // 0 without a QOSCFG line
+    w_xf += QX.xf_weight;
     const bool two = moab;
     sum = 0.0;
     if (w_qt) add(Sub::QueueTime, (plan.active[static_cast<int>(Sub::QueueTime)] ? w_qt : 0), queuetime, two);
@@ -291,7 +296,7 @@ __attribute__((always_inline)) inline Result price_fast_t(const Model& m, const 
   // CRED
   {
     int64_t w_class = cfg.weight(Sub::CredClass);
-    if (G.class_weight > 0) w_class = G.class_weight;
+    if (GX.class_weight > 0) w_class = GX.class_weight;
     w_class = (plan.active[static_cast<int>(Sub::CredClass)] ? w_class : 0);
     sum = 0.0;
     sum += U.cred;
@@ -308,9 +313,9 @@ __attribute__((always_inline)) inline Result price_fast_t(const Model& m, const 
   {
     int64_t w_fs = cfg.weight(Component::Fs);
     if (moab) {
-      w_fs += G.fs_weight;
-      w_fs += A.fs_weight;
-      w_fs += Q.fs_weight;
+      w_fs += GX.fs_weight;
+      w_fs += AX.fs_weight;
+      w_fs += QX.fs_weight;
     }
     sum = 0.0;
     sum += U.fs;

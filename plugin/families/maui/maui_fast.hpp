@@ -89,9 +89,13 @@ inline bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const ui
   return ok;
 }
 
+// The terms every record reads (16 bytes: the large user table stays small).
 struct CredFast {
   double cred = 0.0;  // weight x capped PRIORITY (class: the capped PRIORITY only)
   double fs = 0.0;    // FS weight x capped delta
+};
+// What only some kinds' *CFG lines add (read for group, account and QOS).
+struct CredExtra {
   const CredCfg* cfg = nullptr;  // the *CFG line, null when none
   // Its weights price() reads (0 without a *CFG line, as price() adds none).
   int64_t qt_weight = 0, xf_weight = 0, class_weight = 0, fs_weight = 0;
@@ -108,6 +112,7 @@ struct FastPlan {
   std::array<uint32_t, kCredKinds> counts{};
   // Per kind: counts[k] + 2 slots: the names, "no such credential", an unknown name.
   std::array<std::vector<CredFast>, kCredKinds> creds;
+  std::array<std::vector<CredExtra>, kCredKinds> extra;  // same slots
 };
 
 // Precomputes the plan for a model and the state's names.
