@@ -276,6 +276,7 @@ std::vector<FamilyFigure> run_family_figures(const FamilyInputs& in) {
   maui.name = "maui";
   maui.so = "priority_maui.so";
   maui.what = "set_priority_batch";
+  maui.resolve = true;
   const std::string cfg = in.dir + "/maui.cfg";
   maui.conf = {{"PriorityType", "priority/maui"}, {"PriorityParameters", "config=" + cfg}};
   maui.fill_jobs = [&](std::vector<mfprio_job_t>& jobs) {

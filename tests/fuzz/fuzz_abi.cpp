@@ -1,5 +1,7 @@
-// fuzz_abi.cpp - libFuzzer: the real priority_multifactor.so (dlopened, as a
-// host does) fed arbitrary job records.  Every mfprio_job_t field comes from
+// fuzz_abi.cpp - libFuzzer: a real family plugin (dlopened, as a host does)
+// fed arbitrary job records: priority_multifactor.so, or the family named by
+// MFPRIO_FUZZ_FAMILY at compile time (fuzz_abi_maui, fuzz_abi_gridengine,
+// fuzz_abi_flux: the same harness with that family's own pairs).  Every mfprio_job_t field comes from
 // the input (names from a small dictionary or raw bytes, numbers raw, TRES
 // and attributes with raw doubles and names, handles forged), then
 // set_priority, job_resolve + set_priority, job_factors(_json),
@@ -54,7 +56,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   exe[n] = '\0';
   std::string dir(exe);
   dir = dir.substr(0, dir.rfind('/'));
-  const std::string so = dir + "/../../plugin/priority_multifactor.so";
+#ifndef MFPRIO_FUZZ_FAMILY
+#define MFPRIO_FUZZ_FAMILY "multifactor"
+#endif
+  const std::string family = MFPRIO_FUZZ_FAMILY;
+  const std::string so = dir + "/../../plugin/priority_" + family + ".so";
   void* dl = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!dl) {
     std::fprintf(stderr, "fuzz_abi: %s\n", dlerror());
@@ -84,11 +90,18 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
       {"PriorityDecayHalfLife", "7-0", "fuzz.conf", 8},
   };
   kv[0].value = db_path.c_str();
+  static std::vector<mfprio_kv_t> conf(kv, kv + sizeof kv / sizeof kv[0]);
+  static const std::string samples = MFPRIO_SAMPLES;
+  static std::string params;
+  if (family == "maui") params = "config=" + samples + "/maui.cfg";
+  if (family == "gridengine")
+    params = "sched_conf=" + samples + "/gridengine/sched_conf,complexes=" + samples + "/gridengine/complexes";
+  if (!params.empty()) conf.push_back(mfprio_kv_t{"PriorityParameters", params.c_str(), "fuzz.conf", 9});
   mfprio_host_t h{};
   h.struct_size = sizeof h;
   h.abi_version = MFPRIO_ABI_VERSION;
-  h.conf = kv;
-  h.conf_count = sizeof kv / sizeof kv[0];
+  h.conf = conf.data();
+  h.conf_count = conf.size();
   h.cluster_nodes = 4;
   h.cluster_cpus = 96;
   h.cluster_mem_mb = 1 << 20;

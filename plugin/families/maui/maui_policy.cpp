@@ -79,7 +79,8 @@ void MauiPolicy::configure(const HostContext& host) {
 }
 
 std::shared_ptr<MauiState> MauiPolicy::build(std::vector<acct::WindowRow> rows, int64_t as_of, int64_t last_decay,
-                                             uint64_t generation) const {
+                                             uint64_t generation, const MauiState* parent,
+                                             uint32_t layout_id) const {
   const Config& cfg = *cfg_;
   auto s = std::make_shared<MauiState>();
   s->generation = generation;
@@ -105,6 +106,10 @@ std::shared_ptr<MauiState> MauiPolicy::build(std::vector<acct::WindowRow> rows, 
   m->totals = totals_;
   m->fs = build_fs_view(cfg, u);
   s->model = std::move(m);
+  (void)layout_id;  // the family numbers its layouts itself (maui_fast.hpp)
+  s->names = extend_names(parent ? parent->names : nullptr, cfg, u);
+  s->layout_id = parent && s->names == parent->names ? parent->layout_id : next_layout_id();
+  build_fast(*s->model, *s->names, s->layout_id, &s->fast);
   s->usage = std::move(u);
   s->rows = std::move(rows);
   std::set<std::string> users;
@@ -113,7 +118,7 @@ std::shared_ptr<MauiState> MauiPolicy::build(std::vector<acct::WindowRow> rows, 
   return s;
 }
 
-std::shared_ptr<const State> MauiPolicy::load(acct::Store* store, uint32_t, uint64_t generation) {
+std::shared_ptr<const State> MauiPolicy::load(acct::Store* store, uint32_t layout_id, uint64_t generation) {
   std::vector<acct::WindowRow> rows;
   int64_t last = 0;
   if (store) {
@@ -121,7 +126,7 @@ std::shared_ptr<const State> MauiPolicy::load(acct::Store* store, uint32_t, uint
     last = store->decay_state().last_decay;
   }
   const int64_t as_of = std::max(last, host_->now());
-  return build(std::move(rows), as_of, last, generation);
+  return build(std::move(rows), as_of, last, generation, nullptr, layout_id);
 }
 
 Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
@@ -170,6 +175,83 @@ Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
   return m;
 }
 
+namespace {
+// The record's credential slots when its handle is current and in range
+// for this state (and the record is whole: the fast path reads the handle
+// and the TRES list).
+bool fast_slots(const MauiState& s, const mfprio_job_t& job, uint32_t slot[kCredKinds]) {
+  return s.fast.usable && fast_record(job) && unpack_handle(job.handle, s.fast.layout_id, s.fast.counts.data(), slot);
+}
+
+uint32_t clamp_of(const Result& r) {
+  return r.clamped_high ? MFPRIO_CLAMP_HIGH : r.clamped_low ? MFPRIO_CLAMP_LOW : MFPRIO_CLAMP_NONE;
+}
+}  // namespace
+
+int MauiPolicy::resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string*) const {
+  const MauiState& s = static_cast<const MauiState&>(state);
+  *h = mfprio_handle_t{};
+  if (!s.names || !s.fast.usable) return MFPRIO_OK;
+  const char* const names[kCredKinds] = {job.user, job.group, job.account, job.qos, job.partition};
+  uint32_t idx[kCredKinds];
+  for (int k = 0; k < kCredKinds; ++k) {
+    const char* n = nz(names[k]);
+    if (!*n) {
+      idx[k] = kNoCred;
+      continue;
+    }
+    idx[k] = s.names->find(k, n);
+    if (idx[k] == kNoCred) idx[k] = kUnknownCred;
+  }
+  mfprio_handle_t packed{};
+  if (pack_handle(s.layout_id, idx, &packed)) *h = packed;
+  return MFPRIO_OK;
+}
+
+void MauiPolicy::price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs, size_t count,
+                             int64_t now, uint32_t* priorities, int* statuses, ClampCounts* clamps,
+                             BatchError* err) const {
+  const MauiState& s = static_cast<const MauiState&>(state);
+  struct Ctx {
+    const MauiPolicy* self;
+    const State* state;
+    const PassState* pass;
+    const mfprio_job_t* jobs;
+    int64_t now;
+    uint32_t* prios;
+    ClampCounts* clamps;
+    BatchError* err;
+  } ctx{this, &state, pass, jobs, now, priorities, clamps, err};
+  // Records the fast loop cannot take: as Policy::price_batch, by name.
+  auto slow = [](void* arg, size_t i) {
+    Ctx& c = *static_cast<Ctx*>(arg);
+    uint32_t clamp = MFPRIO_CLAMP_NONE;
+    std::string why;
+    // The checks set_priority runs (a record the fast loop refused may be
+    // malformed: tres = NULL with a count, a short struct_size, ...).
+    int rc = check_job(&c.jobs[i], "set_priority_batch", &why);
+    if (rc == MFPRIO_OK) rc = c.self->price(*c.state, c.pass, c.jobs[i], c.now, nullptr, &c.prios[i], &clamp, &why);
+    if (rc != MFPRIO_OK) {
+      c.prios[i] = 0;
+      c.err->note(rc, why);
+    } else {
+      c.clamps->add(clamp);
+    }
+    return rc;
+  };
+  if (!s.fast.usable) {
+    for (size_t i = 0; i < count; ++i) {
+      const int rc = slow(&ctx, i);
+      if (statuses) statuses[i] = rc;
+    }
+    return;
+  }
+  uint64_t clamped[2] = {0, 0};
+  price_fast_batch(*s.model, s.fast, jobs, count, now, priorities, statuses, clamped, slow, &ctx);
+  clamps->high += clamped[0];
+  clamps->low += clamped[1];
+}
+
 int MauiPolicy::price(const State& state, const PassState*, const mfprio_job_t& job, int64_t now, Explain* explain,
                       uint32_t* priority, uint32_t* clamp, std::string*) const {
   const MauiState& s = static_cast<const MauiState&>(state);
@@ -177,6 +259,13 @@ int MauiPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
   if (job.state == MFPRIO_JOB_HELD) {
     *priority = 0;
     if (explain) explain->total(0, 0, MFPRIO_CLAMP_NONE);
+    return MFPRIO_OK;
+  }
+  uint32_t slot[kCredKinds];
+  if (!explain && fast_slots(s, job, slot)) {
+    const Result r = price_fast(*s.model, s.fast, job, slot, now);
+    *priority = r.priority;
+    *clamp = clamp_of(r);
     return MFPRIO_OK;
   }
   const Job m = to_maui(job, now);
@@ -232,7 +321,7 @@ int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_jo
   if (!ended) c.new_state = acct::DecayState{pass_time, pass_time};
   if (!store) {  // no store: no usage kept (FSPOLICY NONE)
     if (!ended) {
-      out->next = build(cur.rows, pass_time, pass_time, cur.generation + 1);
+      out->next = build(cur.rows, pass_time, pass_time, cur.generation + 1, &cur, 0);
     }
     return MFPRIO_OK;
   }
@@ -247,7 +336,7 @@ int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_jo
   // The view follows the store: read the windows back (one family's rows).
   const int64_t last = ended ? cur.last_decay : pass_time;
   const int64_t as_of = ended ? std::max(cur.as_of, host_->now()) : pass_time;
-  out->next = build(store->load_windows(kFamily), as_of, last, cur.generation + 1);
+  out->next = build(store->load_windows(kFamily), as_of, last, cur.generation + 1, &cur, 0);
   return MFPRIO_OK;
 }
 

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "maui_cfg.hpp"
+#include "maui_fast.hpp"
 #include "maui_fairshare.hpp"
 #include "maui_priority.hpp"
 #include "policy.hpp"
@@ -34,6 +35,8 @@ struct MauiState : State {
   FsUsage usage;                        // decayed usage (for the share view)
   std::vector<acct::WindowRow> rows;    // the store's windows (for the share view)
   int64_t as_of = 0;                    // the time the fair-share view was built for
+  std::shared_ptr<const NameIndex> names;  // handle indices (append-only per load epoch)
+  FastPlan fast;                        // per-credential terms for resolved records
 };
 
 class MauiPolicy final : public Policy {
@@ -45,8 +48,11 @@ class MauiPolicy final : public Policy {
   std::string store_origin() const override { return store_origin_; }
   std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
 
+  int resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) const override;
   int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
             uint32_t* priority, uint32_t* clamp, std::string* why) const override;
+  void price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs, size_t count, int64_t now,
+                   uint32_t* priorities, int* statuses, ClampCounts* clamps, BatchError* err) const override;
 
   int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
             const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) override;
@@ -61,8 +67,11 @@ class MauiPolicy final : public Policy {
   const char* clamp_reason() const override { return "Maui's maximum job priority, 1e9"; }
 
  private:
+  // parent: the state a decay/job_end follows (its names and handle
+  // generation carry over when nothing new is named), or null at a load.
+  // layout_id (the runtime's) is not used: maui_fast.hpp numbers layouts.
   std::shared_ptr<MauiState> build(std::vector<acct::WindowRow> rows, int64_t as_of, int64_t last_decay,
-                                   uint64_t generation) const;
+                                   uint64_t generation, const MauiState* parent, uint32_t layout_id) const;
   Job to_maui(const mfprio_job_t& j, int64_t now) const;
   int charge(acct::Store* store, const MauiState& cur, const mfprio_job_t* jobs, const int64_t* until,
              size_t stride, size_t count, bool ended, int64_t pass_time, PassOutcome* out, std::string* why);

@@ -213,5 +213,226 @@ TEST_F(MauiPlugin, BadHistoryIsRefusedNamingTheRecord) {
   EXPECT_TRUE(st->load_windows("maui").empty());
 }
 
+
+// ---- the resolved path: job_resolve handles (maui_fast.hpp) -----------------
+
+// Every component and sub-component with a weight, caps, *CFG lines of every
+// kind, so a resolved record exercises each term the fast path adds.
+const char* kEveryTerm =
+    "QUEUETIMEWEIGHT 1\nXFACTORWEIGHT 100\nXFMINWCLIMIT 00:02:00\nBYPASSWEIGHT 10\nSPVIOLATIONWEIGHT 7\n"
+    "TARGETQUEUETIMEWEIGHT 2\nTARGETXFACTORWEIGHT 5\nTARGWEIGHT 1\n"
+    "RESWEIGHT 1\nPROCWEIGHT 10\nMEMWEIGHT 1\nNODEWEIGHT 100\nSWAPWEIGHT 2\nDISKWEIGHT 1\nPSWEIGHT 1\n"
+    "PEWEIGHT 5\nWALLTIMEWEIGHT 1\n"
+    "CREDWEIGHT 1\nUSERWEIGHT 1\nGROUPWEIGHT 1\nACCOUNTWEIGHT 1\nQOSWEIGHT 1\nCLASSWEIGHT 1\nCREDCAP 5000\n"
+    "USERCAP 300\n"
+    "FSPOLICY DEDICATEDPS\nFSINTERVAL 01:00:00\nFSDEPTH 4\nFSDECAY 0.5\nFSWEIGHT 3\n"
+    "FSUSERWEIGHT 10\nFSGROUPWEIGHT 2\nFSACCOUNTWEIGHT 5\nFSQOSWEIGHT 1\nFSCLASSWEIGHT 1\nFSUSERCAP 20\n"
+    "USERCFG[DEFAULT] FSTARGET=10 PRIORITY=7\nGROUPCFG[DEFAULT] FSTARGET=20+\nACCOUNTCFG[DEFAULT] FSTARGET=5\n"
+    "USERCFG[alice] PRIORITY=500 FSTARGET=30\nUSERCFG[bob] PRIORITY=-400\n"
+    "GROUPCFG[staff] CLASSWEIGHT=9 PRIORITY=20\nACCOUNTCFG[physics] PRIORITY=60 FSTARGET=40-\n"
+    "CLASSCFG[debug] PRIORITY=1000 FSTARGET=10\nCLASSCFG[batch] PRIORITY=10\n"
+    "QOSCFG[high] PRIORITY=1000 QTWEIGHT=5 XFWEIGHT=20 QTTARGET=3600 XFTARGET=8 FSTARGET=30\n"
+    "QOSCFG[low] PRIORITY=-50\n";
+// Moab adds the USAGE component (running records) and its own SERV terms.
+const char* kMoabExtra =
+    "STARTCOUNTWEIGHT 3\nDEADLINEWEIGHT 1000\nUSERPRIOWEIGHT 2\n"
+    "USAGEWEIGHT 1\nCONSUMEDWEIGHT 1\nEXECUTIONTIMEWEIGHT 2\nREMAININGWEIGHT 1\nPERCENTWEIGHT 4\n";
+
+// A mix of records: known, unknown ("zed", "other", "mystery", "gpu") and
+// absent credentials, every state and accrual flag, swap/disk requests.
+std::vector<mfprio_job_t> mixed_jobs(size_t n, int64_t now) {
+  static const char* users[] = {"alice", "bob", "carol", "zed"};
+  static const char* groups[] = {nullptr, "staff", "other", "users"};
+  static const char* accounts[] = {nullptr, "physics", "chem"};
+  static const char* qoses[] = {nullptr, "high", "low", "mystery"};
+  static const char* classes[] = {nullptr, "debug", "batch", "gpu"};
+  static const mfprio_tres_t swap[] = {{"swap", 2048}, {"gres/gpu", 2}};
+  static const mfprio_tres_t disk[] = {{"disk", 100000}};
+  std::vector<mfprio_job_t> v;
+  uint64_t r = 12345;
+  auto pick = [&](uint64_t m) {
+    r = r * 6364136223846793005ull + 1442695040888963407ull;
+    return (r >> 33) % m;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    mfprio_job_t j = job(100 + i, users[pick(4)], accounts[pick(3)], classes[pick(4)]);
+    j.group = groups[pick(4)];
+    j.qos = qoses[pick(4)];
+    j.cpus = 1u << pick(8);
+    j.min_nodes = 1 + uint32_t(pick(4));
+    j.mem_mb = 512u * (1 + pick(64));
+    j.time_limit_min = uint32_t(pick(3000));
+    j.submit_time = now - int64_t(pick(200000));
+    j.eligible_time = pick(3) ? j.submit_time + int64_t(pick(600)) : 0;
+    j.bypass_count = uint32_t(pick(5));
+    j.start_count = uint32_t(pick(3));
+    j.user_priority = -int32_t(pick(100));
+    if (pick(4) == 0) j.deadline = now + int64_t(pick(90000));
+    switch (pick(8)) {
+      case 0: j.state = MFPRIO_JOB_HELD; break;
+      case 1: j.state = MFPRIO_JOB_RUNNING; j.start_time = now - int64_t(pick(50000)); break;
+      case 2: j.flags |= MFPRIO_JOBF_BLOCKED; break;
+      case 3: j.flags |= MFPRIO_JOBF_DEPENDENT | MFPRIO_JOBF_SOFT_VIOLATION; break;
+      default: break;
+    }
+    if (pick(5) == 0) {
+      j.tres = swap;
+      j.tres_count = 2;
+    } else if (pick(5) == 0) {
+      j.tres = disk;
+      j.tres_count = 1;
+    }
+    v.push_back(j);
+  }
+  return v;
+}
+
+class MauiResolved : public MauiPlugin {
+ protected:
+  // Usage for some named credentials (and "carol", who has no *CFG line).
+  void charge(int64_t now) {
+    mfprio_job_t a = running(1, "alice", now - 3000, 4), c = running(2, "carol", now - 2000, 2);
+    a.group = "staff";
+    a.qos = "high";
+    a.partition = "debug";
+    c.account = "chem";
+    c.group = "users";
+    mfprio_job_t both[] = {a, c};
+    ASSERT_EQ(p_->ops.decay(now, both, 2), MFPRIO_OK) << p_->err();
+  }
+  std::vector<uint32_t> batch(const std::vector<mfprio_job_t>& jobs, int64_t now) {
+    std::vector<uint32_t> prios(jobs.size(), 77);
+    std::vector<int> st(jobs.size(), -1);
+    EXPECT_EQ(p_->ops.set_priority_batch(jobs.data(), jobs.size(), now, prios.data(), st.data()), MFPRIO_OK)
+        << p_->err();
+    for (int s : st) EXPECT_EQ(s, MFPRIO_OK);
+    return prios;
+  }
+  // Priorities by name (handles cleared) and resolved (job_resolve now).
+  std::vector<uint32_t> by_name(std::vector<mfprio_job_t> jobs, int64_t now) {
+    for (mfprio_job_t& j : jobs) j.handle = mfprio_handle_t{};
+    return batch(jobs, now);
+  }
+  void resolve(std::vector<mfprio_job_t>* jobs) {
+    for (mfprio_job_t& j : *jobs) {
+      ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+      ASSERT_NE(j.handle.generation, 0u) << "job " << j.job_id;
+    }
+  }
+  void resolved_prices_as_by_name(const char* so, const std::string& cfg) {
+    ASSERT_EQ(start(cfg, so), MFPRIO_OK) << p_->err();
+    const int64_t now = T0 + 5000;
+    charge(now);
+    std::vector<mfprio_job_t> jobs = mixed_jobs(400, now);
+    const std::vector<uint32_t> want = by_name(jobs, now);
+    resolve(&jobs);
+    const std::vector<uint32_t> got = batch(jobs, now);
+    ASSERT_EQ(got.size(), want.size());
+    size_t distinct = 0;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      EXPECT_EQ(got[i], want[i]) << so << " job " << jobs[i].job_id;
+      // set_priority takes the handle too; the explained path goes by name.
+      EXPECT_EQ(prio(jobs[i], now), want[i]) << so << " job " << jobs[i].job_id;
+      EXPECT_EQ(factors(jobs[i], now).priority, want[i]) << so << " job " << jobs[i].job_id;
+      if (i && want[i] != want[i - 1]) ++distinct;
+    }
+    EXPECT_GT(distinct, jobs.size() / 2);  // the records really differ
+  }
+};
+
+TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameMaui) {
+  resolved_prices_as_by_name("priority_maui.so", kEveryTerm);
+}
+
+TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameMoab) {
+  resolved_prices_as_by_name("priority_moab.so",
+                             std::string(kEveryTerm) + kMoabExtra +
+                                 "GROUPCFG[staff] FSWEIGHT=4\nACCOUNTCFG[chem] FSWEIGHT=2\nQOSCFG[high] FSWEIGHT=3\n"
+                                 "SERVICECAP 100000\nFSCAP 50\n");
+}
+
+TEST_F(MauiResolved, DecayChargingANewNameMakesOlderHandlesStale) {
+  ASSERT_EQ(start(kEveryTerm), MFPRIO_OK) << p_->err();
+  const int64_t now = T0 + 5000;
+  charge(now);
+  // "newbie" is unknown: its handle says so, which a later charge makes untrue.
+  mfprio_job_t j = job(7, "newbie", "physics", "batch");
+  j.group = "staff";
+  std::vector<mfprio_job_t> jobs = {j};
+  resolve(&jobs);
+  const mfprio_handle_t old = jobs[0].handle;
+  const uint32_t before = batch(jobs, now)[0];
+  EXPECT_EQ(before, by_name(jobs, now)[0]);
+
+  mfprio_job_t r = running(8, "newbie", now, 16);
+  ASSERT_EQ(p_->ops.decay(now + 1800, &r, 1), MFPRIO_OK) << p_->err();
+  const uint32_t after = by_name(jobs, now + 1800)[0];
+  EXPECT_EQ(batch(jobs, now + 1800)[0], after);  // the old handle is not trusted
+  EXPECT_NE(after, before + 1800 / 60);           // newbie's usage moved FS.USER, not only the queue time
+  std::vector<mfprio_job_t> again = jobs;
+  resolve(&again);
+  EXPECT_NE(again[0].handle.generation, old.generation);
+  EXPECT_EQ(batch(again, now + 1800)[0], after);
+}
+
+TEST_F(MauiResolved, DecayNamingNothingNewKeepsHandlesAndMovesTheTerms) {
+  ASSERT_EQ(start(kEveryTerm), MFPRIO_OK) << p_->err();
+  const int64_t now = T0 + 5000;
+  charge(now);
+  std::vector<mfprio_job_t> jobs = mixed_jobs(100, now);
+  resolve(&jobs);
+  const std::vector<uint32_t> first = batch(jobs, now);
+  charge(now + 3 * kHour);  // the same credentials: their usage and the total move
+  std::vector<mfprio_job_t> again = jobs;
+  resolve(&again);
+  EXPECT_EQ(again[0].handle.generation, jobs[0].handle.generation);
+  const std::vector<uint32_t> want = by_name(jobs, now + 3 * kHour);
+  EXPECT_EQ(batch(jobs, now + 3 * kHour), want);
+  EXPECT_NE(want, first);
+}
+
+TEST_F(MauiResolved, HandlesFromAnEarlierInitAreNotTrusted) {
+  ASSERT_EQ(start(kEveryTerm), MFPRIO_OK) << p_->err();
+  const int64_t now = T0 + 5000;
+  charge(now);
+  std::vector<mfprio_job_t> jobs = mixed_jobs(100, now);
+  resolve(&jobs);
+  // The admin changes the cfg (alice loses her PRIORITY, a new user line)
+  // and the controller restarts: the state is loaded again.
+  p_.reset();
+  ASSERT_EQ(start(std::string(kEveryTerm) + "USERCFG[alice] PRIORITY=1\nUSERCFG[aaron] PRIORITY=900\n"),
+            MFPRIO_OK) << p_->err();
+  const std::vector<uint32_t> want = by_name(jobs, now);
+  EXPECT_EQ(batch(jobs, now), want);
+  std::vector<mfprio_job_t> again = jobs;
+  resolve(&again);
+  EXPECT_NE(again[0].handle.generation, jobs[0].handle.generation);
+  EXPECT_EQ(batch(again, now), want);
+}
+
+TEST_F(MauiResolved, ForgedHandlesArePricedByName) {
+  ASSERT_EQ(start(kEveryTerm), MFPRIO_OK) << p_->err();
+  const int64_t now = T0 + 5000;
+  charge(now);
+  std::vector<mfprio_job_t> jobs = mixed_jobs(50, now);
+  const std::vector<uint32_t> want = by_name(jobs, now);
+  resolve(&jobs);
+  // The right generation with at least one index past its table (user,
+  // group, account, QOS, class in turn, and mixed with the "none" and
+  // "unknown" codes), and a generation off by one.
+  const uint32_t gen = jobs[0].handle.generation;
+  const mfprio_handle_t forged[] = {
+      {gen, 0x000ffffdu, 0, 0},          {gen, 0x0000fff0u, 0, 0},      {gen, 0xfff00000u, 0, 0},
+      {gen, 0, 0xfff0u, 0},               {gen, 0, 0x0003u, 0xfffeu},    {gen, 0, 0, 0xfd00u},
+      {gen, 0xfffffffeu, 0xfffeu, 0xfffeu}, {gen, 0x7ffffu, 0x0fffu, 0x00ffu}, {gen + 1, 0, 0, 0},
+  };
+  for (const mfprio_handle_t& h : forged) {
+    std::vector<mfprio_job_t> f = jobs;
+    for (mfprio_job_t& j : f) j.handle = h;
+    EXPECT_EQ(batch(f, now), want) << "assoc " << h.assoc << " partition " << h.partition << " qos " << h.qos;
+    for (size_t i = 0; i < f.size(); ++i) EXPECT_EQ(prio(f[i], now), want[i]);
+  }
+}
+
 }  // namespace
 }  // namespace mfprio::test

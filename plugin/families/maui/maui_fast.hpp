@@ -1,0 +1,142 @@
+// maui_fast.hpp - the resolved fast path of maui/moab pricing (issue 13).
+//
+// job_resolve looks a job's five credential names (user, group, account,
+// QOS, class) up once in the state's NameIndex and packs their indices into
+// the record's mfprio_handle_t; set_priority(_batch) then reads the
+// per-credential terms precomputed at load/decay time (FastPlan) instead of
+// hashing names, and builds no maui::Job.
+//
+// Handle: generation = the state's layout_id (the load epoch, never 0);
+// the other 64 bits (assoc | partition << 32 | qos << 48) hold the indices
+//   user 20 bits | group 14 | account 14 | QOS 8 | class 8   (low to high),
+// each all-ones when the job names no such credential and all-ones minus 1
+// for a name the index does not hold (neither a *CFG line nor usage: it
+// prices as DEFAULT with usage 0).  A job whose index does not fit its field
+// gets a zero handle (priced by name).
+//
+// NameIndex and layout_id: a decay/job_end state shares its parent's index
+// and layout_id when its cfg and usage name nothing new; otherwise (and at
+// every load: init, an admin's change, a converge) it gets a new index and a
+// new layout_id (next_layout_id(), the family's own sequence), so an
+// "unknown name" code never outlives the index it was true for: older
+// handles no longer match and are priced by name.  Indices are range-checked
+// against the state read: a forged handle is priced by name, never read out
+// of bounds.
+//
+// FastPlan: per credential slot its weighted, capped CRED and FS terms
+// (the same doubles price() computes), and its *CFG line.  price_fast() adds
+// the terms in price()'s order, so its result is bit-identical to
+// price(model, job-by-name, now) (tests/families/maui: differential test).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "maui_cfg.hpp"
+#include "maui_fairshare.hpp"
+#include "maui_priority.hpp"
+#include "policy.hpp"
+#include "mfprio/mfprio.h"
+
+namespace mfprio::maui {
+
+inline constexpr uint32_t kNoCred = 0xffffffffu;       // the job names no such credential
+inline constexpr uint32_t kUnknownCred = 0xfffffffeu;  // a name the state's index does not hold
+inline constexpr int kIdBits[kCredKinds] = {20, 14, 14, 8, 8};  // user, group, account, qos, class
+
+struct NameIndex {
+  std::array<std::vector<std::string>, kCredKinds> names;
+  std::array<std::unordered_map<std::string, uint32_t>, kCredKinds> index;
+  // kNoCred when absent.
+  uint32_t find(int k, const std::string& name) const {
+    auto it = index[k].find(name);
+    return it == index[k].end() ? kNoCred : it->second;
+  }
+};
+
+// The parent's index when the cfg and usage name nothing new, else a copy
+// with the new names appended.  parent may be null (a new epoch).
+std::shared_ptr<const NameIndex> extend_names(const std::shared_ptr<const NameIndex>& parent, const Config& cfg,
+                                              const FsUsage& usage);
+
+// A new handle generation (never 0), unique within the process.
+uint32_t next_layout_id();
+
+// Packs indices (kNoCred = none) into *h; false when one does not fit.
+bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_handle_t* h);
+// The five slot numbers of a handle for a state whose index has counts[k]
+// names per kind (slot counts[k] = none); false when the handle is not for
+// this layout or an index is out of range.
+inline bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const uint32_t counts[kCredKinds],
+                          uint32_t slot[kCredKinds]) {
+  if (h.generation != layout_id || layout_id == 0) return false;
+  const uint64_t bits = uint64_t{h.assoc} | (uint64_t{h.partition} << 32) | (uint64_t{h.qos} << 48);
+  static_assert(kIdBits[0] + kIdBits[1] + kIdBits[2] + kIdBits[3] + kIdBits[4] == 64, "the handle's 64 bits");
+  bool ok = true;
+  int shift = 0;
+  for (int k = 0; k < kCredKinds; ++k) {  // unrolled by the compiler: constant shifts
+    const uint32_t mask = (uint32_t{1} << kIdBits[k]) - 1;
+    const uint32_t v = static_cast<uint32_t>(bits >> shift) & mask;
+    shift += kIdBits[k];
+    const uint32_t n = counts[k];
+    slot[k] = v == mask ? n : v == mask - 1 ? n + 1 : v;
+    ok &= v >= mask - 1 || v < n;
+  }
+  return ok;
+}
+
+// The terms every record reads (16 bytes: the large user table stays small).
+struct CredFast {
+  double cred = 0.0;  // weight x capped PRIORITY (class: the capped PRIORITY only)
+  double fs = 0.0;    // FS weight x capped delta
+};
+// What only some kinds' *CFG lines add (read for group, account and QOS).
+struct CredExtra {
+  const CredCfg* cfg = nullptr;  // the *CFG line, null when none
+  // Its weights price() reads (0 without a *CFG line, as price() adds none).
+  int64_t qt_weight = 0, xf_weight = 0, class_weight = 0, fs_weight = 0;
+};
+
+struct FastPlan {
+  uint32_t layout_id = 0;
+  bool usable = false;
+  bool moab = false;
+  std::array<double, kSubs> cap{};        // +inf: no cap
+  std::array<double, kComponents> comp_cap{};
+  std::array<bool, kSubs> active{};    // counted in this flavor
+  std::array<int64_t, kSubs> w{};      // the weight when active, else 0
+  std::array<uint32_t, kCredKinds> counts{};
+  // Per kind: counts[k] + 2 slots: the names, "no such credential", an unknown name.
+  std::array<std::vector<CredFast>, kCredKinds> creds;
+  std::array<std::vector<CredExtra>, kCredKinds> extra;  // same slots
+};
+
+// Precomputes the plan for a model and the state's names.
+void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, FastPlan* out);
+
+// The priority of a record (not held) whose slots were unpacked: the same
+// Result as price(m, to_maui(job, now), now, nullptr).
+Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& job, const uint32_t slot[kCredKinds],
+                  int64_t now);
+
+// Whether the fast path may read the record (its handle and TRES list).
+inline bool fast_record(const mfprio_job_t& j) { return job_acceptable(j); }
+
+// A whole batch: records fast_record() takes whose handle unpacks for this
+// plan are priced here (held: 0); slow(ctx, i) prices any other record i and
+// returns its status.  statuses may be null; clamped[0] / [1] count the
+// high / low clamps of the records priced here.
+using SlowRecordFn = int (*)(void* ctx, size_t i);
+void price_fast_batch(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,
+                      uint32_t* priorities, int* statuses, uint64_t clamped[2], SlowRecordFn slow, void* ctx);
+
+// JOBPRIOACCRUALPOLICY over a stateless record (README: differences): the
+// time accrual counts from, and the queue date the Job gets.
+int64_t record_accrual(AccrualPolicy policy, const mfprio_job_t& j, int64_t now);
+
+}  // namespace mfprio::maui
