@@ -88,6 +88,10 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
       st->bind(1, c.family).bind(2, static_cast<int64_t>(ch.job_id));
       if (st->step()) from = std::max(from, st->i64(0));
     }
+    // Windows before drop_before are dropped above and can never count
+    // again: a job that started long ago is charged from there (a start in
+    // 1970 would otherwise write one row per window since).
+    if (c.window_seconds > 0 && c.drop_before > from) from = std::min(c.drop_before, ch.until);
     double added = 0;
     for (int64_t t = from; t < ch.until;) {
       const int64_t ws = c.window_seconds > 0 ? window_start(t, c.window_seconds) : 0;

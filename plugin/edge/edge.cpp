@@ -66,8 +66,16 @@ int check_records(const mfprio_job_t* jobs, size_t count, const char* where) {
 }
 
 // One job through the checked path; `explain` may be null.
+// `now` (or an end time) outside 0..MFPRIO_TIME_MAX: refused before any
+// family does arithmetic on it.
+int bad_time(int64_t t, const char* where, const char* what) {
+  return fail(MFPRIO_EINVAL, std::string(where) + ": " + what + " " + std::to_string(t) + " is outside 0.." +
+                                 std::to_string(MFPRIO_TIME_MAX));
+}
+
 int one_priority(const mfprio_job_t* job, int64_t now, uint32_t* prio, mfprio::Explain* explain,
                  const char* where) {
+  if (!mfprio::time_ok(now)) return bad_time(now, where, "now");
   if (int rc = check_job(job, where)) return rc;
   auto st = g_rt->current();
   auto pass = g_rt->last_pass();
@@ -161,6 +169,7 @@ MFPRIO_EXPORT int set_priority_batch(const mfprio_job_t* jobs, size_t count, int
     if (!g_rt) return not_ready("set_priority_batch");
     if (count && (!jobs || !priorities)) return fail(MFPRIO_EINVAL, "set_priority_batch: NULL array");
     if (count > MFPRIO_MAX_RECORDS) return too_many("set_priority_batch", count);
+    if (!mfprio::time_ok(now)) return bad_time(now, "set_priority_batch", "now");
     auto st = g_rt->current();  // one state for the whole batch
     auto pass = g_rt->last_pass();
     mfprio::ClampCounts clamps;
@@ -181,6 +190,7 @@ MFPRIO_EXPORT int prioritize(const mfprio_job_t* pending, size_t pending_count,
     if (running_count && !running) return fail(MFPRIO_EINVAL, "prioritize: running is NULL");
     if (pending_count > MFPRIO_MAX_RECORDS) return too_many("prioritize (pending)", pending_count);
     if (running_count > MFPRIO_MAX_RECORDS) return too_many("prioritize (running)", running_count);
+    if (!mfprio::time_ok(now)) return bad_time(now, "prioritize", "now");
     if (int rc = check_records(running, running_count, "prioritize (running)")) return rc;
     auto st = g_rt->current();
     mfprio::ClampCounts clamps;
@@ -199,6 +209,7 @@ MFPRIO_EXPORT int decay(int64_t now, const mfprio_job_t* running, size_t count) 
     if (!g_rt) return not_ready("decay");
     if (count && !running) return fail(MFPRIO_EINVAL, "decay: running is NULL");
     if (count > MFPRIO_MAX_RECORDS) return too_many("decay", count);
+    if (!mfprio::time_ok(now)) return bad_time(now, "decay", "now");
     if (int rc = check_records(running, count, "decay")) return rc;
     std::string why;
     if (int rc = g_rt->decay(now, running, count, &why)) return fail(rc, why);
@@ -210,6 +221,7 @@ MFPRIO_EXPORT int job_end(const mfprio_job_t* job, int64_t end_time) {
   return guarded("job_end", [&] {
     if (!g_rt) return not_ready("job_end");
     if (int rc = check_record(job, "job_end")) return rc;
+    if (!mfprio::time_ok(end_time)) return bad_time(end_time, "job_end", "end time");
     std::string why;
     if (int rc = g_rt->job_end(job, &end_time, 1, &why)) return fail(rc, why);
     return MFPRIO_OK;
@@ -222,6 +234,8 @@ MFPRIO_EXPORT int job_end_batch(const mfprio_job_t* jobs, size_t count, const in
     if (count && (!jobs || !end_times)) return fail(MFPRIO_EINVAL, "job_end_batch: NULL array");
     if (count > MFPRIO_MAX_RECORDS) return too_many("job_end_batch", count);
     if (int rc = check_records(jobs, count, "job_end_batch")) return rc;
+    for (size_t i = 0; i < count; ++i)
+      if (!mfprio::time_ok(end_times[i])) return bad_time(end_times[i], "job_end_batch", "end time");
     std::string why;
     if (int rc = g_rt->job_end(jobs, end_times, count, &why)) return fail(rc, why);
     return MFPRIO_OK;

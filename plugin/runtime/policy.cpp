@@ -63,6 +63,13 @@ int check_record(const mfprio_job_t* job, const char* where, std::string* why) {
                                      (job->tres[i].name ? job->tres[i].name : "(null)") +
                                      "' has a negative, infinite or NaN count");
   }
+  if (!time_ok(job->submit_time) || !time_ok(job->eligible_time) || !time_ok(job->start_time) ||
+      !time_ok(job->deadline))
+    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": a time (submit " + std::to_string(job->submit_time) +
+                                   ", eligible " + std::to_string(job->eligible_time) + ", start " +
+                                   std::to_string(job->start_time) + ", deadline " +
+                                   std::to_string(job->deadline) + ") is outside 0.." +
+                                   std::to_string(MFPRIO_TIME_MAX));
   if ((job->flags & MFPRIO_JOBF_URGENCY) && job->urgency > MFPRIO_URGENCY_EXPEDITE)
     return failed(why, MFPRIO_EINVAL, job_label(*job) + ": urgency " +
                                    std::to_string(job->urgency) + " is outside 0..31");

@@ -258,9 +258,12 @@ int check_job(const mfprio_job_t* job, const char* where, std::string* why);
 // fast path: true exactly when check_job would return MFPRIO_OK for a
 // non-null job.  A record it refuses goes through check_job, which names
 // the fault.
+// A time the ABI accepts (mfprio.h: MFPRIO_TIME_MAX).
+inline bool time_ok(int64_t t) { return t >= 0 && t <= MFPRIO_TIME_MAX; }
 inline bool job_acceptable(const mfprio_job_t& j) {
   if (j.struct_size < sizeof(mfprio_job_t) || j.tres_count > MFPRIO_MAX_LIST || j.attr_count > MFPRIO_MAX_LIST ||
       (j.tres_count && !j.tres) || (j.attr_count && !j.attrs) || !j.user || !*j.user ||
+      !time_ok(j.submit_time) || !time_ok(j.eligible_time) || !time_ok(j.start_time) || !time_ok(j.deadline) ||
       ((j.flags & MFPRIO_JOBF_URGENCY) && j.urgency > MFPRIO_URGENCY_EXPEDITE) ||
       (j.nice < 0 && !(j.flags & MFPRIO_JOBF_NICE_ADMIN)) ||
       (j.user_priority > 0 && !(j.flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN)))

@@ -239,6 +239,20 @@ int Runtime::job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t 
     return MFPRIO_ESTORE;
   }
   std::shared_ptr<const State> cur = current();
+  // An end time far past the last pass (or the host's clock before the
+  // first) is a wrong clock, as for decay: refused before anything is charged
+  // (the families split charges into usage windows up to the end time).
+  if (max_gap_ > 0) {
+    const int64_t ref = cur->last_decay > 0 ? cur->last_decay : host_.now();
+    for (size_t i = 0; i < count; ++i)
+      if (end_times[i] - ref > max_gap_) {
+        *why = "job_end: job " + std::to_string(jobs[i].job_id) + ": end time " + std::to_string(end_times[i]) +
+               " is " + std::to_string((end_times[i] - ref) / 86400) + " days after " +
+               (cur->last_decay > 0 ? "the last decay pass" : "the host's clock") +
+               ": more than PriorityMaxDecayGap allows; refused";
+        return MFPRIO_EINVAL;
+      }
+  }
   PassOutcome out;
   int rc;
   try {

@@ -817,11 +817,19 @@ std::string write_to_string(const mfprio_share_table_t& t, const std::vector<Sha
   char* buf = nullptr;
   size_t size = 0;
   std::FILE* f = open_memstream(&buf, &size);
+  // Closed and freed on every path: a malformed table throws out of the write.
+  struct Closer {
+    std::FILE* f;
+    char** buf;
+    ~Closer() {
+      if (f) std::fclose(f);
+      std::free(*buf);
+    }
+  } closer{f, &buf};
   write_sshare_slurm(t, fields, o, keep, f);
   std::fclose(f);
-  std::string s(buf, size);
-  std::free(buf);
-  return s;
+  closer.f = nullptr;
+  return std::string(buf, size);
 }
 
 TEST(SlurmSshare, WritingFromThePluginsTableEqualsFormattingItsCopy) {

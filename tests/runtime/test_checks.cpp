@@ -34,6 +34,12 @@ TEST(JobChecks, AcceptableExactlyWhenCheckJobPasses) {
     j.urgency = static_cast<uint8_t>(rng() % 40);
     j.nice = static_cast<int32_t>(rng() % 5) - 2;
     j.user_priority = static_cast<int32_t>(rng() % 5) - 2;
+    const int64_t times[] = {0, 1700000000, -1, MFPRIO_TIME_MAX, MFPRIO_TIME_MAX + 1, INT64_MIN, INT64_MAX};
+    auto t = [&] { return rng() % 8 ? int64_t{1700000000} : times[rng() % 7]; };
+    j.submit_time = t();
+    j.eligible_time = t();
+    j.start_time = t();
+    j.deadline = t();
     std::string why;
     const bool ok = mfprio::check_job(&j, "test", &why) == MFPRIO_OK;
     ASSERT_EQ(mfprio::job_acceptable(j), ok) << "record " << n << ": check_job says '" << why << "'";

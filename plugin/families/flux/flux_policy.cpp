@@ -74,7 +74,8 @@ inline double round_half_away(double x) {
 // left out: priority/flux prices no TRES (charging checks them).  When false,
 // check_job refuses the record with the message.
 inline bool record_ok(const mfprio_job_t& j) {
-  return j.struct_size >= sizeof(mfprio_job_t) && j.user && *j.user && j.tres_count <= MFPRIO_MAX_LIST &&
+  return j.struct_size >= sizeof(mfprio_job_t) && j.user && *j.user && time_ok(j.submit_time) &&
+         time_ok(j.eligible_time) && time_ok(j.start_time) && time_ok(j.deadline) && j.tres_count <= MFPRIO_MAX_LIST &&
          (j.tres_count == 0 || j.tres) &&
          j.attr_count <= MFPRIO_MAX_LIST && (j.attr_count == 0 || j.attrs) &&
          !((j.flags & MFPRIO_JOBF_URGENCY) && j.urgency > MFPRIO_URGENCY_EXPEDITE) &&

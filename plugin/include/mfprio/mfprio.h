@@ -89,6 +89,10 @@ extern "C" {
  * SIZE_MAX is a host bug, not a request to read memory).  errmsg() is at
  * most MFPRIO_ERRMSG_MAX bytes (long names in it are cut). */
 #define MFPRIO_MAX_RECORDS (1u << 24)  /* job records in one call */
+/* Times (seconds since the epoch): every `now`, end time and record time
+ * field must lie in [0, MFPRIO_TIME_MAX] (9999-12-31T23:59:59Z); anything
+ * else is refused with EINVAL before any arithmetic is done on it. */
+#define MFPRIO_TIME_MAX INT64_C(253402300799)
 #define MFPRIO_MAX_LIST 4096u          /* TRES or attributes of one job; cluster TRES */
 #define MFPRIO_MAX_CONF (1u << 20)     /* conf pairs in the host table */
 #define MFPRIO_ERRMSG_MAX 4096u
