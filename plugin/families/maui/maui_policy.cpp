@@ -139,18 +139,7 @@ Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
   m.cls = nz(j.partition);
   m.submit_time = j.submit_time;
   // JOBPRIOACCRUALPOLICY over a stateless record (README: differences).
-  int64_t accrual = j.submit_time;
-  switch (cfg_->accrual) {
-    case AccrualPolicy::Always: break;
-    case AccrualPolicy::QueuePolicy:
-      if (j.eligible_time > 0) accrual = j.eligible_time;
-      if (j.flags & MFPRIO_JOBF_BLOCKED) accrual = now;
-      break;
-    case AccrualPolicy::FullPolicy:
-      if (j.eligible_time > 0) accrual = j.eligible_time;
-      if (j.flags & (MFPRIO_JOBF_BLOCKED | MFPRIO_JOBF_DEPENDENT)) accrual = now;
-      break;
-  }
+  const int64_t accrual = record_accrual(cfg_->accrual, j, now);
   m.system_queue_time = accrual;
   m.eff_queue_duration = std::max<int64_t>(0, now - accrual);
   // A job blocked now has queue time 0 (Maui would keep the value of its last
