@@ -243,16 +243,8 @@ __attribute__((always_inline)) inline Result price_fast_t(const Model& m, const 
   };
 
   // SERV
-  const double queuetime = moab ? static_cast<double>(queued / 60) : static_cast<double>(queued) / 60.0;
-  double xf_den;
-  if (moab) {
-    xf_den = std::max(1.0, std::max(static_cast<double>(cfg.xf_min_wclimit), wc));
-  } else {
-    const double min_wc = has_qos ? static_cast<double>(cfg.xf_min_wclimit) : 0.0;
-    xf_den = std::max(min_wc, wc);
-    if (!(xf_den > 0.0)) xf_den = 1.0;
-  }
-  const double xfactor = (static_cast<double>(queued) + wc) / xf_den;
+  const QueueTerms qterms = queue_terms(cfg, moab, has_qos, queued, wc);
+  const double queuetime = qterms.queuetime, xfactor = qterms.xfactor;
   {
     int64_t w_qt = cfg.weight(Sub::QueueTime), w_xf = cfg.weight(Sub::XFactor);
     w_qt += QX.qt_weight;  // 0 without a QOSCFG line

@@ -139,18 +139,8 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   const double wc = static_cast<double>(std::max<int64_t>(0, job.wclimit));
 
   // ---- SERV (§2) ----
-  const double queuetime = moab ? static_cast<double>(queued / 60)  // whole minutes
-                                : static_cast<double>(queued) / 60.0;
-  double xf_den;
-  if (moab) {
-    xf_den = std::max(1.0, std::max(static_cast<double>(cfg.xf_min_wclimit), wc));
-  } else {
-    // Maui: XFMINWCLIMIT only for a job with a QOS; no guard against 0/0.
-    const double min_wc = has_qos ? static_cast<double>(cfg.xf_min_wclimit) : 0.0;
-    xf_den = std::max(min_wc, wc);
-    if (!(xf_den > 0.0)) xf_den = 1.0;
-  }
-  const double xfactor = (static_cast<double>(queued) + wc) / xf_den;
+  const QueueTerms qterms = queue_terms(cfg, moab, has_qos, queued, wc);
+  const double queuetime = qterms.queuetime, xfactor = qterms.xfactor;
 
   int64_t w_qt = cfg.weight(Sub::QueueTime);
   int64_t w_xf = cfg.weight(Sub::XFactor);

@@ -36,6 +36,7 @@
 // terms == nullptr, and never returns a priority outside [1, 1e9].
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -121,6 +122,28 @@ struct Result {
 // The job's start priority at `now`.  terms, when non-null, is cleared and
 // filled (the only allocating path).
 Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* terms);
+
+// SERV's queue time (minutes; Moab counts whole minutes) and expansion factor
+// for a job queued `queued` seconds with walltime `wc` seconds: the one rule
+// price() and the resolved fast path (maui_fast.cpp) share.  Maui applies
+// XFMINWCLIMIT only to a job with a QOS and has no guard against 0/0.
+struct QueueTerms {
+  double queuetime = 0, xfactor = 0;
+};
+inline QueueTerms queue_terms(const Config& cfg, bool moab, bool has_qos, int64_t queued, double wc) {
+  QueueTerms t;
+  t.queuetime = moab ? static_cast<double>(queued / 60) : static_cast<double>(queued) / 60.0;
+  double xf_den;
+  if (moab) {
+    xf_den = std::max(1.0, std::max(static_cast<double>(cfg.xf_min_wclimit), wc));
+  } else {
+    const double min_wc = has_qos ? static_cast<double>(cfg.xf_min_wclimit) : 0.0;
+    xf_den = std::max(min_wc, wc);
+    if (!(xf_den > 0.0)) xf_den = 1.0;
+  }
+  t.xfactor = (static_cast<double>(queued) + wc) / xf_den;
+  return t;
+}
 
 // ---- JOBPRIOACCRUALPOLICY (reference §8) ------------------------------------
 
