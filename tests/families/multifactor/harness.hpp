@@ -26,10 +26,17 @@ inline std::string plugin_path(const char* name) {
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
-    char tmpl[] = "/tmp/mfprio-test-XXXXXX";
-    path = mkdtemp(tmpl);
+    std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp: " + tmpl);
+    path = tmpl;
   }
-  ~TempDir() { std::filesystem::remove_all(path); }
+  // Never throws: a destructor that throws is std::terminate (SIGABRT).
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
   std::string file(const std::string& n) const { return (path / n).string(); }
 };
 
