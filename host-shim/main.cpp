@@ -131,7 +131,9 @@ bool sprio_lists(const JobSpec& s, int64_t now) {
   return s.eligible <= now;
 }
 
-int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
+// weight_tres: slurm.conf's PriorityWeightTRES as written ("" when absent);
+// Slurm's sprio prints the controller's string in the Weights row unchanged.
+int cmd_sprio(const Options& o, Plugin& plugin, int64_t now, const std::string& weight_tres) {
   int failures = 0;
   JobFile jf;
   if (!o.jobs_file.empty()) jf = load_jobs(o.jobs_file, &failures);
@@ -357,6 +359,7 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
       }
       if (want_layout) columns = term_columns_from_info(info);
       w = parse_weights(info);
+      if (slurm_layout && !weight_tres.empty() && w.cells.count("tres")) w.cells["tres"] = weight_tres;
       if (o.weights && !w.known) error_line("warning: plugin_info_json has no weights; the Weights row is empty");
     }
     if (!o.sort.empty()) {
@@ -789,7 +792,10 @@ int run(const Options& o) {
   plugin->init(conf, settings.cluster, &sink, &clock);
 
   switch (o.command) {
-    case Command::Sprio: return cmd_sprio(o, *plugin, clock.read());
+    case Command::Sprio: {
+      const ConfPair* wt = conf.find("PriorityWeightTRES");
+      return cmd_sprio(o, *plugin, clock.read(), wt ? wt->value : std::string());
+    }
     case Command::Sshare: return cmd_sshare(o, *plugin);
     case Command::Decay: return cmd_decay(o, *plugin);
     case Command::JobEnd: return cmd_job_end(o, *plugin);

@@ -620,7 +620,9 @@ std::string default_sprio_format(bool long_format, bool normalized, bool users, 
               {"jobsize", " %10j", " %.10J"},   {"partition", " %10p", " %.10P"}, {"qos", " %10q", " %.10Q"}};
   for (const auto& c : cols)
     if (weight_number(w, c.term) != 0) s += normalized ? c.norm : c.weighted;
-  if (!tres_weights(w).empty()) s += normalized ? " %20t" : " %20T";
+  // Slurm 22.05.8's sprio (checked live): the weighted TRES column is
+  // right-justified (%.20T), the normalized one left-justified (%20t).
+  if (!tres_weights(w).empty()) s += normalized ? " %20t" : " %.20T";
   return s;
 }
 

@@ -536,7 +536,7 @@ std::string slurm_sprio(const std::vector<SprioRow>& rows, const std::string& fo
 TEST(SlurmSprio, DefaultShortFormatDropsZeroWeightColumnsAndAddsUserOnlyWithU) {
   const Weights w = mf_weights();
   EXPECT_EQ(default_sprio_format(false, false, false, w),
-            "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q %20T");  // no %.10B: PriorityWeightAssoc=0
+            "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q %.20T");  // no %.10B: PriorityWeightAssoc=0
   EXPECT_EQ(default_sprio_format(false, true, true, w), "%.15i %9r %.8u %10y %10a %10f %10j %10p %10q %20t");
   Weights none;
   none.cells = {{"age", "0"}, {"fairshare", "5"}};

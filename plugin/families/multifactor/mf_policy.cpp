@@ -660,16 +660,20 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
     if (root) c[2] = text(ShareCellSpec::Empty);
     else if (snap.tree.shares_parent[i]) c[2] = text(ShareCellSpec::Parent);
     else c[2] = num(snap.tree.shares[i]);
-    // As Slurm 22.05's sshare shows them: the root has no normalized shares
-    // (0.000000) and a blank NormUsage; under Fair Tree only users have a
-    // FairShare, otherwise every row shows 2^(-EffectvUsage/NormShares) (0 for
-    // the root); FairShare=parent rows leave LevelFS blank.
-    c[3] = num(root ? 0.0 : sr.norm_shares[i]);
+    // As Slurm 22.05's sshare shows them (checked against a live slurmctld,
+    // tests/data/slurm-live): the root has a blank NormUsage; under Fair Tree
+    // its NormShares is 0.000000 and only users have a FairShare; under
+    // NO_FAIR_TREE (and DEPTH_OBLIVIOUS, which normalizes the same way) the
+    // root's NormShares is 1.000000 and every row, the root too, shows
+    // 2^(-(EffectvUsage/NormShares)/dampening) (the root's 0.500000 with
+    // usage); FairShare=parent rows leave LevelFS blank.
+    const bool root_normalized = algo == FairShareAlgo::Classic || algo == FairShareAlgo::DepthOblivious;
+    c[3] = num(root && !root_normalized ? 0.0 : sr.norm_shares[i]);
     c[4] = num(snap.tree.usage[i]);
     c[5] = root ? text(ShareCellSpec::Empty) : num(sr.norm_usage[i]);
     c[6] = num(sr.eff_usage[i]);
     if (fair_tree) c[7] = is_user ? num(sr.fairshare[i]) : text(ShareCellSpec::Empty);
-    else c[7] = num(root ? 0.0 : sr.fairshare[i]);
+    else c[7] = num(root && !root_normalized ? 0.0 : sr.fairshare[i]);
     c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(sr.level_fs[i]);
     c[9] = text(ShareCellSpec::Empty);  // limits are not part of mfprio
     c[10] = text(ShareCellSpec::Empty);
