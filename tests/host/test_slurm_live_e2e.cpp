@@ -1,6 +1,6 @@
 // test_slurm_live_e2e.cpp - differential test against a real Slurm 22.05.
 //
-// tests/data/slurm-live/{fairtree,classic}/ hold what a live one-node Slurm
+// tests/data/slurm-live/{fairtree,classic,variant}/ hold what a live one-node Slurm
 // 22.05.8 cluster (slurmctld + slurmdbd + slurmd, priority/multifactor)
 // printed: sprio, sshare, sacctmgr, scontrol show job, its slurm.conf and its
 // slurmctld.log (tests/data/slurm-live/README.md says how it was made;
@@ -12,7 +12,7 @@
 // From the captures to mfprio's inputs:
 //   - the store: `mfprio-acct import` of a JSON built from sacctmgr's
 //     association list (accounts with parents and shares, users with shares or
-//     `parent`), sacctmgr's QOS list (Priority, UsageFactor) and each user's
+//     `parent` and, where listed, Priority), sacctmgr's QOS list (Priority, UsageFactor) and each user's
 //     RawUsage from `sshare -a -l -P`.  The capture used
 //     PriorityDecayHalfLife=0, so Slurm's usage is whole CPU-seconds and the
 //     printed (truncated) RawUsage is the exact value;
@@ -186,8 +186,12 @@ class SlurmLive : public testing::TestWithParam<std::string> {
       } else {
         const std::string key = acct + "/" + user;
         if (!usage.count(key)) ADD_FAILURE() << "sshare has no row for " << key;
+        // The association's Priority (the assoc factor), when the capture lists it.
+        const auto prio = r.find("Priority");
+        const std::string priority =
+            prio != r.end() && !prio->second.empty() ? ", \"priority\": " + prio->second : std::string();
         users += std::string(users.empty() ? "" : ",\n") + "{\"name\": \"" + user + "\", \"account\": \"" + acct +
-                 "\", \"shares\": " + share + ", \"raw_usage\": " + usage[key] + "}";
+                 "\", \"shares\": " + share + ", \"raw_usage\": " + usage[key] + priority + "}";
       }
     }
     for (const auto& r : parsable(file("sacctmgr_qos.txt")))
@@ -372,6 +376,6 @@ TEST_P(SlurmLive, EveryJobsPriorityIsScontrols) {
   EXPECT_EQ(held, 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Captures, SlurmLive, testing::Values("fairtree", "classic"));
+INSTANTIATE_TEST_SUITE_P(Captures, SlurmLive, testing::Values("fairtree", "classic", "variant"));
 
 }  // namespace

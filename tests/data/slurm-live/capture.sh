@@ -10,13 +10,16 @@
 #   tests/data/slurm-live/capture.sh all OUTDIR
 # or step by step:
 #   capture.sh install | up | accounts | usage | pending | capture DIR |
-#              classic DIR | fairtree DIR | down
-# `all OUTDIR` runs every step and writes OUTDIR/fairtree and OUTDIR/classic.
+#              classic DIR | fairtree DIR |
+#              variant DIR | down
+# `all OUTDIR` runs every step in the order the committed captures were made:
+# OUTDIR/fairtree, OUTDIR/classic (NO_FAIR_TREE), OUTDIR/fairtree again (the
+# committed one: Fair Tree after the restart, with the short sprio views) and
+# OUTDIR/variant (DEPTH_OBLIVIOUS, PriorityFavorSmall, PriorityWeightAssoc).
 # Everything lives under $WORK (default /tmp/slurm-live); logs in $WORK/log.
 set -euo pipefail
 
 WORK=${WORK:-/tmp/slurm-live}
-HERE=$(cd "$(dirname "$0")" && pwd)
 export SLURM_CONF=$WORK/etc/slurm.conf
 HOST=$(hostname -s)
 USERS="alice bob carol dave erin frank"
@@ -182,7 +185,7 @@ capture() {
   sprio -w > "$out/sprio_w.txt"
   sshare -a -l -P > "$out/sshare_alP.txt"
   sshare -a -l > "$out/sshare_al.txt"
-  sacctmgr show assoc -P format=Cluster,Account,User,Partition,Share,ParentName,QOS,DefaultQOS > "$out/sacctmgr_assoc.txt"
+  sacctmgr show assoc -P format=Cluster,Account,User,Partition,Share,Priority,ParentName,QOS,DefaultQOS > "$out/sacctmgr_assoc.txt"
   sacctmgr show qos -P format=Name,Priority,UsageFactor > "$out/sacctmgr_qos.txt"
   scontrol show assoc_mgr flags=assoc,qos > "$out/assoc_mgr.txt"
   scontrol show job -d > "$out/scontrol_jobs.txt"
@@ -216,6 +219,16 @@ fairtree() {
   capture "$1"
 }
 
+variant() {
+  # After `fairtree`: DEPTH_OBLIVIOUS, PriorityFavorSmall=YES and an
+  # association factor (PriorityWeightAssoc, user associations with Priority).
+  sacctmgr -i modify user alice set priority=50
+  sacctmgr -i modify user bob set priority=10
+  sed -i 's/^PriorityType=priority\/multifactor$/&\nPriorityFlags=DEPTH_OBLIVIOUS\nPriorityFavorSmall=YES\nPriorityWeightAssoc=7000/' "$SLURM_CONF"
+  restart_ctld
+  capture "$1"
+}
+
 down() {
   for p in slurmd slurmctld slurmdbd; do
     [ -f "$WORK/run/$p.pid" ] && kill "$(cat "$WORK/run/$p.pid")" 2>/dev/null || true
@@ -235,10 +248,12 @@ case "${1:-}" in
   capture) capture "${2:?capture DIR}" ;;
   classic) classic "${2:?classic DIR}" ;;
   fairtree) fairtree "${2:?fairtree DIR}" ;;
+  variant) variant "${2:?variant DIR}" ;;
   down) down ;;
   all)
     out=${2:?all OUTDIR}
     install_pkgs; up; accounts; usage; pending
-    capture "$out/fairtree"; classic "$out/classic"; down ;;
-  *) echo "usage: $0 install|up|accounts|usage|pending|capture DIR|classic DIR|fairtree DIR|down|all OUTDIR" >&2; exit 2 ;;
+    capture "$out/fairtree"; classic "$out/classic"; fairtree "$out/fairtree"
+    variant "$out/variant"; down ;;
+  *) echo "usage: $0 install|up|accounts|usage|pending|capture DIR|classic DIR|fairtree DIR|variant DIR|down|all OUTDIR" >&2; exit 2 ;;
 esac
