@@ -1,6 +1,6 @@
 // test_slurm_live_e2e.cpp - differential test against a real Slurm 22.05.
 //
-// tests/data/slurm-live/{fairtree,classic,variant}/ hold what a live one-node Slurm
+// tests/data/slurm-live/{fairtree,classic,variant,decay}/ hold what a live one-node Slurm
 // 22.05.8 cluster (slurmctld + slurmdbd + slurmd, priority/multifactor)
 // printed: sprio, sshare, sacctmgr, scontrol show job, its slurm.conf and its
 // slurmctld.log (tests/data/slurm-live/README.md says how it was made;
@@ -152,8 +152,10 @@ class SlurmLive : public testing::TestWithParam<std::string> {
     cap.jobs = scontrol_jobs(slurp(cap.dir + "/scontrol_jobs.txt"));
     ASSERT_GE(cap.jobs.size(), 8u);
     read_pass_times();
+    decayed = fs::exists(cap.dir + "/sshare_before_alP.txt");
     make_store();
     make_conf();
+    if (decayed) decay();
     make_jobs();
   }
 
@@ -171,8 +173,10 @@ class SlurmLive : public testing::TestWithParam<std::string> {
   }
 
   void make_store() {
-    std::map<std::string, std::string> usage;  // user -> RawUsage (whole CPU-seconds, no decay)
-    for (const auto& r : parsable(file("sshare_alP.txt")))
+    // user -> RawUsage, whole CPU-seconds (no decay so far): the set's own
+    // sshare, or for the decay set the one taken just before decay began.
+    std::map<std::string, std::string> usage;
+    for (const auto& r : parsable(file(decayed ? "sshare_before_alP.txt" : "sshare_alP.txt")))
       if (!r.at("User").empty()) usage[trim(r.at("Account")) + "/" + r.at("User")] = r.at("RawUsage");
     std::string accounts, users, qos;
     for (const auto& r : parsable(file("sacctmgr_assoc.txt"))) {
@@ -202,6 +206,48 @@ class SlurmLive : public testing::TestWithParam<std::string> {
     db = dir.path() + "/acct.db";
     ProcessResult r = run_process({env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", json});
     ASSERT_EQ(r.status, 0) << r.err << "\n" << slurp(json);
+  }
+
+  // The decay set: Slurm's last pass before the restart that turned decay on
+  // (t0; the usage then is sshare_before_alP.txt) and its last pass (t1),
+  // from the log's "Job N priority:" stamps; and the usage at t1 as
+  // `scontrol show assoc_mgr` prints it (UsageRaw, 2 decimals).
+  void decay_passes(int64_t* t0, int64_t* t1, std::map<std::string, double>* slurm_usage) {
+    *t0 = *t1 = -1;
+    for (const std::string& l : lines(file("slurmctld.log"))) {
+      if (l.size() < 21 || l[0] != '[') continue;
+      if (l.find("slurmctld version ") != std::string::npos && l.find(" started on cluster") != std::string::npos)
+        *t0 = *t1;  // the restart: the pass before it is where decay starts
+      if (l.find("_get_priority_internal: Job ") != std::string::npos) *t1 = slurm_time(l.substr(1, 19));
+    }
+    if (!slurm_usage) return;
+    // "ClusterName=live Account=theory UserName=alice(1001) ..." then
+    // "    UsageRaw/Norm/Efctv=139.28/0.40/0.89".
+    std::string key;
+    for (const std::string& l : lines(file("assoc_mgr.txt"))) {
+      const size_t u = l.find(" UserName="), raw = l.find("UsageRaw/Norm/Efctv=");
+      if (l.compare(0, 12, "ClusterName=") == 0) {
+        const std::string acct = fields(l).at(1).substr(8);
+        key = u == std::string::npos || l[u + 10] == ' ' ? std::string()
+                                                          : acct + "/" + l.substr(u + 10, l.find('(', u) - u - 10);
+      } else if (raw != std::string::npos && !key.empty()) {
+        (*slurm_usage)[key] = std::stod(l.substr(raw + 20));
+      }
+    }
+  }
+
+  // Our decay: the same usage at t0, one pass at t1 (mfprio's exponential;
+  // Slurm's passes compose to one per-second factor, so one pass suffices).
+  void decay() {
+    int64_t t0 = 0, t1 = 0;
+    decay_passes(&t0, &t1, nullptr);
+    ASSERT_GT(t0, 0);
+    ASSERT_GT(t1, t0);
+    ProcessResult r = run_process({env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "-i", "modify", "decay",
+                                   "last_decay=" + std::to_string(t0), "last_reset=" + std::to_string(t0)});
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = host({"--conf", conf, "decay", "--now", std::to_string(t1)});
+    ASSERT_EQ(r.status, 0) << r.err;
   }
 
   void make_conf() {
@@ -282,6 +328,7 @@ class SlurmLive : public testing::TestWithParam<std::string> {
   TempDir dir;
   std::string plugin_dir, db, conf, jobs;
   int inexact_lines = 0;
+  bool decayed = false;
 };
 
 TEST_P(SlurmLive, ConfIsTheCapturedOne) {
@@ -289,7 +336,10 @@ TEST_P(SlurmLive, ConfIsTheCapturedOne) {
   EXPECT_NE(file("version.txt").find("slurm-wlm 22.05"), std::string::npos) << file("version.txt");
   const std::string prio = file("config_prio.txt");
   EXPECT_NE(prio.find("PriorityMaxAge          = 01:00:00"), std::string::npos) << prio;
-  EXPECT_NE(prio.find("PriorityDecayHalfLife   = 00:00:00"), std::string::npos) << prio;
+  // No decay (usage in whole CPU-seconds), except in the decay set.
+  EXPECT_NE(prio.find(decayed ? "PriorityDecayHalfLife   = 00:10:00" : "PriorityDecayHalfLife   = 00:00:00"),
+            std::string::npos)
+      << prio;
   EXPECT_NE(file("capture_time.txt").find("time zone of the captured timestamps: UTC"), std::string::npos);
   EXPECT_EQ(weight("PriorityWeightAge"), 10000);
   // mfprio-host reads the same conf: its weights are Slurm's (sprio -w).
@@ -376,6 +426,56 @@ TEST_P(SlurmLive, EveryJobsPriorityIsScontrols) {
   EXPECT_EQ(held, 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Captures, SlurmLive, testing::Values("fairtree", "classic", "variant"));
+// The decay set only: Slurm's usage after its decay passes against the
+// per-second formula the README names, ours against the exact exponential.
+class SlurmLiveDecay : public SlurmLive {};
+
+TEST_P(SlurmLiveDecay, DecayIsSlurmsWithTheDocumentedDifference) {
+  ASSERT_TRUE(decayed) << "no sshare_before_alP.txt in " << cap.dir;
+  int64_t t0 = 0, t1 = 0;
+  std::map<std::string, double> slurm;  // account/user -> usage at t1 (assoc_mgr, 2 decimals)
+  decay_passes(&t0, &t1, &slurm);
+  // PriorityDecayHalfLife as the controller reports it (HH:MM:SS).
+  double hl = 0;
+  for (const std::string& l : lines(file("config_prio.txt")))
+    if (l.compare(0, 21, "PriorityDecayHalfLife") == 0) {
+      int h = 0, m = 0, sec = 0;
+      ASSERT_EQ(std::sscanf(l.substr(l.find('=') + 1).c_str(), "%d:%d:%d", &h, &m, &sec), 3) << l;
+      hl = h * 3600.0 + m * 60.0 + sec;
+    }
+  ASSERT_GT(hl, 0);
+  const double dt = static_cast<double>(t1 - t0);
+  // Our usage after the pass, at full precision (export prints %.17g).
+  ProcessResult r = run_process({env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "export"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::map<std::string, double> ours;
+  for (const std::string& l : lines(r.out)) {
+    auto str = [&](const std::string& key) {
+      const size_t at = l.find("\"" + key + "\":\"");
+      return at == std::string::npos ? std::string() : l.substr(at + key.size() + 4, l.find('"', at + key.size() + 4) - at - key.size() - 4);
+    };
+    const size_t u = l.find("\"raw_usage\":");
+    if (u != std::string::npos) ours[str("account") + "/" + str("name")] = std::stod(l.substr(u + 12));
+  }
+  size_t checked = 0;
+  for (const auto& row : parsable(file("sshare_before_alP.txt"))) {
+    if (row.at("User").empty()) continue;
+    const std::string key = trim(row.at("Account")) + "/" + row.at("User");
+    const double u0 = std::stod(row.at("RawUsage"));
+    ASSERT_TRUE(slurm.count(key) && ours.count(key)) << key << "\n" << r.out;
+    // Slurm: per pass usage *= (1 - 0.693/hl)^seconds, so over the passes
+    // (1 - 0.693/hl)^(t1 - t0); assoc_mgr prints 2 decimals.
+    EXPECT_NEAR(slurm[key], u0 * std::pow(1.0 - 0.693 / hl, dt), 0.005 + 1e-9) << key;
+    // mfprio: the exact exponential 2^(-(t1 - t0)/hl) (README, deliberate differences).
+    EXPECT_NEAR(ours[key], u0 * std::exp2(-dt / hl), 1e-9 * (u0 + 1)) << key;
+    if (u0 > 0) ++checked;
+  }
+  EXPECT_GE(checked, 5u);
+  std::printf("decay over %.0f s, half-life %.0f s: Slurm's factor %.9f, mfprio's %.9f\n", dt, hl,
+              std::pow(1.0 - 0.693 / hl, dt), std::exp2(-dt / hl));
+}
+
+INSTANTIATE_TEST_SUITE_P(Captures, SlurmLive, testing::Values("fairtree", "classic", "variant", "decay"));
+INSTANTIATE_TEST_SUITE_P(Captures, SlurmLiveDecay, testing::Values("decay"));
 
 }  // namespace

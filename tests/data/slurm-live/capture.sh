@@ -11,11 +11,12 @@
 # or step by step:
 #   capture.sh install | up | accounts | usage | pending | capture DIR |
 #              classic DIR | fairtree DIR |
-#              variant DIR | down
+#              variant DIR | decay DIR | down
 # `all OUTDIR` runs every step in the order the committed captures were made:
 # OUTDIR/fairtree, OUTDIR/classic (NO_FAIR_TREE), OUTDIR/fairtree again (the
 # committed one: Fair Tree after the restart, with the short sprio views) and
-# OUTDIR/variant (DEPTH_OBLIVIOUS, PriorityFavorSmall, PriorityWeightAssoc).
+# OUTDIR/variant (DEPTH_OBLIVIOUS, PriorityFavorSmall, PriorityWeightAssoc),
+# OUTDIR/decay (Fair Tree, PriorityDecayHalfLife=10).
 # Everything lives under $WORK (default /tmp/slurm-live); logs in $WORK/log.
 set -euo pipefail
 
@@ -229,6 +230,18 @@ variant() {
   capture "$1"
 }
 
+decay() {
+  # After `variant`: Fair Tree again with PriorityDecayHalfLife=10 (minutes);
+  # the usage (whole CPU-seconds so far) decays at every pass from the restart
+  # on.  sshare_before_alP.txt is the usage just before.
+  mkdir -p "$1"
+  sshare -a -l -P > "$1/sshare_before_alP.txt"
+  sed -i -e '/^PriorityFlags=DEPTH_OBLIVIOUS$/d' -e '/^PriorityFavorSmall=YES$/d' -e '/^PriorityWeightAssoc=7000$/d' \
+    -e 's/^PriorityDecayHalfLife=0$/PriorityDecayHalfLife=10/' "$SLURM_CONF"
+  restart_ctld
+  capture "$1"
+}
+
 down() {
   for p in slurmd slurmctld slurmdbd; do
     [ -f "$WORK/run/$p.pid" ] && kill "$(cat "$WORK/run/$p.pid")" 2>/dev/null || true
@@ -249,11 +262,12 @@ case "${1:-}" in
   classic) classic "${2:?classic DIR}" ;;
   fairtree) fairtree "${2:?fairtree DIR}" ;;
   variant) variant "${2:?variant DIR}" ;;
+  decay) decay "${2:?decay DIR}" ;;
   down) down ;;
   all)
     out=${2:?all OUTDIR}
     install_pkgs; up; accounts; usage; pending
     capture "$out/fairtree"; classic "$out/classic"; fairtree "$out/fairtree"
-    variant "$out/variant"; down ;;
-  *) echo "usage: $0 install|up|accounts|usage|pending|capture DIR|classic DIR|fairtree DIR|variant DIR|down|all OUTDIR" >&2; exit 2 ;;
+    variant "$out/variant"; decay "$out/decay"; down ;;
+  *) echo "usage: $0 install|up|accounts|usage|pending|capture DIR|classic DIR|fairtree DIR|variant DIR|decay DIR|down|all OUTDIR" >&2; exit 2 ;;
 esac
