@@ -1,21 +1,25 @@
 // test_slurm_live_e2e.cpp - differential test against a real Slurm 22.05.
 //
-// tests/data/slurm-live/{fairtree,classic,variant,decay}/ hold what a live one-node Slurm
-// 22.05.8 cluster (slurmctld + slurmdbd + slurmd, priority/multifactor)
-// printed: sprio, sshare, sacctmgr, scontrol show job, its slurm.conf and its
-// slurmctld.log (tests/data/slurm-live/README.md says how it was made;
-// capture.sh makes it again).  No Slurm is needed here: the test rebuilds the
-// same state for mfprio from those files alone and compares what the real
-// mfprio-host (MFPRIO_HOST_BIN) over the real priority_multifactor.so prints
-// with what Slurm printed.
+// tests/data/slurm-live/{fairtree,classic,variant,decay}/ hold what a live
+// one-node Slurm 22.05.8 cluster (slurmctld + slurmdbd + slurmd,
+// priority/multifactor) printed: sprio, sshare, sacctmgr, scontrol show job,
+// its slurm.conf and its slurmctld.log (tests/data/slurm-live/README.md says
+// how it was made; capture.sh makes it again).  No Slurm is needed here: the
+// test rebuilds the same state for mfprio from those files alone and compares
+// what the real mfprio-host (MFPRIO_HOST_BIN) over the real
+// priority_multifactor.so prints with what Slurm printed.
 //
 // From the captures to mfprio's inputs:
 //   - the store: `mfprio-acct import` of a JSON built from sacctmgr's
-//     association list (accounts with parents and shares, users with shares or
-//     `parent` and, where listed, Priority), sacctmgr's QOS list (Priority, UsageFactor) and each user's
-//     RawUsage from `sshare -a -l -P`.  The capture used
-//     PriorityDecayHalfLife=0, so Slurm's usage is whole CPU-seconds and the
-//     printed (truncated) RawUsage is the exact value;
+//     association list (accounts with parents and shares, users with shares
+//     or `parent` and, where listed, Priority), sacctmgr's QOS list
+//     (Priority, UsageFactor) and each user's RawUsage from `sshare -a -l -P`.
+//     The captures used PriorityDecayHalfLife=0, so Slurm's usage is whole
+//     CPU-seconds and the printed (truncated) RawUsage is the exact value.
+//     The decay set turned decay on at a restart: its store starts from the
+//     sshare taken just before (sshare_before_alP.txt) with the last decay at
+//     Slurm's last pass before the restart, and one `mfprio-host decay` runs
+//     to Slurm's last pass;
 //   - the conf: the captured slurm.conf itself, included unchanged after
 //     PluginDir and AccountingStorageLoc (Slurm's conf has no store path);
 //   - the jobs: one JSON line per `scontrol show job` record: JobId, user,
@@ -29,14 +33,14 @@
 //
 // Compared: sshare -a -l -P and sshare -a -l (every column but TRESRunMins,
 // a deliberate difference), sprio (default), -n, -u, -l, -n -l and -w, each
-// line, each column; and every job's Priority= of scontrol show job (0 for the
-// held one).  AGE (and so PRIORITY) may differ by the worth of one second of
-// age, PriorityWeightAge / PriorityMaxAge: the pass reads the clock once when
-// it starts, and the log stamps each line a little later, so a pass that
-// starts just before a second boundary logs the next second.  Every other
-// value must be equal to the character.
+// line, each column; every job's Priority= of scontrol show job (0 for the
+// held one); in the decay set, the usage itself.  AGE (and so PRIORITY) may
+// differ by the worth of one second of age, PriorityWeightAge /
+// PriorityMaxAge: the pass reads the clock once when it starts, and the log
+// stamps each line a little later, so a pass that starts just before a second
+// boundary logs the next second.  Every other value must be equal to the
+// character.
 #include <gtest/gtest.h>
-
 #include <time.h>
 
 #include <cmath>
@@ -139,7 +143,7 @@ int64_t tres_mem_mb(const std::string& tres) {
 struct Capture {
   std::string dir;
   std::vector<std::map<std::string, std::string>> jobs;  // scontrol show job
-  std::map<int64_t, int64_t> pass_time;                   // job id -> its last priority pass
+  std::map<int64_t, int64_t> pass_time;                  // job id -> its last priority pass
 };
 
 class SlurmLive : public testing::TestWithParam<std::string> {
@@ -201,8 +205,8 @@ class SlurmLive : public testing::TestWithParam<std::string> {
     for (const auto& r : parsable(file("sacctmgr_qos.txt")))
       qos += std::string(qos.empty() ? "" : ",\n") + "{\"name\": \"" + r.at("Name") +
              "\", \"priority\": " + r.at("Priority") + ", \"usage_factor\": " + r.at("UsageFactor") + "}";
-    const std::string json = dir.write("accounts.json", "{\"accounts\": [" + accounts + "],\n\"users\": [" + users +
-                                                            "],\n\"qos\": [" + qos + "]}\n");
+    const std::string json = dir.write(
+        "accounts.json", "{\"accounts\": [" + accounts + "],\n\"users\": [" + users + "],\n\"qos\": [" + qos + "]}\n");
     db = dir.path() + "/acct.db";
     ProcessResult r = run_process({env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", json});
     ASSERT_EQ(r.status, 0) << r.err << "\n" << slurp(json);
@@ -229,7 +233,7 @@ class SlurmLive : public testing::TestWithParam<std::string> {
       if (l.compare(0, 12, "ClusterName=") == 0) {
         const std::string acct = fields(l).at(1).substr(8);
         key = u == std::string::npos || l[u + 10] == ' ' ? std::string()
-                                                          : acct + "/" + l.substr(u + 10, l.find('(', u) - u - 10);
+                                                         : acct + "/" + l.substr(u + 10, l.find('(', u) - u - 10);
       } else if (raw != std::string::npos && !key.empty()) {
         (*slurm_usage)[key] = std::stod(l.substr(raw + 20));
       }
@@ -251,8 +255,8 @@ class SlurmLive : public testing::TestWithParam<std::string> {
   }
 
   void make_conf() {
-    conf = dir.write("slurm.conf", "PluginDir=" + plugin_dir + "\nAccountingStorageLoc=" + db + "\nInclude " +
-                                       cap.dir + "/slurm.conf\n");
+    conf = dir.write("slurm.conf", "PluginDir=" + plugin_dir + "\nAccountingStorageLoc=" + db + "\nInclude " + cap.dir +
+                                       "/slurm.conf\n");
   }
 
   void make_jobs() {
@@ -384,8 +388,10 @@ TEST_P(SlurmLive, SprioMatchesSlurm) {
     const char* file;
     std::vector<std::string> args;
     bool normalized;
-  } views[] = {{"sprio.txt", {}, false},          {"sprio_n.txt", {"-n"}, true},
-               {"sprio_u.txt", {"-u", "alice,erin"}, false}, {"sprio_l.txt", {"-l"}, false},
+  } views[] = {{"sprio.txt", {}, false},
+               {"sprio_n.txt", {"-n"}, true},
+               {"sprio_u.txt", {"-u", "alice,erin"}, false},
+               {"sprio_l.txt", {"-l"}, false},
                {"sprio_nl.txt", {"-n", "-l"}, true}};
   for (const auto& v : views) {
     std::vector<std::string> args = {"--conf", conf, "--now", now, "sprio", "--job-file", jobs};
@@ -395,7 +401,8 @@ TEST_P(SlurmLive, SprioMatchesSlurm) {
     compare_sprio(v.file, r.out, v.normalized);
   }
   // Record (not fail) when the one-second allowance was used.
-  if (inexact_lines) std::printf("%s: %d sprio lines differ within one second of age\n", GetParam().c_str(), inexact_lines);
+  if (inexact_lines)
+    std::printf("%s: %d sprio lines differ within one second of age\n", GetParam().c_str(), inexact_lines);
 }
 
 TEST_P(SlurmLive, EveryJobsPriorityIsScontrols) {
@@ -452,7 +459,9 @@ TEST_P(SlurmLiveDecay, DecayIsSlurmsWithTheDocumentedDifference) {
   for (const std::string& l : lines(r.out)) {
     auto str = [&](const std::string& key) {
       const size_t at = l.find("\"" + key + "\":\"");
-      return at == std::string::npos ? std::string() : l.substr(at + key.size() + 4, l.find('"', at + key.size() + 4) - at - key.size() - 4);
+      return at == std::string::npos
+                 ? std::string()
+                 : l.substr(at + key.size() + 4, l.find('"', at + key.size() + 4) - at - key.size() - 4);
     };
     const size_t u = l.find("\"raw_usage\":");
     if (u != std::string::npos) ours[str("account") + "/" + str("name")] = std::stod(l.substr(u + 12));
