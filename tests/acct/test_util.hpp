@@ -1,5 +1,5 @@
-// test_util.hpp - shared helpers for the accounting tests: a temp directory
-// removed at scope exit, and small builders for admin changes.
+// test_util.hpp - shared helpers for the accounting tests: the tests' temp
+// directory (tests/support/tempdir.hpp), and small builders for admin changes.
 #pragma once
 
 #include <sys/stat.h>
@@ -11,28 +11,11 @@
 #include <string>
 
 #include "store.hpp"
+#include "tempdir.hpp"
 
 namespace mfprio::acct::test {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-acct-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using mfprio::test::TempDir;
 
 inline AccountRec account(const std::string& name, const std::string& parent, uint32_t shares) {
   AccountRec a;

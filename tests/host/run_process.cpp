@@ -13,6 +13,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tempdir.hpp"
+
 extern char** environ;
 
 namespace mfprio::test {
@@ -28,9 +30,8 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-run-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-  const std::string out_path = tmpl + "/out", err_path = tmpl + "/err";
+  const TempDir tmp;
+  const std::string out_path = tmp.file("out"), err_path = tmp.file("err");
 
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -55,8 +56,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   r.out = slurp(out_path);
   r.err = slurp(err_path);
-  std::error_code ec;
-  std::filesystem::remove_all(tmpl, ec);
   return r;
 }
 

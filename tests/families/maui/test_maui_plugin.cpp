@@ -116,7 +116,7 @@ TEST_F(MauiPlugin, FairSharePolicyWithoutStoreKeyUsesTheDefaultStore) {
   cfg_ = dir_.file("maui.cfg");
   std::ofstream(cfg_) << "FSPOLICY DEDICATEDPS\n";
   p_ = std::make_unique<Plugin>(plugin_path("priority_maui.so"));
-  ASSERT_EQ(p_->init({"PriorityParameters=config=" + cfg_, "StateSaveLocation=" + dir_.path.string()}, T0),
+  ASSERT_EQ(p_->init({"PriorityParameters=config=" + cfg_, "StateSaveLocation=" + dir_.path()}, T0),
             MFPRIO_OK)
       << p_->err();
   EXPECT_TRUE(std::filesystem::exists(dir_.file("mfprio.db")));

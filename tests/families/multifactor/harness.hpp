@@ -14,6 +14,7 @@
 
 #include "mfprio/mfprio.h"
 #include "store.hpp"
+#include "tempdir.hpp"
 
 namespace mfprio::test {
 
@@ -21,24 +22,6 @@ inline std::string plugin_path(const char* name) {
   const char* dir = std::getenv("MFPRIO_PLUGIN_BUILD_DIR");
   return std::string(dir ? dir : "plugin") + "/" + name;
 }
-
-// A temp dir removed at the end of the test.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-test-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp: " + tmpl);
-    path = tmpl;
-  }
-  // Never throws: a destructor that throws is std::terminate (SIGABRT).
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& n) const { return (path / n).string(); }
-};
 
 // Builds store contents with readable one-liners.
 struct StoreBuilder {
