@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "store.hpp"
 #include "tempdir.hpp"
@@ -33,6 +35,26 @@ inline AssocWrite assoc(const std::string& user, const std::string& account, dou
   w.rec.shares = shares;
   w.rec.raw_usage = usage;
   w.set_usage = true;
+  return w;
+}
+
+// A charge to every one of `credentials` at one rate, for a window pass.
+inline WindowCharge window_charge(uint64_t job, int64_t start, int64_t until, double rate,
+                                  std::vector<std::pair<std::string, std::string>> credentials) {
+  WindowCharge c;
+  c.job_id = job;
+  c.start_time = start;
+  c.until = until;
+  c.rate = rate;
+  c.credentials = std::move(credentials);
+  return c;
+}
+
+// A window pass of `family` over windows of `seconds` (nothing decayed or dropped).
+inline WindowCycle window_pass(const std::string& family, int64_t seconds) {
+  WindowCycle w;
+  w.family = family;
+  w.window_seconds = seconds;
   return w;
 }
 
