@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "tempdir.hpp"
+#include "test_util.hpp"
 
 extern char** environ;
 
@@ -57,6 +58,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   return r;
+}
+
+ProcessResult run_host(std::vector<std::string> args, const std::string& cwd) {
+  args.insert(args.begin(), env_or_die("MFPRIO_HOST_BIN"));
+  return run_process(args, cwd);
+}
+
+ProcessResult run_acct(std::vector<std::string> args, const std::string& cwd) {
+  args.insert(args.begin(), env_or_die("MFPRIO_ACCT_BIN"));
+  return run_process(args, cwd);
 }
 
 }  // namespace mfprio::test

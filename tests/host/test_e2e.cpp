@@ -22,7 +22,6 @@ namespace {
 using mfprio::test::fields;
 using mfprio::test::lines;
 
-std::string host_bin() { return mfprio::test::env_or_die("MFPRIO_HOST_BIN"); }
 std::string fixture_dir() { return mfprio::test::env_or_die("MFPRIO_FIXTURE_PLUGINDIR"); }
 
 bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
@@ -47,10 +46,7 @@ class HostE2E : public testing::Test {
     return dir.write("slurm.conf", "PriorityType=priority/fake\nPluginDir=" + fixture_dir() +
                                        "\nNodeName=n[1-2] CPUs=32 RealMemory=1000 Gres=gpu:4\n" + extra);
   }
-  ProcessResult host(std::vector<std::string> args) {
-    args.insert(args.begin(), host_bin());
-    return run_process(args);
-  }
+  ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
   // `mfprio-host --conf <conf> --now kNow sprio --job-file <jobs>`, then `opts`.
   ProcessResult sprio(const std::string& conf, const std::string& jobs, const std::vector<std::string>& opts = {}) {
     std::vector<std::string> args = {"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs};
@@ -727,7 +723,7 @@ TEST_F(RealPluginE2E, CHostDescribesEveryRealFamilyGenerically) {
   if (std::filesystem::exists(plugin_dir + "/priority_multifactor.so")) {
     const std::string db = dir.path() + "/mf.db";
     const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/accounts.json";
-    ASSERT_EQ(run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", src}).status, 0);
+    ASSERT_EQ(mfprio::test::run_acct({"--db", db, "import", src}).status, 0);
     r = describe("priority_multifactor.so", dir.write("m.kv", "AccountingStorageLoc=" + db +
                                                              "\nPriorityWeightFairshare=10000\n"));
     ASSERT_EQ(r.status, 0) << r.err;
@@ -755,7 +751,7 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   if (!std::filesystem::exists(plugin_dir + "/priority_gridengine.so")) GTEST_SKIP() << "not built";
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
   const std::string db = dir.path() + "/ge.db";
-  ProcessResult r = run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import-sstree", src + "sstree"});
+  ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
                                                     "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +

@@ -20,6 +20,13 @@ inline std::string env_or_die(const char* name) {
   return v;
 }
 
+// The path of one of the shared real traces (MFPRIO_TRACES_DIR), or "" when
+// it is not there (the trace tests then skip).
+inline std::string trace_path(const std::string& name) {
+  const std::string path = env_or_die("MFPRIO_TRACES_DIR") + "/" + name;
+  return std::filesystem::exists(path) ? path : "";
+}
+
 // The lines of a program's output.
 inline std::vector<std::string> lines(const std::string& s) {
   std::vector<std::string> out;
