@@ -2,27 +2,11 @@
 // §2), flux-core's hold/expedite (§1), the seed's design factors.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <utility>
 #include <vector>
 
+#include "count_allocations.hpp"  // NoAllocationWithoutTerms: the binary counts operator new
 #include "flux_priority.hpp"
-
-// Counting allocator for NoAllocationWithoutTerms (whole binary; harmless).
-// operator new takes from malloc, so delete's free() matches it.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<long> g_allocations{0};
-}
-void* operator new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace mfprio::flux {
 namespace {
@@ -188,13 +172,13 @@ TEST(FluxAccounting, TermsNameTheFourFactorsAndSumToTheTotal) {
 TEST(FluxAccounting, NoAllocationWithoutTerms) {
   const Model am = ModelBuilder().build();
   const Model dm = ModelBuilder().params("mode=design,wait_time=1,qos=1,job_size=1,user=1").build();
-  const long before = g_allocations.load();
+  const long before = mfprio::test::allocations();
   uint64_t acc = 0;
   for (int u = 0; u < 32; ++u) {
     acc += price(am, job(u, 0), 100, nullptr).priority;
     acc += price(dm, job(u, 1), 100, nullptr).priority;
   }
-  EXPECT_EQ(g_allocations.load(), before);
+  EXPECT_EQ(mfprio::test::allocations(), before);
   EXPECT_GT(acc, 0u);
 }
 
