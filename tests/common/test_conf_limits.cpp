@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "conf.hpp"
+#include "conf_errors.hpp"
 #include "tempdir.hpp"
 
 using mfprio::Conf;
@@ -19,23 +20,8 @@ namespace {
 
 using mfprio::test::TempDir;
 
-std::string load_error(const std::string& path) {
-  try {
-    Conf::load(path);
-  } catch (const ConfError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-std::string parse_error(const std::string& text) {
-  try {
-    Conf::parse(text, "t.conf");
-  } catch (const ConfError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using mfprio::test::load_error;
+using mfprio::test::parse_error;
 
 TEST(ConfLimits, IncludeDevZeroIsRefusedAsNotARegularFile) {
   TempDir d;
