@@ -160,6 +160,19 @@ class Plugin {
     return ops.fini();
   }
   std::string err() const { return ops.errmsg(); }
+  // set_priority / job_factors of one job at `now`; a call that fails fails
+  // the test, naming the plugin's errmsg.
+  uint32_t priority(const mfprio_job_t& j, int64_t now) {
+    uint32_t v = 0;
+    EXPECT_EQ(ops.set_priority(&j, now, &v), MFPRIO_OK) << err();
+    return v;
+  }
+  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) {
+    mfprio_factors_t f{};
+    f.struct_size = sizeof f;
+    EXPECT_EQ(ops.job_factors(&j, now, &f), MFPRIO_OK) << err();
+    return f;
+  }
 
   // A share-table row's numbers, read by the column names the family gives.
   struct ShareValues {
