@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 const char* kAccounts = R"({"accounts": [{"name": "lab", "shares": 1}],
  "users": [{"name": "alice", "account": "lab", "shares": 1, "raw_usage": 10}]})";

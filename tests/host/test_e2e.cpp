@@ -24,7 +24,7 @@ using mfprio::test::lines;
 
 std::string fixture_dir() { return mfprio::test::env_or_die("MFPRIO_FIXTURE_PLUGINDIR"); }
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 // The JOBID column of a sprio table: the first field of each line after the header.
 std::vector<std::string> job_ids(const std::string& out) {

@@ -15,7 +15,7 @@ using mfprio::test::TempDir;
 
 namespace {
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 constexpr long long kNow = 1763740000;
 

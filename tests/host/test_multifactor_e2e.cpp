@@ -42,7 +42,7 @@ std::vector<std::string> share_row(const std::string& out, const std::string& ac
   return {};
 }
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 const char* kTree = R"({"accounts": [
   {"name": "A", "shares": 40}, {"name": "B", "parent": "A", "shares": 30},

@@ -18,7 +18,7 @@ using mfprio::test::TempDir;
 
 namespace {
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 // The number after `label` in the output, or NaN.
 double number_after(const std::string& out, const std::string& label) {

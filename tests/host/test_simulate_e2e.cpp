@@ -27,7 +27,7 @@ using mfprio::test::TempDir;
 
 namespace {
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);

@@ -27,6 +27,9 @@ inline std::string trace_path(const std::string& name) {
   return std::filesystem::exists(path) ? path : "";
 }
 
+// Whether `needle` occurs in `hay` (a program's output).
+inline bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
 // The lines of a program's output.
 inline std::vector<std::string> lines(const std::string& s) {
   std::vector<std::string> out;
