@@ -69,14 +69,20 @@ void group_table(std::ostringstream& out, const char* title, const std::vector<P
 
 json_t* real(double v) { return json_real(v); }
 
+// The wait statistics a policy and each of its groups report alike.
+template <typename Stats>
+void set_wait_stats(json_t* o, const Stats& s) {
+  json_object_set_new(o, "wait_mean", real(s.wait_mean));
+  json_object_set_new(o, "wait_p50", real(s.wait_p50));
+  json_object_set_new(o, "wait_p95", real(s.wait_p95));
+  json_object_set_new(o, "bounded_slowdown_mean", real(s.bsld_mean));
+}
+
 json_t* group_json(const GroupStats& g) {
   json_t* o = json_object();
   json_object_set_new(o, "name", json_string(g.name.c_str()));
   json_object_set_new(o, "jobs", json_integer(static_cast<json_int_t>(g.jobs)));
-  json_object_set_new(o, "wait_mean", real(g.wait_mean));
-  json_object_set_new(o, "wait_p50", real(g.wait_p50));
-  json_object_set_new(o, "wait_p95", real(g.wait_p95));
-  json_object_set_new(o, "bounded_slowdown_mean", real(g.bsld_mean));
+  set_wait_stats(o, g);
   json_object_set_new(o, "cpu_seconds", real(g.cpu_seconds));
   json_object_set_new(o, "delivered_share", real(g.delivered_share));
   json_object_set_new(o, "target_share", real(g.target_share));
@@ -158,10 +164,7 @@ std::string sim_report_json(const SimHeader& h, const std::vector<PolicyResult>&
     json_object_set_new(ov, "last_end", json_integer(p.last_end));
     json_object_set_new(ov, "makespan", json_integer(p.makespan));
     json_object_set_new(ov, "utilization", real(p.utilization));
-    json_object_set_new(ov, "wait_mean", real(p.wait_mean));
-    json_object_set_new(ov, "wait_p50", real(p.wait_p50));
-    json_object_set_new(ov, "wait_p95", real(p.wait_p95));
-    json_object_set_new(ov, "bounded_slowdown_mean", real(p.bsld_mean));
+    set_wait_stats(ov, p);
     json_object_set_new(ov, "jain_index", real(p.jain));
     json_object_set_new(ov, "backfilled", json_integer(static_cast<json_int_t>(p.backfilled)));
     json_object_set_new(ov, "pricing_calls", json_integer(static_cast<json_int_t>(p.pricing_calls)));

@@ -160,13 +160,11 @@ TEST(CrashWindows, KilledWhileChargingWindowsLosesAndDoublesNothing) {
     if (pid == 0) {
       auto s = Store::open(db);
       for (int64_t until = 100;; until += 37) {  // crosses a 100 s window boundary every few passes
-        WindowCycle c;
-        c.family = "maui";
-        c.window_seconds = 100;
+        WindowCycle c = test::window_pass("maui", 100);
         c.drop_before = 0;
         for (uint64_t job = 1; job <= 5; ++job)
-          c.charges.push_back(WindowCharge{job * 1000 + static_cast<uint64_t>(trial), 0, until, 1.0,
-                                           {{"user", "u" + std::to_string(job)}, {"total", ""}}, false});
+          c.charges.push_back(test::window_charge(job * 1000 + static_cast<uint64_t>(trial), 0, until, 1.0,
+                                                  {{"user", "u" + std::to_string(job)}, {"total", ""}}));
         c.new_state = DecayState{until, until};
         s->apply_windows(c);
       }

@@ -33,6 +33,37 @@ int64_t assoc_id(Store& s, const std::string& user) {
   return -1;
 }
 
+// A raw look at the file (a count, a flag, the cache row), through a
+// connection of our own.
+int64_t sql_int(const std::string& file, const std::string& q) {
+  sqlite3* h = nullptr;
+  EXPECT_EQ(SQLITE_OK, sqlite3_open(file.c_str(), &h));
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(SQLITE_OK, sqlite3_prepare_v2(h, q.c_str(), -1, &st, nullptr)) << sqlite3_errmsg(h);
+  int64_t v = -1;
+  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+void sql_run(const std::string& file, const std::string& q) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(SQLITE_OK, sqlite3_open(file.c_str(), &h));
+  char* err = nullptr;
+  ASSERT_EQ(SQLITE_OK, sqlite3_exec(h, q.c_str(), nullptr, nullptr, &err)) << err;
+  sqlite3_close(h);
+}
+// Overwrites `n` bytes of the tree cache's blob at `offset`, in place.
+void cache_write(const std::string& file, const unsigned char* bytes, int n, int offset) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(SQLITE_OK, sqlite3_open(file.c_str(), &h));
+  sqlite3_blob* b = nullptr;
+  ASSERT_EQ(SQLITE_OK, sqlite3_blob_open(h, "main", "tree_cache", "data", 1, 1, &b));
+  EXPECT_EQ(SQLITE_OK, sqlite3_blob_write(b, bytes, n, offset));
+  sqlite3_blob_close(b);
+  sqlite3_close(h);
+}
+
 TEST(StoreOpen, NewFileIsCreatedMode0600) {
   TempDir dir;
   mode_t old = umask(0);  // the most permissive umask must not widen the mode
@@ -394,13 +425,7 @@ TEST(StoreDecayScale, DecayTouchesOnlyTheScaleAndLoadGivesTrueUsage) {
   EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User1", "B")->raw_usage, before * 0.25);
   // A charge after the decay adds its full amount to the true value.
   CycleUpdate ch;
-  Charge c;
-  c.job_id = 77;
-  c.assoc_id = test::find_assoc(s->load(), "User1", "B")->id;
-  c.start_time = 100;
-  c.until = 110;
-  c.rate = 3;
-  ch.charges.push_back(c);
+  ch.charges.push_back(Charge{77, test::find_assoc(s->load(), "User1", "B")->id, 100, 110, 3, {}, false});
   s->apply_cycle(ch);
   EXPECT_NEAR(test::find_assoc(s->load(), "User1", "B")->raw_usage, before * 0.25 + 30, 1e-9);
 }
@@ -496,15 +521,7 @@ TEST(StoreJournal, DeferredChargesCountAtOnceAndFoldAtTheNextCycle) {
   const double u1 = test::find_assoc(before, "User1", "B")->raw_usage;
   CycleUpdate up;
   up.defer_usage = true;
-  Charge c;
-  c.job_id = 901;
-  c.assoc_id = test::find_assoc(before, "User1", "B")->id;
-  c.start_time = 1000;
-  c.until = 1010;
-  c.rate = 2;
-  c.tres = {{"cpu", 2}};
-  c.ended = true;
-  up.charges.push_back(c);
+  up.charges.push_back(Charge{901, test::find_assoc(before, "User1", "B")->id, 1000, 1010, 2, {{"cpu", 2}}, true});
   EXPECT_EQ(s->apply_cycle(up).added[0], 20.0);
   EXPECT_EQ(s->apply_cycle(up).added[0], 0.0);  // idempotent per job, journal or not
   // Visible at once (usage and per-TRES usage), before any fold.
@@ -521,14 +538,7 @@ TEST(StoreJournal, DeferredChargesCountAtOnceAndFoldAtTheNextCycle) {
   d = s->load();
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, (u1 + 20) * 0.5);
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->tres_usage[0].second, 10.0);
-  sqlite3* h = nullptr;
-  sqlite3_open_v2(dir.file("acct.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "SELECT count(*) FROM charge_journal", -1, &st, nullptr);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int64(st, 0), 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  EXPECT_EQ(sql_int(dir.file("acct.db"), "SELECT count(*) FROM charge_journal"), 0);
 }
 
 // Job ends are written many rows a statement (multi-row INSERTs of 32, 16,
@@ -542,16 +552,9 @@ TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
   up.defer_usage = true;
   double want = 0;
   for (uint64_t k = 0; k < 53; ++k) {  // 53 charges x 4 rows = 212 journal rows: 6x32 + 16 + 4
-    Charge c;
-    c.job_id = 5000 + k;
-    c.assoc_id = a->id;
-    c.start_time = 1000;
-    c.until = 1000 + static_cast<int64_t>(k) + 1;
-    c.rate = 2;
-    c.tres = {{"cpu", 1}, {"mem", 3}, {"node", 0.5}};
-    c.ended = k % 2 == 0;
+    up.charges.push_back(Charge{5000 + k, a->id, 1000, 1000 + static_cast<int64_t>(k) + 1, 2,
+                                {{"cpu", 1}, {"mem", 3}, {"node", 0.5}}, k % 2 == 0});
     want += 2.0 * static_cast<double>(k + 1);
-    up.charges.push_back(c);
   }
   const CycleResult res = s->apply_cycle(up);
   ASSERT_EQ(res.added.size(), 53u);
@@ -565,15 +568,8 @@ TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
   EXPECT_EQ(open[0].charged_until, 1002);
   EXPECT_EQ(open[25].job_id, 5051u);
   EXPECT_EQ(open[25].charged_until, 1052);
-  sqlite3* h = nullptr;
-  sqlite3_open_v2(dir.file("acct.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "SELECT count(*), count(tres_id) FROM charge_journal", -1, &st, nullptr);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int64(st, 0), 53 * 4);
-  EXPECT_EQ(sqlite3_column_int64(st, 1), 53 * 3);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  EXPECT_EQ(sql_int(dir.file("acct.db"), "SELECT count(*) FROM charge_journal"), 53 * 4);
+  EXPECT_EQ(sql_int(dir.file("acct.db"), "SELECT count(tres_id) FROM charge_journal"), 53 * 3);
 }
 
 // The same job twice in one cycle: the second charge starts where the first
@@ -587,16 +583,8 @@ TEST(StoreJournal, AJobChargedTwiceInOneCycleIsChargedOnce) {
     const UserAssocRec* a = test::find_assoc(before, "User3", "C");
     CycleUpdate up;
     up.defer_usage = deferred;
-    Charge c;
-    c.job_id = 77;
-    c.assoc_id = a->id;
-    c.start_time = 1000;
-    c.rate = 1;
-    c.tres = {{"cpu", 2}};
-    for (int64_t until : {1010, 1030, 1030, 1020}) {
-      c.until = until;
-      up.charges.push_back(c);
-    }
+    for (int64_t until : {1010, 1030, 1030, 1020})
+      up.charges.push_back(Charge{77, a->id, 1000, until, 1, {{"cpu", 2}}, false});
     up.charges.back().ended = true;
     const CycleResult res = s->apply_cycle(up);
     ASSERT_EQ(res.added.size(), 4u);
@@ -619,13 +607,7 @@ TEST(StoreJournal, DeferredCycleRefusesDecayAndUnknownAssociations) {
   EXPECT_THROW(s->apply_cycle(up), StoreError);
   CycleUpdate bad;
   bad.defer_usage = true;
-  Charge c;
-  c.job_id = 5;
-  c.assoc_id = 987654;
-  c.start_time = 0;
-  c.until = 10;
-  c.rate = 1;
-  bad.charges.push_back(c);
+  bad.charges.push_back(Charge{5, 987654, 0, 10, 1, {}, false});
   EXPECT_THROW(s->apply_cycle(bad), StoreError);
   EXPECT_TRUE(s->open_ledger().empty());
 }
@@ -635,12 +617,7 @@ TEST(StoreJournal, ImportReplacesJournalledUsage) {
   auto s = doc_store(dir);
   CycleUpdate up;
   up.defer_usage = true;
-  Charge c;
-  c.job_id = 6;
-  c.assoc_id = test::find_assoc(s->load(), "User3", "C")->id;
-  c.until = 100;
-  c.rate = 1;
-  up.charges.push_back(c);
+  up.charges.push_back(Charge{6, test::find_assoc(s->load(), "User3", "C")->id, 0, 100, 1, {}, false});
   s->apply_cycle(up);
   EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User3", "C")->raw_usage, 100.0);
   AdminChanges ch;
@@ -666,16 +643,8 @@ double window_usage(Store& s, const std::string& family, const std::string& kind
 TEST(StoreWindows, ChargeSplitsAtWindowBoundariesAndIsMadeOnce) {
   test::TempDir dir;
   auto s = Store::open(dir.file("w.db"));
-  WindowCycle c;
-  c.family = "maui";
-  c.window_seconds = 100;
-  WindowCharge ch;
-  ch.job_id = 7;
-  ch.start_time = 150;
-  ch.until = 320;
-  ch.rate = 2;
-  ch.credentials = {{"user", "u"}, {"total", ""}};
-  c.charges.push_back(ch);
+  WindowCycle c = test::window_pass("maui", 100);
+  c.charges.push_back(test::window_charge(7, 150, 320, 2, {{"user", "u"}, {"total", ""}}));
   WindowResult r = s->apply_windows(c);
   ASSERT_EQ(r.added.size(), 1u);
   EXPECT_DOUBLE_EQ(r.added[0], 340.0);                          // 170 s x 2
@@ -724,12 +693,9 @@ TEST(StoreWindows, DecayAndDropApplyToTheFamilyOnly) {
 TEST(StoreWindows, BadChargeRollsTheWholePassBack) {
   test::TempDir dir;
   auto s = Store::open(dir.file("w.db"));
-  WindowCycle c;
-  c.family = "maui";
-  c.window_seconds = 100;
-  WindowCharge good{1, 0, 50, 1.0, {{"user", "u"}}, false};
-  WindowCharge bad{2, 0, 50, std::nan(""), {{"user", "v"}}, false};
-  c.charges = {good, bad};
+  WindowCycle c = test::window_pass("maui", 100);
+  c.charges = {test::window_charge(1, 0, 50, 1.0, {{"user", "u"}}),
+               test::window_charge(2, 0, 50, std::nan(""), {{"user", "v"}})};
   EXPECT_THROW(s->apply_windows(c), StoreError);
   EXPECT_TRUE(s->load_windows("maui").empty());
 }
@@ -769,16 +735,8 @@ TEST(StoreCharges, ChargeBefore1970IsRefusedWithoutOverflow) {
     CycleUpdate up;
     up.charges.push_back(Charge{9, assoc_id(*s, "User1"), start, until, 1.0, {{"cpu", 1.0}}, false});
     EXPECT_THROW(s->apply_cycle(up), StoreError) << start << " " << until;
-    WindowCycle w;
-    w.family = "maui";
-    w.window_seconds = 3600;
-    WindowCharge wc;
-    wc.job_id = 9;
-    wc.start_time = start;
-    wc.until = until;
-    wc.rate = 1.0;
-    wc.credentials = {{"user", "User1"}};
-    w.charges.push_back(wc);
+    WindowCycle w = test::window_pass("maui", 3600);
+    w.charges.push_back(test::window_charge(9, start, until, 1.0, {{"user", "User1"}}));
     EXPECT_THROW(s->apply_windows(w), StoreError) << start << " " << until;
   }
   EXPECT_EQ(before, test::total_usage(s->load()));
@@ -863,25 +821,6 @@ std::vector<std::string> tree_lines(const StoreData& d) {
   return out;
 }
 
-// A raw look at the cache row, through a connection of our own.
-int64_t sql_int(const std::string& file, const std::string& q) {
-  sqlite3* h = nullptr;
-  EXPECT_EQ(SQLITE_OK, sqlite3_open(file.c_str(), &h));
-  sqlite3_stmt* st = nullptr;
-  EXPECT_EQ(SQLITE_OK, sqlite3_prepare_v2(h, q.c_str(), -1, &st, nullptr)) << sqlite3_errmsg(h);
-  int64_t v = -1;
-  if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return v;
-}
-void sql_run(const std::string& file, const std::string& q) {
-  sqlite3* h = nullptr;
-  ASSERT_EQ(SQLITE_OK, sqlite3_open(file.c_str(), &h));
-  char* err = nullptr;
-  ASSERT_EQ(SQLITE_OK, sqlite3_exec(h, q.c_str(), nullptr, nullptr, &err)) << err;
-  sqlite3_close(h);
-}
 
 // The doc tree plus what makes ordering and defaults interesting: names out
 // of insertion order, a second account, a partition association, a user
@@ -927,14 +866,7 @@ TEST(StoreTree, UsageWritesKeepTheCacheHierarchyWritesClearIt) {
   s->apply_cycle(up);
   CycleUpdate end;
   end.defer_usage = true;
-  Charge c;
-  c.job_id = 77;
-  c.assoc_id = test::find_assoc(s->load(), "User2", "C")->id;
-  c.start_time = 1000;
-  c.until = 1010;
-  c.rate = 2;
-  c.ended = true;
-  end.charges.push_back(c);
+  end.charges.push_back(Charge{77, test::find_assoc(s->load(), "User2", "C")->id, 1000, 1010, 2, {}, true});
   s->apply_cycle(end);
   EXPECT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
   EXPECT_EQ(tree_lines(s->load()), tree_lines(s->load_tree()));
@@ -976,31 +908,15 @@ TEST(StoreTree, DamagedOrForeignCacheIsIgnored) {
   ASSERT_GT(n, 100);
   // The last association's user index out of range (TreeAssoc: id, usage,
   // time, then user at byte 24 of 48).
-  {
-    sqlite3* h = nullptr;
-    ASSERT_EQ(SQLITE_OK, sqlite3_open(db.c_str(), &h));
-    sqlite3_blob* b = nullptr;
-    ASSERT_EQ(SQLITE_OK, sqlite3_blob_open(h, "main", "tree_cache", "data", 1, 1, &b));
-    const unsigned char ff[4] = {0xff, 0xff, 0xff, 0xff};
-    ASSERT_EQ(static_cast<int>(sizeof(TreeAssoc)), 48);
-    EXPECT_EQ(SQLITE_OK, sqlite3_blob_write(b, ff, 4, static_cast<int>(n - 24)));
-    sqlite3_blob_close(b);
-    sqlite3_close(h);
-  }
+  const unsigned char ff[4] = {0xff, 0xff, 0xff, 0xff};
+  ASSERT_EQ(static_cast<int>(sizeof(TreeAssoc)), 48);
+  ASSERT_NO_FATAL_FAILURE(cache_write(db, ff, 4, static_cast<int>(n - 24)));
   ASSERT_EQ(n, sql_int(db, "SELECT length(data) FROM tree_cache"));
   EXPECT_EQ(want, tree_lines(s->load_tree()));
   // A flag byte that is neither 0 nor 1 (is_default, byte 45 of the last one).
   s->load_tree();
-  {
-    sqlite3* h = nullptr;
-    ASSERT_EQ(SQLITE_OK, sqlite3_open(db.c_str(), &h));
-    sqlite3_blob* b = nullptr;
-    ASSERT_EQ(SQLITE_OK, sqlite3_blob_open(h, "main", "tree_cache", "data", 1, 1, &b));
-    const unsigned char two = 2;
-    EXPECT_EQ(SQLITE_OK, sqlite3_blob_write(b, &two, 1, static_cast<int>(n - 3)));
-    sqlite3_blob_close(b);
-    sqlite3_close(h);
-  }
+  const unsigned char two = 2;
+  ASSERT_NO_FATAL_FAILURE(cache_write(db, &two, 1, static_cast<int>(n - 3)));
   EXPECT_EQ(want, tree_lines(s->load_tree()));
   sql_run(db, "UPDATE tree_cache SET data = randomblob(" + std::to_string(n) + ")");
   EXPECT_EQ(want, tree_lines(s->load_tree()));

@@ -132,21 +132,13 @@ std::vector<Scenario> scenarios() {
        }},
       {"window_roll",
        [](Store& s, const TempDir&) {
-         WindowCycle w;
-         w.family = "maui";
-         w.window_seconds = 3600;
+         WindowCycle w = test::window_pass("maui", 3600);
          w.decay_factor = 0.5;
          w.drop_before = 3600;
          w.new_state = DecayState{20000, 20000};
-         for (uint64_t j = 1; j <= 5; ++j) {
-           WindowCharge c;
-           c.job_id = j;
-           c.start_time = 1000 * static_cast<int64_t>(j);
-           c.until = 20000;
-           c.rate = 1.0;
-           c.credentials = {{"user", "u1"}, {"account", "A"}};
-           w.charges.push_back(c);
-         }
+         for (uint64_t j = 1; j <= 5; ++j)
+           w.charges.push_back(
+               test::window_charge(j, 1000 * static_cast<int64_t>(j), 20000, 1.0, {{"user", "u1"}, {"account", "A"}}));
          s.apply_windows(w);
        }},
   };
@@ -165,16 +157,8 @@ std::string make_base(const TempDir& dir) {
     auto s = Store::open(base);
     std::ofstream(dir.file("a.json")) << kAccounts;
     import_json_file(*s, dir.file("a.json"));
-    WindowCycle w;
-    w.family = "maui";
-    w.window_seconds = 3600;
-    WindowCharge c;
-    c.job_id = 1;
-    c.start_time = 0;
-    c.until = 500;
-    c.rate = 2.0;
-    c.credentials = {{"user", "u1"}};
-    w.charges.push_back(c);
+    WindowCycle w = test::window_pass("maui", 3600);
+    w.charges.push_back(test::window_charge(1, 0, 500, 2.0, {{"user", "u1"}}));
     s->apply_windows(w);
   }
   return base;

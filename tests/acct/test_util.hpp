@@ -1,5 +1,5 @@
-// test_util.hpp - shared helpers for the accounting tests: a temp directory
-// removed at scope exit, and small builders for admin changes.
+// test_util.hpp - shared helpers for the accounting tests: the tests' temp
+// directory (tests/support/tempdir.hpp), and small builders for admin changes.
 #pragma once
 
 #include <sys/stat.h>
@@ -9,30 +9,15 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "store.hpp"
+#include "tempdir.hpp"
 
 namespace mfprio::acct::test {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-acct-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using mfprio::test::TempDir;
 
 inline AccountRec account(const std::string& name, const std::string& parent, uint32_t shares) {
   AccountRec a;
@@ -50,6 +35,26 @@ inline AssocWrite assoc(const std::string& user, const std::string& account, dou
   w.rec.shares = shares;
   w.rec.raw_usage = usage;
   w.set_usage = true;
+  return w;
+}
+
+// A charge to every one of `credentials` at one rate, for a window pass.
+inline WindowCharge window_charge(uint64_t job, int64_t start, int64_t until, double rate,
+                                  std::vector<std::pair<std::string, std::string>> credentials) {
+  WindowCharge c;
+  c.job_id = job;
+  c.start_time = start;
+  c.until = until;
+  c.rate = rate;
+  c.credentials = std::move(credentials);
+  return c;
+}
+
+// A window pass of `family` over windows of `seconds` (nothing decayed or dropped).
+inline WindowCycle window_pass(const std::string& family, int64_t seconds) {
+  WindowCycle w;
+  w.family = family;
+  w.window_seconds = seconds;
   return w;
 }
 

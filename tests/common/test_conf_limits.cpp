@@ -10,51 +10,18 @@
 #include <fstream>
 
 #include "conf.hpp"
+#include "conf_errors.hpp"
+#include "tempdir.hpp"
 
 using mfprio::Conf;
 using mfprio::ConfError;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (std::filesystem::temp_directory_path() / "mfprio-conf-XXXXXX").string();
-    if (!mkdtemp(t.data())) throw std::runtime_error("mkdtemp");
-    path_ = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-  const std::string& path() const { return path_; }
+using mfprio::test::TempDir;
 
- private:
-  std::string path_;
-};
-
-std::string load_error(const std::string& path) {
-  try {
-    Conf::load(path);
-  } catch (const ConfError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-std::string parse_error(const std::string& text) {
-  try {
-    Conf::parse(text, "t.conf");
-  } catch (const ConfError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using mfprio::test::load_error;
+using mfprio::test::parse_error;
 
 TEST(ConfLimits, IncludeDevZeroIsRefusedAsNotARegularFile) {
   TempDir d;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "params.hpp"
+#include "tempdir.hpp"
 
 namespace {
 
@@ -51,8 +52,8 @@ TEST(PriorityParameters, PathsAreRelativeToTheWritingFile) {
 }
 
 TEST(PriorityParameters, ReadsTheNamedFileOrSaysWhy) {
-  char dir[] = "/tmp/mfprio-params.XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
+  const mfprio::test::TempDir tmp;
+  const std::string dir = tmp.path();
   const std::string conf = std::string(dir) + "/slurm.conf";
   std::ofstream(std::string(dir) + "/maui.cfg") << "FSWEIGHT 10\n";
   std::string full;
@@ -70,8 +71,6 @@ TEST(PriorityParameters, ReadsTheNamedFileOrSaysWhy) {
   } catch (const mfprio::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos);
   }
-  std::remove((std::string(dir) + "/maui.cfg").c_str());
-  rmdir(dir);
 }
 
 TEST(FloorDiv, RoundsDownForTimesBeforeTheEpoch) {

@@ -10,6 +10,7 @@
 
 #include "conf.hpp"
 #include "slurm_conf.hpp"
+#include "tempdir.hpp"
 #include "tres.hpp"
 
 namespace mfprio {
@@ -129,13 +130,12 @@ TEST(StoreLocation, KeyThenStateSaveLocationThenBesideTheConf) {
   EXPECT_FALSE(store_location_given(pairs("StateSaveLocation=x\n")));
   // Beside the conf only when that is a real file.
   EXPECT_EQ(store_location(pairs("A=1\n"), nullptr), "");  // /etc/slurm/slurm.conf: not here
-  char tmpl[] = "/tmp/mfprio-sl-XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
+  const test::TempDir tmp;
+  const std::string dir = tmp.path();
   const std::string conf = dir + "/slurm.conf";
   std::ofstream(conf) << "A=1\n";
   EXPECT_EQ(store_location(Conf::load(conf).pairs(), &origin), dir + "/mfprio.db");
   EXPECT_NE(origin.find("beside " + conf), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

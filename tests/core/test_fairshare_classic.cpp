@@ -9,46 +9,26 @@
 namespace mfprio {
 namespace {
 
-using testing::documented_example;
-using testing::run;
-using testing::TreeBuilder;
-
-constexpr double kSix = 1e-6;
+using namespace testing;  // the builders, run, expect_near and kSix (test_fairshare_util.hpp)
 
 TEST(ClassicFairShare, DocumentedExampleMatchesToSixDecimals) {
   // Root usage 100 (see documented_example): U is exactly the documented one.
   auto b = documented_example(true);
   const auto r = run(b.tree(), FairShareAlgo::Classic);
 
-  EXPECT_NEAR(r.norm_shares[b["User1"]], 0.30, kSix);
-  EXPECT_NEAR(r.norm_shares[b["User2"]], 0.05, kSix);
-  EXPECT_NEAR(r.norm_shares[b["User3"]], 0.05, kSix);
-  EXPECT_NEAR(r.norm_shares[b["User4"]], 0.25, kSix);
-  EXPECT_NEAR(r.norm_shares[b["User5"]], 0.35, kSix);
+  expect_near(r.norm_shares, b,
+              {{"User1", 0.30}, {"User2", 0.05}, {"User3", 0.05}, {"User4", 0.25}, {"User5", 0.35}});
 
-  EXPECT_NEAR(r.norm_usage[b["User1"]], 0.20, kSix);
-  EXPECT_NEAR(r.norm_usage[b["User2"]], 0.25, kSix);
-  EXPECT_NEAR(r.norm_usage[b["User3"]], 0.00, kSix);
-  EXPECT_NEAR(r.norm_usage[b["User4"]], 0.25, kSix);
-  EXPECT_NEAR(r.norm_usage[b["User5"]], 0.00, kSix);
+  expect_near(r.norm_usage, b,
+              {{"User1", 0.20}, {"User2", 0.25}, {"User3", 0.00}, {"User4", 0.25}, {"User5", 0.00}});
 
-  EXPECT_NEAR(r.eff_usage[b["A"]], 0.45, kSix);
-  EXPECT_NEAR(r.eff_usage[b["D"]], 0.25, kSix);
-  EXPECT_NEAR(r.eff_usage[b["B"]], 0.3875, kSix);
-  EXPECT_NEAR(r.eff_usage[b["C"]], 0.30, kSix);
-  EXPECT_NEAR(r.eff_usage[b["E"]], 0.25, kSix);
-  EXPECT_NEAR(r.eff_usage[b["F"]], 0.145833, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User1"]], 0.3875, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User2"]], 0.275, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User3"]], 0.15, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User4"]], 0.25, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User5"]], 0.145833, kSix);
+  expect_near(r.eff_usage, b,
+              {{"A", 0.45}, {"D", 0.25}, {"B", 0.3875}, {"C", 0.30}, {"E", 0.25}, {"F", 0.145833},
+               {"User1", 0.3875}, {"User2", 0.275}, {"User3", 0.15}, {"User4", 0.25}, {"User5", 0.145833}});
 
-  EXPECT_NEAR(r.fairshare[b["User1"]], 0.408479, kSix);
-  EXPECT_NEAR(r.fairshare[b["User2"]], 0.022097, kSix);
-  EXPECT_NEAR(r.fairshare[b["User3"]], 0.125000, kSix);
-  EXPECT_NEAR(r.fairshare[b["User4"]], 0.500000, kSix);
-  EXPECT_NEAR(r.fairshare[b["User5"]], 0.749154, kSix);
+  expect_near(r.fairshare, b,
+              {{"User1", 0.408479}, {"User2", 0.022097}, {"User3", 0.125000}, {"User4", 0.500000},
+               {"User5", 0.749154}});
 }
 
 TEST(ClassicFairShare, LiteralExampleTreeNormalizesByItsOwnTotal) {

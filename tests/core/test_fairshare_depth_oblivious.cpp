@@ -9,11 +9,7 @@
 namespace mfprio {
 namespace {
 
-using testing::documented_example;
-using testing::run;
-using testing::TreeBuilder;
-
-constexpr double kSix = 1e-6;
+using namespace testing;  // the builders, run, expect_near and kSix (test_fairshare_util.hpp)
 
 TEST(DepthObliviousFairShare, DocumentedExampleTreeMatchesHandComputation) {
   // Root usage 100 (documented_example(true)), so U is the documented one.
@@ -29,23 +25,12 @@ TEST(DepthObliviousFairShare, DocumentedExampleTreeMatchesHandComputation) {
   // User4 (only child of E): R = R_E.
   auto b = documented_example(true);
   const auto r = run(b.tree(), FairShareAlgo::DepthOblivious);
-  EXPECT_NEAR(r.eff_usage[b["A"]], 0.45, kSix);
-  EXPECT_NEAR(r.eff_usage[b["D"]], 0.25, kSix);
-  EXPECT_NEAR(r.eff_usage[b["B"]], 0.228848, kSix);
-  EXPECT_NEAR(r.eff_usage[b["C"]], 0.25, kSix);
-  EXPECT_NEAR(r.eff_usage[b["E"]], 0.108790, kSix);
-  EXPECT_NEAR(r.eff_usage[b["F"]], 0.0, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User1"]], 0.228848, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User2"]], 0.25, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User3"]], 0.0, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User4"]], 0.108790, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User5"]], 0.0, kSix);
+  expect_near(r.eff_usage, b,
+              {{"A", 0.45}, {"D", 0.25}, {"B", 0.228848}, {"C", 0.25}, {"E", 0.108790}, {"F", 0.0},
+               {"User1", 0.228848}, {"User2", 0.25}, {"User3", 0.0}, {"User4", 0.108790}, {"User5", 0.0}});
 
-  EXPECT_NEAR(r.fairshare[b["User1"]], 0.589340, kSix);
-  EXPECT_NEAR(r.fairshare[b["User2"]], 0.031250, kSix);
-  EXPECT_NEAR(r.fairshare[b["User3"]], 1.0, kSix);
-  EXPECT_NEAR(r.fairshare[b["User4"]], 0.739613, kSix);
-  EXPECT_NEAR(r.fairshare[b["User5"]], 1.0, kSix);
+  expect_near(r.fairshare, b,
+              {{"User1", 0.589340}, {"User2", 0.031250}, {"User3", 1.0}, {"User4", 0.739613}, {"User5", 1.0}});
 }
 
 TEST(DepthObliviousFairShare, ChildrenOfRootMatchClassic) {

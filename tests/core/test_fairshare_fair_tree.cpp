@@ -10,11 +10,8 @@
 namespace mfprio {
 namespace {
 
-using testing::documented_example;
-using testing::run;
-using testing::TreeBuilder;
+using namespace testing;  // the builders, run, expect_near and kSix (test_fairshare_util.hpp)
 
-constexpr double kSix = 1e-6;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 TEST(FairTreeFairShare, DocumentedExampleTreeRanksByLevelFs) {
@@ -26,11 +23,7 @@ TEST(FairTreeFairShare, DocumentedExampleTreeRanksByLevelFs) {
   // N = 5, visit order User5, User4, User1, User3, User2 -> 5/5 .. 1/5.
   auto b = documented_example(false);
   const auto r = run(b.tree(), FairShareAlgo::FairTree);
-  EXPECT_NEAR(r.level_fs[b["A"]], 0.622222, kSix);
-  EXPECT_NEAR(r.level_fs[b["D"]], 1.68, kSix);
-  EXPECT_NEAR(r.level_fs[b["B"]], 1.6875, kSix);
-  EXPECT_NEAR(r.level_fs[b["C"]], 0.45, kSix);
-  EXPECT_NEAR(r.level_fs[b["E"]], 0.416667, kSix);
+  expect_near(r.level_fs, b, {{"A", 0.622222}, {"D", 1.68}, {"B", 1.6875}, {"C", 0.45}, {"E", 0.416667}});
   EXPECT_EQ(r.level_fs[b["F"]], kInf);
   EXPECT_NEAR(r.level_fs[b["User1"]], 1.0, kSix);
   EXPECT_NEAR(r.level_fs[b["User2"]], 0.5, kSix);
@@ -44,11 +37,8 @@ TEST(FairTreeFairShare, DocumentedExampleTreeRanksByLevelFs) {
   EXPECT_NEAR(r.eff_usage[b["B"]], 20.0 / 45, kSix);
   EXPECT_NEAR(r.norm_usage[b["B"]], 20.0 / 70, kSix);  // NormUsage stays raw / root
 
-  EXPECT_NEAR(r.fairshare[b["User5"]], 1.0, kSix);
-  EXPECT_NEAR(r.fairshare[b["User4"]], 0.8, kSix);
-  EXPECT_NEAR(r.fairshare[b["User1"]], 0.6, kSix);
-  EXPECT_NEAR(r.fairshare[b["User3"]], 0.4, kSix);
-  EXPECT_NEAR(r.fairshare[b["User2"]], 0.2, kSix);
+  expect_near(r.fairshare, b,
+              {{"User5", 1.0}, {"User4", 0.8}, {"User1", 0.6}, {"User3", 0.4}, {"User2", 0.2}});
   for (const char* a : {"root", "A", "B", "C", "D", "E", "F"}) EXPECT_EQ(r.fairshare[b[a]], 0.0) << a;
 }
 
@@ -100,10 +90,7 @@ TEST(FairTreeFairShare, AccountTiedWithPreviousSiblingPassesTheTieToItsFirstChil
   b.finalize();
   const auto r = run(b.tree(), FairShareAlgo::FairTree);
   EXPECT_EQ(r.level_fs[b["A"]], r.level_fs[b["B"]]);
-  EXPECT_NEAR(r.fairshare[b["a2"]], 1.0, kSix);
-  EXPECT_NEAR(r.fairshare[b["a1"]], 0.75, kSix);
-  EXPECT_NEAR(r.fairshare[b["b2"]], 0.75, kSix);
-  EXPECT_NEAR(r.fairshare[b["b1"]], 0.25, kSix);
+  expect_near(r.fairshare, b, {{"a2", 1.0}, {"a1", 0.75}, {"b2", 0.75}, {"b1", 0.25}});
 }
 
 TEST(FairTreeFairShare, UsersComeBeforeAccountsOnEqualLevelFs) {
@@ -198,9 +185,7 @@ TEST(FairTreeFairShare, ParentAccountChildrenCompeteWithTheirGrandparentsChildre
   const auto r = run(b.tree(), FairShareAlgo::FairTree);
   EXPECT_NEAR(r.norm_shares[b["t1"]], 0.25, kSix);
   EXPECT_NEAR(r.norm_shares[b["u"]], 0.5, kSix);
-  EXPECT_NEAR(r.level_fs[b["t1"]], 2.5, kSix);
-  EXPECT_NEAR(r.level_fs[b["u"]], 1.25, kSix);
-  EXPECT_NEAR(r.level_fs[b["t2"]], 0.5, kSix);
+  expect_near(r.level_fs, b, {{"t1", 2.5}, {"u", 1.25}, {"t2", 0.5}});
   EXPECT_NEAR(r.fairshare[b["t1"]], 1.0, kSix);
   EXPECT_NEAR(r.fairshare[b["u"]], 2.0 / 3, kSix);
   EXPECT_NEAR(r.fairshare[b["t2"]], 1.0 / 3, kSix);

@@ -9,11 +9,7 @@
 namespace mfprio {
 namespace {
 
-using testing::documented_example;
-using testing::run;
-using testing::TreeBuilder;
-
-constexpr double kSix = 1e-6;
+using namespace testing;  // the builders, run, expect_near and kSix (test_fairshare_util.hpp)
 
 // The seed's example: the documented tree (root usage 100) with only User2
 // and User5 pending.
@@ -30,10 +26,7 @@ TEST(TicketFairShare, SeedExamplePerNodeFactorsMatch) {
   auto b = seed_example();
   const auto r = run(b.tree(), FairShareAlgo::TicketBased);
   // Effective usage = max(U, 0.01 S): F's is 0.01*0.35, User3's 0.01*0.05.
-  EXPECT_NEAR(r.eff_usage[b["F"]], 0.0035, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User3"]], 0.0005, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User5"]], 0.0035, kSix);
-  EXPECT_NEAR(r.eff_usage[b["User1"]], 0.2, kSix);
+  expect_near(r.eff_usage, b, {{"F", 0.0035}, {"User3", 0.0005}, {"User5", 0.0035}, {"User1", 0.2}});
 
   EXPECT_NEAR(factor(r, b["A"]), 0.4 / 0.45, kSix);  // the seed prints 0.89
   EXPECT_NEAR(factor(r, b["B"]), 1.5, kSix);

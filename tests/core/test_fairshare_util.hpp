@@ -1,9 +1,14 @@
 // test_fairshare_util.hpp - builders shared by the fair-share tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "share_tree.hpp"
 
@@ -81,6 +86,16 @@ inline TreeBuilder documented_example(bool with_other_usage) {
   if (with_other_usage) b.user("Other", "root", 0, 30);
   b.finalize();
   return b;
+}
+
+// The golden tests' tolerance: six decimals, as the references print them.
+inline constexpr double kSix = 1e-6;
+
+// Each named node's entry of `values` (a ShareResult vector) is within `tol`
+// of its expected value.
+inline void expect_near(const std::vector<double>& values, const TreeBuilder& b,
+                        std::initializer_list<std::pair<const char*, double>> want, double tol = kSix) {
+  for (const auto& [name, expected] : want) EXPECT_NEAR(values[b[name]], expected, tol) << name;
 }
 
 inline ShareResult run(const ShareTree& tree, FairShareAlgo algo, double dampening = 1.0) {

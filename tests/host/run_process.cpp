@@ -13,6 +13,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tempdir.hpp"
+#include "test_util.hpp"
+
 extern char** environ;
 
 namespace mfprio::test {
@@ -28,9 +31,8 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-run-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-  const std::string out_path = tmpl + "/out", err_path = tmpl + "/err";
+  const TempDir tmp;
+  const std::string out_path = tmp.file("out"), err_path = tmp.file("err");
 
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -55,9 +57,17 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   r.out = slurp(out_path);
   r.err = slurp(err_path);
-  std::error_code ec;
-  std::filesystem::remove_all(tmpl, ec);
   return r;
+}
+
+ProcessResult run_host(std::vector<std::string> args, const std::string& cwd) {
+  args.insert(args.begin(), env_or_die("MFPRIO_HOST_BIN"));
+  return run_process(args, cwd);
+}
+
+ProcessResult run_acct(std::vector<std::string> args, const std::string& cwd) {
+  args.insert(args.begin(), env_or_die("MFPRIO_ACCT_BIN"));
+  return run_process(args, cwd);
 }
 
 }  // namespace mfprio::test

@@ -14,4 +14,9 @@ struct ProcessResult {
 // argv[0] is the program path.  Working directory: `cwd` when not empty.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& cwd = "");
 
+// The built tools, as meson test names them: mfprio-host (MFPRIO_HOST_BIN)
+// and mfprio-acct (MFPRIO_ACCT_BIN), run with `args`.
+ProcessResult run_host(std::vector<std::string> args, const std::string& cwd = "");
+ProcessResult run_acct(std::vector<std::string> args, const std::string& cwd = "");
+
 }  // namespace mfprio::test

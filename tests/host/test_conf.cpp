@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "conf.hpp"
+#include "conf_errors.hpp"
 #include "test_util.hpp"
 
 using mfprio::Conf;
@@ -10,23 +11,8 @@ using mfprio::test::TempDir;
 
 namespace {
 
-std::string error_of(const std::string& text, const std::string& file = "t.conf") {
-  try {
-    Conf::parse(text, file);
-  } catch (const ConfError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-std::string load_error(const std::string& path) {
-  try {
-    Conf::load(path);
-  } catch (const ConfError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using mfprio::test::load_error;
+using mfprio::test::parse_error;
 
 TEST(Conf, ParsesKeyValuePairsWithFileAndLine) {
   Conf c = Conf::parse("PriorityType=priority/basic\n\nPriorityWeightAge=1000\n", "site.conf");
@@ -116,17 +102,17 @@ TEST(Conf, UnknownKeysAreKept) {
 }
 
 TEST(Conf, WordWithoutEqualsIsASyntaxErrorNamingFileAndLine) {
-  EXPECT_EQ(error_of("A=1\nB=2 oops\n", "x.conf"), "x.conf:2: expected Key=Value, found 'oops'");
+  EXPECT_EQ(parse_error("A=1\nB=2 oops\n", "x.conf"), "x.conf:2: expected Key=Value, found 'oops'");
 }
 
-TEST(Conf, MissingKeyIsAnError) { EXPECT_EQ(error_of("=5\n"), "t.conf:1: missing key before '=' in '=5'"); }
+TEST(Conf, MissingKeyIsAnError) { EXPECT_EQ(parse_error("=5\n"), "t.conf:1: missing key before '=' in '=5'"); }
 
 TEST(Conf, UnterminatedQuoteIsAnError) {
-  EXPECT_NE(error_of("\n\nA=\"open\n").find("t.conf:3: unterminated double quote"), std::string::npos);
+  EXPECT_NE(parse_error("\n\nA=\"open\n").find("t.conf:3: unterminated double quote"), std::string::npos);
 }
 
 TEST(Conf, BadKeyCharacterIsAnError) {
-  EXPECT_NE(error_of("Ke$y=1\n").find("t.conf:1: invalid character '$'"), std::string::npos);
+  EXPECT_NE(parse_error("Ke$y=1\n").find("t.conf:1: invalid character '$'"), std::string::npos);
 }
 
 TEST(Conf, IncludeIsRelativeToTheIncludingFile) {
@@ -190,8 +176,8 @@ TEST(Conf, MissingIncludeNamesTheIncludingLine) {
 }
 
 TEST(Conf, IncludeWithoutPathIsAnError) {
-  EXPECT_EQ(error_of("Include\n"), "t.conf:1: Include takes exactly one file name");
-  EXPECT_EQ(error_of("Include a b\n"), "t.conf:1: Include takes exactly one file name");
+  EXPECT_EQ(parse_error("Include\n"), "t.conf:1: Include takes exactly one file name");
+  EXPECT_EQ(parse_error("Include a b\n"), "t.conf:1: Include takes exactly one file name");
 }
 
 TEST(Conf, MissingFileIsAnError) {

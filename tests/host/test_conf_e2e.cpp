@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 const char* kAccounts = R"({"accounts": [{"name": "lab", "shares": 1}],
  "users": [{"name": "alice", "account": "lab", "shares": 1, "raw_usage": 10}]})";
@@ -45,13 +45,12 @@ class ConfE2E : public testing::Test {
   }
   std::string store(const std::string& db) {
     const std::string json = dir.write("accounts.json", kAccounts);
-    ProcessResult r = run_process({env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", json});
+    ProcessResult r = mfprio::test::run_acct({"--db", db, "import", json});
     EXPECT_EQ(r.status, 0) << r.err;
     return db;
   }
   ProcessResult host(std::vector<std::string> args, const std::string& cwd = "") {
-    args.insert(args.begin(), env_or_die("MFPRIO_HOST_BIN"));
-    return run_process(args, cwd);
+    return mfprio::test::run_host(std::move(args), cwd);
   }
   std::vector<std::string> real_confs() const {
     std::vector<std::string> out;
@@ -206,7 +205,7 @@ TEST_F(ConfE2E, RelativeStorePathIsTheSameStoreForBothTools) {
   dir.write("etc/slurm.conf", "PriorityType=priority/multifactor\nAccountingStorageLoc=acct.db\n");
   const std::string json = dir.write("accounts.json", kAccounts);
   // mfprio-acct from the parent directory with a relative conf path...
-  ProcessResult r = run_process({env_or_die("MFPRIO_ACCT_BIN"), "--conf", "etc/slurm.conf", "import", json}, dir.path());
+  ProcessResult r = mfprio::test::run_acct({"--conf", "etc/slurm.conf", "import", json}, dir.path());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir.path() + "/etc/acct.db"));
   EXPECT_FALSE(fs::exists(dir.path() + "/acct.db"));

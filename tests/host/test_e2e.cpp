@@ -22,10 +22,22 @@ namespace {
 using mfprio::test::fields;
 using mfprio::test::lines;
 
-std::string host_bin() { return mfprio::test::env_or_die("MFPRIO_HOST_BIN"); }
 std::string fixture_dir() { return mfprio::test::env_or_die("MFPRIO_FIXTURE_PLUGINDIR"); }
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
+
+// The JOBID column of a sprio table: the first field of each line after the header.
+std::vector<std::string> job_ids(const std::string& out) {
+  std::vector<std::string> ids;
+  const std::vector<std::string> l = lines(out);
+  for (size_t i = 1; i < l.size(); ++i) {
+    const std::vector<std::string> f = fields(l[i]);
+    ids.push_back(f.empty() ? "" : f[0]);
+  }
+  return ids;
+}
+
+constexpr const char* kNow = "1700043200";  // 1700000000 + 12 h: age factor 0.5 for the jobs below
 
 class HostE2E : public testing::Test {
  protected:
@@ -34,14 +46,15 @@ class HostE2E : public testing::Test {
     return dir.write("slurm.conf", "PriorityType=priority/fake\nPluginDir=" + fixture_dir() +
                                        "\nNodeName=n[1-2] CPUs=32 RealMemory=1000 Gres=gpu:4\n" + extra);
   }
-  ProcessResult host(std::vector<std::string> args) {
-    args.insert(args.begin(), host_bin());
-    return run_process(args);
+  ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
+  // `mfprio-host --conf <conf> --now kNow sprio --job-file <jobs>`, then `opts`.
+  ProcessResult sprio(const std::string& conf, const std::string& jobs, const std::vector<std::string>& opts = {}) {
+    std::vector<std::string> args = {"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs};
+    args.insert(args.end(), opts.begin(), opts.end());
+    return host(args);
   }
   TempDir dir;
 };
-
-constexpr const char* kNow = "1700043200";  // 1700000000 + 12 h: age factor 0.5 for the jobs below
 
 const char* kJobs =
     R"({"id": 3, "user": "alice", "account": "physics", "partition": "batch", "qos": "high", "submit": 1700000000, "cpus": 32})"
@@ -56,7 +69,7 @@ const char* kJobs =
 TEST_F(HostE2E, SprioPrintsFactorsOneRowPerPartitionInJobIdOrder) {
   const std::string conf = fake_conf();
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs});
+  ProcessResult r = sprio(conf, jobs);
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 6u) << r.out;  // header + 5 records; the running job is not shown
@@ -132,12 +145,9 @@ TEST_F(HostE2E, MalformedJsonLineIsNamedOtherJobsStillPrintedExitNonZero) {
                                      "{\"id\": 2, \"user\": \n"
                                      "{\"id\": 3, \"user\": \"c\", \"cpus\": \"four\"}\n"
                                      "{\"id\": 5, \"user\": \"e\", \"submit\": 1700000000}\n");
-  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs});
+  ProcessResult r = sprio(conf, jobs);
   EXPECT_EQ(r.status, 1);
-  auto l = lines(r.out);
-  ASSERT_EQ(l.size(), 3u) << r.out;
-  EXPECT_EQ(fields(l[1])[0], "1");
-  EXPECT_EQ(fields(l[2])[0], "5");
+  EXPECT_EQ(job_ids(r.out), (std::vector<std::string>{"1", "5"})) << r.out;
   EXPECT_TRUE(has(r.err, "mfprio-host: " + jobs + ":2: invalid JSON")) << r.err;
   EXPECT_TRUE(has(r.err, "mfprio-host: " + jobs + ":3: field 'cpus': expected an integer, got a string")) << r.err;
 }
@@ -149,12 +159,9 @@ TEST_F(HostE2E, FailingPluginCallPrintsErrmsgAndOtherJobsStillPrinted) {
                                      "{\"id\": 2, \"user\": \"ghost\", \"partition\": \"p\"}\n"
                                      "{\"id\": 3, \"user\": \"b\", \"nice\": -5}\n"
                                      "{\"id\": 4, \"user\": \"b\", \"nice\": -5, \"nice_admin\": true}\n");
-  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs});
+  ProcessResult r = sprio(conf, jobs);
   EXPECT_EQ(r.status, 1);
-  auto l = lines(r.out);
-  ASSERT_EQ(l.size(), 3u) << r.out;
-  EXPECT_EQ(fields(l[1])[0], "1");
-  EXPECT_EQ(fields(l[2])[0], "4");
+  EXPECT_EQ(job_ids(r.out), (std::vector<std::string>{"1", "4"})) << r.out;
   // The plugin's message already starts "job N: "; the host names the job once.
   EXPECT_TRUE(has(r.err, jobs + ":2: job 2 (partition p): unknown user 'ghost' (ENOENT)\n")) << r.err;
   EXPECT_TRUE(has(r.err, jobs + ":3: job 3: negative nice -5 needs an admin (EPERM)\n")) << r.err;
@@ -392,7 +399,7 @@ class OptionalOpsE2E : public HostE2E {
 
 TEST_F(OptionalOpsE2E, SprioPrintsPrioritiesOnlyAndSaysSoOnce) {
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--job-file", jobs, "-P"});
+  ProcessResult r = sprio(noopt_conf(), jobs, {"-P"});
   ASSERT_EQ(r.status, 0) << r.err;
   // The same priorities as through job_factors, from set_priority one by one.
   EXPECT_EQ(r.out,
@@ -405,7 +412,7 @@ TEST_F(OptionalOpsE2E, SprioPrintsPrioritiesOnlyAndSaysSoOnce) {
   EXPECT_EQ(r.err,
             "mfprio-host: plugin warning: fake warning: this is a test plugin\n"
             "mfprio-host: note: priority/noopt provides no job_factors: sprio shows JOBID PARTITION PRIORITY only\n");
-  r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--job-file", jobs, "-l", "-u", "alice"});
+  r = sprio(noopt_conf(), jobs, {"-l", "-u", "alice"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(fields(lines(r.out).at(0)), (std::vector<std::string>{"JOBID", "PARTITION", "USER", "ACCOUNT", "PRIORITY"}));
   EXPECT_EQ(fields(lines(r.out).at(1)), (std::vector<std::string>{"3", "batch", "alice", "physics", "1200"}));
@@ -415,7 +422,7 @@ TEST_F(OptionalOpsE2E, SprioErrorsStillNameTheRecord) {
   const std::string jobs = dir.write("ghost.jsonl",
                                      "{\"id\": 1, \"user\": \"a\"}\n"
                                      "{\"id\": 2, \"user\": \"ghost\", \"partition\": \"p\"}\n");
-  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--job-file", jobs, "-P", "-h"});
+  ProcessResult r = sprio(noopt_conf(), jobs, {"-P", "-h"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "1||351|\n");  // fair share 250 + partition 100 + 1 of 64 CPUs x 100
   EXPECT_TRUE(has(r.err, jobs + ":2: job 2 (partition p): unknown user 'ghost' (ENOENT)\n")) << r.err;
@@ -423,7 +430,7 @@ TEST_F(OptionalOpsE2E, SprioErrorsStillNameTheRecord) {
 
 TEST_F(OptionalOpsE2E, SprioJsonAndWeightsWithoutTheirOperations) {
   const std::string jobs = dir.write("jobs.jsonl", kJobs);
-  ProcessResult r = host({"--conf", noopt_conf(), "--now", kNow, "sprio", "--job-file", jobs, "--json", "-u", "bob"});
+  ProcessResult r = sprio(noopt_conf(), jobs, {"--json", "-u", "bob"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "\"priority\": 1190")) << r.out;
   EXPECT_TRUE(has(r.out, "\"partition\": \"high\"")) << r.out;
@@ -489,7 +496,7 @@ TEST_F(HostE2E, JobFileV2KeysReachThePlugin) {
                                      "{\"id\": 1, \"user\": \"a\", \"queue\": \"high\", \"bank\": \"b1\", "
                                      "\"urgency\": 31, \"attrs\": {\"x\": 1}}\n"
                                      "{\"id\": 2, \"user\": \"a\", \"urgency\": 40}\n");
-  ProcessResult r = host({"--conf", conf, "--now", kNow, "sprio", "--job-file", jobs, "-l", "-P", "-h"});
+  ProcessResult r = sprio(conf, jobs, {"-l", "-P", "-h"});
   EXPECT_EQ(r.status, 1);
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 1u) << r.out;
@@ -716,7 +723,7 @@ TEST_F(RealPluginE2E, CHostDescribesEveryRealFamilyGenerically) {
   if (std::filesystem::exists(plugin_dir + "/priority_multifactor.so")) {
     const std::string db = dir.path() + "/mf.db";
     const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/accounts.json";
-    ASSERT_EQ(run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", src}).status, 0);
+    ASSERT_EQ(mfprio::test::run_acct({"--db", db, "import", src}).status, 0);
     r = describe("priority_multifactor.so", dir.write("m.kv", "AccountingStorageLoc=" + db +
                                                              "\nPriorityWeightFairshare=10000\n"));
     ASSERT_EQ(r.status, 0) << r.err;
@@ -744,7 +751,7 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   if (!std::filesystem::exists(plugin_dir + "/priority_gridengine.so")) GTEST_SKIP() << "not built";
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
   const std::string db = dir.path() + "/ge.db";
-  ProcessResult r = run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import-sstree", src + "sstree"});
+  ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
                                                     "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +

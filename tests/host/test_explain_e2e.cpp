@@ -15,7 +15,7 @@ using mfprio::test::TempDir;
 
 namespace {
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 constexpr long long kNow = 1763740000;
 
@@ -26,7 +26,7 @@ class ExplainE2E : public testing::Test {
     if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so")) GTEST_SKIP() << "plugins not built";
     const std::string db = dir.path() + "/demo.db";
     const std::string accounts = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/accounts.json";
-    ProcessResult r = run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", accounts});
+    ProcessResult r = mfprio::test::run_acct({"--db", db, "import", accounts});
     ASSERT_EQ(r.status, 0) << r.err;
     mf_conf = dir.write("mf.conf", "PriorityType=priority/multifactor\nPluginDir=" + plugin_dir +
                                        "\nAccountingStorageLoc=" + db +
@@ -42,10 +42,7 @@ class ExplainE2E : public testing::Test {
     jobs = dir.write("jobs.jsonl", job(1, kNow - 6 * 86400, R"(, "nice": 500)") + job(2, kNow, "") +
                                        job(3, kNow - 100, "") + job(4, kNow - 50, R"(, "state": "running")"));
   }
-  ProcessResult host(std::vector<std::string> args) {
-    args.insert(args.begin(), mfprio::test::env_or_die("MFPRIO_HOST_BIN"));
-    return run_process(args);
-  }
+  ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
   TempDir dir;
   std::string plugin_dir, mf_conf, basic_conf, jobs;
 };

@@ -42,7 +42,7 @@ std::vector<std::string> share_row(const std::string& out, const std::string& ac
   return {};
 }
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 const char* kTree = R"({"accounts": [
   {"name": "A", "shares": 40}, {"name": "B", "parent": "A", "shares": 30},
@@ -67,7 +67,7 @@ class MultifactorE2E : public testing::Test {
   std::string store(const std::string& name, const std::string& json) {
     const std::string db = dir.path() + "/" + name + ".db";
     const std::string file = dir.write(name + ".json", json);
-    ProcessResult r = run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", file});
+    ProcessResult r = mfprio::test::run_acct({"--db", db, "import", file});
     EXPECT_EQ(r.status, 0) << r.err;
     return db;
   }
@@ -75,10 +75,7 @@ class MultifactorE2E : public testing::Test {
     return dir.write("mf-" + std::to_string(++confs) + ".conf",
                      "PluginDir=" + plugin_dir + "\nAccountingStorageLoc=" + db + "\n" + extra);
   }
-  ProcessResult host(std::vector<std::string> args) {
-    args.insert(args.begin(), mfprio::test::env_or_die("MFPRIO_HOST_BIN"));
-    return run_process(args);
-  }
+  ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
   std::string classic_conf() {
     return conf(store("tree", kTree), "PriorityFlags=NO_FAIR_TREE\nPriorityWeightFairshare=100000\n");
   }

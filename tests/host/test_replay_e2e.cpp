@@ -18,7 +18,7 @@ using mfprio::test::TempDir;
 
 namespace {
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 // The number after `label` in the output, or NaN.
 double number_after(const std::string& out, const std::string& label) {
@@ -39,18 +39,11 @@ class ReplayE2E : public testing::Test {
   }
   // Skips the test when the shared traces are not beside the project.
   std::string trace(const std::string& name) {
-    const std::string dir_ = mfprio::test::env_or_die("MFPRIO_TRACES_DIR");
-    const std::string path = dir_ + "/" + name;
-    if (!std::filesystem::exists(path)) {
-      skipped = true;
-      return "";
-    }
+    const std::string path = mfprio::test::trace_path(name);
+    if (path.empty()) skipped = true;
     return path;
   }
-  ProcessResult host(std::vector<std::string> args) {
-    args.insert(args.begin(), mfprio::test::env_or_die("MFPRIO_HOST_BIN"));
-    return run_process(args);
-  }
+  ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
   // A fresh store holding the trace's users; returns a conf pointing at it.
   std::string prepare(const std::string& swf, const std::string& extra_conf = "") {
     const std::string name = "s" + std::to_string(++stores);
@@ -59,7 +52,7 @@ class ReplayE2E : public testing::Test {
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(has(r.out, "replay: wrote ")) << r.out;
     const std::string db = dir.path() + "/" + name + ".db";
-    r = run_process({mfprio::test::env_or_die("MFPRIO_ACCT_BIN"), "--db", db, "import", json});
+    r = mfprio::test::run_acct({"--db", db, "import", json});
     EXPECT_EQ(r.status, 0) << r.err;
     return dir.write(name + ".conf", "PluginDir=" + plugin_dir + "\nAccountingStorageLoc=" + db +
                                          "\nPriorityWeightFairshare=100000\nPriorityWeightAge=1000\n" + extra_conf);

@@ -27,7 +27,7 @@ using mfprio::test::TempDir;
 
 namespace {
 
-bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using mfprio::test::has;
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);
@@ -177,17 +177,11 @@ class SimulateE2E : public testing::Test {
       GTEST_SKIP() << "priority_multifactor.so / priority_basic.so not built";
   }
   std::string trace(const std::string& name) {
-    const std::string path = mfprio::test::env_or_die("MFPRIO_TRACES_DIR") + "/" + name;
-    if (!std::filesystem::exists(path)) {
-      skipped = true;
-      return "";
-    }
+    const std::string path = mfprio::test::trace_path(name);
+    if (path.empty()) skipped = true;
     return path;
   }
-  ProcessResult host(std::vector<std::string> args) {
-    args.insert(args.begin(), mfprio::test::env_or_die("MFPRIO_HOST_BIN"));
-    return run_process(args);
-  }
+  ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
   std::string conf(const std::string& name, const std::string& body) {
     return dir.write(name + ".conf", "PluginDir=" + plugin_dir + "\n" + body);
   }

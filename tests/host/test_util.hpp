@@ -1,4 +1,5 @@
-// test_util.hpp - a temporary directory that removes itself, and file writing.
+// test_util.hpp - helpers of the host tests (the temporary directory, TempDir,
+// is tests/support/tempdir.hpp): environment, output lines and fields.
 #pragma once
 
 #include <stdlib.h>
@@ -9,41 +10,25 @@
 #include <string>
 #include <vector>
 
+#include "tempdir.hpp"
+
 namespace mfprio::test {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-host-test-XXXXXX").string();
-    char* p = mkdtemp(tmpl.data());
-    if (!p) throw std::runtime_error("mkdtemp failed");
-    path_ = p;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  // Writes `text` to path()/name (creating subdirectories); returns the full path.
-  std::string write(const std::string& name, const std::string& text) const {
-    std::filesystem::path full = std::filesystem::path(path_) / name;
-    std::filesystem::create_directories(full.parent_path());
-    std::ofstream(full) << text;
-    return full.string();
-  }
-
- private:
-  std::string path_;
-};
 
 inline std::string env_or_die(const char* name) {
   const char* v = std::getenv(name);
   if (!v || !*v) throw std::runtime_error(std::string("environment variable ") + name + " is not set (run via meson test)");
   return v;
 }
+
+// The path of one of the shared real traces (MFPRIO_TRACES_DIR), or "" when
+// it is not there (the trace tests then skip).
+inline std::string trace_path(const std::string& name) {
+  const std::string path = env_or_die("MFPRIO_TRACES_DIR") + "/" + name;
+  return std::filesystem::exists(path) ? path : "";
+}
+
+// Whether `needle` occurs in `hay` (a program's output).
+inline bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 // The lines of a program's output.
 inline std::vector<std::string> lines(const std::string& s) {

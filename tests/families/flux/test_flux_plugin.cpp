@@ -78,17 +78,8 @@ class FluxPlugin : public ::testing::Test {
     if (with_store) conf.push_back("AccountingStorageLoc=" + db());
     return p_->init(conf, now);
   }
-  uint32_t prio(const mfprio_job_t& j, int64_t now = T0) {
-    uint32_t v = 0;
-    EXPECT_EQ(p_->ops.set_priority(&j, now, &v), MFPRIO_OK) << p_->err();
-    return v;
-  }
-  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now = T0) {
-    mfprio_factors_t f{};
-    f.struct_size = sizeof f;
-    EXPECT_EQ(p_->ops.job_factors(&j, now, &f), MFPRIO_OK) << p_->err();
-    return f;
-  }
+  uint32_t prio(const mfprio_job_t& j, int64_t now = T0) { return p_->priority(j, now); }
+  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now = T0) { return p_->factors(j, now); }
   const mfprio_term_t* term(const mfprio_factors_t& f, const std::string& name) {
     for (uint32_t i = 0; i < f.term_count; ++i)
       if (name == f.terms[i].name) return &f.terms[i];

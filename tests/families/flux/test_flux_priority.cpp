@@ -2,25 +2,11 @@
 // §2), flux-core's hold/expedite (§1), the seed's design factors.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
+#include <utility>
+#include <vector>
 
+#include "count_allocations.hpp"  // NoAllocationWithoutTerms: the binary counts operator new
 #include "flux_priority.hpp"
-
-// Counting allocator for NoAllocationWithoutTerms (whole binary; harmless).
-// operator new takes from malloc, so delete's free() matches it.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<long> g_allocations{0};
-}
-void* operator new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace mfprio::flux {
 namespace {
@@ -112,13 +98,12 @@ TEST(FluxAccounting, NegativeSumBecomesZero) {
 TEST(FluxAccounting, HalvesRoundAwayFromZeroLikeCRound) {
   // Only the bank term: weight 1, bank priority 2.5 -> 3 (banker's would give 2).
   Model m = ModelBuilder().params("fairshare=0,queue=0,urgency=0,bank=1").build();
-  EXPECT_EQ(price(m, job(), 0, nullptr).priority, 3u);
-  m.banks[0].priority = 0.5;
-  EXPECT_EQ(price(m, job(), 0, nullptr).priority, 1u);
-  m.banks[0].priority = 3.5;
-  EXPECT_EQ(price(m, job(), 0, nullptr).priority, 4u);
-  m.banks[0].priority = 2.4999;
-  EXPECT_EQ(price(m, job(), 0, nullptr).priority, 2u);
+  ASSERT_EQ(m.banks[0].priority, 2.5);
+  const std::vector<std::pair<double, uint32_t>> cases = {{2.5, 3}, {0.5, 1}, {3.5, 4}, {2.4999, 2}};
+  for (const auto& [bank_priority, want] : cases) {
+    m.banks[0].priority = bank_priority;
+    EXPECT_EQ(price(m, job(), 0, nullptr).priority, want) << "bank priority " << bank_priority;
+  }
   m.banks[0].priority = -0.5;  // round(-0.5) = -1 -> 0
   const Result r = price(m, job(), 0, nullptr);
   EXPECT_EQ(r.priority, 0u);
@@ -187,13 +172,13 @@ TEST(FluxAccounting, TermsNameTheFourFactorsAndSumToTheTotal) {
 TEST(FluxAccounting, NoAllocationWithoutTerms) {
   const Model am = ModelBuilder().build();
   const Model dm = ModelBuilder().params("mode=design,wait_time=1,qos=1,job_size=1,user=1").build();
-  const long before = g_allocations.load();
+  const long before = mfprio::test::allocations();
   uint64_t acc = 0;
   for (int u = 0; u < 32; ++u) {
     acc += price(am, job(u, 0), 100, nullptr).priority;
     acc += price(dm, job(u, 1), 100, nullptr).priority;
   }
-  EXPECT_EQ(g_allocations.load(), before);
+  EXPECT_EQ(mfprio::test::allocations(), before);
   EXPECT_GT(acc, 0u);
 }
 
@@ -222,6 +207,17 @@ struct DesignFixture {
   }
 };
 
+// Prices job() with `field` set to each case's value in turn; each must give
+// the case's priority.
+template <typename T>
+void expect_priced(const DesignFixture& f, T Job::*field, const std::vector<std::pair<T, uint32_t>>& cases) {
+  Job j = job();
+  for (const auto& [value, want] : cases) {
+    j.*field = value;
+    EXPECT_EQ(f.at(j), want) << "with " << value;
+  }
+}
+
 TEST(FluxDesign, WaitTimeFactorCappedAtMaxWait) {
   const DesignFixture f("wait_time=1000,max_wait=10");  // 600 s
   Job j = job();
@@ -237,23 +233,16 @@ TEST(FluxDesign, WaitTimeFactorCappedAtMaxWait) {
 
 TEST(FluxDesign, FairShareFactor) {
   DesignFixture f("fairshare=1000");
-  f.m.assocs[0].fairshare = 0.0;
-  EXPECT_EQ(f.at(job()), 0u);
-  f.m.assocs[0].fairshare = 0.5;
-  EXPECT_EQ(f.at(job()), 500u);
-  f.m.assocs[0].fairshare = 1.0;
-  EXPECT_EQ(f.at(job()), 1000u);
+  const std::vector<std::pair<double, uint32_t>> cases = {{0.0, 0}, {0.5, 500}, {1.0, 1000}};
+  for (const auto& [fairshare, want] : cases) {
+    f.m.assocs[0].fairshare = fairshare;
+    EXPECT_EQ(f.at(job()), want) << "fair-share " << fairshare;
+  }
 }
 
 TEST(FluxDesign, QosFactorIsPriorityOverLargest) {
   const DesignFixture f("qos=1000");
-  Job j = job();
-  for (int q = 0; q < 3; ++q) {
-    j.qos = q;
-    EXPECT_EQ(f.at(j), static_cast<uint32_t>(500 * q));
-  }
-  j.qos = kUnknown;
-  EXPECT_EQ(f.at(j), 0u);
+  expect_priced(f, &Job::qos, {{0, 0}, {1, 500}, {2, 1000}, {kUnknown, 0}});
 }
 
 TEST(FluxDesign, QueueFactorIsPriorityOverLargest) {
@@ -263,37 +252,18 @@ TEST(FluxDesign, QueueFactorIsPriorityOverLargest) {
 
 TEST(FluxDesign, JobSizeFactorFavorLarge) {
   const DesignFixture f("job_size=1000");
-  Job j = job();
-  j.nodes = 0;
-  EXPECT_EQ(f.at(j), 0u);
-  j.nodes = 5;
-  EXPECT_EQ(f.at(j), 500u);
-  j.nodes = 10;
-  EXPECT_EQ(f.at(j), 1000u);
-  j.nodes = 20;
-  EXPECT_EQ(f.at(j), 1000u);
+  expect_priced(f, &Job::nodes, {{0, 0}, {5, 500}, {10, 1000}, {20, 1000}});
 }
 
 TEST(FluxDesign, JobSizeFactorFavorSmall) {
   const DesignFixture f("job_size=1000,job_size_favor=small");
-  Job j = job();
-  j.nodes = 10;
-  EXPECT_EQ(f.at(j), 0u);
-  j.nodes = 5;
-  EXPECT_EQ(f.at(j), 500u);
-  j.nodes = 0;
-  EXPECT_EQ(f.at(j), 1000u);
+  expect_priced(f, &Job::nodes, {{10, 0}, {5, 500}, {0, 1000}});
 }
 
 TEST(FluxDesign, UserFactorCanOnlyLower) {
   const DesignFixture f("user=1000");
+  expect_priced(f, &Job::user_factor, {{0.0, 0}, {0.5, 500}, {1.0, 1000}});
   Job j = job();
-  j.user_factor = 0.0;
-  EXPECT_EQ(f.at(j), 0u);
-  j.user_factor = 0.5;
-  EXPECT_EQ(f.at(j), 500u);
-  j.user_factor = 1.0;
-  EXPECT_EQ(f.at(j), 1000u);
   j.user_factor = 2.0;  // cannot raise
   std::vector<Term> t;
   EXPECT_EQ(f.at(j, 0, &t), 1000u);

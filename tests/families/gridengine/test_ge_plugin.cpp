@@ -44,12 +44,7 @@ class GePlugin : public ::testing::Test {
   }
   std::string db() const { return dir_.file("acct.db"); }
   void store(const acct::AdminChanges& ch) { acct::Store::open(db(), acct::OpenOptions{})->apply_admin(ch); }
-  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) {
-    mfprio_factors_t f{};
-    f.struct_size = sizeof f;
-    EXPECT_EQ(p_->ops.job_factors(&j, now, &f), MFPRIO_OK) << p_->err();
-    return f;
-  }
+  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) { return p_->factors(j, now); }
   std::vector<uint32_t> prioritize(const std::vector<mfprio_job_t>& pending,
                                    const std::vector<mfprio_job_t>& running, int64_t now) {
     std::vector<uint32_t> pr(pending.size());

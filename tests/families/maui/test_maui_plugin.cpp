@@ -28,17 +28,8 @@ class MauiPlugin : public ::testing::Test {
     if (store) conf.push_back("AccountingStorageLoc=" + dir_.file("acct.db"));
     return p_->init(conf, T0);
   }
-  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) {
-    mfprio_factors_t f{};
-    f.struct_size = sizeof f;
-    EXPECT_EQ(p_->ops.job_factors(&j, now, &f), MFPRIO_OK) << p_->err();
-    return f;
-  }
-  uint32_t prio(const mfprio_job_t& j, int64_t now) {
-    uint32_t v = 0;
-    EXPECT_EQ(p_->ops.set_priority(&j, now, &v), MFPRIO_OK) << p_->err();
-    return v;
-  }
+  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) { return p_->factors(j, now); }
+  uint32_t prio(const mfprio_job_t& j, int64_t now) { return p_->priority(j, now); }
   // A share-table cell of a credential row (by its label), by column name.
   double share(const std::string& label, const std::string& column) {
     mfprio_share_table_t* t = nullptr;
@@ -116,7 +107,7 @@ TEST_F(MauiPlugin, FairSharePolicyWithoutStoreKeyUsesTheDefaultStore) {
   cfg_ = dir_.file("maui.cfg");
   std::ofstream(cfg_) << "FSPOLICY DEDICATEDPS\n";
   p_ = std::make_unique<Plugin>(plugin_path("priority_maui.so"));
-  ASSERT_EQ(p_->init({"PriorityParameters=config=" + cfg_, "StateSaveLocation=" + dir_.path.string()}, T0),
+  ASSERT_EQ(p_->init({"PriorityParameters=config=" + cfg_, "StateSaveLocation=" + dir_.path()}, T0),
             MFPRIO_OK)
       << p_->err();
   EXPECT_TRUE(std::filesystem::exists(dir_.file("mfprio.db")));

@@ -5,32 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <cstdlib>
-#include <new>
 
+#include "count_allocations.hpp"  // the fast path of price() allocates nothing
 #include "maui_priority.hpp"
-
-// Counts every allocation of this test binary, so a test can prove that the
-// fast path of price() allocates nothing.
-// (GCC's -Wmismatched-new-delete misfires on replaced global operators once
-// they are inlined: malloc/free are the matching pair here.)
-static std::atomic<long> g_allocations{0};
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 namespace mfprio::maui {
 namespace {
@@ -521,10 +499,10 @@ TEST(MauiFast, PriceWithoutTermsAllocatesNothing) {
     Job j = JobB().user("A").group("B").account("C").qos("D").cls("E").queued(kHour).mem(100);
     j.running = true;
     j.elapsed = 10;
-    const long before = g_allocations.load();
+    const long before = mfprio::test::allocations();
     uint64_t sum = 0;
     for (int i = 0; i < 1000; ++i) sum += price(m, j, kNow + i, nullptr).priority;
-    EXPECT_EQ(g_allocations.load(), before) << (f == Flavor::Maui ? "maui" : "moab");
+    EXPECT_EQ(mfprio::test::allocations(), before) << (f == Flavor::Maui ? "maui" : "moab");
     EXPECT_GT(sum, 0u);
   }
 }

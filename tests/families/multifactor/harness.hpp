@@ -14,6 +14,7 @@
 
 #include "mfprio/mfprio.h"
 #include "store.hpp"
+#include "tempdir.hpp"
 
 namespace mfprio::test {
 
@@ -21,24 +22,6 @@ inline std::string plugin_path(const char* name) {
   const char* dir = std::getenv("MFPRIO_PLUGIN_BUILD_DIR");
   return std::string(dir ? dir : "plugin") + "/" + name;
 }
-
-// A temp dir removed at the end of the test.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "mfprio-test-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp: " + tmpl);
-    path = tmpl;
-  }
-  // Never throws: a destructor that throws is std::terminate (SIGABRT).
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& n) const { return (path / n).string(); }
-};
 
 // Builds store contents with readable one-liners.
 struct StoreBuilder {
@@ -177,6 +160,19 @@ class Plugin {
     return ops.fini();
   }
   std::string err() const { return ops.errmsg(); }
+  // set_priority / job_factors of one job at `now`; a call that fails fails
+  // the test, naming the plugin's errmsg.
+  uint32_t priority(const mfprio_job_t& j, int64_t now) {
+    uint32_t v = 0;
+    EXPECT_EQ(ops.set_priority(&j, now, &v), MFPRIO_OK) << err();
+    return v;
+  }
+  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) {
+    mfprio_factors_t f{};
+    f.struct_size = sizeof f;
+    EXPECT_EQ(ops.job_factors(&j, now, &f), MFPRIO_OK) << err();
+    return f;
+  }
 
   // A share-table row's numbers, read by the column names the family gives.
   struct ShareValues {

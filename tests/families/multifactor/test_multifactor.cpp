@@ -30,17 +30,8 @@ class Multifactor : public ::testing::Test {
     p = std::make_unique<Plugin>();
     return p->init(conf);
   }
-  uint32_t prio(const mfprio_job_t& j, int64_t now = T0) {
-    uint32_t v = 0;
-    EXPECT_EQ(p->ops.set_priority(&j, now, &v), MFPRIO_OK) << p->err();
-    return v;
-  }
-  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now = T0) {
-    mfprio_factors_t f{};
-    f.struct_size = sizeof f;
-    EXPECT_EQ(p->ops.job_factors(&j, now, &f), MFPRIO_OK) << p->err();
-    return f;
-  }
+  uint32_t prio(const mfprio_job_t& j, int64_t now = T0) { return p->priority(j, now); }
+  mfprio_factors_t factors(const mfprio_job_t& j, int64_t now = T0) { return p->factors(j, now); }
 };
 
 StoreBuilder classic_tree() {
