@@ -145,7 +145,7 @@ Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobT
 
 }  // namespace
 
-int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* why) {
+int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* why, RequestCache* cache) {
   const auto id = [&r] { return "job " + std::to_string(r.job_id); };  // only on failure
   Job j;
   j.id = r.job_id;
@@ -161,42 +161,45 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
   j.running = r.state == MFPRIO_JOB_RUNNING || r.state == MFPRIO_JOB_SUSPENDED;
   std::string pe_text, us_text, pe_slots_text;
   for (uint32_t i = 0; i < r.attr_count; ++i) {
-    const std::string name = nz(r.attrs[i].name);
-    const std::string value = nz(r.attrs[i].value);
+    const std::string_view name = nz(r.attrs[i].name);
+    const char* const value_c = nz(r.attrs[i].value);
+    const std::string_view value = value_c;
     const auto bad = [&](const char* what) {
-      *why = id() + ": attr '" + name + "' = '" + value + "': " + what;
+      *why = id() + ": attr '" + std::string(name) + "' = '" + std::string(value) + "': " + what;
       return MFPRIO_EINVAL;
     };
     if (name == "department") {
       j.department = value;
     } else if (name == "job_share") {
-      if (!parse_nonneg(value, &j.job_share)) return bad("not a number >= 0");
+      if (!parse_nonneg(std::string(value), &j.job_share)) return bad("not a number >= 0");
     } else if (name == "override_tickets") {
-      if (!parse_nonneg(value, &j.override_tickets)) return bad("not a number >= 0");
+      if (!parse_nonneg(std::string(value), &j.override_tickets)) return bad("not a number >= 0");
     } else if (name == "pe") {
       pe_text = value;
       PeRequest pe;
-      if (!parse_pe(value, &pe)) return bad("not 'NAME RANGE[,RANGE...]' (e.g. 'mpi 4-8')");
+      if (!parse_pe(pe_text, &pe)) return bad("not 'NAME RANGE[,RANGE...]' (e.g. 'mpi 4-8')");
     } else if (name == "urgency_slots") {
       uint32_t n = 0;
-      if (value != "min" && value != "max" && value != "avg" && !(parse_u32(value, &n) && n > 0))
+      if (value != "min" && value != "max" && value != "avg" && !(parse_u32(std::string(value), &n) && n > 0))
         return bad("not min, max, avg or a positive integer");
       us_text = value;
     } else if (name == "pe_slots") {
       uint32_t n = 0;
-      if (!parse_u32(value, &n)) return bad("not an unsigned integer");
+      if (!parse_u32(std::string(value), &n)) return bad("not an unsigned integer");
       pe_slots_text = value;
-    } else if (name.rfind("requests.", 0) == 0) {
-      const std::string cx = name.substr(9);
-      const Complex* c = model.complexes.find(cx);
+    } else if (name.substr(0, 9) == "requests.") {
+      const Complex* c = model.complexes.find(name.substr(9));
       if (!c) return bad("names no complex of the complexes table");
       if (complex_is_numeric(c->type)) {
         double v = 0;
-        if (!parse_ge_value(c->type, value, &v))
-          return bad((std::string("not a ") + complex_type_name(c->type) + " value").c_str());
+        if (!(cache && cache->find(c, value, &v))) {
+          if (!parse_ge_value(c->type, value, &v))
+            return bad((std::string("not a ") + complex_type_name(c->type) + " value").c_str());
+          if (cache) cache->put(c, value, v);
+        }
         j.hard_requests[c->name] = RequestValue::num(v);  // parsed once: urgency reads the number
       } else {
-        j.hard_requests[c->name] = RequestValue::str(value);
+        j.hard_requests[c->name] = RequestValue::str(std::string(value));
       }
     }
   }
@@ -361,6 +364,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   std::vector<UrgencyParts> urgency;  // parallel to pass->jobs: the pass reuses it
   urgency.reserve(pending_count + running_count);
   Job scratch;  // a later record of a job already in the pass: checked, then dropped
+  RequestCache cache;
   for (size_t i = 0; i < pending_count; ++i) {
     std::string why;
     int rc = check_job(&pending[i], "prioritize", &why);
@@ -370,7 +374,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
     if (rc == MFPRIO_OK && !held) {
       j = dup ? &scratch : &pass->jobs.emplace_back();
-      rc = to_ge_job(pending[i], m, j, &why);
+      rc = to_ge_job(pending[i], m, j, &why, &cache);
       if (rc == MFPRIO_OK && !job_urgency(*j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     }
     if (statuses) statuses[i] = rc;
@@ -395,7 +399,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     std::string why;
     Job& j = pass->jobs.emplace_back();
     UrgencyParts up;
-    int rc = to_ge_job(running[i], m, &j, &why);
+    int rc = to_ge_job(running[i], m, &j, &why, &cache);
     if (rc == MFPRIO_OK && !job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
       pass->jobs.pop_back();

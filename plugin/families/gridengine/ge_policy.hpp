@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -141,7 +142,38 @@ class GridEnginePolicy final : public Policy {
   mutable std::atomic<std::shared_ptr<const GePass>> last_pass_;
 };
 
+// Numeric request values already parsed in this pass (a queue repeats the
+// same few texts): (complex, text) -> number, a small direct-mapped table.
+class RequestCache {
+ public:
+  bool find(const Complex* c, std::string_view text, double* v) const {
+    const Entry& e = slots_[slot(c, text)];
+    if (e.c != c || e.text != text) return false;
+    *v = e.value;
+    return true;
+  }
+  void put(const Complex* c, std::string_view text, double v) {
+    Entry& e = slots_[slot(c, text)];
+    e.c = c;
+    e.text.assign(text.data(), text.size());
+    e.value = v;
+  }
+
+ private:
+  struct Entry {
+    const Complex* c = nullptr;
+    std::string text;
+    double value = 0;
+  };
+  static size_t slot(const Complex* c, std::string_view text) {
+    return (std::hash<std::string_view>{}(text) ^ (reinterpret_cast<uintptr_t>(c) >> 4)) % kSlots;
+  }
+  static constexpr size_t kSlots = 64;
+  Entry slots_[kSlots];
+};
+
 // Record -> Job; EINVAL/EPERM with *why naming the job and the field.
-int to_ge_job(const mfprio_job_t& j, const Model& model, Job* out, std::string* why);
+// cache (optional): numbers of request texts parsed before (the same result).
+int to_ge_job(const mfprio_job_t& j, const Model& model, Job* out, std::string* why, RequestCache* cache = nullptr);
 
 }  // namespace mfprio::gridengine

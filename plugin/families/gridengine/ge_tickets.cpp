@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <queue>
 #include <string_view>
@@ -44,7 +45,7 @@ Ids intern_ids(const std::vector<Job>& jobs, const Model& m) {
   ids.d.resize(n);
   auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const std::string& name,
                  const std::map<std::string, TicketObject>& objects, std::vector<const TicketObject*>& out) {
-    auto [it, added] = names.emplace(std::string_view(name), static_cast<uint32_t>(out.size()));
+    auto [it, added] = names.try_emplace(std::string_view(name), static_cast<uint32_t>(out.size()));
     if (added) out.push_back(lookup(objects, name));
     return it->second;
   };
@@ -373,7 +374,7 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
   visit(0);
 }
 
-TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
+TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
   const SchedConf& conf = m.conf;
   const double WS = conf.weight_tickets_share;
   const double F = conf.weight_tickets_functional;
@@ -680,36 +681,16 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         const Job& jb = jobs[cats[c][head[c]]];
         return FCand{v, jb.submit_time, jb.id, c, at};
       };
-      std::vector<FCand> fheap;
-      fheap.reserve(cats.size());
       size_t pick = 0;
       auto value_now = [&](size_t c) {
         return eval(c) + (step.dependent ? prior[cats[c][head[c]]] : 0);
       };
-      if (max_picks > 0) {
-        for (size_t c = 0; c < cats.size(); ++c) fheap.push_back(fcand(value_now(c), c, 0));
-        std::make_heap(fheap.begin(), fheap.end(), fworse);
-      }
-      for (; pick < max_picks && !fheap.empty(); ++pick) {
-        for (;;) {
-          std::pop_heap(fheap.begin(), fheap.end(), fworse);
-          FCand& top = fheap.back();
-          if (top.at == pick) break;
-          top.v = value_now(top.c);
-          top.at = pick;
-          std::push_heap(fheap.begin(), fheap.end(), fworse);
-        }
-        const size_t best_c = fheap.back().c;
-        fheap.pop_back();
-        // The last pick evaluated every category still holding jobs (the
-        // winner's too): members never picked get that evaluation.
-        if (pick + 1 == max_picks)
-          for (size_t c = 0; c < cats.size(); ++c)
-            if (head[c] < cats[c].size()) last_eval[c] = eval(c);
+      // The winner (job j of category best_c) counts as running; the sums
+      // take it in (shared: an object's fshare once), and its tickets are
+      // recomputed without the +0.001.
+      auto take = [&](size_t best_c) {
         const size_t j = cats[best_c][head[best_c]];
         ++head[best_c];
-        // The winner counts as running; the sums take it in (shared: an object's
-        // fshare once), and its tickets are recomputed without the +0.001.
         const Job& jb = jobs[j];
         const FShares f = object_fshares(jb, ids);
         cnt.u(jb) += 1;
@@ -726,11 +707,177 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         }
         sum.job += f.job;
         r.jobs[j].ftckt = functional_value(wp, job_fshare(jb, cnt, 0), sum, F);
-        // Its next job: a new value at the next pick (stale bound: +inf would
-        // do; the current value is one, as values only fall).
-        if (head[best_c] < cats[best_c].size()) {
-          fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
-          std::push_heap(fheap.begin(), fheap.end(), fworse);
+      };
+      // The last pick evaluated every category still holding jobs (the
+      // winner's too): members never picked get that evaluation.
+      auto last_evals = [&] {
+        for (size_t c = 0; c < cats.size(); ++c)
+          if (head[c] < cats[c].size()) last_eval[c] = eval(c);
+      };
+      if (!topt.group_tied_categories) {
+        // One heap entry per category (the reference for the grouped form below).
+        std::vector<FCand> fheap;
+        fheap.reserve(cats.size());
+        if (max_picks > 0) {
+          for (size_t c = 0; c < cats.size(); ++c) fheap.push_back(fcand(value_now(c), c, 0));
+          std::make_heap(fheap.begin(), fheap.end(), fworse);
+        }
+        for (; pick < max_picks && !fheap.empty(); ++pick) {
+          for (;;) {
+            std::pop_heap(fheap.begin(), fheap.end(), fworse);
+            FCand& top = fheap.back();
+            if (top.at == pick) break;
+            top.v = value_now(top.c);
+            top.at = pick;
+            std::push_heap(fheap.begin(), fheap.end(), fworse);
+          }
+          const size_t best_c = fheap.back().c;
+          fheap.pop_back();
+          if (pick + 1 == max_picks) last_evals();
+          take(best_c);
+          // Its next job: a new value at the next pick (stale bound: +inf would
+          // do; the current value is one, as values only fall).
+          if (head[best_c] < cats[best_c].size()) {
+            fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
+            std::push_heap(fheap.begin(), fheap.end(), fworse);
+          }
+        }
+      } else if (max_picks > 0) {
+        // Tied categories grouped.  A category's value is a function of its
+        // user's fshare over (count + 1) (shared) or the fshare, its project
+        // and department objects (their counts are shared by every category
+        // naming them), its -js and its next job's prior: categories equal in
+        // these have bit-identical values at every pick, so one group entry
+        // stands for all of them, its best member the earliest next job
+        // (submit, id).  A pick moves only the winner (its next job) and the
+        // other categories of the winner's user (the user's count changed).
+        // The groups sit in the same lazy max-heap as above; an entry is an
+        // upper bound of its group's (value, earliest job) and is exact when
+        // computed at this pick for the group's current best member.  A
+        // category joining a group may improve the group's best member: the
+        // join pushes a fresh upper bound (+inf) for that group.
+        using GKey = std::tuple<double, uint32_t, uint32_t, double, double>;
+        struct Member {
+          int64_t submit;
+          uint64_t id;
+          uint32_t c, gen;
+        };
+        auto later = [](const Member& a, const Member& b) {  // min-heap on (submit, id)
+          if (a.submit != b.submit) return a.submit > b.submit;
+          return a.id > b.id;
+        };
+        struct Group {
+          FShares base;  // user share already divided by its count + 1 (shared)
+          const double *p = nullptr, *d = nullptr;
+          double prior = 0;
+          std::vector<Member> members;  // heap; entries of moved categories are stale (gen)
+        };
+        std::vector<Group> groups;
+        std::unordered_map<GKey, uint32_t, TupleHash> group_of;
+        std::vector<uint32_t> gen(cats.size(), 0);
+        std::vector<FCand> gheap;
+        constexpr size_t kStale = SIZE_MAX;
+        const double inf = std::numeric_limits<double>::infinity();
+        // bound: push a fresh upper bound for the group (not while the first
+        // groups are built: the heap is made once from them afterwards).
+        auto join = [&](size_t c, bool bound) {
+          const size_t j = cats[c][head[c]];
+          const CatInfo& ci = info[c];
+          FShares base = ci.share;
+          if (shared_f && ci.u) base.user /= *ci.u + 1;
+          const double pr = step.dependent ? prior[j] : 0.0;
+          const GKey key{base.user, ci.p ? ids.p[j] : kNoId, ci.d ? ids.d[j] : kNoId, base.job, pr};
+          auto [it, added] = group_of.emplace(key, static_cast<uint32_t>(groups.size()));
+          if (added) {
+            Group g;
+            g.base = base;
+            g.p = ci.p;
+            g.d = ci.d;
+            g.prior = pr;
+            groups.push_back(std::move(g));
+          }
+          Group& g = groups[it->second];
+          g.members.push_back(Member{jobs[j].submit_time, jobs[j].id, static_cast<uint32_t>(c), gen[c]});
+          std::push_heap(g.members.begin(), g.members.end(), later);
+          if (!bound) return;
+          gheap.push_back(FCand{inf, 0, 0, it->second, kStale});
+          std::push_heap(gheap.begin(), gheap.end(), fworse);
+        };
+        // The group's best live member, nullptr when it has none.
+        auto best = [&](Group& g) -> const Member* {
+          while (!g.members.empty() && g.members.front().gen != gen[g.members.front().c]) {
+            std::pop_heap(g.members.begin(), g.members.end(), later);
+            g.members.pop_back();
+          }
+          return g.members.empty() ? nullptr : &g.members.front();
+        };
+        // eval() for every member of the group (same operations, same operands).
+        auto group_value = [&](const Group& g) {
+          FShares share = g.base;
+          FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
+          if (shared_f) {
+            if (g.p) share.project /= *g.p + 1;
+            if (g.d) share.dept /= *g.d + 1;
+          } else {
+            s.user += share.user;
+            s.project += share.project;
+            s.dept += share.dept;
+          }
+          s.job += share.job;
+          return functional_value(wp, share, s, F) + (step.dependent ? g.prior : 0);
+        };
+        // The categories of each user whose value reads the user's count.
+        std::vector<uint32_t> ucat_off(ids.uo.size() + 1, 0), ucat;
+        if (shared_f) {
+          for (size_t c = 0; c < cats.size(); ++c)
+            if (info[c].u) ++ucat_off[ids.u[cats[c][0]] + 1];
+          for (size_t u = 0; u < ids.uo.size(); ++u) ucat_off[u + 1] += ucat_off[u];
+          ucat.resize(ucat_off.back());
+          std::vector<uint32_t> fill(ucat_off.begin(), ucat_off.end() - 1);
+          for (size_t c = 0; c < cats.size(); ++c)
+            if (info[c].u) ucat[fill[ids.u[cats[c][0]]]++] = static_cast<uint32_t>(c);
+        }
+        for (size_t c = 0; c < cats.size(); ++c) join(c, false);
+        gheap.reserve(groups.size() + 64);
+        for (size_t g = 0; g < groups.size(); ++g) {
+          const Member& m0 = groups[g].members.front();
+          gheap.push_back(FCand{group_value(groups[g]), m0.submit, m0.id, g, 0});
+        }
+        std::make_heap(gheap.begin(), gheap.end(), fworse);
+        for (; pick < max_picks; ++pick) {
+          size_t g = 0;
+          const Member* m = nullptr;
+          for (;;) {
+            if (gheap.empty()) break;  // unreachable: max_picks <= pending jobs in categories
+            std::pop_heap(gheap.begin(), gheap.end(), fworse);
+            const FCand top = gheap.back();
+            gheap.pop_back();
+            g = top.c;
+            m = best(groups[g]);
+            if (!m) continue;  // emptied: dropped
+            if (top.at == pick && top.submit == m->submit && top.id == m->id) break;
+            gheap.push_back(FCand{group_value(groups[g]), m->submit, m->id, g, pick});
+            std::push_heap(gheap.begin(), gheap.end(), fworse);
+            m = nullptr;
+          }
+          if (!m) break;
+          const size_t best_c = m->c;
+          if (pick + 1 == max_picks) last_evals();
+          take(best_c);
+          ++gen[best_c];
+          // The group keeps its other members: a bound for them.
+          gheap.push_back(FCand{inf, 0, 0, g, kStale});
+          std::push_heap(gheap.begin(), gheap.end(), fworse);
+          if (shared_f && info[best_c].u) {
+            const uint32_t u = ids.u[cats[best_c][0]];
+            for (uint32_t k = ucat_off[u]; k < ucat_off[u + 1]; ++k) {
+              const uint32_t c2 = ucat[k];
+              if (c2 == best_c || head[c2] >= cats[c2].size()) continue;
+              ++gen[c2];
+              join(c2, true);
+            }
+          }
+          if (head[best_c] < cats[best_c].size()) join(best_c, true);
         }
       }
       // Members never picked copy their category's last evaluation (destribute_ftickets).

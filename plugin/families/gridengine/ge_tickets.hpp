@@ -26,8 +26,9 @@
 // share tree O(nodes + jobs log jobs * depth); pending override rounds only for
 // jobs whose objects carry override tickets, a lazy heap over their (user,
 // project, department) groups; functional picks a lazy heap over categories,
-// O(categories + pops log categories), pops >= max_functional_jobs_to_schedule
-// (more when categories tie).
+// O(categories + pops log groups), categories whose values tie at every pick
+// (same user share over count, project, department, -js, prior) grouped in
+// one heap entry, a pick moving only the winner and its user's categories.
 // Invariants: deterministic (ties broken by submit time then job id); tickets >= 0.
 #pragma once
 
@@ -72,6 +73,13 @@ struct TicketResult {
 // Targets for the active nodes of `nodes` (root = index 0); inactive nodes get 0.
 void compute_share_targets(std::vector<ShareNodeState>& nodes, double compensation_factor);
 
-TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& model);
+// How the pass computes (never what): tests compare the forms.
+struct TicketOptions {
+  // Functional picks: one heap entry per group of categories whose values
+  // are equal at every pick (false: one per category, the plain lazy heap).
+  bool group_tied_categories = true;
+};
+
+TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& model, const TicketOptions& options = {});
 
 }  // namespace mfprio::gridengine
