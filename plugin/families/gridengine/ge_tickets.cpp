@@ -321,6 +321,45 @@ std::vector<PolicyStep> policy_order(const std::string& ph) {
   return out;
 }
 
+// A stable sort that uses the runs already in v: the share-tree levels sort
+// the concatenation of their children's lists, each still in its own order
+// and mostly in the new one.  Maximal non-descending runs are merged pairwise
+// (left first on ties), which is stable: the result is exactly
+// stable_order's.  Runs mostly of one element: stable_order itself.
+template <typename T, typename Less>
+void natural_order(std::vector<T>& v, std::vector<T>& buf, std::vector<size_t>& runs, Less less) {
+  const size_t n = v.size();
+  if (n < 2) return;
+  runs.clear();
+  runs.push_back(0);
+  for (size_t i = 1; i < n; ++i)
+    if (less(v[i], v[i - 1])) runs.push_back(i);
+  runs.push_back(n);
+  if (runs.size() == 2) return;
+  if (runs.size() > n / 2 + 2) {
+    mfprio::stable_order(v.begin(), v.end(), less);
+    return;
+  }
+  buf.resize(n);
+  std::vector<size_t> next;
+  while (runs.size() > 2) {  // boundaries: runs.size() - 1 runs
+    next.clear();
+    size_t k = 0;
+    for (; k + 2 < runs.size(); k += 2) {
+      std::merge(v.begin() + runs[k], v.begin() + runs[k + 1], v.begin() + runs[k + 1], v.begin() + runs[k + 2],
+                 buf.begin() + runs[k], less);
+      next.push_back(runs[k]);
+    }
+    if (k + 1 < runs.size()) {  // an odd run out: copied
+      std::copy(v.begin() + runs[k], v.begin() + runs[k + 1], buf.begin() + runs[k]);
+      next.push_back(runs[k]);
+    }
+    next.push_back(n);
+    v.swap(buf);
+    runs.swap(next);
+  }
+}
+
 uint32_t dilute_slots(const Job& j) {
   if (!j.pe || j.pe->ranges.empty()) return 1;
   return std::max<uint32_t>(1, j.pe->ranges.front().min);
@@ -917,6 +956,8 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
         uint32_t slots;  // dilute_slots
         bool running;
       };
+      std::vector<SRec> sort_buf;
+      std::vector<size_t> sort_runs;
       std::function<std::vector<SRec>(int)> process = [&](int node) {
         std::vector<SRec> list;
         list.reserve(direct[node].size());
@@ -929,7 +970,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
         }
         const bool assign = node != walk_root || !direct[node].empty();
         if (assign && !list.empty()) {
-          mfprio::stable_order(list.begin(), list.end(), [](const SRec& a, const SRec& b) {
+          natural_order(list, sort_buf, sort_runs, [](const SRec& a, const SRec& b) {
             if (a.running != b.running) return a.running;
             if (a.key != b.key) return a.key > b.key;
             return a.id < b.id;
