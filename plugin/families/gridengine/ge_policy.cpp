@@ -147,12 +147,22 @@ Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobT
 
 int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* why, RequestCache* cache) {
   const auto id = [&r] { return "job " + std::to_string(r.job_id); };  // only on failure
-  Job j;
+  // Built in place (every field set: *out may be a reused job); on failure
+  // *out is left half-built and the callers drop it.
+  Job& j = *out;
   j.id = r.job_id;
-  j.user = nz(r.user);
-  j.project = nz(r.account);
+  j.user.assign(nz(r.user));
+  j.project.assign(nz(r.account));
+  j.department.clear();
   j.submit_time = r.submit_time;
+  j.deadline.reset();
   if (r.deadline > 0) j.deadline = r.deadline;
+  j.posix_priority = 0;
+  j.job_share = 0;
+  j.override_tickets = 0;
+  j.pe.reset();
+  j.hard_requests.clear();
+  j.running = false;
   if (r.user_priority < -1023 || r.user_priority > 1024) {
     *why = id() + ": user_priority " + std::to_string(r.user_priority) + " is outside -1023..1024 (POSIX priority)";
     return MFPRIO_EINVAL;
@@ -214,7 +224,6 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
     pe.ranges.push_back(SlotRange{r.cpus, r.cpus});
     j.pe = std::move(pe);
   }
-  *out = std::move(j);
   return MFPRIO_OK;
 }
 
@@ -411,7 +420,8 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     urgency.push_back(up);
   }
   std::string why;
-  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency)) {
+  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency,
+                                 /*with_order=*/false)) {
     // validated above: unreachable
     for (size_t i = 0; i < pending_count; ++i) {
       priorities[i] = 0;

@@ -172,7 +172,8 @@ class RequestCache {
   Entry slots_[kSlots];
 };
 
-// Record -> Job; EINVAL/EPERM with *why naming the job and the field.
+// Record -> Job; EINVAL/EPERM with *why naming the job and the field (then
+// *out is half-built: the caller drops it).
 // cache (optional): numbers of request texts parsed before (the same result).
 int to_ge_job(const mfprio_job_t& j, const Model& model, Job* out, std::string* why, RequestCache* cache = nullptr);
 
