@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 #include "ge_sharemon.hpp"
 #include "ge_urgency.hpp"
@@ -79,6 +82,34 @@ bool parse_pe(const std::string& text, PeRequest* pe) {
     pe->ranges.push_back(r);
   }
   return !pe->ranges.empty();
+}
+
+// A handle layout id, never 0 (a zeroed handle), unique within one load of
+// the plugin and seeded from the clock and pid (a reloaded plugin or another
+// process starts elsewhere in the 2^32 range).
+uint32_t next_layout_id() {
+  static std::atomic<uint32_t> next{[] {
+    const uint64_t ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    return static_cast<uint32_t>((ns ^ (ns >> 32)) * 2246822519u) ^ (static_cast<uint32_t>(getpid()) << 12);
+  }()};
+  uint32_t v = next.fetch_add(1, std::memory_order_relaxed);
+  if (v == 0) v = next.fetch_add(1, std::memory_order_relaxed);
+  return v;
+}
+
+// Handle: generation = the state's layout id, assoc = user id, partition =
+// project id, qos = department id (0xffff: by name).  Ids are checked by
+// the pass (in range and naming the record's own name) before any use.
+constexpr uint16_t kNoShortId = 0xffff;
+JobNameIds handle_ids(const GeState& s, const mfprio_job_t& r) {
+  JobNameIds x;
+  if (s.layout_id == 0 || r.handle.generation != s.layout_id) return x;
+  x.user = r.handle.assoc;
+  x.project = r.handle.partition == kNoShortId ? kNoName : r.handle.partition;
+  x.department = r.handle.qos == kNoShortId ? kNoName : r.handle.qos;
+  return x;
 }
 
 char* fmt(char (&buf)[32], const char* f, double v) {
@@ -258,7 +289,7 @@ void GridEnginePolicy::configure(const HostContext& host) {
 }
 
 std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
-                                                 uint64_t generation) const {
+                                                 uint64_t generation, const GeState* prev) const {
   auto m = std::make_shared<Model>();
   m->conf = conf_;
   m->complexes = complexes_;
@@ -340,12 +371,43 @@ std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const
     else if (kind == "mem") u->mem += r.usage;
     else if (kind == "io") u->io += r.usage;
   }
+  // Names numbered for job_resolve: users (ticket objects, then the share
+  // tree's), projects ("" = none first, ticket objects, then accounts: a job's
+  // account is its project), departments ("" first, ticket objects).
+  auto names = std::make_shared<NameTables>();
+  for (const auto& [name, o] : m->users) names->users.add(name, m->users);
+  for (const acct::UserAssocRec& a : d.assocs) names->users.add(a.user, m->users);
+  names->projects.add("", m->projects);
+  for (const auto& [name, o] : m->projects) names->projects.add(name, m->projects);
+  for (const acct::AccountRec& a : d.accounts) names->projects.add(a.name, m->projects);
+  names->departments.add("", m->departments);
+  for (const auto& [name, o] : m->departments) names->departments.add(name, m->departments);
   auto s = std::make_shared<GeState>();
+  // The same names in the same order as the state before: its handles stay
+  // good (same layout; the objects are this state's).
+  s->layout_id = prev && prev->model->names && *prev->model->names == *names ? prev->layout_id : next_layout_id();
+  m->names = std::move(names);
   s->generation = generation;
   s->last_decay = d.decay.last_decay;
   s->associations = d.assocs.size();
   s->model = std::move(m);
   return s;
+}
+
+int GridEnginePolicy::resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string*) const {
+  const GeState& s = static_cast<const GeState&>(state);
+  *h = mfprio_handle_t{};
+  const NameTables* t = s.model->names.get();
+  if (!t || s.layout_id == 0) return MFPRIO_OK;
+  const char* dept = "";
+  for (uint32_t i = 0; i < job.attr_count; ++i)
+    if (std::strcmp(nz(job.attrs[i].name), "department") == 0) dept = nz(job.attrs[i].value);
+  const auto short_id = [](uint32_t id) { return id < kNoShortId ? static_cast<uint16_t>(id) : kNoShortId; };
+  h->generation = s.layout_id;
+  h->assoc = t->users.find(nz(job.user));
+  h->partition = short_id(t->projects.find(nz(job.account)));
+  h->qos = short_id(t->departments.find(dept));
+  return MFPRIO_OK;
 }
 
 std::shared_ptr<const State> GridEnginePolicy::load(acct::Store* store, uint32_t, uint64_t generation) {
@@ -372,6 +434,8 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   pass->jobs.reserve(pending_count + running_count);
   std::vector<UrgencyParts> urgency;  // parallel to pass->jobs: the pass reuses it
   urgency.reserve(pending_count + running_count);
+  std::vector<JobNameIds> name_ids;  // parallel to pass->jobs: the handles' ids
+  name_ids.reserve(pending_count + running_count);
   Job scratch;  // a later record of a job already in the pass: checked, then dropped
   RequestCache cache;
   for (size_t i = 0; i < pending_count; ++i) {
@@ -403,6 +467,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     slot[i] = pass->jobs.size() - 1;
     first.insert(j->id, static_cast<uint32_t>(slot[i]));
     urgency.push_back(up);
+    name_ids.push_back(handle_ids(s, pending[i]));
   }
   for (size_t i = 0; i < running_count; ++i) {
     std::string why;
@@ -418,10 +483,11 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     j.running = true;
     first.insert(j.id, static_cast<uint32_t>(pass->jobs.size() - 1));
     urgency.push_back(up);
+    name_ids.push_back(handle_ids(s, running[i]));
   }
   std::string why;
   if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency,
-                                 /*with_order=*/false)) {
+                                 /*with_order=*/false, &name_ids)) {
     // validated above: unreachable
     for (size_t i = 0; i < pending_count; ++i) {
       priorities[i] = 0;
@@ -545,7 +611,7 @@ int GridEnginePolicy::charge(acct::Store* store, const GeState& cur, const mfpri
   out->charged = c.charges.size();
   acct::LoadOptions lo;
   lo.tres_usage = false;
-  out->next = build(store->load(lo), store->load_windows(kFamily), cur.generation + 1);
+  out->next = build(store->load(lo), store->load_windows(kFamily), cur.generation + 1, &cur);
   return MFPRIO_OK;
 }
 

@@ -107,6 +107,10 @@ class GridEnginePolicy final : public Policy {
   std::string store_origin() const override { return store_origin_; }
   std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
 
+  // job_resolve: the record's user, project and department ids in the
+  // state's name tables (GeState::layout_id as the handle's generation).
+  int resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) const override;
+
   int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
             uint32_t* priority, uint32_t* clamp, std::string* why) const override;
   std::shared_ptr<const PassState> price_queue(const State& state, const mfprio_job_t* pending,
@@ -128,7 +132,7 @@ class GridEnginePolicy final : public Policy {
 
  private:
   std::shared_ptr<GeState> build(const acct::StoreData& data, const std::vector<acct::WindowRow>& rows,
-                                 uint64_t generation) const;
+                                 uint64_t generation, const GeState* prev = nullptr) const;
   int charge(acct::Store* store, const GeState& cur, const mfprio_job_t* jobs, const int64_t* until,
              size_t stride, size_t count, bool ended, int64_t now, PassOutcome* out, std::string* why);
 

@@ -36,24 +36,48 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
   return it == m.end() ? nullptr : &it->second;
 }
 
-Ids intern_ids(const std::vector<Job>& jobs, const Model& m) {
+// With Model::names, ids below the table's size are the table's (a job's
+// handle id when it is in range and names the job's own name, else its name
+// looked up there) and the pass numbers only names outside the table; without
+// it every name is numbered in the pass.  Ids stand for names only through
+// equality: no result depends on their values.
+Ids intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<JobNameIds>* given) {
   Ids ids;
   ids.base = jobs.data();
   const size_t n = jobs.size();
   ids.u.resize(n);
   ids.p.resize(n);
   ids.d.resize(n);
-  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const std::string& name,
-                 const std::map<std::string, TicketObject>& objects, std::vector<const TicketObject*>& out) {
+  const NameTables* t = m.names.get();
+  if (given && given->size() != n) given = nullptr;
+  auto seed = [](const NameTable& table, std::vector<const TicketObject*>& out) {
+    out.resize(table.size());
+    for (size_t i = 0; i < table.size(); ++i) out[i] = table.has_object[i] ? &table.objects[i] : nullptr;
+  };
+  if (t) {
+    seed(t->users, ids.uo);
+    seed(t->projects, ids.po);
+    seed(t->departments, ids.dobj);
+  }
+  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const NameTable* table, uint32_t hint,
+                 const std::string& name, const std::map<std::string, TicketObject>& objects,
+                 std::vector<const TicketObject*>& out) {
+    if (table) {
+      if (hint < table->size() && table->names[hint] == name) return hint;
+      const uint32_t at = table->find(name);
+      if (at != kNoName) return at;
+    }
     auto [it, added] = names.try_emplace(std::string_view(name), static_cast<uint32_t>(out.size()));
     if (added) out.push_back(lookup(objects, name));
     return it->second;
   };
   std::unordered_map<std::string_view, uint32_t> un, pn, dn;
+  const JobNameIds none;
   for (size_t j = 0; j < n; ++j) {
-    ids.u[j] = one(un, jobs[j].user, m.users, ids.uo);
-    ids.p[j] = one(pn, jobs[j].project, m.projects, ids.po);
-    ids.d[j] = one(dn, jobs[j].department, m.departments, ids.dobj);
+    const JobNameIds& h = given ? (*given)[j] : none;
+    ids.u[j] = one(un, t ? &t->users : nullptr, h.user, jobs[j].user, m.users, ids.uo);
+    ids.p[j] = one(pn, t ? &t->projects : nullptr, h.project, jobs[j].project, m.projects, ids.po);
+    ids.d[j] = one(dn, t ? &t->departments : nullptr, h.department, jobs[j].department, m.departments, ids.dobj);
   }
   return ids;
 }
@@ -422,7 +446,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
   r.jobs.assign(n, JobTickets{});
 
   // ---- share tree, pass 1 targets (running + pending active) ----
-  const Ids ids = intern_ids(jobs, m);
+  const Ids ids = intern_ids(jobs, m, topt.name_ids);
   WorkTree w = build_work_tree(jobs, m, ids);
   const bool use_tree = WS > 0 && !w.nodes.empty();
   count_jobs(w.nodes, jobs, w.job_node, false);

@@ -73,8 +73,16 @@ struct TicketResult {
 // Targets for the active nodes of `nodes` (root = index 0); inactive nodes get 0.
 void compute_share_targets(std::vector<ShareNodeState>& nodes, double compensation_factor);
 
+// A job's ids in Model::names (from its handle); kNoName: by name.  An id
+// is used only when it is in range and names the job's own name.
+struct JobNameIds {
+  uint32_t user = kNoName, project = kNoName, department = kNoName;
+};
+
 // How the pass computes (never what): tests compare the forms.
 struct TicketOptions {
+  const std::vector<JobNameIds>* name_ids = nullptr;  // parallel to the jobs, or null
+
   // Functional picks: one heap entry per group of categories whose values
   // are equal at every pick (false: one per category, the plain lazy heap).
   bool group_tied_categories = true;

@@ -506,3 +506,63 @@ TEST(GeIncrementalPicks, GroupedTiedCategoriesPickAsOneAtATime) {
   }
   EXPECT_GT(tied_picks, 100u);
 }
+
+// Model::names with per-job ids (handles): the same tickets as names alone,
+// whether the ids are right, out of range, or in range but naming another
+// user, project or department (the pass checks each id against the name).
+TEST(GeNameIds, TicketsWithIdsEqualTicketsByName) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 12; ++round) {
+    Model m;
+    m.conf.policy_hierarchy = round % 2 ? "OFS" : "";
+    m.conf.weight_tickets_share = 1000;
+    m.conf.weight_tickets_functional = 1000;
+    m.conf.share_functional_shares = round % 3 != 0;
+    m.tree = tree_from(
+        "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+        "id=1\nname=default\ntype=0\nshares=10\nchildnodes=NONE\n"
+        "id=2\nname=u3\ntype=0\nshares=30\nchildnodes=NONE\n");
+    for (int u = 0; u < 10; ++u)
+      if (u % 4 != 3) m.users["u" + std::to_string(u)] = TicketObject{static_cast<double>(1 + u % 3), u % 5 == 0 ? 30.0 : 0.0};
+    m.projects["p0"] = TicketObject{5, 0};
+    m.departments["d0"] = TicketObject{3, 7};
+    auto t = std::make_shared<NameTables>();
+    for (const auto& [n, o] : m.users) t->users.add(n, m.users);
+    t->users.add("u3", m.users);
+    t->projects.add("", m.projects);
+    t->projects.add("p0", m.projects);
+    t->departments.add("", m.departments);
+    t->departments.add("d0", m.departments);
+    m.names = t;
+    std::vector<Job> q;
+    for (size_t i = 0; i < 80; ++i) {
+      JobB b(static_cast<uint32_t>(10 + i), "u" + std::to_string(rng() % 12));  // u10, u11: in no table
+      if (rng() % 3 == 0) b.project(rng() % 2 ? "p0" : "p1");
+      if (rng() % 2) b.dept(rng() % 3 ? "d0" : "d1");
+      b.submitted(kNow - static_cast<int64_t>(rng() % 3) * 60);
+      if (rng() % 9 == 0) b.running();
+      q.push_back(b);
+    }
+    Model plain = m;
+    plain.names = nullptr;
+    const TicketResult want = compute_tickets(q, plain);
+    std::vector<JobNameIds> right(q.size()), wrong(q.size());
+    for (size_t k = 0; k < q.size(); ++k) {
+      right[k] = JobNameIds{t->users.find(q[k].user), t->projects.find(q[k].project),
+                            t->departments.find(q[k].department)};
+      wrong[k] = k % 2 ? JobNameIds{static_cast<uint32_t>(k % t->users.size()), static_cast<uint32_t>(k % 2),
+                                    static_cast<uint32_t>((k / 2) % 2)}
+                       : JobNameIds{0xfffffff0u, 70000u, 1000u};
+    }
+    for (const std::vector<JobNameIds>* ids : {&right, &wrong}) {
+      TicketOptions o;
+      o.name_ids = ids;
+      const TicketResult got = compute_tickets(q, m, o);
+      for (size_t k = 0; k < q.size(); ++k) {
+        EXPECT_EQ(got.jobs[k].stckt, want.jobs[k].stckt) << "round " << round << " job " << q[k].id;
+        EXPECT_EQ(got.jobs[k].ftckt, want.jobs[k].ftckt) << "round " << round << " job " << q[k].id;
+        EXPECT_EQ(got.jobs[k].otckt, want.jobs[k].otckt) << "round " << round << " job " << q[k].id;
+      }
+    }
+  }
+}
