@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -345,6 +346,72 @@ std::vector<PolicyStep> policy_order(const std::string& ph) {
   return out;
 }
 
+// An equality key of up to five words (ids, and doubles by their bits with
+// -0 as +0: the values are never NaN, so equal bits <=> equal values).
+struct Key5 {
+  uint64_t w[5] = {0, 0, 0, 0, 0};
+  bool operator==(const Key5& o) const {
+    return w[0] == o.w[0] && w[1] == o.w[1] && w[2] == o.w[2] && w[3] == o.w[3] && w[4] == o.w[4];
+  }
+};
+uint64_t dbits(double v) {
+  if (v == 0) return 0;
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// Key5 -> index, open addressing (linear probing, at most half full,
+// doubled when it would pass that): no allocation per key.
+class FlatIndex {
+ public:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  FlatIndex() { rehash(64); }
+  // The index of k, inserting v when absent (*added says which).
+  uint32_t insert(const Key5& k, uint32_t v, bool* added) {
+    if (2 * (size_ + 1) > vals_.size()) rehash(vals_.size() * 2);
+    size_t i = slot(k);
+    for (; vals_[i] != kEmpty; i = (i + 1) & mask_)
+      if (keys_[i] == k) {
+        *added = false;
+        return vals_[i];
+      }
+    keys_[i] = k;
+    vals_[i] = v;
+    ++size_;
+    *added = true;
+    return v;
+  }
+
+ private:
+  size_t slot(const Key5& k) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (uint64_t x : k.w) {
+      h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+      h *= 0xBF58476D1CE4E5B9ull;
+    }
+    h ^= h >> 31;
+    return static_cast<size_t>(h) & mask_;
+  }
+  void rehash(size_t cap) {
+    std::vector<Key5> keys(cap);
+    std::vector<uint32_t> vals(cap, kEmpty);
+    keys.swap(keys_);
+    vals.swap(vals_);
+    mask_ = cap - 1;
+    for (size_t i = 0; i < vals.size(); ++i) {
+      if (vals[i] == kEmpty) continue;
+      size_t j = slot(keys[i]);
+      while (vals_[j] != kEmpty) j = (j + 1) & mask_;
+      keys_[j] = keys[i];
+      vals_[j] = vals[i];
+    }
+  }
+  std::vector<Key5> keys_;
+  std::vector<uint32_t> vals_;
+  size_t mask_ = 0, size_ = 0;
+};
+
 // A stable sort that uses the runs already in v: the share-tree levels sort
 // the concatenation of their children's lists, each still in its own order
 // and mostly in the new one.  Maximal non-descending runs are merged pairwise
@@ -614,10 +681,10 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
         for (size_t j : pending) prior[j] += r.jobs[j].otckt;
     } else if (step.policy == 'F' && F > 0) {
       // EE functional pending pass: categories, greedy picks (§3.6).
-      using Key = std::tuple<double, uint32_t, uint32_t, uint32_t>;  // ids, kNoId = not in the key
       // Hashed: the picks do not depend on the categories' order (a pick is
       // the largest value, ties to the earlier job, and jobs are distinct).
-      std::unordered_map<Key, uint32_t, TupleHash> cat_index;
+      // Key: -js, then the user, project and department ids (kNoId = not in the key).
+      FlatIndex cat_index;
       // The categories' members in one array (category by category, each in
       // pending order before its sort): a category is a range of it.
       struct Cats {
@@ -639,12 +706,13 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
         const FShares f = object_fshares(jobs[j], ids);
         if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
         // A positive fshare means a named object, so kNoId never stands for a name.
-        Key key{f.job, f.user > 0 ? ids.u[j] : kNoId, f.project > 0 ? ids.p[j] : kNoId,
-                f.dept > 0 ? ids.d[j] : kNoId};
-        auto [it, added] = cat_index.emplace(key, static_cast<uint32_t>(cat_size.size()));
+        const Key5 key{{dbits(f.job), f.user > 0 ? ids.u[j] : kNoId, f.project > 0 ? ids.p[j] : kNoId,
+                        f.dept > 0 ? ids.d[j] : kNoId, 0}};
+        bool added = false;
+        const uint32_t c = cat_index.insert(key, static_cast<uint32_t>(cat_size.size()), &added);
         if (added) cat_size.push_back(0);
-        cat_of[k] = it->second;
-        ++cat_size[it->second];
+        cat_of[k] = c;
+        ++cat_size[c];
       }
       cats.off.assign(cat_size.size() + 1, 0);
       for (size_t c = 0; c < cat_size.size(); ++c) cats.off[c + 1] = cats.off[c] + cat_size[c];
@@ -819,7 +887,6 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
         // computed at this pick for the group's current best member.  A
         // category joining a group may improve the group's best member: the
         // join pushes a fresh upper bound (+inf) for that group.
-        using GKey = std::tuple<double, uint32_t, uint32_t, double, double>;
         struct Member {
           int64_t submit;
           uint64_t id;
@@ -836,7 +903,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
           std::vector<Member> members;  // heap; entries of moved categories are stale (gen)
         };
         std::vector<Group> groups;
-        std::unordered_map<GKey, uint32_t, TupleHash> group_of;
+        FlatIndex group_of;  // (user share, project id, department id, -js, prior) -> group
         std::vector<uint32_t> gen(cats.size(), 0);
         std::vector<FCand> gheap;
         constexpr size_t kStale = SIZE_MAX;
@@ -849,8 +916,10 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
           FShares base = ci.share;
           if (shared_f && ci.u) base.user /= *ci.u + 1;
           const double pr = step.dependent ? prior[j] : 0.0;
-          const GKey key{base.user, ci.p ? ids.p[j] : kNoId, ci.d ? ids.d[j] : kNoId, base.job, pr};
-          auto [it, added] = group_of.emplace(key, static_cast<uint32_t>(groups.size()));
+          const Key5 key{{dbits(base.user), ci.p ? ids.p[j] : kNoId, ci.d ? ids.d[j] : kNoId, dbits(base.job),
+                          dbits(pr)}};
+          bool added = false;
+          const uint32_t gi = group_of.insert(key, static_cast<uint32_t>(groups.size()), &added);
           if (added) {
             Group g;
             g.base = base;
@@ -859,11 +928,11 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
             g.prior = pr;
             groups.push_back(std::move(g));
           }
-          Group& g = groups[it->second];
+          Group& g = groups[gi];
           g.members.push_back(Member{jobs[j].submit_time, jobs[j].id, static_cast<uint32_t>(c), gen[c]});
           std::push_heap(g.members.begin(), g.members.end(), later);
           if (!bound) return;
-          gheap.push_back(FCand{inf, 0, 0, it->second, kStale});
+          gheap.push_back(FCand{inf, 0, 0, gi, kStale});
           std::push_heap(gheap.begin(), gheap.end(), fworse);
         };
         // The group's best live member, nullptr when it has none.
