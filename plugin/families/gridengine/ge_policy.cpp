@@ -440,7 +440,8 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   RequestCache cache;
   for (size_t i = 0; i < pending_count; ++i) {
     std::string why;
-    int rc = check_job(&pending[i], "prioritize", &why);
+    // job_acceptable: check_job's rule without a message (check_job names a refused record's fault).
+    int rc = job_acceptable(pending[i]) ? MFPRIO_OK : check_job(&pending[i], "prioritize", &why);
     const bool held = pending[i].state == MFPRIO_JOB_HELD;
     const bool dup = rc == MFPRIO_OK && !held && first.find(pending[i].job_id) != JobIndex::kNone;
     Job* j = nullptr;

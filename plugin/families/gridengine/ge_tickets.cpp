@@ -418,8 +418,7 @@ class FlatIndex {
 // (left first on ties), which is stable: the result is exactly
 // stable_order's.  Runs mostly of one element: stable_order itself.
 template <typename T, typename Less>
-void natural_order(std::vector<T>& v, std::vector<T>& buf, std::vector<size_t>& runs, Less less) {
-  const size_t n = v.size();
+void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& runs, Less less) {
   if (n < 2) return;
   runs.clear();
   runs.push_back(0);
@@ -428,27 +427,29 @@ void natural_order(std::vector<T>& v, std::vector<T>& buf, std::vector<size_t>& 
   runs.push_back(n);
   if (runs.size() == 2) return;
   if (runs.size() > n / 2 + 2) {
-    mfprio::stable_order(v.begin(), v.end(), less);
+    mfprio::stable_order(v, v + n, less);
     return;
   }
-  buf.resize(n);
+  if (buf.size() < n) buf.resize(n);
+  T* src = v;
+  T* dst = buf.data();
   std::vector<size_t> next;
   while (runs.size() > 2) {  // boundaries: runs.size() - 1 runs
     next.clear();
     size_t k = 0;
     for (; k + 2 < runs.size(); k += 2) {
-      std::merge(v.begin() + runs[k], v.begin() + runs[k + 1], v.begin() + runs[k + 1], v.begin() + runs[k + 2],
-                 buf.begin() + runs[k], less);
+      std::merge(src + runs[k], src + runs[k + 1], src + runs[k + 1], src + runs[k + 2], dst + runs[k], less);
       next.push_back(runs[k]);
     }
     if (k + 1 < runs.size()) {  // an odd run out: copied
-      std::copy(v.begin() + runs[k], v.begin() + runs[k + 1], buf.begin() + runs[k]);
+      std::copy(src + runs[k], src + runs[k + 1], dst + runs[k]);
       next.push_back(runs[k]);
     }
     next.push_back(n);
-    v.swap(buf);
+    std::swap(src, dst);
     runs.swap(next);
   }
+  if (src != v) std::copy(src, src + n, v);
 }
 
 uint32_t dilute_slots(const Job& j) {
@@ -1049,28 +1050,29 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
         uint32_t slots;  // dilute_slots
         bool running;
       };
-      std::vector<SRec> sort_buf;
+      // Every job in one array laid out as the lists were concatenated: a
+      // node's range is its direct jobs, then each active child's range in
+      // order, sorted by the child before the node sorts the whole range.
+      std::vector<SRec> all, sort_buf;
+      all.reserve(n);
       std::vector<size_t> sort_runs;
-      std::function<std::vector<SRec>(int)> process = [&](int node) {
-        std::vector<SRec> list;
-        list.reserve(direct[node].size());
+      std::function<void(int)> process = [&](int node) {
+        const size_t b = all.size();
         for (size_t j : direct[node])
-          list.push_back(SRec{key[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
-        for (int c : active_children(node)) {
-          std::vector<SRec> sub = process(c);
-          if (list.empty()) list = std::move(sub);
-          else list.insert(list.end(), sub.begin(), sub.end());
-        }
+          all.push_back(SRec{key[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
+        for (int c : active_children(node)) process(c);
+        const size_t e = all.size();
         const bool assign = node != walk_root || !direct[node].empty();
-        if (assign && !list.empty()) {
-          natural_order(list, sort_buf, sort_runs, [](const SRec& a, const SRec& b) {
-            if (a.running != b.running) return a.running;
-            if (a.key != b.key) return a.key > b.key;
-            return a.id < b.id;
+        if (assign && e > b) {
+          natural_order(all.data() + b, e - b, sort_buf, sort_runs, [](const SRec& a, const SRec& x) {
+            if (a.running != x.running) return a.running;
+            if (a.key != x.key) return a.key > x.key;
+            return a.id < x.id;
           });
           double dilute = 1;
           const double stt = w.nodes[node].stt;
-          for (SRec& x : list) {
+          for (size_t k = b; k < e; ++k) {
+            SRec& x = all[k];
             const size_t j = x.idx;
             const double shr = stt / dilute;
             st[j] = shr * WS;
@@ -1079,7 +1081,6 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
             dilute += x.slots;
           }
         }
-        return list;
       };
       process(walk_root);
       std::vector<int8_t> bound_memo(w.nodes.size(), -1);  // path_compensated per node
