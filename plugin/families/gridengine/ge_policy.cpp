@@ -443,7 +443,11 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     // job_acceptable: check_job's rule without a message (check_job names a refused record's fault).
     int rc = job_acceptable(pending[i]) ? MFPRIO_OK : check_job(&pending[i], "prioritize", &why);
     const bool held = pending[i].state == MFPRIO_JOB_HELD;
-    const bool dup = rc == MFPRIO_OK && !held && first.find(pending[i].job_id) != JobIndex::kNone;
+    // The record's place, taken now (one probe) and given back if it fails.
+    const uint32_t pos = static_cast<uint32_t>(pass->jobs.size());
+    size_t where = 0;
+    const uint32_t at = rc == MFPRIO_OK && !held ? first.insert(pending[i].job_id, pos, &where) : JobIndex::kNone;
+    const bool dup = at != JobIndex::kNone && at != pos;
     Job* j = nullptr;
     UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
     if (rc == MFPRIO_OK && !held) {
@@ -454,19 +458,21 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     if (statuses) statuses[i] = rc;
     priorities[i] = 0;
     if (rc != MFPRIO_OK) {
-      if (j && !dup) pass->jobs.pop_back();
+      if (j && !dup) {
+        pass->jobs.pop_back();
+        first.undo(where);
+      }
       err->note(rc, why);
       continue;
     }
     if (held) continue;
     // One record per partition: the job takes part once, every record gets its priority.
     if (dup) {
-      slot[i] = first.find(pending[i].job_id);
+      slot[i] = at;
       continue;
     }
     j->running = false;  // given as pending
-    slot[i] = pass->jobs.size() - 1;
-    first.insert(j->id, static_cast<uint32_t>(slot[i]));
+    slot[i] = pos;
     urgency.push_back(up);
     name_ids.push_back(handle_ids(s, pending[i]));
   }

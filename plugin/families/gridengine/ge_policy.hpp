@@ -66,15 +66,20 @@ class JobIndex {
     mask_ = cap - 1;
     shift_ = 64 - bits;
   }
-  // The position of id, inserting `pos` when absent (then returns pos).
-  uint32_t insert(uint64_t id, uint32_t pos) {
+  // The position of id, inserting `pos` when absent (then returns pos);
+  // *where (optional) gets the slot, for undo.
+  uint32_t insert(uint64_t id, uint32_t pos, size_t* where = nullptr) {
     size_t i = slot(id);
     for (; pos_[i] != kNone; i = (i + 1) & mask_)
       if (ids_[i] == id) return pos_[i];
     ids_[i] = id;
     pos_[i] = pos;
+    if (where) *where = i;
     return pos;
   }
+  // Takes back the LAST insert (its slot): no later key probed past it, and
+  // no earlier one could have (the slot was empty), so no chain breaks.
+  void undo(size_t where) { pos_[where] = kNone; }
   uint32_t find(uint64_t id) const {
     if (pos_.empty()) return kNone;
     for (size_t i = slot(id); pos_[i] != kNone; i = (i + 1) & mask_)

@@ -83,6 +83,72 @@ Ids intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<J
   return ids;
 }
 
+// An equality key of up to five words (ids, and doubles by their bits with
+// -0 as +0: the values are never NaN, so equal bits <=> equal values).
+struct Key5 {
+  uint64_t w[5] = {0, 0, 0, 0, 0};
+  bool operator==(const Key5& o) const {
+    return w[0] == o.w[0] && w[1] == o.w[1] && w[2] == o.w[2] && w[3] == o.w[3] && w[4] == o.w[4];
+  }
+};
+uint64_t dbits(double v) {
+  if (v == 0) return 0;
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// Key5 -> index, open addressing (linear probing, at most half full,
+// doubled when it would pass that): no allocation per key.
+class FlatIndex {
+ public:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  FlatIndex() { rehash(64); }
+  // The index of k, inserting v when absent (*added says which).
+  uint32_t insert(const Key5& k, uint32_t v, bool* added) {
+    if (2 * (size_ + 1) > vals_.size()) rehash(vals_.size() * 2);
+    size_t i = slot(k);
+    for (; vals_[i] != kEmpty; i = (i + 1) & mask_)
+      if (keys_[i] == k) {
+        *added = false;
+        return vals_[i];
+      }
+    keys_[i] = k;
+    vals_[i] = v;
+    ++size_;
+    *added = true;
+    return v;
+  }
+
+ private:
+  size_t slot(const Key5& k) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (uint64_t x : k.w) {
+      h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+      h *= 0xBF58476D1CE4E5B9ull;
+    }
+    h ^= h >> 31;
+    return static_cast<size_t>(h) & mask_;
+  }
+  void rehash(size_t cap) {
+    std::vector<Key5> keys(cap);
+    std::vector<uint32_t> vals(cap, kEmpty);
+    keys.swap(keys_);
+    vals.swap(vals_);
+    mask_ = cap - 1;
+    for (size_t i = 0; i < vals.size(); ++i) {
+      if (vals[i] == kEmpty) continue;
+      size_t j = slot(keys[i]);
+      while (vals_[j] != kEmpty) j = (j + 1) & mask_;
+      keys_[j] = keys[i];
+      vals_[j] = vals[i];
+    }
+  }
+  std::vector<Key5> keys_;
+  std::vector<uint32_t> vals_;
+  size_t mask_ = 0, size_ = 0;
+};
+
 // ---- per-object counters for functional and override tickets ------------------------
 // Flat, by id; references to values stay valid (the functional pass keeps some).
 struct Counts {
@@ -197,12 +263,13 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
   LeafIndex index(w.nodes);  // holds the vector, not its elements: copies may be added
   // The leaf depends on the job's user and project only: found once per pair.
-  std::unordered_map<uint64_t, std::pair<int, bool>> found;
+  FlatIndex found;  // (user id, project id) -> leaves[]
+  std::vector<std::pair<int, bool>> leaves;
   for (size_t j = 0; j < jobs.size(); ++j) {
-    const uint64_t up = (static_cast<uint64_t>(ids.u[j]) << 32) | ids.p[j];
-    auto f = found.find(up);
-    if (f == found.end()) f = found.emplace(up, find_job_leaf(w.nodes, index, jobs[j])).first;
-    auto [leaf, is_default] = f->second;
+    bool added = false;
+    const uint32_t at = found.insert(Key5{{ids.u[j], ids.p[j], 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
+    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j]));
+    auto [leaf, is_default] = leaves[at];
     if (leaf >= 0 && is_default) {
       const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | ids.u[j];
       auto it = copies.find(key);
@@ -345,72 +412,6 @@ std::vector<PolicyStep> policy_order(const std::string& ph) {
     if (ph.find(c) == std::string::npos) out.push_back({c, false});
   return out;
 }
-
-// An equality key of up to five words (ids, and doubles by their bits with
-// -0 as +0: the values are never NaN, so equal bits <=> equal values).
-struct Key5 {
-  uint64_t w[5] = {0, 0, 0, 0, 0};
-  bool operator==(const Key5& o) const {
-    return w[0] == o.w[0] && w[1] == o.w[1] && w[2] == o.w[2] && w[3] == o.w[3] && w[4] == o.w[4];
-  }
-};
-uint64_t dbits(double v) {
-  if (v == 0) return 0;
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-// Key5 -> index, open addressing (linear probing, at most half full,
-// doubled when it would pass that): no allocation per key.
-class FlatIndex {
- public:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
-  FlatIndex() { rehash(64); }
-  // The index of k, inserting v when absent (*added says which).
-  uint32_t insert(const Key5& k, uint32_t v, bool* added) {
-    if (2 * (size_ + 1) > vals_.size()) rehash(vals_.size() * 2);
-    size_t i = slot(k);
-    for (; vals_[i] != kEmpty; i = (i + 1) & mask_)
-      if (keys_[i] == k) {
-        *added = false;
-        return vals_[i];
-      }
-    keys_[i] = k;
-    vals_[i] = v;
-    ++size_;
-    *added = true;
-    return v;
-  }
-
- private:
-  size_t slot(const Key5& k) const {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (uint64_t x : k.w) {
-      h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-      h *= 0xBF58476D1CE4E5B9ull;
-    }
-    h ^= h >> 31;
-    return static_cast<size_t>(h) & mask_;
-  }
-  void rehash(size_t cap) {
-    std::vector<Key5> keys(cap);
-    std::vector<uint32_t> vals(cap, kEmpty);
-    keys.swap(keys_);
-    vals.swap(vals_);
-    mask_ = cap - 1;
-    for (size_t i = 0; i < vals.size(); ++i) {
-      if (vals[i] == kEmpty) continue;
-      size_t j = slot(keys[i]);
-      while (vals_[j] != kEmpty) j = (j + 1) & mask_;
-      keys_[j] = keys[i];
-      vals_[j] = vals[i];
-    }
-  }
-  std::vector<Key5> keys_;
-  std::vector<uint32_t> vals_;
-  size_t mask_ = 0, size_ = 0;
-};
 
 // A stable sort that uses the runs already in v: the share-tree levels sort
 // the concatenation of their children's lists, each still in its own order

@@ -375,5 +375,33 @@ TEST_F(GePlugin, ResolvedHandlesPriceAsNamesAndStaleOrForgedOnesFallBackToNames)
   EXPECT_EQ(prioritize(re, running, now), by_name);
 }
 
+
+// A job's first record that fails leaves no trace: a later valid record of
+// the same job id takes part (and prices as the job alone would), and a
+// third record of that id is its duplicate.
+TEST_F(GePlugin, AFailedFirstRecordOfAJobLeavesTheNextRecordInThePass) {
+  acct::AdminChanges ch;
+  ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 100, 0}};
+  store(ch);
+  ASSERT_EQ(start("weight_tickets_functional 1000\n"), MFPRIO_OK) << p_->err();
+  Attrs bad{{"job_share", "lots"}};
+  mfprio_job_t broken = ge_job(5, "alice", 1, T0), good = ge_job(5, "alice", 1, T0), b = ge_job(6, "bob", 1, T0);
+  bad.bind(&broken);
+  mfprio_job_t again = good;
+  again.partition = "other";
+  const std::vector<uint32_t> alone = prioritize({good, b}, {}, T0);
+  std::vector<mfprio_job_t> q = {broken, b, good, again};  // another job between the failed and the good one
+  std::vector<uint32_t> pr(q.size());
+  std::vector<int> st(q.size());
+  EXPECT_EQ(p_->ops.prioritize(q.data(), q.size(), nullptr, 0, T0, pr.data(), st.data()), MFPRIO_EINVAL);
+  EXPECT_EQ(st[0], MFPRIO_EINVAL);
+  EXPECT_EQ(pr[0], 0u);
+  EXPECT_EQ(st[2], MFPRIO_OK);
+  EXPECT_EQ(pr[1], alone[1]);
+  EXPECT_EQ(pr[2], alone[0]);
+  EXPECT_EQ(pr[3], alone[0]);
+  EXPECT_NE(alone[0], alone[1]);  // (alice has the pending job of the two with the earlier id: distinct prices)
+}
+
 }  // namespace
 }  // namespace mfprio::test
