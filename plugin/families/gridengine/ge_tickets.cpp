@@ -1021,9 +1021,18 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
         for (size_t j : pending) prior[j] += r.jobs[j].ftckt;
     } else if (step.policy == 'S' && use_tree) {
       // 8.1.9 sge_sort_job_nodes (§3.4).
-      std::vector<std::vector<size_t>> direct(w.nodes.size());
+      // Each node's own jobs in job order: node k's are direct[doff[k], doff[k + 1]).
+      std::vector<uint32_t> doff(w.nodes.size() + 1, 0), direct;
       for (size_t j = 0; j < n; ++j)
-        if (w.job_node[j] >= 0) direct[w.job_node[j]].push_back(j);
+        if (w.job_node[j] >= 0) ++doff[static_cast<size_t>(w.job_node[j]) + 1];
+      for (size_t k = 0; k < w.nodes.size(); ++k) doff[k + 1] += doff[k];
+      direct.resize(doff.back());
+      {
+        std::vector<uint32_t> fill(doff.begin(), doff.end() - 1);
+        for (size_t j = 0; j < n; ++j)
+          if (w.job_node[j] >= 0) direct[fill[static_cast<size_t>(w.job_node[j])]++] = static_cast<uint32_t>(j);
+      }
+      auto has_direct = [&](int node) { return doff[static_cast<size_t>(node) + 1] > doff[static_cast<size_t>(node)]; };
       std::vector<double> key(n, 0.0), st(n, 0.0), base(n, 0.0);
       for (size_t j = 0; j < n; ++j) {
         base[j] = step.dependent && !jobs[j].running ? prior[j] : 0.0;
@@ -1037,7 +1046,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
       };
       int walk_root = 0;
       for (;;) {
-        if (!direct[walk_root].empty()) break;
+        if (has_direct(walk_root)) break;
         auto act = active_children(walk_root);
         if (act.size() != 1) break;
         walk_root = act[0];
@@ -1059,11 +1068,14 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
       std::vector<size_t> sort_runs;
       std::function<void(int)> process = [&](int node) {
         const size_t b = all.size();
-        for (size_t j : direct[node])
+        for (uint32_t k = doff[static_cast<size_t>(node)]; k < doff[static_cast<size_t>(node) + 1]; ++k) {
+          const size_t j = direct[k];
           all.push_back(SRec{key[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
-        for (int c : active_children(node)) process(c);
+        }
+        for (int c : w.nodes[node].children)
+          if (w.nodes[c].jobs > 0) process(c);  // the active children, in order
         const size_t e = all.size();
-        const bool assign = node != walk_root || !direct[node].empty();
+        const bool assign = node != walk_root || has_direct(node);
         if (assign && e > b) {
           natural_order(all.data() + b, e - b, sort_buf, sort_runs, [](const SRec& a, const SRec& x) {
             if (a.running != x.running) return a.running;
