@@ -113,6 +113,10 @@ struct Model {
   std::map<std::string, TicketObject> users;
   std::map<std::string, TicketObject> projects;
   std::map<std::string, TicketObject> departments;
+  // Per tree node, its own usage when it is a project node or a leaf
+  // (own_node_usage of this model, precomputed at load; empty: each pass
+  // computes it).  Must agree with the usage maps above.
+  std::vector<double> own_usage;
   // Names numbered for handles (null: a pass interns every job's names).
   // Must agree with users / projects / departments above.
   std::shared_ptr<const NameTables> names;

@@ -371,6 +371,7 @@ std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const
     else if (kind == "mem") u->mem += r.usage;
     else if (kind == "io") u->io += r.usage;
   }
+  m->own_usage = own_node_usage(*m);  // leaves' and project nodes' usage, once per state
   // Names numbered for job_resolve: users (ticket objects, then the share
   // tree's), projects ("" = none first, ticket objects, then accounts: a job's
   // account is its project), departments ("" first, ticket objects).

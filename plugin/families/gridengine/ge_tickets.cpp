@@ -290,11 +290,14 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   }
   // Usage, bottom-up (§3.2 SUP:sge_calc_node_usage).
   const UsageWeights& uw = m.conf.usage_weight_list;
+  const bool own = m.own_usage.size() == spec.size();
   std::function<double(int)> usage = [&](int n) -> double {
     auto& node = w.nodes[n];
     double sum = 0;
     for (int c : node.children) sum += usage(c);
-    if (node.type == NodeType::Project) {
+    if (own && !node.user_copy && (node.type == NodeType::Project || node.children.empty())) {
+      node.usage = m.own_usage[static_cast<size_t>(n)];  // precomputed: the same rule below
+    } else if (node.type == NodeType::Project) {
       auto it = m.project_usage.find(node.name);
       node.usage = it == m.project_usage.end() ? 0.0 : combine_usage(it->second, uw);
     } else if (node.children.empty()) {
@@ -459,6 +462,38 @@ uint32_t dilute_slots(const Job& j) {
 }
 
 }  // namespace
+
+std::vector<double> own_node_usage(const Model& m) {
+  const auto& spec = m.tree.nodes;
+  const UsageWeights& uw = m.conf.usage_weight_list;
+  std::vector<double> out(spec.size(), 0.0);
+  if (spec.empty()) return out;
+  // Preorder from the root with the nearest project ancestor (or itself).
+  std::vector<std::pair<size_t, const std::string*>> stack = {{0, nullptr}};
+  static const std::string none;
+  while (!stack.empty()) {
+    const auto [n, up] = stack.back();
+    stack.pop_back();
+    const ShareTreeNodeSpec& node = spec[n];
+    const std::string& project = node.type == NodeType::Project ? node.name : (up ? *up : none);
+    if (node.type == NodeType::Project) {
+      auto it = m.project_usage.find(node.name);
+      out[n] = it == m.project_usage.end() ? 0.0 : combine_usage(it->second, uw);
+    } else if (node.children.empty()) {
+      Usage u;
+      if (!project.empty()) {
+        auto it = m.user_project_usage.find({node.name, project});
+        if (it != m.user_project_usage.end()) u = it->second;
+      } else {
+        auto it = m.user_usage.find(node.name);
+        if (it != m.user_usage.end()) u = it->second;
+      }
+      out[n] = combine_usage(u, uw);
+    }
+    for (size_t c : node.children) stack.push_back({c, &project});
+  }
+  return out;
+}
 
 void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
   if (nodes.empty()) return;

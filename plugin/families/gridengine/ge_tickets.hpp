@@ -70,6 +70,12 @@ struct TicketResult {
   double max_tix = 0;
 };
 
+// Per node of model.tree: the combined decayed usage of a project node (its
+// project's) or a leaf (the user's, within its nearest project ancestor if
+// any), 0 for other inner nodes (theirs is the sum of their children's, with
+// the pass's user copies).  For Model::own_usage.
+std::vector<double> own_node_usage(const Model& model);
+
 // Targets for the active nodes of `nodes` (root = index 0); inactive nodes get 0.
 void compute_share_targets(std::vector<ShareNodeState>& nodes, double compensation_factor);
 

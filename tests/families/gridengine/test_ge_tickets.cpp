@@ -566,3 +566,49 @@ TEST(GeNameIds, TicketsWithIdsEqualTicketsByName) {
     }
   }
 }
+
+// Model::own_usage (leaves' and project nodes' usage precomputed at load)
+// gives the pass the same node usage and tickets as computing it per pass,
+// with project subtrees, a `default` leaf copied per user, and users outside
+// the tree.
+TEST(GeOwnUsage, PrecomputedLeafAndProjectUsageEqualsPerPass) {
+  Model m;
+  m.conf.weight_tickets_share = 1000;
+  m.conf.usage_weight_list = UsageWeights{1, 0.5, 0.25};
+  m.tree = tree_from(
+      "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2,5\n"
+      "id=1\nname=alice\ntype=0\nshares=30\nchildnodes=NONE\n"
+      "id=2\nname=P1\ntype=1\nshares=40\nchildnodes=3,4\n"
+      "id=3\nname=bob\ntype=0\nshares=10\nchildnodes=NONE\n"
+      "id=4\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n"
+      "id=5\nname=grp\ntype=0\nshares=20\nchildnodes=6\n"
+      "id=6\nname=default\ntype=0\nshares=7\nchildnodes=NONE\n");
+  m.user_usage["alice"] = Usage{100, 10, 1};
+  m.user_usage["carol"] = Usage{50, 0, 0};
+  m.user_usage["dan"] = Usage{7, 7, 7};
+  m.project_usage["P1"] = Usage{400, 40, 4};
+  m.user_project_usage[{"bob", "P1"}] = Usage{300, 0, 2};
+  m.user_project_usage[{"carol", "P1"}] = Usage{20, 2, 0};
+  std::vector<Job> q = {JobB(1, "alice"), JobB(2, "bob").project("P1"), JobB(3, "carol").project("P1"),
+                        JobB(4, "carol"), JobB(5, "dan"), JobB(6, "alice").running()};
+  const std::vector<double> own = own_node_usage(m);
+  ASSERT_EQ(own.size(), m.tree.nodes.size());
+  // combine_usage: the weighted sum over the weights' sum (1.75).
+  EXPECT_DOUBLE_EQ(own[1], (100 + 5 + 0.25) / 1.75);
+  EXPECT_DOUBLE_EQ(own[2], (400 + 20 + 1) / 1.75);
+  EXPECT_DOUBLE_EQ(own[3], (300 + 0.5) / 1.75);
+  EXPECT_EQ(own[4], 0.0);  // P1's `default`: no "default:P1" usage
+  EXPECT_EQ(own[5], 0.0);  // an inner node: its children's sum, per pass
+  const TicketResult per_pass = compute_tickets(q, m);
+  m.own_usage = own;
+  const TicketResult pre = compute_tickets(q, m);
+  ASSERT_EQ(pre.nodes.size(), per_pass.nodes.size());
+  for (size_t i = 0; i < pre.nodes.size(); ++i) {
+    EXPECT_EQ(pre.nodes[i].usage, per_pass.nodes[i].usage) << pre.nodes[i].name;
+    EXPECT_EQ(pre.nodes[i].stt, per_pass.nodes[i].stt) << pre.nodes[i].name;
+  }
+  for (size_t k = 0; k < q.size(); ++k) EXPECT_EQ(pre.jobs[k].stckt, per_pass.jobs[k].stckt) << q[k].id;
+  bool copied = false;
+  for (const auto& n : pre.nodes) copied = copied || (n.user_copy && n.usage > 0);
+  EXPECT_TRUE(copied);  // carol's and dan's copies of `default` read their own usage
+}
