@@ -22,8 +22,9 @@
 //
 // Entry point: compute_tickets.  compute_share_targets is exposed for tests and
 // the share monitor.
-// Cost: names interned to integer ids once per pass (three hash look-ups a job);
-// share tree O(nodes + jobs log jobs * depth); pending override rounds only for
+// Cost: names to integer ids once per pass (a handle's ids checked against the
+// names, else three hash look-ups a job); share tree O(nodes + jobs log jobs *
+// depth), each level merging the runs its children left; pending override rounds only for
 // jobs whose objects carry override tickets, a lazy heap over their (user,
 // project, department) groups; functional picks a lazy heap over categories,
 // O(categories + pops log groups), categories whose values tie at every pick
