@@ -291,6 +291,7 @@ std::vector<FamilyFigure> run_family_figures(const FamilyInputs& in) {
   ge.so = "priority_gridengine.so";
   ge.what = "prioritize(pending, running)";
   ge.whole_queue = true;
+  ge.resolve = true;  // its handles: user, project and department ids
   const std::string sched = in.dir + "/sched_conf", cplx = in.dir + "/complexes";
   ge.conf = {{"PriorityType", "priority/gridengine"},
              {"PriorityParameters", "sched_conf=" + sched + ",complexes=" + cplx}};

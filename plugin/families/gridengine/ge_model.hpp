@@ -11,8 +11,10 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -67,6 +69,37 @@ struct TicketObject {
   double oticket = 0;
 };
 
+// The snapshot's user, project and department names, numbered (the ids
+// job_resolve stores in a record's handle), with each name's ticket object.
+// Built with the state and never changed after.
+inline constexpr uint32_t kNoName = std::numeric_limits<uint32_t>::max();
+struct NameTable {
+  std::vector<std::string> names;        // id -> name
+  std::vector<TicketObject> objects;     // id -> its ticket object (when has_object)
+  std::vector<uint8_t> has_object;
+  std::unordered_map<std::string, uint32_t> index;  // name -> id
+  size_t size() const { return names.size(); }
+  uint32_t find(const std::string& name) const {
+    auto it = index.find(name);
+    return it == index.end() ? kNoName : it->second;
+  }
+  // Adds `name` once; its object from `objects_by_name` when it has one.
+  void add(const std::string& name, const std::map<std::string, TicketObject>& objects_by_name) {
+    if (!index.emplace(name, static_cast<uint32_t>(names.size())).second) return;
+    names.push_back(name);
+    auto it = name.empty() ? objects_by_name.end() : objects_by_name.find(name);
+    objects.push_back(it == objects_by_name.end() ? TicketObject{} : it->second);
+    has_object.push_back(it != objects_by_name.end());
+  }
+};
+struct NameTables {
+  NameTable users, projects, departments;
+  bool operator==(const NameTables& o) const {
+    return users.names == o.users.names && projects.names == o.projects.names &&
+           departments.names == o.departments.names;
+  }
+};
+
 struct Model {
   SchedConf conf;
   ComplexTable complexes = ComplexTable::builtin();
@@ -80,6 +113,13 @@ struct Model {
   std::map<std::string, TicketObject> users;
   std::map<std::string, TicketObject> projects;
   std::map<std::string, TicketObject> departments;
+  // Per tree node, its own usage when it is a project node or a leaf
+  // (own_node_usage of this model, precomputed at load; empty: each pass
+  // computes it).  Must agree with the usage maps above.
+  std::vector<double> own_usage;
+  // Names numbered for handles (null: a pass interns every job's names).
+  // Must agree with users / projects / departments above.
+  std::shared_ptr<const NameTables> names;
 };
 
 }  // namespace mfprio::gridengine

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 #include "ge_sharemon.hpp"
 #include "ge_urgency.hpp"
@@ -81,6 +84,34 @@ bool parse_pe(const std::string& text, PeRequest* pe) {
   return !pe->ranges.empty();
 }
 
+// A handle layout id, never 0 (a zeroed handle), unique within one load of
+// the plugin and seeded from the clock and pid (a reloaded plugin or another
+// process starts elsewhere in the 2^32 range).
+uint32_t next_layout_id() {
+  static std::atomic<uint32_t> next{[] {
+    const uint64_t ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    return static_cast<uint32_t>((ns ^ (ns >> 32)) * 2246822519u) ^ (static_cast<uint32_t>(getpid()) << 12);
+  }()};
+  uint32_t v = next.fetch_add(1, std::memory_order_relaxed);
+  if (v == 0) v = next.fetch_add(1, std::memory_order_relaxed);
+  return v;
+}
+
+// Handle: generation = the state's layout id, assoc = user id, partition =
+// project id, qos = department id (0xffff: by name).  Ids are checked by
+// the pass (in range and naming the record's own name) before any use.
+constexpr uint16_t kNoShortId = 0xffff;
+JobNameIds handle_ids(const GeState& s, const mfprio_job_t& r) {
+  JobNameIds x;
+  if (s.layout_id == 0 || r.handle.generation != s.layout_id) return x;
+  x.user = r.handle.assoc;
+  x.project = r.handle.partition == kNoShortId ? kNoName : r.handle.partition;
+  x.department = r.handle.qos == kNoShortId ? kNoName : r.handle.qos;
+  return x;
+}
+
 char* fmt(char (&buf)[32], const char* f, double v) {
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
@@ -145,14 +176,24 @@ Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobT
 
 }  // namespace
 
-int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* why) {
+int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* why, RequestCache* cache) {
   const auto id = [&r] { return "job " + std::to_string(r.job_id); };  // only on failure
-  Job j;
+  // Built in place (every field set: *out may be a reused job); on failure
+  // *out is left half-built and the callers drop it.
+  Job& j = *out;
   j.id = r.job_id;
-  j.user = nz(r.user);
-  j.project = nz(r.account);
+  j.user.assign(nz(r.user));
+  j.project.assign(nz(r.account));
+  j.department.clear();
   j.submit_time = r.submit_time;
+  j.deadline.reset();
   if (r.deadline > 0) j.deadline = r.deadline;
+  j.posix_priority = 0;
+  j.job_share = 0;
+  j.override_tickets = 0;
+  j.pe.reset();
+  j.hard_requests.clear();
+  j.running = false;
   if (r.user_priority < -1023 || r.user_priority > 1024) {
     *why = id() + ": user_priority " + std::to_string(r.user_priority) + " is outside -1023..1024 (POSIX priority)";
     return MFPRIO_EINVAL;
@@ -161,42 +202,45 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
   j.running = r.state == MFPRIO_JOB_RUNNING || r.state == MFPRIO_JOB_SUSPENDED;
   std::string pe_text, us_text, pe_slots_text;
   for (uint32_t i = 0; i < r.attr_count; ++i) {
-    const std::string name = nz(r.attrs[i].name);
-    const std::string value = nz(r.attrs[i].value);
+    const std::string_view name = nz(r.attrs[i].name);
+    const char* const value_c = nz(r.attrs[i].value);
+    const std::string_view value = value_c;
     const auto bad = [&](const char* what) {
-      *why = id() + ": attr '" + name + "' = '" + value + "': " + what;
+      *why = id() + ": attr '" + std::string(name) + "' = '" + std::string(value) + "': " + what;
       return MFPRIO_EINVAL;
     };
     if (name == "department") {
       j.department = value;
     } else if (name == "job_share") {
-      if (!parse_nonneg(value, &j.job_share)) return bad("not a number >= 0");
+      if (!parse_nonneg(std::string(value), &j.job_share)) return bad("not a number >= 0");
     } else if (name == "override_tickets") {
-      if (!parse_nonneg(value, &j.override_tickets)) return bad("not a number >= 0");
+      if (!parse_nonneg(std::string(value), &j.override_tickets)) return bad("not a number >= 0");
     } else if (name == "pe") {
       pe_text = value;
       PeRequest pe;
-      if (!parse_pe(value, &pe)) return bad("not 'NAME RANGE[,RANGE...]' (e.g. 'mpi 4-8')");
+      if (!parse_pe(pe_text, &pe)) return bad("not 'NAME RANGE[,RANGE...]' (e.g. 'mpi 4-8')");
     } else if (name == "urgency_slots") {
       uint32_t n = 0;
-      if (value != "min" && value != "max" && value != "avg" && !(parse_u32(value, &n) && n > 0))
+      if (value != "min" && value != "max" && value != "avg" && !(parse_u32(std::string(value), &n) && n > 0))
         return bad("not min, max, avg or a positive integer");
       us_text = value;
     } else if (name == "pe_slots") {
       uint32_t n = 0;
-      if (!parse_u32(value, &n)) return bad("not an unsigned integer");
+      if (!parse_u32(std::string(value), &n)) return bad("not an unsigned integer");
       pe_slots_text = value;
-    } else if (name.rfind("requests.", 0) == 0) {
-      const std::string cx = name.substr(9);
-      const Complex* c = model.complexes.find(cx);
+    } else if (name.substr(0, 9) == "requests.") {
+      const Complex* c = model.complexes.find(name.substr(9));
       if (!c) return bad("names no complex of the complexes table");
       if (complex_is_numeric(c->type)) {
         double v = 0;
-        if (!parse_ge_value(c->type, value, &v))
-          return bad((std::string("not a ") + complex_type_name(c->type) + " value").c_str());
+        if (!(cache && cache->find(c, value, &v))) {
+          if (!parse_ge_value(c->type, value, &v))
+            return bad((std::string("not a ") + complex_type_name(c->type) + " value").c_str());
+          if (cache) cache->put(c, value, v);
+        }
         j.hard_requests[c->name] = RequestValue::num(v);  // parsed once: urgency reads the number
       } else {
-        j.hard_requests[c->name] = RequestValue::str(value);
+        j.hard_requests[c->name] = RequestValue::str(std::string(value));
       }
     }
   }
@@ -211,7 +255,6 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
     pe.ranges.push_back(SlotRange{r.cpus, r.cpus});
     j.pe = std::move(pe);
   }
-  *out = std::move(j);
   return MFPRIO_OK;
 }
 
@@ -246,7 +289,7 @@ void GridEnginePolicy::configure(const HostContext& host) {
 }
 
 std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
-                                                 uint64_t generation) const {
+                                                 uint64_t generation, const GeState* prev) const {
   auto m = std::make_shared<Model>();
   m->conf = conf_;
   m->complexes = complexes_;
@@ -328,12 +371,44 @@ std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const
     else if (kind == "mem") u->mem += r.usage;
     else if (kind == "io") u->io += r.usage;
   }
+  m->own_usage = own_node_usage(*m);  // leaves' and project nodes' usage, once per state
+  // Names numbered for job_resolve: users (ticket objects, then the share
+  // tree's), projects ("" = none first, ticket objects, then accounts: a job's
+  // account is its project), departments ("" first, ticket objects).
+  auto names = std::make_shared<NameTables>();
+  for (const auto& [name, o] : m->users) names->users.add(name, m->users);
+  for (const acct::UserAssocRec& a : d.assocs) names->users.add(a.user, m->users);
+  names->projects.add("", m->projects);
+  for (const auto& [name, o] : m->projects) names->projects.add(name, m->projects);
+  for (const acct::AccountRec& a : d.accounts) names->projects.add(a.name, m->projects);
+  names->departments.add("", m->departments);
+  for (const auto& [name, o] : m->departments) names->departments.add(name, m->departments);
   auto s = std::make_shared<GeState>();
+  // The same names in the same order as the state before: its handles stay
+  // good (same layout; the objects are this state's).
+  s->layout_id = prev && prev->model->names && *prev->model->names == *names ? prev->layout_id : next_layout_id();
+  m->names = std::move(names);
   s->generation = generation;
   s->last_decay = d.decay.last_decay;
   s->associations = d.assocs.size();
   s->model = std::move(m);
   return s;
+}
+
+int GridEnginePolicy::resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string*) const {
+  const GeState& s = static_cast<const GeState&>(state);
+  *h = mfprio_handle_t{};
+  const NameTables* t = s.model->names.get();
+  if (!t || s.layout_id == 0) return MFPRIO_OK;
+  const char* dept = "";
+  for (uint32_t i = 0; i < job.attr_count; ++i)
+    if (std::strcmp(nz(job.attrs[i].name), "department") == 0) dept = nz(job.attrs[i].value);
+  const auto short_id = [](uint32_t id) { return id < kNoShortId ? static_cast<uint16_t>(id) : kNoShortId; };
+  h->generation = s.layout_id;
+  h->assoc = t->users.find(nz(job.user));
+  h->partition = short_id(t->projects.find(nz(job.account)));
+  h->qos = short_id(t->departments.find(dept));
+  return MFPRIO_OK;
 }
 
 std::shared_ptr<const State> GridEnginePolicy::load(acct::Store* store, uint32_t, uint64_t generation) {
@@ -360,42 +435,53 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   pass->jobs.reserve(pending_count + running_count);
   std::vector<UrgencyParts> urgency;  // parallel to pass->jobs: the pass reuses it
   urgency.reserve(pending_count + running_count);
+  std::vector<JobNameIds> name_ids;  // parallel to pass->jobs: the handles' ids
+  name_ids.reserve(pending_count + running_count);
   Job scratch;  // a later record of a job already in the pass: checked, then dropped
+  RequestCache cache;
   for (size_t i = 0; i < pending_count; ++i) {
     std::string why;
-    int rc = check_job(&pending[i], "prioritize", &why);
+    // job_acceptable: check_job's rule without a message (check_job names a refused record's fault).
+    int rc = job_acceptable(pending[i]) ? MFPRIO_OK : check_job(&pending[i], "prioritize", &why);
     const bool held = pending[i].state == MFPRIO_JOB_HELD;
-    const bool dup = rc == MFPRIO_OK && !held && first.find(pending[i].job_id) != JobIndex::kNone;
+    // The record's place, taken now (one probe) and given back if it fails.
+    const uint32_t pos = static_cast<uint32_t>(pass->jobs.size());
+    size_t where = 0;
+    const uint32_t at = rc == MFPRIO_OK && !held ? first.insert(pending[i].job_id, pos, &where) : JobIndex::kNone;
+    const bool dup = at != JobIndex::kNone && at != pos;
     Job* j = nullptr;
     UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
     if (rc == MFPRIO_OK && !held) {
       j = dup ? &scratch : &pass->jobs.emplace_back();
-      rc = to_ge_job(pending[i], m, j, &why);
+      rc = to_ge_job(pending[i], m, j, &why, &cache);
       if (rc == MFPRIO_OK && !job_urgency(*j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     }
     if (statuses) statuses[i] = rc;
     priorities[i] = 0;
     if (rc != MFPRIO_OK) {
-      if (j && !dup) pass->jobs.pop_back();
+      if (j && !dup) {
+        pass->jobs.pop_back();
+        first.undo(where);
+      }
       err->note(rc, why);
       continue;
     }
     if (held) continue;
     // One record per partition: the job takes part once, every record gets its priority.
     if (dup) {
-      slot[i] = first.find(pending[i].job_id);
+      slot[i] = at;
       continue;
     }
     j->running = false;  // given as pending
-    slot[i] = pass->jobs.size() - 1;
-    first.insert(j->id, static_cast<uint32_t>(slot[i]));
+    slot[i] = pos;
     urgency.push_back(up);
+    name_ids.push_back(handle_ids(s, pending[i]));
   }
   for (size_t i = 0; i < running_count; ++i) {
     std::string why;
     Job& j = pass->jobs.emplace_back();
     UrgencyParts up;
-    int rc = to_ge_job(running[i], m, &j, &why);
+    int rc = to_ge_job(running[i], m, &j, &why, &cache);
     if (rc == MFPRIO_OK && !job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
       pass->jobs.pop_back();
@@ -405,9 +491,11 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     j.running = true;
     first.insert(j.id, static_cast<uint32_t>(pass->jobs.size() - 1));
     urgency.push_back(up);
+    name_ids.push_back(handle_ids(s, running[i]));
   }
   std::string why;
-  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency)) {
+  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency,
+                                 /*with_order=*/false, &name_ids)) {
     // validated above: unreachable
     for (size_t i = 0; i < pending_count; ++i) {
       priorities[i] = 0;
@@ -531,7 +619,7 @@ int GridEnginePolicy::charge(acct::Store* store, const GeState& cur, const mfpri
   out->charged = c.charges.size();
   acct::LoadOptions lo;
   lo.tres_usage = false;
-  out->next = build(store->load(lo), store->load_windows(kFamily), cur.generation + 1);
+  out->next = build(store->load(lo), store->load_windows(kFamily), cur.generation + 1, &cur);
   return MFPRIO_OK;
 }
 

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -65,15 +66,20 @@ class JobIndex {
     mask_ = cap - 1;
     shift_ = 64 - bits;
   }
-  // The position of id, inserting `pos` when absent (then returns pos).
-  uint32_t insert(uint64_t id, uint32_t pos) {
+  // The position of id, inserting `pos` when absent (then returns pos);
+  // *where (optional) gets the slot, for undo.
+  uint32_t insert(uint64_t id, uint32_t pos, size_t* where = nullptr) {
     size_t i = slot(id);
     for (; pos_[i] != kNone; i = (i + 1) & mask_)
       if (ids_[i] == id) return pos_[i];
     ids_[i] = id;
     pos_[i] = pos;
+    if (where) *where = i;
     return pos;
   }
+  // Takes back the LAST insert (its slot): no later key probed past it, and
+  // no earlier one could have (the slot was empty), so no chain breaks.
+  void undo(size_t where) { pos_[where] = kNone; }
   uint32_t find(uint64_t id) const {
     if (pos_.empty()) return kNone;
     for (size_t i = slot(id); pos_[i] != kNone; i = (i + 1) & mask_)
@@ -106,6 +112,10 @@ class GridEnginePolicy final : public Policy {
   std::string store_origin() const override { return store_origin_; }
   std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
 
+  // job_resolve: the record's user, project and department ids in the
+  // state's name tables (GeState::layout_id as the handle's generation).
+  int resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) const override;
+
   int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
             uint32_t* priority, uint32_t* clamp, std::string* why) const override;
   std::shared_ptr<const PassState> price_queue(const State& state, const mfprio_job_t* pending,
@@ -127,7 +137,7 @@ class GridEnginePolicy final : public Policy {
 
  private:
   std::shared_ptr<GeState> build(const acct::StoreData& data, const std::vector<acct::WindowRow>& rows,
-                                 uint64_t generation) const;
+                                 uint64_t generation, const GeState* prev = nullptr) const;
   int charge(acct::Store* store, const GeState& cur, const mfprio_job_t* jobs, const int64_t* until,
              size_t stride, size_t count, bool ended, int64_t now, PassOutcome* out, std::string* why);
 
@@ -141,7 +151,39 @@ class GridEnginePolicy final : public Policy {
   mutable std::atomic<std::shared_ptr<const GePass>> last_pass_;
 };
 
-// Record -> Job; EINVAL/EPERM with *why naming the job and the field.
-int to_ge_job(const mfprio_job_t& j, const Model& model, Job* out, std::string* why);
+// Numeric request values already parsed in this pass (a queue repeats the
+// same few texts): (complex, text) -> number, a small direct-mapped table.
+class RequestCache {
+ public:
+  bool find(const Complex* c, std::string_view text, double* v) const {
+    const Entry& e = slots_[slot(c, text)];
+    if (e.c != c || e.text != text) return false;
+    *v = e.value;
+    return true;
+  }
+  void put(const Complex* c, std::string_view text, double v) {
+    Entry& e = slots_[slot(c, text)];
+    e.c = c;
+    e.text.assign(text.data(), text.size());
+    e.value = v;
+  }
+
+ private:
+  struct Entry {
+    const Complex* c = nullptr;
+    std::string text;
+    double value = 0;
+  };
+  static size_t slot(const Complex* c, std::string_view text) {
+    return (std::hash<std::string_view>{}(text) ^ (reinterpret_cast<uintptr_t>(c) >> 4)) % kSlots;
+  }
+  static constexpr size_t kSlots = 64;
+  Entry slots_[kSlots];
+};
+
+// Record -> Job; EINVAL/EPERM with *why naming the job and the field (then
+// *out is half-built: the caller drops it).
+// cache (optional): numbers of request texts parsed before (the same result).
+int to_ge_job(const mfprio_job_t& j, const Model& model, Job* out, std::string* why, RequestCache* cache = nullptr);
 
 }  // namespace mfprio::gridengine

@@ -48,7 +48,8 @@ bool validate_job(const Job& j, std::string* why) {
 
 bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
                  PricingResult* out, std::string* why, bool with_terms,
-                 const std::vector<UrgencyParts>* urgency) {
+                 const std::vector<UrgencyParts>* urgency, bool with_order,
+                 const std::vector<JobNameIds>* name_ids) {
   const SchedConf& c = model.conf;
   const size_t n = jobs.size();
   std::vector<UrgencyParts> computed;
@@ -60,7 +61,9 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
   }
   const std::vector<UrgencyParts>& up = urgency ? *urgency : computed;
   PricingResult r;
-  r.tickets = compute_tickets(jobs, model);
+  TicketOptions topt;
+  topt.name_ids = name_ids;
+  r.tickets = compute_tickets(jobs, model, topt);
   r.max_tix = r.tickets.max_tix;
   // URG:sge_do_urgency: min starts at DBL_MAX, max at DBL_MIN.
   double lo = DBL_MAX, hi = DBL_MIN;
@@ -114,6 +117,10 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     add("ftckt", "functional tickets", p.ftckt, 1.0, false, tk);
     add("otckt", "override tickets", p.otckt, 1.0, false, tk);
     add("priority", "normalized POSIX priority (npprior)", p.npprior, c.weight_priority, prio_off, -1);
+  }
+  if (!with_order) {
+    *out = std::move(r);
+    return true;
   }
   // Sorted on flat records: no comparison reads a Job or a JobPrice.
   struct ORec {

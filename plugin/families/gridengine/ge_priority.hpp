@@ -72,9 +72,13 @@ struct PricingResult {
 // the policy, whose explanations come from the JobPrice fields).  urgency, when
 // given, is job_urgency of every job at `now` (parallel to jobs), computed by a
 // caller that validated the jobs already: the pass uses it instead.
+// with_order = false leaves pending_order empty (the policy's pass, which
+// returns priorities and never reads the order: a sort of every pending job).
+// name_ids (parallel to jobs): the jobs' ids in model.names (TicketOptions).
 bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
                  PricingResult* out, std::string* why, bool with_terms = true,
-                 const std::vector<UrgencyParts>* urgency = nullptr);
+                 const std::vector<UrgencyParts>* urgency = nullptr, bool with_order = true,
+                 const std::vector<JobNameIds>* name_ids = nullptr);
 
 uint32_t priority_to_u32(double prio);
 

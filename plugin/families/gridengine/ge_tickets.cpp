@@ -7,7 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <cmath>
+#include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <queue>
 #include <string_view>
@@ -35,27 +37,117 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
   return it == m.end() ? nullptr : &it->second;
 }
 
-Ids intern_ids(const std::vector<Job>& jobs, const Model& m) {
+// With Model::names, ids below the table's size are the table's (a job's
+// handle id when it is in range and names the job's own name, else its name
+// looked up there) and the pass numbers only names outside the table; without
+// it every name is numbered in the pass.  Ids stand for names only through
+// equality: no result depends on their values.
+Ids intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<JobNameIds>* given) {
   Ids ids;
   ids.base = jobs.data();
   const size_t n = jobs.size();
   ids.u.resize(n);
   ids.p.resize(n);
   ids.d.resize(n);
-  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const std::string& name,
-                 const std::map<std::string, TicketObject>& objects, std::vector<const TicketObject*>& out) {
-    auto [it, added] = names.emplace(std::string_view(name), static_cast<uint32_t>(out.size()));
+  const NameTables* t = m.names.get();
+  if (given && given->size() != n) given = nullptr;
+  auto seed = [](const NameTable& table, std::vector<const TicketObject*>& out) {
+    out.resize(table.size());
+    for (size_t i = 0; i < table.size(); ++i) out[i] = table.has_object[i] ? &table.objects[i] : nullptr;
+  };
+  if (t) {
+    seed(t->users, ids.uo);
+    seed(t->projects, ids.po);
+    seed(t->departments, ids.dobj);
+  }
+  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const NameTable* table, uint32_t hint,
+                 const std::string& name, const std::map<std::string, TicketObject>& objects,
+                 std::vector<const TicketObject*>& out) {
+    if (table) {
+      if (hint < table->size() && table->names[hint] == name) return hint;
+      const uint32_t at = table->find(name);
+      if (at != kNoName) return at;
+    }
+    auto [it, added] = names.try_emplace(std::string_view(name), static_cast<uint32_t>(out.size()));
     if (added) out.push_back(lookup(objects, name));
     return it->second;
   };
   std::unordered_map<std::string_view, uint32_t> un, pn, dn;
+  const JobNameIds none;
   for (size_t j = 0; j < n; ++j) {
-    ids.u[j] = one(un, jobs[j].user, m.users, ids.uo);
-    ids.p[j] = one(pn, jobs[j].project, m.projects, ids.po);
-    ids.d[j] = one(dn, jobs[j].department, m.departments, ids.dobj);
+    const JobNameIds& h = given ? (*given)[j] : none;
+    ids.u[j] = one(un, t ? &t->users : nullptr, h.user, jobs[j].user, m.users, ids.uo);
+    ids.p[j] = one(pn, t ? &t->projects : nullptr, h.project, jobs[j].project, m.projects, ids.po);
+    ids.d[j] = one(dn, t ? &t->departments : nullptr, h.department, jobs[j].department, m.departments, ids.dobj);
   }
   return ids;
 }
+
+// An equality key of up to five words (ids, and doubles by their bits with
+// -0 as +0: the values are never NaN, so equal bits <=> equal values).
+struct Key5 {
+  uint64_t w[5] = {0, 0, 0, 0, 0};
+  bool operator==(const Key5& o) const {
+    return w[0] == o.w[0] && w[1] == o.w[1] && w[2] == o.w[2] && w[3] == o.w[3] && w[4] == o.w[4];
+  }
+};
+uint64_t dbits(double v) {
+  if (v == 0) return 0;
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+// Key5 -> index, open addressing (linear probing, at most half full,
+// doubled when it would pass that): no allocation per key.
+class FlatIndex {
+ public:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  FlatIndex() { rehash(64); }
+  // The index of k, inserting v when absent (*added says which).
+  uint32_t insert(const Key5& k, uint32_t v, bool* added) {
+    if (2 * (size_ + 1) > vals_.size()) rehash(vals_.size() * 2);
+    size_t i = slot(k);
+    for (; vals_[i] != kEmpty; i = (i + 1) & mask_)
+      if (keys_[i] == k) {
+        *added = false;
+        return vals_[i];
+      }
+    keys_[i] = k;
+    vals_[i] = v;
+    ++size_;
+    *added = true;
+    return v;
+  }
+
+ private:
+  size_t slot(const Key5& k) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (uint64_t x : k.w) {
+      h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+      h *= 0xBF58476D1CE4E5B9ull;
+    }
+    h ^= h >> 31;
+    return static_cast<size_t>(h) & mask_;
+  }
+  void rehash(size_t cap) {
+    std::vector<Key5> keys(cap);
+    std::vector<uint32_t> vals(cap, kEmpty);
+    keys.swap(keys_);
+    vals.swap(vals_);
+    mask_ = cap - 1;
+    for (size_t i = 0; i < vals.size(); ++i) {
+      if (vals[i] == kEmpty) continue;
+      size_t j = slot(keys[i]);
+      while (vals_[j] != kEmpty) j = (j + 1) & mask_;
+      keys_[j] = keys[i];
+      vals_[j] = vals[i];
+    }
+  }
+  std::vector<Key5> keys_;
+  std::vector<uint32_t> vals_;
+  size_t mask_ = 0, size_ = 0;
+};
 
 // ---- per-object counters for functional and override tickets ------------------------
 // Flat, by id; references to values stay valid (the functional pass keeps some).
@@ -171,12 +263,13 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
   LeafIndex index(w.nodes);  // holds the vector, not its elements: copies may be added
   // The leaf depends on the job's user and project only: found once per pair.
-  std::unordered_map<uint64_t, std::pair<int, bool>> found;
+  FlatIndex found;  // (user id, project id) -> leaves[]
+  std::vector<std::pair<int, bool>> leaves;
   for (size_t j = 0; j < jobs.size(); ++j) {
-    const uint64_t up = (static_cast<uint64_t>(ids.u[j]) << 32) | ids.p[j];
-    auto f = found.find(up);
-    if (f == found.end()) f = found.emplace(up, find_job_leaf(w.nodes, index, jobs[j])).first;
-    auto [leaf, is_default] = f->second;
+    bool added = false;
+    const uint32_t at = found.insert(Key5{{ids.u[j], ids.p[j], 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
+    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j]));
+    auto [leaf, is_default] = leaves[at];
     if (leaf >= 0 && is_default) {
       const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | ids.u[j];
       auto it = copies.find(key);
@@ -197,11 +290,14 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   }
   // Usage, bottom-up (§3.2 SUP:sge_calc_node_usage).
   const UsageWeights& uw = m.conf.usage_weight_list;
+  const bool own = m.own_usage.size() == spec.size();
   std::function<double(int)> usage = [&](int n) -> double {
     auto& node = w.nodes[n];
     double sum = 0;
     for (int c : node.children) sum += usage(c);
-    if (node.type == NodeType::Project) {
+    if (own && !node.user_copy && (node.type == NodeType::Project || node.children.empty())) {
+      node.usage = m.own_usage[static_cast<size_t>(n)];  // precomputed: the same rule below
+    } else if (node.type == NodeType::Project) {
       auto it = m.project_usage.find(node.name);
       node.usage = it == m.project_usage.end() ? 0.0 : combine_usage(it->second, uw);
     } else if (node.children.empty()) {
@@ -320,12 +416,84 @@ std::vector<PolicyStep> policy_order(const std::string& ph) {
   return out;
 }
 
+// A stable sort that uses the runs already in v: the share-tree levels sort
+// the concatenation of their children's lists, each still in its own order
+// and mostly in the new one.  Maximal non-descending runs are merged pairwise
+// (left first on ties), which is stable: the result is exactly
+// stable_order's.  Runs mostly of one element: stable_order itself.
+template <typename T, typename Less>
+void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& runs, Less less) {
+  if (n < 2) return;
+  runs.clear();
+  runs.push_back(0);
+  for (size_t i = 1; i < n; ++i)
+    if (less(v[i], v[i - 1])) runs.push_back(i);
+  runs.push_back(n);
+  if (runs.size() == 2) return;
+  if (runs.size() > n / 2 + 2) {
+    mfprio::stable_order(v, v + n, less);
+    return;
+  }
+  if (buf.size() < n) buf.resize(n);
+  T* src = v;
+  T* dst = buf.data();
+  std::vector<size_t> next;
+  while (runs.size() > 2) {  // boundaries: runs.size() - 1 runs
+    next.clear();
+    size_t k = 0;
+    for (; k + 2 < runs.size(); k += 2) {
+      std::merge(src + runs[k], src + runs[k + 1], src + runs[k + 1], src + runs[k + 2], dst + runs[k], less);
+      next.push_back(runs[k]);
+    }
+    if (k + 1 < runs.size()) {  // an odd run out: copied
+      std::copy(src + runs[k], src + runs[k + 1], dst + runs[k]);
+      next.push_back(runs[k]);
+    }
+    next.push_back(n);
+    std::swap(src, dst);
+    runs.swap(next);
+  }
+  if (src != v) std::copy(src, src + n, v);
+}
+
 uint32_t dilute_slots(const Job& j) {
   if (!j.pe || j.pe->ranges.empty()) return 1;
   return std::max<uint32_t>(1, j.pe->ranges.front().min);
 }
 
 }  // namespace
+
+std::vector<double> own_node_usage(const Model& m) {
+  const auto& spec = m.tree.nodes;
+  const UsageWeights& uw = m.conf.usage_weight_list;
+  std::vector<double> out(spec.size(), 0.0);
+  if (spec.empty()) return out;
+  // Preorder from the root with the nearest project ancestor (or itself).
+  std::vector<std::pair<size_t, const std::string*>> stack = {{0, nullptr}};
+  static const std::string none;
+  while (!stack.empty()) {
+    const auto [n, up] = stack.back();
+    stack.pop_back();
+    const ShareTreeNodeSpec& node = spec[n];
+    const std::string& project = node.type == NodeType::Project ? node.name : (up ? *up : none);
+    if (node.type == NodeType::Project) {
+      auto it = m.project_usage.find(node.name);
+      out[n] = it == m.project_usage.end() ? 0.0 : combine_usage(it->second, uw);
+    } else if (node.children.empty()) {
+      Usage u;
+      if (!project.empty()) {
+        auto it = m.user_project_usage.find({node.name, project});
+        if (it != m.user_project_usage.end()) u = it->second;
+      } else {
+        auto it = m.user_usage.find(node.name);
+        if (it != m.user_usage.end()) u = it->second;
+      }
+      out[n] = combine_usage(u, uw);
+    }
+    for (size_t c : node.children) stack.push_back({c, &project});
+  }
+  return out;
+}
 
 void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
   if (nodes.empty()) return;
@@ -373,7 +541,7 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
   visit(0);
 }
 
-TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
+TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
   const SchedConf& conf = m.conf;
   const double WS = conf.weight_tickets_share;
   const double F = conf.weight_tickets_functional;
@@ -382,7 +550,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
   r.jobs.assign(n, JobTickets{});
 
   // ---- share tree, pass 1 targets (running + pending active) ----
-  const Ids ids = intern_ids(jobs, m);
+  const Ids ids = intern_ids(jobs, m, topt.name_ids);
   WorkTree w = build_work_tree(jobs, m, ids);
   const bool use_tree = WS > 0 && !w.nodes.empty();
   count_jobs(w.nodes, jobs, w.job_node, false);
@@ -550,10 +718,10 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         for (size_t j : pending) prior[j] += r.jobs[j].otckt;
     } else if (step.policy == 'F' && F > 0) {
       // EE functional pending pass: categories, greedy picks (§3.6).
-      using Key = std::tuple<double, uint32_t, uint32_t, uint32_t>;  // ids, kNoId = not in the key
       // Hashed: the picks do not depend on the categories' order (a pick is
       // the largest value, ties to the earlier job, and jobs are distinct).
-      std::unordered_map<Key, uint32_t, TupleHash> cat_index;
+      // Key: -js, then the user, project and department ids (kNoId = not in the key).
+      FlatIndex cat_index;
       // The categories' members in one array (category by category, each in
       // pending order before its sort): a category is a range of it.
       struct Cats {
@@ -575,12 +743,13 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         const FShares f = object_fshares(jobs[j], ids);
         if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
         // A positive fshare means a named object, so kNoId never stands for a name.
-        Key key{f.job, f.user > 0 ? ids.u[j] : kNoId, f.project > 0 ? ids.p[j] : kNoId,
-                f.dept > 0 ? ids.d[j] : kNoId};
-        auto [it, added] = cat_index.emplace(key, static_cast<uint32_t>(cat_size.size()));
+        const Key5 key{{dbits(f.job), f.user > 0 ? ids.u[j] : kNoId, f.project > 0 ? ids.p[j] : kNoId,
+                        f.dept > 0 ? ids.d[j] : kNoId, 0}};
+        bool added = false;
+        const uint32_t c = cat_index.insert(key, static_cast<uint32_t>(cat_size.size()), &added);
         if (added) cat_size.push_back(0);
-        cat_of[k] = it->second;
-        ++cat_size[it->second];
+        cat_of[k] = c;
+        ++cat_size[c];
       }
       cats.off.assign(cat_size.size() + 1, 0);
       for (size_t c = 0; c < cat_size.size(); ++c) cats.off[c + 1] = cats.off[c] + cat_size[c];
@@ -680,36 +849,16 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         const Job& jb = jobs[cats[c][head[c]]];
         return FCand{v, jb.submit_time, jb.id, c, at};
       };
-      std::vector<FCand> fheap;
-      fheap.reserve(cats.size());
       size_t pick = 0;
       auto value_now = [&](size_t c) {
         return eval(c) + (step.dependent ? prior[cats[c][head[c]]] : 0);
       };
-      if (max_picks > 0) {
-        for (size_t c = 0; c < cats.size(); ++c) fheap.push_back(fcand(value_now(c), c, 0));
-        std::make_heap(fheap.begin(), fheap.end(), fworse);
-      }
-      for (; pick < max_picks && !fheap.empty(); ++pick) {
-        for (;;) {
-          std::pop_heap(fheap.begin(), fheap.end(), fworse);
-          FCand& top = fheap.back();
-          if (top.at == pick) break;
-          top.v = value_now(top.c);
-          top.at = pick;
-          std::push_heap(fheap.begin(), fheap.end(), fworse);
-        }
-        const size_t best_c = fheap.back().c;
-        fheap.pop_back();
-        // The last pick evaluated every category still holding jobs (the
-        // winner's too): members never picked get that evaluation.
-        if (pick + 1 == max_picks)
-          for (size_t c = 0; c < cats.size(); ++c)
-            if (head[c] < cats[c].size()) last_eval[c] = eval(c);
+      // The winner (job j of category best_c) counts as running; the sums
+      // take it in (shared: an object's fshare once), and its tickets are
+      // recomputed without the +0.001.
+      auto take = [&](size_t best_c) {
         const size_t j = cats[best_c][head[best_c]];
         ++head[best_c];
-        // The winner counts as running; the sums take it in (shared: an object's
-        // fshare once), and its tickets are recomputed without the +0.001.
         const Job& jb = jobs[j];
         const FShares f = object_fshares(jb, ids);
         cnt.u(jb) += 1;
@@ -726,11 +875,178 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         }
         sum.job += f.job;
         r.jobs[j].ftckt = functional_value(wp, job_fshare(jb, cnt, 0), sum, F);
-        // Its next job: a new value at the next pick (stale bound: +inf would
-        // do; the current value is one, as values only fall).
-        if (head[best_c] < cats[best_c].size()) {
-          fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
-          std::push_heap(fheap.begin(), fheap.end(), fworse);
+      };
+      // The last pick evaluated every category still holding jobs (the
+      // winner's too): members never picked get that evaluation.
+      auto last_evals = [&] {
+        for (size_t c = 0; c < cats.size(); ++c)
+          if (head[c] < cats[c].size()) last_eval[c] = eval(c);
+      };
+      if (!topt.group_tied_categories) {
+        // One heap entry per category (the reference for the grouped form below).
+        std::vector<FCand> fheap;
+        fheap.reserve(cats.size());
+        if (max_picks > 0) {
+          for (size_t c = 0; c < cats.size(); ++c) fheap.push_back(fcand(value_now(c), c, 0));
+          std::make_heap(fheap.begin(), fheap.end(), fworse);
+        }
+        for (; pick < max_picks && !fheap.empty(); ++pick) {
+          for (;;) {
+            std::pop_heap(fheap.begin(), fheap.end(), fworse);
+            FCand& top = fheap.back();
+            if (top.at == pick) break;
+            top.v = value_now(top.c);
+            top.at = pick;
+            std::push_heap(fheap.begin(), fheap.end(), fworse);
+          }
+          const size_t best_c = fheap.back().c;
+          fheap.pop_back();
+          if (pick + 1 == max_picks) last_evals();
+          take(best_c);
+          // Its next job: a new value at the next pick (stale bound: +inf would
+          // do; the current value is one, as values only fall).
+          if (head[best_c] < cats[best_c].size()) {
+            fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
+            std::push_heap(fheap.begin(), fheap.end(), fworse);
+          }
+        }
+      } else if (max_picks > 0) {
+        // Tied categories grouped.  A category's value is a function of its
+        // user's fshare over (count + 1) (shared) or the fshare, its project
+        // and department objects (their counts are shared by every category
+        // naming them), its -js and its next job's prior: categories equal in
+        // these have bit-identical values at every pick, so one group entry
+        // stands for all of them, its best member the earliest next job
+        // (submit, id).  A pick moves only the winner (its next job) and the
+        // other categories of the winner's user (the user's count changed).
+        // The groups sit in the same lazy max-heap as above; an entry is an
+        // upper bound of its group's (value, earliest job) and is exact when
+        // computed at this pick for the group's current best member.  A
+        // category joining a group may improve the group's best member: the
+        // join pushes a fresh upper bound (+inf) for that group.
+        struct Member {
+          int64_t submit;
+          uint64_t id;
+          uint32_t c, gen;
+        };
+        auto later = [](const Member& a, const Member& b) {  // min-heap on (submit, id)
+          if (a.submit != b.submit) return a.submit > b.submit;
+          return a.id > b.id;
+        };
+        struct Group {
+          FShares base;  // user share already divided by its count + 1 (shared)
+          const double *p = nullptr, *d = nullptr;
+          double prior = 0;
+          std::vector<Member> members;  // heap; entries of moved categories are stale (gen)
+        };
+        std::vector<Group> groups;
+        FlatIndex group_of;  // (user share, project id, department id, -js, prior) -> group
+        std::vector<uint32_t> gen(cats.size(), 0);
+        std::vector<FCand> gheap;
+        constexpr size_t kStale = SIZE_MAX;
+        const double inf = std::numeric_limits<double>::infinity();
+        // bound: push a fresh upper bound for the group (not while the first
+        // groups are built: the heap is made once from them afterwards).
+        auto join = [&](size_t c, bool bound) {
+          const size_t j = cats[c][head[c]];
+          const CatInfo& ci = info[c];
+          FShares base = ci.share;
+          if (shared_f && ci.u) base.user /= *ci.u + 1;
+          const double pr = step.dependent ? prior[j] : 0.0;
+          const Key5 key{{dbits(base.user), ci.p ? ids.p[j] : kNoId, ci.d ? ids.d[j] : kNoId, dbits(base.job),
+                          dbits(pr)}};
+          bool added = false;
+          const uint32_t gi = group_of.insert(key, static_cast<uint32_t>(groups.size()), &added);
+          if (added) {
+            Group g;
+            g.base = base;
+            g.p = ci.p;
+            g.d = ci.d;
+            g.prior = pr;
+            groups.push_back(std::move(g));
+          }
+          Group& g = groups[gi];
+          g.members.push_back(Member{jobs[j].submit_time, jobs[j].id, static_cast<uint32_t>(c), gen[c]});
+          std::push_heap(g.members.begin(), g.members.end(), later);
+          if (!bound) return;
+          gheap.push_back(FCand{inf, 0, 0, gi, kStale});
+          std::push_heap(gheap.begin(), gheap.end(), fworse);
+        };
+        // The group's best live member, nullptr when it has none.
+        auto best = [&](Group& g) -> const Member* {
+          while (!g.members.empty() && g.members.front().gen != gen[g.members.front().c]) {
+            std::pop_heap(g.members.begin(), g.members.end(), later);
+            g.members.pop_back();
+          }
+          return g.members.empty() ? nullptr : &g.members.front();
+        };
+        // eval() for every member of the group (same operations, same operands).
+        auto group_value = [&](const Group& g) {
+          FShares share = g.base;
+          FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
+          if (shared_f) {
+            if (g.p) share.project /= *g.p + 1;
+            if (g.d) share.dept /= *g.d + 1;
+          } else {
+            s.user += share.user;
+            s.project += share.project;
+            s.dept += share.dept;
+          }
+          s.job += share.job;
+          return functional_value(wp, share, s, F) + (step.dependent ? g.prior : 0);
+        };
+        // The categories of each user whose value reads the user's count.
+        std::vector<uint32_t> ucat_off(ids.uo.size() + 1, 0), ucat;
+        if (shared_f) {
+          for (size_t c = 0; c < cats.size(); ++c)
+            if (info[c].u) ++ucat_off[ids.u[cats[c][0]] + 1];
+          for (size_t u = 0; u < ids.uo.size(); ++u) ucat_off[u + 1] += ucat_off[u];
+          ucat.resize(ucat_off.back());
+          std::vector<uint32_t> fill(ucat_off.begin(), ucat_off.end() - 1);
+          for (size_t c = 0; c < cats.size(); ++c)
+            if (info[c].u) ucat[fill[ids.u[cats[c][0]]]++] = static_cast<uint32_t>(c);
+        }
+        for (size_t c = 0; c < cats.size(); ++c) join(c, false);
+        gheap.reserve(groups.size() + 64);
+        for (size_t g = 0; g < groups.size(); ++g) {
+          const Member& m0 = groups[g].members.front();
+          gheap.push_back(FCand{group_value(groups[g]), m0.submit, m0.id, g, 0});
+        }
+        std::make_heap(gheap.begin(), gheap.end(), fworse);
+        for (; pick < max_picks; ++pick) {
+          size_t g = 0;
+          const Member* m = nullptr;
+          for (;;) {
+            if (gheap.empty()) break;  // unreachable: max_picks <= pending jobs in categories
+            std::pop_heap(gheap.begin(), gheap.end(), fworse);
+            const FCand top = gheap.back();
+            gheap.pop_back();
+            g = top.c;
+            m = best(groups[g]);
+            if (!m) continue;  // emptied: dropped
+            if (top.at == pick && top.submit == m->submit && top.id == m->id) break;
+            gheap.push_back(FCand{group_value(groups[g]), m->submit, m->id, g, pick});
+            std::push_heap(gheap.begin(), gheap.end(), fworse);
+            m = nullptr;
+          }
+          if (!m) break;
+          const size_t best_c = m->c;
+          if (pick + 1 == max_picks) last_evals();
+          take(best_c);
+          ++gen[best_c];
+          // The group keeps its other members: a bound for them.
+          gheap.push_back(FCand{inf, 0, 0, g, kStale});
+          std::push_heap(gheap.begin(), gheap.end(), fworse);
+          if (shared_f && info[best_c].u) {
+            const uint32_t u = ids.u[cats[best_c][0]];
+            for (uint32_t k = ucat_off[u]; k < ucat_off[u + 1]; ++k) {
+              const uint32_t c2 = ucat[k];
+              if (c2 == best_c || head[c2] >= cats[c2].size()) continue;
+              ++gen[c2];
+              join(c2, true);
+            }
+          }
+          if (head[best_c] < cats[best_c].size()) join(best_c, true);
         }
       }
       // Members never picked copy their category's last evaluation (destribute_ftickets).
@@ -740,9 +1056,18 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         for (size_t j : pending) prior[j] += r.jobs[j].ftckt;
     } else if (step.policy == 'S' && use_tree) {
       // 8.1.9 sge_sort_job_nodes (§3.4).
-      std::vector<std::vector<size_t>> direct(w.nodes.size());
+      // Each node's own jobs in job order: node k's are direct[doff[k], doff[k + 1]).
+      std::vector<uint32_t> doff(w.nodes.size() + 1, 0), direct;
       for (size_t j = 0; j < n; ++j)
-        if (w.job_node[j] >= 0) direct[w.job_node[j]].push_back(j);
+        if (w.job_node[j] >= 0) ++doff[static_cast<size_t>(w.job_node[j]) + 1];
+      for (size_t k = 0; k < w.nodes.size(); ++k) doff[k + 1] += doff[k];
+      direct.resize(doff.back());
+      {
+        std::vector<uint32_t> fill(doff.begin(), doff.end() - 1);
+        for (size_t j = 0; j < n; ++j)
+          if (w.job_node[j] >= 0) direct[fill[static_cast<size_t>(w.job_node[j])]++] = static_cast<uint32_t>(j);
+      }
+      auto has_direct = [&](int node) { return doff[static_cast<size_t>(node) + 1] > doff[static_cast<size_t>(node)]; };
       std::vector<double> key(n, 0.0), st(n, 0.0), base(n, 0.0);
       for (size_t j = 0; j < n; ++j) {
         base[j] = step.dependent && !jobs[j].running ? prior[j] : 0.0;
@@ -756,7 +1081,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
       };
       int walk_root = 0;
       for (;;) {
-        if (!direct[walk_root].empty()) break;
+        if (has_direct(walk_root)) break;
         auto act = active_children(walk_root);
         if (act.size() != 1) break;
         walk_root = act[0];
@@ -770,26 +1095,32 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
         uint32_t slots;  // dilute_slots
         bool running;
       };
-      std::function<std::vector<SRec>(int)> process = [&](int node) {
-        std::vector<SRec> list;
-        list.reserve(direct[node].size());
-        for (size_t j : direct[node])
-          list.push_back(SRec{key[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
-        for (int c : active_children(node)) {
-          std::vector<SRec> sub = process(c);
-          if (list.empty()) list = std::move(sub);
-          else list.insert(list.end(), sub.begin(), sub.end());
+      // Every job in one array laid out as the lists were concatenated: a
+      // node's range is its direct jobs, then each active child's range in
+      // order, sorted by the child before the node sorts the whole range.
+      std::vector<SRec> all, sort_buf;
+      all.reserve(n);
+      std::vector<size_t> sort_runs;
+      std::function<void(int)> process = [&](int node) {
+        const size_t b = all.size();
+        for (uint32_t k = doff[static_cast<size_t>(node)]; k < doff[static_cast<size_t>(node) + 1]; ++k) {
+          const size_t j = direct[k];
+          all.push_back(SRec{key[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
         }
-        const bool assign = node != walk_root || !direct[node].empty();
-        if (assign && !list.empty()) {
-          mfprio::stable_order(list.begin(), list.end(), [](const SRec& a, const SRec& b) {
-            if (a.running != b.running) return a.running;
-            if (a.key != b.key) return a.key > b.key;
-            return a.id < b.id;
+        for (int c : w.nodes[node].children)
+          if (w.nodes[c].jobs > 0) process(c);  // the active children, in order
+        const size_t e = all.size();
+        const bool assign = node != walk_root || has_direct(node);
+        if (assign && e > b) {
+          natural_order(all.data() + b, e - b, sort_buf, sort_runs, [](const SRec& a, const SRec& x) {
+            if (a.running != x.running) return a.running;
+            if (a.key != x.key) return a.key > x.key;
+            return a.id < x.id;
           });
           double dilute = 1;
           const double stt = w.nodes[node].stt;
-          for (SRec& x : list) {
+          for (size_t k = b; k < e; ++k) {
+            SRec& x = all[k];
             const size_t j = x.idx;
             const double shr = stt / dilute;
             st[j] = shr * WS;
@@ -798,7 +1129,6 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m) {
             dilute += x.slots;
           }
         }
-        return list;
       };
       process(walk_root);
       std::vector<int8_t> bound_memo(w.nodes.size(), -1);  // path_compensated per node

@@ -22,12 +22,14 @@
 //
 // Entry point: compute_tickets.  compute_share_targets is exposed for tests and
 // the share monitor.
-// Cost: names interned to integer ids once per pass (three hash look-ups a job);
-// share tree O(nodes + jobs log jobs * depth); pending override rounds only for
+// Cost: names to integer ids once per pass (a handle's ids checked against the
+// names, else three hash look-ups a job); share tree O(nodes + jobs log jobs *
+// depth), each level merging the runs its children left; pending override rounds only for
 // jobs whose objects carry override tickets, a lazy heap over their (user,
 // project, department) groups; functional picks a lazy heap over categories,
-// O(categories + pops log categories), pops >= max_functional_jobs_to_schedule
-// (more when categories tie).
+// O(categories + pops log groups), categories whose values tie at every pick
+// (same user share over count, project, department, -js, prior) grouped in
+// one heap entry, a pick moving only the winner and its user's categories.
 // Invariants: deterministic (ties broken by submit time then job id); tickets >= 0.
 #pragma once
 
@@ -69,9 +71,30 @@ struct TicketResult {
   double max_tix = 0;
 };
 
+// Per node of model.tree: the combined decayed usage of a project node (its
+// project's) or a leaf (the user's, within its nearest project ancestor if
+// any), 0 for other inner nodes (theirs is the sum of their children's, with
+// the pass's user copies).  For Model::own_usage.
+std::vector<double> own_node_usage(const Model& model);
+
 // Targets for the active nodes of `nodes` (root = index 0); inactive nodes get 0.
 void compute_share_targets(std::vector<ShareNodeState>& nodes, double compensation_factor);
 
-TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& model);
+// A job's ids in Model::names (from its handle); kNoName: by name.  An id
+// is used only when it is in range and names the job's own name.
+struct JobNameIds {
+  uint32_t user = kNoName, project = kNoName, department = kNoName;
+};
+
+// How the pass computes (never what): tests compare the forms.
+struct TicketOptions {
+  const std::vector<JobNameIds>* name_ids = nullptr;  // parallel to the jobs, or null
+
+  // Functional picks: one heap entry per group of categories whose values
+  // are equal at every pick (false: one per category, the plain lazy heap).
+  bool group_tied_categories = true;
+};
+
+TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& model, const TicketOptions& options = {});
 
 }  // namespace mfprio::gridengine

@@ -289,5 +289,114 @@ TEST_F(GePlugin, BadRecordsFailAloneAndPositivePosixPriorityNeedsTheAdmin) {
   EXPECT_GT(pr[0], 0u);
 }
 
+// job_resolve stores the record's user, project and department ids (handle
+// generation = the state's layout).  A resolved queue prices exactly as the
+// same queue by name; a handle from an older layout (names changed by an
+// admin) and forged handles (ids out of range, or in range but naming
+// someone else) are priced by name: the same priorities, never a bad read.
+TEST_F(GePlugin, ResolvedHandlesPriceAsNamesAndStaleOrForgedOnesFallBackToNames) {
+  acct::AdminChanges ch;
+  ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 30, 20}, {"user", "carol", 10, 0},
+                       {"project", "proj", 50, 0}, {"department", "d1", 40, 10}};
+  acct::AssocWrite a, b;
+  a.rec.user = "alice", a.rec.account = "root", a.rec.shares = 50;
+  b.rec.user = "bob", b.rec.account = "root", b.rec.shares = 20;
+  ch.assocs = {a, b};
+  store(ch);
+  ASSERT_EQ(start("weight_tickets_functional 1000\nweight_tickets_share 1000\nweight_ticket 1\n"
+                  "policy_hierarchy OFS\nmax_functional_jobs_to_schedule 7\n"),
+            MFPRIO_OK)
+      << p_->err();
+  const char* users[] = {"alice", "bob", "carol", "zed"};
+  Attrs d1{{"department", "d1"}}, d2{{"department", "d2"}}, none;
+  std::vector<mfprio_job_t> q;
+  for (uint64_t i = 0; i < 24; ++i) {
+    mfprio_job_t j = ge_job(100 + i, users[i % 4], 1 + static_cast<uint32_t>(i % 3), T0 - static_cast<int64_t>(i % 5) * 60);
+    if (i % 3 == 0) j.account = "proj";
+    if (i % 7 == 5) j.account = "nosuchproject";
+    (i % 2 ? d1 : i % 5 == 0 ? d2 : none).bind(&j);
+    q.push_back(j);
+  }
+  const std::vector<mfprio_job_t> running = {[] {
+    mfprio_job_t r = ge_job(9, "alice", 2, T0 - kHour);
+    r.state = MFPRIO_JOB_RUNNING;
+    r.start_time = T0 - 60;
+    return r;
+  }()};
+  const int64_t now = T0 + 600;
+  const std::vector<uint32_t> plain = prioritize(q, running, now);
+  std::vector<mfprio_job_t> resolved = q;
+  for (mfprio_job_t& j : resolved) ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+  const uint32_t layout = resolved[0].handle.generation;
+  ASSERT_NE(layout, 0u);
+  EXPECT_EQ(resolved[3].handle.assoc, UINT32_MAX);  // zed: in no table, priced by name
+  EXPECT_NE(resolved[0].handle.assoc, resolved[1].handle.assoc);
+  EXPECT_EQ(prioritize(resolved, running, now), plain);
+
+  // A decay that names nothing new keeps the layout: the handles stay good.
+  ASSERT_EQ(p_->ops.decay(T0, nullptr, 0), MFPRIO_OK) << p_->err();
+  mfprio_job_t again = q[0];
+  ASSERT_EQ(p_->ops.job_resolve(&again), MFPRIO_OK);
+  EXPECT_EQ(again.handle.generation, layout);
+  EXPECT_EQ(prioritize(resolved, running, now), prioritize(q, running, now));
+
+  // Forged handles with the current generation: every id out of range, or
+  // ids of other names (alice's job carrying bob's ids and the reverse).
+  std::vector<mfprio_job_t> forged = resolved;
+  for (size_t i = 0; i < forged.size(); ++i) {
+    if (i % 2 == 0) {
+      forged[i].handle.assoc = 0xfffffff0u - static_cast<uint32_t>(i);
+      forged[i].handle.partition = 0xfffe;
+      forged[i].handle.qos = 0xfffe;
+    } else {
+      forged[i].handle = resolved[(i + 1) % resolved.size()].handle;
+    }
+  }
+  EXPECT_EQ(prioritize(forged, running, now), plain);
+
+  // An admin change that names a new user: a new layout; the old handles are
+  // stale and priced by name, new ones resolve with the new generation.
+  acct::AdminChanges more;
+  more.ticket_objects = {{"user", "dave", 5, 0}};
+  store(more);
+  ASSERT_EQ(p_->ops.decay(T0 + 60, nullptr, 0), MFPRIO_OK) << p_->err();
+  const std::vector<uint32_t> by_name = prioritize(q, running, now);
+  EXPECT_EQ(prioritize(resolved, running, now), by_name);
+  mfprio_job_t fresh = q[0];
+  ASSERT_EQ(p_->ops.job_resolve(&fresh), MFPRIO_OK);
+  EXPECT_NE(fresh.handle.generation, layout);
+  std::vector<mfprio_job_t> re = q;
+  for (mfprio_job_t& j : re) ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(prioritize(re, running, now), by_name);
+}
+
+
+// A job's first record that fails leaves no trace: a later valid record of
+// the same job id takes part (and prices as the job alone would), and a
+// third record of that id is its duplicate.
+TEST_F(GePlugin, AFailedFirstRecordOfAJobLeavesTheNextRecordInThePass) {
+  acct::AdminChanges ch;
+  ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 100, 0}};
+  store(ch);
+  ASSERT_EQ(start("weight_tickets_functional 1000\n"), MFPRIO_OK) << p_->err();
+  Attrs bad{{"job_share", "lots"}};
+  mfprio_job_t broken = ge_job(5, "alice", 1, T0), good = ge_job(5, "alice", 1, T0), b = ge_job(6, "bob", 1, T0);
+  bad.bind(&broken);
+  mfprio_job_t again = good;
+  again.partition = "other";
+  const std::vector<uint32_t> alone = prioritize({good, b}, {}, T0);
+  std::vector<mfprio_job_t> q = {broken, b, good, again};  // another job between the failed and the good one
+  std::vector<uint32_t> pr(q.size());
+  std::vector<int> st(q.size());
+  EXPECT_EQ(p_->ops.prioritize(q.data(), q.size(), nullptr, 0, T0, pr.data(), st.data()), MFPRIO_EINVAL);
+  EXPECT_EQ(st[0], MFPRIO_EINVAL);
+  EXPECT_EQ(pr[0], 0u);
+  EXPECT_EQ(st[2], MFPRIO_OK);
+  EXPECT_EQ(pr[1], alone[1]);
+  EXPECT_EQ(pr[2], alone[0]);
+  EXPECT_EQ(pr[3], alone[0]);
+  EXPECT_NE(alone[0], alone[1]);  // (alice has the pending job of the two with the earlier id: distinct prices)
+}
+
 }  // namespace
 }  // namespace mfprio::test

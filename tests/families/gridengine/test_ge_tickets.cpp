@@ -439,3 +439,176 @@ TEST(GeIncrementalPicks, FunctionalAndOverrideTicketsMatchEvaluatingEveryCandida
     }
   }
 }
+
+// Functional picks with tied categories grouped (the default) against one heap
+// entry per category, on queues where most categories tie: many users with the
+// same few fshares, shared departments and projects, equal submit times, and
+// (dependent hierarchies) prior tickets from override and share-tree steps.
+// Every job's tickets must be bit-identical; the grouped run is also checked
+// against evaluating every category at each pick (independent policies).
+TEST(GeIncrementalPicks, GroupedTiedCategoriesPickAsOneAtATime) {
+  std::mt19937 rng(29);
+  size_t tied_picks = 0;
+  for (int round = 0; round < 48; ++round) {
+    Model m;
+    const bool dependent = round % 2 == 1;
+    m.conf.policy_hierarchy = dependent ? (round % 4 == 1 ? "OFS" : "SF") : "";
+    m.conf.weight_tickets_share = dependent ? 500 : 0;
+    m.tree = tree_from(
+        "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+        "id=1\nname=default\ntype=0\nshares=10\nchildnodes=NONE\n"
+        "id=2\nname=u3\ntype=0\nshares=30\nchildnodes=NONE\n");
+    m.conf.weight_tickets_functional = 10000;
+    m.conf.weight_user = 0.25;
+    m.conf.weight_project = round % 3 == 0 ? 0 : 0.25;
+    m.conf.weight_department = 0.25;
+    m.conf.weight_job = round % 5 == 0 ? 0 : 0.25;
+    m.conf.share_functional_shares = round % 4 < 2 || round % 3 == 2;
+    m.conf.share_override_tickets = true;
+    m.conf.max_functional_jobs_to_schedule = static_cast<uint32_t>(round % 3 == 0 ? 7 : 60 + round);
+    const int users = 30 + round;
+    for (int u = 0; u < users; ++u)
+      if (u % 9 != 8) m.users["u" + std::to_string(u)] = TicketObject{static_cast<double>(1 + u % 3), u % 10 == 0 ? 50.0 : 0.0};
+    for (int p = 0; p < 3; ++p) m.projects["p" + std::to_string(p)] = TicketObject{static_cast<double>(p == 2 ? 0 : 4), 0};
+    for (int d = 0; d < 3; ++d) m.departments["d" + std::to_string(d)] = TicketObject{static_cast<double>(2 + d % 2), 0};
+    std::vector<Job> q;
+    const size_t n = 150 + static_cast<size_t>(round) * 5;
+    for (size_t i = 0; i < n; ++i) {
+      JobB b(static_cast<uint32_t>(1 + (i * 7919) % 100000), "u" + std::to_string(rng() % static_cast<unsigned>(users)));
+      if (rng() % 3 == 0) b.project("p" + std::to_string(rng() % 3));
+      b.dept("d" + std::to_string(rng() % 3));
+      if (rng() % 8 == 0) b.js(1);
+      if (rng() % 9 == 0) b.ot(10);
+      b.submitted(kNow - static_cast<int64_t>(rng() % 2) * 60);
+      if (rng() % 10 == 0) b.running();
+      q.push_back(b);
+    }
+    TicketOptions one;
+    one.group_tied_categories = false;
+    const TicketResult g = compute_tickets(q, m), o = compute_tickets(q, m, one);
+    for (size_t k = 0; k < q.size(); ++k) {
+      EXPECT_EQ(g.jobs[k].ftckt, o.jobs[k].ftckt) << "round " << round << " job " << q[k].id;
+      EXPECT_EQ(g.jobs[k].stckt, o.jobs[k].stckt) << "round " << round << " job " << q[k].id;
+      EXPECT_EQ(g.jobs[k].otckt, o.jobs[k].otckt) << "round " << round << " job " << q[k].id;
+      EXPECT_EQ(g.jobs[k].tckts, o.jobs[k].tckts) << "round " << round << " job " << q[k].id;
+    }
+    if (!dependent) {
+      Reference ref{m, q, {}, {}, {}};
+      const std::vector<double> f = ref.functional();
+      for (size_t k = 0; k < q.size(); ++k)
+        if (!q[k].running) EXPECT_EQ(g.jobs[k].ftckt, f[k]) << "round " << round << " job " << q[k].id;
+    }
+    // The case has ties: pending jobs of distinct categories with equal ftckt.
+    std::map<double, size_t> seen;
+    for (size_t k = 0; k < q.size(); ++k)
+      if (!q[k].running && g.jobs[k].ftckt > 0) ++seen[g.jobs[k].ftckt];
+    for (const auto& [v, c] : seen) tied_picks += c > 1 ? c : 0;
+  }
+  EXPECT_GT(tied_picks, 100u);
+}
+
+// Model::names with per-job ids (handles): the same tickets as names alone,
+// whether the ids are right, out of range, or in range but naming another
+// user, project or department (the pass checks each id against the name).
+TEST(GeNameIds, TicketsWithIdsEqualTicketsByName) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 12; ++round) {
+    Model m;
+    m.conf.policy_hierarchy = round % 2 ? "OFS" : "";
+    m.conf.weight_tickets_share = 1000;
+    m.conf.weight_tickets_functional = 1000;
+    m.conf.share_functional_shares = round % 3 != 0;
+    m.tree = tree_from(
+        "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+        "id=1\nname=default\ntype=0\nshares=10\nchildnodes=NONE\n"
+        "id=2\nname=u3\ntype=0\nshares=30\nchildnodes=NONE\n");
+    for (int u = 0; u < 10; ++u)
+      if (u % 4 != 3) m.users["u" + std::to_string(u)] = TicketObject{static_cast<double>(1 + u % 3), u % 5 == 0 ? 30.0 : 0.0};
+    m.projects["p0"] = TicketObject{5, 0};
+    m.departments["d0"] = TicketObject{3, 7};
+    auto t = std::make_shared<NameTables>();
+    for (const auto& [n, o] : m.users) t->users.add(n, m.users);
+    t->users.add("u3", m.users);
+    t->projects.add("", m.projects);
+    t->projects.add("p0", m.projects);
+    t->departments.add("", m.departments);
+    t->departments.add("d0", m.departments);
+    m.names = t;
+    std::vector<Job> q;
+    for (size_t i = 0; i < 80; ++i) {
+      JobB b(static_cast<uint32_t>(10 + i), "u" + std::to_string(rng() % 12));  // u10, u11: in no table
+      if (rng() % 3 == 0) b.project(rng() % 2 ? "p0" : "p1");
+      if (rng() % 2) b.dept(rng() % 3 ? "d0" : "d1");
+      b.submitted(kNow - static_cast<int64_t>(rng() % 3) * 60);
+      if (rng() % 9 == 0) b.running();
+      q.push_back(b);
+    }
+    Model plain = m;
+    plain.names = nullptr;
+    const TicketResult want = compute_tickets(q, plain);
+    std::vector<JobNameIds> right(q.size()), wrong(q.size());
+    for (size_t k = 0; k < q.size(); ++k) {
+      right[k] = JobNameIds{t->users.find(q[k].user), t->projects.find(q[k].project),
+                            t->departments.find(q[k].department)};
+      wrong[k] = k % 2 ? JobNameIds{static_cast<uint32_t>(k % t->users.size()), static_cast<uint32_t>(k % 2),
+                                    static_cast<uint32_t>((k / 2) % 2)}
+                       : JobNameIds{0xfffffff0u, 70000u, 1000u};
+    }
+    for (const std::vector<JobNameIds>* ids : {&right, &wrong}) {
+      TicketOptions o;
+      o.name_ids = ids;
+      const TicketResult got = compute_tickets(q, m, o);
+      for (size_t k = 0; k < q.size(); ++k) {
+        EXPECT_EQ(got.jobs[k].stckt, want.jobs[k].stckt) << "round " << round << " job " << q[k].id;
+        EXPECT_EQ(got.jobs[k].ftckt, want.jobs[k].ftckt) << "round " << round << " job " << q[k].id;
+        EXPECT_EQ(got.jobs[k].otckt, want.jobs[k].otckt) << "round " << round << " job " << q[k].id;
+      }
+    }
+  }
+}
+
+// Model::own_usage (leaves' and project nodes' usage precomputed at load)
+// gives the pass the same node usage and tickets as computing it per pass,
+// with project subtrees, a `default` leaf copied per user, and users outside
+// the tree.
+TEST(GeOwnUsage, PrecomputedLeafAndProjectUsageEqualsPerPass) {
+  Model m;
+  m.conf.weight_tickets_share = 1000;
+  m.conf.usage_weight_list = UsageWeights{1, 0.5, 0.25};
+  m.tree = tree_from(
+      "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2,5\n"
+      "id=1\nname=alice\ntype=0\nshares=30\nchildnodes=NONE\n"
+      "id=2\nname=P1\ntype=1\nshares=40\nchildnodes=3,4\n"
+      "id=3\nname=bob\ntype=0\nshares=10\nchildnodes=NONE\n"
+      "id=4\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n"
+      "id=5\nname=grp\ntype=0\nshares=20\nchildnodes=6\n"
+      "id=6\nname=default\ntype=0\nshares=7\nchildnodes=NONE\n");
+  m.user_usage["alice"] = Usage{100, 10, 1};
+  m.user_usage["carol"] = Usage{50, 0, 0};
+  m.user_usage["dan"] = Usage{7, 7, 7};
+  m.project_usage["P1"] = Usage{400, 40, 4};
+  m.user_project_usage[{"bob", "P1"}] = Usage{300, 0, 2};
+  m.user_project_usage[{"carol", "P1"}] = Usage{20, 2, 0};
+  std::vector<Job> q = {JobB(1, "alice"), JobB(2, "bob").project("P1"), JobB(3, "carol").project("P1"),
+                        JobB(4, "carol"), JobB(5, "dan"), JobB(6, "alice").running()};
+  const std::vector<double> own = own_node_usage(m);
+  ASSERT_EQ(own.size(), m.tree.nodes.size());
+  // combine_usage: the weighted sum over the weights' sum (1.75).
+  EXPECT_DOUBLE_EQ(own[1], (100 + 5 + 0.25) / 1.75);
+  EXPECT_DOUBLE_EQ(own[2], (400 + 20 + 1) / 1.75);
+  EXPECT_DOUBLE_EQ(own[3], (300 + 0.5) / 1.75);
+  EXPECT_EQ(own[4], 0.0);  // P1's `default`: no "default:P1" usage
+  EXPECT_EQ(own[5], 0.0);  // an inner node: its children's sum, per pass
+  const TicketResult per_pass = compute_tickets(q, m);
+  m.own_usage = own;
+  const TicketResult pre = compute_tickets(q, m);
+  ASSERT_EQ(pre.nodes.size(), per_pass.nodes.size());
+  for (size_t i = 0; i < pre.nodes.size(); ++i) {
+    EXPECT_EQ(pre.nodes[i].usage, per_pass.nodes[i].usage) << pre.nodes[i].name;
+    EXPECT_EQ(pre.nodes[i].stt, per_pass.nodes[i].stt) << pre.nodes[i].name;
+  }
+  for (size_t k = 0; k < q.size(); ++k) EXPECT_EQ(pre.jobs[k].stckt, per_pass.jobs[k].stckt) << q[k].id;
+  bool copied = false;
+  for (const auto& n : pre.nodes) copied = copied || (n.user_copy && n.usage > 0);
+  EXPECT_TRUE(copied);  // carol's and dan's copies of `default` read their own usage
+}
