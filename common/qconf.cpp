@@ -330,7 +330,23 @@ const char* complex_type_name(ComplexType t) {
   return "?";
 }
 
+void ComplexTable::reindex() {
+  by_name_.clear();
+  by_shortcut_.clear();
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    by_name_.emplace(entries[i].name, i);
+    if (!entries[i].shortcut.empty()) by_shortcut_.emplace(entries[i].shortcut, i);
+  }
+  indexed_ = entries.size();
+}
+
 const Complex* ComplexTable::find(std::string_view n) const {
+  if (indexed_ != 0 && indexed_ == entries.size()) {
+    const std::string key(n);
+    if (auto it = by_name_.find(key); it != by_name_.end()) return &entries[it->second];
+    if (auto it = by_shortcut_.find(key); it != by_shortcut_.end()) return &entries[it->second];
+    return nullptr;
+  }
   for (const auto& c : entries)
     if (c.name == n) return &c;
   for (const auto& c : entries)
@@ -350,6 +366,7 @@ ComplexTable ComplexTable::builtin() {
   s.default_value = "1";
   s.urgency = 1000;  // source/dist/util/resources/centry/slots (reference "Defaults")
   t.entries.push_back(s);
+  t.reindex();
   return t;
 }
 
@@ -472,6 +489,7 @@ bool parse_complexes(const std::string& text, const std::string& file, ComplexTa
     }
     t.entries.push_back(std::move(c));
   }
+  t.reindex();
   *out = std::move(t);
   return true;
 }

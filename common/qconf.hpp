@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -95,10 +96,18 @@ struct Complex {
 
 struct ComplexTable {
   std::vector<Complex> entries;
-  // By full name, then by shortcut; nullptr when unknown.
+  // By full name, then by shortcut (the first entry that has it); nullptr
+  // when unknown.  Hashed once reindex() has seen the entries (urgency asks
+  // per job and request; a site's `qconf -sc` lists 40-50 complexes), a
+  // scan while entries were added since.
   const Complex* find(std::string_view name_or_shortcut) const;
+  void reindex();
   // The one built-in complex that matters for urgency: slots, INT, urgency 1000.
   static ComplexTable builtin();
+
+ private:
+  std::unordered_map<std::string, uint32_t> by_name_, by_shortcut_;
+  size_t indexed_ = 0;  // entries.size() when reindex() ran
 };
 
 bool parse_complexes(const std::string& text, const std::string& file, ComplexTable* out,

@@ -128,6 +128,35 @@ TEST(GeComplexes, ReadsQconfScTable) {
   EXPECT_EQ(ComplexTable::builtin().find("slots")->urgency, 1000);
 }
 
+// find() hashes the parsed table; a table grown by hand since is scanned.
+// Both must give what a scan gives: full names first, then the first entry
+// with that shortcut.
+TEST(GeComplexes, IndexedFindEqualsAScan) {
+  ComplexTable t;
+  std::string why;
+  ASSERT_TRUE(parse_complexes(kComplexes, "complexes", &t, &why)) << why;
+  const auto scan = [&t](const std::string& n) -> const Complex* {
+    for (const Complex& c : t.entries)
+      if (c.name == n) return &c;
+    for (const Complex& c : t.entries)
+      if (!c.shortcut.empty() && c.shortcut == n) return &c;
+    return nullptr;
+  };
+  for (const char* n : {"arch", "a", "h_vmem", "slots", "s", "tq", "infiniband", "ib", "nothing", "", "S", "NONE"})
+    EXPECT_EQ(t.find(n), scan(n)) << n;
+  // An entry added after parsing: found (by scan) until reindex(), then hashed.
+  Complex x;
+  x.name = "gpu";
+  x.shortcut = "arch";  // a shortcut equal to another entry's name: the name wins
+  t.entries.push_back(x);
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_NE(t.find("gpu"), nullptr);
+    EXPECT_EQ(t.find("gpu")->name, "gpu");
+    EXPECT_EQ(t.find("arch")->name, "arch");
+    t.reindex();
+  }
+}
+
 TEST(GeComplexes, BadValueNamesFileLineKeyAndValue) {
   ComplexTable t;
   std::string why;
