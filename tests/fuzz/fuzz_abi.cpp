@@ -4,7 +4,8 @@
 // fuzz_abi_flux: the same harness with that family's own pairs).  Every mfprio_job_t field comes from
 // the input (names from a small dictionary or raw bytes, numbers raw, TRES
 // and attributes with raw doubles and names, handles forged), then
-// set_priority, job_resolve + set_priority, job_factors(_json),
+// set_priority, job_resolve + set_priority (and a handle forged with the
+// current generation), job_factors(_json),
 // set_priority_batch, prioritize and, for some inputs, decay/job_end with
 // the record as a running job.  Every call must return an MFPRIO_* status
 // with a bounded errmsg(); the sanitizers catch the rest.
@@ -183,17 +184,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   mfprio_job_t r = j;
   check(ops.job_resolve(&r), "job_resolve");
   check(ops.set_priority(&r, now, &prio), "set_priority (resolved)");
+  // A forged handle with the current generation (the one a random one
+  // never has): the ids out of range or naming other credentials.
+  mfprio_job_t forged = r;
+  forged.handle.assoc ^= p.ConsumeIntegral<uint32_t>();
+  forged.handle.partition ^= p.ConsumeIntegral<uint16_t>();
+  forged.handle.qos ^= p.ConsumeIntegral<uint16_t>();
+  check(ops.set_priority(&forged, now, &prio), "set_priority (forged)");
   mfprio_factors_t f{};
   f.struct_size = sizeof f;
   check(ops.job_factors(&j, now, &f), "job_factors");
   char* json = nullptr;
   if (ops.job_factors_json(&j, now, &json) == MFPRIO_OK) ops.free_string(json);
   check(MFPRIO_OK, "job_factors_json");
-  mfprio_job_t two[2] = {j, r};
-  uint32_t ps[2];
-  int st[2];
-  check(ops.set_priority_batch(two, 2, now, ps, st), "set_priority_batch");
-  check(ops.prioritize(two, 2, &j, 1, now, ps, st), "prioritize");
+  mfprio_job_t three[3] = {j, r, forged};
+  uint32_t ps[3];
+  int st[3];
+  check(ops.set_priority_batch(three, 3, now, ps, st), "set_priority_batch");
+  check(ops.prioritize(three, 3, &j, 1, now, ps, st), "prioritize");
   if (what < 8) {  // charging writes the store: some inputs only
     check(ops.decay(now, &j, 1), "decay");
     check(ops.job_end(&j, now), "job_end");
