@@ -632,13 +632,23 @@ template <class RowFn>
 void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, RowFn&& row) {
   // Slurm's sshare columns (REFERENCE §1.10); -l adds the LONG ones.
   const Layout& L = *snap.layout;
-  ShareResult sr;  // what build_snapshot computed: same tree, same settings
-  FairShareParams params;
-  params.algo = algo;
-  params.dampening = dampening;
-  compute_fair_share(snap.tree, params, sr);
   const size_t n = snap.tree.size();
   const bool fair_tree = algo == FairShareAlgo::FairTree;
+  // What build_snapshot computed: same tree, same settings.  Fair Tree's
+  // columns are its per-node level values (fair_tree_level, the same
+  // arithmetic as fair_share_fair_tree) and the users' FairShare, which the
+  // snapshot keeps (assoc_fs): no ranking again.  The other algorithms are
+  // computed again whole.
+  ShareResult sr;
+  std::vector<double> fs_norm_shares;  // Fair Tree: S per node (a FairShare=parent node takes its parent's)
+  if (fair_tree) {
+    fs_norm_shares.assign(n, 0.0);
+  } else {
+    FairShareParams params;
+    params.algo = algo;
+    params.dampening = dampening;
+    compute_fair_share(snap.tree, params, sr);
+  }
   std::vector<uint32_t> depth(n, 0);  // parents come before their children
   ShareCellSpec c[kShareColumns];
   auto num = [](double v) { return ShareCellSpec{ShareCellSpec::Number, v}; };
@@ -668,13 +678,28 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
     // 2^(-(EffectvUsage/NormShares)/dampening) (the root's 0.500000 with
     // usage); FairShare=parent rows leave LevelFS blank.
     const bool root_normalized = algo == FairShareAlgo::Classic || algo == FairShareAlgo::DepthOblivious;
-    c[3] = num(root && !root_normalized ? 0.0 : sr.norm_shares[i]);
     c[4] = num(snap.tree.usage[i]);
-    c[5] = root ? text(ShareCellSpec::Empty) : num(sr.norm_usage[i]);
-    c[6] = num(sr.eff_usage[i]);
-    if (fair_tree) c[7] = is_user ? num(sr.fairshare[i]) : text(ShareCellSpec::Empty);
-    else c[7] = num(root && !root_normalized ? 0.0 : sr.fairshare[i]);
-    c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(sr.level_fs[i]);
+    if (fair_tree) {
+      FairTreeLevel lv;
+      if (root) {
+        lv.norm_shares = 1.0;
+        lv.eff_usage = lv.norm_usage = snap.tree.usage[0] > 0.0 ? 1.0 : 0.0;
+      } else {
+        lv = fair_tree_level(snap.tree, i, fs_norm_shares[static_cast<size_t>(snap.tree.fs_parent[i])]);
+      }
+      fs_norm_shares[i] = lv.norm_shares;
+      c[3] = num(root ? 0.0 : lv.norm_shares);
+      c[5] = root ? text(ShareCellSpec::Empty) : num(lv.norm_usage);
+      c[6] = num(lv.eff_usage);
+      c[7] = is_user && a >= 0 ? num(snap.assoc_fs[static_cast<size_t>(a)]) : text(ShareCellSpec::Empty);
+      c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(lv.level_fs);
+    } else {
+      c[3] = num(root && !root_normalized ? 0.0 : sr.norm_shares[i]);
+      c[5] = root ? text(ShareCellSpec::Empty) : num(sr.norm_usage[i]);
+      c[6] = num(sr.eff_usage[i]);
+      c[7] = num(root && !root_normalized ? 0.0 : sr.fairshare[i]);
+      c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(sr.level_fs[i]);
+    }
     c[9] = text(ShareCellSpec::Empty);  // limits are not part of mfprio
     c[10] = text(ShareCellSpec::Empty);
     row(i, parent, depth[i], is_user, account, user, partition, c);
