@@ -753,8 +753,8 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
 mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) const {
   // The edge's share_table_block layout (one allocation: table, columns,
   // rows, cells, strings), written from the rows directly: no ShareView,
-  // and a cell's text points at its row's account / user or at the one ""
-  // and "parent" of the pool.
+  // a cell's text points at its row's account / user or at the one ""
+  // and "parent" of the pool, and a user row's account is its parent row's.
   const Snapshot& snap = static_cast<const Snapshot&>(state);
   const Layout& L = *snap.layout;
   ShareView cols;
@@ -762,11 +762,12 @@ mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) c
   const size_t nc = cols.columns.size(), nr = snap.tree.size();
   size_t strings = 1 + sizeof "parent";
   for (size_t i = 0; i < nr; ++i) {
-    strings += L.node_account(snap.tree, i).size() + 1;
     const int32_t a = L.node_assoc[i];
+    if (!snap.tree.is_user[i]) strings += L.node_account(snap.tree, i).size() + 1;  // a user: its parent's
     if (a >= 0) {
       strings += L.name(L.node_name[i]).size() + 1;
-      strings += L.name(L.assocs[static_cast<size_t>(a)].partition_name).size() + 1;
+      const size_t part = L.name(L.assocs[static_cast<size_t>(a)].partition_name).size();
+      if (part) strings += part + 1;
     }
   }
   auto align = [](size_t n) { return (n + 15) & ~size_t{15}; };
@@ -800,7 +801,8 @@ mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) c
                row.parent = parent;
                row.depth = depth;
                row.is_user = is_user;
-               row.account = put(account);
+               // A user row's account is its parent row's (already written: parents come first).
+               row.account = is_user && parent >= 0 ? rows[static_cast<size_t>(parent)].account : put(account);
                const char* u = user.empty() ? empty : put(user);
                row.user = is_user ? u : nullptr;
                row.partition = partition.empty() ? nullptr : put(partition);
