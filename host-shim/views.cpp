@@ -209,21 +209,23 @@ size_t printf_fixed(char* out, size_t cap, double v, int decimals) {
   const uint64_t fp = decimals == 6 ? q % 1000000 : q % kPow10[decimals];
   char* o = out;
   if (std::signbit(v)) *o++ = '-';
-  char digits[24];
-  int nd = 0;
-  uint64_t x = ip;
-  do {
-    digits[nd++] = static_cast<char>('0' + x % 10);
-    x /= 10;
-  } while (x);
-  while (nd) *o++ = digits[--nd];
+  o = std::to_chars(o, out + cap, ip).ptr;  // ip < 10^9: fits (cap >= 32)
   if (decimals > 0) {
     *o++ = '.';
     uint64_t f = fp;
-    for (int i = decimals - 1; i >= 0; --i) {
-      o[i] = static_cast<char>('0' + f % 10);
-      f /= 10;
+    int i = decimals;
+    // Two digits at a time from the right, then an odd one.
+    static constexpr char kPairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+    for (; i >= 2; i -= 2) {
+      const size_t k = static_cast<size_t>(f % 100) * 2;
+      o[i - 2] = kPairs[k];
+      o[i - 1] = kPairs[k + 1];
+      f /= 100;
     }
+    if (i == 1) o[0] = static_cast<char>('0' + f % 10);
     o += decimals;
   }
   *o = '\0';
@@ -870,10 +872,9 @@ class SshareWriter {
         blank = true;
       } else if (p.def->kind == 's' || p.def->kind == 't' || cell.has_text) {
         v = cell.text, len = cell.len, blank = len == 0;
-        if (p.role == Plan::Account) {
-          scratch_.assign(r.depth, ' ');
-          scratch_.append(cell.text, cell.len);
-          v = scratch_.data(), len = scratch_.size(), blank = false;
+        if (p.role == Plan::Account) {  // indented by depth: put() of depth spaces + the text
+          put_indented(p, r.depth, cell.text, cell.len);
+          continue;
         }
         if (p.role == Plan::User && !r.is_user) blank = true, v = "", len = 0;
       } else if (p.def->kind == 'u') {
@@ -941,19 +942,49 @@ class SshareWriter {
     chr(' ');
   }
 
+  // put() of `depth` spaces followed by t (the Account field), without building that text.
+  void put_indented(const Plan& p, size_t depth, const char* t, size_t tlen) {
+    if (opt_.parsable) {
+      fill(depth, ' ');
+      put_bytes(t, tlen);
+      if (!(opt_.no_ending && p.last)) chr('|');
+      return;
+    }
+    size_t clen = depth + tlen;
+    bool cut = false;
+    if (clen > p.abs_len && p.abs_len > 0) clen = p.abs_len, cut = true;  // kind 's'
+    const size_t pad = clen < p.abs_len ? p.abs_len - clen : 0;
+    if (p.f->len >= 0) fill(pad, ' ');
+    const size_t body = cut ? clen - 1 : clen, spaces = std::min(depth, body);
+    fill(spaces, ' ');
+    put_bytes(t, body - spaces);
+    if (cut) chr('+');
+    if (p.f->len < 0) fill(pad, ' ');
+    chr(' ');
+  }
+
   // buf_[0, n_) is the text so far; buf_ grows (never shrinks) to fit.
   char* room(size_t k) {
     if (n_ + k > buf_.size()) buf_.resize(std::max(buf_.size() * 2, n_ + k));
     return &buf_[n_];
   }
   void put_bytes(const char* v, size_t len) {
-    std::memcpy(room(len), v, len);
+    if (v >= num_ && v < num_ + sizeof num_ && len <= kSmall) {
+      std::memcpy(room(kSmall), v, kSmall);  // a constant size: no call (num_ has the bytes)
+    } else {
+      std::memcpy(room(len), v, len);
+    }
     n_ += len;
   }
   void fill(size_t k, char c) {
-    std::memset(room(k), c, k);
+    if (k <= kSmall) {
+      std::memset(room(kSmall), c, kSmall);  // a constant size: no call; the rest is overwritten
+    } else {
+      std::memset(room(k), c, k);
+    }
     n_ += k;
   }
+  static constexpr size_t kSmall = 32;
   void chr(char c) {
     *room(1) = c;
     ++n_;
@@ -962,9 +993,9 @@ class SshareWriter {
   SshareSlurmOptions opt_;
   std::FILE* out_;
   std::vector<Plan> plan_;
-  std::string buf_, scratch_;
+  std::string buf_;
   size_t n_ = 0;
-  char num_[128];
+  char num_[128] = {};
 };
 
 }  // namespace

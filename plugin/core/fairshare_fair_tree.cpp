@@ -85,22 +85,11 @@ void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
   out.norm_usage[0] = Ulevel[0];
   lfs[0] = Ulevel[0] > 0.0 ? 1.0 : kInf;
   for (size_t i = 1; i < n; ++i) {
-    const auto f = static_cast<size_t>(tree.fs_parent[i]);
-    const double parent_usage = tree.usage[f];
-    if (root_usage > 0.0) out.norm_usage[i] = std::min(1.0, tree.usage[i] / root_usage);
-    Ulevel[i] = parent_usage > 0.0 ? std::min(1.0, tree.usage[i] / parent_usage) : 0.0;
-    if (tree.shares_parent[i]) {
-      S[i] = S[f];
-      lfs[i] = kInf;
-      continue;
-    }
-    if (tree.group_shares[f] > 0.0) S[i] = tree.shares[i] / tree.group_shares[f];
-    if (S[i] <= 0.0)
-      lfs[i] = 0.0;
-    else if (Ulevel[i] <= 0.0)
-      lfs[i] = kInf;
-    else
-      lfs[i] = S[i] / Ulevel[i];
+    const FairTreeLevel l = fair_tree_level(tree, i, S[static_cast<size_t>(tree.fs_parent[i])]);
+    S[i] = l.norm_shares;
+    Ulevel[i] = l.eff_usage;
+    out.norm_usage[i] = l.norm_usage;
+    lfs[i] = l.level_fs;
   }
 
   // Order every group.  Keys are sorted by value (no indirect lookups in the

@@ -10,7 +10,10 @@
 //     computes it from the users' usage), so root's usage is the cluster total.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -99,6 +102,37 @@ void compute_fair_share(const ShareTree& tree, const FairShareParams& params, Sh
 // path of shares / group_shares (FairShare=parent: its fair-share parent's S)
 // and U = raw usage / root raw usage (0 when root has none, capped at 1).
 void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out);
+
+// Fair Tree's per-node level values (REFERENCE §1.8), the first half of
+// fair_share_fair_tree (everything but the ranking): for node i > 0, given
+// norm_shares of its fair-share parent.  Fields left 0 where the algorithm
+// leaves them 0.  One definition, so a view that needs these columns without
+// the ranking (multifactor's sshare, which takes FairShare from its
+// snapshot) computes exactly the same doubles.
+struct FairTreeLevel {
+  double norm_shares = 0, norm_usage = 0, eff_usage = 0, level_fs = 0;
+};
+inline FairTreeLevel fair_tree_level(const ShareTree& tree, size_t i, double fs_parent_norm_shares) {
+  FairTreeLevel r;
+  const auto f = static_cast<size_t>(tree.fs_parent[i]);
+  const double root_usage = tree.usage[0];
+  const double parent_usage = tree.usage[f];
+  if (root_usage > 0.0) r.norm_usage = std::min(1.0, tree.usage[i] / root_usage);
+  if (parent_usage > 0.0) r.eff_usage = std::min(1.0, tree.usage[i] / parent_usage);
+  if (tree.shares_parent[i]) {
+    r.norm_shares = fs_parent_norm_shares;
+    r.level_fs = std::numeric_limits<double>::infinity();
+    return r;
+  }
+  if (tree.group_shares[f] > 0.0) r.norm_shares = tree.shares[i] / tree.group_shares[f];
+  if (r.norm_shares <= 0.0)
+    r.level_fs = 0.0;
+  else if (r.eff_usage <= 0.0)
+    r.level_fs = std::numeric_limits<double>::infinity();
+  else
+    r.level_fs = r.norm_shares / r.eff_usage;
+  return r;
+}
 
 // The individual algorithms (one file each).
 void fair_share_fair_tree(const ShareTree& tree, ShareResult& out);

@@ -632,13 +632,23 @@ template <class RowFn>
 void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, RowFn&& row) {
   // Slurm's sshare columns (REFERENCE §1.10); -l adds the LONG ones.
   const Layout& L = *snap.layout;
-  ShareResult sr;  // what build_snapshot computed: same tree, same settings
-  FairShareParams params;
-  params.algo = algo;
-  params.dampening = dampening;
-  compute_fair_share(snap.tree, params, sr);
   const size_t n = snap.tree.size();
   const bool fair_tree = algo == FairShareAlgo::FairTree;
+  // What build_snapshot computed: same tree, same settings.  Fair Tree's
+  // columns are its per-node level values (fair_tree_level, the same
+  // arithmetic as fair_share_fair_tree) and the users' FairShare, which the
+  // snapshot keeps (assoc_fs): no ranking again.  The other algorithms are
+  // computed again whole.
+  ShareResult sr;
+  std::vector<double> fs_norm_shares;  // Fair Tree: S per node (a FairShare=parent node takes its parent's)
+  if (fair_tree) {
+    fs_norm_shares.assign(n, 0.0);
+  } else {
+    FairShareParams params;
+    params.algo = algo;
+    params.dampening = dampening;
+    compute_fair_share(snap.tree, params, sr);
+  }
   std::vector<uint32_t> depth(n, 0);  // parents come before their children
   ShareCellSpec c[kShareColumns];
   auto num = [](double v) { return ShareCellSpec{ShareCellSpec::Number, v}; };
@@ -668,13 +678,28 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
     // 2^(-(EffectvUsage/NormShares)/dampening) (the root's 0.500000 with
     // usage); FairShare=parent rows leave LevelFS blank.
     const bool root_normalized = algo == FairShareAlgo::Classic || algo == FairShareAlgo::DepthOblivious;
-    c[3] = num(root && !root_normalized ? 0.0 : sr.norm_shares[i]);
     c[4] = num(snap.tree.usage[i]);
-    c[5] = root ? text(ShareCellSpec::Empty) : num(sr.norm_usage[i]);
-    c[6] = num(sr.eff_usage[i]);
-    if (fair_tree) c[7] = is_user ? num(sr.fairshare[i]) : text(ShareCellSpec::Empty);
-    else c[7] = num(root && !root_normalized ? 0.0 : sr.fairshare[i]);
-    c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(sr.level_fs[i]);
+    if (fair_tree) {
+      FairTreeLevel lv;
+      if (root) {
+        lv.norm_shares = 1.0;
+        lv.eff_usage = lv.norm_usage = snap.tree.usage[0] > 0.0 ? 1.0 : 0.0;
+      } else {
+        lv = fair_tree_level(snap.tree, i, fs_norm_shares[static_cast<size_t>(snap.tree.fs_parent[i])]);
+      }
+      fs_norm_shares[i] = lv.norm_shares;
+      c[3] = num(root ? 0.0 : lv.norm_shares);
+      c[5] = root ? text(ShareCellSpec::Empty) : num(lv.norm_usage);
+      c[6] = num(lv.eff_usage);
+      c[7] = is_user && a >= 0 ? num(snap.assoc_fs[static_cast<size_t>(a)]) : text(ShareCellSpec::Empty);
+      c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(lv.level_fs);
+    } else {
+      c[3] = num(root && !root_normalized ? 0.0 : sr.norm_shares[i]);
+      c[5] = root ? text(ShareCellSpec::Empty) : num(sr.norm_usage[i]);
+      c[6] = num(sr.eff_usage[i]);
+      c[7] = num(root && !root_normalized ? 0.0 : sr.fairshare[i]);
+      c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(sr.level_fs[i]);
+    }
     c[9] = text(ShareCellSpec::Empty);  // limits are not part of mfprio
     c[10] = text(ShareCellSpec::Empty);
     row(i, parent, depth[i], is_user, account, user, partition, c);
@@ -682,14 +707,21 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
 }
 
 // Asks the kernel for a big block's pages in one call (MADV_POPULATE_WRITE,
-// Linux 5.14) instead of one page fault per 4 KiB as the rows are written;
-// nothing happens where the call is unknown.
+// Linux 5.14) instead of one page fault per 4 KiB as the rows are written,
+// as 2 MiB pages where transparent huge pages are allowed (MADV_HUGEPAGE on
+// the aligned middle: a 10^5 table is 24 MB, 6,000 small pages, and their
+// allocation was most of the kernel's time in an `sshare -a` process);
+// nothing happens where a call is unknown or refused.
 void prefault(char* p, size_t n) {
 #ifdef __linux__
   constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
   const uintptr_t page = 4096, lo = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1),
                   hi = (reinterpret_cast<uintptr_t>(p) + n) & ~(page - 1);
-  if (n >= (size_t{1} << 20) && hi > lo) (void)madvise(reinterpret_cast<void*>(lo), hi - lo, kPopulateWrite);
+  if (n >= (size_t{1} << 20) && hi > lo) {
+    const uintptr_t huge = uintptr_t{2} << 20, hlo = (lo + huge - 1) & ~(huge - 1), hhi = hi & ~(huge - 1);
+    if (hhi > hlo) (void)madvise(reinterpret_cast<void*>(hlo), hhi - hlo, MADV_HUGEPAGE);
+    (void)madvise(reinterpret_cast<void*>(lo), hi - lo, kPopulateWrite);
+  }
 #else
   (void)p, (void)n;
 #endif
@@ -728,8 +760,8 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
 mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) const {
   // The edge's share_table_block layout (one allocation: table, columns,
   // rows, cells, strings), written from the rows directly: no ShareView,
-  // and a cell's text points at its row's account / user or at the one ""
-  // and "parent" of the pool.
+  // a cell's text points at its row's account / user or at the one ""
+  // and "parent" of the pool, and a user row's account is its parent row's.
   const Snapshot& snap = static_cast<const Snapshot&>(state);
   const Layout& L = *snap.layout;
   ShareView cols;
@@ -737,11 +769,12 @@ mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) c
   const size_t nc = cols.columns.size(), nr = snap.tree.size();
   size_t strings = 1 + sizeof "parent";
   for (size_t i = 0; i < nr; ++i) {
-    strings += L.node_account(snap.tree, i).size() + 1;
     const int32_t a = L.node_assoc[i];
+    if (!snap.tree.is_user[i]) strings += L.node_account(snap.tree, i).size() + 1;  // a user: its parent's
     if (a >= 0) {
       strings += L.name(L.node_name[i]).size() + 1;
-      strings += L.name(L.assocs[static_cast<size_t>(a)].partition_name).size() + 1;
+      const size_t part = L.name(L.assocs[static_cast<size_t>(a)].partition_name).size();
+      if (part) strings += part + 1;
     }
   }
   auto align = [](size_t n) { return (n + 15) & ~size_t{15}; };
@@ -775,7 +808,8 @@ mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) c
                row.parent = parent;
                row.depth = depth;
                row.is_user = is_user;
-               row.account = put(account);
+               // A user row's account is its parent row's (already written: parents come first).
+               row.account = is_user && parent >= 0 ? rows[static_cast<size_t>(parent)].account : put(account);
                const char* u = user.empty() ? empty : put(user);
                row.user = is_user ? u : nullptr;
                row.partition = partition.empty() ? nullptr : put(partition);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "harness.hpp"
+#include "share_tree.hpp"
 #include "tres.hpp"
 
 using namespace mfprio::test;
@@ -100,6 +101,78 @@ TEST_F(Multifactor, PartitionFactorRawWithNoNormalPart) {
   ASSERT_EQ(start({"PriorityWeightPartition=5000", "PriorityFlags=NO_NORMAL_PART"}, b), MFPRIO_OK) << p->err();
   EXPECT_EQ(prio(job(1, "u", "a", "A")), 100000u);
   EXPECT_EQ(prio(job(2, "u", "a", "B")), 50000u);
+}
+
+// Under Fair Tree the share table's columns come from the per-node level
+// values and the snapshot's FairShare (no second ranking): every number must
+// still be what the core's whole fair_share_fair_tree gives for the table's
+// own tree, exactly, through FairShare=parent accounts and users, idle and
+// zero-share users, ties, a user in two accounts, before and after a decay
+// that folds in a job_end's charge.
+TEST_F(Multifactor, FairTreeShareTableEqualsTheCoreAlgorithm) {
+  StoreBuilder b;
+  b.account("A", "root", 40).account("P", "A", 0, true).account("D", "root", 60).account("Z", "root", 0);
+  b.user("u1", "A", 3, 500).user("u2", "A", 1, 0).user("u3", "P", 2, 250).user("u4", "P", 0, 10);
+  b.user("u5", "D", 1, 300, 0, true).user("u6", "D", 5, 300).user("u7", "D", 5, 300).user("u8", "Z", 1, 0);
+  b.user("u1", "D", 2, 40).user("u9", "P", 1, 0);
+  ASSERT_EQ(start({"PriorityWeightFairshare=100000"}, b), MFPRIO_OK) << p->err();
+  ASSERT_EQ(p->ops.decay(T0, nullptr, 0), MFPRIO_OK) << p->err();
+  mfprio_job_t j = job(77, "u2", "A");
+  j.state = MFPRIO_JOB_COMPLETED;
+  j.start_time = T0;
+  j.cpus = 4;
+  const int64_t end = T0 + 3600;
+  ASSERT_EQ(p->ops.job_end(&j, end), MFPRIO_OK) << p->err();
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass) {
+      ASSERT_EQ(p->ops.decay(T0 + 7200, nullptr, 0), MFPRIO_OK) << p->err();
+    }
+    mfprio_share_table_t* t = nullptr;
+    ASSERT_EQ(p->ops.share_table(&t), MFPRIO_OK) << p->err();
+    ASSERT_NE(t, nullptr);
+    std::unique_ptr<mfprio_share_table_t, decltype(p->ops.share_table_free)> guard(t, p->ops.share_table_free);
+    auto col = [&](const char* name) {
+      for (uint32_t c = 0; c < t->column_count; ++c)
+        if (std::string(t->columns[c].name) == name) return c;
+      ADD_FAILURE() << "no column " << name;
+      return 0u;
+    };
+    const uint32_t c_raw = col("raw_shares"), c_norm = col("norm_shares"), c_usage = col("raw_usage"),
+                   c_nu = col("norm_usage"), c_eff = col("eff_usage"), c_fs = col("fairshare"),
+                   c_lfs = col("level_fs");
+    mfprio::ShareTree tree;
+    for (size_t i = 0; i < t->row_count; ++i) {
+      const mfprio_share_row_t& r = t->rows[i];
+      const mfprio_share_cell_t& raw = r.cells[c_raw];
+      const bool parent = raw.text && std::string(raw.text) == "parent";
+      tree.add(r.parent, r.is_user != 0, raw.text ? 0.0 : raw.value, r.cells[c_usage].value, parent);
+    }
+    tree.finalize();
+    mfprio::ShareResult want;
+    mfprio::compute_fair_share(tree, mfprio::FairShareParams{}, want);
+    for (size_t i = 0; i < t->row_count; ++i) {
+      const mfprio_share_row_t& r = t->rows[i];
+      const std::string who = std::string(r.account) + "/" + (r.user ? r.user : "") + " pass " + std::to_string(pass);
+      const bool root = r.parent < 0;
+      EXPECT_EQ(r.cells[c_usage].value, tree.usage[i]) << who;
+      EXPECT_EQ(r.cells[c_norm].value, root ? 0.0 : want.norm_shares[i]) << who;
+      EXPECT_EQ(r.cells[c_eff].value, want.eff_usage[i]) << who;
+      if (!root) {
+        EXPECT_EQ(r.cells[c_nu].text, nullptr) << who;
+        EXPECT_EQ(r.cells[c_nu].value, want.norm_usage[i]) << who;
+      }
+      if (r.is_user) {
+        EXPECT_EQ(r.cells[c_fs].text, nullptr) << who;
+        EXPECT_EQ(r.cells[c_fs].value, want.fairshare[i]) << who;
+      } else {
+        EXPECT_STREQ(r.cells[c_fs].text, "") << who;
+      }
+      if (!root && !tree.shares_parent[i]) {
+        EXPECT_EQ(r.cells[c_lfs].text, nullptr) << who;
+        EXPECT_EQ(r.cells[c_lfs].value, want.level_fs[i]) << who;
+      }
+    }
+  }
 }
 
 TEST_F(Multifactor, ClassicFairShareDocumentedExampleThroughPlugin) {
