@@ -146,7 +146,14 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
   k.xf_min_wclimit = static_cast<double>(cfg.xf_min_wclimit);
   k.cap = out->cap;
   k.comp_cap = out->comp_cap;
-  for (int s = 0; s < kSubs; ++s) k.w[s] = static_cast<double>(out->w[s]);
+  static_assert(kSubs <= 64 && kComponents <= 32, "the bit sets");
+  for (int s = 0; s < kSubs; ++s) {
+    k.w[s] = static_cast<double>(out->w[s]);
+    if (out->w[s] != 0) k.w_bits |= uint64_t{1} << s;
+    if (k.cap[s] != HUGE_VAL) k.cap_bits |= uint64_t{1} << s;
+  }
+  for (int c = 0; c < kComponents; ++c)
+    if (k.comp_cap[c] != HUGE_VAL) k.comp_cap_bits |= uint32_t{1} << c;
   for (int c = 0; c < kComponents; ++c) k.comp_w[c] = static_cast<double>(cfg.weight(static_cast<Component>(c)));
   k.fs_weight = cfg.weight(Component::Fs);
 
@@ -302,12 +309,18 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
   const double wc = static_cast<double>(std::max<int64_t>(0, wclimit));
   double total = 0.0;
   double sum;
+  // cap_d(v, +inf, ...) is v for every v: the bit sets skip the test.
+  auto capped = [&](Sub s, double v, bool two) {
+    const int i = static_cast<int>(s);
+    return (k.cap_bits >> i) & 1 ? cap_d(v, k.cap[i], two) : v;
+  };
   auto sub = [&](Sub s, double raw, bool two) {  // weight from k.w (0: skipped)
     const int i = static_cast<int>(s);
-    if (k.w[i] != 0.0) sum += k.w[i] * cap_d(raw, k.cap[i], two);
+    if ((k.w_bits >> i) & 1) sum += k.w[i] * capped(s, raw, two);
   };
   auto end = [&](Component c, double w) {
-    total += w * cap_d(sum, k.comp_cap[static_cast<int>(c)], moab);
+    const int i = static_cast<int>(c);
+    total += w * ((k.comp_cap_bits >> i) & 1 ? cap_d(sum, k.comp_cap[i], moab) : sum);
   };
 
   // SERV (queue_terms(), with XFMINWCLIMIT as a double)
@@ -323,12 +336,12 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
   {
     const bool two = moab;
     sum = 0.0;
-    sum += QX.serv_qt * cap_d(queuetime, k.cap[static_cast<int>(Sub::QueueTime)], two);
-    sum += QX.serv_xf * cap_d(xfactor, k.cap[static_cast<int>(Sub::XFactor)], two);
+    sum += QX.serv_qt * capped(Sub::QueueTime, queuetime, two);
+    sum += QX.serv_xf * capped(Sub::XFactor, xfactor, two);
     sub(Sub::SpViolation, (j.flags & MFPRIO_JOBF_SOFT_VIOLATION) ? 1.0 : 0.0, two);
     sub(Sub::Bypass, static_cast<double>(static_cast<int64_t>(j.bypass_count)), two);
     sub(Sub::StartCount, static_cast<double>(static_cast<int64_t>(j.start_count)), two);
-    if (k.w[static_cast<int>(Sub::Deadline)] != 0.0)
+    if ((k.w_bits >> static_cast<int>(Sub::Deadline)) & 1)
       sub(Sub::Deadline,
           j.deadline > 0 ? 1.0 / (1.0 + static_cast<double>(std::max<int64_t>(0, j.deadline - now))) : 0.0, two);
     sub(Sub::UserPrio, static_cast<double>(static_cast<int64_t>(j.user_priority)), two);
@@ -389,7 +402,7 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
     sub(Sub::Swap, swap_mb, false);
     sub(Sub::Disk, disk_mb, false);
     sub(Sub::Ps, procs * wc, false);
-    if (k.w[static_cast<int>(Sub::Pe)] != 0.0)
+    if ((k.w_bits >> static_cast<int>(Sub::Pe)) & 1)
       sub(Sub::Pe, processor_equivalents_flat(procs, mem_mb, swap_mb, disk_mb, m.totals), false);
     sub(Sub::Walltime, wc, false);
     end(Component::Res, k.comp_w[static_cast<int>(Component::Res)]);
@@ -403,7 +416,7 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
     sub(Sub::Consumed, procs * static_cast<double>(el), false);
     sub(Sub::ExecutionTime, static_cast<double>(el), false);
     sub(Sub::Remaining, procs * static_cast<double>(left), false);
-    if (k.w[static_cast<int>(Sub::Percent)] != 0.0)
+    if ((k.w_bits >> static_cast<int>(Sub::Percent)) & 1)
       sub(Sub::Percent, static_cast<double>((el * 100) / std::max<int64_t>(1, left)), false);
     end(Component::Usage, k.comp_w[static_cast<int>(Component::Usage)]);
   }

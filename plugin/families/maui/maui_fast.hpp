@@ -127,6 +127,9 @@ struct FastConsts {
   std::array<double, kSubs> w{};            // the weight when counted, else 0
   std::array<double, kComponents> comp_w{};  // the component weights
   int64_t fs_weight = 0;                     // FSWEIGHT (Moab adds the *CFG FSWEIGHTs)
+  uint64_t w_bits = 0;     // bit s: w[s] != 0
+  uint64_t cap_bits = 0;   // bit s: cap[s] is finite (an infinite cap leaves every value alone)
+  uint32_t comp_cap_bits = 0;
 };
 
 struct FastPlan {
