@@ -274,8 +274,11 @@ inline Result result_of(double total) {
 // adds in the same order; a sub-component whose weight is 0 adds +-0 there
 // (its factor is finite: the record's times and TRES counts were checked),
 // which leaves a sum that starts at +0 unchanged, so it is skipped or added
-// as 0 x factor here.
-template <bool moab>
+// as 0 x factor here.  A component's sum starts at its first term instead
+// of +0 + that term: they differ only when the term is -0, and a zero sum
+// of either sign adds +-0 to the total (which starts at +0), so the total is
+// the same.  caps: some cap is finite (else none is tested).
+template <bool moab, bool caps>
 __attribute__((always_inline)) inline double total_t(const Model& m, const FastConsts& k, const Tables& t,
                                                      const mfprio_job_t& j, const uint32_t slot[kCredKinds],
                                                      int64_t now, double swap_mb, double disk_mb) {
@@ -312,7 +315,7 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
   // cap_d(v, +inf, ...) is v for every v: the bit sets skip the test.
   auto capped = [&](Sub s, double v, bool two) {
     const int i = static_cast<int>(s);
-    return (k.cap_bits >> i) & 1 ? cap_d(v, k.cap[i], two) : v;
+    return caps && ((k.cap_bits >> i) & 1) ? cap_d(v, k.cap[i], two) : v;
   };
   auto sub = [&](Sub s, double raw, bool two) {  // weight from k.w (0: skipped)
     const int i = static_cast<int>(s);
@@ -320,7 +323,7 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
   };
   auto end = [&](Component c, double w) {
     const int i = static_cast<int>(c);
-    total += w * ((k.comp_cap_bits >> i) & 1 ? cap_d(sum, k.comp_cap[i], moab) : sum);
+    total += w * (caps && ((k.comp_cap_bits >> i) & 1) ? cap_d(sum, k.comp_cap[i], moab) : sum);
   };
 
   // SERV (queue_terms(), with XFMINWCLIMIT as a double)
@@ -335,8 +338,7 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
   const double xfactor = (static_cast<double>(queued) + wc) / xf_den;
   {
     const bool two = moab;
-    sum = 0.0;
-    sum += QX.serv_qt * capped(Sub::QueueTime, queuetime, two);
+    sum = QX.serv_qt * capped(Sub::QueueTime, queuetime, two);
     sum += QX.serv_xf * capped(Sub::XFactor, xfactor, two);
     sub(Sub::SpViolation, (j.flags & MFPRIO_JOBF_SOFT_VIOLATION) ? 1.0 : 0.0, two);
     sub(Sub::Bypass, static_cast<double>(static_cast<int64_t>(j.bypass_count)), two);
@@ -365,8 +367,7 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
 
   // CRED
   {
-    sum = 0.0;
-    sum += U.cred;
+    sum = U.cred;
     sum += G.cred;
     sum += A.cred;
     sum += Q.cred;
@@ -383,8 +384,7 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
       const CredExtra& AX = t.extra[2][slot[2]];
       w_fs = static_cast<double>(k.fs_weight + GX.fs_weight + AX.fs_weight + QX.fs_weight);
     }
-    sum = 0.0;
-    sum += U.fs;
+    sum = U.fs;
     sum += G.fs;
     sum += A.fs;
     sum += Q.fs;
@@ -434,13 +434,17 @@ __attribute__((always_inline)) inline bool quick_record(const mfprio_job_t& j, b
   const uint64_t times = static_cast<uint64_t>(j.submit_time) | static_cast<uint64_t>(j.eligible_time) |
                          static_cast<uint64_t>(j.start_time) | static_cast<uint64_t>(j.deadline);
   const uint32_t f = j.flags;
-  const bool bad = (j.struct_size < sizeof(mfprio_job_t)) | (j.tres_count > MFPRIO_MAX_LIST) |
-                   (j.attr_count > MFPRIO_MAX_LIST) | ((j.tres_count != 0) & (j.tres == nullptr)) |
-                   ((j.attr_count != 0) & (j.attrs == nullptr)) | (j.user == nullptr) |
-                   (times > static_cast<uint64_t>(MFPRIO_TIME_MAX)) |
-                   (((f & MFPRIO_JOBF_URGENCY) != 0) & (j.urgency > MFPRIO_URGENCY_EXPEDITE)) |
-                   ((j.nice < 0) & ((f & MFPRIO_JOBF_NICE_ADMIN) == 0)) |
-                   ((j.user_priority > 0) & ((f & MFPRIO_JOBF_USER_PRIORITY_ADMIN) == 0));
+  // Both list counts below 4096 (stricter than <= MFPRIO_MAX_LIST).
+  static_assert(MFPRIO_MAX_LIST == 4096, "the list-count mask");
+  const bool lists_big = ((j.tres_count | j.attr_count) & ~uint32_t{MFPRIO_MAX_LIST - 1}) != 0;
+  bool bad = (j.struct_size < sizeof(mfprio_job_t)) | lists_big | ((j.tres_count != 0) & (j.tres == nullptr)) |
+             ((j.attr_count != 0) & (j.attrs == nullptr)) | (j.user == nullptr) |
+             (times > static_cast<uint64_t>(MFPRIO_TIME_MAX));
+  // A negative nice, a positive user priority or an urgency: the exact rules.
+  if (__builtin_expect(((static_cast<uint32_t>(j.nice) >> 31) | (j.user_priority > 0) | (f & MFPRIO_JOBF_URGENCY)) != 0, 0))
+    bad |= (((f & MFPRIO_JOBF_URGENCY) != 0) & (j.urgency > MFPRIO_URGENCY_EXPEDITE)) |
+           ((j.nice < 0) & ((f & MFPRIO_JOBF_NICE_ADMIN) == 0)) |
+           ((j.user_priority > 0) & ((f & MFPRIO_JOBF_USER_PRIORITY_ADMIN) == 0));
   if (__builtin_expect(bad, 0) || __builtin_expect(*j.user == '\0', 0)) return false;
   for (uint32_t i = 0; i < j.tres_count; ++i) {
     const double c = j.tres[i].count;
@@ -455,7 +459,7 @@ __attribute__((always_inline)) inline bool quick_record(const mfprio_job_t& j, b
   return true;
 }
 
-template <bool moab>
+template <bool moab, bool caps>
 void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,
              uint32_t* priorities, int* statuses, uint64_t clamped[2], SlowRecordFn slow, void* ctx) {
   // Locals: the result stores below cannot alias them.
@@ -479,7 +483,7 @@ void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, siz
       if (j.state == MFPRIO_JOB_HELD) {
         priorities[i] = 0;
       } else {
-        const double total = total_t<moab>(m, k, t, j, slot, now, swap_mb, disk_mb);
+        const double total = total_t<moab, caps>(m, k, t, j, slot, now, swap_mb, disk_mb);
         double v = total;
         const bool lo = !(v >= 1.0), hi = v > kMaxPriority;
         v = lo ? 1.0 : v;
@@ -503,14 +507,20 @@ Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& j, c
   const Tables t(plan);
   double swap_mb = 0.0, disk_mb = 0.0;
   tres_sizes(j, &swap_mb, &disk_mb);
-  return result_of(plan.moab ? total_t<true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb)
-                             : total_t<false>(m, plan.k, t, j, slot, now, swap_mb, disk_mb));
+  return result_of(plan.moab ? total_t<true, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb)
+                             : total_t<false, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb));
 }
 
 void price_fast_batch(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,
                       uint32_t* priorities, int* statuses, uint64_t clamped[2], SlowRecordFn slow, void* ctx) {
-  if (plan.moab) batch_t<true>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
-  else batch_t<false>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+  const bool caps = plan.k.cap_bits != 0 || plan.k.comp_cap_bits != 0;
+  if (plan.moab) {
+    if (caps) batch_t<true, true>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+    else batch_t<true, false>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+  } else {
+    if (caps) batch_t<false, true>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+    else batch_t<false, false>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+  }
 }
 
 }  // namespace mfprio::maui

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -341,6 +342,27 @@ TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameMoab) {
                              std::string(kEveryTerm) + kMoabExtra +
                                  "GROUPCFG[staff] FSWEIGHT=4\nACCOUNTCFG[chem] FSWEIGHT=2\nQOSCFG[high] FSWEIGHT=3\n"
                                  "SERVICECAP 100000\nFSCAP 50\n");
+}
+
+// Without any cap the batch takes a loop that tests none (maui_fast.cpp).
+std::string without_caps(const std::string& cfg) {
+  std::string out, line;
+  std::istringstream in(cfg);
+  while (std::getline(in, line))
+    if (line.find("CAP ") == std::string::npos) out += line + "\n";
+  return out;
+}
+
+TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameWithoutCaps) {
+  const std::string cfg = without_caps(kEveryTerm);
+  ASSERT_EQ(cfg.find("CAP"), std::string::npos);
+  resolved_prices_as_by_name("priority_maui.so", cfg);
+}
+
+TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameWithoutCapsMoab) {
+  const std::string cfg = without_caps(std::string(kEveryTerm) + kMoabExtra);
+  ASSERT_EQ(cfg.find("CAP"), std::string::npos);
+  resolved_prices_as_by_name("priority_moab.so", cfg);
 }
 
 TEST_F(MauiResolved, DecayChargingANewNameMakesOlderHandlesStale) {
