@@ -200,6 +200,7 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
     // The weights as price() forms them per record (see CredExtra).
     for (CredExtra& x : out->extra[kk]) {
       if (kind == CredKind::Qos) {
+        x.xf_min = &x == &out->extra[kk][kSlotNone] ? 0.0 : static_cast<double>(cfg.xf_min_wclimit);
         const int64_t w_qt = cfg.weight(Sub::QueueTime) + x.qt_weight;  // 0 without a QOSCFG line
         const int64_t w_xf = cfg.weight(Sub::XFactor) + x.xf_weight;
         x.serv_qt = out->active[static_cast<int>(Sub::QueueTime)] ? static_cast<double>(w_qt) : 0.0;
@@ -243,6 +244,21 @@ struct Tables {
     }
   }
 };
+
+// = record_accrual(), with selects instead of branches (the records' times
+// and flags come in no order a predictor could learn).
+inline int64_t pick(bool c, int64_t a, int64_t b) {
+  const int64_t m = -static_cast<int64_t>(c);
+  return (a & m) | (b & ~m);
+}
+__attribute__((always_inline)) inline int64_t record_accrual_flat(AccrualPolicy policy, const mfprio_job_t& j,
+                                                                  int64_t now) {
+  if (policy == AccrualPolicy::Always) return j.submit_time;
+  const uint32_t stop = policy == AccrualPolicy::FullPolicy ? (MFPRIO_JOBF_BLOCKED | MFPRIO_JOBF_DEPENDENT)
+                                                            : MFPRIO_JOBF_BLOCKED;
+  const int64_t a = pick(j.eligible_time > 0, j.eligible_time, j.submit_time);
+  return pick((j.flags & stop) != 0, now, a);
+}
 
 // SWAP and DISK as to_maui() reads them from the TRES list (the last match).
 inline void tres_sizes(const mfprio_job_t& j, double* swap_mb, double* disk_mb) {
@@ -292,7 +308,7 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
   const bool has_qos = slot[3] != kSlotNone;
 
   // ---- the record as to_maui() reads it ----
-  const int64_t accrual = record_accrual(k.accrual, j, now);
+  const int64_t accrual = record_accrual_flat(k.accrual, j, now);
   int64_t submit = j.submit_time;
   const int64_t eff_queue_duration = std::max<int64_t>(0, now - accrual);
   if (accrual == now && accrual != j.submit_time) submit = now;
@@ -332,7 +348,7 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
   if (moab) {
     xf_den = std::max(1.0, std::max(k.xf_min_wclimit, wc));
   } else {
-    xf_den = std::max(has_qos ? k.xf_min_wclimit : 0.0, wc);
+    xf_den = std::max(QX.xf_min, wc);  // = has_qos ? XFMINWCLIMIT : 0, without a branch
     if (!(xf_den > 0.0)) xf_den = 1.0;
   }
   const double xfactor = (static_cast<double>(queued) + wc) / xf_den;
@@ -446,6 +462,24 @@ __attribute__((always_inline)) inline bool quick_record(const mfprio_job_t& j, b
            ((j.nice < 0) & ((f & MFPRIO_JOBF_NICE_ADMIN) == 0)) |
            ((j.user_priority > 0) & ((f & MFPRIO_JOBF_USER_PRIORITY_ADMIN) == 0));
   if (__builtin_expect(bad, 0) || __builtin_expect(*j.user == '\0', 0)) return false;
+  if (!names) {
+    // The counts only: the first (a 0 when the list is empty) picked without
+    // a branch on the count, any others in a loop: a record with one TRES
+    // or none costs no mispredicted loop exit.
+    static const mfprio_tres_t kNone{nullptr, 0.0};
+    const uint32_t n = j.tres_count;
+    const uintptr_t m = -static_cast<uintptr_t>(n != 0);
+    const auto* first = reinterpret_cast<const mfprio_tres_t*>((reinterpret_cast<uintptr_t>(j.tres) & m) |
+                                                               (reinterpret_cast<uintptr_t>(&kNone) & ~m));
+    const double c0 = first->count;
+    bool ok = (c0 >= 0) & (c0 != HUGE_VAL);
+    if (__builtin_expect(n > 1, 0))
+      for (uint32_t i = 1; i < n; ++i) {
+        const double c = j.tres[i].count;
+        ok &= (c >= 0) & (c != HUGE_VAL);
+      }
+    return ok;
+  }
   for (uint32_t i = 0; i < j.tres_count; ++i) {
     const double c = j.tres[i].count;
     if (!(c >= 0) || c == HUGE_VAL) return false;

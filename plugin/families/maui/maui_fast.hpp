@@ -109,6 +109,7 @@ struct CredExtra {
   // (QUEUETIMEWEIGHT + the QOS's QTWEIGHT ...); group slots: the weight of
   // CRED.CLASS (the group's CLASSWEIGHT when > 0, else CLASSWEIGHT).
   double serv_qt = 0.0, serv_xf = 0.0, cred_class = 0.0;
+  double xf_min = 0.0;  // QOS slots, Maui: XFMINWCLIMIT when the job names a QOS (known or not), else 0
 };
 
 // Numbers every record reads, precomputed from the cfg (the batch copies

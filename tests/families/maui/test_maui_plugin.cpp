@@ -365,6 +365,19 @@ TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameWithoutCapsMoab) {
   resolved_prices_as_by_name("priority_moab.so", cfg);
 }
 
+// The batch picks the accrual start without branches (maui_fast.cpp):
+// every JOBPRIOACCRUALPOLICY over blocked, dependent and not-yet-eligible records.
+TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameUnderEachAccrualPolicy) {
+  for (const char* policy : {"ALWAYS", "FULLPOLICY"}) {
+    SCOPED_TRACE(policy);
+    resolved_prices_as_by_name("priority_maui.so", std::string(kEveryTerm) + "JOBPRIOACCRUALPOLICY " + policy + "\n");
+    p_.reset();
+    resolved_prices_as_by_name("priority_moab.so", std::string(kEveryTerm) + kMoabExtra +
+                                                       "JOBPRIOACCRUALPOLICY " + policy + "\n");
+    p_.reset();
+  }
+}
+
 TEST_F(MauiResolved, DecayChargingANewNameMakesOlderHandlesStale) {
   ASSERT_EQ(start(kEveryTerm), MFPRIO_OK) << p_->err();
   const int64_t now = T0 + 5000;
