@@ -499,7 +499,7 @@ void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, siz
   // Locals: the result stores below cannot alias them.
   const FastConsts k = plan.k;
   const Tables t(plan);
-  constexpr size_t kAhead = 8;  // prefetch distance for the user's slot and name
+  constexpr size_t kAhead = 16;  // prefetch distance for the user's slot and name
   constexpr uint32_t kUserMask = (uint32_t{1} << kIdBits[0]) - 1;
   uint64_t high = 0, low = 0;
   for (size_t i = 0; i < count; ++i) {
