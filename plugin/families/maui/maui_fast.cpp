@@ -133,20 +133,47 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
   }
   for (int c = 0; c < kComponents; ++c)
     out->comp_cap[c] = cfg.comp_cap[c] > 0 ? static_cast<double>(cfg.comp_cap[c]) : HUGE_VAL;
-  for (int k = 0; k < kCredKinds; ++k) {
-    const CredKind kind = static_cast<CredKind>(k);
-    const size_t n = names.names[k].size();
-    out->counts[k] = static_cast<uint32_t>(n);
-    auto& v = out->creds[k];
+
+  FastConsts& k = out->k;
+  k.layout_id = layout_id;
+  k.accrual = cfg.accrual;
+  k.use_system_queue_time = cfg.use_system_queue_time;
+  auto has_w = [&](Sub s) { return out->w[static_cast<int>(s)] != 0; };
+  k.tres_names = has_w(Sub::Swap) || has_w(Sub::Disk) || has_w(Sub::Pe);
+  k.targ = has_w(Sub::TargetQueueTime) || has_w(Sub::TargetXFactor);
+  k.usage = moab && (has_w(Sub::Consumed) || has_w(Sub::ExecutionTime) || has_w(Sub::Remaining) ||
+                     has_w(Sub::Percent));
+  k.xf_min_wclimit = static_cast<double>(cfg.xf_min_wclimit);
+  k.cap = out->cap;
+  k.comp_cap = out->comp_cap;
+  static_assert(kSubs <= 64 && kComponents <= 32, "the bit sets");
+  for (int s = 0; s < kSubs; ++s) {
+    k.w[s] = static_cast<double>(out->w[s]);
+    if (out->w[s] != 0) k.w_bits |= uint64_t{1} << s;
+    if (k.cap[s] != HUGE_VAL) k.cap_bits |= uint64_t{1} << s;
+  }
+  for (int c = 0; c < kComponents; ++c)
+    if (k.comp_cap[c] != HUGE_VAL) k.comp_cap_bits |= uint32_t{1} << c;
+  for (int c = 0; c < kComponents; ++c) k.comp_w[c] = static_cast<double>(cfg.weight(static_cast<Component>(c)));
+  k.fs_weight = cfg.weight(Component::Fs);
+
+  for (int kk = 0; kk < kCredKinds; ++kk) {
+    const CredKind kind = static_cast<CredKind>(kk);
+    const size_t n = names.names[kk].size();
+    out->counts[kk] = static_cast<uint32_t>(n);
+    k.lim[kk] = static_cast<uint32_t>(n + 2);
+    auto& v = out->creds[kk];
     v.assign(n + 2, CredFast{});
-    out->extra[k].assign(n + 2, CredExtra{});
-    const Sub cs = kCredSub[k], fs = kFsSub[k];
+    out->extra[kk].assign(n + 2, CredExtra{});
+    const Sub cs = kCredSub[kk], fs = kFsSub[kk];
     const bool fallback = kind != CredKind::Qos || moab;  // Maui's QOS priority has no DEFAULT
+    // Slot kSlotNone and the names' slots.
     for (size_t i = 0; i <= n; ++i) {
       static const std::string kEmpty;
-      const std::string& name = i < n ? names.names[k][i] : kEmpty;
-      CredFast& c = v[i];
-      CredExtra& x = out->extra[k][i];
+      const std::string& name = i < n ? names.names[kk][i] : kEmpty;
+      const size_t at = i < n ? kSlotFirstName + i : kSlotNone;
+      CredFast& c = v[at];
+      CredExtra& x = out->extra[kk][at];
       x.cfg = name.empty() ? nullptr : cfg.find(kind, name);
       if (x.cfg) {
         x.qt_weight = x.cfg->qt_weight;
@@ -161,15 +188,30 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
       const double d = cap_of(m.fs.delta(kind, name), cfg.cap(fs), sub_two_sided(moab, Component::Fs));
       c.fs = static_cast<double>(counted_in(cfg, fs) ? cfg.weight(fs) : 0) * d;
     }
-    // Slot n + 1: a name neither the cfg nor the usage knows (no *CFG line,
-    // DEFAULT's PRIORITY, the FS delta of usage 0).
-    CredFast& c = v[n + 1];
-    const double prio = static_cast<double>(fallback ? cfg.default_cred[k].priority : 0);
+    // Slot kSlotUnknown: a name neither the cfg nor the usage knows (no *CFG
+    // line, DEFAULT's PRIORITY, the FS delta of usage 0).
+    CredFast& c = v[kSlotUnknown];
+    const double prio = static_cast<double>(fallback ? cfg.default_cred[kk].priority : 0);
     const double sf = cap_of(prio, cfg.cap(cs), sub_two_sided(moab, Component::Cred));
     if (kind == CredKind::Class) c.cred = sf;
     else c.cred = static_cast<double>(counted_in(cfg, cs) ? cfg.weight(cs) : 0) * sf;
-    const double d = cap_of(m.fs.enabled ? m.fs.absent_delta[k] : 0.0, cfg.cap(fs), sub_two_sided(moab, Component::Fs));
+    const double d = cap_of(m.fs.enabled ? m.fs.absent_delta[kk] : 0.0, cfg.cap(fs), sub_two_sided(moab, Component::Fs));
     c.fs = static_cast<double>(counted_in(cfg, fs) ? cfg.weight(fs) : 0) * d;
+    // The weights as price() forms them per record (see CredExtra).
+    for (CredExtra& x : out->extra[kk]) {
+      if (kind == CredKind::Qos) {
+        x.xf_min = &x == &out->extra[kk][kSlotNone] ? 0.0 : static_cast<double>(cfg.xf_min_wclimit);
+        const int64_t w_qt = cfg.weight(Sub::QueueTime) + x.qt_weight;  // 0 without a QOSCFG line
+        const int64_t w_xf = cfg.weight(Sub::XFactor) + x.xf_weight;
+        x.serv_qt = out->active[static_cast<int>(Sub::QueueTime)] ? static_cast<double>(w_qt) : 0.0;
+        x.serv_xf = out->active[static_cast<int>(Sub::XFactor)] ? static_cast<double>(w_xf) : 0.0;
+      }
+      if (kind == CredKind::Group) {
+        int64_t w_class = cfg.weight(Sub::CredClass);
+        if (x.class_weight > 0) w_class = x.class_weight;
+        x.cred_class = out->active[static_cast<int>(Sub::CredClass)] ? static_cast<double>(w_class) : 0.0;
+      }
+    }
   }
 }
 
@@ -190,166 +232,45 @@ int64_t record_accrual(AccrualPolicy policy, const mfprio_job_t& j, int64_t now)
 }
 
 namespace {
-template <bool moab>
-__attribute__((always_inline)) inline Result price_fast_t(const Model& m, const FastPlan& plan,
-                                                          const mfprio_job_t& j, const uint32_t slot[kCredKinds],
-                                                          int64_t now) {
-  const Config& cfg = m.cfg;
-  const CredFast& U = plan.creds[0][slot[0]];
-  const CredFast& G = plan.creds[1][slot[1]];
-  const CredFast& A = plan.creds[2][slot[2]];
-  const CredFast& Q = plan.creds[3][slot[3]];
-  const CredFast& C = plan.creds[4][slot[4]];
-  const CredExtra& GX = plan.extra[1][slot[1]];
-  const CredExtra& AX = plan.extra[2][slot[2]];
-  const CredExtra& QX = plan.extra[3][slot[3]];
-  const bool has_qos = slot[3] != plan.counts[3];  // "" is slot counts[3]; unknown names counts[3] + 1
-  const CredCfg* qos = QX.cfg;
 
-  // ---- the record as to_maui() reads it ----
-  const int64_t accrual = record_accrual(cfg.accrual, j, now);
-  int64_t submit = j.submit_time;
-  const int64_t eff_queue_duration = std::max<int64_t>(0, now - accrual);
-  if (accrual == now && accrual != j.submit_time) submit = now;
-  const double procs = static_cast<double>(j.cpus);
-  const double mem_mb = static_cast<double>(j.mem_mb);
-  double swap_mb = 0.0, disk_mb = 0.0;
+// The five kinds' tables of a plan.
+struct Tables {
+  const CredFast* cred[kCredKinds];
+  const CredExtra* extra[kCredKinds];
+  explicit Tables(const FastPlan& plan) {
+    for (int k = 0; k < kCredKinds; ++k) {
+      cred[k] = plan.creds[k].data();
+      extra[k] = plan.extra[k].data();
+    }
+  }
+};
+
+// = record_accrual(), with selects instead of branches (the records' times
+// and flags come in no order a predictor could learn).
+inline int64_t pick(bool c, int64_t a, int64_t b) {
+  const int64_t m = -static_cast<int64_t>(c);
+  return (a & m) | (b & ~m);
+}
+__attribute__((always_inline)) inline int64_t record_accrual_flat(AccrualPolicy policy, const mfprio_job_t& j,
+                                                                  int64_t now) {
+  if (policy == AccrualPolicy::Always) return j.submit_time;
+  const uint32_t stop = policy == AccrualPolicy::FullPolicy ? (MFPRIO_JOBF_BLOCKED | MFPRIO_JOBF_DEPENDENT)
+                                                            : MFPRIO_JOBF_BLOCKED;
+  const int64_t a = pick(j.eligible_time > 0, j.eligible_time, j.submit_time);
+  return pick((j.flags & stop) != 0, now, a);
+}
+
+// SWAP and DISK as to_maui() reads them from the TRES list (the last match).
+inline void tres_sizes(const mfprio_job_t& j, double* swap_mb, double* disk_mb) {
   for (uint32_t i = 0; i < j.tres_count; ++i) {
     const char* n = j.tres[i].name;
     if (!n) continue;
-    if (n[0] == 's' && std::strcmp(n, "swap") == 0) swap_mb = j.tres[i].count;
-    else if (n[0] == 'd' && std::strcmp(n, "disk") == 0) disk_mb = j.tres[i].count;
+    if (n[0] == 's' && std::strcmp(n, "swap") == 0) *swap_mb = j.tres[i].count;
+    else if (n[0] == 'd' && std::strcmp(n, "disk") == 0) *disk_mb = j.tres[i].count;
   }
-  const int64_t wclimit = static_cast<int64_t>(j.time_limit_min) * 60;
+}
 
-  // ---- price() ----
-  int64_t eff_qdate;
-  if (moab ? eff_queue_duration >= 0 : eff_queue_duration > 0)
-    eff_qdate = now - eff_queue_duration;
-  else if (cfg.use_system_queue_time && accrual > 0)
-    eff_qdate = accrual;
-  else
-    eff_qdate = submit;
-  if (moab) eff_qdate = std::min(now, eff_qdate);
-  const int64_t queued = std::max<int64_t>(0, now - eff_qdate);
-  const double wc = static_cast<double>(std::max<int64_t>(0, wclimit));
-  double total = 0.0;
-  double sum;
-  auto add = [&](Sub s, int64_t w, double raw, bool two) {
-    sum += static_cast<double>(w) * cap_d(raw, plan.cap[static_cast<int>(s)], two);
-  };
-  auto end = [&](Component c, int64_t w) {
-    total += static_cast<double>(w) * cap_d(sum, plan.comp_cap[static_cast<int>(c)], moab);
-  };
-
-  // SERV
-  const QueueTerms qterms = queue_terms(cfg, moab, has_qos, queued, wc);
-  const double queuetime = qterms.queuetime, xfactor = qterms.xfactor;
-  {
-    int64_t w_qt = cfg.weight(Sub::QueueTime), w_xf = cfg.weight(Sub::XFactor);
-    w_qt += QX.qt_weight;  // 0 without a QOSCFG line
-    w_xf += QX.xf_weight;
-    const bool two = moab;
-    sum = 0.0;
-    if (w_qt) add(Sub::QueueTime, (plan.active[static_cast<int>(Sub::QueueTime)] ? w_qt : 0), queuetime, two);
-    if (w_xf) add(Sub::XFactor, (plan.active[static_cast<int>(Sub::XFactor)] ? w_xf : 0), xfactor, two);
-    if (int64_t w = plan.w[static_cast<int>(Sub::SpViolation)])
-      add(Sub::SpViolation, w, (j.flags & MFPRIO_JOBF_SOFT_VIOLATION) ? 1.0 : 0.0, two);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Bypass)])
-      add(Sub::Bypass, w, static_cast<double>(static_cast<int64_t>(j.bypass_count)), two);
-    if (int64_t w = plan.w[static_cast<int>(Sub::StartCount)])
-      add(Sub::StartCount, w, static_cast<double>(static_cast<int64_t>(j.start_count)), two);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Deadline)])
-      add(Sub::Deadline, w,
-          j.deadline > 0 ? 1.0 / (1.0 + static_cast<double>(std::max<int64_t>(0, j.deadline - now))) : 0.0, two);
-    if (int64_t w = plan.w[static_cast<int>(Sub::UserPrio)])
-      add(Sub::UserPrio, w, static_cast<double>(static_cast<int64_t>(j.user_priority)), two);
-    end(Component::Serv, cfg.weight(Component::Serv));
-  }
-
-  // TARG
-  {
-    const int64_t w_tqt = plan.w[static_cast<int>(Sub::TargetQueueTime)];
-    const int64_t w_txf = plan.w[static_cast<int>(Sub::TargetXFactor)];
-    if (w_tqt || w_txf) {
-      double tqt = 0.0, txf = 0.0;
-      if (qos) {
-        if (qos->qt_target > 0)
-          tqt = std::pow(1000.0, std::min(1.0, static_cast<double>(queued) / static_cast<double>(qos->qt_target)));
-        if (qos->xf_target > 0.0) txf = std::pow(std::max(0.0001, qos->xf_target - xfactor), -2.0);
-      }
-      sum = 0.0;
-      if (w_tqt) add(Sub::TargetQueueTime, w_tqt, tqt, false);
-      if (w_txf) add(Sub::TargetXFactor, w_txf, txf, false);
-      end(Component::Targ, cfg.weight(Component::Targ));
-    }
-  }
-
-  // CRED
-  {
-    int64_t w_class = cfg.weight(Sub::CredClass);
-    if (GX.class_weight > 0) w_class = GX.class_weight;
-    w_class = (plan.active[static_cast<int>(Sub::CredClass)] ? w_class : 0);
-    sum = 0.0;
-    sum += U.cred;
-    sum += G.cred;
-    sum += A.cred;
-    sum += Q.cred;
-    if (w_class) sum += static_cast<double>(w_class) * C.cred;
-    end(Component::Cred, cfg.weight(Component::Cred));
-  }
-
-  // ATTR: every input is 0 for a record (Moab's JOBPRIOF is not carried): adds +-0.
-
-  // FS (Moab's global and per-user-activity sub-factors are 0 here: +-0)
-  {
-    int64_t w_fs = cfg.weight(Component::Fs);
-    if (moab) {
-      w_fs += GX.fs_weight;
-      w_fs += AX.fs_weight;
-      w_fs += QX.fs_weight;
-    }
-    sum = 0.0;
-    sum += U.fs;
-    sum += G.fs;
-    sum += A.fs;
-    sum += Q.fs;
-    sum += C.fs;
-    end(Component::Fs, w_fs);
-  }
-
-  // RES
-  {
-    sum = 0.0;
-    if (int64_t w = plan.w[static_cast<int>(Sub::Node)])
-      add(Sub::Node, w, static_cast<double>(j.min_nodes), false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Proc)]) add(Sub::Proc, w, procs, false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Mem)]) add(Sub::Mem, w, mem_mb, false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Swap)]) add(Sub::Swap, w, swap_mb, false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Disk)]) add(Sub::Disk, w, disk_mb, false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Ps)]) add(Sub::Ps, w, procs * wc, false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Pe)])
-      add(Sub::Pe, w, processor_equivalents_flat(procs, mem_mb, swap_mb, disk_mb, m.totals), false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Walltime)]) add(Sub::Walltime, w, wc, false);
-    end(Component::Res, cfg.weight(Component::Res));
-  }
-
-  // USAGE (Moab, running jobs; 0 otherwise)
-  if (moab && j.state == MFPRIO_JOB_RUNNING) {
-    const int64_t el = j.start_time > 0 ? std::max<int64_t>(0, now - j.start_time) : 0;
-    const int64_t left = std::max<int64_t>(0, static_cast<int64_t>(wc) - el);
-    sum = 0.0;
-    if (int64_t w = plan.w[static_cast<int>(Sub::Consumed)])
-      add(Sub::Consumed, w, procs * static_cast<double>(el), false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::ExecutionTime)])
-      add(Sub::ExecutionTime, w, static_cast<double>(el), false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Remaining)])
-      add(Sub::Remaining, w, procs * static_cast<double>(left), false);
-    if (int64_t w = plan.w[static_cast<int>(Sub::Percent)])
-      add(Sub::Percent, w, static_cast<double>((el * 100) / std::max<int64_t>(1, left)), false);
-    end(Component::Usage, cfg.weight(Component::Usage));
-  }
-
+inline Result result_of(double total) {
   Result r;
   r.total_unclamped = total;
   double v = total;
@@ -364,47 +285,276 @@ __attribute__((always_inline)) inline Result price_fast_t(const Model& m, const 
   return r;
 }
 
-template <bool moab>
+// price()'s total for a record (not held) whose slots were unpacked, with
+// its SWAP and DISK sizes (read only when k.tres_names).  Every term price()
+// adds in the same order; a sub-component whose weight is 0 adds +-0 there
+// (its factor is finite: the record's times and TRES counts were checked),
+// which leaves a sum that starts at +0 unchanged, so it is skipped or added
+// as 0 x factor here.  A component's sum starts at its first term instead
+// of +0 + that term: they differ only when the term is -0, and a zero sum
+// of either sign adds +-0 to the total (which starts at +0), so the total is
+// the same.  caps: some cap is finite (else none is tested).
+template <bool moab, bool caps>
+__attribute__((always_inline)) inline double total_t(const Model& m, const FastConsts& k, const Tables& t,
+                                                     const mfprio_job_t& j, const uint32_t slot[kCredKinds],
+                                                     int64_t now, double swap_mb, double disk_mb) {
+  const CredFast& U = t.cred[0][slot[0]];
+  const CredFast& G = t.cred[1][slot[1]];
+  const CredFast& A = t.cred[2][slot[2]];
+  const CredFast& Q = t.cred[3][slot[3]];
+  const CredFast& C = t.cred[4][slot[4]];
+  const CredExtra& GX = t.extra[1][slot[1]];
+  const CredExtra& QX = t.extra[3][slot[3]];
+  const bool has_qos = slot[3] != kSlotNone;
+
+  // ---- the record as to_maui() reads it ----
+  const int64_t accrual = record_accrual_flat(k.accrual, j, now);
+  int64_t submit = j.submit_time;
+  const int64_t eff_queue_duration = std::max<int64_t>(0, now - accrual);
+  if (accrual == now && accrual != j.submit_time) submit = now;
+  const double procs = static_cast<double>(j.cpus);
+  const int64_t wclimit = static_cast<int64_t>(j.time_limit_min) * 60;
+
+  // ---- price() ----
+  int64_t eff_qdate;
+  if (moab ? eff_queue_duration >= 0 : eff_queue_duration > 0)
+    eff_qdate = now - eff_queue_duration;
+  else if (k.use_system_queue_time && accrual > 0)
+    eff_qdate = accrual;
+  else
+    eff_qdate = submit;
+  if (moab) eff_qdate = std::min(now, eff_qdate);
+  const int64_t queued = std::max<int64_t>(0, now - eff_qdate);
+  const double wc = static_cast<double>(std::max<int64_t>(0, wclimit));
+  double total = 0.0;
+  double sum;
+  // cap_d(v, +inf, ...) is v for every v: the bit sets skip the test.
+  auto capped = [&](Sub s, double v, bool two) {
+    const int i = static_cast<int>(s);
+    return caps && ((k.cap_bits >> i) & 1) ? cap_d(v, k.cap[i], two) : v;
+  };
+  auto sub = [&](Sub s, double raw, bool two) {  // weight from k.w (0: skipped)
+    const int i = static_cast<int>(s);
+    if ((k.w_bits >> i) & 1) sum += k.w[i] * capped(s, raw, two);
+  };
+  auto end = [&](Component c, double w) {
+    const int i = static_cast<int>(c);
+    total += w * (caps && ((k.comp_cap_bits >> i) & 1) ? cap_d(sum, k.comp_cap[i], moab) : sum);
+  };
+
+  // SERV (queue_terms(), with XFMINWCLIMIT as a double)
+  const double queuetime = moab ? static_cast<double>(queued / 60) : static_cast<double>(queued) / 60.0;
+  double xf_den;
+  if (moab) {
+    xf_den = std::max(1.0, std::max(k.xf_min_wclimit, wc));
+  } else {
+    xf_den = std::max(QX.xf_min, wc);  // = has_qos ? XFMINWCLIMIT : 0, without a branch
+    if (!(xf_den > 0.0)) xf_den = 1.0;
+  }
+  const double xfactor = (static_cast<double>(queued) + wc) / xf_den;
+  {
+    const bool two = moab;
+    sum = QX.serv_qt * capped(Sub::QueueTime, queuetime, two);
+    sum += QX.serv_xf * capped(Sub::XFactor, xfactor, two);
+    sub(Sub::SpViolation, (j.flags & MFPRIO_JOBF_SOFT_VIOLATION) ? 1.0 : 0.0, two);
+    sub(Sub::Bypass, static_cast<double>(static_cast<int64_t>(j.bypass_count)), two);
+    sub(Sub::StartCount, static_cast<double>(static_cast<int64_t>(j.start_count)), two);
+    if ((k.w_bits >> static_cast<int>(Sub::Deadline)) & 1)
+      sub(Sub::Deadline,
+          j.deadline > 0 ? 1.0 / (1.0 + static_cast<double>(std::max<int64_t>(0, j.deadline - now))) : 0.0, two);
+    sub(Sub::UserPrio, static_cast<double>(static_cast<int64_t>(j.user_priority)), two);
+    end(Component::Serv, k.comp_w[static_cast<int>(Component::Serv)]);
+  }
+
+  // TARG
+  if (k.targ) {
+    const CredCfg* qos = QX.cfg;
+    double tqt = 0.0, txf = 0.0;
+    if (qos) {
+      if (qos->qt_target > 0)
+        tqt = std::pow(1000.0, std::min(1.0, static_cast<double>(queued) / static_cast<double>(qos->qt_target)));
+      if (qos->xf_target > 0.0) txf = std::pow(std::max(0.0001, qos->xf_target - xfactor), -2.0);
+    }
+    sum = 0.0;
+    sub(Sub::TargetQueueTime, tqt, false);
+    sub(Sub::TargetXFactor, txf, false);
+    end(Component::Targ, k.comp_w[static_cast<int>(Component::Targ)]);
+  }
+
+  // CRED
+  {
+    sum = U.cred;
+    sum += G.cred;
+    sum += A.cred;
+    sum += Q.cred;
+    sum += GX.cred_class * C.cred;
+    end(Component::Cred, k.comp_w[static_cast<int>(Component::Cred)]);
+  }
+
+  // ATTR: every input is 0 for a record (Moab's JOBPRIOF is not carried): adds +-0.
+
+  // FS (Moab's global and per-user-activity sub-factors are 0 here: +-0)
+  {
+    double w_fs = k.comp_w[static_cast<int>(Component::Fs)];
+    if (moab) {
+      const CredExtra& AX = t.extra[2][slot[2]];
+      w_fs = static_cast<double>(k.fs_weight + GX.fs_weight + AX.fs_weight + QX.fs_weight);
+    }
+    sum = U.fs;
+    sum += G.fs;
+    sum += A.fs;
+    sum += Q.fs;
+    sum += C.fs;
+    end(Component::Fs, w_fs);
+  }
+
+  // RES
+  {
+    const double mem_mb = static_cast<double>(j.mem_mb);
+    sum = 0.0;
+    sub(Sub::Node, static_cast<double>(j.min_nodes), false);
+    sub(Sub::Proc, procs, false);
+    sub(Sub::Mem, mem_mb, false);
+    sub(Sub::Swap, swap_mb, false);
+    sub(Sub::Disk, disk_mb, false);
+    sub(Sub::Ps, procs * wc, false);
+    if ((k.w_bits >> static_cast<int>(Sub::Pe)) & 1)
+      sub(Sub::Pe, processor_equivalents_flat(procs, mem_mb, swap_mb, disk_mb, m.totals), false);
+    sub(Sub::Walltime, wc, false);
+    end(Component::Res, k.comp_w[static_cast<int>(Component::Res)]);
+  }
+
+  // USAGE (Moab, running jobs; 0 otherwise; with no weight it adds +-0)
+  if (moab && k.usage && j.state == MFPRIO_JOB_RUNNING) {
+    const int64_t el = j.start_time > 0 ? std::max<int64_t>(0, now - j.start_time) : 0;
+    const int64_t left = std::max<int64_t>(0, static_cast<int64_t>(wc) - el);
+    sum = 0.0;
+    sub(Sub::Consumed, procs * static_cast<double>(el), false);
+    sub(Sub::ExecutionTime, static_cast<double>(el), false);
+    sub(Sub::Remaining, procs * static_cast<double>(left), false);
+    if ((k.w_bits >> static_cast<int>(Sub::Percent)) & 1)
+      sub(Sub::Percent, static_cast<double>((el * 100) / std::max<int64_t>(1, left)), false);
+    end(Component::Usage, k.comp_w[static_cast<int>(Component::Usage)]);
+  }
+  return total;
+}
+
+// The record checks of job_acceptable() in one pass over the fields the
+// pricing reads anyway, with one branch for the common case.  True only when
+// job_acceptable(j) is true (the four times are tested through their OR,
+// which is stricter: a record that fails here goes to the slow path, whose
+// check_job and by-name pricing give the same status and priority).  Reads
+// the TRES list (counts; names only when wanted) as it checks it.
+__attribute__((always_inline)) inline bool quick_record(const mfprio_job_t& j, bool names, double* swap_mb,
+                                                        double* disk_mb) {
+  const uint64_t times = static_cast<uint64_t>(j.submit_time) | static_cast<uint64_t>(j.eligible_time) |
+                         static_cast<uint64_t>(j.start_time) | static_cast<uint64_t>(j.deadline);
+  const uint32_t f = j.flags;
+  // Both list counts below 4096 (stricter than <= MFPRIO_MAX_LIST).
+  static_assert(MFPRIO_MAX_LIST == 4096, "the list-count mask");
+  const bool lists_big = ((j.tres_count | j.attr_count) & ~uint32_t{MFPRIO_MAX_LIST - 1}) != 0;
+  bool bad = (j.struct_size < sizeof(mfprio_job_t)) | lists_big | ((j.tres_count != 0) & (j.tres == nullptr)) |
+             ((j.attr_count != 0) & (j.attrs == nullptr)) | (j.user == nullptr) |
+             (times > static_cast<uint64_t>(MFPRIO_TIME_MAX));
+  // A negative nice, a positive user priority or an urgency: the exact rules.
+  if (__builtin_expect(((static_cast<uint32_t>(j.nice) >> 31) | (j.user_priority > 0) | (f & MFPRIO_JOBF_URGENCY)) != 0, 0))
+    bad |= (((f & MFPRIO_JOBF_URGENCY) != 0) & (j.urgency > MFPRIO_URGENCY_EXPEDITE)) |
+           ((j.nice < 0) & ((f & MFPRIO_JOBF_NICE_ADMIN) == 0)) |
+           ((j.user_priority > 0) & ((f & MFPRIO_JOBF_USER_PRIORITY_ADMIN) == 0));
+  if (__builtin_expect(bad, 0) || __builtin_expect(*j.user == '\0', 0)) return false;
+  if (!names) {
+    // The counts only: the first (a 0 when the list is empty) picked without
+    // a branch on the count, any others in a loop: a record with one TRES
+    // or none costs no mispredicted loop exit.
+    static const mfprio_tres_t kNone{nullptr, 0.0};
+    const uint32_t n = j.tres_count;
+    const uintptr_t m = -static_cast<uintptr_t>(n != 0);
+    const auto* first = reinterpret_cast<const mfprio_tres_t*>((reinterpret_cast<uintptr_t>(j.tres) & m) |
+                                                               (reinterpret_cast<uintptr_t>(&kNone) & ~m));
+    const double c0 = first->count;
+    bool ok = (c0 >= 0) & (c0 != HUGE_VAL);
+    if (__builtin_expect(n > 1, 0))
+      for (uint32_t i = 1; i < n; ++i) {
+        const double c = j.tres[i].count;
+        ok &= (c >= 0) & (c != HUGE_VAL);
+      }
+    return ok;
+  }
+  for (uint32_t i = 0; i < j.tres_count; ++i) {
+    const double c = j.tres[i].count;
+    if (!(c >= 0) || c == HUGE_VAL) return false;
+    if (names) {
+      const char* n = j.tres[i].name;
+      if (!n) continue;
+      if (n[0] == 's' && std::strcmp(n, "swap") == 0) *swap_mb = c;
+      else if (n[0] == 'd' && std::strcmp(n, "disk") == 0) *disk_mb = c;
+    }
+  }
+  return true;
+}
+
+template <bool moab, bool caps>
 void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,
              uint32_t* priorities, int* statuses, uint64_t clamped[2], SlowRecordFn slow, void* ctx) {
-  constexpr size_t kAhead = 8;  // prefetch distance for the user's slot (the one large table)
-  const CredFast* users = plan.creds[0].data();
-  const uint32_t n_users = plan.counts[0];
+  // Locals: the result stores below cannot alias them.
+  const FastConsts k = plan.k;
+  const Tables t(plan);
+  constexpr size_t kAhead = 16;  // prefetch distance for the user's slot and name
+  constexpr uint32_t kUserMask = (uint32_t{1} << kIdBits[0]) - 1;
+  uint64_t high = 0, low = 0;
   for (size_t i = 0; i < count; ++i) {
     if (i + kAhead < count) {
       const mfprio_job_t& a = jobs[i + kAhead];
-      const uint32_t u = a.handle.assoc & ((uint32_t{1} << kIdBits[0]) - 1);
-      __builtin_prefetch(users + (u < n_users ? u : 0));
+      const uint32_t u = (a.handle.assoc + 2) & kUserMask;
+      __builtin_prefetch(t.cred[0] + (u < k.lim[0] ? u : 0));
+      __builtin_prefetch(a.user);  // job_acceptable reads its first byte (a prefetch never faults)
     }
     const mfprio_job_t& j = jobs[i];
     uint32_t slot[kCredKinds];
+    double swap_mb = 0.0, disk_mb = 0.0;
     int rc = MFPRIO_OK;
-    if (fast_record(j) && unpack_handle(j.handle, plan.layout_id, plan.counts.data(), slot)) {
+    if (quick_record(j, k.tres_names, &swap_mb, &disk_mb) && unpack_handle(j.handle, k.layout_id, k.lim.data(), slot)) {
       if (j.state == MFPRIO_JOB_HELD) {
         priorities[i] = 0;
       } else {
-        const Result r = price_fast_t<moab>(m, plan, j, slot, now);
-        priorities[i] = r.priority;
-        clamped[0] += r.clamped_high;
-        clamped[1] += r.clamped_low;
+        const double total = total_t<moab, caps>(m, k, t, j, slot, now, swap_mb, disk_mb);
+        double v = total;
+        const bool lo = !(v >= 1.0), hi = v > kMaxPriority;
+        v = lo ? 1.0 : v;
+        v = hi ? kMaxPriority : v;
+        high += hi;
+        low += lo;
+        priorities[i] = static_cast<uint32_t>(v);
       }
     } else {
       rc = slow(ctx, i);
     }
     if (statuses) statuses[i] = rc;
   }
+  clamped[0] += high;
+  clamped[1] += low;
 }
 }  // namespace
 
 Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& j, const uint32_t slot[kCredKinds],
                   int64_t now) {
-  return plan.moab ? price_fast_t<true>(m, plan, j, slot, now) : price_fast_t<false>(m, plan, j, slot, now);
+  const Tables t(plan);
+  double swap_mb = 0.0, disk_mb = 0.0;
+  tres_sizes(j, &swap_mb, &disk_mb);
+  return result_of(plan.moab ? total_t<true, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb)
+                             : total_t<false, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb));
 }
 
 void price_fast_batch(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,
                       uint32_t* priorities, int* statuses, uint64_t clamped[2], SlowRecordFn slow, void* ctx) {
-  if (plan.moab) batch_t<true>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
-  else batch_t<false>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+  const bool caps = plan.k.cap_bits != 0 || plan.k.comp_cap_bits != 0;
+  if (plan.moab) {
+    if (caps) batch_t<true, true>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+    else batch_t<true, false>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+  } else {
+    if (caps) batch_t<false, true>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+    else batch_t<false, false>(m, plan, jobs, count, now, priorities, statuses, clamped, slow, ctx);
+  }
 }
 
 }  // namespace mfprio::maui

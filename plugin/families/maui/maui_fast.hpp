@@ -69,10 +69,14 @@ uint32_t next_layout_id();
 
 // Packs indices (kNoCred = none) into *h; false when one does not fit.
 bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_handle_t* h);
-// The five slot numbers of a handle for a state whose index has counts[k]
-// names per kind (slot counts[k] = none); false when the handle is not for
-// this layout or an index is out of range.
-inline bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const uint32_t counts[kCredKinds],
+// The five table slots of a handle for a state whose index has lim[k] - 2
+// names per kind; false when the handle is not for this layout or an index
+// is out of range.  Slots: 0 = an unknown name (field code all-ones minus
+// 1), 1 = no such credential (all-ones), 2 + i = name i; so the slot is the
+// field plus 2 modulo its width, and a slot is valid when below lim[k]
+// (pack_handle never writes an index >= all-ones minus 1, so the names'
+// slots never wrap).
+inline bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const uint32_t lim[kCredKinds],
                           uint32_t slot[kCredKinds]) {
   if (h.generation != layout_id || layout_id == 0) return false;
   const uint64_t bits = uint64_t{h.assoc} | (uint64_t{h.partition} << 32) | (uint64_t{h.qos} << 48);
@@ -81,14 +85,14 @@ inline bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const ui
   int shift = 0;
   for (int k = 0; k < kCredKinds; ++k) {  // unrolled by the compiler: constant shifts
     const uint32_t mask = (uint32_t{1} << kIdBits[k]) - 1;
-    const uint32_t v = static_cast<uint32_t>(bits >> shift) & mask;
+    const uint32_t v = (static_cast<uint32_t>(bits >> shift) + 2) & mask;
     shift += kIdBits[k];
-    const uint32_t n = counts[k];
-    slot[k] = v == mask ? n : v == mask - 1 ? n + 1 : v;
-    ok &= v >= mask - 1 || v < n;
+    slot[k] = v;
+    ok &= v < lim[k];
   }
   return ok;
 }
+inline constexpr uint32_t kSlotUnknown = 0, kSlotNone = 1, kSlotFirstName = 2;
 
 // The terms every record reads (16 bytes: the large user table stays small).
 struct CredFast {
@@ -100,6 +104,33 @@ struct CredExtra {
   const CredCfg* cfg = nullptr;  // the *CFG line, null when none
   // Its weights price() reads (0 without a *CFG line, as price() adds none).
   int64_t qt_weight = 0, xf_weight = 0, class_weight = 0, fs_weight = 0;
+  // As doubles, with the flavor's weights folded in (0 when price() adds
+  // nothing or +-0): QOS slots: SERV's QUEUETIME and XFACTOR weights
+  // (QUEUETIMEWEIGHT + the QOS's QTWEIGHT ...); group slots: the weight of
+  // CRED.CLASS (the group's CLASSWEIGHT when > 0, else CLASSWEIGHT).
+  double serv_qt = 0.0, serv_xf = 0.0, cred_class = 0.0;
+  double xf_min = 0.0;  // QOS slots, Maui: XFMINWCLIMIT when the job names a QOS (known or not), else 0
+};
+
+// Numbers every record reads, precomputed from the cfg (the batch copies
+// them into a local, so the stores of its results cannot alias them).
+struct FastConsts {
+  uint32_t layout_id = 0;
+  std::array<uint32_t, kCredKinds> lim{};  // per kind: names + 2 (the slots)
+  AccrualPolicy accrual = AccrualPolicy::QueuePolicy;
+  bool use_system_queue_time = false;
+  bool tres_names = false;  // SWAP, DISK or PE has a weight: read the TRES names
+  bool targ = false;        // a TARG sub-component has a weight
+  bool usage = false;       // Moab: a USAGE sub-component has a weight
+  double xf_min_wclimit = 0.0;
+  std::array<double, kSubs> cap{};          // +inf: no cap
+  std::array<double, kComponents> comp_cap{};
+  std::array<double, kSubs> w{};            // the weight when counted, else 0
+  std::array<double, kComponents> comp_w{};  // the component weights
+  int64_t fs_weight = 0;                     // FSWEIGHT (Moab adds the *CFG FSWEIGHTs)
+  uint64_t w_bits = 0;     // bit s: w[s] != 0
+  uint64_t cap_bits = 0;   // bit s: cap[s] is finite (an infinite cap leaves every value alone)
+  uint32_t comp_cap_bits = 0;
 };
 
 struct FastPlan {
@@ -111,7 +142,9 @@ struct FastPlan {
   std::array<bool, kSubs> active{};    // counted in this flavor
   std::array<int64_t, kSubs> w{};      // the weight when active, else 0
   std::array<uint32_t, kCredKinds> counts{};
-  // Per kind: counts[k] + 2 slots: the names, "no such credential", an unknown name.
+  FastConsts k;
+  // Per kind: counts[k] + 2 slots (unpack_handle): an unknown name, "no such
+  // credential", the names.
   std::array<std::vector<CredFast>, kCredKinds> creds;
   std::array<std::vector<CredExtra>, kCredKinds> extra;  // same slots
 };

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -342,6 +344,40 @@ TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameMoab) {
                                  "SERVICECAP 100000\nFSCAP 50\n");
 }
 
+// Without any cap the batch takes a loop that tests none (maui_fast.cpp).
+std::string without_caps(const std::string& cfg) {
+  std::string out, line;
+  std::istringstream in(cfg);
+  while (std::getline(in, line))
+    if (line.find("CAP ") == std::string::npos) out += line + "\n";
+  return out;
+}
+
+TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameWithoutCaps) {
+  const std::string cfg = without_caps(kEveryTerm);
+  ASSERT_EQ(cfg.find("CAP"), std::string::npos);
+  resolved_prices_as_by_name("priority_maui.so", cfg);
+}
+
+TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameWithoutCapsMoab) {
+  const std::string cfg = without_caps(std::string(kEveryTerm) + kMoabExtra);
+  ASSERT_EQ(cfg.find("CAP"), std::string::npos);
+  resolved_prices_as_by_name("priority_moab.so", cfg);
+}
+
+// The batch picks the accrual start without branches (maui_fast.cpp):
+// every JOBPRIOACCRUALPOLICY over blocked, dependent and not-yet-eligible records.
+TEST_F(MauiResolved, ResolvedRecordsPriceAsByNameUnderEachAccrualPolicy) {
+  for (const char* policy : {"ALWAYS", "FULLPOLICY"}) {
+    SCOPED_TRACE(policy);
+    resolved_prices_as_by_name("priority_maui.so", std::string(kEveryTerm) + "JOBPRIOACCRUALPOLICY " + policy + "\n");
+    p_.reset();
+    resolved_prices_as_by_name("priority_moab.so", std::string(kEveryTerm) + kMoabExtra +
+                                                       "JOBPRIOACCRUALPOLICY " + policy + "\n");
+    p_.reset();
+  }
+}
+
 TEST_F(MauiResolved, DecayChargingANewNameMakesOlderHandlesStale) {
   ASSERT_EQ(start(kEveryTerm), MFPRIO_OK) << p_->err();
   const int64_t now = T0 + 5000;
@@ -423,6 +459,97 @@ TEST_F(MauiResolved, ForgedHandlesArePricedByName) {
     EXPECT_EQ(batch(f, now), want) << "assoc " << h.assoc << " partition " << h.partition << " qos " << h.qos;
     for (size_t i = 0; i < f.size(); ++i) EXPECT_EQ(prio(f[i], now), want[i]);
   }
+}
+
+// The batch's fast loop checks each record in one pass (maui_fast.cpp,
+// quick_record) instead of calling job_acceptable: every record check_job
+// refuses is still refused with set_priority's status and message, and a
+// record it accepts gets set_priority's priority, however the batch reached
+// it (resolved handles, so the fast loop sees every record first).
+void batch_checks_as_set_priority(std::unique_ptr<Plugin>& p, int64_t now) {
+  std::vector<mfprio_job_t> good = mixed_jobs(24, now);
+  for (mfprio_job_t& j : good) ASSERT_EQ(p->ops.job_resolve(&j), MFPRIO_OK) << p->err();
+  static const mfprio_tres_t bad_counts[][2] = {
+      {{"gres/gpu", 1}, {"swap", -1}}, {{"disk", NAN}, {"swap", 1}}, {{"swap", HUGE_VAL}, {"disk", 1}}};
+  static const mfprio_attr_t attr[] = {{"a", "b"}};
+  std::vector<std::function<void(mfprio_job_t&)>> faults = {
+      [](mfprio_job_t& j) { j.struct_size = sizeof(mfprio_job_t) - 8; },
+      [](mfprio_job_t& j) { j.tres = nullptr, j.tres_count = 1; },
+      [](mfprio_job_t& j) { j.tres_count = MFPRIO_MAX_LIST + 1; },
+      [](mfprio_job_t& j) { j.attrs = nullptr, j.attr_count = 2; },
+      [](mfprio_job_t& j) { j.attrs = attr, j.attr_count = MFPRIO_MAX_LIST + 1; },
+      [](mfprio_job_t& j) { j.tres = bad_counts[0], j.tres_count = 2; },
+      [](mfprio_job_t& j) { j.tres = bad_counts[1], j.tres_count = 2; },
+      [](mfprio_job_t& j) { j.tres = bad_counts[2], j.tres_count = 2; },
+      [](mfprio_job_t& j) { j.user = nullptr; },
+      [](mfprio_job_t& j) { j.user = ""; },
+      [](mfprio_job_t& j) { j.submit_time = -1; },
+      [](mfprio_job_t& j) { j.eligible_time = MFPRIO_TIME_MAX + 1; },
+      [](mfprio_job_t& j) { j.start_time = INT64_MIN; },
+      [](mfprio_job_t& j) { j.deadline = -5; },
+      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = MFPRIO_URGENCY_EXPEDITE + 1; },
+      [](mfprio_job_t& j) { j.nice = -3, j.flags &= ~MFPRIO_JOBF_NICE_ADMIN; },
+      [](mfprio_job_t& j) { j.user_priority = 4, j.flags &= ~MFPRIO_JOBF_USER_PRIORITY_ADMIN; },
+      // Accepted: the admin flags, the urgency bound, the TRES and
+      // attribute limits, times at MFPRIO_TIME_MAX and times whose bits
+      // together pass it (each one in range).
+      [](mfprio_job_t& j) { j.nice = -3, j.flags |= MFPRIO_JOBF_NICE_ADMIN; },
+      [](mfprio_job_t& j) { j.user_priority = 4, j.flags |= MFPRIO_JOBF_USER_PRIORITY_ADMIN; },
+      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = MFPRIO_URGENCY_EXPEDITE; },
+      [](mfprio_job_t& j) { j.attrs = attr, j.attr_count = 1; },
+      [](mfprio_job_t& j) { j.tres = nullptr, j.tres_count = 0, j.attrs = nullptr, j.attr_count = 0; },
+      [](mfprio_job_t& j) { j.deadline = MFPRIO_TIME_MAX; },
+      [](mfprio_job_t& j) { j.deadline = int64_t{1} << 37, j.start_time = (int64_t{1} << 37) - 1; },
+  };
+  std::vector<mfprio_job_t> jobs;
+  for (size_t f = 0; f < faults.size(); ++f)
+    for (size_t g = 0; g < 3; ++g) {
+      mfprio_job_t j = good[(f * 3 + g) % good.size()];
+      faults[f](j);
+      jobs.push_back(j);
+    }
+  jobs.insert(jobs.end(), good.begin(), good.end());
+  std::vector<uint32_t> prios(jobs.size(), 77);
+  std::vector<int> st(jobs.size(), -1);
+  const int rc = p->ops.set_priority_batch(jobs.data(), jobs.size(), now, prios.data(), st.data());
+  const std::string batch_msg = p->err();
+  int first = MFPRIO_OK;
+  std::string first_msg;
+  size_t refused = 0, accepted = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    uint32_t one = 99;
+    const int one_rc = p->ops.set_priority(&jobs[i], now, &one);
+    EXPECT_EQ(st[i], one_rc) << "record " << i;
+    if (one_rc == MFPRIO_OK) {
+      EXPECT_EQ(prios[i], one) << "record " << i;
+      ++accepted;
+    } else {
+      EXPECT_EQ(prios[i], 0u) << "record " << i;
+      std::string msg = p->err();
+      // The same message, naming the batch instead of set_priority.
+      for (size_t at; (at = msg.find("set_priority")) != std::string::npos;) msg.replace(at, 12, "@");
+      if (first == MFPRIO_OK) first = one_rc, first_msg = msg;
+      ++refused;
+    }
+  }
+  EXPECT_EQ(refused, 17u * 3);
+  EXPECT_EQ(accepted, jobs.size() - refused);
+  EXPECT_EQ(rc, first);
+  std::string bm = batch_msg;
+  for (size_t at; (at = bm.find("set_priority_batch")) != std::string::npos;) bm.replace(at, 18, "@");
+  EXPECT_EQ(bm, first_msg);
+}
+
+TEST_F(MauiResolved, MalformedRecordsInABatchAreRefusedAsOneByOneMaui) {
+  ASSERT_EQ(start(kEveryTerm), MFPRIO_OK) << p_->err();
+  charge(T0 + 5000);
+  batch_checks_as_set_priority(p_, T0 + 5000);
+}
+
+TEST_F(MauiResolved, MalformedRecordsInABatchAreRefusedAsOneByOneMoab) {
+  ASSERT_EQ(start(std::string(kEveryTerm) + kMoabExtra, "priority_moab.so"), MFPRIO_OK) << p_->err();
+  charge(T0 + 5000);
+  batch_checks_as_set_priority(p_, T0 + 5000);
 }
 
 }  // namespace
