@@ -73,6 +73,27 @@ inline double round_half_away(double x) {
   return t + static_cast<double>(f >= 0.5) - static_cast<double>(f <= -0.5);
 }
 
+// x truncated toward zero; INT64_MIN when it does not fit (NaN too), as
+// x86's conversion gives, without C++'s undefined behaviour.
+inline int64_t truncate(double x) {
+#if defined(__SSE2__) && defined(__x86_64__)
+  return _mm_cvttsd_si64(_mm_set_sd(x));
+#else
+  return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? static_cast<int64_t>(x) : INT64_MIN;
+#endif
+}
+
+// The fast path's finish of price_accounting's sum (finish() in
+// flux_priority.cpp): rounded, clamped to 0..kPriorityMax, by masks (the
+// compiler makes branches of the selects): the truncation is the rounded
+// value when it is neither low nor high.
+inline uint32_t finish_fast(double sum, bool* low, bool* high) {
+  const double r = round_half_away(sum);
+  *low = !(r >= 0.0);
+  *high = r > static_cast<double>(kPriorityMax);
+  return (static_cast<uint32_t>(truncate(r)) & -static_cast<uint32_t>(!*low)) | -static_cast<uint32_t>(*high);
+}
+
 // The refusal of a queue the association may not use (price and the batch).
 std::string not_permitted(const mfprio_job_t& job, const Association& a, std::string_view queue) {
   return job_name(job) + ": user " + a.user + " in bank " + a.bank + " may not use queue " + std::string(queue);
@@ -266,7 +287,11 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     s->queue_c.push_back(static_cast<double>(w.queue) * 0.0);
     s->queue_c.push_back(static_cast<double>(w.queue) * 0.0);
     for (const Queue& q : m->queues) s->queue_c.push_back(static_cast<double>(w.queue) * static_cast<double>(q.priority));
+    const size_t slots = nq + 2;
+    const double uc16 = static_cast<double>(w.urgency) * static_cast<double>(kUrgencyDefault - kUrgencyDefault);
     s->fast.resize(m->assocs.size());
+    s->slots = static_cast<uint32_t>(slots);
+    s->slot_entry.assign(m->assocs.size() * slots, 0);
     for (size_t i = 0; i < m->assocs.size(); ++i) {
       const Association& a = m->assocs[i];
       FluxState::FastAssoc& f = s->fast[i];
@@ -275,9 +300,16 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
       if (a.bank_index >= 0 && static_cast<size_t>(a.bank_index) < m->banks.size())
         b = m->banks[static_cast<size_t>(a.bank_index)].priority;
       f.b_c = static_cast<double>(w.bank) * b;
-      f.queue_mask = 3;  // unknown or no queue: nothing to permit
+      uint64_t permitted = 3;  // unknown or no queue: nothing to permit
       for (int32_t q : a.queues)
-        if (q >= 0 && static_cast<size_t>(q) < nq) f.queue_mask |= uint64_t{1} << (q + 2);
+        if (q >= 0 && static_cast<size_t>(q) < nq) permitted |= uint64_t{1} << (q + 2);
+      for (size_t q = 0; q < slots; ++q) {
+        // The priority at the default urgency, as the batch would form it.
+        bool low = false, high = false;
+        const uint32_t p = finish_fast(f.fs_c + s->queue_c[q] + f.b_c + uc16, &low, &high);
+        s->slot_entry[i * slots + q] = p | uint64_t{low} << FluxState::kLowBit | uint64_t{high} << FluxState::kHighBit |
+                                       uint64_t{!((permitted >> q) & 1u)} << FluxState::kRefusedBit;
+      }
     }
   }
   s->associations = m->assocs.size();
@@ -456,16 +488,6 @@ __attribute__((always_inline)) inline bool quick_record(const mfprio_job_t& j) {
   return ok;
 }
 
-// x truncated toward zero; INT64_MIN when it does not fit (NaN too), as
-// x86's conversion gives, without C++'s undefined behaviour.
-inline int64_t truncate(double x) {
-#if defined(__SSE2__) && defined(__x86_64__)
-  return _mm_cvttsd_si64(_mm_set_sd(x));
-#else
-  return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? static_cast<int64_t>(x) : INT64_MIN;
-#endif
-}
-
 }  // namespace
 
 void FluxPolicy::price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs, size_t count,
@@ -507,52 +529,56 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
   }
   // The per-batch constants in locals (the result stores cannot alias them).
   const FluxState::FastAssoc* const fast = s.fast.data();
+  const uint64_t* const entry = s.slot_entry.data();
   const double* const queue_c = s.queue_c.data();
   const uint32_t lid = s.layout_id;
   const uint32_t n_assoc = static_cast<uint32_t>(s.fast.size());
   // Queue and QOS codes + 2 (16 bits): unknown 0, none 1, index i at i + 2;
   // one comparison each.
-  const uint32_t q_lim = static_cast<uint32_t>(m.queues.size()) + 2;
+  const uint32_t slots = s.slots;
   const uint32_t qos_lim = static_cast<uint32_t>(std::min<size_t>(m.qos.size(), kHandleUnknown)) + 2;
   const double w_urgency = static_cast<double>(m.settings.weights.urgency);
   uint64_t clamped_low = 0, clamped_high = 0;
   // The loop, with and without statuses to store.
   auto loop = [&](auto with_statuses) {
   constexpr bool kStatuses = decltype(with_statuses)::value;
-  // The per-association terms are read in the records' order, which is
-  // random: fetched kAhead records early, with the user name check_job reads.
+  // The (association, queue) entries are read in the records' order, which
+  // is random: fetched kAhead records early, with the user name check_job reads.
   constexpr size_t kAhead = 16;
   for (size_t i = 0; i < count; ++i) {
     if (i + kAhead < count) {
       const mfprio_job_t& a = jobs[i + kAhead];
-      const uint32_t next = a.handle.assoc;
-      __builtin_prefetch(fast + (next < n_assoc ? next : 0));
+      const uint32_t next = a.handle.assoc, nq = (a.handle.partition + 2u) & 0xffffu;
+      __builtin_prefetch(entry + size_t{next < n_assoc ? next : 0} * slots + (nq < slots ? nq : 0));
       __builtin_prefetch(a.user);  // a prefetch never faults
     }
     const mfprio_job_t& j = jobs[i];
     const mfprio_handle_t h = j.handle;
     const uint32_t q = (h.partition + 2u) & 0xffffu, qos = (h.qos + 2u) & 0xffffu;
-    const bool handle_ok = (h.generation == lid) & (h.assoc < n_assoc) & (q < q_lim) & (qos < qos_lim);
+    const bool handle_ok = (h.generation == lid) & (h.assoc < n_assoc) & (q < slots) & (qos < qos_lim);
     if (__builtin_expect(!(handle_ok && quick_record(j)), 0)) {
       slow(i);
       continue;
     }
-    const FluxState::FastAssoc& fa = fast[h.assoc];
+    const uint64_t e = entry[size_t{h.assoc} * slots + q];
     // flux-accounting's INVALID_QUEUE: refused with priority 0 (no branch).
-    const bool permitted = (fa.queue_mask >> q) & 1u;
+    const bool permitted = !((e >> FluxState::kRefusedBit) & 1u);
     const size_t refused_here = permitted ? count : i;
     refused_at = refused_here < refused_at ? refused_here : refused_at;
     const uint32_t f = j.flags;
     int urgency = (f & MFPRIO_JOBF_URGENCY) ? static_cast<int>(j.urgency) : kUrgencyDefault;
     static_assert(kUrgencyHold == 0, "held: urgency masked to 0");
     urgency &= -static_cast<int>(j.state != MFPRIO_JOB_HELD);
-    // price_accounting's sum, in its order, then finish()'s round and clamp.
-    const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
-    const double r = round_half_away(fa.fs_c + queue_c[q] + fa.b_c + uc);
-    const bool low = !(r >= 0.0), high = r > static_cast<double>(kPriorityMax);
-    // Every choice below by masks (the compiler makes branches of the
-    // selects): r's truncation is its value when neither low nor high.
-    uint32_t p = (static_cast<uint32_t>(truncate(r)) & -static_cast<uint32_t>(!low)) | -static_cast<uint32_t>(high);
+    // The entry: the priority at the default urgency (hold and expedite
+    // replace it below).
+    uint32_t p = static_cast<uint32_t>(e);
+    bool low = (e >> FluxState::kLowBit) & 1u, high = (e >> FluxState::kHighBit) & 1u;
+    if (__builtin_expect((urgency != kUrgencyDefault) & (urgency != kUrgencyHold) & (urgency != kUrgencyExpedite), 0)) {
+      // A weighted urgency: price_accounting's sum, in its order.
+      const FluxState::FastAssoc& fa = fast[h.assoc];
+      const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
+      p = finish_fast(fa.fs_c + queue_c[q] + fa.b_c + uc, &low, &high);
+    }
     // flux-core: hold (0) and expedite (31) win over the sum.
     const bool hold = urgency == kUrgencyHold, expedite = urgency == kUrgencyExpedite;
     const bool plain = permitted & !hold & !expedite;
