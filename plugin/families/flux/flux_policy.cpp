@@ -546,11 +546,15 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
   // is random: fetched kAhead records early, with the user name check_job reads.
   constexpr size_t kAhead = 16;
   for (size_t i = 0; i < count; ++i) {
-    if (i + kAhead < count) {
-      const mfprio_job_t& a = jobs[i + kAhead];
-      const uint32_t next = a.handle.assoc, nq = (a.handle.partition + 2u) & 0xffffu;
-      __builtin_prefetch(entry + size_t{next < n_assoc ? next : 0} * slots + (nq < slots ? nq : 0));
-      __builtin_prefetch(a.user);  // a prefetch never faults
+    {
+      // The last records fetch the last one again (no branch); the address
+      // is formed as an integer: a forged handle's is never dereferenced,
+      // and a prefetch never faults.
+      const mfprio_job_t& a = jobs[i + kAhead < count ? i + kAhead : count - 1];
+      const uintptr_t at = reinterpret_cast<uintptr_t>(entry) +
+                           (uintptr_t{a.handle.assoc} * slots + ((a.handle.partition + 2u) & 0xffffu)) * sizeof *entry;
+      __builtin_prefetch(reinterpret_cast<const void*>(at));
+      __builtin_prefetch(a.user);
     }
     const mfprio_job_t& j = jobs[i];
     const mfprio_handle_t h = j.handle;
@@ -573,7 +577,9 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
     // replace it below).
     uint32_t p = static_cast<uint32_t>(e);
     bool low = (e >> FluxState::kLowBit) & 1u, high = (e >> FluxState::kHighBit) & 1u;
-    if (__builtin_expect((urgency != kUrgencyDefault) & (urgency != kUrgencyHold) & (urgency != kUrgencyExpedite), 0)) {
+    // (urgency is 0..31: quick_record checked it.)
+    constexpr uint32_t kUnweighted = 1u << kUrgencyHold | 1u << kUrgencyDefault | 1u << kUrgencyExpedite;
+    if (__builtin_expect(!((kUnweighted >> urgency) & 1u), 0)) {
       // A weighted urgency: price_accounting's sum, in its order.
       const FluxState::FastAssoc& fa = fast[h.assoc];
       const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
