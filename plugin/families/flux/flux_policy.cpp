@@ -541,60 +541,60 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
   uint64_t clamped_low = 0, clamped_high = 0;
   // The loop, with and without statuses to store.
   auto loop = [&](auto with_statuses) {
-  constexpr bool kStatuses = decltype(with_statuses)::value;
-  // The (association, queue) entries are read in the records' order, which
-  // is random: fetched kAhead records early, with the user name check_job reads.
-  constexpr size_t kAhead = 16;
-  for (size_t i = 0; i < count; ++i) {
-    {
-      // The last records fetch the last one again (no branch); the address
-      // is formed as an integer: a forged handle's is never dereferenced,
-      // and a prefetch never faults.
-      const mfprio_job_t& a = jobs[i + kAhead < count ? i + kAhead : count - 1];
-      const uintptr_t at = reinterpret_cast<uintptr_t>(entry) +
-                           (uintptr_t{a.handle.assoc} * slots + ((a.handle.partition + 2u) & 0xffffu)) * sizeof *entry;
-      __builtin_prefetch(reinterpret_cast<const void*>(at));
-      __builtin_prefetch(a.user);
+    constexpr bool kStatuses = decltype(with_statuses)::value;
+    // The (association, queue) entries are read in the records' order, which
+    // is random: fetched kAhead records early, with the user name check_job reads.
+    constexpr size_t kAhead = 16;
+    for (size_t i = 0; i < count; ++i) {
+      {
+        // The last records fetch the last one again (no branch); the address
+        // is formed as an integer: a forged handle's is never dereferenced,
+        // and a prefetch never faults.
+        const mfprio_job_t& a = jobs[i + kAhead < count ? i + kAhead : count - 1];
+        const uintptr_t slot = uintptr_t{a.handle.assoc} * slots + ((a.handle.partition + 2u) & 0xffffu);
+        const uintptr_t at = reinterpret_cast<uintptr_t>(entry) + slot * sizeof *entry;
+        __builtin_prefetch(reinterpret_cast<const void*>(at));
+        __builtin_prefetch(a.user);
+      }
+      const mfprio_job_t& j = jobs[i];
+      const mfprio_handle_t h = j.handle;
+      const uint32_t q = (h.partition + 2u) & 0xffffu, qos = (h.qos + 2u) & 0xffffu;
+      const bool handle_ok = (h.generation == lid) & (h.assoc < n_assoc) & (q < slots) & (qos < qos_lim);
+      if (__builtin_expect(!(handle_ok && quick_record(j)), 0)) {
+        slow(i);
+        continue;
+      }
+      const uint64_t e = entry[size_t{h.assoc} * slots + q];
+      // flux-accounting's INVALID_QUEUE: refused with priority 0 (no branch).
+      const bool permitted = !((e >> FluxState::kRefusedBit) & 1u);
+      const size_t refused_here = permitted ? count : i;
+      refused_at = refused_here < refused_at ? refused_here : refused_at;
+      const uint32_t f = j.flags;
+      int urgency = (f & MFPRIO_JOBF_URGENCY) ? static_cast<int>(j.urgency) : kUrgencyDefault;
+      static_assert(kUrgencyHold == 0, "held: urgency masked to 0");
+      urgency &= -static_cast<int>(j.state != MFPRIO_JOB_HELD);
+      // The entry: the priority at the default urgency (hold and expedite
+      // replace it below).
+      uint32_t p = static_cast<uint32_t>(e);
+      bool low = (e >> FluxState::kLowBit) & 1u, high = (e >> FluxState::kHighBit) & 1u;
+      // (urgency is 0..31: quick_record checked it.)
+      constexpr uint32_t kUnweighted = 1u << kUrgencyHold | 1u << kUrgencyDefault | 1u << kUrgencyExpedite;
+      if (__builtin_expect(!((kUnweighted >> urgency) & 1u), 0)) {
+        // A weighted urgency: price_accounting's sum, in its order.
+        const FluxState::FastAssoc& fa = fast[h.assoc];
+        const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
+        p = finish_fast(fa.fs_c + queue_c[q] + fa.b_c + uc, &low, &high);
+      }
+      // flux-core: hold (0) and expedite (31) win over the sum.
+      const bool hold = urgency == kUrgencyHold, expedite = urgency == kUrgencyExpedite;
+      const bool plain = permitted & !hold & !expedite;
+      clamped_low += plain & low;
+      clamped_high += plain & high;
+      p |= -static_cast<uint32_t>(expedite);
+      p &= -static_cast<uint32_t>(permitted & !hold);
+      priorities[i] = p;
+      if (kStatuses) statuses[i] = MFPRIO_EPERM & -static_cast<int>(!permitted);
     }
-    const mfprio_job_t& j = jobs[i];
-    const mfprio_handle_t h = j.handle;
-    const uint32_t q = (h.partition + 2u) & 0xffffu, qos = (h.qos + 2u) & 0xffffu;
-    const bool handle_ok = (h.generation == lid) & (h.assoc < n_assoc) & (q < slots) & (qos < qos_lim);
-    if (__builtin_expect(!(handle_ok && quick_record(j)), 0)) {
-      slow(i);
-      continue;
-    }
-    const uint64_t e = entry[size_t{h.assoc} * slots + q];
-    // flux-accounting's INVALID_QUEUE: refused with priority 0 (no branch).
-    const bool permitted = !((e >> FluxState::kRefusedBit) & 1u);
-    const size_t refused_here = permitted ? count : i;
-    refused_at = refused_here < refused_at ? refused_here : refused_at;
-    const uint32_t f = j.flags;
-    int urgency = (f & MFPRIO_JOBF_URGENCY) ? static_cast<int>(j.urgency) : kUrgencyDefault;
-    static_assert(kUrgencyHold == 0, "held: urgency masked to 0");
-    urgency &= -static_cast<int>(j.state != MFPRIO_JOB_HELD);
-    // The entry: the priority at the default urgency (hold and expedite
-    // replace it below).
-    uint32_t p = static_cast<uint32_t>(e);
-    bool low = (e >> FluxState::kLowBit) & 1u, high = (e >> FluxState::kHighBit) & 1u;
-    // (urgency is 0..31: quick_record checked it.)
-    constexpr uint32_t kUnweighted = 1u << kUrgencyHold | 1u << kUrgencyDefault | 1u << kUrgencyExpedite;
-    if (__builtin_expect(!((kUnweighted >> urgency) & 1u), 0)) {
-      // A weighted urgency: price_accounting's sum, in its order.
-      const FluxState::FastAssoc& fa = fast[h.assoc];
-      const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
-      p = finish_fast(fa.fs_c + queue_c[q] + fa.b_c + uc, &low, &high);
-    }
-    // flux-core: hold (0) and expedite (31) win over the sum.
-    const bool hold = urgency == kUrgencyHold, expedite = urgency == kUrgencyExpedite;
-    const bool plain = permitted & !hold & !expedite;
-    clamped_low += plain & low;
-    clamped_high += plain & high;
-    p |= -static_cast<uint32_t>(expedite);
-    p &= -static_cast<uint32_t>(permitted & !hold);
-    priorities[i] = p;
-    if (kStatuses) statuses[i] = MFPRIO_EPERM & -static_cast<int>(!permitted);
-  }
   };
   if (statuses) loop(std::true_type{});
   else loop(std::false_type{});
