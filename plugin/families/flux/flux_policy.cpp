@@ -7,6 +7,11 @@
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
+
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include "flux_usage.hpp"
 #include "params.hpp"
@@ -68,19 +73,25 @@ inline double round_half_away(double x) {
   return t + static_cast<double>(f >= 0.5) - static_cast<double>(f <= -0.5);
 }
 
-// The checks of check_job (policy.hpp) that pricing relies on, without a
-// message: the record's size, its attribute list, urgency, and that only an
-// admin raises a priority with nice or user_priority.  The TRES counts are
-// left out: priority/flux prices no TRES (charging checks them).  When false,
-// check_job refuses the record with the message.
-inline bool record_ok(const mfprio_job_t& j) {
-  return j.struct_size >= sizeof(mfprio_job_t) && j.user && *j.user && time_ok(j.submit_time) &&
-         time_ok(j.eligible_time) && time_ok(j.start_time) && time_ok(j.deadline) && j.tres_count <= MFPRIO_MAX_LIST &&
-         (j.tres_count == 0 || j.tres) &&
-         j.attr_count <= MFPRIO_MAX_LIST && (j.attr_count == 0 || j.attrs) &&
-         !((j.flags & MFPRIO_JOBF_URGENCY) && j.urgency > MFPRIO_URGENCY_EXPEDITE) &&
-         (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN)) &&
-         (j.user_priority <= 0 || (j.flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN));
+// x truncated toward zero; INT64_MIN when it does not fit (NaN too), as
+// x86's conversion gives, without C++'s undefined behaviour.
+inline int64_t truncate(double x) {
+#if defined(__SSE2__) && defined(__x86_64__)
+  return _mm_cvttsd_si64(_mm_set_sd(x));
+#else
+  return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? static_cast<int64_t>(x) : INT64_MIN;
+#endif
+}
+
+// The fast path's finish of price_accounting's sum (finish() in
+// flux_priority.cpp): rounded, clamped to 0..kPriorityMax, by masks (the
+// compiler makes branches of the selects): the truncation is the rounded
+// value when it is neither low nor high.
+inline uint32_t finish_fast(double sum, bool* low, bool* high) {
+  const double r = round_half_away(sum);
+  *low = !(r >= 0.0);
+  *high = r > static_cast<double>(kPriorityMax);
+  return (static_cast<uint32_t>(truncate(r)) & -static_cast<uint32_t>(!*low)) | -static_cast<uint32_t>(*high);
 }
 
 // The refusal of a queue the association may not use (price and the batch).
@@ -266,13 +277,21 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
   prepare_model(m.get());
   // The batch's fast path: the terms price_accounting forms, per credential.
   const Weights& w = settings_.weights;
-  s->fast_ok = settings_.mode == Mode::kAccounting && m->queues.size() < 64;
+  s->fast_ok = settings_.mode == Mode::kAccounting && m->queues.size() <= 62;
   if (s->fast_ok) {
+    // Slots: a handle's queue code + 2 (see price_batch): 0 a queue
+    // accounting does not know, 1 none (both W_queue * 0, permitted), i + 2
+    // queue i.
     const size_t nq = m->queues.size();
-    s->queue_c.reserve(nq + 1);
+    s->queue_c.reserve(nq + 2);
+    s->queue_c.push_back(static_cast<double>(w.queue) * 0.0);
+    s->queue_c.push_back(static_cast<double>(w.queue) * 0.0);
     for (const Queue& q : m->queues) s->queue_c.push_back(static_cast<double>(w.queue) * static_cast<double>(q.priority));
-    s->queue_c.push_back(static_cast<double>(w.queue) * 0.0);  // [nq]: no queue, or one accounting does not know
+    const size_t slots = nq + 2;
+    const double uc16 = static_cast<double>(w.urgency) * static_cast<double>(kUrgencyDefault - kUrgencyDefault);
     s->fast.resize(m->assocs.size());
+    s->slots = static_cast<uint32_t>(slots);
+    s->slot_entry.assign(m->assocs.size() * slots, 0);
     for (size_t i = 0; i < m->assocs.size(); ++i) {
       const Association& a = m->assocs[i];
       FluxState::FastAssoc& f = s->fast[i];
@@ -281,9 +300,16 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
       if (a.bank_index >= 0 && static_cast<size_t>(a.bank_index) < m->banks.size())
         b = m->banks[static_cast<size_t>(a.bank_index)].priority;
       f.b_c = static_cast<double>(w.bank) * b;
-      f.queue_mask = uint64_t{1} << nq;  // no queue: nothing to permit
+      uint64_t permitted = 3;  // unknown or no queue: nothing to permit
       for (int32_t q : a.queues)
-        if (q >= 0 && static_cast<size_t>(q) < nq) f.queue_mask |= uint64_t{1} << q;
+        if (q >= 0 && static_cast<size_t>(q) < nq) permitted |= uint64_t{1} << (q + 2);
+      for (size_t q = 0; q < slots; ++q) {
+        // The priority at the default urgency, as the batch would form it.
+        bool low = false, high = false;
+        const uint32_t p = finish_fast(f.fs_c + s->queue_c[q] + f.b_c + uc16, &low, &high);
+        s->slot_entry[i * slots + q] = p | uint64_t{low} << FluxState::kLowBit | uint64_t{high} << FluxState::kHighBit |
+                                       uint64_t{!((permitted >> q) & 1u)} << FluxState::kRefusedBit;
+      }
     }
   }
   s->associations = m->assocs.size();
@@ -423,62 +449,70 @@ int FluxPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
   return MFPRIO_OK;
 }
 
+namespace {
+
+// The record checks of job_acceptable() (policy.hpp) for the fast path, in
+// one pass with one branch for the common case.  True only when
+// job_acceptable(j) is true and the record has no attribute (user_factor is
+// read on the named path): the four times are tested through their OR and
+// the TRES count below 4096, both stricter; a record refused here goes to
+// the slow path, whose check_job and by-name pricing give the same status,
+// message and priority.  The TRES counts are read as job_acceptable reads
+// them (the first without a branch on the count).
+__attribute__((always_inline)) inline bool quick_record(const mfprio_job_t& j) {
+  const uint64_t times = static_cast<uint64_t>(j.submit_time) | static_cast<uint64_t>(j.eligible_time) |
+                         static_cast<uint64_t>(j.start_time) | static_cast<uint64_t>(j.deadline);
+  const uint32_t f = j.flags;
+  static_assert(MFPRIO_MAX_LIST == 4096, "the list-count mask");
+  const uint32_t n = j.tres_count;
+  bool bad = (j.struct_size < sizeof(mfprio_job_t)) | ((j.attr_count | (n & ~uint32_t{MFPRIO_MAX_LIST - 1})) != 0) |
+             ((n != 0) & (j.tres == nullptr)) | (j.user == nullptr) |
+             (times > static_cast<uint64_t>(MFPRIO_TIME_MAX));
+  // A negative nice, a positive user priority or an urgency: the exact rules.
+  if (__builtin_expect(((static_cast<uint32_t>(j.nice) >> 31) | (j.user_priority > 0) | (f & MFPRIO_JOBF_URGENCY)) != 0, 0))
+    bad |= (((f & MFPRIO_JOBF_URGENCY) != 0) & (j.urgency > MFPRIO_URGENCY_EXPEDITE)) |
+           ((j.nice < 0) & ((f & MFPRIO_JOBF_NICE_ADMIN) == 0)) |
+           ((j.user_priority > 0) & ((f & MFPRIO_JOBF_USER_PRIORITY_ADMIN) == 0));
+  if (__builtin_expect(bad, 0) || __builtin_expect(*j.user == '\0', 0)) return false;
+  static const mfprio_tres_t kNoTres{nullptr, 0.0};
+  const uintptr_t m = -static_cast<uintptr_t>(n != 0);
+  const auto* first = reinterpret_cast<const mfprio_tres_t*>((reinterpret_cast<uintptr_t>(j.tres) & m) |
+                                                             (reinterpret_cast<uintptr_t>(&kNoTres) & ~m));
+  const double c0 = first->count;
+  bool ok = (c0 >= 0) & (c0 != HUGE_VAL);
+  if (__builtin_expect(n > 1, 0))
+    for (uint32_t i = 1; i < n; ++i) {
+      const double c = j.tres[i].count;
+      ok &= (c >= 0) & (c != HUGE_VAL);
+    }
+  return ok;
+}
+
+}  // namespace
+
 void FluxPolicy::price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs, size_t count,
                              int64_t now, uint32_t* priorities, int* statuses, ClampCounts* clamps,
                              BatchError* err) const {
   const FluxState& s = static_cast<const FluxState&>(state);
   const Model& m = *s.model;
-  const uint32_t lid = s.layout_id;
-  const bool fast = s.fast_ok && lid != 0;
-  const size_t n_assoc = s.fast.size(), n_queue = m.queues.size(), n_qos = m.qos.size();
-  uint64_t clamped_low = 0, clamped_high = 0;
-  const double w_urgency = static_cast<double>(m.settings.weights.urgency);
   std::string why;  // filled only on a failure
-  // The per-association terms are read in the records' order, which is
-  // random: fetched kAhead records early (the loop is otherwise waiting on them).
-  constexpr size_t kAhead = 16;
-  for (size_t i = 0; i < count; ++i) {
-    if (fast && i + kAhead < count) {
-      const uint32_t next = jobs[i + kAhead].handle.assoc;
-      if (next < n_assoc) __builtin_prefetch(&s.fast[next]);
+  // The first record refused on the fast path for its queue: its message is
+  // written only if it is the batch's first failure (before the next slow
+  // record, which may fail, and at the end).
+  size_t refused_at = count;
+  auto note_refused = [&] {
+    if (refused_at < count && err->status == MFPRIO_OK) {
+      const mfprio_job_t& r = jobs[refused_at];
+      err->note(MFPRIO_EPERM, not_permitted(r, m.assocs[r.handle.assoc], nz(r.partition)));
     }
+  };
+  // Any record the fast path does not take: checked and priced by name, as
+  // set_priority would.
+  auto slow = [&](size_t i) __attribute__((noinline)) {
+    note_refused();
     const mfprio_job_t& j = jobs[i];
-    // What pricing reads must be sound (else check_job names the fault);
-    // the TRES counts, which pricing never reads, are not checked here.
-    int rc = record_ok(j) ? MFPRIO_OK : mfprio::check_job(&j, "set_priority_batch", &why);
+    int rc = job_acceptable(j) ? MFPRIO_OK : mfprio::check_job(&j, "set_priority_batch", &why);
     if (rc == MFPRIO_OK) {
-      const mfprio_handle_t h = j.handle;
-      // The fast path: a current, in-range handle and no attribute to read
-      // (user_factor is checked on the named path).  Queue codes past the
-      // queues (none, unknown) all read slot n_queue: no term, permitted.
-      if (fast && h.generation == lid && h.assoc < n_assoc && j.attr_count == 0 &&
-          (h.partition < n_queue || h.partition >= kHandleUnknown) && (h.qos < n_qos || h.qos >= kHandleUnknown)) {
-        const FluxState::FastAssoc& fa = s.fast[h.assoc];
-        const size_t q = h.partition < n_queue ? h.partition : n_queue;
-        if (!(fa.queue_mask >> q & 1u)) {
-          // flux-accounting's INVALID_QUEUE; the message only for the batch's first failure.
-          priorities[i] = 0;
-          if (statuses) statuses[i] = MFPRIO_EPERM;
-          if (err->status == MFPRIO_OK) err->note(MFPRIO_EPERM, not_permitted(j, m.assocs[h.assoc], nz(j.partition)));
-          continue;
-        }
-        int urgency = (j.flags & MFPRIO_JOBF_URGENCY) ? static_cast<int>(j.urgency) : kUrgencyDefault;
-        urgency = j.state == MFPRIO_JOB_HELD ? kUrgencyHold : urgency;
-        // price_accounting's sum, in its order, then finish()'s round and clamp.
-        const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
-        const double r = round_half_away(fa.fs_c + s.queue_c[q] + fa.b_c + uc);
-        const bool low = !(r >= 0.0), high = r > static_cast<double>(kPriorityMax);
-        const double in_range = low || high ? 0.0 : r;  // converted only when it fits
-        uint32_t p = low ? 0u : high ? kPriorityMax : static_cast<uint32_t>(in_range);
-        const bool plain = urgency != kUrgencyHold && urgency != kUrgencyExpedite;
-        clamped_low += plain & low;
-        clamped_high += plain & high;
-        // flux-core: hold (0) and expedite (31) win over the sum.
-        p = urgency == kUrgencyHold ? 0u : urgency == kUrgencyExpedite ? kPriorityMax : p;
-        priorities[i] = p;
-        if (statuses) statuses[i] = MFPRIO_OK;
-        continue;
-      }
       uint32_t clamp = MFPRIO_CLAMP_NONE;
       rc = price(state, pass, j, now, nullptr, &priorities[i], &clamp, &why);
       if (rc == MFPRIO_OK) clamps->add(clamp);
@@ -488,7 +522,83 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
       err->note(rc, why);
     }
     if (statuses) statuses[i] = rc;
+  };
+  if (!(s.fast_ok && s.layout_id != 0)) {
+    for (size_t i = 0; i < count; ++i) slow(i);
+    return;
   }
+  // The per-batch constants in locals (the result stores cannot alias them).
+  const FluxState::FastAssoc* const fast = s.fast.data();
+  const uint64_t* const entry = s.slot_entry.data();
+  const double* const queue_c = s.queue_c.data();
+  const uint32_t lid = s.layout_id;
+  const uint32_t n_assoc = static_cast<uint32_t>(s.fast.size());
+  // Queue and QOS codes + 2 (16 bits): unknown 0, none 1, index i at i + 2;
+  // one comparison each.
+  const uint32_t slots = s.slots;
+  const uint32_t qos_lim = static_cast<uint32_t>(std::min<size_t>(m.qos.size(), kHandleUnknown)) + 2;
+  const double w_urgency = static_cast<double>(m.settings.weights.urgency);
+  uint64_t clamped_low = 0, clamped_high = 0;
+  // The loop, with and without statuses to store.
+  auto loop = [&](auto with_statuses) {
+    constexpr bool kStatuses = decltype(with_statuses)::value;
+    // The (association, queue) entries are read in the records' order, which
+    // is random: fetched kAhead records early, with the user name check_job reads.
+    constexpr size_t kAhead = 16;
+    for (size_t i = 0; i < count; ++i) {
+      {
+        // The last records fetch the last one again (no branch); the address
+        // is formed as an integer: a forged handle's is never dereferenced,
+        // and a prefetch never faults.
+        const mfprio_job_t& a = jobs[i + kAhead < count ? i + kAhead : count - 1];
+        const uintptr_t slot = uintptr_t{a.handle.assoc} * slots + ((a.handle.partition + 2u) & 0xffffu);
+        const uintptr_t at = reinterpret_cast<uintptr_t>(entry) + slot * sizeof *entry;
+        __builtin_prefetch(reinterpret_cast<const void*>(at));
+        __builtin_prefetch(a.user);
+      }
+      const mfprio_job_t& j = jobs[i];
+      const mfprio_handle_t h = j.handle;
+      const uint32_t q = (h.partition + 2u) & 0xffffu, qos = (h.qos + 2u) & 0xffffu;
+      const bool handle_ok = (h.generation == lid) & (h.assoc < n_assoc) & (q < slots) & (qos < qos_lim);
+      if (__builtin_expect(!(handle_ok && quick_record(j)), 0)) {
+        slow(i);
+        continue;
+      }
+      const uint64_t e = entry[size_t{h.assoc} * slots + q];
+      // flux-accounting's INVALID_QUEUE: refused with priority 0 (no branch).
+      const bool permitted = !((e >> FluxState::kRefusedBit) & 1u);
+      const size_t refused_here = permitted ? count : i;
+      refused_at = refused_here < refused_at ? refused_here : refused_at;
+      const uint32_t f = j.flags;
+      int urgency = (f & MFPRIO_JOBF_URGENCY) ? static_cast<int>(j.urgency) : kUrgencyDefault;
+      static_assert(kUrgencyHold == 0, "held: urgency masked to 0");
+      urgency &= -static_cast<int>(j.state != MFPRIO_JOB_HELD);
+      // The entry: the priority at the default urgency (hold and expedite
+      // replace it below).
+      uint32_t p = static_cast<uint32_t>(e);
+      bool low = (e >> FluxState::kLowBit) & 1u, high = (e >> FluxState::kHighBit) & 1u;
+      // (urgency is 0..31: quick_record checked it.)
+      constexpr uint32_t kUnweighted = 1u << kUrgencyHold | 1u << kUrgencyDefault | 1u << kUrgencyExpedite;
+      if (__builtin_expect(!((kUnweighted >> urgency) & 1u), 0)) {
+        // A weighted urgency: price_accounting's sum, in its order.
+        const FluxState::FastAssoc& fa = fast[h.assoc];
+        const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
+        p = finish_fast(fa.fs_c + queue_c[q] + fa.b_c + uc, &low, &high);
+      }
+      // flux-core: hold (0) and expedite (31) win over the sum.
+      const bool hold = urgency == kUrgencyHold, expedite = urgency == kUrgencyExpedite;
+      const bool plain = permitted & !hold & !expedite;
+      clamped_low += plain & low;
+      clamped_high += plain & high;
+      p |= -static_cast<uint32_t>(expedite);
+      p &= -static_cast<uint32_t>(permitted & !hold);
+      priorities[i] = p;
+      if (kStatuses) statuses[i] = MFPRIO_EPERM & -static_cast<int>(!permitted);
+    }
+  };
+  if (statuses) loop(std::true_type{});
+  else loop(std::false_type{});
+  note_refused();
   clamps->low += clamped_low;
   clamps->high += clamped_high;
 }

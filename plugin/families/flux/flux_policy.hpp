@@ -55,17 +55,22 @@ struct FluxState : State {
   std::vector<double> node_priority;  // banks' priority
   int64_t as_of = 0;  // the time the usage bins were read for
   // The batch's fast path (accounting mode; job handles, see resolve): per
-  // association its weighted fair-share and bank terms and its permitted
-  // queues as a bit mask (queues < 64), per queue its weighted term.  The
-  // products are formed as price_accounting forms them: same doubles.
+  // association its weighted fair-share and bank terms, per queue slot its
+  // weighted term (slot = the handle's queue code + 2: 0 unknown, 1 none,
+  // i + 2 queue i), and per (association, slot) an entry: the priority at
+  // the default urgency (low 32 bits), whether it was clamped low or high,
+  // and whether the association may not use the queue.  The products and
+  // sums are formed as price_accounting forms them: same doubles.
   struct FastAssoc {
     double fs_c = 0.0;
     double b_c = 0.0;
-    uint64_t queue_mask = 0;
   };
+  static constexpr int kLowBit = 32, kHighBit = 33, kRefusedBit = 34;
   std::vector<FastAssoc> fast;
-  std::vector<double> queue_c;  // W_queue * queue priority; [queues] W_queue * 0 (none, unknown)
-  bool fast_ok = false;         // accounting mode and at most 63 queues
+  std::vector<double> queue_c;       // by slot: W_queue * 0 (unknown, none), W_queue * queue priority
+  std::vector<uint64_t> slot_entry;  // [association * slots + slot]
+  uint32_t slots = 0;                // queues + 2
+  bool fast_ok = false;         // accounting mode and at most 62 queues
 };
 
 class FluxPolicy final : public Policy {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -450,6 +451,140 @@ TEST_F(FluxPlugin, TheBatchChecksEachRecordAsSetPriorityDoes) {
   jobs[1].flags |= MFPRIO_JOBF_NICE_ADMIN;  // an admin's nice: priced (flux reads no nice)
   EXPECT_EQ(p_->ops.set_priority_batch(jobs.data(), 2, T0, pr.data(), st.data()), MFPRIO_OK) << p_->err();
   EXPECT_EQ(pr[1], pr[0]);
+}
+
+// The batch's fast loop checks each record in one pass (flux_policy.cpp,
+// quick_record) and refuses a forbidden queue without leaving it: every
+// record set_priority refuses is refused with its status (and the batch's
+// first failure with its message), every record it prices gets its
+// priority, whichever path the batch took (resolved handles: the fast loop
+// sees every record first), with the faults before or after the records
+// refused for their queue.
+TEST_F(FluxPlugin, MalformedRecordsInABatchAreRefusedAsOneByOne) {
+  FluxStore()
+      .bank("A", "root", 2, 3)
+      .bank("B", "root", 1, 7)
+      .queue("batch", 2).queue("debug", 5).queue("gpu", 1)
+      .user("alice", "A", 1, 0, {"batch", "debug"})
+      .user("bob", "B", 1, 100, {"batch"})
+      .user("carol", "A", 3, 50, {"gpu", "batch"})
+      .write(db());
+  ASSERT_EQ(start("bank=10,urgency=1000," + kBins), MFPRIO_OK) << p_->err();
+  static const char* users[] = {"alice", "bob", "carol"};
+  static const char* queues[] = {nullptr, "batch", "debug", "gpu", "elsewhere"};
+  std::vector<mfprio_job_t> good;
+  for (uint64_t k = 0; k < 30; ++k) {
+    mfprio_job_t j = job(100 + k, users[k % 3], k % 2 ? nullptr : (k % 3 == 1 ? "B" : "A"), queues[k % 5]);
+    if (k % 4 == 1) j = with_urgency(j, static_cast<uint8_t>((k * 7) % 32));
+    if (k % 7 == 3) j.state = MFPRIO_JOB_HELD;
+    j.nice = static_cast<int32_t>(k % 3);
+    ASSERT_EQ(p_->ops.job_resolve(&j), MFPRIO_OK) << p_->err();
+    good.push_back(j);
+  }
+  static const mfprio_tres_t bad_counts[][2] = {
+      {{"gres/gpu", 1}, {"gres/gpu", -1}}, {{"gres/gpu", NAN}, {"x", 1}}, {{"x", HUGE_VAL}, {"gres/gpu", 1}}};
+  static const mfprio_tres_t gpus[] = {{"gres/gpu", 2}};
+  static const mfprio_attr_t attr[] = {{"a", "b"}};
+  static const mfprio_attr_t bad_factor[] = {{"user_factor", "2"}};
+  std::vector<std::function<void(mfprio_job_t&)>> faults = {
+      [](mfprio_job_t& j) { j.struct_size = sizeof(mfprio_job_t) - 8; },
+      [](mfprio_job_t& j) { j.tres = nullptr, j.tres_count = 1; },
+      [](mfprio_job_t& j) { j.tres = gpus, j.tres_count = MFPRIO_MAX_LIST + 1; },
+      [](mfprio_job_t& j) { j.attrs = nullptr, j.attr_count = 2; },
+      [](mfprio_job_t& j) { j.attrs = attr, j.attr_count = MFPRIO_MAX_LIST + 1; },
+      [](mfprio_job_t& j) { j.tres = bad_counts[0], j.tres_count = 2; },
+      [](mfprio_job_t& j) { j.tres = bad_counts[1], j.tres_count = 2; },
+      [](mfprio_job_t& j) { j.tres = bad_counts[2], j.tres_count = 2; },
+      [](mfprio_job_t& j) { j.user = nullptr; },
+      [](mfprio_job_t& j) { j.user = ""; },
+      [](mfprio_job_t& j) { j.submit_time = -1; },
+      [](mfprio_job_t& j) { j.eligible_time = MFPRIO_TIME_MAX + 1; },
+      [](mfprio_job_t& j) { j.start_time = INT64_MIN; },
+      [](mfprio_job_t& j) { j.deadline = -5; },
+      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = MFPRIO_URGENCY_EXPEDITE + 1; },
+      [](mfprio_job_t& j) { j.nice = -3, j.flags &= ~MFPRIO_JOBF_NICE_ADMIN; },
+      [](mfprio_job_t& j) { j.user_priority = 4, j.flags &= ~MFPRIO_JOBF_USER_PRIORITY_ADMIN; },
+      // Refused by pricing (the named path): a user_factor out of range
+      // (read in either mode), a stale generation naming an unknown user.
+      [](mfprio_job_t& j) { j.attrs = bad_factor, j.attr_count = 1; },
+      [](mfprio_job_t& j) { j.user = "mallory", j.handle.generation = 0; },
+      // Accepted (unless the queue refuses the record): the admin flags, the
+      // urgency bound, TRES and attributes within the limits, times at
+      // MFPRIO_TIME_MAX and times whose bits together pass it (each one in
+      // range), forged handles (priced by name).
+      [](mfprio_job_t& j) { j.nice = -3, j.flags |= MFPRIO_JOBF_NICE_ADMIN; },
+      [](mfprio_job_t& j) { j.user_priority = 4, j.flags |= MFPRIO_JOBF_USER_PRIORITY_ADMIN; },
+      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = MFPRIO_URGENCY_EXPEDITE; },
+      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = 0; },
+      [](mfprio_job_t& j) { j.attrs = attr, j.attr_count = 1; },
+      [](mfprio_job_t& j) { j.tres = gpus, j.tres_count = 1; },
+      [](mfprio_job_t& j) { j.tres = bad_counts[0], j.tres_count = 1; },
+      [](mfprio_job_t& j) { j.tres = nullptr, j.tres_count = 0, j.attrs = nullptr, j.attr_count = 0; },
+      [](mfprio_job_t& j) { j.deadline = MFPRIO_TIME_MAX; },
+      [](mfprio_job_t& j) { j.deadline = int64_t{1} << 37, j.start_time = (int64_t{1} << 37) - 1; },
+      [](mfprio_job_t& j) { j.handle.assoc = 0xfffffff0u; },
+      [](mfprio_job_t& j) { j.handle.partition = 0x0003u, j.handle.qos = 0xfffdu; },
+      [](mfprio_job_t& j) { j.handle.partition = 0xfffdu; },
+      [](mfprio_job_t& j) { j.handle.generation += 1; },
+  };
+  constexpr size_t kRefused = 19;  // the faults above that refuse every record
+  std::vector<mfprio_job_t> faulty;
+  std::vector<int> good_rc;  // the record a fault was applied to: its own status
+  for (size_t f = 0; f < faults.size(); ++f)
+    for (size_t g = 0; g < 3; ++g) {
+      mfprio_job_t j = good[(f * 3 + g) % good.size()];
+      uint32_t v = 0;
+      good_rc.push_back(p_->ops.set_priority(&j, T0, &v));
+      faults[f](j);
+      faulty.push_back(j);
+    }
+  size_t queue_refused = 0;
+  for (const mfprio_job_t& j : good) {
+    uint32_t v = 0;
+    queue_refused += p_->ops.set_priority(&j, T0, &v) == MFPRIO_EPERM;
+  }
+  ASSERT_GT(queue_refused, 0u);
+  for (bool faults_first : {true, false}) {
+    std::vector<mfprio_job_t> jobs = faults_first ? faulty : good;
+    const std::vector<mfprio_job_t>& rest = faults_first ? good : faulty;
+    jobs.insert(jobs.end(), rest.begin(), rest.end());
+    const size_t fault_at = faults_first ? 0 : good.size();
+    std::vector<uint32_t> prios(jobs.size(), 77);
+    std::vector<int> st(jobs.size(), -1);
+    const int rc = p_->ops.set_priority_batch(jobs.data(), jobs.size(), T0, prios.data(), st.data());
+    const std::string batch_msg = p_->err();
+    int first = MFPRIO_OK;
+    std::string first_msg;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      uint32_t one = 99;
+      const int one_rc = p_->ops.set_priority(&jobs[i], T0, &one);
+      EXPECT_EQ(st[i], one_rc) << "record " << i;
+      if (i >= fault_at && i < fault_at + faulty.size()) {
+        const size_t f = (i - fault_at) / 3;
+        if (f < kRefused) EXPECT_NE(one_rc, MFPRIO_OK) << "fault " << f;
+        else EXPECT_EQ(one_rc, good_rc[i - fault_at]) << "fault " << f;
+      }
+      if (one_rc == MFPRIO_OK) {
+        EXPECT_EQ(prios[i], one) << "record " << i;
+      } else {
+        EXPECT_EQ(prios[i], 0u) << "record " << i;
+        std::string msg = p_->err();
+        // The same message, naming the batch instead of set_priority.
+        for (size_t at; (at = msg.find("set_priority")) != std::string::npos;) msg.replace(at, 12, "@");
+        if (first == MFPRIO_OK) first = one_rc, first_msg = msg;
+      }
+    }
+    EXPECT_EQ(rc, first);
+    EXPECT_EQ(rc, faults_first ? MFPRIO_EINVAL : MFPRIO_EPERM);
+    std::string bm = batch_msg;
+    for (size_t at; (at = bm.find("set_priority_batch")) != std::string::npos;) bm.replace(at, 18, "@");
+    EXPECT_EQ(bm, first_msg);
+    // Without statuses: the same priorities and the same first failure.
+    std::vector<uint32_t> again(jobs.size(), 77);
+    EXPECT_EQ(p_->ops.set_priority_batch(jobs.data(), jobs.size(), T0, again.data(), nullptr), rc);
+    EXPECT_EQ(p_->err(), batch_msg);
+    EXPECT_EQ(again, prios);
+  }
 }
 
 // The batch's fast path (resolved records) against one job at a time:
