@@ -1,6 +1,10 @@
 // policy.cpp - the defaults of Policy and the small helpers of policy.hpp.
 #include "policy.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +27,18 @@ int64_t HostContext::now() const {
 
 void HostContext::log(int level, const std::string& msg) const {
   if (log_fn) log_fn(log_arg, level, (type + ": " + msg).c_str());
+}
+
+uint32_t next_layout_id() {
+  static std::atomic<uint32_t> next{[] {
+    const uint64_t ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    return static_cast<uint32_t>((ns ^ (ns >> 32)) * 2246822519u) ^ (static_cast<uint32_t>(getpid()) << 12);
+  }()};
+  uint32_t v = next.fetch_add(1, std::memory_order_relaxed);
+  if (v == 0) v = next.fetch_add(1, std::memory_order_relaxed);
+  return v;
 }
 
 namespace {

@@ -274,6 +274,56 @@ inline bool job_acceptable(const mfprio_job_t& j) {
   }
   return true;
 }
+// A handle generation for a family that numbers its own layouts (maui,
+// gridengine): never 0 (a zeroed handle), unique within one load of the
+// plugin, seeded from the clock in nanoseconds and the pid, so a plugin
+// unloaded and loaded again (or another process) starts elsewhere in the
+// 2^32 range and an old handle is not taken for a current one.
+uint32_t next_layout_id();
+
+// job_acceptable() for a family's fast path, in one pass with one branch for
+// the common case, split in two so a family can read the TRES list its own
+// way.  fast_record_head_ok: everything but the TRES counts.  True only when
+// job_acceptable's other tests pass; it is stricter (the four times tested
+// through their OR, both list counts below 4096, and with allow_attrs false
+// any attribute refused): a record refused here goes to the family's slow
+// path, whose check_job and by-name pricing give the status and message.
+__attribute__((always_inline)) inline bool fast_record_head_ok(const mfprio_job_t& j, bool allow_attrs) {
+  const uint64_t times = static_cast<uint64_t>(j.submit_time) | static_cast<uint64_t>(j.eligible_time) |
+                         static_cast<uint64_t>(j.start_time) | static_cast<uint64_t>(j.deadline);
+  const uint32_t f = j.flags;
+  static_assert(MFPRIO_MAX_LIST == 4096, "the list-count mask");
+  constexpr uint32_t kBig = ~uint32_t{MFPRIO_MAX_LIST - 1};
+  const uint32_t attrs = allow_attrs ? (j.attr_count & kBig) : j.attr_count;
+  bool bad = (j.struct_size < sizeof(mfprio_job_t)) | ((attrs | (j.tres_count & kBig)) != 0) |
+             ((j.tres_count != 0) & (j.tres == nullptr)) | ((j.attr_count != 0) & (j.attrs == nullptr)) |
+             (j.user == nullptr) | (times > static_cast<uint64_t>(MFPRIO_TIME_MAX));
+  // A negative nice, a positive user priority or an urgency: the exact rules.
+  if (__builtin_expect(((static_cast<uint32_t>(j.nice) >> 31) | (j.user_priority > 0) | (f & MFPRIO_JOBF_URGENCY)) != 0, 0))
+    bad |= (((f & MFPRIO_JOBF_URGENCY) != 0) & (j.urgency > MFPRIO_URGENCY_EXPEDITE)) |
+           ((j.nice < 0) & ((f & MFPRIO_JOBF_NICE_ADMIN) == 0)) |
+           ((j.user_priority > 0) & ((f & MFPRIO_JOBF_USER_PRIORITY_ADMIN) == 0));
+  return !(__builtin_expect(bad, 0) || __builtin_expect(*j.user == '\0', 0));
+}
+// The TRES counts as job_acceptable reads them, the first (a 0 when the list
+// is empty) picked without a branch on the count and any others in a loop,
+// so a record with one TRES or none costs no mispredicted loop exit.  Only
+// after fast_record_head_ok (a count implies a list).
+__attribute__((always_inline)) inline bool fast_tres_counts_ok(const mfprio_job_t& j) {
+  static const mfprio_tres_t kNone{nullptr, 0.0};
+  const uint32_t n = j.tres_count;
+  const uintptr_t m = -static_cast<uintptr_t>(n != 0);
+  const auto* first = reinterpret_cast<const mfprio_tres_t*>((reinterpret_cast<uintptr_t>(j.tres) & m) |
+                                                             (reinterpret_cast<uintptr_t>(&kNone) & ~m));
+  const double c0 = first->count;
+  bool ok = (c0 >= 0) & (c0 != HUGE_VAL);
+  if (__builtin_expect(n > 1, 0))
+    for (uint32_t i = 1; i < n; ++i) {
+      const double c = j.tres[i].count;
+      ok &= (c >= 0) & (c != HUGE_VAL);
+    }
+  return ok;
+}
 // A job about to be charged up to `until` (decay's running jobs, job_end's
 // finished ones): it has a user and a start time in (0, until].  The rule
 // every family's usage model applies before charging.

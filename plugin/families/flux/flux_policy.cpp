@@ -460,32 +460,7 @@ namespace {
 // message and priority.  The TRES counts are read as job_acceptable reads
 // them (the first without a branch on the count).
 __attribute__((always_inline)) inline bool quick_record(const mfprio_job_t& j) {
-  const uint64_t times = static_cast<uint64_t>(j.submit_time) | static_cast<uint64_t>(j.eligible_time) |
-                         static_cast<uint64_t>(j.start_time) | static_cast<uint64_t>(j.deadline);
-  const uint32_t f = j.flags;
-  static_assert(MFPRIO_MAX_LIST == 4096, "the list-count mask");
-  const uint32_t n = j.tres_count;
-  bool bad = (j.struct_size < sizeof(mfprio_job_t)) | ((j.attr_count | (n & ~uint32_t{MFPRIO_MAX_LIST - 1})) != 0) |
-             ((n != 0) & (j.tres == nullptr)) | (j.user == nullptr) |
-             (times > static_cast<uint64_t>(MFPRIO_TIME_MAX));
-  // A negative nice, a positive user priority or an urgency: the exact rules.
-  if (__builtin_expect(((static_cast<uint32_t>(j.nice) >> 31) | (j.user_priority > 0) | (f & MFPRIO_JOBF_URGENCY)) != 0, 0))
-    bad |= (((f & MFPRIO_JOBF_URGENCY) != 0) & (j.urgency > MFPRIO_URGENCY_EXPEDITE)) |
-           ((j.nice < 0) & ((f & MFPRIO_JOBF_NICE_ADMIN) == 0)) |
-           ((j.user_priority > 0) & ((f & MFPRIO_JOBF_USER_PRIORITY_ADMIN) == 0));
-  if (__builtin_expect(bad, 0) || __builtin_expect(*j.user == '\0', 0)) return false;
-  static const mfprio_tres_t kNoTres{nullptr, 0.0};
-  const uintptr_t m = -static_cast<uintptr_t>(n != 0);
-  const auto* first = reinterpret_cast<const mfprio_tres_t*>((reinterpret_cast<uintptr_t>(j.tres) & m) |
-                                                             (reinterpret_cast<uintptr_t>(&kNoTres) & ~m));
-  const double c0 = first->count;
-  bool ok = (c0 >= 0) & (c0 != HUGE_VAL);
-  if (__builtin_expect(n > 1, 0))
-    for (uint32_t i = 1; i < n; ++i) {
-      const double c = j.tres[i].count;
-      ok &= (c >= 0) & (c != HUGE_VAL);
-    }
-  return ok;
+  return fast_record_head_ok(j, /*allow_attrs=*/false) && fast_tres_counts_ok(j);
 }
 
 }  // namespace

@@ -84,21 +84,6 @@ bool parse_pe(const std::string& text, PeRequest* pe) {
   return !pe->ranges.empty();
 }
 
-// A handle layout id, never 0 (a zeroed handle), unique within one load of
-// the plugin and seeded from the clock and pid (a reloaded plugin or another
-// process starts elsewhere in the 2^32 range).
-uint32_t next_layout_id() {
-  static std::atomic<uint32_t> next{[] {
-    const uint64_t ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count());
-    return static_cast<uint32_t>((ns ^ (ns >> 32)) * 2246822519u) ^ (static_cast<uint32_t>(getpid()) << 12);
-  }()};
-  uint32_t v = next.fetch_add(1, std::memory_order_relaxed);
-  if (v == 0) v = next.fetch_add(1, std::memory_order_relaxed);
-  return v;
-}
-
 // Handle: generation = the state's layout id, assoc = user id, partition =
 // project id, qos = department id (0xffff: by name).  Ids are checked by
 // the pass (in range and naming the record's own name) before any use.

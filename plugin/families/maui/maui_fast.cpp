@@ -84,21 +84,6 @@ std::shared_ptr<const NameIndex> extend_names(const std::shared_ptr<const NameIn
   return std::make_shared<const NameIndex>();
 }
 
-uint32_t next_layout_id() {
-  // Unique within one load of the plugin; seeded from the clock in
-  // nanoseconds and the pid, so a plugin unloaded and loaded again (or
-  // another process) starts elsewhere in the 2^32 range.
-  static std::atomic<uint32_t> next{[] {
-    const uint64_t ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count());
-    return static_cast<uint32_t>((ns ^ (ns >> 32)) * 2246822519u) ^ (static_cast<uint32_t>(getpid()) << 12);
-  }()};
-  uint32_t v = next.fetch_add(1, std::memory_order_relaxed);
-  if (v == 0) v = next.fetch_add(1, std::memory_order_relaxed);
-  return v;
-}
-
 bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_handle_t* h) {
   uint64_t bits = 0;
   for (int k = 0; k < kCredKinds; ++k) {
@@ -305,7 +290,6 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
   const CredFast& C = t.cred[4][slot[4]];
   const CredExtra& GX = t.extra[1][slot[1]];
   const CredExtra& QX = t.extra[3][slot[3]];
-  const bool has_qos = slot[3] != kSlotNone;
 
   // ---- the record as to_maui() reads it ----
   const int64_t accrual = record_accrual_flat(k.accrual, j, now);
@@ -447,48 +431,15 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
 // the TRES list (counts; names only when wanted) as it checks it.
 __attribute__((always_inline)) inline bool quick_record(const mfprio_job_t& j, bool names, double* swap_mb,
                                                         double* disk_mb) {
-  const uint64_t times = static_cast<uint64_t>(j.submit_time) | static_cast<uint64_t>(j.eligible_time) |
-                         static_cast<uint64_t>(j.start_time) | static_cast<uint64_t>(j.deadline);
-  const uint32_t f = j.flags;
-  // Both list counts below 4096 (stricter than <= MFPRIO_MAX_LIST).
-  static_assert(MFPRIO_MAX_LIST == 4096, "the list-count mask");
-  const bool lists_big = ((j.tres_count | j.attr_count) & ~uint32_t{MFPRIO_MAX_LIST - 1}) != 0;
-  bool bad = (j.struct_size < sizeof(mfprio_job_t)) | lists_big | ((j.tres_count != 0) & (j.tres == nullptr)) |
-             ((j.attr_count != 0) & (j.attrs == nullptr)) | (j.user == nullptr) |
-             (times > static_cast<uint64_t>(MFPRIO_TIME_MAX));
-  // A negative nice, a positive user priority or an urgency: the exact rules.
-  if (__builtin_expect(((static_cast<uint32_t>(j.nice) >> 31) | (j.user_priority > 0) | (f & MFPRIO_JOBF_URGENCY)) != 0, 0))
-    bad |= (((f & MFPRIO_JOBF_URGENCY) != 0) & (j.urgency > MFPRIO_URGENCY_EXPEDITE)) |
-           ((j.nice < 0) & ((f & MFPRIO_JOBF_NICE_ADMIN) == 0)) |
-           ((j.user_priority > 0) & ((f & MFPRIO_JOBF_USER_PRIORITY_ADMIN) == 0));
-  if (__builtin_expect(bad, 0) || __builtin_expect(*j.user == '\0', 0)) return false;
-  if (!names) {
-    // The counts only: the first (a 0 when the list is empty) picked without
-    // a branch on the count, any others in a loop: a record with one TRES
-    // or none costs no mispredicted loop exit.
-    static const mfprio_tres_t kNone{nullptr, 0.0};
-    const uint32_t n = j.tres_count;
-    const uintptr_t m = -static_cast<uintptr_t>(n != 0);
-    const auto* first = reinterpret_cast<const mfprio_tres_t*>((reinterpret_cast<uintptr_t>(j.tres) & m) |
-                                                               (reinterpret_cast<uintptr_t>(&kNone) & ~m));
-    const double c0 = first->count;
-    bool ok = (c0 >= 0) & (c0 != HUGE_VAL);
-    if (__builtin_expect(n > 1, 0))
-      for (uint32_t i = 1; i < n; ++i) {
-        const double c = j.tres[i].count;
-        ok &= (c >= 0) & (c != HUGE_VAL);
-      }
-    return ok;
-  }
+  if (!fast_record_head_ok(j, /*allow_attrs=*/true)) return false;
+  if (!names) return fast_tres_counts_ok(j);
   for (uint32_t i = 0; i < j.tres_count; ++i) {
     const double c = j.tres[i].count;
     if (!(c >= 0) || c == HUGE_VAL) return false;
-    if (names) {
-      const char* n = j.tres[i].name;
-      if (!n) continue;
-      if (n[0] == 's' && std::strcmp(n, "swap") == 0) *swap_mb = c;
-      else if (n[0] == 'd' && std::strcmp(n, "disk") == 0) *disk_mb = c;
-    }
+    const char* n = j.tres[i].name;
+    if (!n) continue;
+    if (n[0] == 's' && std::strcmp(n, "swap") == 0) *swap_mb = c;
+    else if (n[0] == 'd' && std::strcmp(n, "disk") == 0) *disk_mb = c;
   }
   return true;
 }

@@ -17,7 +17,7 @@
 // NameIndex and layout_id: a decay/job_end state shares its parent's index
 // and layout_id when its cfg and usage name nothing new; otherwise (and at
 // every load: init, an admin's change, a converge) it gets a new index and a
-// new layout_id (next_layout_id(), the family's own sequence), so an
+// new layout_id (next_layout_id(), runtime/policy.hpp), so an
 // "unknown name" code never outlives the index it was true for: older
 // handles no longer match and are priced by name.  Indices are range-checked
 // against the state read: a forged handle is priced by name, never read out
@@ -63,9 +63,6 @@ struct NameIndex {
 // with the new names appended.  parent may be null (a new epoch).
 std::shared_ptr<const NameIndex> extend_names(const std::shared_ptr<const NameIndex>& parent, const Config& cfg,
                                               const FsUsage& usage);
-
-// A new handle generation (never 0), unique within the process.
-uint32_t next_layout_id();
 
 // Packs indices (kNoCred = none) into *h; false when one does not fit.
 bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_handle_t* h);
