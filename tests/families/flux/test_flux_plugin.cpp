@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../multifactor/harness.hpp"
+#include "record_faults.hpp"
 #include "import_flux.hpp"
 
 namespace mfprio::test {
@@ -484,50 +485,27 @@ TEST_F(FluxPlugin, MalformedRecordsInABatchAreRefusedAsOneByOne) {
   static const mfprio_tres_t bad_counts[][2] = {
       {{"gres/gpu", 1}, {"gres/gpu", -1}}, {{"gres/gpu", NAN}, {"x", 1}}, {{"x", HUGE_VAL}, {"gres/gpu", 1}}};
   static const mfprio_tres_t gpus[] = {{"gres/gpu", 2}};
-  static const mfprio_attr_t attr[] = {{"a", "b"}};
   static const mfprio_attr_t bad_factor[] = {{"user_factor", "2"}};
-  std::vector<std::function<void(mfprio_job_t&)>> faults = {
-      [](mfprio_job_t& j) { j.struct_size = sizeof(mfprio_job_t) - 8; },
-      [](mfprio_job_t& j) { j.tres = nullptr, j.tres_count = 1; },
-      [](mfprio_job_t& j) { j.tres = gpus, j.tres_count = MFPRIO_MAX_LIST + 1; },
-      [](mfprio_job_t& j) { j.attrs = nullptr, j.attr_count = 2; },
-      [](mfprio_job_t& j) { j.attrs = attr, j.attr_count = MFPRIO_MAX_LIST + 1; },
-      [](mfprio_job_t& j) { j.tres = bad_counts[0], j.tres_count = 2; },
-      [](mfprio_job_t& j) { j.tres = bad_counts[1], j.tres_count = 2; },
-      [](mfprio_job_t& j) { j.tres = bad_counts[2], j.tres_count = 2; },
-      [](mfprio_job_t& j) { j.user = nullptr; },
-      [](mfprio_job_t& j) { j.user = ""; },
-      [](mfprio_job_t& j) { j.submit_time = -1; },
-      [](mfprio_job_t& j) { j.eligible_time = MFPRIO_TIME_MAX + 1; },
-      [](mfprio_job_t& j) { j.start_time = INT64_MIN; },
-      [](mfprio_job_t& j) { j.deadline = -5; },
-      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = MFPRIO_URGENCY_EXPEDITE + 1; },
-      [](mfprio_job_t& j) { j.nice = -3, j.flags &= ~MFPRIO_JOBF_NICE_ADMIN; },
-      [](mfprio_job_t& j) { j.user_priority = 4, j.flags &= ~MFPRIO_JOBF_USER_PRIORITY_ADMIN; },
-      // Refused by pricing (the named path): a user_factor out of range
-      // (read in either mode), a stale generation naming an unknown user.
-      [](mfprio_job_t& j) { j.attrs = bad_factor, j.attr_count = 1; },
-      [](mfprio_job_t& j) { j.user = "mallory", j.handle.generation = 0; },
-      // Accepted (unless the queue refuses the record): the admin flags, the
-      // urgency bound, TRES and attributes within the limits, times at
-      // MFPRIO_TIME_MAX and times whose bits together pass it (each one in
-      // range), forged handles (priced by name).
-      [](mfprio_job_t& j) { j.nice = -3, j.flags |= MFPRIO_JOBF_NICE_ADMIN; },
-      [](mfprio_job_t& j) { j.user_priority = 4, j.flags |= MFPRIO_JOBF_USER_PRIORITY_ADMIN; },
-      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = MFPRIO_URGENCY_EXPEDITE; },
+  std::vector<RecordFault> faults = refused_record_faults(bad_counts);
+  // Refused by pricing (the named path): a user_factor out of range (read
+  // in either mode), a stale generation naming an unknown user.
+  faults.push_back([](mfprio_job_t& j) { j.attrs = bad_factor, j.attr_count = 1; });
+  faults.push_back([](mfprio_job_t& j) { j.user = "mallory", j.handle.generation = 0; });
+  const size_t kRefused = faults.size();  // the faults that refuse every record
+  // Accepted (unless the queue refuses the record): the edges of check_job's
+  // rules, a zero urgency, TRES within the limits, forged handles (priced
+  // by name).
+  for (RecordFault& f : accepted_borderline_records()) faults.push_back(std::move(f));
+  const std::vector<RecordFault> more = {
       [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = 0; },
-      [](mfprio_job_t& j) { j.attrs = attr, j.attr_count = 1; },
       [](mfprio_job_t& j) { j.tres = gpus, j.tres_count = 1; },
       [](mfprio_job_t& j) { j.tres = bad_counts[0], j.tres_count = 1; },
-      [](mfprio_job_t& j) { j.tres = nullptr, j.tres_count = 0, j.attrs = nullptr, j.attr_count = 0; },
-      [](mfprio_job_t& j) { j.deadline = MFPRIO_TIME_MAX; },
-      [](mfprio_job_t& j) { j.deadline = int64_t{1} << 37, j.start_time = (int64_t{1} << 37) - 1; },
       [](mfprio_job_t& j) { j.handle.assoc = 0xfffffff0u; },
       [](mfprio_job_t& j) { j.handle.partition = 0x0003u, j.handle.qos = 0xfffdu; },
       [](mfprio_job_t& j) { j.handle.partition = 0xfffdu; },
       [](mfprio_job_t& j) { j.handle.generation += 1; },
   };
-  constexpr size_t kRefused = 19;  // the faults above that refuse every record
+  faults.insert(faults.end(), more.begin(), more.end());
   std::vector<mfprio_job_t> faulty;
   std::vector<int> good_rc;  // the record a fault was applied to: its own status
   for (size_t f = 0; f < faults.size(); ++f)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../multifactor/harness.hpp"
+#include "record_faults.hpp"
 #include "import_export.hpp"
 
 namespace mfprio::test {
@@ -471,36 +472,8 @@ void batch_checks_as_set_priority(std::unique_ptr<Plugin>& p, int64_t now) {
   for (mfprio_job_t& j : good) ASSERT_EQ(p->ops.job_resolve(&j), MFPRIO_OK) << p->err();
   static const mfprio_tres_t bad_counts[][2] = {
       {{"gres/gpu", 1}, {"swap", -1}}, {{"disk", NAN}, {"swap", 1}}, {{"swap", HUGE_VAL}, {"disk", 1}}};
-  static const mfprio_attr_t attr[] = {{"a", "b"}};
-  std::vector<std::function<void(mfprio_job_t&)>> faults = {
-      [](mfprio_job_t& j) { j.struct_size = sizeof(mfprio_job_t) - 8; },
-      [](mfprio_job_t& j) { j.tres = nullptr, j.tres_count = 1; },
-      [](mfprio_job_t& j) { j.tres_count = MFPRIO_MAX_LIST + 1; },
-      [](mfprio_job_t& j) { j.attrs = nullptr, j.attr_count = 2; },
-      [](mfprio_job_t& j) { j.attrs = attr, j.attr_count = MFPRIO_MAX_LIST + 1; },
-      [](mfprio_job_t& j) { j.tres = bad_counts[0], j.tres_count = 2; },
-      [](mfprio_job_t& j) { j.tres = bad_counts[1], j.tres_count = 2; },
-      [](mfprio_job_t& j) { j.tres = bad_counts[2], j.tres_count = 2; },
-      [](mfprio_job_t& j) { j.user = nullptr; },
-      [](mfprio_job_t& j) { j.user = ""; },
-      [](mfprio_job_t& j) { j.submit_time = -1; },
-      [](mfprio_job_t& j) { j.eligible_time = MFPRIO_TIME_MAX + 1; },
-      [](mfprio_job_t& j) { j.start_time = INT64_MIN; },
-      [](mfprio_job_t& j) { j.deadline = -5; },
-      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = MFPRIO_URGENCY_EXPEDITE + 1; },
-      [](mfprio_job_t& j) { j.nice = -3, j.flags &= ~MFPRIO_JOBF_NICE_ADMIN; },
-      [](mfprio_job_t& j) { j.user_priority = 4, j.flags &= ~MFPRIO_JOBF_USER_PRIORITY_ADMIN; },
-      // Accepted: the admin flags, the urgency bound, the TRES and
-      // attribute limits, times at MFPRIO_TIME_MAX and times whose bits
-      // together pass it (each one in range).
-      [](mfprio_job_t& j) { j.nice = -3, j.flags |= MFPRIO_JOBF_NICE_ADMIN; },
-      [](mfprio_job_t& j) { j.user_priority = 4, j.flags |= MFPRIO_JOBF_USER_PRIORITY_ADMIN; },
-      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = MFPRIO_URGENCY_EXPEDITE; },
-      [](mfprio_job_t& j) { j.attrs = attr, j.attr_count = 1; },
-      [](mfprio_job_t& j) { j.tres = nullptr, j.tres_count = 0, j.attrs = nullptr, j.attr_count = 0; },
-      [](mfprio_job_t& j) { j.deadline = MFPRIO_TIME_MAX; },
-      [](mfprio_job_t& j) { j.deadline = int64_t{1} << 37, j.start_time = (int64_t{1} << 37) - 1; },
-  };
+  std::vector<RecordFault> faults = refused_record_faults(bad_counts);
+  for (RecordFault& f : accepted_borderline_records()) faults.push_back(std::move(f));
   std::vector<mfprio_job_t> jobs;
   for (size_t f = 0; f < faults.size(); ++f)
     for (size_t g = 0; g < 3; ++g) {
