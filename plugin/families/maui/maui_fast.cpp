@@ -255,21 +255,6 @@ inline void tres_sizes(const mfprio_job_t& j, double* swap_mb, double* disk_mb) 
   }
 }
 
-inline Result result_of(double total) {
-  Result r;
-  r.total_unclamped = total;
-  double v = total;
-  if (!(v >= 1.0)) {
-    v = 1.0;
-    r.clamped_low = true;
-  } else if (v > kMaxPriority) {
-    v = kMaxPriority;
-    r.clamped_high = true;
-  }
-  r.priority = static_cast<uint32_t>(v);
-  return r;
-}
-
 // price()'s total for a record (not held) whose slots were unpacked, with
 // its SWAP and DISK sizes (read only when k.tres_names).  Every term price()
 // adds in the same order; a sub-component whose weight is 0 adds +-0 there
@@ -492,7 +477,7 @@ Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& j, c
   const Tables t(plan);
   double swap_mb = 0.0, disk_mb = 0.0;
   tres_sizes(j, &swap_mb, &disk_mb);
-  return result_of(plan.moab ? total_t<true, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb)
+  return clamp_total(plan.moab ? total_t<true, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb)
                              : total_t<false, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb));
 }
 

@@ -259,18 +259,7 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   p.end();
 
   // ---- final clamp and truncation (§1.7-§1.8) ----
-  Result r;
-  r.total_unclamped = p.total();
-  double v = r.total_unclamped;
-  if (!(v >= 1.0)) {  // also catches NaN
-    v = 1.0;
-    r.clamped_low = true;
-  } else if (v > kMaxPriority) {
-    v = kMaxPriority;
-    r.clamped_high = true;
-  }
-  r.priority = static_cast<uint32_t>(v);
-  return r;
+  return clamp_total(p.total());
 }
 
 void accrual_step(AccrualPolicy policy, Block why, int64_t now, Accrual* a) {

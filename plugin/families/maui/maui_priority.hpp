@@ -119,6 +119,23 @@ struct Result {
   bool clamped_high = false;  // total > 1e9 -> 1e9
 };
 
+// The final clamp and truncation (§1.7-§1.8) of a total: price()'s and the
+// resolved fast path's one rule.
+inline Result clamp_total(double total) {
+  Result r;
+  r.total_unclamped = total;
+  double v = total;
+  if (!(v >= 1.0)) {  // also catches NaN
+    v = 1.0;
+    r.clamped_low = true;
+  } else if (v > kMaxPriority) {
+    v = kMaxPriority;
+    r.clamped_high = true;
+  }
+  r.priority = static_cast<uint32_t>(v);
+  return r;
+}
+
 // The job's start priority at `now`.  terms, when non-null, is cleared and
 // filled (the only allocating path).
 Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* terms);
