@@ -166,23 +166,30 @@ int Policy::resolve(const State&, const mfprio_job_t&, mfprio_handle_t* h, std::
   return MFPRIO_OK;
 }
 
+int Policy::price_checked(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now,
+                          uint32_t* priority, ClampCounts* clamps, BatchError* err) const {
+  uint32_t clamp = MFPRIO_CLAMP_NONE;
+  std::string why;
+  // The same checks as set_priority's (the edge checks one job before
+  // price(); a batch reaches here unchecked): a record with tres = NULL
+  // and a count, a short struct_size, ... is refused, never read.
+  // job_acceptable is check_job's rule without the message.
+  int rc = job_acceptable(job) ? MFPRIO_OK : check_job(&job, "set_priority_batch", &why);
+  if (rc == MFPRIO_OK) rc = price(state, pass, job, now, nullptr, priority, &clamp, &why);
+  if (rc != MFPRIO_OK) {
+    *priority = 0;
+    err->note(rc, why);
+  } else {
+    clamps->add(clamp);
+  }
+  return rc;
+}
+
 void Policy::price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs,
                          size_t count, int64_t now, uint32_t* priorities, int* statuses,
                          ClampCounts* clamps, BatchError* err) const {
   for (size_t i = 0; i < count; ++i) {
-    uint32_t clamp = MFPRIO_CLAMP_NONE;
-    std::string why;
-    // The same checks as set_priority's (the edge checks one job before
-    // price(); a batch reaches here unchecked): a record with tres = NULL
-    // and a count, a short struct_size, ... is refused, never read.
-    int rc = check_job(&jobs[i], "set_priority_batch", &why);
-    if (rc == MFPRIO_OK) rc = price(state, pass, jobs[i], now, nullptr, &priorities[i], &clamp, &why);
-    if (rc != MFPRIO_OK) {
-      priorities[i] = 0;
-      err->note(rc, why);
-    } else {
-      clamps->add(clamp);
-    }
+    const int rc = price_checked(state, pass, jobs[i], now, &priorities[i], clamps, err);
     if (statuses) statuses[i] = rc;
   }
 }

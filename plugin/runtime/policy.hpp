@@ -205,8 +205,14 @@ class Policy {
   // is null on the fast path.  *clamp gets MFPRIO_CLAMP_*.
   virtual int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now,
                     Explain* explain, uint32_t* priority, uint32_t* clamp, std::string* why) const = 0;
+  // One record of a batch as set_priority prices it: check_job's checks,
+  // then price() by name.  On failure *priority is 0 and the fault is noted
+  // in *err (which keeps the batch's first); on success the clamp is
+  // counted.  The default price_batch's body and every family's slow path.
+  int price_checked(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now,
+                    uint32_t* priority, ClampCounts* clamps, BatchError* err) const;
   // Many jobs; every record gets priorities[i] (0 on failure) and, when
-  // statuses is not null, statuses[i].  Default: price() per record.
+  // statuses is not null, statuses[i].  Default: price_checked per record.
   virtual void price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs,
                            size_t count, int64_t now, uint32_t* priorities, int* statuses,
                            ClampCounts* clamps, BatchError* err) const;
@@ -274,6 +280,23 @@ inline bool job_acceptable(const mfprio_job_t& j) {
   }
   return true;
 }
+// The slow path of a family's batch fast loop, as a C-style callback
+// (int (*)(void* ctx, size_t i)): record i of `jobs` through price_checked.
+struct SlowRecords {
+  const Policy* policy;
+  const State* state;
+  const PassState* pass;
+  const mfprio_job_t* jobs;
+  int64_t now;
+  uint32_t* priorities;
+  ClampCounts* clamps;
+  BatchError* err;
+  static int call(void* ctx, size_t i) {
+    const SlowRecords& c = *static_cast<const SlowRecords*>(ctx);
+    return c.policy->price_checked(*c.state, c.pass, c.jobs[i], c.now, &c.priorities[i], c.clamps, c.err);
+  }
+};
+
 // A handle generation for a family that numbers its own layouts (maui,
 // gridengine): never 0 (a zeroed handle), unique within one load of the
 // plugin, seeded from the clock in nanoseconds and the pid, so a plugin

@@ -470,7 +470,6 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
                              BatchError* err) const {
   const FluxState& s = static_cast<const FluxState&>(state);
   const Model& m = *s.model;
-  std::string why;  // filled only on a failure
   // The first record refused on the fast path for its queue: its message is
   // written only if it is the batch's first failure (before the next slow
   // record, which may fail, and at the end).
@@ -485,17 +484,7 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
   // set_priority would.
   auto slow = [&](size_t i) __attribute__((noinline)) {
     note_refused();
-    const mfprio_job_t& j = jobs[i];
-    int rc = job_acceptable(j) ? MFPRIO_OK : mfprio::check_job(&j, "set_priority_batch", &why);
-    if (rc == MFPRIO_OK) {
-      uint32_t clamp = MFPRIO_CLAMP_NONE;
-      rc = price(state, pass, j, now, nullptr, &priorities[i], &clamp, &why);
-      if (rc == MFPRIO_OK) clamps->add(clamp);
-    }
-    if (rc != MFPRIO_OK) {
-      priorities[i] = 0;
-      err->note(rc, why);
-    }
+    const int rc = price_checked(state, pass, jobs[i], now, &priorities[i], clamps, err);
     if (statuses) statuses[i] = rc;
   };
   if (!(s.fast_ok && s.layout_id != 0)) {

@@ -201,40 +201,10 @@ void MauiPolicy::price_batch(const State& state, const PassState* pass, const mf
                              int64_t now, uint32_t* priorities, int* statuses, ClampCounts* clamps,
                              BatchError* err) const {
   const MauiState& s = static_cast<const MauiState&>(state);
-  struct Ctx {
-    const MauiPolicy* self;
-    const State* state;
-    const PassState* pass;
-    const mfprio_job_t* jobs;
-    int64_t now;
-    uint32_t* prios;
-    ClampCounts* clamps;
-    BatchError* err;
-  } ctx{this, &state, pass, jobs, now, priorities, clamps, err};
-  // Records the fast loop cannot take: as Policy::price_batch, by name.
-  auto slow = [](void* arg, size_t i) {
-    Ctx& c = *static_cast<Ctx*>(arg);
-    uint32_t clamp = MFPRIO_CLAMP_NONE;
-    std::string why;
-    // The checks set_priority runs (a record the fast loop refused may be
-    // malformed: tres = NULL with a count, a short struct_size, ...).
-    int rc = check_job(&c.jobs[i], "set_priority_batch", &why);
-    if (rc == MFPRIO_OK) rc = c.self->price(*c.state, c.pass, c.jobs[i], c.now, nullptr, &c.prios[i], &clamp, &why);
-    if (rc != MFPRIO_OK) {
-      c.prios[i] = 0;
-      c.err->note(rc, why);
-    } else {
-      c.clamps->add(clamp);
-    }
-    return rc;
-  };
-  if (!s.fast.usable) {
-    for (size_t i = 0; i < count; ++i) {
-      const int rc = slow(&ctx, i);
-      if (statuses) statuses[i] = rc;
-    }
-    return;
-  }
+  // Records the fast loop cannot take: checked and priced by name.
+  SlowRecords ctx{this, &state, pass, jobs, now, priorities, clamps, err};
+  const auto slow = &SlowRecords::call;
+  if (!s.fast.usable) return Policy::price_batch(state, pass, jobs, count, now, priorities, statuses, clamps, err);
   uint64_t clamped[2] = {0, 0};
   price_fast_batch(*s.model, s.fast, jobs, count, now, priorities, statuses, clamped, slow, &ctx);
   clamps->high += clamped[0];

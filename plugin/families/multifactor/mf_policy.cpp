@@ -568,33 +568,10 @@ int MultifactorPolicy::price(const State& state, const PassState*, const mfprio_
 void MultifactorPolicy::price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs,
                                     size_t count, int64_t now, uint32_t* priorities, int* statuses,
                                     ClampCounts* clamps, BatchError* err) const {
-  struct Ctx {
-    const MultifactorPolicy* self;
-    const State* state;
-    const PassState* pass;
-    const mfprio_job_t* jobs;
-    int64_t now;
-    uint32_t* prios;
-    ClampCounts* clamps;
-    BatchError* err;
-  } ctx{this, &state, pass, jobs, now, priorities, clamps, err};
   // Records the fast loop cannot take (stale handle, bad size, a permission
   // question) go through the checked path, which names the job on failure.
-  auto slow = [](void* arg, size_t i) {
-    Ctx& c = *static_cast<Ctx*>(arg);
-    const mfprio_job_t& j = c.jobs[i];
-    std::string why;
-    int rc;
-    if ((rc = check_job(&j, "set_priority_batch", &why)) != MFPRIO_OK) {
-      // the record's shape or a permission question: named in `why`
-    } else {
-      uint32_t clamp = MFPRIO_CLAMP_NONE;
-      rc = c.self->price(*c.state, c.pass, j, c.now, nullptr, &c.prios[i], &clamp, &why);
-      if (rc == MFPRIO_OK) c.clamps->add(clamp);
-    }
-    if (rc != MFPRIO_OK) c.err->note(rc, why);
-    return rc;
-  };
+  SlowRecords ctx{this, &state, pass, jobs, now, priorities, clamps, err};
+  const auto slow = &SlowRecords::call;
   uint64_t clamped[2];
   job_priority_batch(static_cast<const Snapshot&>(state), jobs, count, now, priorities, statuses, slow, &ctx,
                      clamped);
