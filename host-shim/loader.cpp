@@ -164,6 +164,14 @@ void Plugin::check(int status, const std::string& what) const {
   throw PluginError(what + ": " + last_error() + " (" + status_name(status) + ")", status);
 }
 
+Plugin::PluginShareTable Plugin::share_table() const {
+  mfprio_share_table_t* raw = nullptr;
+  const int rc = ops_.share_table(&raw);
+  PluginShareTable t(raw, ShareTableDeleter{ops_.share_table_free});
+  check(rc, "share_table");
+  return t;
+}
+
 void Plugin::init(const Conf& conf, const ClusterTotals& cluster, const LogSink* sink, const Clock* clock) {
   kv_.clear();
   kv_.reserve(conf.pairs().size());

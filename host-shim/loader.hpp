@@ -83,6 +83,18 @@ class Plugin {
   using PluginString = std::unique_ptr<char, StringDeleter>;
   PluginString adopt(char* s) const { return PluginString(s, StringDeleter{ops_.free_string}); }
 
+  // The plugin's share table (ops.share_table), freed with its
+  // share_table_free; a failed call throws PluginError (check()).  May be
+  // null when the plugin returned no table.
+  struct ShareTableDeleter {
+    void (*free_fn)(mfprio_share_table_t*);
+    void operator()(mfprio_share_table_t* t) const {
+      if (t && free_fn) free_fn(t);
+    }
+  };
+  using PluginShareTable = std::unique_ptr<mfprio_share_table_t, ShareTableDeleter>;
+  PluginShareTable share_table() const;
+
  private:
   Plugin() = default;
   struct DlCloser {

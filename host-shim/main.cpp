@@ -418,14 +418,8 @@ std::string current_user() {
 
 // The share table as the plugin returns it, copied; freed before returning.
 ShareTable fetch_share_table(const Plugin& plugin) {
-  const mfprio_ops_t& ops = plugin.ops();
-  mfprio_share_table_t* raw = nullptr;
-  const int rc = ops.share_table(&raw);
-  auto free_table = [&](mfprio_share_table_t* p) {
-    if (p) ops.share_table_free(p);
-  };
-  std::unique_ptr<mfprio_share_table_t, decltype(free_table)> guard(raw, free_table);
-  plugin.check(rc, "share_table");
+  const Plugin::PluginShareTable table = plugin.share_table();
+  const mfprio_share_table_t* raw = table.get();
   if (!raw) throw PluginError("share_table: the plugin returned no table", MFPRIO_EINTERNAL);
   try {
     return share_table_from(*raw);
@@ -528,13 +522,8 @@ int cmd_sshare(const Options& o, Plugin& plugin) {
 
   if (plugin.type() == "priority/multifactor" || o.has_format || o.share_partitions) {
     // Printed straight from the plugin's table (no copy of it, no string per cell).
-    mfprio_share_table_t* raw = nullptr;
-    const int rc = ops.share_table(&raw);
-    auto free_table = [&](mfprio_share_table_t* p) {
-      if (p) ops.share_table_free(p);
-    };
-    std::unique_ptr<mfprio_share_table_t, decltype(free_table)> guard(raw, free_table);
-    plugin.check(rc, "share_table");
+    const Plugin::PluginShareTable table = plugin.share_table();
+    const mfprio_share_table_t* raw = table.get();
     if (!raw) throw PluginError("share_table: the plugin returned no table", MFPRIO_EINTERNAL);
     try {
       check_share_table(*raw);

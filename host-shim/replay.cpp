@@ -352,13 +352,8 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
   // column reports no usage total.
   ShareTable table;
   if (ops.share_table) {
-    mfprio_share_table_t* raw = nullptr;
-    const int rc = ops.share_table(&raw);
-    auto free_table = [&](mfprio_share_table_t* p) {
-      if (p) ops.share_table_free(p);
-    };
-    std::unique_ptr<mfprio_share_table_t, decltype(free_table)> guard(raw, free_table);
-    plugin.check(rc, "share_table");
+    const Plugin::PluginShareTable owned = plugin.share_table();
+    const mfprio_share_table_t* raw = owned.get();
     if (raw) {
       try {
         table = share_table_from(*raw);

@@ -118,14 +118,8 @@ std::string target_shares(const ShareTable* table, const std::vector<std::string
 }
 
 ShareTable fetch_table(const Plugin& plugin) {
-  const mfprio_ops_t& ops = plugin.ops();
-  mfprio_share_table_t* raw = nullptr;
-  const int rc = ops.share_table(&raw);
-  auto free_table = [&](mfprio_share_table_t* p) {
-    if (p) ops.share_table_free(p);
-  };
-  std::unique_ptr<mfprio_share_table_t, decltype(free_table)> guard(raw, free_table);
-  plugin.check(rc, "share_table");
+  const Plugin::PluginShareTable table = plugin.share_table();
+  const mfprio_share_table_t* raw = table.get();
   if (!raw) return {};
   try {
     return share_table_from(*raw);
