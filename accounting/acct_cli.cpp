@@ -589,16 +589,28 @@ AdminChanges plan_command(Model& m, const std::string& verb, std::string kind,
   for (auto& [k, v] : after) k = canon_key(kind, k);
   Cond cond;
   KV values;
+  // A selector names what it selects: an empty Account= or Partition= (or an
+  // empty item in its list) is refused, the same for both, rather than
+  // matching nothing (Account) or every association without a partition in
+  // every account (Partition).
+  auto selector = [&](const std::string& k, const std::string& v) {
+    const auto l = split_commas(v);
+    for (const std::string& item : l)
+      if (item.empty())
+        throw UsageError(k + "=" + v + ": empty name (leave " + k +
+                         " out to select every one; list names to select some)");
+    return l;
+  };
   auto condition = [&](const std::string& k, const std::string& v) {
     if (k == "name" || (kind == "user" && k == "user")) {
       for (const std::string& n : split_commas(v)) names.push_back(n);
     } else if (kind == "user" && k == "account") {
       cond.by_account = true;
-      const auto l = split_commas(v);
+      const auto l = selector("Account", v);
       cond.accounts.insert(cond.accounts.end(), l.begin(), l.end());
     } else if (kind == "user" && k == "partition") {
       cond.by_partition = true;
-      const auto l = split_commas(v);
+      const auto l = selector("Partition", v);
       cond.partitions.insert(cond.partitions.end(), l.begin(), l.end());
     } else if (k == "cluster") {
       // One cluster per store: any cluster name selects it.

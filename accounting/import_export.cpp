@@ -24,6 +24,7 @@
 #include <memory>
 #include <sstream>
 
+#include "bounded_read.hpp"
 #include "stable_order.hpp"
 
 namespace mfprio::acct {
@@ -450,11 +451,11 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
 }
 
 std::string slurp(const std::string& file, const std::string& label) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw AdminError(label + ": cannot read \"" + file + "\"");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  try {
+    return read_bounded(file, kImportBounds);
+  } catch (const ReadError& e) {
+    throw AdminError(label + ": " + e.what());
+  }
 }
 
 std::string dump(json_t* j) {
@@ -687,8 +688,7 @@ std::string tree_json(const StoreData& d) {
 }
 
 std::vector<ChargeSpec> read_charges_jsonl(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw AdminError("charge: cannot read \"" + file + "\"");
+  std::istringstream in(slurp(file, "charge"));
   std::vector<ChargeSpec> out;
   std::string line;
   size_t lineno = 0;

@@ -140,6 +140,27 @@ TEST_F(Cli, ModifyAndDelete) {
   EXPECT_EQ(std::string::npos, r.out.find("User2")) << r.out;
 }
 
+TEST_F(Cli, AnEmptyAccountOrPartitionSelectorIsRefusedAndChangesNothing) {
+  doc_tree();
+  ok({"add", "user", "User1", "Account=C"});
+  const std::string before = acct({"export"}).out;
+  // Without the rule "Partition=" selected every association without a
+  // partition, in every account: User1's two were deleted.
+  for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
+           {"delete", "user", "User1", "Partition="},
+           {"delete", "user", "User1", "where", "Partition="},
+           {"delete", "user", "User1", "Account="},
+           {"delete", "user", "User1", "Account=B,"},
+           {"modify", "user", "User1", "where", "Partition=", "set", "fairshare=7"},
+       }) {
+    Result r = acct(a);
+    EXPECT_EQ(2, r.status) << a[3] << ": " << r.err;
+    EXPECT_NE(std::string::npos, r.err.find("empty name")) << r.err;
+    EXPECT_EQ(r.err.size() - 1, r.err.find('\n')) << r.err;
+  }
+  EXPECT_EQ(before, acct({"export"}).out);
+}
+
 TEST_F(Cli, BadArgumentsGiveOneLineAndStatus2) {
   doc_tree();
   const std::vector<std::vector<std::string>> bad = {
