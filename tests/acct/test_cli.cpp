@@ -336,6 +336,26 @@ TEST_F(Cli, ImportFluxReadsExportDbCsvsInOneTransaction) {
   EXPECT_NE(std::string::npos, t.out.find("physics|alice||2|0|")) << t.out;
 }
 
+TEST_F(Cli, ImportFluxSkipsAUtf8BomAndRefusesInvisibleCharactersInNames) {
+  // Saved by a spreadsheet: a BOM before the header and the first name.
+  std::ofstream(dir.file("banks.csv")) << "\xEF\xBB\xBF" "bank,parent_bank,shares\nroot,,1\nA,root,1\n";
+  std::ofstream(dir.file("users.csv")) << "\xEF\xBB\xBF" "alice,5001,A,2,5,7,2147483647,\n";
+  Result r = acct({"import-flux", "--banks", dir.file("banks.csv"), "--users", dir.file("users.csv")});
+  ASSERT_EQ(0, r.status) << r.err;
+  Result t = acct({"show", "tree", "-p"});
+  EXPECT_NE(std::string::npos, t.out.find("\nA|alice||2|0|")) << t.out;  // not "\ufeffalice"
+  // Inside a file a BOM (U+FEFF) or a zero-width space (U+200B) in a name is refused, naming it.
+  std::ofstream(dir.file("users.csv")) << "bob,5002,A,1,5,7,2147483647,\n\xE2\x80\x8B" "carol,5003,A,1,5,7,1,\n";
+  r = acct({"import-flux", "--banks", dir.file("banks.csv"), "--users", dir.file("users.csv")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("invisible format character U+200B")) << r.err;
+  EXPECT_NE(std::string::npos, r.err.find("users.csv:2")) << r.err;
+  r = acct({"add", "user", "\xEF\xBB\xBF" "dave", "Account=A"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("invisible format character U+FEFF")) << r.err;
+  EXPECT_EQ(t.out, acct({"show", "tree", "-p"}).out);  // nothing changed
+}
+
 TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {
   std::ofstream(dir.file("banks.csv")) << "bank,parent_bank,shares\nroot,,1\nA,root,1\n";
   std::ofstream(dir.file("users.csv")) << "username,bank,shares\nalice,A,1\nbob,A,lots\n";
