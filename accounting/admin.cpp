@@ -233,7 +233,19 @@ std::string tres_weights_problem(const std::string& s) {
   std::string why;
   if (!parse_tres_spec(s, &w, &why, /*allow_negative=*/false))
     return "TRESBillingWeights \"" + s + "\": " + why;
+  for (const TresWeight& t : w)
+    if (t.weight > kMaxBillingWeight)
+      return "TRESBillingWeights \"" + s + "\": weight of TRES '" + t.name + "' is over " +
+             std::to_string(static_cast<int64_t>(kMaxBillingWeight)) + " per unit";
   return "";
+}
+
+std::string usage_factor_problem(double f) {
+  if (std::isfinite(f) && f >= 0 && f <= kMaxUsageFactor) return "";
+  char v[32];
+  std::snprintf(v, sizeof v, "%g", f);
+  return std::string("usage_factor ") + v + " is not a number in 0.." +
+         std::to_string(static_cast<int64_t>(kMaxUsageFactor));
 }
 
 std::string tres_counts_problem(const std::string& s) {

@@ -400,7 +400,10 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     if (auto old = m.qos.find(name); old != m.qos.end()) q = old->second;
     q.name = name;
     if (auto p = f.integer("priority", 0, UINT32_MAX)) q.priority = static_cast<uint32_t>(*p);
-    if (auto u = f.number("usage_factor")) q.usage_factor = *u;
+    if (auto u = f.number("usage_factor")) {
+      if (auto prob = usage_factor_problem(*u); !prob.empty()) f.fail(prob);
+      q.usage_factor = *u;
+    }
     ch.qos.push_back(q);
     ++st.qos;
   });

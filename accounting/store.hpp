@@ -37,6 +37,11 @@ namespace mfprio::acct {
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// A read-only open found a store of an older schema: only a read-write open
+// upgrades it (the plugin's, or mfprio-acct's, which does so itself).
+struct SchemaUpgradeNeeded : StoreError {
+  using StoreError::StoreError;
+};
 
 struct AccountRec {
   int64_t id = 0;

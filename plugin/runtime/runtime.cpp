@@ -121,6 +121,9 @@ void Runtime::open() {
   if (!path.empty()) {
     acct::OpenOptions opts;
     opts.create = create_store_;
+    // A view (MfprioCreateStore=no) only reads: read-only, so it works on a
+    // read-only file system or a store it may not write.
+    opts.read_only = !create_store_;
     if (!create_store_ && ::access(path.c_str(), F_OK) != 0) {
       const std::string conf = host_.conf.empty() ? std::string("<slurm.conf>") : host_.conf.front().file;
       throw acct::StoreError("no accounting store at " + path + " (views never create one): make it with '" +

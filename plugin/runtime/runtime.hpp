@@ -84,7 +84,7 @@ class Runtime {
   uint64_t clamped_high_logged_ = 0;
   bool stale_ = false;
   int64_t max_gap_ = 0;        // PriorityMaxDecayGap, seconds (0: no bound)
-  bool create_store_ = true;   // MfprioCreateStore (views say no)
+  bool create_store_ = true;   // MfprioCreateStore (views say no: never create, open read-only)
 };
 
 }  // namespace mfprio
