@@ -579,6 +579,7 @@ int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_jo
   // Windows older than the bins kept can never count again (the reset period).
   const int64_t t_ref = ended ? std::max(cur.as_of, host_->now()) : pass_time;
   c.drop_before = (floor_div(t_ref, H) - us.bins() + 1) * H;
+  c.keep_windows = us.bins();
   size_t skipped = 0;
   for (size_t i = 0; i < count; ++i) {
     const mfprio_job_t& j = jobs[i];
