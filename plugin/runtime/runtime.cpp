@@ -1,6 +1,7 @@
 // runtime.cpp - see runtime.hpp.
 #include "runtime.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <stdexcept>
 
@@ -205,6 +206,26 @@ int Runtime::decay(int64_t now, const mfprio_job_t* running, size_t count, std::
            "): more than PriorityMaxDecayGap allows; refused (a clock that far ahead would decay all "
            "usage away).  If the gap is real, raise PriorityMaxDecayGap";
     return MFPRIO_EINVAL;
+  }
+  // A running record that starts after this pass (a node's clock a few
+  // minutes ahead of the controller's) has nothing to charge yet: it is left
+  // out of this pass, named in the log, and charged by the first pass that
+  // reaches its start; the others are charged as usual (it used to fail the
+  // whole pass, for everybody, at every pass).
+  std::vector<mfprio_job_t> kept;
+  auto ahead = [now](const mfprio_job_t& j) { return j.state == MFPRIO_JOB_RUNNING && j.start_time > now; };
+  if (count > 0 && std::any_of(running, running + count, ahead)) {
+    for (size_t i = 0; i < count; ++i) {
+      if (!ahead(running[i])) {
+        kept.push_back(running[i]);
+        continue;
+      }
+      host_.log(MFPRIO_LOG_WARNING, "decay: job " + std::to_string(running[i].job_id) + " starts at " +
+                                        std::to_string(running[i].start_time) + ", after this pass (" +
+                                        std::to_string(now) + "): charged from the first pass past its start");
+    }
+    running = kept.data();
+    count = kept.size();
   }
   PassOutcome out;
   int rc;

@@ -10,7 +10,9 @@
 // The clock rule: a decay `now` more than PriorityMaxDecayGap (a time string,
 // default 366-0, INFINITE for none) after the last pass is refused: a clock
 // set years ahead would decay every user's usage away and make every later
-// (correct) pass look like it ran backwards.
+// (correct) pass look like it ran backwards.  A running record whose start is
+// after the pass (a node's clock ahead) is left out of that pass with a
+// warning, the others charged: one bad record never stops everybody's pass.
 //
 // The failure rule (ABI: "a pass is never applied twice"): when a pass fails
 // before the store committed, nothing changed.  When it fails after the
