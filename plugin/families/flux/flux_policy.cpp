@@ -170,15 +170,15 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
 
   // Half-life bins per association: bin = whole half-lives between the
   // window (or the seed's time) and now; future times count as current.
-  std::unordered_map<std::string, UsageBins> bins;
+  // Kept sparse: only the bins that hold usage.
+  std::unordered_map<std::string, std::vector<std::pair<int32_t, double>>> bins;
   auto add = [&](const std::string& name, int64_t t, double usage) {
     int64_t age = cur - floor_div(t, H);
     if (age < 0) age = 0;
     if (age >= nbins || !(usage > 0)) return;
-    auto it = bins.find(name);
-    if (it == bins.end()) it = bins.emplace(name, UsageBins::make(nbins, (cur + 1) * H)).first;
-    it->second.bins[static_cast<size_t>(age)] += usage;
+    bins[name].emplace_back(static_cast<int32_t>(age), usage);
   };
+  const std::vector<double> weights = bin_weights(nbins, us.decay_factor);
   for (const acct::WindowRow& r : rows)
     if (r.kind == kKind) add(r.name, r.start, r.usage);
   for (const acct::UserAssocRec& a : d.assocs)
@@ -228,7 +228,7 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     n.is_user = true;
     n.shares = r.shares;
     auto b = bins.find(usage_name(r.user, r.account));
-    n.usage = b == bins.end() ? 0.0 : decayed_usage(b->second, us.decay_factor);
+    n.usage = b == bins.end() ? 0.0 : decayed_usage_sparse(&b->second, weights);
     assoc_node.push_back(static_cast<int32_t>(s->nodes.size()));
     assoc_row.push_back(i);
     s->nodes.push_back(std::move(n));
