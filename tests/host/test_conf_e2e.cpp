@@ -203,10 +203,8 @@ TEST_F(ConfE2E, ViewsReadAStoreInADirectoryNobodyMayWrite) {
   fs::create_directories(ro);
   store(ro + "/acct.db");
   ASSERT_FALSE(fs::exists(ro + "/acct.db-wal"));  // the import closed it cleanly
-  const std::string conf = dir.write("ro.conf", "PriorityType=priority/multifactor
-AccountingStorageLoc=" + ro +
-                                                    "/acct.db
-");
+  const std::string conf =
+      dir.write("ro.conf", "PriorityType=priority/multifactor\nAccountingStorageLoc=" + ro + "/acct.db\n");
   const std::string before = mfprio::test::run_acct({"--db", ro + "/acct.db", "export"}).out;
   ASSERT_EQ(chmod((ro + "/acct.db").c_str(), 0444), 0);
   ASSERT_EQ(chmod(ro.c_str(), 0555), 0);
