@@ -165,11 +165,11 @@ TEST_F(Cli, AnEmptyAccountOrPartitionSelectorIsRefusedAndChangesNothing) {
 
 TEST_F(Cli, HugeUsageFactorsAndBillingWeightsAreRefusedAtAddAndImport) {
   // 1e308 was stored, and every decay pass then failed for everybody.
-  ok({"add", "qos", "normal", "UsageFactor=2.5"});
+  ok({"add", "qos", "fast", "UsageFactor=2.5"});
   const std::string before = acct({"export"}).out;
   for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
            {"add", "qos", "big", "UsageFactor=1e308"},
-           {"modify", "qos", "normal", "set", "UsageFactor=1000001"},
+           {"modify", "qos", "fast", "set", "UsageFactor=1000001"},
            {"add", "partition", "p", "TRESBillingWeights=cpu=1e308"},
            {"add", "partition", "p", "TRESBillingWeights=mem=2e9"},
        }) {

@@ -96,7 +96,7 @@ TEST(PriorityParameters, ANamedFileIsUnderTheConfBoundAndLosesItsBom) {
     EXPECT_EQ(std::string(e.what()), conf + ":7: PriorityParameters: config=" + dir +
                                          "/long.cfg:2: line longer than 64 KiB (the bound for a configuration)");
   }
-  std::ofstream(dir + "/bom.cfg") << "\xEF\xBB\xBFFSWEIGHT 10\n";
+  std::ofstream(dir + "/bom.cfg") << "\xEF\xBB\xBF" "FSWEIGHT 10\n";
   EXPECT_EQ(mfprio::read_parameter_file(pair("", conf), "config", "bom.cfg", nullptr), "FSWEIGHT 10\n");
 }
 

@@ -17,6 +17,7 @@
 #include "params.hpp"
 #include "store.hpp"
 #include "stable_order.hpp"
+#include "tree_walk.hpp"
 
 namespace mfprio::flux {
 namespace {
@@ -660,11 +661,24 @@ void FluxPolicy::share_view(const State& state, ShareView* v) const {
       if (s.nodes[a].is_user != s.nodes[b].is_user) return s.nodes[a].is_user;
       return s.nodes[a].name < s.nodes[b].name;
     });
-  auto emit = [&](auto&& self, size_t n, int32_t parent, uint32_t depth) -> void {
+  // Preorder without recursion (tree_walk.hpp): a bank chain may be 10^5 deep.
+  struct At {
+    size_t n;
+    int32_t parent;
+    uint32_t depth;
+    int32_t me;  // its row, set on entering
+  };
+  auto children = [&](const At& a) {
+    std::vector<At> out;
+    for (size_t k : kids[a.n]) out.push_back(At{k, a.me, a.depth + 1, -1});
+    return out;
+  };
+  auto emit = [&](At& a) {
+    const size_t n = a.n;
     const TreeNode& node = s.nodes[n];
     ShareView::Row r;
-    r.parent = parent;
-    r.depth = depth;
+    r.parent = a.parent;
+    r.depth = a.depth;
     r.is_user = node.is_user;
     r.cells.push_back(ShareView::text(node.name));
     r.cells.push_back(ShareView::num(static_cast<double>(node.shares)));
@@ -681,10 +695,9 @@ void FluxPolicy::share_view(const State& state, ShareView* v) const {
       r.cells.push_back(ShareView::num(s.node_priority[n]));
     }
     v->rows.push_back(std::move(r));
-    const int32_t me = static_cast<int32_t>(v->rows.size() - 1);
-    for (size_t k : kids[n]) self(self, k, me, depth + 1);
+    a.me = static_cast<int32_t>(v->rows.size() - 1);
   };
-  for (size_t r : roots) emit(emit, r, -1, 0);
+  for (size_t r : roots) walk_preorder(At{r, -1, 0, -1}, children, emit);
 }
 
 void FluxPolicy::info(const State&, InfoView* v) const {

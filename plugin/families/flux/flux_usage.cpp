@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stable_order.hpp"
+
 namespace mfprio::flux {
 
 double job_usage_value(uint32_t nnodes, uint32_t ncores, uint32_t ngpus, double t_run,
@@ -88,7 +90,7 @@ std::vector<double> bin_weights(int n, double decay_factor) {
 }
 
 double decayed_usage_sparse(std::vector<std::pair<int32_t, double>>* entries, const std::vector<double>& weights) {
-  std::stable_sort(entries->begin(), entries->end(),
+  mfprio::stable_order(entries->begin(), entries->end(),
                    [](const std::pair<int32_t, double>& a, const std::pair<int32_t, double>& b) { return a.first < b.first; });
   double sum = 0.0;
   for (size_t i = 0; i < entries->size();) {
