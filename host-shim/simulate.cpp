@@ -147,19 +147,27 @@ constexpr int64_t kMaxIdleGap = 30 * 86400;
 // dropped and sampling thins out by two, so the plot keeps its whole span.
 constexpr size_t kMaxSamples = 4096;
 
-int64_t next_pass_time(int64_t now, int64_t period, bool idle, int64_t next_event) {
-  if (!idle || next_event <= now) return now + period;
-  const int64_t periods = (next_event - now) / period;
-  if (periods <= kIdlePasses) return now + period;
-  const int64_t stride =
-      std::min((periods + kIdlePasses - 1) / kIdlePasses, std::max<int64_t>(1, kMaxIdleGap / period));
-  return now + stride * period;
+// *stride: the idle stretch's stride in periods, fixed when it begins (0:
+// not in one) so that the passes are evenly spread over it.
+int64_t next_pass_time(int64_t now, int64_t period, bool idle, int64_t next_event, int64_t* stride) {
+  if (!idle || next_event <= now) {
+    *stride = 0;
+    return now + period;
+  }
+  if (*stride == 0) {
+    const int64_t periods = (next_event - now) / period;
+    *stride = periods <= kIdlePasses ? 1
+                                     : std::min((periods + kIdlePasses - 1) / kIdlePasses,
+                                                std::max<int64_t>(1, kMaxIdleGap / period));
+  }
+  return now + *stride * period;
 }
 
 // Every other sample dropped (the first kept).
 void thin_samples(std::vector<int64_t>* t, std::vector<std::vector<double>>* share) {
   size_t k = 0;
   for (size_t i = 0; i < t->size(); i += 2, ++k) {
+    if (i == k) continue;  // no self-move
     (*t)[k] = (*t)[i];
     (*share)[k] = std::move((*share)[i]);
   }
@@ -456,6 +464,7 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
   };
 
   bool final_pass_done = false;
+  int64_t idle_stride = 0;
   auto last_progress = std::chrono::steady_clock::now();
   while (!final_pass_done) {
     int64_t now = next_tick;
@@ -500,6 +509,7 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
         std::fprintf(dec, "submit %lld %llu %u\n", static_cast<long long>(now),
                      static_cast<unsigned long long>(rec[next_arrival].job_id), jobs[next_arrival].cpus);
     }
+    const bool events = changed;  // an end or an arrival at this instant
     // 3. the calc-period pass
     const bool pass = now == next_tick;
     if (pass) {
@@ -516,8 +526,12 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
     if (pass) {
       int64_t next_event = next_arrival < n ? jobs[next_arrival].submit : INT64_MAX;
       if (!ends.empty()) next_event = std::min(next_event, ends.top().t);
-      next_tick = next_pass_time(now, period, pending.items().empty(), next_event);
-    } else if (!pending.items().empty() && next_tick > now + period) {
+      if (events) idle_stride = 0;  // an end or arrival: the stretch starts again here
+      next_tick = next_pass_time(now, period, pending.items().empty(), next_event, &idle_stride);
+    } else if (events) {
+      idle_stride = 0;
+    }
+    if (!pass && !pending.items().empty() && next_tick > now + period) {
       next_tick = t0 + ((now - t0) / period + 1) * period;  // a job waits: back to every period
     }
     if (opt.progress) {
