@@ -11,7 +11,7 @@
 namespace mfprio {
 namespace {
 
-std::string bound_of(const ReadBounds& b) { return std::string(" (the bound for a ") + b.what + ")"; }
+std::string bound_of(const ReadBounds& b) { return std::string(" (the bound for ") + b.what + ")"; }
 
 struct Fd {
   int fd;

@@ -25,16 +25,16 @@ namespace mfprio {
 struct ReadBounds {
   uint64_t max_bytes;  // the whole file (decompressed, for a trace)
   uint64_t max_line;   // one line, its '\n' excluded
-  const char* what;    // "configuration", "import file", "trace": for messages
+  const char* what;    // "a configuration", "an input file", "a trace": for messages
 };
 
 // Conf-like files an admin writes by hand (conf.cpp applies the same two
 // numbers across a conf and all its includes together).
-inline constexpr ReadBounds kConfBounds{16ull << 20, 64ull << 10, "configuration"};
+inline constexpr ReadBounds kConfBounds{16ull << 20, 64ull << 10, "a configuration"};
 // Import and input files written by tools (JSON may be on one line).
-inline constexpr ReadBounds kImportBounds{256ull << 20, 16ull << 20, "input file"};
+inline constexpr ReadBounds kImportBounds{256ull << 20, 16ull << 20, "an input file"};
 // Workload traces: many records of ~100 bytes each.
-inline constexpr ReadBounds kTraceBounds{4ull << 30, 64ull << 10, "trace"};
+inline constexpr ReadBounds kTraceBounds{4ull << 30, 64ull << 10, "a trace"};
 
 // "file:line: ..." or "file: ..." for a file over a bound, and a file that
 // cannot be opened or is not a regular file.
@@ -45,10 +45,10 @@ struct ReadError : std::runtime_error {
 // A size in words: "64 KiB", "16 MiB", "4 GiB", "100 bytes".
 std::string bound_words(uint64_t bytes);
 
-// Throws ReadError "file:line: line longer than N (the bound for a WHAT)"
+// Throws ReadError "file:line: line longer than N (the bound for WHAT)"
 // when len > b.max_line.
 void check_line_bound(const std::string& file, uint64_t line, uint64_t len, const ReadBounds& b);
-// Throws ReadError "file: larger than N (the bound for a WHAT)" when
+// Throws ReadError "file: larger than N (the bound for WHAT)" when
 // total > b.max_bytes.
 void check_total_bound(const std::string& file, uint64_t total, const ReadBounds& b);
 

@@ -299,6 +299,24 @@ TEST(Import, MissingFileIsOneClearError) {
   }
 }
 
+TEST(Import, AFileIsUnderTheImportBoundAndLosesItsBom) {
+  TempDir dir;
+  auto s = Store::open(dir.file("a.db"));
+  // An editor's BOM before the JSON: jansson refused the whole file.
+  write_file(dir.file("bom.json"), "\xEF\xBB\xBF" R"({"accounts": [{"name": "A", "shares": 1}]})");
+  EXPECT_EQ(1u, import_json_file(*s, dir.file("bom.json")).accounts);
+  // A sparse 300 MiB file: refused from its size, naming it and the bound.
+  const std::string big = dir.file("big.json");
+  write_file(big, "");
+  ASSERT_EQ(0, ::truncate(big.c_str(), 300ll << 20));
+  try {
+    import_json_file(*s, big);
+    FAIL();
+  } catch (const AdminError& e) {
+    EXPECT_EQ(std::string(e.what()), "import: " + big + ": larger than 256 MiB (the bound for an input file)");
+  }
+}
+
 TEST(ChargesJsonl, ReadsLinesAndNamesTheBadLine) {
   TempDir dir;
   write_file(dir.file("c.jsonl"),

@@ -72,7 +72,7 @@ TEST(SwfBytes, AGzipBombStopsAtTheDecompressedBound) {
   for (int i = 0; i < 128; ++i) ASSERT_EQ(gzwrite(g, blanks.data(), blanks.size()), static_cast<int>(blanks.size()));
   ASSERT_EQ(gzclose(g), Z_OK);
   try {
-    read_swf(path, 0, mfprio::ReadBounds{1 << 20, 64 << 10, "trace"});
+    read_swf(path, 0, mfprio::ReadBounds{1 << 20, 64 << 10, "a trace"});
     FAIL() << "no error";
   } catch (const SwfError& e) {
     EXPECT_EQ(std::string(e.what()), path + ": larger than 1 MiB (the bound for a trace)");
