@@ -277,6 +277,19 @@ int Runtime::job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t 
         return MFPRIO_EINVAL;
       }
   }
+  // Charges never run past the host's clock (or the last pass, whichever is
+  // later): an end time after it is charged up to it, with a warning.
+  const int64_t clock = std::max(host_.now(), cur->last_decay);
+  std::vector<int64_t> clamped;
+  for (size_t i = 0; i < count; ++i)
+    if (end_times[i] > clock) {
+      if (clamped.empty()) clamped.assign(end_times, end_times + count);
+      clamped[i] = clock;
+      host_.log(MFPRIO_LOG_WARNING, "job_end: job " + std::to_string(jobs[i].job_id) + ": end time " +
+                                        std::to_string(end_times[i]) + " is after the host's clock (" +
+                                        std::to_string(clock) + "): charged up to the clock");
+    }
+  if (!clamped.empty()) end_times = clamped.data();
   PassOutcome out;
   int rc;
   try {

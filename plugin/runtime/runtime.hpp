@@ -13,6 +13,8 @@
 // (correct) pass look like it ran backwards.  A running record whose start is
 // after the pass (a node's clock ahead) is left out of that pass with a
 // warning, the others charged: one bad record never stops everybody's pass.
+// A job end dated after the host's clock (or the last pass, when later) is
+// charged up to it, with a warning: charges never run past the clock.
 //
 // The failure rule (ABI: "a pass is never applied twice"): when a pass fails
 // before the store committed, nothing changed.  When it fails after the

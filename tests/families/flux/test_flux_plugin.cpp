@@ -255,6 +255,7 @@ TEST_F(FluxPlugin, DecayChargesTheCurrentBinAndABinShiftsAfterOneHalfLife) {
   EXPECT_DOUBLE_EQ(share("bob", "A", "fairshare"), 1.0);
   // It ends at T0 + 2000: the tail is charged once, whatever is repeated.
   const int64_t end = T0 + 2000;
+  p_->set_clock(end);
   ASSERT_EQ(p_->ops.job_end(&r, end), MFPRIO_OK) << p_->err();
   ASSERT_EQ(p_->ops.job_end(&r, end), MFPRIO_OK) << p_->err();
   ASSERT_EQ(p_->ops.decay(T0 + 2100, nullptr, 0), MFPRIO_OK) << p_->err();

@@ -130,14 +130,34 @@ int64_t sql_count(const std::string& db, const char* q) {
   return v;
 }
 
+TEST_F(MauiPlugin, AJobEndPastTheHostsClockIsChargedUpToTheClock) {
+  // FSINTERVAL 1: one window a second.  A job end dated a day past the
+  // host's clock was charged to it: 86,400 rows per credential.
+  ASSERT_EQ(start("FSPOLICY DEDICATEDPS\nFSINTERVAL 1\nFSDEPTH 3\nFSWEIGHT 1\nFSUSERWEIGHT 1\n"), MFPRIO_OK)
+      << p_->err();
+  mfprio_job_t a = running(1, "alice", T0, 2);
+  ASSERT_EQ(p_->ops.decay(T0, &a, 1), MFPRIO_OK) << p_->err();
+  p_->set_clock(T0 + 100);
+  ASSERT_EQ(p_->ops.job_end(&a, T0 + 86400), MFPRIO_OK) << p_->err();
+  const std::string db = dir_.file("acct.db");
+  // Charged to the clock, T0 + 100: the kept windows T0+77 .. T0+99.
+  EXPECT_EQ(sql_count(db, "SELECT count(*) FROM usage_windows WHERE kind = 'user' AND name = 'alice'"), 23);
+  EXPECT_EQ(sql_count(db, "SELECT max(start) FROM usage_windows WHERE kind = 'user'"), T0 + 99);
+  bool warned = false;
+  for (const std::string& l : p_->logs) warned = warned || l.find("is after the host's clock") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
 TEST_F(MauiPlugin, AJobEndADayAfterTheLastPassWritesOnlyTheKeptWindows) {
-  // FSINTERVAL 1: one window a second.  Without the bound the job end wrote
-  // one row per second per credential (86,400 each) though Maui keeps 24.
+  // FSINTERVAL 1: one window a second.  The controller was down a day: the
+  // job end wrote one row per second per credential (86,400 each) though
+  // Maui keeps 24.
   ASSERT_EQ(start("FSPOLICY DEDICATEDPS\nFSINTERVAL 1\nFSDEPTH 3\nFSWEIGHT 1\nFSUSERWEIGHT 1\n"), MFPRIO_OK)
       << p_->err();
   mfprio_job_t a = running(1, "alice", T0, 2);
   ASSERT_EQ(p_->ops.decay(T0, &a, 1), MFPRIO_OK) << p_->err();
   const int64_t end = T0 + 86400;
+  p_->set_clock(end);
   ASSERT_EQ(p_->ops.job_end(&a, end), MFPRIO_OK) << p_->err();
   const std::string db = dir_.file("acct.db");
   const int64_t creds = sql_count(db, "SELECT count(DISTINCT kind || '/' || name) FROM usage_windows");
@@ -168,6 +188,7 @@ TEST_F(MauiPlugin, ChargesFillTheCurrentWindowAndRollAtTheInterval) {
   EXPECT_NEAR(share("alice", "decayed_usage"), 7200.0 + 0.5 * 14400.0, 1e-9);
   // The job ends: its tail is charged once, whatever is repeated.
   const int64_t end = T0 + 6000;
+  p_->set_clock(end);
   ASSERT_EQ(p_->ops.job_end(&a, end), MFPRIO_OK) << p_->err();
   ASSERT_EQ(p_->ops.job_end(&a, end), MFPRIO_OK) << p_->err();
   ASSERT_EQ(p_->ops.decay(T0 + 6000, nullptr, 0), MFPRIO_OK) << p_->err();

@@ -296,6 +296,7 @@ TEST_F(Multifactor, JobEndChargesOnceAndPersists) {
   j.state = MFPRIO_JOB_COMPLETED;
   j.start_time = T0;
   j.cpus = 2;
+  p->set_clock(T0 + 100);  // the job ended now
   ASSERT_EQ(p->ops.job_end(&j, T0 + 100), MFPRIO_OK) << p->err();
   ASSERT_EQ(p->ops.job_end(&j, T0 + 100), MFPRIO_OK) << p->err();
   ASSERT_EQ(p->ops.decay(T0 + 100, nullptr, 0), MFPRIO_OK) << p->err();
