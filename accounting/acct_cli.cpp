@@ -243,7 +243,11 @@ void account_fields(const KV& kv, AccountRec& a) {
 void qos_fields(const KV& kv, QosRec& q) {
   for (const auto& [k, v] : kv) {
     if (k == "priority") q.priority = static_cast<uint32_t>(parse_uint(k, v, UINT32_MAX));
-    else if (k == "usagefactor") q.usage_factor = parse_real(k, v);
+    else if (k == "usagefactor") {
+      q.usage_factor = parse_real(k, v);
+      if (!usage_factor_problem(q.usage_factor).empty())
+        throw UsageError(k + "=" + v + ": not a number in 0.." + std::to_string(static_cast<int64_t>(kMaxUsageFactor)));
+    }
   }
 }
 
@@ -589,16 +593,28 @@ AdminChanges plan_command(Model& m, const std::string& verb, std::string kind,
   for (auto& [k, v] : after) k = canon_key(kind, k);
   Cond cond;
   KV values;
+  // A selector names what it selects: an empty Account= or Partition= (or an
+  // empty item in its list) is refused, the same for both, rather than
+  // matching nothing (Account) or every association without a partition in
+  // every account (Partition).
+  auto selector = [&](const std::string& k, const std::string& v) {
+    const auto l = split_commas(v);
+    for (const std::string& item : l)
+      if (item.empty())
+        throw UsageError(k + "=" + v + ": empty name (leave " + k +
+                         " out to select every one; list names to select some)");
+    return l;
+  };
   auto condition = [&](const std::string& k, const std::string& v) {
     if (k == "name" || (kind == "user" && k == "user")) {
       for (const std::string& n : split_commas(v)) names.push_back(n);
     } else if (kind == "user" && k == "account") {
       cond.by_account = true;
-      const auto l = split_commas(v);
+      const auto l = selector("Account", v);
       cond.accounts.insert(cond.accounts.end(), l.begin(), l.end());
     } else if (kind == "user" && k == "partition") {
       cond.by_partition = true;
-      const auto l = split_commas(v);
+      const auto l = selector("Partition", v);
       cond.partitions.insert(cond.partitions.end(), l.begin(), l.end());
     } else if (k == "cluster") {
       // One cluster per store: any cluster name selects it.
@@ -733,12 +749,42 @@ std::string user_name(uid_t uid) {
   return "?";
 }
 
+// A store of an older schema is upgraded here, as the plugin's start
+// would (the same migrations, one transaction), by its owner or root only:
+// who may write it is recorded inside it, in a schema not yet read.
+void upgrade_schema(const std::string& db, const struct stat& sb) {
+  const uid_t uid = getuid();
+  if (uid != 0 && uid != sb.st_uid)
+    throw AdminError(db + ": the store needs a schema upgrade, which only its owner (uid " +
+                     std::to_string(sb.st_uid) + ") or root may make; uid " + std::to_string(uid) + " (" +
+                     user_name(uid) + ") is neither");
+  Store::open(db, OpenOptions{false, false});  // migrates
+}
+
+// Opens read-only (show, export), upgrading an older schema first.
+std::unique_ptr<Store> open_for_read(const std::string& db) {
+  try {
+    return Store::open(db, OpenOptions{true, false});
+  } catch (const SchemaUpgradeNeeded&) {
+    struct stat sb;
+    if (::stat(db.c_str(), &sb) != 0) throw;
+    upgrade_schema(db, sb);
+    return Store::open(db, OpenOptions{true, false});
+  }
+}
+
 // Opens for writing after checking the caller may write.  The check runs on a
 // read-only handle so that a refused caller never gets to modify the file.
 std::unique_ptr<Store> open_for_write(const std::string& db, bool create) {
   struct stat sb;
   if (::stat(db.c_str(), &sb) == 0) {
-    auto ro = Store::open(db, OpenOptions{true, false});
+    std::unique_ptr<Store> ro;
+    try {
+      ro = Store::open(db, OpenOptions{true, false});
+    } catch (const SchemaUpgradeNeeded&) {
+      upgrade_schema(db, sb);
+      ro = Store::open(db, OpenOptions{true, false});
+    }
     uid_t uid = getuid();
     if (!ro->may_write(uid))
       throw AdminError("refused: uid " + std::to_string(uid) + " (" + user_name(uid) +
@@ -938,7 +984,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   if (cmd == "show" && entity == "decay") {
     if (rest.size() > 1) throw UsageError("show decay: unexpected \"" + rest[1] + "\"");
     if (db.empty()) db = storage_loc_from_conf(o.conf);
-    auto s = Store::open(db, OpenOptions{true, false});
+    auto s = open_for_read(db);
     cli::show_decay(s->decay_info(), so, out);
     return 0;
   }
@@ -1000,14 +1046,14 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
       into.insert(into.end(), list.begin(), list.end());
     }
     if (db.empty()) db = storage_loc_from_conf(o.conf);
-    auto s = Store::open(db, OpenOptions{true, false});
+    auto s = open_for_read(db);
     cli::show(s->load(), what, so, out);
     return 0;
   }
   if (db.empty()) db = storage_loc_from_conf(o.conf);
   if (cmd == "export") {
     if (!rest.empty()) throw UsageError("export takes no arguments");
-    auto s = Store::open(db, OpenOptions{true, false});
+    auto s = open_for_read(db);
     out << export_json(s->load());
     return 0;
   }

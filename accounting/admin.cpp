@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <unordered_set>
 
@@ -165,6 +166,25 @@ std::string quoted(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// Unicode's format characters (general category Cf, Unicode 15): invisible,
+// so two names that print alike could differ ("\u200Balice", a BOM glued to
+// the first name of a CSV).
+bool is_format_char(uint32_t cp) {
+  static constexpr uint32_t kRanges[][2] = {
+      {0x00AD, 0x00AD},   {0x0600, 0x0605},   {0x061C, 0x061C},   {0x06DD, 0x06DD},   {0x070F, 0x070F},
+      {0x0890, 0x0891},   {0x08E2, 0x08E2},   {0x180E, 0x180E},   {0x200B, 0x200F},   {0x202A, 0x202E},
+      {0x2060, 0x2064},   {0x2066, 0x206F},   {0xFEFF, 0xFEFF},   {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD},
+      {0x110CD, 0x110CD}, {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+      {0xE0020, 0xE007F}};
+  for (const auto& r : kRanges)
+    if (cp >= r[0] && cp <= r[1]) return true;
+  return false;
+}
+
+}  // namespace
+
 std::string name_problem(const std::string& name) {
   if (name.empty()) return "empty name";
   if (name.size() > 128) return "name " + quoted(name) + " is longer than 128 bytes";
@@ -177,6 +197,12 @@ std::string name_problem(const std::string& name) {
     // C0 and C1 control characters, DEL, and Unicode line/paragraph separators.
     if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
       return "name " + quoted(name) + " contains a control character";
+    if (is_format_char(cp)) {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(cp));
+      return "name " + quoted(name) + " contains the invisible format character " + hex + " (byte " +
+             std::to_string(i + 1) + ")";
+    }
     if (len == 1 && (std::isspace(static_cast<unsigned char>(cp)) || cp == '|' || cp == '=' || cp == ',' ||
                      cp == '"'))
       return "name " + quoted(name) + " contains a space or one of |=,\"";
@@ -207,7 +233,19 @@ std::string tres_weights_problem(const std::string& s) {
   std::string why;
   if (!parse_tres_spec(s, &w, &why, /*allow_negative=*/false))
     return "TRESBillingWeights \"" + s + "\": " + why;
+  for (const TresWeight& t : w)
+    if (t.weight > kMaxBillingWeight)
+      return "TRESBillingWeights \"" + s + "\": weight of TRES '" + t.name + "' is over " +
+             std::to_string(static_cast<int64_t>(kMaxBillingWeight)) + " per unit";
   return "";
+}
+
+std::string usage_factor_problem(double f) {
+  if (std::isfinite(f) && f >= 0 && f <= kMaxUsageFactor) return "";
+  char v[32];
+  std::snprintf(v, sizeof v, "%g", f);
+  return std::string("usage_factor ") + v + " is not a number in 0.." +
+         std::to_string(static_cast<int64_t>(kMaxUsageFactor));
 }
 
 std::string tres_counts_problem(const std::string& s) {

@@ -66,7 +66,8 @@ std::vector<TreeRow> tree_rows(const StoreData& d);
 // "" if usable as an account/user/qos/partition name, else why not.  The one
 // name rule (mfprio-acct, import, and so what the plugin loads): 1-128 bytes
 // of valid UTF-8 (no overlong forms, surrogates or code points past
-// U+10FFFF), no control character (C0, DEL, C1, U+2028/9), and, since names
+// U+10FFFF), no control character (C0, DEL, C1, U+2028/9), no invisible
+// format character (Unicode category Cf: U+200B, U+FEFF, ...), and, since names
 // are printed in `|`-separated and key=value output, no whitespace or |=,".
 // No leading '-' (it would read as a command-line option).
 // The message quotes the name with non-ASCII bytes as \xNN.
@@ -78,8 +79,17 @@ std::string name_problem(const std::string& name);
 // fields whatever an admin typed.
 std::string description_problem(const std::string& text);
 
+// The largest QOS UsageFactor and billing weight (per unit, after a
+// K/M/G suffix) the store takes: usage charged with them stays far inside a
+// double for any job a cluster runs (1e308 made every decay pass fail).
+inline constexpr double kMaxUsageFactor = 1e6;
+inline constexpr double kMaxBillingWeight = 1e6;
+// "" if `f` may be a QOS UsageFactor (0..kMaxUsageFactor), else why not.
+std::string usage_factor_problem(double f);
+
 // "" if `s` is a TRES list the plugin loads (common/tres.hpp: the one
-// parser; names checked, no name twice, finite non-negative numbers), else why not.
+// parser; names checked, no name twice, finite non-negative numbers, at
+// most kMaxBillingWeight each), else why not.
 std::string tres_weights_problem(const std::string& s);  // TRESBillingWeights
 std::string tres_counts_problem(const std::string& s);   // partition TRES totals
 

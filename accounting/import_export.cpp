@@ -24,6 +24,7 @@
 #include <memory>
 #include <sstream>
 
+#include "bounded_read.hpp"
 #include "stable_order.hpp"
 
 namespace mfprio::acct {
@@ -399,7 +400,10 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     if (auto old = m.qos.find(name); old != m.qos.end()) q = old->second;
     q.name = name;
     if (auto p = f.integer("priority", 0, UINT32_MAX)) q.priority = static_cast<uint32_t>(*p);
-    if (auto u = f.number("usage_factor")) q.usage_factor = *u;
+    if (auto u = f.number("usage_factor")) {
+      if (auto prob = usage_factor_problem(*u); !prob.empty()) f.fail(prob);
+      q.usage_factor = *u;
+    }
     ch.qos.push_back(q);
     ++st.qos;
   });
@@ -450,11 +454,11 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
 }
 
 std::string slurp(const std::string& file, const std::string& label) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw AdminError(label + ": cannot read \"" + file + "\"");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  try {
+    return read_bounded(file, kImportBounds);
+  } catch (const ReadError& e) {
+    throw AdminError(label + ": " + e.what());
+  }
 }
 
 std::string dump(json_t* j) {
@@ -687,8 +691,7 @@ std::string tree_json(const StoreData& d) {
 }
 
 std::vector<ChargeSpec> read_charges_jsonl(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw AdminError("charge: cannot read \"" + file + "\"");
+  std::istringstream in(slurp(file, "charge"));
   std::vector<ChargeSpec> out;
   std::string line;
   size_t lineno = 0;

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "bounded_read.hpp"
 #include "flux_csv.hpp"
 
 namespace mfprio::acct {
@@ -31,11 +32,11 @@ void append(json_t* arr, json_t* v) {
 std::string at(const std::string& file, int line) { return file + ":" + std::to_string(line); }
 
 std::string slurp(const std::string& file, const char* option) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw AdminError(std::string("import-flux ") + option + " " + file + ": cannot read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  try {
+    return read_bounded(file, kImportBounds);
+  } catch (const ReadError& e) {
+    throw AdminError(std::string("import-flux ") + option + " " + e.what());
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "bounded_read.hpp"
 #include "qconf.hpp"
 
 namespace mfprio::acct {
@@ -90,12 +91,14 @@ AdminChanges plan_sstree(const StoreData& current, const std::string& text, cons
 }
 
 SstreeStats import_sstree_file(Store& store, const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw AdminError("import-sstree: cannot read \"" + file + "\"");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  try {
+    text = read_bounded(file, kImportBounds);
+  } catch (const ReadError& e) {
+    throw AdminError(std::string("import-sstree: ") + e.what());
+  }
   SstreeStats st;
-  AdminChanges ch = plan_sstree(store.load(), ss.str(), file, &st);
+  AdminChanges ch = plan_sstree(store.load(), text, file, &st);
   store.apply_admin(ch);
   return st;
 }

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -44,6 +45,47 @@ class CacheForScan {
  private:
   sqlite3* db_;
 };
+
+// `path` as an SQLite URI ("file:" + path, '%', '?' and '#' escaped) with
+// the query `query`.
+std::string uri_of(const std::string& path, const char* query) {
+  std::string u = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+      u += hex;
+    } else {
+      u += c;
+    }
+  }
+  return u + "?" + query;
+}
+
+// A read-only open that works where nothing can be written (a read-only
+// file system, a 0444 store in a 0555 directory): mode=ro first; when the
+// store is in WAL mode and its -shm index can be neither read nor created
+// (SQLite says CANTOPEN or READONLY on the first read), the store is opened
+// immutable, which needs no -shm, provided there is no -wal holding
+// changes not yet in the store (those could not be read: refused, named).
+int open_read_only(const std::string& path, sqlite3** out, std::string* why) {
+  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  int rc = sqlite3_open_v2(uri_of(path, "mode=ro").c_str(), out, flags, nullptr);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_extended_result_codes(*out, 1);
+  rc = sqlite3_exec(*out, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+  const int primary = rc & 0xff;
+  if (rc == SQLITE_OK || (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY)) return SQLITE_OK;
+  struct stat wal {};
+  if (::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0) {
+    *why = std::string(sqlite3_errmsg(*out)) + " (its -wal holds changes, and the -shm index they need can be " +
+           "neither read nor created here: open it once where it can be written)";
+    return rc;
+  }
+  sqlite3_close_v2(*out);
+  *out = nullptr;
+  return sqlite3_open_v2(uri_of(path, "mode=ro&immutable=1").c_str(), out, flags, nullptr);
+}
 }  // namespace
 
 sql::Stmt& StoreImpl::prep(sql::Stmt& slot, const char* text) {
@@ -79,13 +121,14 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
     throw StoreError(path + ": cannot open: " + std::strerror(errno));
   if (S_ISLNK(sb.st_mode)) throw StoreError(path + ": is a symbolic link: refused (give the real path)");
   if (!S_ISREG(sb.st_mode)) throw StoreError(path + ": not a regular file");
-  int flags = (opts.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
-              SQLITE_OPEN_NOMUTEX;
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  std::string why;
+  const int rc = opts.read_only ? open_read_only(path, &raw, &why)
+                                : sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                                                  nullptr);
   db_.reset(raw);
   if (rc != SQLITE_OK) {
-    std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    std::string msg = !why.empty() ? why : raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
     throw StoreError(path + ": cannot open: " + msg);
   }
   sqlite3_extended_result_codes(db_.get(), 1);

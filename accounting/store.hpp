@@ -37,6 +37,11 @@ namespace mfprio::acct {
 struct StoreError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// A read-only open found a store of an older schema: only a read-write open
+// upgrades it (the plugin's, or mfprio-acct's, which does so itself).
+struct SchemaUpgradeNeeded : StoreError {
+  using StoreError::StoreError;
+};
 
 struct AccountRec {
   int64_t id = 0;
@@ -328,6 +333,12 @@ struct WindowCycle {
   // not decayed.  Only with decay_factor 1.
   std::vector<std::pair<std::string, double>> kind_decay;
   int64_t drop_before = 0;     // rows whose window ends at or before this are deleted
+  // > 0 (with window_seconds > 0): the windows the family keeps, the
+  // current one included.  A charge writes only the last keep_windows
+  // windows up to its own end: older ones would be dropped by the time the
+  // clock reaches that end, so a job end dated days past the last pass
+  // writes at most keep_windows rows per credential, not one per window.
+  int64_t keep_windows = 0;
   std::vector<WindowCharge> charges;
   std::optional<DecayState> new_state;  // the pass time, as apply_cycle keeps it
 };

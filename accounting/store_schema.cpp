@@ -200,8 +200,9 @@ int migrate(sqlite3* db, bool read_only) {
                            std::to_string(kSchemaVersion) + ")");
   if (v == kSchemaVersion || read_only) {
     if (v != kSchemaVersion)
-      sql::fail(nullptr, std::string(sqlite3_db_filename(db, "main")) +
-                             ": store needs a schema upgrade; open it once read-write");
+      throw SchemaUpgradeNeeded(std::string(sqlite3_db_filename(db, "main")) + ": store needs a schema upgrade (" +
+                                std::to_string(v) + " -> " + std::to_string(kSchemaVersion) +
+                                "); open it once read-write");
     return v;
   }
   sql::Txn txn(db);

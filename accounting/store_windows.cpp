@@ -5,7 +5,8 @@
 // then for each charge: from = max(start, the family ledger's
 // charged_until), split [from, until) at multiples of window_seconds, add
 // seconds x rate to each credential's row of each window, and move the
-// ledger to `until`.  A charge already made (until <= charged_until) adds
+// ledger to `until` (only the last keep_windows windows up to `until` are
+// written: older ones age out before the clock gets there).  A charge already made (until <= charged_until) adds
 // nothing, so a job is never charged twice, whatever the caller repeats.
 #include <cmath>
 #include <limits>
@@ -92,6 +93,12 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
     // again: a job that started long ago is charged from there (a start in
     // 1970 would otherwise write one row per window since).
     if (c.window_seconds > 0 && c.drop_before > from) from = std::min(c.drop_before, ch.until);
+    // Nor can the windows older than the kept history counted back from the
+    // charge's own end: rows per charge are bounded by keep_windows.
+    if (c.window_seconds > 0 && c.keep_windows > 0 && c.keep_windows - 1 < ch.until / c.window_seconds) {
+      const int64_t oldest = window_start(ch.until, c.window_seconds) - (c.keep_windows - 1) * c.window_seconds;
+      if (oldest > from) from = std::min(oldest, ch.until);
+    }
     double added = 0;
     for (int64_t t = from; t < ch.until;) {
       const int64_t ws = c.window_seconds > 0 ? window_start(t, c.window_seconds) : 0;

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bounded_read.hpp"
 #include "stable_order.hpp"
 
 namespace mfprio {
@@ -32,9 +33,10 @@ namespace {
 
 constexpr size_t kMaxIncludeDepth = 16;
 // Bounds against `Include /dev/zero` and runaway files: one logical line
-// (continuations joined) and all files of one load together.
-constexpr size_t kMaxLineBytes = 64 * 1024;
-constexpr size_t kMaxTotalBytes = 16 * 1024 * 1024;
+// (continuations joined) and all files of one load together; the numbers of
+// the one bound rule (bounded_read.hpp) for files written by hand.
+constexpr size_t kMaxLineBytes = kConfBounds.max_line;
+constexpr size_t kMaxTotalBytes = kConfBounds.max_bytes;
 // How much of a line an error message quotes.
 constexpr size_t kQuoteBytes = 60;
 
@@ -157,6 +159,7 @@ class Conf::Parser {
       const Got got = bounded_getline(in, physical, kMaxLineBytes);
       if (got == Got::Eof) break;
       ++lineno;
+      if (lineno == 1 && physical.compare(0, 3, "\xEF\xBB\xBF") == 0) physical.erase(0, 3);  // a UTF-8 BOM
       if (got == Got::TooLong)
         stop(at(file, lineno) + "line longer than " + std::to_string(kMaxLineBytes / 1024) + " KiB: '" +
              clip(physical) + "'");

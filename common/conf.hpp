@@ -17,7 +17,9 @@
 // none), as Slurm does; include loops and nesting deeper than
 // 16 files are errors, and so are an Include target that is not a regular
 // file (/dev/zero, a FIFO), a logical line longer than 64 KiB and more than
-// 16 MiB read in one load; messages quote at most 60 bytes of a line.
+// 16 MiB read in one load (the conf numbers of bounded_read.hpp); a UTF-8
+// byte-order mark opening a file is skipped; messages quote at most 60
+// bytes of a line.
 // Every pair keeps the file it was written in.  Errors do not stop the
 // reading: each bad line is skipped and every error is reported at the end,
 // together, as one ConfError whose message has one "file:line: why" per line

@@ -1,11 +1,10 @@
 // params.cpp - see params.hpp.
 #include "params.hpp"
 
-#include <sys/stat.h>
-
 #include <cctype>
-#include <fstream>
 #include <sstream>
+
+#include "bounded_read.hpp"
 
 namespace mfprio {
 namespace {
@@ -58,16 +57,13 @@ std::string conf_relative_path(const ConfPair& p, const std::string& path) {
 std::string read_parameter_file(const ConfPair& p, const std::string& name, const std::string& path,
                                 std::string* full) {
   const std::string resolved = conf_relative_path(p, path);
-  struct stat st {};
-  if (::stat(resolved.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    throw ConfigError(where(p) + name + "=" + resolved + ": not a regular file");
-  std::ifstream f(resolved);
-  if (!f) throw ConfigError(where(p) + name + "=" + resolved + ": cannot read");
-  std::stringstream text;
-  text << f.rdbuf();
-  if (f.bad()) throw ConfigError(where(p) + name + "=" + resolved + ": cannot read");
-  if (full) *full = resolved;
-  return text.str();
+  try {
+    std::string text = read_bounded(resolved, kConfBounds);
+    if (full) *full = resolved;
+    return text;
+  } catch (const ReadError& e) {
+    throw ConfigError(where(p) + name + "=" + e.what());
+  }
 }
 
 }  // namespace mfprio

@@ -28,9 +28,10 @@ std::map<std::string, std::string> priority_parameters(const ConfPair& p,
 // directory of the file that wrote p (never the working directory).
 std::string conf_relative_path(const ConfPair& p, const std::string& path);
 
-// Reads the file named by p's item `name` (path resolved as above) whole;
-// *full gets the resolved path.  Throws ConfigError "file:line:
-// PriorityParameters: NAME=PATH: cannot read".
+// Reads the file named by p's item `name` (path resolved as above) whole,
+// under the conf bounds of bounded_read.hpp; *full gets the resolved path.
+// Throws ConfigError "file:line: PriorityParameters: NAME=PATH: cannot
+// read: why" (or the bound it is over).
 std::string read_parameter_file(const ConfPair& p, const std::string& name, const std::string& path,
                                 std::string* full);
 

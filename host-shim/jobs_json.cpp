@@ -13,7 +13,9 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <sstream>
 
+#include "bounded_read.hpp"
 #include "cli.hpp"
 #include "json_util.hpp"
 
@@ -422,11 +424,13 @@ JobFile read_job_stream(std::istream& in, const std::string& file) {
 }
 
 JobFile read_job_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    const int err = errno;
-    throw JobParseError("cannot open job file '" + path + "': " + std::strerror(err ? err : ENOENT));
+  std::string text;
+  try {
+    text = read_bounded(path, kImportBounds);
+  } catch (const ReadError& e) {
+    throw JobParseError(std::string("job file ") + e.what());
   }
+  std::istringstream in(text);
   return read_job_stream(in, path);
 }
 

@@ -118,8 +118,9 @@ ReplayPlan plan_replay(const SwfTrace& trace, int64_t epoch0) {
     j.cpus = r.cpus;
     j.min_nodes = 1;
     if (trace.max_nodes > 0 && trace.max_procs > 0) {  // processors per node from the header
-      const int64_t nodes = (procs * trace.max_nodes + trace.max_procs - 1) / trace.max_procs;
-      j.min_nodes = static_cast<uint32_t>(std::max<int64_t>(1, nodes));
+      // procs (< 2^32) times an 18-digit MaxNodes needs 128 bits; the count is clamped to uint32.
+      const __int128 nodes = (static_cast<__int128>(procs) * trace.max_nodes + trace.max_procs - 1) / trace.max_procs;
+      j.min_nodes = static_cast<uint32_t>(std::clamp<__int128>(nodes, 1, UINT32_MAX));
     }
     j.time_limit_min = s.req_time > 0 ? static_cast<uint32_t>(std::min<int64_t>((s.req_time + 59) / 60, 0xffffffffLL)) : 0;
     p.jobs.push_back(r);

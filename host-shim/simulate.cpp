@@ -135,6 +135,46 @@ struct EndEvent {
   bool operator>(const EndEvent& o) const { return t != o.t ? t > o.t : job_id > o.job_id; }
 };
 
+// While nothing is pending no priority decides anything: calc-period passes
+// up to the next arrival or end are spread so that at most kIdlePasses are
+// made before it (a job of 10^9 s cost 3.3 million passes and a sample
+// each), never more than kMaxIdleGap apart (far below the default
+// PriorityMaxDecayGap), always whole periods from the first.  Each pass
+// still decays and charges up to its own time.
+constexpr int64_t kIdlePasses = 1000;
+constexpr int64_t kMaxIdleGap = 30 * 86400;
+// The share samples kept per policy: past 2 x kMaxSamples every other one is
+// dropped and sampling thins out by two, so the plot keeps its whole span.
+constexpr size_t kMaxSamples = 4096;
+
+// *stride: the idle stretch's stride in periods, fixed when it begins (0:
+// not in one) so that the passes are evenly spread over it.
+int64_t next_pass_time(int64_t now, int64_t period, bool idle, int64_t next_event, int64_t* stride) {
+  if (!idle || next_event <= now) {
+    *stride = 0;
+    return now + period;
+  }
+  if (*stride == 0) {
+    const int64_t periods = (next_event - now) / period;
+    *stride = periods <= kIdlePasses ? 1
+                                     : std::min((periods + kIdlePasses - 1) / kIdlePasses,
+                                                std::max<int64_t>(1, kMaxIdleGap / period));
+  }
+  return now + *stride * period;
+}
+
+// Every other sample dropped (the first kept).
+void thin_samples(std::vector<int64_t>* t, std::vector<std::vector<double>>* share) {
+  size_t k = 0;
+  for (size_t i = 0; i < t->size(); i += 2, ++k) {
+    if (i == k) continue;  // no self-move
+    (*t)[k] = (*t)[i];
+    (*share)[k] = std::move((*share)[i]);
+  }
+  t->resize(k);
+  share->resize(k);
+}
+
 }  // namespace
 
 double percentile_sorted(const std::vector<double>& v, double p) {
@@ -405,7 +445,13 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
     }
   };
 
+  uint64_t sample_every = 1, passes_seen = 0;
   auto sample = [&](int64_t now) {
+    if (passes_seen++ % sample_every != 0) return;
+    if (res.sample_t.size() >= 2 * kMaxSamples) {
+      thin_samples(&res.sample_t, &res.sample_share);
+      sample_every *= 2;
+    }
     std::vector<double> cum = acct_done;
     double total = 0;
     for (uint32_t r : running.items())
@@ -418,6 +464,7 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
   };
 
   bool final_pass_done = false;
+  int64_t idle_stride = 0;
   auto last_progress = std::chrono::steady_clock::now();
   while (!final_pass_done) {
     int64_t now = next_tick;
@@ -462,19 +509,31 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
         std::fprintf(dec, "submit %lld %llu %u\n", static_cast<long long>(now),
                      static_cast<unsigned long long>(rec[next_arrival].job_id), jobs[next_arrival].cpus);
     }
+    const bool events = changed;  // an end or an arrival at this instant
     // 3. the calc-period pass
-    if (now == next_tick) {
+    const bool pass = now == next_tick;
+    if (pass) {
       running_batch();
       const int rc = ops.decay(now, rbatch.empty() ? nullptr : rbatch.data(), rbatch.size());
       if (rc != MFPRIO_OK) throw_call("decay", now, rc);
       ++res.decay_passes;
-      next_tick += period;
       changed = true;
       sample(now);
       if (next_arrival >= n && ends.empty() && pending.items().empty()) final_pass_done = true;
     }
     // 4. price and start
     if (changed) schedule(now);
+    if (pass) {
+      int64_t next_event = next_arrival < n ? jobs[next_arrival].submit : INT64_MAX;
+      if (!ends.empty()) next_event = std::min(next_event, ends.top().t);
+      if (events) idle_stride = 0;  // an end or arrival: the stretch starts again here
+      next_tick = next_pass_time(now, period, pending.items().empty(), next_event, &idle_stride);
+    } else if (events) {
+      idle_stride = 0;
+    }
+    if (!pass && !pending.items().empty() && next_tick > now + period) {
+      next_tick = t0 + ((now - t0) / period + 1) * period;  // a job waits: back to every period
+    }
     if (opt.progress) {
       const auto t = std::chrono::steady_clock::now();
       if (t - last_progress > std::chrono::milliseconds(200)) {

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 
+#include "bounded_read.hpp"
 #include "sim_report.hpp"
 #include "sim_svg.hpp"
 #include "simulate.hpp"
@@ -51,11 +52,11 @@ class TempDir {
 };
 
 std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot read accounts file '" + path + "': " + std::strerror(errno));
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
+  try {
+    return read_bounded(path, kImportBounds);
+  } catch (const ReadError& e) {
+    throw std::runtime_error(std::string("accounts file ") + e.what());
+  }
 }
 
 std::string base_name(const std::string& p) { return p.substr(p.find_last_of('/') + 1); }

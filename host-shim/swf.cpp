@@ -165,7 +165,7 @@ SwfTrace parse_swf_text(const std::string& text, const std::string& file, uint64
   return b.take();
 }
 
-SwfTrace read_swf(const std::string& path, uint64_t limit) {
+SwfTrace read_swf(const std::string& path, uint64_t limit, const ReadBounds& bounds) {
   errno = 0;
   std::unique_ptr<gzFile_s, GzCloser> f(gzopen(path.c_str(), "rb"));
   if (!f) throw SwfError("cannot open trace '" + path + "': " + (errno ? std::strerror(errno) : "out of memory"));
@@ -174,6 +174,7 @@ SwfTrace read_swf(const std::string& path, uint64_t limit) {
   std::string line;
   char buf[8192];
   uint32_t n = 0;
+  uint64_t total = 0;  // bytes read (decompressed): a gzip bomb or a sparse file stops at the bound
   for (;;) {
     // gzgets stops after '\n' or a full buffer and writes one '\0' after what
     // it read; a NUL byte in the data would hide the rest from strlen.  Fill
@@ -191,8 +192,17 @@ SwfTrace read_swf(const std::string& path, uint64_t limit) {
       break;
     }
     const void* end = memrchr(buf, '\0', sizeof buf);
-    line.append(buf, end ? static_cast<const char*>(end) - buf : std::strlen(buf));
+    const size_t got_len = end ? static_cast<size_t>(static_cast<const char*>(end) - buf) : std::strlen(buf);
+    line.append(buf, got_len);
+    total += got_len;
+    try {
+      check_total_bound(path, total, bounds);
+      check_line_bound(path, n + 1, line.size() - (!line.empty() && line.back() == '\n'), bounds);
+    } catch (const ReadError& e) {
+      throw SwfError(e.what());
+    }
     if (line.empty() || line.back() != '\n') continue;  // longer than the buffer: keep reading
+    if (n == 0) strip_utf8_bom(line);
     if (!b.line(line, ++n)) break;
     line.clear();
   }

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "bounded_read.hpp"
+
 namespace mfprio::host {
 
 struct SwfError : std::runtime_error {
@@ -48,8 +50,9 @@ struct SwfTrace {
 
 // Reads `path` (gzip detected by its magic bytes, not by the name).
 // limit: stop after that many job lines (0 = all).  Throws SwfError naming
-// the file (cannot open / not readable / corrupt gzip) or FILE:LINE.
-SwfTrace read_swf(const std::string& path, uint64_t limit = 0);
+// the file (cannot open / not readable / corrupt gzip / over `bounds`, which
+// apply to the decompressed bytes: bounded_read.hpp) or FILE:LINE.
+SwfTrace read_swf(const std::string& path, uint64_t limit = 0, const ReadBounds& bounds = kTraceBounds);
 
 // Parses text as the body of a trace named `file` (for tests).
 SwfTrace parse_swf_text(const std::string& text, const std::string& file, uint64_t limit = 0);

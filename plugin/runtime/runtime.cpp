@@ -1,6 +1,7 @@
 // runtime.cpp - see runtime.hpp.
 #include "runtime.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <stdexcept>
 
@@ -121,6 +122,9 @@ void Runtime::open() {
   if (!path.empty()) {
     acct::OpenOptions opts;
     opts.create = create_store_;
+    // A view (MfprioCreateStore=no) only reads: read-only, so it works on a
+    // read-only file system or a store it may not write.
+    opts.read_only = !create_store_;
     if (!create_store_ && ::access(path.c_str(), F_OK) != 0) {
       const std::string conf = host_.conf.empty() ? std::string("<slurm.conf>") : host_.conf.front().file;
       throw acct::StoreError("no accounting store at " + path + " (views never create one): make it with '" +
@@ -208,6 +212,26 @@ int Runtime::decay(int64_t now, const mfprio_job_t* running, size_t count, std::
            "usage away).  If the gap is real, raise PriorityMaxDecayGap";
     return MFPRIO_EINVAL;
   }
+  // A running record that starts after this pass (a node's clock a few
+  // minutes ahead of the controller's) has nothing to charge yet: it is left
+  // out of this pass, named in the log, and charged by the first pass that
+  // reaches its start; the others are charged as usual (it used to fail the
+  // whole pass, for everybody, at every pass).
+  std::vector<mfprio_job_t> kept;
+  auto ahead = [now](const mfprio_job_t& j) { return j.state == MFPRIO_JOB_RUNNING && j.start_time > now; };
+  if (count > 0 && std::any_of(running, running + count, ahead)) {
+    for (size_t i = 0; i < count; ++i) {
+      if (!ahead(running[i])) {
+        kept.push_back(running[i]);
+        continue;
+      }
+      host_.log(MFPRIO_LOG_WARNING, "decay: job " + std::to_string(running[i].job_id) + " starts at " +
+                                        std::to_string(running[i].start_time) + ", after this pass (" +
+                                        std::to_string(now) + "): charged from the first pass past its start");
+    }
+    running = kept.data();
+    count = kept.size();
+  }
   PassOutcome out;
   int rc;
   try {
@@ -258,6 +282,19 @@ int Runtime::job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t 
         return MFPRIO_EINVAL;
       }
   }
+  // Charges never run past the host's clock (or the last pass, whichever is
+  // later): an end time after it is charged up to it, with a warning.
+  const int64_t clock = std::max(host_.now(), cur->last_decay);
+  std::vector<int64_t> clamped;
+  for (size_t i = 0; i < count; ++i)
+    if (end_times[i] > clock) {
+      if (clamped.empty()) clamped.assign(end_times, end_times + count);
+      clamped[i] = clock;
+      host_.log(MFPRIO_LOG_WARNING, "job_end: job " + std::to_string(jobs[i].job_id) + ": end time " +
+                                        std::to_string(end_times[i]) + " is after the host's clock (" +
+                                        std::to_string(clock) + "): charged up to the clock");
+    }
+  if (!clamped.empty()) end_times = clamped.data();
   PassOutcome out;
   int rc;
   try {

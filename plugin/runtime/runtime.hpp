@@ -10,7 +10,11 @@
 // The clock rule: a decay `now` more than PriorityMaxDecayGap (a time string,
 // default 366-0, INFINITE for none) after the last pass is refused: a clock
 // set years ahead would decay every user's usage away and make every later
-// (correct) pass look like it ran backwards.
+// (correct) pass look like it ran backwards.  A running record whose start is
+// after the pass (a node's clock ahead) is left out of that pass with a
+// warning, the others charged: one bad record never stops everybody's pass.
+// A job end dated after the host's clock (or the last pass, when later) is
+// charged up to it, with a warning: charges never run past the clock.
 //
 // The failure rule (ABI: "a pass is never applied twice"): when a pass fails
 // before the store committed, nothing changed.  When it fails after the
@@ -84,7 +88,7 @@ class Runtime {
   uint64_t clamped_high_logged_ = 0;
   bool stale_ = false;
   int64_t max_gap_ = 0;        // PriorityMaxDecayGap, seconds (0: no bound)
-  bool create_store_ = true;   // MfprioCreateStore (views say no)
+  bool create_store_ = true;   // MfprioCreateStore (views say no: never create, open read-only)
 };
 
 }  // namespace mfprio

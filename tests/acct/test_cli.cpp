@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sqlite3.h>
+
 #include "cli_util.hpp"
 #include "conf_loc.hpp"
 #include "admin.hpp"
@@ -140,6 +142,50 @@ TEST_F(Cli, ModifyAndDelete) {
   EXPECT_EQ(std::string::npos, r.out.find("User2")) << r.out;
 }
 
+TEST_F(Cli, AnEmptyAccountOrPartitionSelectorIsRefusedAndChangesNothing) {
+  doc_tree();
+  ok({"add", "user", "User1", "Account=C"});
+  const std::string before = acct({"export"}).out;
+  // Without the rule "Partition=" selected every association without a
+  // partition, in every account: User1's two were deleted.
+  for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
+           {"delete", "user", "User1", "Partition="},
+           {"delete", "user", "User1", "where", "Partition="},
+           {"delete", "user", "User1", "Account="},
+           {"delete", "user", "User1", "Account=B,"},
+           {"modify", "user", "User1", "where", "Partition=", "set", "fairshare=7"},
+       }) {
+    Result r = acct(a);
+    EXPECT_EQ(2, r.status) << a[3] << ": " << r.err;
+    EXPECT_NE(std::string::npos, r.err.find("empty name")) << r.err;
+    EXPECT_EQ(r.err.size() - 1, r.err.find('\n')) << r.err;
+  }
+  EXPECT_EQ(before, acct({"export"}).out);
+}
+
+TEST_F(Cli, HugeUsageFactorsAndBillingWeightsAreRefusedAtAddAndImport) {
+  // 1e308 was stored, and every decay pass then failed for everybody.
+  ok({"add", "qos", "fast", "UsageFactor=2.5"});
+  const std::string before = acct({"export"}).out;
+  for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
+           {"add", "qos", "big", "UsageFactor=1e308"},
+           {"modify", "qos", "fast", "set", "UsageFactor=1000001"},
+           {"add", "partition", "p", "TRESBillingWeights=cpu=1e308"},
+           {"add", "partition", "p", "TRESBillingWeights=mem=2e9"},
+       }) {
+    Result r = acct(a);
+    EXPECT_NE(0, r.status) << a[2] << ": " << r.out;
+    EXPECT_EQ(r.err.size() - 1, r.err.find('\n')) << r.err;
+  }
+  std::ofstream(dir.file("q.json")) << R"({"qos": [{"name": "huge", "usage_factor": 1e308}]})";
+  Result r = acct({"import", dir.file("q.json")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("usage_factor 1e+308 is not a number in 0..1000000")) << r.err;
+  EXPECT_EQ(before, acct({"export"}).out);
+  ok({"add", "qos", "max", "UsageFactor=1000000"});
+  ok({"add", "partition", "p", "TRESBillingWeights=cpu=1000000"});
+}
+
 TEST_F(Cli, BadArgumentsGiveOneLineAndStatus2) {
   doc_tree();
   const std::vector<std::vector<std::string>> bad = {
@@ -236,6 +282,43 @@ TEST(ConfLoc, LastPairWinsQuotesAndRelativePaths) {
   EXPECT_THROW(storage_loc_from_text("AccountingStorageLoc=\"/x\n", "f"), AdminError);
 }
 
+// An older store, as a package upgrade finds it: schema 6 (no tree cache).
+void back_to_schema_6(const std::string& db) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(SQLITE_OK, sqlite3_open(db.c_str(), &h));
+  ASSERT_EQ(SQLITE_OK, sqlite3_exec(h, "DROP TABLE tree_cache; PRAGMA user_version = 6;", nullptr, nullptr, nullptr));
+  sqlite3_close(h);
+}
+int schema_of(const std::string& db) {
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  int v = -1;
+  if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+
+TEST_F(Cli, AnOlderSchemaStoreIsUpgradedByTheToolItself) {
+  // Without the upgrade every command said "open it once read-write" until a plugin started.
+  doc_tree();
+  const std::string tree = acct({"show", "tree", "-p"}).out;
+  back_to_schema_6(db);
+  Result r = acct({"show", "tree", "-p"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(tree, r.out);
+  EXPECT_EQ(7, schema_of(db));
+  back_to_schema_6(db);
+  ok({"add", "account", "Z"});
+  EXPECT_EQ(7, schema_of(db));
+  back_to_schema_6(db);
+  r = acct({"export"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("\"Z\"")) << r.out;
+}
+
 // Runs as nobody; needs root to switch users.
 class CliAsNobody : public Cli {
  protected:
@@ -263,6 +346,39 @@ TEST_F(CliAsNobody, ReadableStoreShowsButRefusesWritesWithOwnershipMessage) {
   EXPECT_EQ(0, r.status) << r.err;
   EXPECT_NE(std::string::npos, r.out.find("B|User1||1|0|"));
   EXPECT_EQ(before, acct({"export"}).out);
+}
+
+TEST_F(CliAsNobody, AnOlderSchemaIsUpgradedOnlyByItsOwnerOrRoot) {
+  doc_tree();
+  ASSERT_EQ(0, chmod(db.c_str(), 0666));
+  back_to_schema_6(db);
+  Result r = acct({"show", "tree"}, nobody);
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("needs a schema upgrade, which only its owner (uid 0) or root may make"))
+      << r.err;
+  EXPECT_EQ(6, schema_of(db));
+  EXPECT_EQ(0, acct({"show", "tree"}).status);  // root
+  EXPECT_EQ(7, schema_of(db));
+}
+
+TEST_F(CliAsNobody, AReadOnlyStoreInADirectoryNobodyMayWriteIsShown) {
+  // A 0444 store in a 0555 directory (as on a read-only file system): no
+  // -shm can be made beside it; show and export still read it.
+  doc_tree();
+  const std::string before = acct({"export"}).out;
+  const std::string ro = dir.file("ro");
+  ASSERT_EQ(0, mkdir(ro.c_str(), 0755));
+  std::filesystem::copy_file(db, ro + "/acct.db");
+  ASSERT_EQ(0, chmod((ro + "/acct.db").c_str(), 0444));
+  ASSERT_EQ(0, chmod(ro.c_str(), 0555));
+  Result r = run_acct(dir, {"--db", ro + "/acct.db", "show", "tree", "-p"}, nobody);
+  EXPECT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("B|User1||1|0|")) << r.out;
+  r = run_acct(dir, {"--db", ro + "/acct.db", "export"}, nobody);
+  EXPECT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(before, r.out);
+  EXPECT_FALSE(std::filesystem::exists(ro + "/acct.db-shm"));
+  ASSERT_EQ(0, chmod(ro.c_str(), 0755));
 }
 
 TEST_F(CliAsNobody, UnreadableStoreRefusesEverything) {
@@ -313,6 +429,26 @@ TEST_F(Cli, ImportFluxReadsExportDbCsvsInOneTransaction) {
   EXPECT_NE(std::string::npos, ex.find(R"("queues":["batch","debug"])")) << ex;
   Result t = acct({"show", "tree", "-p"});
   EXPECT_NE(std::string::npos, t.out.find("physics|alice||2|0|")) << t.out;
+}
+
+TEST_F(Cli, ImportFluxSkipsAUtf8BomAndRefusesInvisibleCharactersInNames) {
+  // Saved by a spreadsheet: a BOM before the header and the first name.
+  std::ofstream(dir.file("banks.csv")) << "\xEF\xBB\xBF" "bank,parent_bank,shares\nroot,,1\nA,root,1\n";
+  std::ofstream(dir.file("users.csv")) << "\xEF\xBB\xBF" "alice,5001,A,2,5,7,2147483647,\n";
+  Result r = acct({"import-flux", "--banks", dir.file("banks.csv"), "--users", dir.file("users.csv")});
+  ASSERT_EQ(0, r.status) << r.err;
+  Result t = acct({"show", "tree", "-p"});
+  EXPECT_NE(std::string::npos, t.out.find("\nA|alice||2|0|")) << t.out;  // not "\ufeffalice"
+  // Inside a file a BOM (U+FEFF) or a zero-width space (U+200B) in a name is refused, naming it.
+  std::ofstream(dir.file("users.csv")) << "bob,5002,A,1,5,7,2147483647,\n\xE2\x80\x8B" "carol,5003,A,1,5,7,1,\n";
+  r = acct({"import-flux", "--banks", dir.file("banks.csv"), "--users", dir.file("users.csv")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("invisible format character U+200B")) << r.err;
+  EXPECT_NE(std::string::npos, r.err.find("users.csv:2")) << r.err;
+  r = acct({"add", "user", "\xEF\xBB\xBF" "dave", "Account=A"});
+  EXPECT_EQ(2, r.status);
+  EXPECT_NE(std::string::npos, r.err.find("invisible format character U+FEFF")) << r.err;
+  EXPECT_EQ(t.out, acct({"show", "tree", "-p"}).out);  // nothing changed
 }
 
 TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {

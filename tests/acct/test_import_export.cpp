@@ -278,6 +278,16 @@ TEST(NameProblem, AcceptsUtf8AndRefusesMalformedSequences) {
   EXPECT_LT(name_problem(std::string(100000, '\x01')).size(), 400u);  // bounded message
 }
 
+TEST(NameProblem, RefusesInvisibleFormatCharacters) {
+  EXPECT_EQ(name_problem("\xEF\xBB\xBF" "alice"),
+            "name \"\\xef\\xbb\\xbfalice\" contains the invisible format character U+FEFF (byte 1)");
+  EXPECT_NE(std::string::npos, name_problem("al\xE2\x80\x8Bice").find("U+200B (byte 3)"));
+  EXPECT_NE(std::string::npos, name_problem("a\xC2\xAD" "b").find("U+00AD"));     // soft hyphen
+  EXPECT_NE(std::string::npos, name_problem("a\xE2\x81\xA0").find("U+2060"));    // word joiner
+  EXPECT_NE(std::string::npos, name_problem("a\xF3\xA0\x80\x81").find("U+E0001"));  // language tag
+  EXPECT_EQ("", name_problem("a\xE2\x80\x90" "b"));  // U+2010 HYPHEN is visible
+}
+
 TEST(Import, MissingFileIsOneClearError) {
   TempDir dir;
   auto s = Store::open(dir.file("a.db"));
@@ -286,6 +296,24 @@ TEST(Import, MissingFileIsOneClearError) {
     FAIL();
   } catch (const AdminError& e) {
     EXPECT_NE(std::string::npos, std::string(e.what()).find("cannot read")) << e.what();
+  }
+}
+
+TEST(Import, AFileIsUnderTheImportBoundAndLosesItsBom) {
+  TempDir dir;
+  auto s = Store::open(dir.file("a.db"));
+  // An editor's BOM before the JSON: jansson refused the whole file.
+  write_file(dir.file("bom.json"), "\xEF\xBB\xBF" R"({"accounts": [{"name": "A", "shares": 1}]})");
+  EXPECT_EQ(1u, import_json_file(*s, dir.file("bom.json")).accounts);
+  // A sparse 300 MiB file: refused from its size, naming it and the bound.
+  const std::string big = dir.file("big.json");
+  write_file(big, "");
+  ASSERT_EQ(0, ::truncate(big.c_str(), 300ll << 20));
+  try {
+    import_json_file(*s, big);
+    FAIL();
+  } catch (const AdminError& e) {
+    EXPECT_EQ(std::string(e.what()), "import: " + big + ": larger than 256 MiB (the bound for an input file)");
   }
 }
 

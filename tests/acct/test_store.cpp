@@ -663,6 +663,22 @@ TEST(StoreWindows, ChargeSplitsAtWindowBoundariesAndIsMadeOnce) {
   EXPECT_TRUE(s->load_windows("flux").empty());
 }
 
+TEST(StoreWindows, AChargeWritesAtMostTheKeptWindowsUpToItsEnd) {
+  // One-second windows, 24 kept: a day-long charge wrote 86,400 rows per
+  // credential; only the last 24 can ever count.
+  test::TempDir dir;
+  auto s = Store::open(dir.file("w.db"));
+  WindowCycle c = test::window_pass("maui", 1);
+  c.keep_windows = 24;
+  const int64_t t0 = 1'700'000'000, end = t0 + 86400;
+  c.charges.push_back(test::window_charge(7, t0, end, 2, {{"user", "u"}, {"total", ""}}));
+  WindowResult r = s->apply_windows(c);
+  EXPECT_DOUBLE_EQ(r.added[0], 2.0 * 23);  // the windows end-23 .. end-1, the one at `end` empty
+  EXPECT_EQ(s->load_windows("maui").size(), 2u * 23);
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "user", "u", end - 1), 2.0);
+  EXPECT_DOUBLE_EQ(window_usage(*s, "maui", "user", "u", end - 24), 0.0);
+}
+
 TEST(StoreWindows, DecayAndDropApplyToTheFamilyOnly) {
   test::TempDir dir;
   auto s = Store::open(dir.file("w.db"));

@@ -85,3 +85,16 @@ TEST(ConfLimits, TotalSizeIsBoundedAcrossIncludes) {
 }
 
 }  // namespace
+
+TEST(ConfLimits, AUtf8BomOpeningAFileIsSkippedInEveryFile) {
+  TempDir d;
+  d.write("inc.conf", "\xEF\xBB\xBFPriorityWeightAge=7\n");
+  const std::string main = d.write("slurm.conf", "\xEF\xBB\xBFPriorityType=priority/basic\nInclude inc.conf\n");
+  const Conf c = Conf::load(main);
+  ASSERT_NE(c.find("PriorityType"), nullptr);
+  EXPECT_EQ(c.find("PriorityType")->value, "priority/basic");
+  ASSERT_NE(c.find("PriorityWeightAge"), nullptr);
+  EXPECT_EQ(c.find("PriorityWeightAge")->value, "7");
+  // Only at the start of a file: elsewhere the bytes are part of the key.
+  EXPECT_NE(parse_error("A=1\n\xEF\xBB\xBFKey=1\n"), "");
+}

@@ -63,14 +63,41 @@ TEST(PriorityParameters, ReadsTheNamedFileOrSaysWhy) {
     mfprio::read_parameter_file(pair("", conf), "config", "missing.cfg", &full);
     ADD_FAILURE() << "a missing file was read";
   } catch (const mfprio::ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), conf + ":7: PriorityParameters: config=" + dir + "/missing.cfg: cannot read");
+    EXPECT_EQ(std::string(e.what()), conf + ":7: PriorityParameters: config=" + dir + "/missing.cfg: cannot read: No such file or directory");
   }
   try {
     mfprio::read_parameter_file(pair("", conf), "config", ".", &full);
     ADD_FAILURE() << "a directory was read";
   } catch (const mfprio::ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos);
+    EXPECT_EQ(std::string(e.what()), conf + ":7: PriorityParameters: config=" + dir + "/.: cannot read: is a directory");
   }
+}
+
+TEST(PriorityParameters, ANamedFileIsUnderTheConfBoundAndLosesItsBom) {
+  const mfprio::test::TempDir tmp;
+  const std::string dir = tmp.path();
+  const std::string conf = dir + "/slurm.conf";
+  // A sparse file of 17 MiB: refused from its size, before a byte is read.
+  const std::string big = dir + "/big.cfg";
+  std::ofstream(big) << "";
+  ASSERT_EQ(::truncate(big.c_str(), 17 << 20), 0);
+  try {
+    mfprio::read_parameter_file(pair("", conf), "config", "big.cfg", nullptr);
+    ADD_FAILURE() << "a 17 MiB file was read";
+  } catch (const mfprio::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), conf + ":7: PriorityParameters: config=" + big +
+                                         ": larger than 16 MiB (the bound for a configuration)");
+  }
+  std::ofstream(dir + "/long.cfg") << "FSWEIGHT 1\n" << std::string(70 << 10, 'x') << "\n";
+  try {
+    mfprio::read_parameter_file(pair("", conf), "config", "long.cfg", nullptr);
+    ADD_FAILURE() << "a 70 KiB line was read";
+  } catch (const mfprio::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), conf + ":7: PriorityParameters: config=" + dir +
+                                         "/long.cfg:2: line longer than 64 KiB (the bound for a configuration)");
+  }
+  std::ofstream(dir + "/bom.cfg") << "\xEF\xBB\xBF" "FSWEIGHT 10\n";
+  EXPECT_EQ(mfprio::read_parameter_file(pair("", conf), "config", "bom.cfg", nullptr), "FSWEIGHT 10\n");
 }
 
 TEST(FloorDiv, RoundsDownForTimesBeforeTheEpoch) {

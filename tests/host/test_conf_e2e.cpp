@@ -9,6 +9,8 @@
 //     and mfprio-host whatever the working directory;
 //   - blanks around '=' (from a real site's conf) are accepted by the host.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -189,6 +191,55 @@ TEST_F(ConfE2E, ViewsNeverCreateAStoreAndSayHowToMakeOne) {
     EXPECT_TRUE(has(r.err, "no accounting store at " + dir.path() + "/gone.db")) << r.err;
     EXPECT_FALSE(fs::exists(dir.path() + "/gone.db"));
   }
+}
+
+// A store on a read-only file system, or one the viewer may only read: a
+// 0444 copy in a 0555 directory, read by nobody (root would ignore the
+// modes).  The views open it read-only and need no -shm beside it; decay,
+// which writes, is refused with the store named and the file unchanged.
+TEST_F(ConfE2E, ViewsReadAStoreInADirectoryNobodyMayWrite) {
+  ASSERT_EQ(geteuid(), 0u) << "this test runs the views as nobody through setpriv: run it as root";
+  const std::string ro = dir.path() + "/ro";
+  fs::create_directories(ro);
+  store(ro + "/acct.db");
+  ASSERT_FALSE(fs::exists(ro + "/acct.db-wal"));  // the import closed it cleanly
+  const std::string conf =
+      dir.write("ro.conf", "PriorityType=priority/multifactor\nAccountingStorageLoc=" + ro + "/acct.db\n");
+  const std::string before = mfprio::test::run_acct({"--db", ro + "/acct.db", "export"}).out;
+  // A read-only open leaves an empty -wal and the -shm behind: as a store
+  // copied to a read-only medium, there are none.
+  for (const char* side : {"-wal", "-shm"}) {
+    if (!fs::exists(ro + "/acct.db" + side)) continue;
+    if (std::string(side) == "-wal") ASSERT_EQ(fs::file_size(ro + "/acct.db-wal"), 0u);
+    fs::remove(ro + "/acct.db" + side);
+  }
+  ASSERT_EQ(chmod((ro + "/acct.db").c_str(), 0444), 0);
+  ASSERT_EQ(chmod(ro.c_str(), 0555), 0);
+  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);
+  const std::vector<std::string> nobody = {"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup",
+                                           "--clear-groups"};
+  auto as_nobody = [&](std::vector<std::string> args, const char* bin_env) {
+    args.insert(args.begin(), env_or_die(bin_env));
+    args.insert(args.begin(), nobody.begin(), nobody.end());
+    return run_process(args);
+  };
+  ProcessResult r = as_nobody({"--conf", conf, "--plugin-dir", plugin_dir, "sshare", "-a", "-P"}, "MFPRIO_HOST_BIN");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "alice")) << r.out;
+  r = as_nobody({"--conf", conf, "--plugin-dir", plugin_dir, "info"}, "MFPRIO_HOST_BIN");
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = as_nobody({"--db", ro + "/acct.db", "show", "tree", "-p"}, "MFPRIO_ACCT_BIN");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "lab|alice||1|")) << r.out;
+  r = as_nobody({"--db", ro + "/acct.db", "export"}, "MFPRIO_ACCT_BIN");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, before);
+  r = as_nobody({"--conf", conf, "--plugin-dir", plugin_dir, "decay", "--now", "1700000000"}, "MFPRIO_HOST_BIN");
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_TRUE(has(r.err, ro + "/acct.db")) << r.err;
+  EXPECT_FALSE(fs::exists(ro + "/acct.db-shm"));
+  EXPECT_FALSE(fs::exists(ro + "/acct.db-wal"));
+  ASSERT_EQ(chmod(ro.c_str(), 0755), 0);  // so the temporary directory can be removed
 }
 
 TEST_F(ConfE2E, DecayMayCreateTheStore) {

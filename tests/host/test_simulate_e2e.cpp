@@ -312,6 +312,28 @@ TEST_F(SimulateE2E, SmallTraceTextReportAndUsageErrors) {
   EXPECT_TRUE(has(r.err, "--backfill: 'conservative' is not easy or none")) << r.err;
 }
 
+TEST_F(SimulateE2E, AJobOfTenToTheNineSecondsSkipsIdlePassesAndChargesAllOfIt) {
+  // One processor for 10^9 s: a pass every calc period (300 s) was 3.3
+  // million passes and a share sample each (~13 GB).  Nothing is pending
+  // while it runs: the passes are spread (about 1000), the usage is whole.
+  const std::string swf = dir.write("long.swf",
+                                    "; MaxProcs: 1\n"
+                                    "1 0 -1 1000000000 1 -1 -1 1 1000000000 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                    "2 1000000010 -1 10 1 -1 -1 1 20 -1 1 2 1 -1 -1 -1 -1 -1\n");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t passes_at = r.out.find("\"decay_passes\": ");
+  const size_t usage_at = r.out.find("\"charged_usage\": ");
+  ASSERT_NE(passes_at, std::string::npos) << r.out.substr(0, 2000);
+  ASSERT_NE(usage_at, std::string::npos) << r.out.substr(0, 2000);
+  const double passes = std::strtod(r.out.c_str() + passes_at + 16, nullptr);
+  const double usage = std::strtod(r.out.c_str() + usage_at + 17, nullptr);
+  EXPECT_GT(passes, 100);
+  EXPECT_LT(passes, 1100);
+  // The "no decay" half-life (~31,700 years) still takes ~8e-9 of 10^9 s.
+  EXPECT_LT(std::fabs(usage - 1000000010.0) / 1e9, 2e-8) << usage;
+}
+
 TEST_F(SimulateE2E, AccountsFileGivesTheTargetSharesFromNormShares) {
   // u1 and u2 name no group: their default accounts in the import document
   // are "big" (3 shares) and "small" (1 share).

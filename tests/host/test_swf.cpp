@@ -115,6 +115,19 @@ TEST(ReplayPlan, MapsNamesTimesAndSkipsUnknowns) {
   EXPECT_EQ(plan_replay(t, 5).jobs[0].submit, 15);  // --start
 }
 
+TEST(ReplayPlan, EighteenDigitMaxNodesDoesNotOverflowTheNodeCount) {
+  // 4000 processors x 999999999999999999 nodes overflows int64; the count is clamped, never negative or 1.
+  const SwfTrace t = parse_swf_text("; MaxProcs: 8\n; MaxNodes: 999999999999999999\n" +
+                                        rec(1, 10, 0, 30, 4000, 5, 2) + rec(2, 11, 0, 30, 4, 5, 2),
+                                    "t.swf");
+  const ReplayPlan p = plan_replay(t);
+  ASSERT_EQ(p.jobs.size(), 2u);
+  EXPECT_EQ(p.jobs[0].job.min_nodes, UINT32_MAX);
+  EXPECT_EQ(p.jobs[1].job.min_nodes, UINT32_MAX);
+  const SwfTrace small = parse_swf_text("; MaxProcs: 8\n; MaxNodes: 2\n" + rec(1, 10, 0, 30, 5, 5, 2), "s.swf");
+  EXPECT_EQ(plan_replay(small).jobs[0].job.min_nodes, 2u);  // 5 of 8 processors on 2 nodes: 2
+}
+
 TEST(ReplayPlan, AccountsJsonHasEveryGroupAndUserWithTheFirstGroupAsDefault) {
   const SwfTrace t =
       parse_swf_text(rec(1, 0, 0, 1, 1, 7, 2) + rec(2, 0, 0, 1, 1, 7, 1) + rec(3, 0, 0, 1, 1, 8, -1), "t.swf");

@@ -1,8 +1,12 @@
 // test_swf_bytes.cpp - the SWF reader (host-shim/swf.cpp) on bytes that are
 // not text: a NUL byte at the start of a line (read before the buffer) and a
 // NUL inside a line (silently joined with the next).  Built against swf.cpp
-// alone so it does not depend on the rest of host-shim.
+// alone so it does not depend on the rest of host-shim.  Also the trace
+// bounds (bounded_read.hpp): a line over 64 KiB and a gzip bomb stop with
+// one message naming the file and the bound, memory never growing past them.
 #include <gtest/gtest.h>
+
+#include <zlib.h>
 
 #include "swf.hpp"
 #include "test_util.hpp"
@@ -51,6 +55,34 @@ TEST(SwfBytes, LongLinesStillReadWhole) {
   mfprio::test::TempDir dir;
   const SwfTrace t = read_swf(dir.write("t.swf", pad + kRec + kRec));
   EXPECT_EQ(t.jobs.size(), 2u);
+}
+
+TEST(SwfBytes, ALineOverTheBoundIsRefusedNamingItsLine) {
+  EXPECT_EQ(read_error(kRec + std::string(70 << 10, ' ') + kRec),
+            ":2: line longer than 64 KiB (the bound for a trace)");
+}
+
+TEST(SwfBytes, AGzipBombStopsAtTheDecompressedBound) {
+  // 8 MiB of blank lines in a few KiB of gzip; the bound here is 1 MiB.
+  mfprio::test::TempDir dir;
+  const std::string path = dir.path() + "/bomb.swf.gz";
+  gzFile g = gzopen(path.c_str(), "wb9");
+  ASSERT_NE(g, nullptr);
+  const std::string blanks(1 << 16, '\n');
+  for (int i = 0; i < 128; ++i) ASSERT_EQ(gzwrite(g, blanks.data(), blanks.size()), static_cast<int>(blanks.size()));
+  ASSERT_EQ(gzclose(g), Z_OK);
+  try {
+    read_swf(path, 0, mfprio::ReadBounds{1 << 20, 64 << 10, "a trace"});
+    FAIL() << "no error";
+  } catch (const SwfError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": larger than 1 MiB (the bound for a trace)");
+  }
+  EXPECT_EQ(read_swf(path).jobs.size(), 0u);  // under the real bound: 8 MiB of nothing
+}
+
+TEST(SwfBytes, AUtf8BomOpeningTheTraceIsSkipped) {
+  mfprio::test::TempDir dir;
+  EXPECT_EQ(read_swf(dir.write("t.swf", "\xEF\xBB\xBF" + kRec)).jobs.size(), 1u);
 }
 
 }  // namespace

@@ -31,6 +31,7 @@
 //   blending, chosen because it meets all three of the seed's anchor points.
 #include "flux_fairshare.hpp"
 #include "stable_order.hpp"
+#include "tree_walk.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -164,28 +165,49 @@ struct Walker {
     }
   }
 
-  // `list` is one (possibly virtual) bank's children, already sorted.
-  void walk(const std::vector<int32_t>& list) {
+  // One step of the walk: a user to rank, or a (possibly virtual) bank: the
+  // children of a run of tied sibling banks, merged and sorted.
+  struct Step {
+    int32_t user = -1;
+    bool tie = false;
+    std::vector<int32_t> list;
+  };
+
+  // A bank's steps in order: its users one by one, each run of tied banks
+  // as one merged bank.
+  std::vector<Step> steps(const Step& s) const {
+    std::vector<Step> out;
+    const std::vector<int32_t>& list = s.list;
     size_t i = 0;
     while (i < list.size()) {
       const int32_t c = list[i];
       if (nodes[c].is_user) {
         const bool tie = i + 1 < list.size() && nodes[list[i + 1]].is_user &&
                          weights_equal(w[c], w[list[i + 1]]);
-        leaf(c, tie);
+        out.push_back(Step{c, tie, {}});
         ++i;
         continue;
       }
       size_t j = i + 1;
       while (j < list.size() && !nodes[list[j]].is_user && weights_equal(w[list[j - 1]], w[list[j]]))
         ++j;
-      std::vector<int32_t> merged;
+      Step merged;
       for (size_t k = i; k < j; ++k)
-        merged.insert(merged.end(), p.kids[list[k]].begin(), p.kids[list[k]].end());
-      sort(&merged);
-      walk(merged);
+        merged.list.insert(merged.list.end(), p.kids[list[k]].begin(), p.kids[list[k]].end());
+      sort(&merged.list);
+      out.push_back(std::move(merged));
       i = j;
     }
+    return out;
+  }
+
+  // `list` is the root's children, already sorted.  Depth first without
+  // recursion (tree_walk.hpp): a bank tree may be a chain 10^5 deep.
+  void walk(std::vector<int32_t> list) {
+    walk_preorder(Step{-1, false, std::move(list)}, [this](const Step& s) { return steps(s); },
+                  [this](Step& s) {
+                    if (s.user >= 0) leaf(s.user, s.tie);
+                  });
   }
 };
 
@@ -249,7 +271,7 @@ bool weighted_tree_fairshare(const std::vector<TreeNode>& nodes, const WeightedT
     wk.rank = r.leaf_count;
     std::vector<int32_t> top = p.kids[p.root];
     wk.sort(&top);
-    wk.walk(top);
+    wk.walk(std::move(top));
   }
   *out = std::move(r);
   return true;

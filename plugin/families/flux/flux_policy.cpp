@@ -17,6 +17,7 @@
 #include "params.hpp"
 #include "store.hpp"
 #include "stable_order.hpp"
+#include "tree_walk.hpp"
 
 namespace mfprio::flux {
 namespace {
@@ -170,15 +171,15 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
 
   // Half-life bins per association: bin = whole half-lives between the
   // window (or the seed's time) and now; future times count as current.
-  std::unordered_map<std::string, UsageBins> bins;
+  // Kept sparse: only the bins that hold usage.
+  std::unordered_map<std::string, std::vector<std::pair<int32_t, double>>> bins;
   auto add = [&](const std::string& name, int64_t t, double usage) {
     int64_t age = cur - floor_div(t, H);
     if (age < 0) age = 0;
     if (age >= nbins || !(usage > 0)) return;
-    auto it = bins.find(name);
-    if (it == bins.end()) it = bins.emplace(name, UsageBins::make(nbins, (cur + 1) * H)).first;
-    it->second.bins[static_cast<size_t>(age)] += usage;
+    bins[name].emplace_back(static_cast<int32_t>(age), usage);
   };
+  const std::vector<double> weights = bin_weights(nbins, us.decay_factor);
   for (const acct::WindowRow& r : rows)
     if (r.kind == kKind) add(r.name, r.start, r.usage);
   for (const acct::UserAssocRec& a : d.assocs)
@@ -228,7 +229,7 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     n.is_user = true;
     n.shares = r.shares;
     auto b = bins.find(usage_name(r.user, r.account));
-    n.usage = b == bins.end() ? 0.0 : decayed_usage(b->second, us.decay_factor);
+    n.usage = b == bins.end() ? 0.0 : decayed_usage_sparse(&b->second, weights);
     assoc_node.push_back(static_cast<int32_t>(s->nodes.size()));
     assoc_row.push_back(i);
     s->nodes.push_back(std::move(n));
@@ -579,6 +580,7 @@ int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_jo
   // Windows older than the bins kept can never count again (the reset period).
   const int64_t t_ref = ended ? std::max(cur.as_of, host_->now()) : pass_time;
   c.drop_before = (floor_div(t_ref, H) - us.bins() + 1) * H;
+  c.keep_windows = us.bins();
   size_t skipped = 0;
   for (size_t i = 0; i < count; ++i) {
     const mfprio_job_t& j = jobs[i];
@@ -659,11 +661,24 @@ void FluxPolicy::share_view(const State& state, ShareView* v) const {
       if (s.nodes[a].is_user != s.nodes[b].is_user) return s.nodes[a].is_user;
       return s.nodes[a].name < s.nodes[b].name;
     });
-  auto emit = [&](auto&& self, size_t n, int32_t parent, uint32_t depth) -> void {
+  // Preorder without recursion (tree_walk.hpp): a bank chain may be 10^5 deep.
+  struct At {
+    size_t n;
+    int32_t parent;
+    uint32_t depth;
+    int32_t me;  // its row, set on entering
+  };
+  auto children = [&](const At& a) {
+    std::vector<At> out;
+    for (size_t k : kids[a.n]) out.push_back(At{k, a.me, a.depth + 1, -1});
+    return out;
+  };
+  auto emit = [&](At& a) {
+    const size_t n = a.n;
     const TreeNode& node = s.nodes[n];
     ShareView::Row r;
-    r.parent = parent;
-    r.depth = depth;
+    r.parent = a.parent;
+    r.depth = a.depth;
     r.is_user = node.is_user;
     r.cells.push_back(ShareView::text(node.name));
     r.cells.push_back(ShareView::num(static_cast<double>(node.shares)));
@@ -680,10 +695,9 @@ void FluxPolicy::share_view(const State& state, ShareView* v) const {
       r.cells.push_back(ShareView::num(s.node_priority[n]));
     }
     v->rows.push_back(std::move(r));
-    const int32_t me = static_cast<int32_t>(v->rows.size() - 1);
-    for (size_t k : kids[n]) self(self, k, me, depth + 1);
+    a.me = static_cast<int32_t>(v->rows.size() - 1);
   };
-  for (size_t r : roots) emit(emit, r, -1, 0);
+  for (size_t r : roots) walk_preorder(At{r, -1, 0, -1}, children, emit);
 }
 
 void FluxPolicy::info(const State&, InfoView* v) const {

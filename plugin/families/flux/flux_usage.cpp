@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stable_order.hpp"
+
 namespace mfprio::flux {
 
 double job_usage_value(uint32_t nnodes, uint32_t ncores, uint32_t ngpus, double t_run,
@@ -71,10 +73,31 @@ void charge_interval(UsageBins* u, double t0, double t1, double rate, int64_t ha
 }
 
 double decayed_usage(const UsageBins& u, double decay_factor) {
-  double sum = 0.0, f = 1.0;
-  for (double b : u.bins) {
-    sum += b * f;
+  const std::vector<double> w = bin_weights(static_cast<int>(u.bins.size()), decay_factor);
+  double sum = 0.0;
+  for (size_t i = 0; i < u.bins.size(); ++i) sum += u.bins[i] * w[i];
+  return sum;
+}
+
+std::vector<double> bin_weights(int n, double decay_factor) {
+  std::vector<double> w(static_cast<size_t>(std::max(n, 0)));
+  double f = 1.0;
+  for (double& x : w) {
+    x = f;
     f *= decay_factor;
+  }
+  return w;
+}
+
+double decayed_usage_sparse(std::vector<std::pair<int32_t, double>>* entries, const std::vector<double>& weights) {
+  mfprio::stable_order(entries->begin(), entries->end(),
+                   [](const std::pair<int32_t, double>& a, const std::pair<int32_t, double>& b) { return a.first < b.first; });
+  double sum = 0.0;
+  for (size_t i = 0; i < entries->size();) {
+    const int32_t bin = (*entries)[i].first;
+    double b = 0.0;
+    for (; i < entries->size() && (*entries)[i].first == bin; ++i) b += (*entries)[i].second;
+    if (bin >= 0 && static_cast<size_t>(bin) < weights.size()) sum += b * weights[static_cast<size_t>(bin)];
   }
   return sum;
 }

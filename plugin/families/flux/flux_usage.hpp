@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "flux_settings.hpp"
@@ -64,5 +65,17 @@ void charge_interval(UsageBins* u, double t0, double t1, double rate, int64_t ha
 
 // sum of bins[i] * decay_factor^i.
 double decayed_usage(const UsageBins& u, double decay_factor);
+
+// decay_factor^i for i in [0, n), each the previous times decay_factor: the
+// weights decayed_usage gives the bins.
+std::vector<double> bin_weights(int n, double decay_factor);
+
+// The same sum for bins kept sparse, as (bin, usage) entries in the order
+// they were added (a state keeps only the bins that hold usage: a dense
+// vector per association was 100,000 bins x 3,000 associations = 2.4 GB):
+// the entries of one bin are summed first, in their order, then the bins in
+// ascending order times `weights` (from bin_weights), so the double equals
+// decayed_usage over the dense bins.  Sorts *entries.
+double decayed_usage_sparse(std::vector<std::pair<int32_t, double>>* entries, const std::vector<double>& weights);
 
 }  // namespace mfprio::flux

@@ -20,6 +20,7 @@
 #include "ge_urgency.hpp"
 #include "params.hpp"
 #include "store.hpp"
+#include "tree_walk.hpp"
 
 namespace mfprio::gridengine {
 namespace {
@@ -300,37 +301,48 @@ std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const
   for (const acct::UserAssocRec& a : d.assocs) users[a.account].emplace(a.user, a.shares);
   ShareTreeSpec tree;
   if (!sub.empty() || !users.empty()) {
-    // Depth-first, children in order: emit a node, then its children.
-    std::function<void(const std::string&, int)> walk = [&](const std::string& acc, int parent) {
-      ShareTreeNodeSpec n;
-      n.id = static_cast<uint32_t>(tree.nodes.size());
-      n.name = acc;
-      n.type = projects.count(acc) ? NodeType::Project : NodeType::User;
-      n.shares = shares[acc];
-      n.parent = parent;
-      const size_t me = tree.nodes.size();
-      tree.nodes.push_back(n);
-      if (parent >= 0) tree.nodes[static_cast<size_t>(parent)].children.push_back(me);
-      auto s = sub.find(acc);
-      if (s != sub.end()) {
-        std::vector<std::string> kids = s->second;
-        std::sort(kids.begin(), kids.end());
-        for (const std::string& k : kids) walk(k, static_cast<int>(me));
-      }
-      auto u = users.find(acc);
-      if (u != users.end())
-        for (const auto& [name, sh] : u->second) {
-          ShareTreeNodeSpec leaf;
-          leaf.id = static_cast<uint32_t>(tree.nodes.size());
-          leaf.name = name;
-          leaf.type = NodeType::User;
-          leaf.shares = sh;
-          leaf.parent = static_cast<int>(me);
-          tree.nodes[me].children.push_back(tree.nodes.size());
-          tree.nodes.push_back(leaf);
-        }
+    // Depth-first, children in order: emit a node, then its sub-accounts
+    // (by name), then its users (after the sub-accounts' subtrees).
+    struct Acc {
+      std::string name;
+      int parent;
+      size_t me;  // set on entering
     };
-    walk("root", -1);
+    walk_depth_first(
+        Acc{"root", -1, 0},
+        [&](const Acc& a) {
+          std::vector<Acc> kids;
+          if (auto s = sub.find(a.name); s != sub.end())
+            for (const std::string& k : s->second) kids.push_back(Acc{k, static_cast<int>(a.me), 0});
+          std::sort(kids.begin(), kids.end(), [](const Acc& x, const Acc& y) { return x.name < y.name; });
+          return kids;
+        },
+        [&](Acc& a) {
+          ShareTreeNodeSpec n;
+          n.id = static_cast<uint32_t>(tree.nodes.size());
+          n.name = a.name;
+          n.type = projects.count(a.name) ? NodeType::Project : NodeType::User;
+          n.shares = shares[a.name];
+          n.parent = a.parent;
+          a.me = tree.nodes.size();
+          if (a.me > d.accounts.size() + d.assocs.size()) throw acct::StoreError("the account tree has a cycle");
+          tree.nodes.push_back(n);
+          if (a.parent >= 0) tree.nodes[static_cast<size_t>(a.parent)].children.push_back(a.me);
+        },
+        [&](const Acc& a) {
+          auto u = users.find(a.name);
+          if (u == users.end()) return;
+          for (const auto& [name, sh] : u->second) {
+            ShareTreeNodeSpec leaf;
+            leaf.id = static_cast<uint32_t>(tree.nodes.size());
+            leaf.name = name;
+            leaf.type = NodeType::User;
+            leaf.shares = sh;
+            leaf.parent = static_cast<int>(a.me);
+            tree.nodes[a.me].children.push_back(tree.nodes.size());
+            tree.nodes.push_back(leaf);
+          }
+        });
   }
   m->tree = std::move(tree);
   // Decayed usage: one window per (kind, name).
@@ -644,15 +656,9 @@ void GridEnginePolicy::share_view(const State& state, ShareView* v) const {
   std::vector<int32_t> last_at_depth;
   for (size_t i = 0; i < rows.size(); ++i) {
     const ShareMonRow& m = rows[i];
-    uint32_t depth = 0;
-    if (m.node != "/")
-      depth = static_cast<uint32_t>(std::count(m.node.begin(), m.node.end(), '/'));
-    const size_t slash = m.node.rfind('/');
-    const std::string name = m.node == "/" ? "/" : m.node.substr(slash + 1);
-    const bool leaf = i + 1 == rows.size() || [&] {
-      const std::string& nx = rows[i + 1].node;
-      return static_cast<uint32_t>(std::count(nx.begin(), nx.end(), '/')) <= depth || nx == "/";
-    }();
+    const uint32_t depth = m.depth;
+    const std::string& name = m.name;
+    const bool leaf = i + 1 == rows.size() || rows[i + 1].depth <= depth;
     ShareView::Row row;
     row.depth = depth;
     row.parent = depth == 0 || last_at_depth.size() < depth ? -1 : last_at_depth[depth - 1];

@@ -1,7 +1,9 @@
 // ge_sharemon.cpp - share-monitor rows (see ge_sharemon.hpp).
 #include "ge_sharemon.hpp"
 
-#include <functional>
+#include <string>
+
+#include "tree_walk.hpp"
 
 namespace mfprio::gridengine {
 
@@ -14,11 +16,25 @@ std::vector<ShareMonRow> share_monitor_rows(const PricingResult& pricing) {
     for (int k = pricing.tickets.jobs[j].share_node; k >= 0; k = nodes[k].parent)
       tickets[k] += pricing.jobs[j].stckt;
   const double root_usage = nodes[0].usage;
-  std::function<void(int, const std::string&, double)> visit = [&](int n, const std::string& path,
-                                                                 double total) {
+  // Preorder, each node's depth and total share from its parent's row.
+  struct At {
+    int n;
+    uint32_t depth;
+    double total;
+    double child_total;  // total * level, set on entering
+  };
+  auto kids = [&](const At& a) {
+    std::vector<At> out;
+    for (int c : nodes[a.n].children) out.push_back(At{c, a.depth + 1, a.child_total, 0.0});
+    return out;
+  };
+  walk_preorder(At{0, 0, 1.0, 0.0}, kids, [&](At& a) {
+    const int n = a.n;
+    const double total = a.total;
     const auto& s = nodes[n];
     ShareMonRow r;
-    r.node = path;
+    r.name = a.depth == 0 ? "/" : s.name;
+    r.depth = a.depth;
     r.type = s.type == NodeType::Project ? "project" : (s.user_copy ? "user(default)" : "user");
     r.shares = s.shares;
     double level = 1.0;
@@ -29,6 +45,7 @@ std::vector<ShareMonRow> share_monitor_rows(const PricingResult& pricing) {
     }
     r.level_pct = 100.0 * level;
     r.total_pct = 100.0 * total * level;
+    a.child_total = total * level;
     r.long_target = s.active ? s.oltt : 0.0;
     r.short_target = s.active ? s.ostt : 0.0;
     r.usage = s.usage;
@@ -36,10 +53,7 @@ std::vector<ShareMonRow> share_monitor_rows(const PricingResult& pricing) {
     r.tickets = tickets[n];
     r.jobs = s.jobs;
     rows.push_back(r);
-    for (int c : s.children)
-      visit(c, (path == "/" ? "" : path) + "/" + nodes[c].name, total * level);
-  };
-  visit(0, "/", 1.0);
+  });
   return rows;
 }
 

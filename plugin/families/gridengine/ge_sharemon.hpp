@@ -3,7 +3,10 @@
 //
 // Columns per share-tree node (depth-first, children in tree order; per-user
 // copies of `default` appear as siblings of `default`):
-//   node         path from the root, "/" separated ("/" alone = root)
+//   name, depth  the node's own name ("/" for the root) and its depth (root 0);
+//                its path is the names of the rows above it at depths 1..depth-1
+//                (kept as name and depth: a path per row costs depth^2 bytes
+//                on a deep tree)
 //   shares       configured shares
 //   level_pct    100 * shares / sum of all siblings' shares (configured, active or not)
 //   total_pct    product of level_pct/100 along the path, times 100
@@ -24,7 +27,8 @@
 namespace mfprio::gridengine {
 
 struct ShareMonRow {
-  std::string node;
+  std::string name;
+  uint32_t depth = 0;
   std::string type;  // "user", "project", "user(default)"
   uint32_t shares = 0;
   double level_pct = 0;

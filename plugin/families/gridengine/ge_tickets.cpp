@@ -2,6 +2,7 @@
 // reference/gridengine.md §3).
 #include "ge_tickets.hpp"
 #include "stable_order.hpp"
+#include "tree_walk.hpp"
 
 #include <algorithm>
 #include <array>
@@ -251,12 +252,13 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
     for (size_t c : spec[i].children) n.children.push_back(static_cast<int>(c));
   }
   // Nearest project ancestor.
-  std::function<void(int, const std::string&)> tag = [&](int n, const std::string& proj) {
-    std::string p = w.nodes[n].type == NodeType::Project ? w.nodes[n].name : proj;
-    w.nodes[n].project = p;
-    for (int c : w.nodes[n].children) tag(c, p);
-  };
-  if (!w.nodes.empty()) tag(0, "");
+  auto kids = [&](int n) -> const std::vector<int>& { return w.nodes[n].children; };
+  if (!w.nodes.empty())
+    walk_preorder(0, kids, [&](int n) {
+      auto& node = w.nodes[n];
+      if (node.type == NodeType::Project) node.project = node.name;
+      else if (node.parent >= 0) node.project = w.nodes[node.parent].project;
+    });
   // Map jobs; users caught by `default` get their own sibling copy (EE:sge_set_job_refs).
   w.job_node.assign(jobs.size(), -1);
   if (w.nodes.empty()) return w;
@@ -291,10 +293,10 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   // Usage, bottom-up (§3.2 SUP:sge_calc_node_usage).
   const UsageWeights& uw = m.conf.usage_weight_list;
   const bool own = m.own_usage.size() == spec.size();
-  std::function<double(int)> usage = [&](int n) -> double {
+  walk_depth_first(0, kids, [](int) {}, [&](int n) {
     auto& node = w.nodes[n];
     double sum = 0;
-    for (int c : node.children) sum += usage(c);
+    for (int c : node.children) sum += w.nodes[c].usage;
     if (own && !node.user_copy && (node.type == NodeType::Project || node.children.empty())) {
       node.usage = m.own_usage[static_cast<size_t>(n)];  // precomputed: the same rule below
     } else if (node.type == NodeType::Project) {
@@ -313,9 +315,7 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
     } else {
       node.usage = sum;
     }
-    return node.usage;
-  };
-  usage(0);
+  });
   return w;
 }
 
@@ -499,10 +499,15 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
   if (nodes.empty()) return;
   auto& root = nodes[0];
   root.ltt = root.oltt = root.stt = root.ostt = 1.0;
-  std::function<void(int)> visit = [&](int n) {
+  // Each active child's targets from its parent's: preorder.
+  auto active = [&](int n) {
     std::vector<int> act;
     for (int c : nodes[n].children)
       if (nodes[c].active) act.push_back(c);
+    return act;
+  };
+  walk_preorder(0, active, [&](int n) {
+    const std::vector<int> act = active(n);
     if (act.empty()) return;
     double sum_shares = 0;
     for (int c : act) sum_shares += nodes[c].shares;
@@ -536,9 +541,7 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
       }
       if (changed) spread();  // one pass only (§3.2)
     }
-    for (int c : act) visit(c);
-  };
-  visit(0);
+  });
 }
 
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
@@ -1101,14 +1104,29 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
       std::vector<SRec> all, sort_buf;
       all.reserve(n);
       std::vector<size_t> sort_runs;
-      std::function<void(int)> process = [&](int node) {
-        const size_t b = all.size();
-        for (uint32_t k = doff[static_cast<size_t>(node)]; k < doff[static_cast<size_t>(node) + 1]; ++k) {
+      // A node's range starts where its entry found `all` (its direct jobs
+      // first); its active children's ranges follow, in order; leaving it,
+      // the whole range is sorted and assigned.
+      struct Span {
+        int node;
+        size_t b;
+      };
+      auto enter = [&](Span& s) {
+        s.b = all.size();
+        for (uint32_t k = doff[static_cast<size_t>(s.node)]; k < doff[static_cast<size_t>(s.node) + 1]; ++k) {
           const size_t j = direct[k];
           all.push_back(SRec{key[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
         }
-        for (int c : w.nodes[node].children)
-          if (w.nodes[c].jobs > 0) process(c);  // the active children, in order
+      };
+      auto active_spans = [&](const Span& s) {
+        std::vector<Span> out;
+        for (int c : w.nodes[s.node].children)
+          if (w.nodes[c].jobs > 0) out.push_back(Span{c, 0});
+        return out;
+      };
+      auto leave = [&](const Span& s) {
+        const int node = s.node;
+        const size_t b = s.b;
         const size_t e = all.size();
         const bool assign = node != walk_root || has_direct(node);
         if (assign && e > b) {
@@ -1130,7 +1148,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
           }
         }
       };
-      process(walk_root);
+      walk_depth_first(Span{walk_root, 0}, active_spans, enter, leave);
       std::vector<int8_t> bound_memo(w.nodes.size(), -1);  // path_compensated per node
       auto bound_of = [&](int node) {
         if (bound_memo[node] < 0) bound_memo[node] = path_compensated(w.nodes, node) ? 1 : 0;

@@ -441,8 +441,8 @@ class Parser {
         return true;
       }
       case Kind::FsInterval:
-        if (!parse_maui_time(value, &n) || n <= 0)
-          return fail(name, value, "expected a positive duration");
+        if (!parse_maui_time(value, &n) || n <= 0 || n > kMaxFsInterval)
+          return fail(name, value, "expected a positive duration of at most 366 days");
         cfg_->fs_interval = n;
         return true;
       case Kind::FsDepth:

@@ -140,6 +140,10 @@ struct IgnoredParam {
 };
 
 inline constexpr int kMaxFsDepth = 24;                 // MAX_MFSDEPTH
+// The longest FSINTERVAL: a year and a day.  Window times (FSDEPTH windows
+// back from any time a host may pass) then stay far inside int64, and a
+// longer window would keep usage for decades.
+inline constexpr int64_t kMaxFsInterval = 366 * 86400;
 inline constexpr int64_t kInfiniteTime = 2140000000;   // Maui's MAX_MTIME
 
 static_assert(static_cast<int>(Sub::QueueTime) == 0, "sub_weight's initializer relies on it");

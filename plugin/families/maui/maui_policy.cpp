@@ -259,6 +259,7 @@ int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_jo
   // A job end refers to the newest of the last pass and the host's clock.
   const int64_t t_ref = pass_time > 0 ? pass_time : std::max(cur.as_of, host_->now());
   if (t_ref > 0) c.drop_before = (floor_div(t_ref, cfg.fs_interval) - kMaxFsDepth + 1) * cfg.fs_interval;
+  c.keep_windows = kMaxFsDepth;
   for (size_t i = 0; i < count; ++i) {
     const mfprio_job_t& j = jobs[i];
     if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;

@@ -237,6 +237,7 @@ TEST_F(GePlugin, DecayChargesRunningJobsOnceAndJobEndTheTail) {
   EXPECT_DOUBLE_EQ(share("alice", "usage"), 400.0);  // 4 slots x 100 s
   ASSERT_EQ(p_->ops.decay(T0 + 100, &r, 1), MFPRIO_OK) << p_->err();
   EXPECT_DOUBLE_EQ(share("alice", "usage"), 400.0);  // charged once
+  p_->set_clock(T0 + 150);
   ASSERT_EQ(p_->ops.job_end(&r, T0 + 150), MFPRIO_OK) << p_->err();
   EXPECT_DOUBLE_EQ(share("alice", "usage"), 600.0);
   ASSERT_EQ(p_->ops.job_end(&r, T0 + 150), MFPRIO_OK) << p_->err();

@@ -165,8 +165,10 @@ TEST(GeShareMonitor, RowsShowTargetsUsageAndTickets) {
   ASSERT_TRUE(price_queue(q, m, kNow, &pr, &why)) << why;
   auto rows = share_monitor_rows(pr);
   ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0].node, "/");
-  EXPECT_EQ(rows[1].node, "/alice");
+  EXPECT_EQ(rows[0].name, "/");
+  EXPECT_EQ(rows[0].depth, 0u);
+  EXPECT_EQ(rows[1].name, "alice");
+  EXPECT_EQ(rows[1].depth, 1u);
   EXPECT_DOUBLE_EQ(rows[1].level_pct, 50.0);
   EXPECT_DOUBLE_EQ(rows[1].long_target, 0.5);
   EXPECT_NEAR(rows[1].short_target, 0.75, 1e-12);  // 25 / (25 + 25/3)

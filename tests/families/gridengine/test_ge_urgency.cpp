@@ -1,6 +1,8 @@
 // Urgency (ge_urgency.hpp, reference §2) and the seed 004 sentences.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "ge_priority.hpp"
 #include "ge_urgency.hpp"
 #include "test_ge_util.hpp"
@@ -85,6 +87,17 @@ TEST(GeUrgency, PeUrgencySlotsMinMaxAvgAndFixed) {
   EXPECT_EQ(urgency_slot_count(JobB(1).pe_range(2, 5, "avg")), 3u);  // (2+3+4+5)/4 = 3.5 -> 3
   EXPECT_EQ(urgency_slot_count(JobB(1).pe_range(4, kInfiniteSlots, "avg", 8)), 6u);
   EXPECT_EQ(urgency_slot_count(JobB(1).pe_range(2, 6, "5")), 5u);
+}
+
+TEST(GeUrgency, AvgOverAnOpenRangeIsExactAndDoesNotVisitEverySlotId) {
+  // "mpi 1-" allows ids 1..2^32-1; summing them one by one took seconds per
+  // job per pass.  The mean is (1 + (2^32 - 1)) / 2.
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(urgency_slot_count(JobB(1).pe_range(1, kInfiniteSlots, "avg")), 2147483648u);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(secs, 0.05);
+  EXPECT_EQ(urgency_slot_count(JobB(1).pe_range(3, kInfiniteSlots, "avg", 2)), 3u);  // no id allowed: min
+  EXPECT_EQ(urgency_slot_count(JobB(1).pe_range(7, 7, "avg")), 7u);
 }
 
 TEST(GeUrgency, DeadlineContributionGrowsAndCapsAtWeightDeadline) {

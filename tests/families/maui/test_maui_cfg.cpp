@@ -264,6 +264,16 @@ TEST(MauiCfgErrors, EveryKindOfBadPriorityValueIsRejected) {
   }
 }
 
+TEST(MauiCfgErrors, FsIntervalLongerThanAYearAndADayIsRefusedAtInit) {
+  // Without the bound FSINTERVAL 9223372036854775807 passed here and every
+  // decay pass then failed (the window arithmetic overflowed).
+  EXPECT_EQ(parse_err("FSINTERVAL 9223372036854775807\n"),
+            "maui.cfg:1: FSINTERVAL '9223372036854775807': expected a positive duration of at most 366 days");
+  EXPECT_EQ(parse_err("FSINTERVAL 366:00:00:01\n"),
+            "maui.cfg:1: FSINTERVAL '366:00:00:01': expected a positive duration of at most 366 days");
+  EXPECT_EQ(parse_err("FSINTERVAL 366:00:00:00\nFSWEIGHT x\n"), "maui.cfg:2: FSWEIGHT 'x': expected an integer weight");
+}
+
 TEST(MauiTime, BareSecondsUseCIntegerSyntax) {
   int64_t s = -1;
   EXPECT_TRUE(parse_maui_time("90", &s));

@@ -2,6 +2,7 @@
 // ABI: real dlopen, the admin's maui.cfg read from a file, fair-share
 // windows in a real SQLite store charged by decay and job_end.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cmath>
 #include <fstream>
@@ -116,6 +117,62 @@ TEST_F(MauiPlugin, FairSharePolicyWithoutStoreKeyUsesTheDefaultStore) {
   EXPECT_TRUE(std::filesystem::exists(dir_.file("mfprio.db")));
 }
 
+// One SQL number from the store.
+int64_t sql_count(const std::string& db, const char* q) {
+  sqlite3* h = nullptr;
+  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* st = nullptr;
+  int64_t v = -1;
+  if (sqlite3_prepare_v2(h, q, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+
+TEST_F(MauiPlugin, AJobEndPastTheHostsClockIsChargedUpToTheClock) {
+  // FSINTERVAL 1: one window a second.  A job end dated a day past the
+  // host's clock was charged to it: 86,400 rows per credential.
+  ASSERT_EQ(start("FSPOLICY DEDICATEDPS\nFSINTERVAL 1\nFSDEPTH 3\nFSWEIGHT 1\nFSUSERWEIGHT 1\n"), MFPRIO_OK)
+      << p_->err();
+  mfprio_job_t a = running(1, "alice", T0, 2);
+  ASSERT_EQ(p_->ops.decay(T0, &a, 1), MFPRIO_OK) << p_->err();
+  p_->set_clock(T0 + 100);
+  ASSERT_EQ(p_->ops.job_end(&a, T0 + 86400), MFPRIO_OK) << p_->err();
+  const std::string db = dir_.file("acct.db");
+  // Charged to the clock, T0 + 100: the kept windows T0+77 .. T0+99.
+  EXPECT_EQ(sql_count(db, "SELECT count(*) FROM usage_windows WHERE kind = 'user' AND name = 'alice'"), 23);
+  EXPECT_EQ(sql_count(db, "SELECT max(start) FROM usage_windows WHERE kind = 'user'"), T0 + 99);
+  bool warned = false;
+  for (const std::string& l : p_->logs) warned = warned || l.find("is after the host's clock") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST_F(MauiPlugin, AJobEndADayAfterTheLastPassWritesOnlyTheKeptWindows) {
+  // FSINTERVAL 1: one window a second.  The controller was down a day: the
+  // job end wrote one row per second per credential (86,400 each) though
+  // Maui keeps 24.
+  ASSERT_EQ(start("FSPOLICY DEDICATEDPS\nFSINTERVAL 1\nFSDEPTH 3\nFSWEIGHT 1\nFSUSERWEIGHT 1\n"), MFPRIO_OK)
+      << p_->err();
+  mfprio_job_t a = running(1, "alice", T0, 2);
+  ASSERT_EQ(p_->ops.decay(T0, &a, 1), MFPRIO_OK) << p_->err();
+  const int64_t end = T0 + 86400;
+  p_->set_clock(end);
+  ASSERT_EQ(p_->ops.job_end(&a, end), MFPRIO_OK) << p_->err();
+  const std::string db = dir_.file("acct.db");
+  const int64_t creds = sql_count(db, "SELECT count(DISTINCT kind || '/' || name) FROM usage_windows");
+  ASSERT_GT(creds, 0);
+  EXPECT_LE(sql_count(db, "SELECT count(*) FROM usage_windows"), 24 * creds);
+  // The kept windows (24, the one holding `end` itself empty) hold the
+  // job's last 23 seconds: 2 processors x 1 s each.
+  EXPECT_EQ(sql_count(db, "SELECT count(*) FROM usage_windows WHERE kind = 'user' AND name = 'alice'"), 23);
+  EXPECT_EQ(sql_count(db, "SELECT min(start) FROM usage_windows WHERE kind = 'user'"), end - 23);
+  // The next pass, at the end, counts them as any other.
+  ASSERT_EQ(p_->ops.decay(end, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_NEAR(share("alice", "window_0"), 0.0, 1e-9);  // the window holding `end` itself is empty
+  EXPECT_NEAR(share("alice", "window_1"), 2.0, 1e-9);
+}
+
 TEST_F(MauiPlugin, ChargesFillTheCurrentWindowAndRollAtTheInterval) {
   ASSERT_EQ(start("FSPOLICY DEDICATEDPS\nFSINTERVAL 01:00:00\nFSDEPTH 3\nFSDECAY 0.5\n"
                   "FSWEIGHT 1\nFSUSERWEIGHT 1\nUSERCFG[alice] FSTARGET=50\n"),
@@ -131,6 +188,7 @@ TEST_F(MauiPlugin, ChargesFillTheCurrentWindowAndRollAtTheInterval) {
   EXPECT_NEAR(share("alice", "decayed_usage"), 7200.0 + 0.5 * 14400.0, 1e-9);
   // The job ends: its tail is charged once, whatever is repeated.
   const int64_t end = T0 + 6000;
+  p_->set_clock(end);
   ASSERT_EQ(p_->ops.job_end(&a, end), MFPRIO_OK) << p_->err();
   ASSERT_EQ(p_->ops.job_end(&a, end), MFPRIO_OK) << p_->err();
   ASSERT_EQ(p_->ops.decay(T0 + 6000, nullptr, 0), MFPRIO_OK) << p_->err();

@@ -208,6 +208,10 @@ class Plugin {
     return found;
   }
 
+  // The host's clock from now on (init sets it; a test moves it as a
+  // controller's clock moves: job ends are never charged past it).
+  void set_clock(int64_t t) { now_ = t; }
+
   mfprio_ops_t ops{};
   std::vector<std::string> logs;  // "<level> <message>" from the plugin's log sink
   uint32_t nodes = 10, cpus = 240;

@@ -242,6 +242,27 @@ TEST_F(Multifactor, RunningJobChargedWithPartitionBilling) {
   EXPECT_NEAR(p->row("a", "u").raw_usage, 1600.0 * std::exp2(-50 / hl) + 800.0, 1e-6);
 }
 
+TEST_F(Multifactor, ARunningJobStartingAfterThePassIsLeftOutAndTheOthersCharged) {
+  // A node's clock a few minutes ahead: its job's start is after the pass.
+  // It used to fail every pass, for everybody, until the clock caught up.
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1).user("v", "a", 1);
+  ASSERT_EQ(start({}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t jobs[2] = {job(9, "u", "a"), job(10, "v", "a")};
+  for (mfprio_job_t& j : jobs) {
+    j.state = MFPRIO_JOB_RUNNING;
+    j.cpus = 1;
+  }
+  jobs[0].start_time = T0;
+  jobs[1].start_time = T0 + 100 + 300;  // 5 minutes after the pass
+  ASSERT_EQ(p->ops.decay(T0 + 100, jobs, 2), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 100.0, 1e-9);
+  EXPECT_NEAR(p->row("a", "v").raw_usage, 0.0, 1e-9);
+  // The first pass past its start charges it from there.
+  ASSERT_EQ(p->ops.decay(T0 + 500, jobs, 2), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "v").raw_usage, 100.0, 1e-6);
+}
+
 TEST_F(Multifactor, MaxTresBillsLargestNodeTres) {
   StoreBuilder b;
   b.account("a", "root", 1).user("u", "a", 1).partition("p", 1, "CPU=1.0,Mem=0.25G", true);
@@ -275,6 +296,7 @@ TEST_F(Multifactor, JobEndChargesOnceAndPersists) {
   j.state = MFPRIO_JOB_COMPLETED;
   j.start_time = T0;
   j.cpus = 2;
+  p->set_clock(T0 + 100);  // the job ended now
   ASSERT_EQ(p->ops.job_end(&j, T0 + 100), MFPRIO_OK) << p->err();
   ASSERT_EQ(p->ops.job_end(&j, T0 + 100), MFPRIO_OK) << p->err();
   ASSERT_EQ(p->ops.decay(T0 + 100, nullptr, 0), MFPRIO_OK) << p->err();
