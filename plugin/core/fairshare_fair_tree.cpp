@@ -45,10 +45,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // §1.8's expected numbers depend on that.
 bool same_level_fs(double a, double b) { return a == b; }
 
+// 16 bytes (the node is tree.group[pos]): the keys are the largest scratch
+// of a pass, alive beside the result and the state it replaces.
 struct SortKey {
   double level_fs;
   uint32_t pos;   // position in ShareTree::group (builder order)
-  uint32_t node;
   uint8_t user;
 };
 
@@ -98,7 +99,7 @@ void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
   std::vector<SortKey> keys(tree.group.size());
   for (uint32_t j = 0; j < keys.size(); ++j) {
     const uint32_t m = tree.group[j];
-    keys[j] = SortKey{lfs[m], j, m, tree.is_user[m]};
+    keys[j] = SortKey{lfs[m], j, tree.is_user[m]};
   }
   for (size_t a = 0; a < n; ++a) {
     const uint32_t gb = tree.group_begin[a];
@@ -106,7 +107,7 @@ void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
     if (ge - gb > 1) std::sort(keys.begin() + gb, keys.begin() + ge, VisitOrder{});
   }
   std::vector<uint32_t> order(keys.size());
-  for (uint32_t j = 0; j < keys.size(); ++j) order[j] = keys[j].node;
+  for (uint32_t j = 0; j < keys.size(); ++j) order[j] = tree.group[keys[j].pos];
   keys = {};
 
   size_t users = 0;
