@@ -75,21 +75,23 @@ struct Frame {
 
 void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
   const size_t n = tree.size();
-  out.reset(n);
+  const bool all = !out.fairshare_only;  // U and Ue too (views), or only what the ranking needs
+  out.reset(n, all);
   auto& S = out.norm_shares;
-  auto& Ulevel = out.eff_usage;
   auto& lfs = out.level_fs;
 
   const double root_usage = tree.usage[0];
+  const double u0 = root_usage > 0.0 ? 1.0 : 0.0;
   S[0] = 1.0;
-  Ulevel[0] = root_usage > 0.0 ? 1.0 : 0.0;
-  out.norm_usage[0] = Ulevel[0];
-  lfs[0] = Ulevel[0] > 0.0 ? 1.0 : kInf;
+  if (all) out.eff_usage[0] = out.norm_usage[0] = u0;
+  lfs[0] = u0 > 0.0 ? 1.0 : kInf;
   for (size_t i = 1; i < n; ++i) {
     const FairTreeLevel l = fair_tree_level(tree, i, S[static_cast<size_t>(tree.fs_parent[i])]);
     S[i] = l.norm_shares;
-    Ulevel[i] = l.eff_usage;
-    out.norm_usage[i] = l.norm_usage;
+    if (all) {
+      out.eff_usage[i] = l.eff_usage;
+      out.norm_usage[i] = l.norm_usage;
+    }
     lfs[i] = l.level_fs;
   }
 

@@ -385,6 +385,7 @@ std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<cons
   params.algo = settings_->algo();
   params.dampening = settings_->dampening;
   ShareResult shares;
+  shares.fairshare_only = true;  // views compute the other columns again from s->tree
   compute_fair_share(s->tree, params, shares);
   s->assoc_fs.resize(na);
   s->assoc_score.resize(na);
