@@ -17,6 +17,7 @@
 //   --keep             keep the temp dir (big.db, small.db) for inspection
 //   --families=LIST    only these family figures (maui,gridengine,flux); "none": no
 //                      family and no process figure
+//   --cold-only        only the cold start of the site-shaped trees (processes)
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
 #include <malloc.h>
@@ -57,6 +58,7 @@ struct Options {
   bool sweep = true;
   bool keep = false;        // keep the temp dir (stores) for inspection
   std::string families;     // --families=LIST: only these family figures ("none": no family, no process figure)
+  bool cold_only = false;   // --cold-only: only the cold start of the site-shaped trees
   std::string tmp = "/tmp";
 };
 
@@ -127,6 +129,7 @@ struct Ctx {
   std::string base_copy;
   std::vector<mb::FamilyFigure> families;
   mb::ProcessFigure proc;
+  std::vector<mb::ColdFigure> cold;  // site-shaped: opt.assocs, then 10^6 (not with --quick)
 };
 Ctx* g = nullptr;
 
@@ -629,6 +632,62 @@ void run_perf2(Ctx& c) {
   if (!c.proc.error.empty()) std::fprintf(stderr, "mfprio-bench: processes: %s\n", c.proc.error.c_str());
 }
 
+#ifndef MFPRIO_FLOOR_BIN
+#define MFPRIO_FLOOR_BIN "bench/mfprio-bench-sqlite-floor"
+#endif
+#ifndef MFPRIO_PEAK_BIN
+#define MFPRIO_PEAK_BIN "bench/mfprio-bench-peak-rss"
+#endif
+
+// The cold start of a site-shaped tree (20 departments x 50 groups x users) as
+// a process, at opt.assocs and (not with --quick) 10^6 associations: decay vs
+// SQLite's read of the same store, peak RSS over an almost empty store's.
+void run_cold(Ctx& c) {
+  if (c.opt.families == "none") return;
+  if (c.dir.empty()) {
+    char tmpl[4096];
+    std::snprintf(tmpl, sizeof tmpl, "%s/mfprio-bench-XXXXXX", c.opt.tmp.c_str());
+    if (!mkdtemp(tmpl)) throw std::runtime_error(c.opt.tmp + ": mkdtemp failed");
+    c.dir = tmpl;
+  }
+  const std::string empty = c.dir + "/site-empty.db";
+  mb::TreeParams tp;
+  tp.depth = 2;
+  tp.assocs = 10;
+  tp.seed = 11;
+  const mb::Hierarchy eh = mb::make_random_tree(tp);
+  build_store(empty, eh);
+  std::vector<size_t> sizes{c.opt.assocs};
+  if (!c.opt.quick && c.opt.assocs != kMillion) sizes.push_back(kMillion);
+  const char* host = std::getenv("MFPRIO_HOST_BIN");
+  const char* floor_bin = std::getenv("MFPRIO_FLOOR_BIN");
+  for (size_t n : sizes) {
+    std::fprintf(stderr, "mfprio-bench: site-shaped store, %zu assocs: decay / SQLite read as processes ...\n", n);
+    mb::ColdInputs ci;
+    ci.host_bin = host && *host ? host : MFPRIO_HOST_BIN;
+    ci.floor_bin = floor_bin && *floor_bin ? floor_bin : MFPRIO_FLOOR_BIN;
+    ci.peak_bin = MFPRIO_PEAK_BIN;
+    ci.plugin_dir = mb::plugin_dir();
+    ci.dir = c.dir;
+    ci.tag = std::to_string(n);
+    ci.base_store = c.dir + "/site-" + ci.tag + ".db";
+    {
+      const mb::Hierarchy h = mb::make_comparison_tree(n, 1);
+      ci.assocs = h.assocs.size();
+      build_store(ci.base_store, h);
+    }
+    ci.empty_store = empty;
+    ci.empty_assocs = eh.assocs.size();
+    ci.conf = mb::multifactor_conf();
+    ci.now = 1'700'000'000 + 2 * 86400;
+    ci.reps = c.opt.reps;
+    c.cold.push_back(mb::run_cold_figures(ci));
+    if (!c.cold.back().error.empty())
+      std::fprintf(stderr, "mfprio-bench: cold start: %s\n", c.cold.back().error.c_str());
+    std::filesystem::remove(ci.base_store);
+  }
+}
+
 using AddRow = std::function<void(std::string, std::string, std::string, std::string, std::string)>;
 
 std::string fmt(const char* f, double v);
@@ -668,6 +727,26 @@ void process_rows(const Ctx& c, const AddRow& add) {
       fmt("%.1f ms", p.sshare_ms), fmt("%.1f", p.sshare_cpu_ms), "", "");
   add("  mfprio-host decay --now T (cold recompute as a process)", fmt("%.1f ms", p.decay_ms),
       fmt("%.1f", p.decay_cpu_ms), "", "");
+}
+
+void cold_rows(const Ctx& c, const AddRow& add) {
+  for (const mb::ColdFigure& f : c.cold) {
+    const std::string n = std::to_string(f.assocs);
+    if (!f.error.empty()) {
+      add("site-shaped " + n + ": decay / SQLite read (processes)", "error", "", "<= 1.5x", "n/a");
+      add("  " + f.error.substr(0, 100), "", "", "", "");
+      continue;
+    }
+    add("site-shaped 20x50x users, " + n + " assocs: decay --now T / SQLite read (processes, pairwise)",
+        fmt("%.2fx", f.ratio), fmt("%.2fx", f.decay_cpu_ms / f.floor_cpu_ms), "<= 1.5x", verdict(f.ratio, 1.5));
+    add("  mfprio-host decay --now T (cold recompute as a process)", fmt("%.1f ms", f.decay_ms),
+        fmt("%.1f", f.decay_cpu_ms), "", "");
+    add("  SQLite read of every column (mfprio-bench-sqlite-floor)", fmt("%.1f ms", f.floor_ms),
+        fmt("%.1f", f.floor_cpu_ms), "", "");
+    add("  decay peak RSS per association over an almost empty store's" +
+            fmt(" (%.1f MB", f.peak_kb * 1024 / 1e6) + fmt(" vs %.1f MB)", f.empty_peak_kb * 1024 / 1e6),
+        fmt("%.0f B", f.bytes_per_assoc), "", "<= 200 B", verdict(f.bytes_per_assoc, 200));
+  }
 }
 
 // ---- the table -------------------------------------------------------------
@@ -733,6 +812,8 @@ void million_rows(const Ctx& c, std::vector<Row>* rows) {
   rows->push_back({"  10^6 store built in", fmt("%.1f s", g_million.build_s), "", "", ""});
 }
 
+void print_rows(const Ctx& c, const std::vector<Row>& rows);
+
 void print_table(const Ctx& c) {
   const double N = double(c.pending.jobs.size());
   std::vector<Row> rows;
@@ -740,6 +821,11 @@ void print_table(const Ctx& c) {
   auto add = [&](std::string f, std::string v, std::string cp, std::string t, std::string vd) {
     rows.push_back({std::move(f), std::move(v), std::move(cp), std::move(t), std::move(vd)});
   };
+  if (c.opt.cold_only) {
+    cold_rows(c, add);
+    print_rows(c, rows);
+    return;
+  }
   const std::string n_assoc = std::to_string(c.hier->assocs.size());
   const std::string n_pend = std::to_string(c.pending.jobs.size());
   const std::string n_run = std::to_string(c.running.jobs.size());
@@ -806,6 +892,7 @@ void print_table(const Ctx& c) {
   add("  charges/s batched in one decay txn", fmt("%.0f /s", batched), "", "", "");
 
   process_rows(c, add);
+  cold_rows(c, add);
 
   const double load = med("store/load") / 1e6;
   add("Store::load of " + n_assoc + " assocs", fmt("%.1f ms", load), fmt("%.1f", cpu("store/load") / 1e6), "< 200 ms",
@@ -824,6 +911,11 @@ void print_table(const Ctx& c) {
         verdict((c.rss_big - c.rss_small) / dn, 200));
   }
 
+  print_rows(c, rows);
+}
+
+// Prints the header lines and the table (print_table).
+void print_rows(const Ctx& c, const std::vector<Row>& rows) {
   size_t w0 = 6, w1 = 4, w2 = 3, w3 = 6;
   for (const Row& r : rows) {
     w0 = std::max(w0, r.figure.size());
@@ -833,10 +925,11 @@ void print_table(const Ctx& c) {
   }
   std::printf("\nmfprio-bench: medians of %d repetitions%s (one thread; stores in %s)\n", c.opt.reps,
               c.opt.quick ? ", --quick sizes: targets are set for the full sizes" : "", c.opt.tmp.c_str());
-  std::printf("inputs: plugin store = %s (%zu accounts, %zu FairShare=parent accounts, %zu FairShare=parent "
-              "assocs, %zu idle); %zu pending records, %zu running; store built in %.1f s\n",
-              c.hier->label.c_str(), c.hier->accounts.size(), c.hier->fs_parent_accounts, c.hier->fs_parent_users,
-              c.hier->idle_users, c.pending.jobs.size(), c.running.jobs.size(), c.store_build_s);
+  if (c.hier)
+    std::printf("inputs: plugin store = %s (%zu accounts, %zu FairShare=parent accounts, %zu FairShare=parent "
+                "assocs, %zu idle); %zu pending records, %zu running; store built in %.1f s\n",
+                c.hier->label.c_str(), c.hier->accounts.size(), c.hier->fs_parent_accounts, c.hier->fs_parent_users,
+                c.hier->idle_users, c.pending.jobs.size(), c.running.jobs.size(), c.store_build_s);
   std::printf("load average before: %s, after: %s (%ld CPUs online)\n", g_load_before.c_str(), loadavg().c_str(),
               sysconf(_SC_NPROCESSORS_ONLN));
   std::printf("wall = elapsed time (the figure judged); cpu = this thread's CPU time, same unit (differs from wall\n"
@@ -888,12 +981,15 @@ int main(int argc, char** argv) {
       o.keep = true;
     } else if (take_flag(argv[i], "--families", &v)) {
       o.families = v;
+    } else if (take_flag(argv[i], "--cold-only", &v)) {
+      o.cold_only = true;
     } else if (take_flag(argv[i], "--tmp", &v)) {
       o.tmp = v;
     } else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
       std::printf(
           "usage: mfprio-bench [--quick] [--assocs=N] [--pending=N] [--running=N] [--reps=N]\n"
           "                    [--no-sweep] [--tmp=DIR] [--keep] [--families=maui,gridengine,flux|none]\n"
+          "                    [--cold-only]\n"
           "                    [Google Benchmark flags]\n");
       benchmark::PrintDefaultHelp();
       return 0;
@@ -922,11 +1018,14 @@ int main(int argc, char** argv) {
   int status = 0;
   try {
     g_load_before = loadavg();
-    setup(c);
-    register_all(c);
-    CapturingReporter rep;
-    benchmark::RunSpecifiedBenchmarks(&rep);
-    run_perf2(c);
+    if (!o.cold_only) {
+      setup(c);
+      register_all(c);
+      CapturingReporter rep;
+      benchmark::RunSpecifiedBenchmarks(&rep);
+      run_perf2(c);
+    }
+    run_cold(c);
     print_table(c);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mfprio-bench: %s\n", e.what());

@@ -35,6 +35,7 @@ double median(std::vector<double> v) {
 
 struct RunResult {
   double wall_ms = 0, cpu_ms = 0;
+  double maxrss_kb = 0;  // the child's peak RSS (ru_maxrss, KiB on Linux)
 };
 
 // Runs argv with stdout -> out_path, stderr -> err_path; throws on a failed start or exit.
@@ -59,6 +60,7 @@ RunResult run(const std::vector<std::string>& args, const std::string& out_path,
   r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   r.cpu_ms = (double(ru.ru_utime.tv_sec) + double(ru.ru_stime.tv_sec)) * 1e3 +
              (double(ru.ru_utime.tv_usec) + double(ru.ru_stime.tv_usec)) / 1e3;
+  r.maxrss_kb = double(ru.ru_maxrss);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::ifstream e(err_path);
     std::string msg((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
@@ -68,6 +70,21 @@ RunResult run(const std::vector<std::string>& args, const std::string& out_path,
   return r;
 }
 
+// Writes the multifactor conf for `store` to `path`.
+void write_conf(const std::string& path, const std::vector<std::pair<std::string, std::string>>& kv,
+                const std::string& store) {
+  std::ofstream c(path);
+  for (const auto& [k, v] : kv) c << k << "=" << v << "\n";
+  c << "AccountingStorageLoc=" << store << "\n";
+  if (!c) throw std::runtime_error(path + ": cannot write");
+}
+
+// A fresh copy of `from` at `to` (and no stale WAL next to it).
+void copy_store(const std::string& from, const std::string& to) {
+  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(to + ext);
+  std::filesystem::copy_file(from, to);
+}
+
 }  // namespace
 
 ProcessFigure run_process_figures(const ProcessInputs& in) {
@@ -75,15 +92,9 @@ ProcessFigure run_process_figures(const ProcessInputs& in) {
   try {
     if (access(in.host_bin.c_str(), X_OK) != 0) throw std::runtime_error(in.host_bin + ": not built");
     const std::string store = in.dir + "/process.db";
-    std::filesystem::remove(store);
-    std::filesystem::copy_file(in.base_store, store);
+    copy_store(in.base_store, store);
     const std::string conf = in.dir + "/process.conf";
-    {
-      std::ofstream c(conf);
-      for (const auto& [k, v] : in.conf) c << k << "=" << v << "\n";
-      c << "AccountingStorageLoc=" << store << "\n";
-      if (!c) throw std::runtime_error(conf + ": cannot write");
-    }
+    write_conf(conf, in.conf, store);
     const std::string out = in.dir + "/process.out", err = in.dir + "/process.err";
     int64_t now = in.now;
     auto decay = [&] {
@@ -119,6 +130,72 @@ ProcessFigure run_process_figures(const ProcessInputs& in) {
     fig.sshare_ms = median(sw);
     fig.sshare_cpu_ms = median(sc);
     fig.ratio = median(ratio);
+    fig.runs = int(dw.size());
+  } catch (const std::exception& e) {
+    fig.error = e.what();
+  }
+  return fig;
+}
+
+ColdFigure run_cold_figures(const ColdInputs& in) {
+  ColdFigure fig;
+  fig.assocs = in.assocs;
+  try {
+    for (const std::string* b : {&in.host_bin, &in.floor_bin, &in.peak_bin})
+      if (access(b->c_str(), X_OK) != 0) throw std::runtime_error(*b + ": not built");
+    const std::string base = in.dir + "/cold-" + in.tag;
+    const std::string store = base + ".db", empty = base + "-empty.db";
+    copy_store(in.base_store, store);
+    copy_store(in.empty_store, empty);
+    const std::string conf = base + ".conf", empty_conf = base + "-empty.conf";
+    write_conf(conf, in.conf, store);
+    write_conf(empty_conf, in.conf, empty);
+    const std::string out = base + ".out", err = base + ".err";
+    int64_t now = in.now;
+    auto decay_args = [&](const std::string& c) {
+      now += 300;
+      return std::vector<std::string>{in.host_bin, "--conf", c, "--plugin-dir", in.plugin_dir,
+                                      "decay", "--now", std::to_string(now)};
+    };
+    auto decay = [&](const std::string& c) { return run(decay_args(c), out, err); };
+    auto floor = [&] { return run({in.floor_bin, store}, out, err); };
+    // The peak RSS of a decay, taken by the launcher (its own wait4).
+    const std::string peak_file = base + ".peak";
+    auto decay_peak_kb = [&](const std::string& c) {
+      std::vector<std::string> args = decay_args(c);
+      args.insert(args.begin(), {in.peak_bin, peak_file});
+      run(args, out, err);
+      std::ifstream p(peak_file);
+      double kb = 0;
+      if (!(p >> kb) || kb <= 0) throw std::runtime_error(peak_file + ": no peak RSS written");
+      return kb;
+    };
+    // Warm-up: the first decay writes the tree cache (as the first start
+    // after a hierarchy change does), then the page cache holds both stores.
+    decay(conf);
+    decay(empty_conf);
+    floor();
+    std::vector<double> dw, dc, fw, fc, ratio, peak, empty_peak;
+    for (int r = 0; r < std::max(1, in.reps); ++r) {
+      const RunResult d = decay(conf);
+      const RunResult f = floor();
+      dw.push_back(d.wall_ms);
+      dc.push_back(d.cpu_ms);
+      fw.push_back(f.wall_ms);
+      fc.push_back(f.cpu_ms);
+      ratio.push_back(d.wall_ms / f.wall_ms);
+      peak.push_back(decay_peak_kb(conf));
+      empty_peak.push_back(decay_peak_kb(empty_conf));
+    }
+    fig.decay_ms = median(dw);
+    fig.decay_cpu_ms = median(dc);
+    fig.floor_ms = median(fw);
+    fig.floor_cpu_ms = median(fc);
+    fig.ratio = median(ratio);
+    fig.peak_kb = median(peak);
+    fig.empty_peak_kb = median(empty_peak);
+    const double n = double(in.assocs) - double(in.empty_assocs);
+    fig.bytes_per_assoc = n > 0 ? (fig.peak_kb - fig.empty_peak_kb) * 1024.0 / n : 0;
     fig.runs = int(dw.size());
   } catch (const std::exception& e) {
     fig.error = e.what();

@@ -45,10 +45,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // §1.8's expected numbers depend on that.
 bool same_level_fs(double a, double b) { return a == b; }
 
+// 16 bytes (the node is tree.group[pos]): the keys are the largest scratch
+// of a pass, alive beside the result and the state it replaces.
 struct SortKey {
   double level_fs;
   uint32_t pos;   // position in ShareTree::group (builder order)
-  uint32_t node;
   uint8_t user;
 };
 
@@ -74,21 +75,23 @@ struct Frame {
 
 void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
   const size_t n = tree.size();
-  out.reset(n);
+  const bool all = !out.fairshare_only;  // U and Ue too (views), or only what the ranking needs
+  out.reset(n, all);
   auto& S = out.norm_shares;
-  auto& Ulevel = out.eff_usage;
   auto& lfs = out.level_fs;
 
   const double root_usage = tree.usage[0];
+  const double u0 = root_usage > 0.0 ? 1.0 : 0.0;
   S[0] = 1.0;
-  Ulevel[0] = root_usage > 0.0 ? 1.0 : 0.0;
-  out.norm_usage[0] = Ulevel[0];
-  lfs[0] = Ulevel[0] > 0.0 ? 1.0 : kInf;
+  if (all) out.eff_usage[0] = out.norm_usage[0] = u0;
+  lfs[0] = u0 > 0.0 ? 1.0 : kInf;
   for (size_t i = 1; i < n; ++i) {
     const FairTreeLevel l = fair_tree_level(tree, i, S[static_cast<size_t>(tree.fs_parent[i])]);
     S[i] = l.norm_shares;
-    Ulevel[i] = l.eff_usage;
-    out.norm_usage[i] = l.norm_usage;
+    if (all) {
+      out.eff_usage[i] = l.eff_usage;
+      out.norm_usage[i] = l.norm_usage;
+    }
     lfs[i] = l.level_fs;
   }
 
@@ -98,7 +101,7 @@ void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
   std::vector<SortKey> keys(tree.group.size());
   for (uint32_t j = 0; j < keys.size(); ++j) {
     const uint32_t m = tree.group[j];
-    keys[j] = SortKey{lfs[m], j, m, tree.is_user[m]};
+    keys[j] = SortKey{lfs[m], j, tree.is_user[m]};
   }
   for (size_t a = 0; a < n; ++a) {
     const uint32_t gb = tree.group_begin[a];
@@ -106,7 +109,7 @@ void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
     if (ge - gb > 1) std::sort(keys.begin() + gb, keys.begin() + ge, VisitOrder{});
   }
   std::vector<uint32_t> order(keys.size());
-  for (uint32_t j = 0; j < keys.size(); ++j) order[j] = keys[j].node;
+  for (uint32_t j = 0; j < keys.size(); ++j) order[j] = tree.group[keys[j].pos];
   keys = {};
 
   size_t users = 0;

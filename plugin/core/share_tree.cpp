@@ -139,9 +139,12 @@ void ShareTree::finalize_usage() {
   check_and_sum_usage();
 }
 
-void ShareResult::reset(size_t n) {
-  for (std::vector<double>* v : {&norm_shares, &norm_usage, &eff_usage, &level_fs, &fairshare, &tickets})
-    v->assign(n, 0.0);
+void ShareResult::reset(size_t n, bool all) {
+  for (std::vector<double>* v : {&norm_shares, &level_fs, &fairshare}) v->assign(n, 0.0);
+  for (std::vector<double>* v : {&norm_usage, &eff_usage, &tickets}) {
+    if (all) v->assign(n, 0.0);
+    else *v = {};
+  }
 }
 
 void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out) {

@@ -214,5 +214,39 @@ TEST(ComputeFairShare, EveryAlgorithmSizesEveryVector) {
   }
 }
 
+// A pass's snapshot reads only F (and LevelFS): Fair Tree then leaves U, Ue
+// and the tickets unsized, and every value it does give is the full run's,
+// bit for bit.  The other algorithms ignore the flag.
+TEST(ComputeFairShare, FairshareOnlyGivesTheSameRanksWithoutTheViewColumns) {
+  for (bool other_usage : {false, true}) {
+    auto b = testing::documented_example(other_usage);
+    const size_t n = b.tree().size();
+    ShareResult full, only;
+    only.fairshare_only = true;
+    only.norm_usage.assign(2, 1.0);  // stale content from a previous run is dropped
+    compute_fair_share(b.tree(), FairShareParams{}, full);
+    compute_fair_share(b.tree(), FairShareParams{}, only);
+    EXPECT_EQ(only.fairshare, full.fairshare);
+    EXPECT_EQ(only.norm_shares, full.norm_shares);
+    ASSERT_EQ(only.level_fs.size(), n);
+    for (size_t i = 0; i < n; ++i)  // inf == inf; no NaN here
+      EXPECT_EQ(only.level_fs[i], full.level_fs[i]) << i;
+    EXPECT_TRUE(only.norm_usage.empty());
+    EXPECT_TRUE(only.eff_usage.empty());
+    EXPECT_TRUE(only.tickets.empty());
+    EXPECT_EQ(full.norm_usage.size(), n);
+    for (auto algo : {FairShareAlgo::Classic, FairShareAlgo::DepthOblivious, FairShareAlgo::TicketBased}) {
+      FairShareParams p;
+      p.algo = algo;
+      ShareResult r;
+      r.fairshare_only = true;
+      compute_fair_share(b.tree(), p, r);
+      EXPECT_EQ(r.norm_usage.size(), n);
+      EXPECT_EQ(r.eff_usage.size(), n);
+      EXPECT_EQ(r.tickets.size(), n);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mfprio

@@ -385,6 +385,7 @@ std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<cons
   params.algo = settings_->algo();
   params.dampening = settings_->dampening;
   ShareResult shares;
+  shares.fairshare_only = true;  // views compute the other columns again from s->tree
   compute_fair_share(s->tree, params, shares);
   s->assoc_fs.resize(na);
   s->assoc_score.resize(na);
@@ -508,11 +509,12 @@ int MultifactorPolicy::decay(acct::Store* store, const std::shared_ptr<const Sta
   out->charged = up.charges.size();
   reset_now_done_ = true;
   last_reset_ = last_reset;
-  std::vector<double> usage = usage_;
-  for (double& u : usage) u = (up.reset ? 0.0 : u) * up.decay_factor;
-  credit(snap, res, &usage);
-  out->next = build_snapshot(snap.layout, snap.tree, usage, now, next_generation_++, &snap);
-  usage_ = std::move(usage);
+  // In place, as job_end credits: committed, so a failure from here on
+  // makes the runtime load usage_ again from the store; and no second copy
+  // sits beside the old and the new snapshot at the pass's peak.
+  for (double& u : usage_) u = (up.reset ? 0.0 : u) * up.decay_factor;
+  credit(snap, res, &usage_);
+  out->next = build_snapshot(snap.layout, snap.tree, usage_, now, next_generation_++, &snap);
   return MFPRIO_OK;
 }
 
