@@ -25,8 +25,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -347,6 +349,17 @@ __attribute__((always_inline)) inline bool fast_tres_counts_ok(const mfprio_job_
     }
   return ok;
 }
+// A handle is trusted only when it names the record's own names (a handle
+// kept after the job's user, account, QOS or partition changed, or one
+// resolved for another record, is resolved again by name): `stored` is the
+// name the handle points at, `given` the record's (NULL counts as "").  No
+// strlen, no allocation: the fast paths call it per record.
+__attribute__((always_inline)) inline bool name_is(std::string_view stored, const char* given) {
+  if (!given) return stored.empty();
+  const size_t n = stored.size();
+  return (n == 0 || std::strncmp(stored.data(), given, n) == 0) && given[n] == '\0';
+}
+
 // A job about to be charged up to `until` (decay's running jobs, job_end's
 // finished ones): it has a user and a start time in (0, until].  The rule
 // every family's usage model applies before charging.

@@ -605,7 +605,10 @@ int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_jo
     ch.credentials.emplace_back(kKind, usage_name(as.user, as.bank));
     c.charges.push_back(std::move(ch));
   }
-  if (!ended) c.new_state = acct::DecayState{pass_time, pass_time};
+  if (!ended) {  // the pass times, never moved backwards (acct::PassClock)
+    c.pass = acct::PassClock{};
+    c.pass->now = pass_time;
+  }
   try {
     store->apply_windows(c);
   } catch (const acct::StoreError& e) {

@@ -552,18 +552,18 @@ int GridEnginePolicy::charge(acct::Store* store, const GeState& cur, const mfpri
   c.window_seconds = 0;
   if (!ended) {
     // Grid Engine's decay: a per-minute constant per usage type, over the
-    // time since the last pass (none before the first pass).
-    const double elapsed = cur.last_decay > 0 ? static_cast<double>(now - cur.last_decay) : 0.0;
+    // time since the store's last pass (none before the first pass; the
+    // store reads that time inside the pass's transaction, acct::PassClock).
     const double def = decay_constant_per_minute(conf_.halftime * 60.0);
     for (const char* t : kTypes) {
       double k = def;
       for (const HalflifeEntry& e : conf_.halflife_decay_list)
         if (e.name == t) k = decay_constant_per_minute(e.minutes);
-      const double f = decay_factor(k, elapsed);
       for (const char* prefix : {"", "project_", "user_project_"})
-        c.kind_decay.emplace_back(std::string(prefix) + t, f);
+        c.kind_rates.emplace_back(std::string(prefix) + t, acct::DecayRate{k, 60.0});
     }
-    c.new_state = acct::DecayState{now, now};
+    c.pass = acct::PassClock{};
+    c.pass->now = now;
   }
   for (size_t i = 0; i < count; ++i) {
     const mfprio_job_t& j = jobs[i];

@@ -279,7 +279,10 @@ int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_jo
     ch.credentials.emplace_back("total", "");
     c.charges.push_back(std::move(ch));
   }
-  if (!ended) c.new_state = acct::DecayState{pass_time, pass_time};
+  if (!ended) {  // the pass times, never moved backwards (acct::PassClock)
+    c.pass = acct::PassClock{};
+    c.pass->now = pass_time;
+  }
   if (!store) {  // no store: no usage kept (FSPOLICY NONE)
     if (!ended) {
       out->next = build(cur.rows, pass_time, pass_time, cur.generation + 1, &cur, 0);

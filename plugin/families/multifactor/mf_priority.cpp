@@ -152,6 +152,35 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
   return MFPRIO_OK;
 }
 
+bool handle_fits(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h) {
+  const Layout& L = *snap.layout;
+  if (h.generation != L.id || h.generation == 0 || h.assoc >= L.assocs.size() || h.partition >= L.parts.size() ||
+      (h.qos != kNone && h.qos >= L.qos.size()) || !job.user)
+    return false;
+  const AssocInfo& a = L.assocs[h.assoc];
+  if (!name_is(L.name(L.node_name[a.node]), job.user)) return false;
+  // Account: the record's, or (none given) the user's default.
+  if (job.account && *job.account) {
+    if (!name_is(L.name(L.account_name[a.account]), job.account)) return false;
+  } else if (L.user_default[a.user] != a.account) {
+    return false;
+  }
+  // Partition: the record's, or (none given) the default one resolve_job picks.
+  if (!L.implicit_partitions) {
+    if (job.partition && *job.partition) {
+      if (!name_is(L.parts[h.partition].name, job.partition)) return false;
+    } else if (L.default_part >= 0 ? h.partition != static_cast<uint32_t>(L.default_part)
+                                   : (L.parts.size() != 1 || h.partition != 0)) {
+      return false;
+    }
+    // A partition association serves only its own partition.
+    if (a.partition_name != 0 && a.partition != static_cast<int32_t>(h.partition)) return false;
+  }
+  // QOS: the record's, or (none given) "normal" when it exists.
+  if (job.qos && *job.qos) return h.qos != kNone && name_is(L.qos[h.qos].name, job.qos);
+  return h.qos == (L.normal_qos >= 0 ? static_cast<uint16_t>(L.normal_qos) : kNone);
+}
+
 namespace {
 
 // One body for the fast path (kExplain = false: no breakdown, nothing but
@@ -282,7 +311,7 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
     if (j.struct_size >= sizeof(mfprio_job_t) && h.generation == layout && h.assoc < n_assoc &&
         h.partition < n_part && (h.qos == kNone || h.qos < n_qos) &&
         (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN)) && j.user_priority <= 0 &&
-        (j.tres_count == 0 || j.tres) && (j.attr_count == 0 || j.attrs)) {
+        (j.tres_count == 0 || j.tres) && (j.attr_count == 0 || j.attrs) && handle_fits(snap, j, h)) {
       uint32_t clamp;
       priorities[i] = compute<false>(snap, j, h, now, nullptr, &clamp);
       if (clamp == MFPRIO_CLAMP_HIGH) ++clamped[0];

@@ -54,6 +54,8 @@ struct AssocInfo {                     // a user association
   uint32_t priority = 0;               // effective (inherited) association priority
   int32_t partition = -1;              // partition association: index in parts
   uint32_t partition_name = 0;         // in Layout::names; 0 ("") unless a partition association
+  uint32_t user = 0;                   // its user (user_index's numbering)
+  uint32_t account = 0;                // its account (account_name's numbering)
   int64_t store_id = 0;
 };
 
