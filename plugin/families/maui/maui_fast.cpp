@@ -186,8 +186,8 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
     for (CredExtra& x : out->extra[kk]) {
       if (kind == CredKind::Qos) {
         x.xf_min = &x == &out->extra[kk][kSlotNone] ? 0.0 : static_cast<double>(cfg.xf_min_wclimit);
-        const int64_t w_qt = cfg.weight(Sub::QueueTime) + x.qt_weight;  // 0 without a QOSCFG line
-        const int64_t w_xf = cfg.weight(Sub::XFactor) + x.xf_weight;
+        const int64_t w_qt = weight_sum(cfg.weight(Sub::QueueTime), x.qt_weight);  // 0 without a QOSCFG line
+        const int64_t w_xf = weight_sum(cfg.weight(Sub::XFactor), x.xf_weight);
         x.serv_qt = out->active[static_cast<int>(Sub::QueueTime)] ? static_cast<double>(w_qt) : 0.0;
         x.serv_xf = out->active[static_cast<int>(Sub::XFactor)] ? static_cast<double>(w_xf) : 0.0;
       }

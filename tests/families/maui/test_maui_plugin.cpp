@@ -98,6 +98,30 @@ TEST_F(MauiPlugin, PriorityIsClampedToOneBillion) {
   EXPECT_EQ(f.clamped, MFPRIO_CLAMP_HIGH);
 }
 
+// Issue 23 finding 5: QUEUETIMEWEIGHT plus a QOS's QTWEIGHT past the int64
+// range saturates; it never wraps to a negative weight that flips the order.
+TEST_F(MauiPlugin, WeightSumsPastInt64DoNotWrap) {
+  ASSERT_EQ(start("QUEUETIMEWEIGHT 9223372036854775807\nXFACTORWEIGHT 9223372036854775807\n"
+                  "QOSCFG[q] QTWEIGHT=1 XFWEIGHT=9223372036854775807\n",
+                  "priority_maui.so", false),
+            MFPRIO_OK)
+      << p_->err();
+  mfprio_job_t plain = job(1, "alice"), with_qos = job(2, "bob");
+  plain.submit_time = plain.eligible_time = T0 - 600;
+  with_qos.submit_time = with_qos.eligible_time = T0 - 600;
+  with_qos.qos = "q";
+  EXPECT_EQ(prio(plain, T0), 1000000000u);
+  EXPECT_EQ(prio(with_qos, T0), 1000000000u);  // not wrapped to the bottom
+  const mfprio_job_t both[] = {plain, with_qos};
+  uint32_t got[2] = {};
+  ASSERT_EQ(p_->ops.set_priority_batch(both, 2, T0, got, nullptr), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(got[1], 1000000000u);
+  mfprio_job_t resolved = with_qos;
+  ASSERT_EQ(p_->ops.job_resolve(&resolved), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(p_->ops.set_priority_batch(&resolved, 1, T0, got, nullptr), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(got[0], 1000000000u);  // the fast path sums the same way
+}
+
 TEST_F(MauiPlugin, BadPriorityValueNamesFileAndLine) {
   EXPECT_EQ(start("RMCFG[base] TYPE=PBS\nQUEUETIMEWEIGHT ten\n", "priority_maui.so", false), MFPRIO_ECONF);
   EXPECT_NE(p_->err().find(cfg_ + ":2"), std::string::npos) << p_->err();
