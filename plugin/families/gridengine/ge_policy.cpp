@@ -221,6 +221,7 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
         if (!(cache && cache->find(c, value, &v))) {
           if (!parse_ge_value(c->type, value, &v))
             return bad((std::string("not a ") + complex_type_name(c->type) + " value").c_str());
+          if (!std::isfinite(v)) return bad("not a finite number");
           if (cache) cache->put(c, value, v);
         }
         j.hard_requests[c->name] = RequestValue::num(v);  // parsed once: urgency reads the number
@@ -464,6 +465,9 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   }
   for (size_t i = 0; i < running_count; ++i) {
     std::string why;
+    // A job takes part once: a running record of a job already in the pass
+    // (given twice, or pending as well) is left out; the first record counts.
+    if (first.find(running[i].job_id) != JobIndex::kNone) continue;
     Job& j = pass->jobs.emplace_back();
     UrgencyParts up;
     int rc = to_ge_job(running[i], m, &j, &why, &cache);
