@@ -238,6 +238,7 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
   }
   // Each user's default bank: the store's one rule over its (user, bank)
   // associations (m->assocs is by user, then bank, like d.assocs).
+  s->is_default.assign(m->assocs.size(), 0);
   for (size_t i = 0; i < m->assocs.size();) {
     size_t j = i;
     while (j < m->assocs.size() && m->assocs[j].user == m->assocs[i].user) ++j;
@@ -247,6 +248,7 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
       return d.assocs[assoc_row[static_cast<size_t>(&a - m->assocs.data())]].is_default;
     });
     s->default_assoc.emplace(user, static_cast<int32_t>(it - m->assocs.begin()));
+    s->is_default[static_cast<size_t>(it - m->assocs.begin())] = 1;
     i = j;
   }
   if (skipped && host_)
@@ -366,11 +368,30 @@ int FluxPolicy::association(const FluxState& s, const mfprio_job_t& job, int32_t
   return MFPRIO_ENOENT;
 }
 
+namespace {
+// A handle's names are the record's own (policy.hpp: name_is): its user, its
+// bank (none given: the user's default), its queue and its QOS; a handle kept
+// after any of them changed (or resolved for another record) is not used.
+// `queue` and `qos` are decoded (kNone, kUnknown or an index).  A few
+// compares of short names: the batch's fast path calls it per record.
+bool handle_names_ok(const FluxState& s, const mfprio_job_t& j, uint32_t assoc, int32_t queue, int32_t qos) {
+  const Model& m = *s.model;
+  const Association& a = m.assocs[assoc];
+  if (!name_is(a.user, j.user)) return false;
+  if (j.account && *j.account ? !name_is(a.bank, j.account) : !s.is_default[assoc]) return false;
+  const bool no_queue = !j.partition || !*j.partition, no_qos = !j.qos || !*j.qos;
+  if (queue >= 0 ? !name_is(m.queues[static_cast<size_t>(queue)].name, j.partition) : !(queue == kNone && no_queue))
+    return false;  // (an unknown name: looked up by name)
+  return qos >= 0 ? name_is(m.qos[static_cast<size_t>(qos)].name, j.qos) : qos == kNone && no_qos;
+}
+}  // namespace
+
 int FluxPolicy::ids(const FluxState& s, const mfprio_job_t& job, Job* fj, std::string* why) const {
   const Model& m = *s.model;
   const mfprio_handle_t& h = job.handle;
   if (!(s.layout_id != 0 && h.generation == s.layout_id && h.assoc < m.assocs.size() &&
-        decode(h.partition, m.queues.size(), &fj->queue) && decode(h.qos, m.qos.size(), &fj->qos))) {
+        decode(h.partition, m.queues.size(), &fj->queue) && decode(h.qos, m.qos.size(), &fj->qos) &&
+        handle_names_ok(s, job, h.assoc, fj->queue, fj->qos))) {
     // Stale, forged or never resolved: by name.
     if (int rc = association(s, job, &fj->assoc, why)) return rc;
     fj->queue = find_queue(m, nz(job.partition));
@@ -524,7 +545,11 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
       const mfprio_handle_t h = j.handle;
       const uint32_t q = (h.partition + 2u) & 0xffffu, qos = (h.qos + 2u) & 0xffffu;
       const bool handle_ok = (h.generation == lid) & (h.assoc < n_assoc) & (q < slots) & (qos < qos_lim);
-      if (__builtin_expect(!(handle_ok && quick_record(j)), 0)) {
+      // (codes + 2: 0 unknown, 1 none, i + 2 index i; minus 2 gives kUnknown, kNone or i.)
+      if (__builtin_expect(!(handle_ok && quick_record(j) &&
+                             handle_names_ok(s, j, h.assoc, static_cast<int32_t>(q) - 2,
+                                             static_cast<int32_t>(qos) - 2)),
+                           0)) {
         slow(i);
         continue;
       }

@@ -108,6 +108,7 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
   const Config& cfg = m.cfg;
   const bool moab = cfg.flavor == Flavor::Moab;
   out->layout_id = layout_id;
+  out->names = &names;
   // price_fast reads no per-user activity (the policy never fills it).
   out->usable = m.user_activity.empty();
   out->moab = moab;
@@ -449,7 +450,8 @@ void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, siz
     uint32_t slot[kCredKinds];
     double swap_mb = 0.0, disk_mb = 0.0;
     int rc = MFPRIO_OK;
-    if (quick_record(j, k.tres_names, &swap_mb, &disk_mb) && unpack_handle(j.handle, k.layout_id, k.lim.data(), slot)) {
+    if (quick_record(j, k.tres_names, &swap_mb, &disk_mb) && unpack_handle(j.handle, k.layout_id, k.lim.data(), slot) &&
+        slots_name_record(*plan.names, j, slot)) {
       if (j.state == MFPRIO_JOB_HELD) {
         priorities[i] = 0;
       } else {

@@ -91,6 +91,27 @@ inline bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const ui
 }
 inline constexpr uint32_t kSlotUnknown = 0, kSlotNone = 1, kSlotFirstName = 2;
 
+// The unpacked slots name the record's own credentials (policy.hpp:
+// name_is): a handle kept after the job's user, group, account, QOS or class
+// changed (or resolved for another record) is not used.  A name slot costs
+// a compare of two short names; an unknown one a look-up (the name must
+// still be unknown).
+inline bool slots_name_record(const NameIndex& n, const mfprio_job_t& j, const uint32_t slot[kCredKinds]) {
+  const char* const given[kCredKinds] = {j.user, j.group, j.account, j.qos, j.partition};
+  for (int k = 0; k < kCredKinds; ++k) {
+    const char* g = given[k];
+    const bool empty = !g || !*g;
+    if (slot[k] >= kSlotFirstName) {
+      if (!name_is(n.names[k][slot[k] - kSlotFirstName], g)) return false;
+    } else if (slot[k] == kSlotNone) {
+      if (!empty) return false;
+    } else if (empty || n.find(k, g) != kNoCred) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // The terms every record reads (16 bytes: the large user table stays small).
 struct CredFast {
   double cred = 0.0;  // weight x capped PRIORITY (class: the capped PRIORITY only)
@@ -132,6 +153,7 @@ struct FastConsts {
 
 struct FastPlan {
   uint32_t layout_id = 0;
+  const NameIndex* names = nullptr;  // the state's (which owns this plan)
   bool usable = false;
   bool moab = false;
   std::array<double, kSubs> cap{};        // +inf: no cap

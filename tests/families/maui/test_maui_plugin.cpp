@@ -122,6 +122,43 @@ TEST_F(MauiPlugin, WeightSumsPastInt64DoNotWrap) {
   EXPECT_EQ(got[0], 1000000000u);  // the fast path sums the same way
 }
 
+// Issue 23 finding 4: a handle resolved for one record and kept on another
+// (the job's user, group, account, QOS or class changed) is not trusted:
+// the record is priced by its own names, single and batch.
+TEST_F(MauiPlugin, AHandleOfAnotherRecordIsNotTrusted) {
+  ASSERT_EQ(start("CREDWEIGHT 1\nUSERWEIGHT 1\nGROUPWEIGHT 1\nACCOUNTWEIGHT 1\nQOSWEIGHT 1\nCLASSWEIGHT 1\n"
+                  "USERCFG[alice] PRIORITY=1000\nUSERCFG[bob] PRIORITY=2000\nGROUPCFG[g1] PRIORITY=30000\n"
+                  "ACCOUNTCFG[a1] PRIORITY=400000\nQOSCFG[q1] PRIORITY=5000000\nCLASSCFG[c1] PRIORITY=60000000\n",
+                  "priority_maui.so", false),
+            MFPRIO_OK)
+      << p_->err();
+  auto rec = [](uint64_t id, const char* user, const char* group, const char* account, const char* qos,
+                const char* cls) {
+    mfprio_job_t j = job(id, user, account, cls);
+    j.group = group;
+    j.qos = qos;
+    j.submit_time = j.eligible_time = T0;
+    return j;
+  };
+  const std::vector<mfprio_job_t> recs = {
+      rec(1, "alice", "g1", "a1", "q1", "c1"), rec(2, "bob", "g1", "a1", "q1", "c1"),
+      rec(3, "alice", nullptr, "a1", "q1", "c1"), rec(4, "alice", "g1", "zz", "q1", "c1"),
+      rec(5, "alice", "g1", "a1", nullptr, "c1"), rec(6, "alice", "g1", "a1", "q1", nullptr),
+      rec(7, "carol", "g1", "a1", "q1", "c1")};
+  for (size_t i = 0; i < recs.size(); ++i)
+    for (size_t k = 0; k < recs.size(); ++k) {
+      mfprio_job_t donor = recs[k];
+      ASSERT_EQ(p_->ops.job_resolve(&donor), MFPRIO_OK) << p_->err();
+      mfprio_job_t r = recs[i];
+      const uint32_t want = prio(r, T0);
+      r.handle = donor.handle;
+      EXPECT_EQ(prio(r, T0), want) << "record " << i << " with the handle of " << k;
+      uint32_t got = 7;
+      ASSERT_EQ(p_->ops.set_priority_batch(&r, 1, T0, &got, nullptr), MFPRIO_OK) << p_->err();
+      EXPECT_EQ(got, want) << "batch: record " << i << " with the handle of " << k;
+    }
+}
+
 TEST_F(MauiPlugin, BadPriorityValueNamesFileAndLine) {
   EXPECT_EQ(start("RMCFG[base] TYPE=PBS\nQUEUETIMEWEIGHT ten\n", "priority_maui.so", false), MFPRIO_ECONF);
   EXPECT_NE(p_->err().find(cfg_ + ":2"), std::string::npos) << p_->err();
