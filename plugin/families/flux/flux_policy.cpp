@@ -239,6 +239,15 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
   // Each user's default bank: the store's one rule over its (user, bank)
   // associations (m->assocs is by user, then bank, like d.assocs).
   s->is_default.assign(m->assocs.size(), 0);
+  s->assoc_names.resize(m->assocs.size());
+  for (size_t i = 0; i < m->assocs.size(); ++i) {
+    s->assoc_names[i].first.set(m->assocs[i].user);
+    s->assoc_names[i].second.set(m->assocs[i].bank);
+  }
+  s->queue_names.resize(m->queues.size());
+  for (size_t i = 0; i < m->queues.size(); ++i) s->queue_names[i].set(m->queues[i].name);
+  s->qos_names.resize(m->qos.size());
+  for (size_t i = 0; i < m->qos.size(); ++i) s->qos_names[i].set(m->qos[i].name);
   for (size_t i = 0; i < m->assocs.size();) {
     size_t j = i;
     while (j < m->assocs.size() && m->assocs[j].user == m->assocs[i].user) ++j;
@@ -376,13 +385,20 @@ namespace {
 // compares of short names: the batch's fast path calls it per record.
 bool handle_names_ok(const FluxState& s, const mfprio_job_t& j, uint32_t assoc, int32_t queue, int32_t qos) {
   const Model& m = *s.model;
-  const Association& a = m.assocs[assoc];
-  if (!name_is(a.user, j.user)) return false;
-  if (j.account && *j.account ? !name_is(a.bank, j.account) : !s.is_default[assoc]) return false;
+  // Inline first; a name longer than the inline part: the whole name.
+  auto is = [](const InlineName& in, const std::string& full, const char* given) {
+    const int r = inline_name_is(in, given);
+    return r < 0 ? name_is(full, given) : r == 1;
+  };
+  const auto& an = s.assoc_names[assoc];
+  if (!is(an.first, m.assocs[assoc].user, j.user)) return false;
+  if (j.account && *j.account ? !is(an.second, m.assocs[assoc].bank, j.account) : !s.is_default[assoc]) return false;
   const bool no_queue = !j.partition || !*j.partition, no_qos = !j.qos || !*j.qos;
-  if (queue >= 0 ? !name_is(m.queues[static_cast<size_t>(queue)].name, j.partition) : !(queue == kNone && no_queue))
+  if (queue >= 0 ? !is(s.queue_names[static_cast<size_t>(queue)], m.queues[static_cast<size_t>(queue)].name, j.partition)
+                 : !(queue == kNone && no_queue))
     return false;  // (an unknown name: looked up by name)
-  return qos >= 0 ? name_is(m.qos[static_cast<size_t>(qos)].name, j.qos) : qos == kNone && no_qos;
+  return qos >= 0 ? is(s.qos_names[static_cast<size_t>(qos)], m.qos[static_cast<size_t>(qos)].name, j.qos)
+                  : qos == kNone && no_qos;
 }
 }  // namespace
 

@@ -73,6 +73,7 @@ std::shared_ptr<const NameIndex> extend_names(const std::shared_ptr<const NameIn
     if (!next) next = parent ? std::make_shared<NameIndex>(*parent) : std::make_shared<NameIndex>();
     const uint32_t id = static_cast<uint32_t>(next->names[k].size());
     next->names[k].push_back(name);
+    next->inline_names[k].emplace_back().set(name);
     next->index[k].emplace(name, id);
   };
   for (int k = 0; k < kCredKinds; ++k) {

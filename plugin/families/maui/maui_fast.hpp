@@ -51,6 +51,7 @@ inline constexpr int kIdBits[kCredKinds] = {20, 14, 14, 8, 8};  // user, group, 
 
 struct NameIndex {
   std::array<std::vector<std::string>, kCredKinds> names;
+  std::array<std::vector<InlineName>, kCredKinds> inline_names;  // the same, for the handle check
   std::array<std::unordered_map<std::string, uint32_t>, kCredKinds> index;
   // kNoCred when absent.
   uint32_t find(int k, const std::string& name) const {
@@ -102,7 +103,8 @@ inline bool slots_name_record(const NameIndex& n, const mfprio_job_t& j, const u
     const char* g = given[k];
     const bool empty = !g || !*g;
     if (slot[k] >= kSlotFirstName) {
-      if (!name_is(n.names[k][slot[k] - kSlotFirstName], g)) return false;
+      const int r = inline_name_is(n.inline_names[k][slot[k] - kSlotFirstName], g);
+      if (r < 0 ? !name_is(n.names[k][slot[k] - kSlotFirstName], g) : r == 0) return false;
     } else if (slot[k] == kSlotNone) {
       if (!empty) return false;
     } else if (empty || n.find(k, g) != kNoCred) {

@@ -352,6 +352,16 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
     L->user_default[u] = acct::default_association(b, e, [](const acct::TreeAssoc& a) { return a.is_default; })->account;
   }
   L->assoc_by_store_id.build(n_assoc, [&](size_t i) { return L->assocs[i].store_id; });
+  for (PartitionInfo& pi : L->parts) pi.iname.set(pi.name);
+  for (QosInfo& qi : L->qos) qi.iname.set(qi.name);
+  L->assoc_names.resize(n_assoc);
+  for (size_t i = 0; i < n_assoc; ++i) {
+    const AssocInfo& ai = L->assocs[i];
+    AssocNames& an = L->assoc_names[i];
+    an.user.set(names[data.users[ai.user].name]);
+    an.account.set(names[data.accounts[ai.account].name]);
+    an.user_default = L->user_default[ai.user] == ai.account;
+  }
   L->names = std::move(data.names);
   L->names.chars.shrink_to_fit();  // grown by doubling while the store was read
   L->names.begin.shrink_to_fit();

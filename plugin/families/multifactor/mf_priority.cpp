@@ -157,18 +157,25 @@ bool handle_fits(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
   if (h.generation != L.id || h.generation == 0 || h.assoc >= L.assocs.size() || h.partition >= L.parts.size() ||
       (h.qos != kNone && h.qos >= L.qos.size()) || !job.user)
     return false;
+  const AssocNames& an = L.assoc_names[h.assoc];
   const AssocInfo& a = L.assocs[h.assoc];
-  if (!name_is(L.name(L.node_name[a.node]), job.user)) return false;
-  // Account: the record's, or (none given) the user's default.
-  if (job.account && *job.account) {
-    if (!name_is(L.name(L.account_name[a.account]), job.account)) return false;
-  } else if (L.user_default[a.user] != a.account) {
+  // User and account: inline (a long name: the whole name from the pool).
+  int u = inline_name_is(an.user, job.user);
+  if (__builtin_expect(u < 0, 0)) u = name_is(L.name(L.node_name[a.node]), job.user);
+  if (!u) return false;
+  if (job.account && *job.account) {  // the record's account, or (none given) the user's default
+    int c = inline_name_is(an.account, job.account);
+    if (__builtin_expect(c < 0, 0)) c = name_is(L.name(L.account_name[a.account]), job.account);
+    if (!c) return false;
+  } else if (!an.user_default) {
     return false;
   }
   // Partition: the record's, or (none given) the default one resolve_job picks.
   if (!L.implicit_partitions) {
     if (job.partition && *job.partition) {
-      if (!name_is(L.parts[h.partition].name, job.partition)) return false;
+      int p = inline_name_is(L.parts[h.partition].iname, job.partition);
+      if (__builtin_expect(p < 0, 0)) p = name_is(L.parts[h.partition].name, job.partition);
+      if (!p) return false;
     } else if (L.default_part >= 0 ? h.partition != static_cast<uint32_t>(L.default_part)
                                    : (L.parts.size() != 1 || h.partition != 0)) {
       return false;
@@ -177,7 +184,11 @@ bool handle_fits(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
     if (a.partition_name != 0 && a.partition != static_cast<int32_t>(h.partition)) return false;
   }
   // QOS: the record's, or (none given) "normal" when it exists.
-  if (job.qos && *job.qos) return h.qos != kNone && name_is(L.qos[h.qos].name, job.qos);
+  if (job.qos && *job.qos) {
+    if (h.qos == kNone) return false;
+    const int q = inline_name_is(L.qos[h.qos].iname, job.qos);
+    return q < 0 ? name_is(L.qos[h.qos].name, job.qos) : q == 1;
+  }
   return h.qos == (L.normal_qos >= 0 ? static_cast<uint16_t>(L.normal_qos) : kNone);
 }
 
@@ -296,11 +307,20 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
   int first = MFPRIO_OK;
   clamped[0] = clamped[1] = 0;
   const double* score = snap.assoc_score.data();
+  const AssocNames* names = L.assoc_names.data();
   constexpr size_t kAhead = 8;  // prefetch distance: hides the random association read
+  constexpr size_t kNamesAhead = 16;
   for (size_t i = 0; i < count; ++i) {
     if (i + kAhead < count) {
       const uint32_t a = jobs[i + kAhead].handle.assoc;
       if (a < n_assoc) __builtin_prefetch(score + a);
+    }
+    if (i + kNamesAhead < count) {  // the handle check's reads, further ahead: two hops
+      const mfprio_job_t& ahead = jobs[i + kNamesAhead];
+      const uint32_t a = ahead.handle.assoc;
+      if (a < n_assoc) __builtin_prefetch(names + a);
+      __builtin_prefetch(ahead.user);  // (a prefetch never faults)
+      __builtin_prefetch(ahead.account);
     }
     const mfprio_job_t& j = jobs[i];
     const mfprio_handle_t& h = j.handle;

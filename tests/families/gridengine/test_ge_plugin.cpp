@@ -452,5 +452,33 @@ TEST_F(GePlugin, InfiniteOrHugeRequestsKeepUrgencyFinite) {
   EXPECT_EQ(p_->ops.set_priority(&inf, T0, &pr[3]), MFPRIO_EINVAL);
 }
 
+// Issue 23 finding 1 (Grid Engine): two hosts on one store decay an hour
+// once; a pass dated before the store's last one applies nothing and does
+// not move it back.
+TEST_F(GePlugin, TwoHostsOnOneStoreDecayEachHourOnce) {
+  acct::AdminChanges ch;
+  acct::AssocWrite a;
+  a.rec.user = "alice", a.rec.account = "root", a.rec.shares = 50;
+  ch.assocs = {a};
+  ch.windows_family = "gridengine";
+  ch.windows = {acct::WindowRow{"cpu", "alice", 0, 0, 1000.0}};
+  store(ch);
+  std::ofstream(dir_.file("sched.conf")) << "halftime 1\n";
+  const std::vector<std::string> conf = {"AccountingStorageLoc=" + db(),
+                                         "PriorityParameters=sched_conf=" + dir_.file("sched.conf")};
+  OtherHost first(plugin_path("priority_gridengine.so"), conf), second(plugin_path("priority_gridengine.so"), conf);
+  ASSERT_EQ(first.decay(T0), 0);
+  p_ = std::make_unique<Plugin>(plugin_path("priority_gridengine.so"));
+  ASSERT_EQ(p_->init(conf, T0), MFPRIO_OK) << p_->err();  // its state: last pass T0
+  ASSERT_EQ(second.decay(T0 + kHour), 0);                 // the other host decays the hour
+  const double hour = std::pow(1.0 - std::log(2.0) / 60.0, 60.0);  // Grid Engine's per-minute constant, 60 times
+  ASSERT_EQ(p_->ops.decay(T0 + kHour / 2, nullptr, 0), MFPRIO_OK) << p_->err();  // before the store's last pass
+  EXPECT_NEAR(share("alice", "usage"), 1000.0 * hour, 1e-6);
+  ASSERT_EQ(p_->ops.decay(T0 + kHour, nullptr, 0), MFPRIO_OK) << p_->err();  // the same hour again
+  EXPECT_NEAR(share("alice", "usage"), 1000.0 * hour, 1e-6);
+  ASSERT_EQ(p_->ops.decay(T0 + 2 * kHour, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_NEAR(share("alice", "usage"), 1000.0 * hour * hour, 1e-6);
+}
+
 }  // namespace
 }  // namespace mfprio::test

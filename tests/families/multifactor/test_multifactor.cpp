@@ -9,9 +9,6 @@
 #include <set>
 #include <thread>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "harness.hpp"
 #include "share_tree.hpp"
 #include "tres.hpp"
@@ -653,43 +650,6 @@ TEST_F(Multifactor, JobEndBatchChargesAllInOneCallOrNone) {
   EXPECT_NEAR(p->row("a", "v").raw_usage, 90.0, 1e-9);
 }
 
-namespace {
-// Another host on the same store: a child process, forked before this
-// process loads the plugin, that loads its own copy when told to and runs
-// one decay pass at the time it is given.
-class OtherHost {
- public:
-  explicit OtherHost(std::vector<std::string> conf) {
-    if (pipe(go_) != 0 || pipe(done_) != 0) return;
-    pid_ = fork();
-    if (pid_ == 0) {
-      int64_t now = 0;
-      int rc = 12;
-      if (read(go_[0], &now, sizeof now) == sizeof now) {
-        Plugin other;
-        rc = other.init(conf) != MFPRIO_OK ? 10 : other.ops.decay(now, nullptr, 0) != MFPRIO_OK ? 11 : 0;
-      }
-      if (write(done_[1], &rc, sizeof rc) != sizeof rc) rc = 13;
-      _exit(rc);
-    }
-  }
-  ~OtherHost() {
-    for (int fd : {go_[0], go_[1], done_[0], done_[1]}) close(fd);
-    if (pid_ > 0) waitpid(pid_, nullptr, 0);
-  }
-  int decay(int64_t now) {
-    int rc = -1;
-    if (pid_ <= 0 || write(go_[1], &now, sizeof now) != sizeof now) return -1;
-    if (read(done_[0], &rc, sizeof rc) != sizeof rc) return -1;
-    return rc;
-  }
-
- private:
-  int go_[2] = {-1, -1}, done_[2] = {-1, -1};
-  pid_t pid_ = -1;
-};
-}  // namespace
-
 // Issue 23 finding 1: two hosts on one store (a controller and an admin's
 // decay, a backup controller) decay an hour once, and a pass dated before
 // the store's last pass applies nothing and does not move it back.
@@ -698,7 +658,8 @@ TEST_F(Multifactor, TwoHostsOnOneStoreDecayEachHourOnce) {
   b.account("a", "root", 1).user("u", "a", 1, 1000);
   b.write(db);
   const std::vector<std::string> conf = {"AccountingStorageLoc=" + db, "PriorityDecayHalfLife=1:00:00"};
-  OtherHost first(conf), second(conf);  // forked before this process loads the plugin
+  OtherHost first(plugin_path("priority_multifactor.so"), conf),
+      second(plugin_path("priority_multifactor.so"), conf);  // forked before this process loads the plugin
   ASSERT_EQ(first.decay(T0), 0);         // the store's first pass
   p = std::make_unique<Plugin>();
   ASSERT_EQ(p->init(conf), MFPRIO_OK) << p->err();  // its snapshot: last pass T0
