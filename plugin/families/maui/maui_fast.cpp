@@ -80,9 +80,24 @@ std::shared_ptr<const NameIndex> extend_names(const std::shared_ptr<const NameIn
     for (const auto& [name, c] : cfg.creds[k]) add(k, name);
     for (const auto& [name, u] : usage.by_name[k]) add(k, name);
   }
+  if (next)
+    for (int k = 0; k < kCredKinds; ++k) next->rehash(k);
   if (next) return next;
   if (parent) return parent;
   return std::make_shared<const NameIndex>();
+}
+
+void NameIndex::rehash(int k) {
+  size_t cap = 16;
+  while (cap < 2 * names[k].size()) cap <<= 1;
+  std::vector<uint64_t>& t = hashes[k];
+  t.assign(cap, 0);
+  for (const std::string& n : names[k]) {
+    const uint64_t h = name_hash(n.c_str());
+    size_t i = h & (cap - 1);
+    while (t[i] != 0 && t[i] != h) i = (i + 1) & (cap - 1);
+    t[i] = h;
+  }
 }
 
 bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_handle_t* h) {

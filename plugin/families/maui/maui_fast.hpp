@@ -53,11 +53,32 @@ struct NameIndex {
   std::array<std::vector<std::string>, kCredKinds> names;
   std::array<std::vector<InlineName>, kCredKinds> inline_names;  // the same, for the handle check
   std::array<std::unordered_map<std::string, uint32_t>, kCredKinds> index;
+  // Per kind, the names' hashes (name_hash) in an open-addressing table
+  // (0: empty; size a power of two, at most half full): a name whose hash
+  // is absent is not in the index, found with one hash and a probe or two
+  // (the handle check of an unknown credential, per record).
+  std::array<std::vector<uint64_t>, kCredKinds> hashes;
   // kNoCred when absent.
   uint32_t find(int k, const std::string& name) const {
     auto it = index[k].find(name);
     return it == index[k].end() ? kNoCred : it->second;
   }
+  static uint64_t name_hash(const char* s) {  // FNV-1a, never 0
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
+    return h | 1;
+  }
+  // False only when `name` is surely not in kind k (else ask find()).
+  bool maybe_known(int k, const char* name) const {
+    const std::vector<uint64_t>& t = hashes[k];
+    if (t.empty()) return false;
+    const uint64_t h = name_hash(name);
+    for (size_t i = h & (t.size() - 1);; i = (i + 1) & (t.size() - 1)) {
+      if (t[i] == h) return true;
+      if (t[i] == 0) return false;
+    }
+  }
+  void rehash(int k);  // after names[k] grew
 };
 
 // The parent's index when the cfg and usage name nothing new, else a copy
@@ -107,7 +128,7 @@ inline bool slots_name_record(const NameIndex& n, const mfprio_job_t& j, const u
       if (r < 0 ? !name_is(n.names[k][slot[k] - kSlotFirstName], g) : r == 0) return false;
     } else if (slot[k] == kSlotNone) {
       if (!empty) return false;
-    } else if (empty || n.find(k, g) != kNoCred) {
+    } else if (empty || (n.maybe_known(k, g) && n.find(k, g) != kNoCred)) {
       return false;
     }
   }
