@@ -650,15 +650,17 @@ int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_jo
     c.pass = acct::PassClock{};
     c.pass->now = pass_time;
   }
+  acct::WindowResult applied;
   try {
-    store->apply_windows(c);
+    applied = store->apply_windows(c);
   } catch (const acct::StoreError& e) {
     *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
     return MFPRIO_ESTORE;
   }
   out->committed = true;
   out->charged = c.charges.size();
-  const int64_t last = ended ? cur.last_decay : pass_time;
+  // The store's pass time (a pass dated before its last one moved nothing).
+  const int64_t last = ended ? cur.last_decay : applied.pass.state.last_decay;
   auto next = reread(store, t_ref, last, cur.generation + 1);
   // Handles stay good while the associations, queues and QOS do.  An
   // admin's edit read here: no handle is trusted in this state, and the

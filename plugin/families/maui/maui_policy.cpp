@@ -290,8 +290,9 @@ int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_jo
     }
     return MFPRIO_OK;
   }
+  acct::WindowResult applied;
   try {
-    store->apply_windows(c);
+    applied = store->apply_windows(c);
   } catch (const acct::StoreError& e) {
     *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
     return MFPRIO_ESTORE;
@@ -299,7 +300,8 @@ int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_jo
   out->committed = true;
   out->charged = c.charges.size();
   // The view follows the store: read the windows back (one family's rows).
-  const int64_t last = ended ? cur.last_decay : pass_time;
+  // The store's pass time (a pass dated before its last one moved nothing).
+  const int64_t last = ended ? cur.last_decay : applied.pass.state.last_decay;
   const int64_t as_of = ended ? std::max(cur.as_of, host_->now()) : pass_time;
   out->next = build(store->load_windows(kFamily), as_of, last, cur.generation + 1, &cur, 0);
   return MFPRIO_OK;

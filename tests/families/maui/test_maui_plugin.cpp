@@ -159,6 +159,27 @@ TEST_F(MauiPlugin, AHandleOfAnotherRecordIsNotTrusted) {
     }
 }
 
+// Issue 23 finding 1 (windowed families): a pass dated before the store's
+// last pass (another host ran a later one) never moves the store's pass
+// time back.
+TEST_F(MauiPlugin, APassBeforeTheStoresLastDoesNotMoveItBack) {
+  cfg_ = dir_.file("maui.cfg");
+  std::ofstream(cfg_) << "FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\nFSWEIGHT 1\n";
+  const std::vector<std::string> conf = {"PriorityParameters=config=" + cfg_,
+                                         "AccountingStorageLoc=" + dir_.file("acct.db")};
+  OtherHost first(plugin_path("priority_maui.so"), conf), second(plugin_path("priority_maui.so"), conf);
+  ASSERT_EQ(first.decay(T0), 0);
+  p_ = std::make_unique<Plugin>(plugin_path("priority_maui.so"));
+  ASSERT_EQ(p_->init(conf, T0), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(second.decay(T0 + 2 * kHour), 0);
+  ASSERT_EQ(p_->ops.decay(T0 + kHour, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(acct::Store::open(dir_.file("acct.db"))->decay_state().last_decay, T0 + 2 * kHour);
+  mfprio_stats_t st{};
+  st.struct_size = sizeof st;
+  ASSERT_EQ(p_->ops.plugin_stats(&st), MFPRIO_OK);
+  EXPECT_EQ(st.last_decay, T0 + 2 * kHour);
+}
+
 TEST_F(MauiPlugin, BadPriorityValueNamesFileAndLine) {
   EXPECT_EQ(start("RMCFG[base] TYPE=PBS\nQUEUETIMEWEIGHT ten\n", "priority_maui.so", false), MFPRIO_ECONF);
   EXPECT_NE(p_->err().find(cfg_ + ":2"), std::string::npos) << p_->err();
