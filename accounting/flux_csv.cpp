@@ -253,6 +253,13 @@ bool read_table(const std::string& text, const std::string& file, const Kind<R>&
       if (!cols[i]->set(&row, v, &what))
         return fail(where(file, rec.line) + ": column '" + names[i] + "': '" + v + "' is not " + what);
     }
+    if constexpr (std::is_same_v<R, UserRecord>)
+      for (size_t i = 0; i < cols.size(); ++i) {
+        if (!cols[i]) continue;
+        const std::string_view n = cols[i]->name;
+        if (n == "queues") row.has_queues = true;
+        else if (n == "job_usage" && !trim(rec.fields[i]).empty()) row.has_job_usage = true;
+      }
     std::string key;
     if constexpr (std::is_same_v<R, UserRecord>)
       key = row.username + "' in bank '" + row.bank;

@@ -101,11 +101,15 @@ FluxImportDoc flux_csv_import_json(const std::string& banks_text, const std::str
     put(o.get(), "account", json_string(u.bank.c_str()));
     put(o.get(), "shares", json_integer(u.shares));
     if (!u.default_bank.empty() && u.default_bank == u.bank) put(o.get(), "default", json_true());
-    put(o.get(), "raw_usage", json_real(u.job_usage));
-    JsonPtr qs(json_array());
-    for (const std::string& q : u.queues)
-      if (!q.empty()) append(qs.get(), json_string(q.c_str()));
-    put(o.get(), "queues", qs.release());
+    // A column the file does not have keeps the stored value (re-running
+    // an import with a users file without job_usage or queues changes neither).
+    if (u.has_job_usage) put(o.get(), "raw_usage", json_real(u.job_usage));
+    if (u.has_queues) {
+      JsonPtr qs(json_array());
+      for (const std::string& q : u.queues)
+        if (!q.empty()) append(qs.get(), json_string(q.c_str()));
+      put(o.get(), "queues", qs.release());
+    }
     append(uarr.get(), o.release());
     doc.user_where.push_back(at(users_file, u.line));
   }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -813,6 +814,7 @@ constexpr double kRenormalizeBelow = 1e-100;
 
 CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
   if (read_only_) throw StoreError(path_ + ": store opened read-only");
+  if (up.pass) check_pass(*up.pass, up.decay_factor, up.new_state.has_value() || up.defer_usage);
   if (!(up.decay_factor >= 0.0 && up.decay_factor <= 1.0))
     throw StoreError(path_ + ": decay factor " + std::to_string(up.decay_factor) +
                      " is outside [0, 1]");
@@ -838,14 +840,23 @@ CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
   double scale = old_scale;
   // Journalled charges join the rows before any reset or decay touches them.
   if (!up.defer_usage) fold_journal();
-  if (up.reset || up.decay_factor == 0.0) {
+  double factor = up.decay_factor;
+  bool reset = up.reset;
+  std::optional<DecayState> new_state = up.new_state;
+  if (up.pass) {
+    res.pass = decide_pass(*up.pass, up.reset, /*windows=*/false);
+    factor = res.pass.decay_factor;
+    reset = res.pass.reset;
+    if (res.pass.applied) new_state = res.pass.state;
+  }
+  if (reset || factor == 0.0) {
     sql::StmtUse a(prep(st_reset_assoc_, "UPDATE assocs SET raw_usage = 0"));
     a->run();
     sql::StmtUse t(prep(st_reset_tres_, "UPDATE assoc_tres_usage SET usage = 0"));
     t->run();
     scale = 1.0;
-  } else if (up.decay_factor != 1.0) {
-    scale *= up.decay_factor;
+  } else if (factor != 1.0) {
+    scale *= factor;
     if (scale < kRenormalizeBelow) {
       sql::StmtUse a(prep(st_decay_assoc_, "UPDATE assocs SET raw_usage = raw_usage * ?1"));
       a->bind(1, scale).run();
@@ -871,6 +882,7 @@ CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
         flush_ledger();
         break;
       }
+    bool in_ledger = false;
     {
       sql::StmtUse st(prep(st_ledger_get_,
           "SELECT charged_until, assoc_id FROM ledger WHERE job_id = ?1"));
@@ -879,6 +891,20 @@ CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
         from = std::max(from, st->i64(0));
         // A job stays on the association it was first charged to.
         ledger_assoc = st->i64(1);
+        in_ledger = true;
+      }
+    }
+    if (!in_ledger && !c.user.empty()) {
+      sql::StmtUse st(prep(st_assoc_by_name_,
+          "SELECT a.id FROM assocs a JOIN users u ON u.id = a.user_id JOIN accounts c ON c.id = a.account_id"
+          " WHERE u.name = ?1 AND c.name = ?2 AND a.partition = ?3"));
+      st->bind(1, c.user).bind(2, c.account).bind(3, c.partition);
+      ledger_assoc = st->step() ? st->i64(0) : 0;
+      if (ledger_assoc == 0) {  // deleted while the job ran: nothing to charge to
+        res.added.push_back(0);
+        res.assoc_ids.push_back(0);
+        ++res.dropped;
+        continue;
       }
     }
     double added = 0;
@@ -927,13 +953,39 @@ CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
     sql::StmtUse st(prep(st_scale_put_, "UPDATE decay_state SET scale = ?1 WHERE id = 1"));
     st->bind(1, scale).run();
   }
-  if (up.new_state) {
+  if (new_state) {
     sql::StmtUse st(prep(st_decay_state_,
         "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
-    st->bind(1, up.new_state->last_decay).bind(2, up.new_state->last_reset).run();
+    st->bind(1, new_state->last_decay).bind(2, new_state->last_reset).run();
   }
   txn.commit();
   return res;
+}
+
+void StoreImpl::check_pass(const PassClock& p, double decay_factor, bool explicit_state) const {
+  if (p.now < 0 || p.now > kMaxChargeTime)
+    throw StoreError(path_ + ": pass time " + std::to_string(p.now) + " before 1970 or after 9999");
+  if (decay_factor != 1.0 || explicit_state)
+    throw StoreError(path_ + ": a decay pass takes its factor and times from the store (no explicit factor, "
+                             "state or deferred usage)");
+  if (!(p.rate.unit_seconds > 0) || std::isnan(p.rate.base))
+    throw StoreError(path_ + ": bad decay rate");
+}
+
+// The one multi-host rule (store.hpp: PassClock), read inside the pass's
+// transaction.
+PassApplied StoreImpl::decide_pass(const PassClock& p, bool force_reset, bool windows) {
+  PassApplied a;
+  const DecayState d = decay_state_in_txn();
+  a.state = d;
+  a.previous = d.last_decay;
+  if (d.last_decay > 0 && p.now <= d.last_decay) return a;  // already passed: nothing, times kept
+  a.applied = true;
+  a.decay_factor = d.last_decay > 0 ? p.rate.factor(p.now - d.last_decay) : 1.0;
+  a.reset = force_reset || (p.reset_if_before > 0 && d.last_reset > 0 && d.last_reset < p.reset_if_before);
+  a.state.last_decay = p.now;
+  if (windows || a.reset || d.last_reset == 0) a.state.last_reset = p.now;
+  return a;
 }
 
 bool StoreImpl::may_write(uint32_t uid) {
@@ -950,6 +1002,13 @@ bool StoreImpl::may_write(uint32_t uid) {
 }
 
 }  // namespace detail
+
+double DecayRate::factor(int64_t elapsed) const {
+  if (elapsed <= 0 || base >= 1.0) return 1.0;
+  if (!(base > 0.0)) return 0.0;
+  const double units = static_cast<double>(elapsed) / unit_seconds;
+  return base == 0.5 ? std::exp2(-units) : std::pow(base, units);
+}
 
 std::unique_ptr<Store> Store::open(const std::string& path) { return open(path, OpenOptions{}); }
 

@@ -266,18 +266,58 @@ struct TreeData {
   DecayState decay;
 };
 
+// How usage decays with time: factor(elapsed) = base ^ (elapsed / unit_seconds)
+// (1 for elapsed <= 0; base <= 0: all usage gone; base >= 1: no decay).
+// Slurm's half-life H is {0.5, H}; Grid Engine's per-minute constant k is
+// {k, 60}.
+struct DecayRate {
+  double base = 1.0;
+  double unit_seconds = 1.0;
+  double factor(int64_t elapsed) const;
+};
+
+// A decay pass as the store applies it, whoever runs it (two hosts on one
+// store, a controller and an admin's `mfprio-host decay`): the factor comes
+// from the store's own last pass time, read inside the pass's write
+// transaction, never from a caller's snapshot.  A pass whose `now` is not
+// after the store's last pass applies no decay and no reset and leaves the
+// pass times alone (its charges still go: the ledger makes them idempotent),
+// so an hour is decayed once and the last pass time never moves backwards.
+struct PassClock {
+  int64_t now = 0;                 // the pass time
+  DecayRate rate;                  // CycleUpdate: every association's usage
+  int64_t reset_if_before = 0;     // CycleUpdate: reset when the stored last_reset is in (0, this)
+};
+
+// What the store did with a PassClock (CycleResult, WindowResult).
+struct PassApplied {
+  bool applied = false;            // false: the store's last pass was at or after `now`
+  double decay_factor = 1.0;       // CycleUpdate's usage factor (1 when not applied)
+  bool reset = false;              // usage was reset first
+  DecayState state;                // the pass times in the store after the commit
+  int64_t previous = 0;            // the store's last pass before this one (0: none)
+};
+
 // One job's charge in a cycle.  The store charges
 //   seconds = until - max(start_time, ledger.charged_until)  (if > 0)
 //   raw_usage += seconds * rate;  tres_usage[name] += seconds * count
 // and sets the ledger's charged_until = until (and ended).
 struct Charge {
   uint64_t job_id = 0;
-  int64_t assoc_id = 0;
+  int64_t assoc_id = 0;        // see `user` below
   int64_t start_time = 0;
   int64_t until = 0;
   double rate = 0;             // billable TRES x QOS UsageFactor, per second
   std::vector<std::pair<std::string, double>> tres;  // per-second TRES counts x UsageFactor
   bool ended = false;
+  // The association: by name when `user` is set (a plugin's charges), looked
+  // up inside the transaction, so a row id cached in a snapshot can never
+  // credit another association that took it since; else by assoc_id (an
+  // admin tool that resolved it in the same breath).  A job already in the
+  // ledger stays on the association it was first charged to (a deleted
+  // association takes its ledger rows with it).  An association not in the
+  // store (deleted while its job ran) is not charged: CycleResult::dropped.
+  std::string user, account, partition;
 };
 
 struct CycleUpdate {
@@ -291,14 +331,22 @@ struct CycleUpdate {
   // is not deferred.  Only for cycles with no reset and no decay (job ends).
   // load() counts journalled charges, so nothing is ever invisible or lost.
   bool defer_usage = false;
+  // A decay pass (see PassClock): the store computes the factor, the reset
+  // and the new pass times itself.  Then decay_factor must be 1 and
+  // new_state unset; `reset` still forces a reset (PriorityUsageResetPeriod=NOW).
+  std::optional<PassClock> pass;
 };
 
 struct CycleResult {
+  PassApplied pass;            // with CycleUpdate::pass
   std::vector<double> added;   // per charge: usage added (0 if already charged)
   // Per charge: the association credited.  A job stays on the association it
   // was first charged to (the ledger's), whatever the charge named: the one
   // rule, and callers credit memory from here so file and memory agree.
   std::vector<int64_t> assoc_ids;
+  // Charges whose association is gone (by name, see Charge): added 0,
+  // assoc_ids 0, no ledger row; every other charge of the cycle went ahead.
+  size_t dropped = 0;
 };
 
 // ---- windowed usage --------------------------------------------------------
@@ -341,9 +389,16 @@ struct WindowCycle {
   int64_t keep_windows = 0;
   std::vector<WindowCharge> charges;
   std::optional<DecayState> new_state;  // the pass time, as apply_cycle keeps it
+  // A decay pass (see PassClock): pass.rate decays every row of the family,
+  // kind_rates the rows of the kinds listed (then pass.rate must be 1);
+  // both from the store's own last pass time.  Then decay_factor must be 1,
+  // kind_decay empty and new_state unset; the pass times become {now, now}.
+  std::optional<PassClock> pass;
+  std::vector<std::pair<std::string, DecayRate>> kind_rates;
 };
 
 struct WindowResult {
+  PassApplied pass;            // with WindowCycle::pass
   std::vector<double> added;   // per charge: usage added to each of its credentials
 };
 

@@ -53,6 +53,8 @@ class StoreImpl final : public Store {
   void write_cached_hierarchy(const TreeData& t);
   void clear_tree_cache();  // inside apply_admin's transaction
   void read_tree_tail(TreeData& t, double scale);
+  void check_pass(const PassClock& p, double decay_factor, bool explicit_state) const;
+  PassApplied decide_pass(const PassClock& p, bool force_reset, bool windows);
   DecayState decay_state_in_txn();  // decay_state.scale, inside a transaction
   CycleResult apply_cycle_txn(const CycleUpdate& update);
   void fold_journal();  // journalled charges into the rows, inside a transaction
@@ -93,7 +95,7 @@ class StoreImpl final : public Store {
   // cycle
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_ledger_get_,
       st_charge_assoc_, st_charge_tres_, st_ledger_put_, st_decay_state_, st_tres_id_,
-      st_tres_insert_, st_is_admin_;
+      st_tres_insert_, st_is_admin_, st_assoc_by_name_;
   // multi-row journal / ledger writes: [k] holds 2^k rows (1 .. 32)
   sql::Stmt st_journal_rows_[6], st_ledger_rows_[6];
   // admin

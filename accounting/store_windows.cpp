@@ -49,16 +49,35 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
     throw StoreError(path_ + ": window length below 0 or past year 9999");
   if (!(c.decay_factor >= 0.0 && c.decay_factor <= 1.0))
     throw StoreError(path_ + ": decay factor " + std::to_string(c.decay_factor) + " is outside [0, 1]");
+  if (c.pass) {
+    check_pass(*c.pass, c.decay_factor, c.new_state.has_value() || !c.kind_decay.empty());
+    if (!c.kind_rates.empty() && c.pass->rate.base < 1.0)
+      throw StoreError(path_ + ": per-kind decay rates and a family decay rate together");
+  } else if (!c.kind_rates.empty()) {
+    throw StoreError(path_ + ": per-kind decay rates without a pass");
+  }
   WindowResult res;
   res.added.reserve(c.charges.size());
   sql::Txn txn(db_.get());
   if (!c.kind_decay.empty() && c.decay_factor != 1.0)
     throw StoreError(path_ + ": per-kind decay factors and a family decay factor together");
-  if (c.decay_factor != 1.0) {
-    sql::StmtUse st(prep(st_win_decay_, "UPDATE usage_windows SET usage = usage * ?2 WHERE family = ?1"));
-    st->bind(1, c.family).bind(2, c.decay_factor).run();
+  double family_factor = c.decay_factor;
+  std::vector<std::pair<std::string, double>> kind_factors = c.kind_decay;
+  std::optional<DecayState> new_state = c.new_state;
+  if (c.pass) {
+    res.pass = decide_pass(*c.pass, false, /*windows=*/true);
+    if (res.pass.applied) {
+      new_state = res.pass.state;
+      family_factor = res.pass.decay_factor;
+      const int64_t elapsed = res.pass.previous > 0 ? c.pass->now - res.pass.previous : 0;
+      for (const auto& [kind, rate] : c.kind_rates) kind_factors.emplace_back(kind, rate.factor(elapsed));
+    }
   }
-  for (const auto& [kind, f] : c.kind_decay) {
+  if (family_factor != 1.0) {
+    sql::StmtUse st(prep(st_win_decay_, "UPDATE usage_windows SET usage = usage * ?2 WHERE family = ?1"));
+    st->bind(1, c.family).bind(2, family_factor).run();
+  }
+  for (const auto& [kind, f] : kind_factors) {
     if (!(f >= 0.0 && f <= 1.0))
       throw StoreError(path_ + ": decay factor of '" + kind + "' is outside [0, 1]");
     if (f == 1.0) continue;
@@ -121,10 +140,10 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
     st->bind(1, c.family).bind(2, static_cast<int64_t>(ch.job_id)).bind(3, ch.until).bind(4, ch.ended).run();
     res.added.push_back(added);
   }
-  if (c.new_state) {
+  if (new_state) {
     sql::StmtUse st(prep(st_decay_state_,
         "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
-    st->bind(1, c.new_state->last_decay).bind(2, c.new_state->last_reset).run();
+    st->bind(1, new_state->last_decay).bind(2, new_state->last_reset).run();
   }
   txn.commit();
   return res;

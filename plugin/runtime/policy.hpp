@@ -25,8 +25,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -347,6 +349,70 @@ __attribute__((always_inline)) inline bool fast_tres_counts_ok(const mfprio_job_
     }
   return ok;
 }
+// A handle is trusted only when it names the record's own names (a handle
+// kept after the job's user, account, QOS or partition changed, or one
+// resolved for another record, is resolved again by name): `stored` is the
+// name the handle points at, `given` the record's (NULL counts as "").  No
+// strlen, no allocation: the fast paths call it per record.
+__attribute__((always_inline)) inline bool name_is(std::string_view stored, const char* given) {
+  if (!given) return stored.empty();
+  const size_t n = stored.size();
+  return (n == 0 || std::strncmp(stored.data(), given, n) == 0) && given[n] == '\0';
+}
+
+// A name kept inline for a fast path's handle check (dense, next to the
+// other per-entry data, so checking a record's name costs no pointer chase
+// into a name pool): the first 15 bytes, NUL-padded; byte 15 is 1 when the
+// name is longer (then inline_name_is answers -1 and the caller compares
+// the whole name).  1: `given` is this name; 0: it is not.
+struct InlineName {
+  char c[16] = {};
+  void set(std::string_view n) {
+    for (size_t i = 0; i < 15; ++i) c[i] = i < n.size() ? n[i] : '\0';
+    c[15] = n.size() > 15 ? 1 : 0;
+  }
+};
+// Reads `given` 16 bytes at a time when they lie in one page (a read past
+// its NUL inside the page: never a fault, so the sanitizers are told not
+// to look at this one function), else byte by byte.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MFPRIO_WHOLE_WORD_READ __attribute__((no_sanitize("address", "thread")))
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MFPRIO_WHOLE_WORD_READ __attribute__((no_sanitize("address", "thread")))
+#endif
+#endif
+#ifndef MFPRIO_WHOLE_WORD_READ  // (no sanitizer: inlined into the fast loops)
+#define MFPRIO_WHOLE_WORD_READ __attribute__((always_inline))
+#endif
+MFPRIO_WHOLE_WORD_READ inline int inline_name_is(const InlineName& n, const char* given) {
+  if (!given) return n.c[0] == '\0' && n.c[15] == 0;
+  uint64_t s0, s1;
+  std::memcpy(&s0, n.c, 8);
+  std::memcpy(&s1, n.c + 8, 8);
+  if (__builtin_expect((reinterpret_cast<uintptr_t>(given) & 4095) <= 4096 - 16, 1)) {
+    uint64_t g0, g1;
+    std::memcpy(&g0, given, 8);
+    std::memcpy(&g1, given + 8, 8);
+    constexpr uint64_t kLo = 0x0101010101010101ull, kHi = 0x8080808080808080ull;
+    // Keep the bytes before given's first NUL (little-endian: byte i is bits 8i..8i+7).
+    const uint64_t z0 = (g0 - kLo) & ~g0 & kHi;
+    if (z0) {
+      g0 &= (uint64_t{1} << (__builtin_ctzll(z0) & ~7)) - 1;  // (bit 0: a NUL first, nothing kept)
+      return g0 == s0 && s1 == 0;
+    }
+    const uint64_t z1 = (g1 - kLo) & ~g1 & kHi;
+    if (!z1) return n.c[15] ? -1 : 0;  // given is longer than 15 bytes
+    g1 &= (uint64_t{1} << (__builtin_ctzll(z1) & ~7)) - 1;
+    return g0 == s0 && g1 == s1;
+  }
+  for (size_t i = 0; i < 15; ++i) {
+    if (n.c[i] != given[i]) return 0;
+    if (given[i] == '\0') return 1;
+  }
+  return n.c[15] ? -1 : given[15] == '\0';
+}
+
 // A job about to be charged up to `until` (decay's running jobs, job_end's
 // finished ones): it has a user and a start time in (0, until].  The rule
 // every family's usage model applies before charging.

@@ -451,6 +451,36 @@ TEST_F(Cli, ImportFluxSkipsAUtf8BomAndRefusesInvisibleCharactersInNames) {
   EXPECT_EQ(t.out, acct({"show", "tree", "-p"}).out);  // nothing changed
 }
 
+// Issue 23 finding 3: a users file without the job_usage or queues column
+// keeps the stored usage and queue permissions (an omitted field keeps its
+// stored value); a column given (even an empty queue list) sets them.
+TEST_F(Cli, ImportFluxAgainWithoutUsageOrQueuesColumnsKeepsThem) {
+  std::ofstream(dir.file("banks.csv")) << "bank,parent_bank,shares\nroot,,1\nA,root,1\n";
+  std::ofstream(dir.file("queues.csv")) << "queue,priority\nbatch,1\n";
+  std::ofstream(dir.file("users.csv")) << "username,bank,shares,job_usage,queues\nalice,A,1,1234,batch\n";
+  const std::vector<std::string> args = {"import-flux", "--banks", dir.file("banks.csv"), "--users",
+                                         dir.file("users.csv"), "--queues", dir.file("queues.csv")};
+  ASSERT_EQ(0, acct(args).status);
+  std::ofstream(dir.file("users.csv")) << "username,bank,shares\nalice,A,3\n";
+  Result r = acct(args);
+  ASSERT_EQ(0, r.status) << r.err;
+  std::string ex = acct({"export"}).out;
+  EXPECT_NE(std::string::npos, ex.find(R"("queues":["batch"])")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"("raw_usage":1234)")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"("shares":3)")) << ex;
+  // The same in the legacy headerless order (it has queues but no job_usage).
+  std::ofstream(dir.file("users.csv")) << "alice,5001,A,2,5,7,2147483647,batch\n";
+  ASSERT_EQ(0, acct(args).status);
+  ex = acct({"export"}).out;
+  EXPECT_NE(std::string::npos, ex.find(R"("raw_usage":1234)")) << ex;
+  // Given, they are set: an empty queue list clears the permissions.
+  std::ofstream(dir.file("users.csv")) << "username,bank,shares,job_usage,queues\nalice,A,1,10,\n";
+  ASSERT_EQ(0, acct(args).status);
+  ex = acct({"export"}).out;
+  EXPECT_EQ(std::string::npos, ex.find(R"("queues":["batch"])")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"("raw_usage":10)")) << ex;
+}
+
 TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {
   std::ofstream(dir.file("banks.csv")) << "bank,parent_bank,shares\nroot,,1\nA,root,1\n";
   std::ofstream(dir.file("users.csv")) << "username,bank,shares\nalice,A,1\nbob,A,lots\n";

@@ -5,7 +5,9 @@
 // the input (names from a small dictionary or raw bytes, numbers raw, TRES
 // and attributes with raw doubles and names, handles forged), then
 // set_priority, job_resolve + set_priority (and a handle forged with the
-// current generation), job_factors(_json),
+// current generation, and a stale one resolved for another record whose
+// names differ: it must price exactly as by name, single and batch),
+// job_factors(_json),
 // set_priority_batch, prioritize and, for some inputs, decay/job_end with
 // the record as a running job.  Every call must return an MFPRIO_* status
 // with a bounded errmsg(); the sanitizers catch the rest.
@@ -191,6 +193,38 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   forged.handle.partition ^= p.ConsumeIntegral<uint16_t>();
   forged.handle.qos ^= p.ConsumeIntegral<uint16_t>();
   check(ops.set_priority(&forged, now, &prio), "set_priority (forged)");
+  // A stale handle whose names changed: resolved for another record (other
+  // user, account, partition or QOS from the dictionary) and kept on this
+  // one.  It must be priced exactly as by name (a zeroed handle), on the
+  // single and the batch path: the handle names the record's own names or
+  // it is not used (issue 23: a kept handle priced and charged the old names).
+  {
+    const std::string ouser = pick_name(p, users, 8), oaccount = pick_name(p, accounts, 8),
+                      opart = pick_name(p, parts, 5), oqos = pick_name(p, qos, 5), ogroup = pick_name(p, users, 8);
+    mfprio_job_t other = j;
+    other.user = ouser.c_str();
+    other.account = oaccount.c_str();
+    other.partition = opart.c_str();
+    other.qos = oqos.c_str();
+    other.group = ogroup.c_str();
+    check(ops.job_resolve(&other), "job_resolve (other record)");
+    mfprio_job_t stale = j, by_name = j;
+    stale.handle = other.handle;
+    by_name.handle = mfprio_handle_t{};
+    uint32_t p_stale = 0, p_name = 0, p_batch = 0;
+    const int rc_stale = ops.set_priority(&stale, now, &p_stale);
+    check(rc_stale, "set_priority (stale handle)");
+    const int rc_name = ops.set_priority(&by_name, now, &p_name);
+    int st_batch = MFPRIO_OK;
+    check(ops.set_priority_batch(&stale, 1, now, &p_batch, &st_batch), "set_priority_batch (stale handle)");
+    if (rc_stale != rc_name || p_stale != p_name || st_batch != rc_name || p_batch != p_name) {
+      std::fprintf(stderr,
+                   "fuzz_abi: a handle resolved for another record changed the result: by name %d/%u, "
+                   "stale handle %d/%u, batch %d/%u\n",
+                   rc_name, p_name, rc_stale, p_stale, st_batch, p_batch);
+      abort();
+    }
+  }
   mfprio_factors_t f{};
   f.struct_size = sizeof f;
   check(ops.job_factors(&j, now, &f), "job_factors");

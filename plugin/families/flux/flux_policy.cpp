@@ -239,6 +239,16 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
   }
   // Each user's default bank: the store's one rule over its (user, bank)
   // associations (m->assocs is by user, then bank, like d.assocs).
+  s->is_default.assign(m->assocs.size(), 0);
+  s->assoc_names.resize(m->assocs.size());
+  for (size_t i = 0; i < m->assocs.size(); ++i) {
+    s->assoc_names[i].first.set(m->assocs[i].user);
+    s->assoc_names[i].second.set(m->assocs[i].bank);
+  }
+  s->queue_names.resize(m->queues.size());
+  for (size_t i = 0; i < m->queues.size(); ++i) s->queue_names[i].set(m->queues[i].name);
+  s->qos_names.resize(m->qos.size());
+  for (size_t i = 0; i < m->qos.size(); ++i) s->qos_names[i].set(m->qos[i].name);
   for (size_t i = 0; i < m->assocs.size();) {
     size_t j = i;
     while (j < m->assocs.size() && m->assocs[j].user == m->assocs[i].user) ++j;
@@ -248,6 +258,7 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
       return d.assocs[assoc_row[static_cast<size_t>(&a - m->assocs.data())]].is_default;
     });
     s->default_assoc.emplace(user, static_cast<int32_t>(it - m->assocs.begin()));
+    s->is_default[static_cast<size_t>(it - m->assocs.begin())] = 1;
     i = j;
   }
   if (skipped && host_)
@@ -367,11 +378,37 @@ int FluxPolicy::association(const FluxState& s, const mfprio_job_t& job, int32_t
   return MFPRIO_ENOENT;
 }
 
+namespace {
+// A handle's names are the record's own (policy.hpp: name_is): its user, its
+// bank (none given: the user's default), its queue and its QOS; a handle kept
+// after any of them changed (or resolved for another record) is not used.
+// `queue` and `qos` are decoded (kNone, kUnknown or an index).  A few
+// compares of short names: the batch's fast path calls it per record.
+bool handle_names_ok(const FluxState& s, const mfprio_job_t& j, uint32_t assoc, int32_t queue, int32_t qos) {
+  const Model& m = *s.model;
+  // Inline first; a name longer than the inline part: the whole name.
+  auto is = [](const InlineName& in, const std::string& full, const char* given) {
+    const int r = inline_name_is(in, given);
+    return r < 0 ? name_is(full, given) : r == 1;
+  };
+  const auto& an = s.assoc_names[assoc];
+  if (!is(an.first, m.assocs[assoc].user, j.user)) return false;
+  if (j.account && *j.account ? !is(an.second, m.assocs[assoc].bank, j.account) : !s.is_default[assoc]) return false;
+  const bool no_queue = !j.partition || !*j.partition, no_qos = !j.qos || !*j.qos;
+  if (queue >= 0 ? !is(s.queue_names[static_cast<size_t>(queue)], m.queues[static_cast<size_t>(queue)].name, j.partition)
+                 : !(queue == kNone && no_queue))
+    return false;  // (an unknown name: looked up by name)
+  return qos >= 0 ? is(s.qos_names[static_cast<size_t>(qos)], m.qos[static_cast<size_t>(qos)].name, j.qos)
+                  : qos == kNone && no_qos;
+}
+}  // namespace
+
 int FluxPolicy::ids(const FluxState& s, const mfprio_job_t& job, Job* fj, std::string* why) const {
   const Model& m = *s.model;
   const mfprio_handle_t& h = job.handle;
   if (!(s.layout_id != 0 && h.generation == s.layout_id && h.assoc < m.assocs.size() &&
-        decode(h.partition, m.queues.size(), &fj->queue) && decode(h.qos, m.qos.size(), &fj->qos))) {
+        decode(h.partition, m.queues.size(), &fj->queue) && decode(h.qos, m.qos.size(), &fj->qos) &&
+        handle_names_ok(s, job, h.assoc, fj->queue, fj->qos))) {
     // Stale, forged or never resolved: by name.
     if (int rc = association(s, job, &fj->assoc, why)) return rc;
     fj->queue = find_queue(m, nz(job.partition));
@@ -525,7 +562,11 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
       const mfprio_handle_t h = j.handle;
       const uint32_t q = (h.partition + 2u) & 0xffffu, qos = (h.qos + 2u) & 0xffffu;
       const bool handle_ok = (h.generation == lid) & (h.assoc < n_assoc) & (q < slots) & (qos < qos_lim);
-      if (__builtin_expect(!(handle_ok && quick_record(j)), 0)) {
+      // (codes + 2: 0 unknown, 1 none, i + 2 index i; minus 2 gives kUnknown, kNone or i.)
+      if (__builtin_expect(!(handle_ok && quick_record(j) &&
+                             handle_names_ok(s, j, h.assoc, static_cast<int32_t>(q) - 2,
+                                             static_cast<int32_t>(qos) - 2)),
+                           0)) {
         slow(i);
         continue;
       }
@@ -607,16 +648,21 @@ int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_jo
     ch.credentials.emplace_back(kKind, usage_name(as.user, as.bank));
     c.charges.push_back(std::move(ch));
   }
-  if (!ended) c.new_state = acct::DecayState{pass_time, pass_time};
+  if (!ended) {  // the pass times, never moved backwards (acct::PassClock)
+    c.pass = acct::PassClock{};
+    c.pass->now = pass_time;
+  }
+  acct::WindowResult applied;
   try {
-    store->apply_windows(c);
+    applied = store->apply_windows(c);
   } catch (const acct::StoreError& e) {
     *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
     return MFPRIO_ESTORE;
   }
   out->committed = true;
   out->charged = c.charges.size();
-  const int64_t last = ended ? cur.last_decay : pass_time;
+  // The store's pass time (a pass dated before its last one moved nothing).
+  const int64_t last = ended ? cur.last_decay : applied.pass.state.last_decay;
   auto next = reread(store, t_ref, last, cur.generation + 1);
   // Handles stay good while the associations, queues and QOS do.  An
   // admin's edit read here: no handle is trusted in this state, and the

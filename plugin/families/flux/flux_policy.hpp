@@ -46,6 +46,11 @@ struct FluxState : State {
   // (user, bank) -> association index; user -> the default association.
   std::unordered_map<std::string, int32_t> assoc_by_key;  // user + '\n' + bank
   std::unordered_map<std::string, int32_t> default_assoc;
+  std::vector<uint8_t> is_default;  // per association: its user's default (a job naming no bank)
+  // The handle check's names, inline: per association its user and bank,
+  // per queue and QOS its name (flux_policy.cpp: handle_names_ok).
+  std::vector<std::pair<InlineName, InlineName>> assoc_names;
+  std::vector<InlineName> queue_names, qos_names;
   std::unordered_map<std::string, int32_t> bank_by_name;
   // The bank/user tree, for the share view: nodes[i] with its shares and
   // decayed usage (banks: summed over their users), and node -> association.

@@ -222,6 +222,7 @@ int to_ge_job(const mfprio_job_t& r, const Model& model, Job* out, std::string* 
         if (!(cache && cache->find(c, value, &v))) {
           if (!parse_ge_value(c->type, value, &v))
             return bad((std::string("not a ") + complex_type_name(c->type) + " value").c_str());
+          if (!std::isfinite(v)) return bad("not a finite number");
           if (cache) cache->put(c, value, v);
         }
         j.hard_requests[c->name] = RequestValue::num(v);  // parsed once: urgency reads the number
@@ -476,6 +477,9 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   }
   for (size_t i = 0; i < running_count; ++i) {
     std::string why;
+    // A job takes part once: a running record of a job already in the pass
+    // (given twice, or pending as well) is left out; the first record counts.
+    if (first.find(running[i].job_id) != JobIndex::kNone) continue;
     Job& j = pass->jobs.emplace_back();
     UrgencyParts up;
     int rc = to_ge_job(running[i], m, &j, &why, &cache);
@@ -564,18 +568,18 @@ int GridEnginePolicy::charge(acct::Store* store, const GeState& cur, const mfpri
   c.window_seconds = 0;
   if (!ended) {
     // Grid Engine's decay: a per-minute constant per usage type, over the
-    // time since the last pass (none before the first pass).
-    const double elapsed = cur.last_decay > 0 ? static_cast<double>(now - cur.last_decay) : 0.0;
+    // time since the store's last pass (none before the first pass; the
+    // store reads that time inside the pass's transaction, acct::PassClock).
     const double def = decay_constant_per_minute(conf_.halftime * 60.0);
     for (const char* t : kTypes) {
       double k = def;
       for (const HalflifeEntry& e : conf_.halflife_decay_list)
         if (e.name == t) k = decay_constant_per_minute(e.minutes);
-      const double f = decay_factor(k, elapsed);
       for (const char* prefix : {"", "project_", "user_project_"})
-        c.kind_decay.emplace_back(std::string(prefix) + t, f);
+        c.kind_rates.emplace_back(std::string(prefix) + t, acct::DecayRate{k, 60.0});
     }
-    c.new_state = acct::DecayState{now, now};
+    c.pass = acct::PassClock{};
+    c.pass->now = now;
   }
   for (size_t i = 0; i < count; ++i) {
     const mfprio_job_t& j = jobs[i];

@@ -41,6 +41,15 @@ uint32_t urgency_slot_count(const Job& job) {
   return pe.ranges.front().min;  // unreadable setting: Grid Engine falls back to min
 }
 
+namespace {
+// Urgency terms stay finite: a request of 1e307 (or a sum of large ones)
+// would make the largest urgency infinite and every other job's normalized
+// urgency 0 (and its own NaN).  Kept within +-kMaxUrgency, the normalization
+// (v - lo) / (hi - lo) stays finite.
+constexpr double kMaxUrgency = 1e300;
+double bounded(double v) { return std::isnan(v) ? 0.0 : std::clamp(v, -kMaxUrgency, kMaxUrgency); }
+}  // namespace
+
 bool job_urgency(const Job& job, const Model& model, int64_t now, UrgencyParts* out,
                  std::string* why) {
   UrgencyParts p;
@@ -48,7 +57,7 @@ bool job_urgency(const Job& job, const Model& model, int64_t now, UrgencyParts* 
   const double S = static_cast<double>(p.slots);
   // Implicit slots request: one slot per slot, times the slots complex urgency.
   if (const Complex* slots = model.complexes.find("slots")) {
-    p.rrcontr += 1.0 * static_cast<double>(slots->urgency) * S;
+    p.rrcontr = bounded(p.rrcontr + 1.0 * static_cast<double>(slots->urgency) * S);
   }
   for (const auto& [name, value] : job.hard_requests) {
     const Complex* c = model.complexes.find(name);
@@ -64,19 +73,23 @@ bool job_urgency(const Job& job, const Model& model, int64_t now, UrgencyParts* 
                "' is not a " + complex_type_name(c->type) + " value";
         return false;
       }
-      p.rrcontr += v * static_cast<double>(c->urgency) * S;
+      if (!std::isfinite(v)) {
+        *why = "job " + std::to_string(job.id) + ": request '" + name + "' is not a finite number";
+        return false;
+      }
+      p.rrcontr = bounded(p.rrcontr + v * static_cast<double>(c->urgency) * S);
     } else {
-      p.rrcontr += static_cast<double>(c->urgency);
+      p.rrcontr = bounded(p.rrcontr + static_cast<double>(c->urgency));
     }
   }
   const SchedConf& conf = model.conf;
-  p.wtcontr = conf.weight_waiting_time * static_cast<double>(now - job.submit_time);
+  p.wtcontr = bounded(conf.weight_waiting_time * static_cast<double>(now - job.submit_time));
   if (job.deadline) {
     const int64_t left = *job.deadline - now;
     p.deadline_bound = left <= 1;
-    p.dlcontr = conf.weight_deadline / static_cast<double>(std::max<int64_t>(left, 1));
+    p.dlcontr = bounded(conf.weight_deadline / static_cast<double>(std::max<int64_t>(left, 1)));
   }
-  p.urg = p.rrcontr + p.wtcontr + p.dlcontr;
+  p.urg = bounded(p.rrcontr + p.wtcontr + p.dlcontr);
   *out = p;
   return true;
 }

@@ -466,7 +466,7 @@ class Parser {
     const int k = static_cast<int>(kind);
     // Validate into a copy; the Config is replaced only at the very end anyway,
     // but a copy keeps a bad line from half-applying to this credential.
-    const bool is_default = upper(cname) == "DEFAULT";
+    const bool is_default = cname == "DEFAULT";  // only upper case: "default" is a credential's name
     CredCfg c = is_default ? cfg_->default_cred[k] : CredCfg{};
     if (!is_default) {
       auto it = cfg_->creds[k].find(cname);

@@ -73,15 +73,31 @@ std::shared_ptr<const NameIndex> extend_names(const std::shared_ptr<const NameIn
     if (!next) next = parent ? std::make_shared<NameIndex>(*parent) : std::make_shared<NameIndex>();
     const uint32_t id = static_cast<uint32_t>(next->names[k].size());
     next->names[k].push_back(name);
+    next->inline_names[k].emplace_back().set(name);
     next->index[k].emplace(name, id);
   };
   for (int k = 0; k < kCredKinds; ++k) {
     for (const auto& [name, c] : cfg.creds[k]) add(k, name);
     for (const auto& [name, u] : usage.by_name[k]) add(k, name);
   }
+  if (next)
+    for (int k = 0; k < kCredKinds; ++k) next->rehash(k);
   if (next) return next;
   if (parent) return parent;
   return std::make_shared<const NameIndex>();
+}
+
+void NameIndex::rehash(int k) {
+  size_t cap = 16;
+  while (cap < 2 * names[k].size()) cap <<= 1;
+  std::vector<uint64_t>& t = hashes[k];
+  t.assign(cap, 0);
+  for (const std::string& n : names[k]) {
+    const uint64_t h = name_hash(n.c_str());
+    size_t i = h & (cap - 1);
+    while (t[i] != 0 && t[i] != h) i = (i + 1) & (cap - 1);
+    t[i] = h;
+  }
 }
 
 bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_handle_t* h) {
@@ -108,6 +124,7 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
   const Config& cfg = m.cfg;
   const bool moab = cfg.flavor == Flavor::Moab;
   out->layout_id = layout_id;
+  out->names = &names;
   // price_fast reads no per-user activity (the policy never fills it).
   out->usable = m.user_activity.empty();
   out->moab = moab;
@@ -186,8 +203,8 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
     for (CredExtra& x : out->extra[kk]) {
       if (kind == CredKind::Qos) {
         x.xf_min = &x == &out->extra[kk][kSlotNone] ? 0.0 : static_cast<double>(cfg.xf_min_wclimit);
-        const int64_t w_qt = cfg.weight(Sub::QueueTime) + x.qt_weight;  // 0 without a QOSCFG line
-        const int64_t w_xf = cfg.weight(Sub::XFactor) + x.xf_weight;
+        const int64_t w_qt = weight_sum(cfg.weight(Sub::QueueTime), x.qt_weight);  // 0 without a QOSCFG line
+        const int64_t w_xf = weight_sum(cfg.weight(Sub::XFactor), x.xf_weight);
         x.serv_qt = out->active[static_cast<int>(Sub::QueueTime)] ? static_cast<double>(w_qt) : 0.0;
         x.serv_xf = out->active[static_cast<int>(Sub::XFactor)] ? static_cast<double>(w_xf) : 0.0;
       }
@@ -449,7 +466,8 @@ void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, siz
     uint32_t slot[kCredKinds];
     double swap_mb = 0.0, disk_mb = 0.0;
     int rc = MFPRIO_OK;
-    if (quick_record(j, k.tres_names, &swap_mb, &disk_mb) && unpack_handle(j.handle, k.layout_id, k.lim.data(), slot)) {
+    if (quick_record(j, k.tres_names, &swap_mb, &disk_mb) && unpack_handle(j.handle, k.layout_id, k.lim.data(), slot) &&
+        slots_name_record(*plan.names, j, slot)) {
       if (j.state == MFPRIO_JOB_HELD) {
         priorities[i] = 0;
       } else {

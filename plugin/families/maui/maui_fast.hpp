@@ -51,12 +51,34 @@ inline constexpr int kIdBits[kCredKinds] = {20, 14, 14, 8, 8};  // user, group, 
 
 struct NameIndex {
   std::array<std::vector<std::string>, kCredKinds> names;
+  std::array<std::vector<InlineName>, kCredKinds> inline_names;  // the same, for the handle check
   std::array<std::unordered_map<std::string, uint32_t>, kCredKinds> index;
+  // Per kind, the names' hashes (name_hash) in an open-addressing table
+  // (0: empty; size a power of two, at most half full): a name whose hash
+  // is absent is not in the index, found with one hash and a probe or two
+  // (the handle check of an unknown credential, per record).
+  std::array<std::vector<uint64_t>, kCredKinds> hashes;
   // kNoCred when absent.
   uint32_t find(int k, const std::string& name) const {
     auto it = index[k].find(name);
     return it == index[k].end() ? kNoCred : it->second;
   }
+  static uint64_t name_hash(const char* s) {  // FNV-1a, never 0
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
+    return h | 1;
+  }
+  // False only when `name` is surely not in kind k (else ask find()).
+  bool maybe_known(int k, const char* name) const {
+    const std::vector<uint64_t>& t = hashes[k];
+    if (t.empty()) return false;
+    const uint64_t h = name_hash(name);
+    for (size_t i = h & (t.size() - 1);; i = (i + 1) & (t.size() - 1)) {
+      if (t[i] == h) return true;
+      if (t[i] == 0) return false;
+    }
+  }
+  void rehash(int k);  // after names[k] grew
 };
 
 // The parent's index when the cfg and usage name nothing new, else a copy
@@ -90,6 +112,28 @@ inline bool unpack_handle(const mfprio_handle_t& h, uint32_t layout_id, const ui
   return ok;
 }
 inline constexpr uint32_t kSlotUnknown = 0, kSlotNone = 1, kSlotFirstName = 2;
+
+// The unpacked slots name the record's own credentials (policy.hpp:
+// name_is): a handle kept after the job's user, group, account, QOS or class
+// changed (or resolved for another record) is not used.  A name slot costs
+// a compare of two short names; an unknown one a look-up (the name must
+// still be unknown).
+inline bool slots_name_record(const NameIndex& n, const mfprio_job_t& j, const uint32_t slot[kCredKinds]) {
+  const char* const given[kCredKinds] = {j.user, j.group, j.account, j.qos, j.partition};
+  for (int k = 0; k < kCredKinds; ++k) {
+    const char* g = given[k];
+    const bool empty = !g || !*g;
+    if (slot[k] >= kSlotFirstName) {
+      const int r = inline_name_is(n.inline_names[k][slot[k] - kSlotFirstName], g);
+      if (r < 0 ? !name_is(n.names[k][slot[k] - kSlotFirstName], g) : r == 0) return false;
+    } else if (slot[k] == kSlotNone) {
+      if (!empty) return false;
+    } else if (empty || (n.maybe_known(k, g) && n.find(k, g) != kNoCred)) {
+      return false;
+    }
+  }
+  return true;
+}
 
 // The terms every record reads (16 bytes: the large user table stays small).
 struct CredFast {
@@ -132,6 +176,7 @@ struct FastConsts {
 
 struct FastPlan {
   uint32_t layout_id = 0;
+  const NameIndex* names = nullptr;  // the state's (which owns this plan)
   bool usable = false;
   bool moab = false;
   std::array<double, kSubs> cap{};        // +inf: no cap

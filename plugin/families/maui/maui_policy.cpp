@@ -169,7 +169,8 @@ namespace {
 // for this state (and the record is whole: the fast path reads the handle
 // and the TRES list).
 bool fast_slots(const MauiState& s, const mfprio_job_t& job, uint32_t slot[kCredKinds]) {
-  return s.fast.usable && fast_record(job) && unpack_handle(job.handle, s.fast.layout_id, s.fast.k.lim.data(), slot);
+  return s.fast.usable && fast_record(job) && unpack_handle(job.handle, s.fast.layout_id, s.fast.k.lim.data(), slot) &&
+         slots_name_record(*s.fast.names, job, slot);
 }
 
 uint32_t clamp_of(const Result& r) {
@@ -280,15 +281,19 @@ int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_jo
     ch.credentials.emplace_back("total", "");
     c.charges.push_back(std::move(ch));
   }
-  if (!ended) c.new_state = acct::DecayState{pass_time, pass_time};
+  if (!ended) {  // the pass times, never moved backwards (acct::PassClock)
+    c.pass = acct::PassClock{};
+    c.pass->now = pass_time;
+  }
   if (!store) {  // no store: no usage kept (FSPOLICY NONE)
     if (!ended) {
       out->next = build(cur.rows, pass_time, pass_time, cur.generation + 1, &cur, 0);
     }
     return MFPRIO_OK;
   }
+  acct::WindowResult applied;
   try {
-    store->apply_windows(c);
+    applied = store->apply_windows(c);
   } catch (const acct::StoreError& e) {
     *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
     return MFPRIO_ESTORE;
@@ -296,7 +301,8 @@ int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_jo
   out->committed = true;
   out->charged = c.charges.size();
   // The view follows the store: read the windows back (one family's rows).
-  const int64_t last = ended ? cur.last_decay : pass_time;
+  // The store's pass time (a pass dated before its last one moved nothing).
+  const int64_t last = ended ? cur.last_decay : applied.pass.state.last_decay;
   const int64_t as_of = ended ? std::max(cur.as_of, host_->now()) : pass_time;
   out->next = build(store->load_windows(kFamily), as_of, last, cur.generation + 1, &cur, 0);
   return MFPRIO_OK;

@@ -145,8 +145,8 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   int64_t w_qt = cfg.weight(Sub::QueueTime);
   int64_t w_xf = cfg.weight(Sub::XFactor);
   if (qos) {  // §1.2
-    w_qt += qos->qt_weight;
-    w_xf += qos->xf_weight;
+    w_qt = weight_sum(w_qt, qos->qt_weight);
+    w_xf = weight_sum(w_xf, qos->xf_weight);
   }
   p.begin(Component::Serv, cfg.weight(Component::Serv));
   p.sub(Sub::QueueTime, w_qt, queuetime);

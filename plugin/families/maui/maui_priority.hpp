@@ -50,6 +50,16 @@ namespace mfprio::maui {
 
 inline constexpr double kMaxPriority = 1e9;  // MAX_PRIO_VAL
 
+// A component weight plus a credential's (QUEUETIMEWEIGHT + QOS QTWEIGHT,
+// XFACTORWEIGHT + QOS XFWEIGHT): saturated at the int64 range, never
+// wrapped (a wrapped sum would flip the order of the jobs it weighs).  The
+// one sum price() and the fast path both use.
+inline int64_t weight_sum(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 // One pending (or running, for Moab's USAGE) job.  Times are epoch seconds.
 struct Job {
   uint64_t job_id = 0;

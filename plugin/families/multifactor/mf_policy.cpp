@@ -39,7 +39,6 @@ std::shared_ptr<const State> MultifactorPolicy::load(acct::Store* store, uint32_
   std::shared_ptr<const Layout> layout = build_layout(data, layout_id, &tree, &usage);
   auto snap = build_snapshot(layout, std::move(tree), usage, data.decay.last_decay, generation, nullptr);
   usage_ = std::move(usage);
-  last_reset_ = data.decay.last_reset;
   next_generation_ = generation + 1;
   return snap;
 }
@@ -310,6 +309,8 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
       ai.store_id = u.id;
       ai.priority = uprio;
       ai.partition_name = u.partition;
+      ai.user = u.user;
+      ai.account = f.account;
       if (u.partition != 0) {
         auto pit = L->part_index.find(std::string(names[u.partition]));
         ai.partition = pit == L->part_index.end() ? -1 : static_cast<int32_t>(pit->second);
@@ -351,6 +352,16 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
     L->user_default[u] = acct::default_association(b, e, [](const acct::TreeAssoc& a) { return a.is_default; })->account;
   }
   L->assoc_by_store_id.build(n_assoc, [&](size_t i) { return L->assocs[i].store_id; });
+  for (PartitionInfo& pi : L->parts) pi.iname.set(pi.name);
+  for (QosInfo& qi : L->qos) qi.iname.set(qi.name);
+  L->assoc_names.resize(n_assoc);
+  for (size_t i = 0; i < n_assoc; ++i) {
+    const AssocInfo& ai = L->assocs[i];
+    AssocNames& an = L->assoc_names[i];
+    an.user.set(names[data.users[ai.user].name]);
+    an.account.set(names[data.accounts[ai.account].name]);
+    an.user_default = L->user_default[ai.user] == ai.account;
+  }
   L->names = std::move(data.names);
   L->names.chars.shrink_to_fit();  // grown by doubling while the store was read
   L->names.begin.shrink_to_fit();
@@ -417,14 +428,6 @@ int64_t period_start(ResetPeriod p, int64_t t) {
 }
 }  // namespace
 
-bool MultifactorPolicy::reset_due(int64_t last_reset, int64_t now) const {
-  switch (settings_->reset) {
-    case ResetPeriod::None: return false;
-    case ResetPeriod::Now: return false;  // handled once per engine
-    default: return last_reset > 0 && last_reset < period_start(settings_->reset, now);
-  }
-}
-
 int MultifactorPolicy::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count,
                                    const int64_t* until_each, size_t until_stride, bool ended,
                                    std::vector<acct::Charge>* out, std::string* why) const {
@@ -435,20 +438,35 @@ int MultifactorPolicy::charges_for(const Snapshot& snap, const mfprio_job_t* job
       *why = "job " + std::to_string(j.job_id) + ": struct_size too small";
       return MFPRIO_EINVAL;
     }
-    // A handle is trusted only when it is current and in range (a forged or
-    // stale one is resolved again by name).
+    // A handle is trusted only when it is current, in range and names the
+    // job's own names (a forged or stale one is resolved again by name).
+    if (int rc = check_charge(j, until, ended, why)) return rc;
     mfprio_handle_t h = j.handle;
-    if (h.generation != snap.layout->id || h.assoc >= snap.layout->assocs.size() ||
-        h.partition >= snap.layout->parts.size() ||
-        (h.qos != MFPRIO_NO_QOS && h.qos >= snap.layout->qos.size())) {
+    if (!handle_fits(snap, j, h)) {
       mfprio_job_t copy = j;
       copy.nice = 0;  // nice does not matter for charging
-      if (int rc = resolve_job(snap, copy, &h, why)) return rc;
+      std::string miss;
+      if (int rc = resolve_job(snap, copy, &h, &miss)) {
+        if (rc != MFPRIO_ENOENT) {
+          *why = miss;
+          return rc;
+        }
+        // The vanished-association rule (README "Durability"): its
+        // association is gone (an admin deleted it while the job ran), so
+        // its usage is dropped with one warning and the pass goes on.
+        vanished(ended, miss);
+        continue;
+      }
     }
-    if (int rc = check_charge(j, until, ended, why)) return rc;
+    // Charged by name: the store finds the association inside the pass's
+    // transaction (a row id cached here may belong to another by then).
+    const Layout& L = *snap.layout;
+    const AssocInfo& ai = L.assocs[h.assoc];
     acct::Charge c;
     c.job_id = j.job_id;
-    c.assoc_id = snap.layout->assocs[h.assoc].store_id;
+    c.user = L.name(L.node_name[ai.node]);
+    c.account = L.name(L.account_name[ai.account]);
+    c.partition = L.name(ai.partition_name);
     c.start_time = j.start_time;
     c.until = until;
     c.rate = job_charge_rate(snap, j, h);
@@ -462,6 +480,22 @@ int MultifactorPolicy::charges_for(const Snapshot& snap, const mfprio_job_t* job
     out->push_back(std::move(c));
   }
   return MFPRIO_OK;
+}
+
+void MultifactorPolicy::vanished(bool ended, const std::string& what) const {
+  host_->log(MFPRIO_LOG_WARNING, std::string(ended ? "job_end: " : "decay: ") + what +
+                                     ": its association is gone; this usage is not charged");
+}
+
+void MultifactorPolicy::dropped(const std::vector<acct::Charge>& charges, const acct::CycleResult& res,
+                                bool ended) const {
+  for (size_t i = 0; i < charges.size() && i < res.assoc_ids.size(); ++i)
+    if (res.assoc_ids[i] == 0) {
+      const acct::Charge& c = charges[i];
+      vanished(ended, "job " + std::to_string(c.job_id) + ": association user '" + c.user + "' account '" +
+                          c.account + "'" + (c.partition.empty() ? "" : " partition '" + c.partition + "'") +
+                          " is no longer in the store");
+    }
 }
 
 void MultifactorPolicy::credit(const Snapshot& snap, const acct::CycleResult& res,
@@ -478,24 +512,22 @@ void MultifactorPolicy::credit(const Snapshot& snap, const acct::CycleResult& re
 int MultifactorPolicy::decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
                              const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) {
   const Snapshot& snap = static_cast<const Snapshot&>(*current);
-  const int64_t last = snap.last_decay;
   acct::CycleUpdate up;
   std::vector<mfprio_job_t> run;
   for (size_t i = 0; i < count; ++i)
     if (running[i].state == MFPRIO_JOB_RUNNING) run.push_back(running[i]);
   if (int rc = charges_for(snap, run.data(), run.size(), &now, 0, false, &up.charges, why)) return rc;
 
+  // The factor, the reset and the pass times come from the store's own last
+  // pass (acct::PassClock): a pass another host already ran is not applied twice.
   const Settings& s = *settings_;
-  if (last > 0 && s.decay_half_life > 0 && now > last)
-    up.decay_factor = std::exp2(-static_cast<double>(now - last) / static_cast<double>(s.decay_half_life));
-  int64_t last_reset = last_reset_;
-  if (s.reset == ResetPeriod::Now && !reset_now_done_) {
-    up.reset = true;
-  } else if (reset_due(last_reset, now)) {
-    up.reset = true;
-  }
-  if (up.reset || last_reset == 0) last_reset = now;
-  up.new_state = acct::DecayState{now, last_reset};
+  acct::PassClock pass;
+  pass.now = now;
+  if (s.decay_half_life > 0) pass.rate = acct::DecayRate{0.5, static_cast<double>(s.decay_half_life)};
+  if (s.reset != ResetPeriod::None && s.reset != ResetPeriod::Now)
+    pass.reset_if_before = period_start(s.reset, now);
+  up.reset = s.reset == ResetPeriod::Now && !reset_now_done_;
+  up.pass = pass;
 
   acct::CycleResult res;
   try {
@@ -506,15 +538,16 @@ int MultifactorPolicy::decay(acct::Store* store, const std::shared_ptr<const Sta
   }
   // Committed: from here on a failure makes the runtime rebuild from the store.
   out->committed = true;
-  out->charged = up.charges.size();
-  reset_now_done_ = true;
-  last_reset_ = last_reset;
+  out->charged = up.charges.size() - res.dropped;
+  if (res.dropped) dropped(up.charges, res, false);
+  if (res.pass.applied && res.pass.reset) reset_now_done_ = true;
   // In place, as job_end credits: committed, so a failure from here on
   // makes the runtime load usage_ again from the store; and no second copy
   // sits beside the old and the new snapshot at the pass's peak.
-  for (double& u : usage_) u = (up.reset ? 0.0 : u) * up.decay_factor;
+  for (double& u : usage_) u = (res.pass.reset ? 0.0 : u) * res.pass.decay_factor;
   credit(snap, res, &usage_);
-  out->next = build_snapshot(snap.layout, snap.tree, usage_, now, next_generation_++, &snap);
+  const int64_t pass_time = res.pass.state.last_decay;
+  out->next = build_snapshot(snap.layout, snap.tree, usage_, pass_time, next_generation_++, &snap);
   return MFPRIO_OK;
 }
 
@@ -533,7 +566,8 @@ int MultifactorPolicy::job_end(acct::Store* store, const std::shared_ptr<const S
     return MFPRIO_ESTORE;
   }
   out->committed = true;
-  out->charged = count;
+  out->charged = up.charges.size() - res.dropped;
+  if (res.dropped) dropped(up.charges, res, true);
   // Usage moves now; fair share follows at the next decay pass, as in Slurm.
   credit(snap, res, &usage_);
   return MFPRIO_OK;
@@ -542,10 +576,7 @@ int MultifactorPolicy::job_end(acct::Store* store, const std::shared_ptr<const S
 namespace {
 // The job's handle, resolved again when it is stale or out of range.
 int handle_for(const Snapshot& snap, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) {
-  const Layout& L = *snap.layout;
-  if (job.handle.generation == L.id && job.handle.generation != 0 && job.handle.assoc < L.assocs.size() &&
-      job.handle.partition < L.parts.size() &&
-      (job.handle.qos == MFPRIO_NO_QOS || job.handle.qos < L.qos.size())) {
+  if (handle_fits(snap, job, job.handle)) {
     *h = job.handle;
     return MFPRIO_OK;
   }

@@ -60,10 +60,13 @@ class MultifactorPolicy final : public Policy {
   std::shared_ptr<Snapshot> build_snapshot(std::shared_ptr<const Layout> layout, ShareTree tree,
                                            const std::vector<double>& usage,
                                            int64_t last_decay, uint64_t generation, const Snapshot* prev) const;
-  bool reset_due(int64_t last_reset, int64_t now) const;
   // until[i * until_stride] is job i's charge end (stride 0: one time for all).
   int charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count, const int64_t* until,
                   size_t until_stride, bool ended, std::vector<acct::Charge>* out, std::string* why) const;
+  // The vanished-association rule: one warning naming the job (and the
+  // association), the charge dropped, the pass goes on.
+  void vanished(bool ended, const std::string& what) const;
+  void dropped(const std::vector<acct::Charge>& charges, const acct::CycleResult& res, bool ended) const;
   // Adds the store's per-charge results to `usage` (credited association -> node).
   void credit(const Snapshot& snap, const acct::CycleResult& res, std::vector<double>* usage) const;
 
@@ -72,7 +75,6 @@ class MultifactorPolicy final : public Policy {
   ClusterTotals cluster_;
   // Control-thread state: usage per tree node (users only), the reset clock.
   std::vector<double> usage_;
-  int64_t last_reset_ = 0;
   bool reset_now_done_ = false;  // PriorityUsageResetPeriod=NOW: once per plugin start
   uint64_t next_generation_ = 0; // set by load(); decay publishes the following ones
   // Partitions defined differently by slurm.conf and the store, already

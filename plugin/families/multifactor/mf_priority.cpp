@@ -152,6 +152,46 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
   return MFPRIO_OK;
 }
 
+bool handle_fits(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h) {
+  const Layout& L = *snap.layout;
+  if (h.generation != L.id || h.generation == 0 || h.assoc >= L.assocs.size() || h.partition >= L.parts.size() ||
+      (h.qos != kNone && h.qos >= L.qos.size()) || !job.user)
+    return false;
+  const AssocNames& an = L.assoc_names[h.assoc];
+  const AssocInfo& a = L.assocs[h.assoc];
+  // User and account: inline (a long name: the whole name from the pool).
+  int u = inline_name_is(an.user, job.user);
+  if (__builtin_expect(u < 0, 0)) u = name_is(L.name(L.node_name[a.node]), job.user);
+  if (!u) return false;
+  if (job.account && *job.account) {  // the record's account, or (none given) the user's default
+    int c = inline_name_is(an.account, job.account);
+    if (__builtin_expect(c < 0, 0)) c = name_is(L.name(L.account_name[a.account]), job.account);
+    if (!c) return false;
+  } else if (!an.user_default) {
+    return false;
+  }
+  // Partition: the record's, or (none given) the default one resolve_job picks.
+  if (!L.implicit_partitions) {
+    if (job.partition && *job.partition) {
+      int p = inline_name_is(L.parts[h.partition].iname, job.partition);
+      if (__builtin_expect(p < 0, 0)) p = name_is(L.parts[h.partition].name, job.partition);
+      if (!p) return false;
+    } else if (L.default_part >= 0 ? h.partition != static_cast<uint32_t>(L.default_part)
+                                   : (L.parts.size() != 1 || h.partition != 0)) {
+      return false;
+    }
+    // A partition association serves only its own partition.
+    if (a.partition_name != 0 && a.partition != static_cast<int32_t>(h.partition)) return false;
+  }
+  // QOS: the record's, or (none given) "normal" when it exists.
+  if (job.qos && *job.qos) {
+    if (h.qos == kNone) return false;
+    const int q = inline_name_is(L.qos[h.qos].iname, job.qos);
+    return q < 0 ? name_is(L.qos[h.qos].name, job.qos) : q == 1;
+  }
+  return h.qos == (L.normal_qos >= 0 ? static_cast<uint16_t>(L.normal_qos) : kNone);
+}
+
 namespace {
 
 // One body for the fast path (kExplain = false: no breakdown, nothing but
@@ -267,11 +307,20 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
   int first = MFPRIO_OK;
   clamped[0] = clamped[1] = 0;
   const double* score = snap.assoc_score.data();
+  const AssocNames* names = L.assoc_names.data();
   constexpr size_t kAhead = 8;  // prefetch distance: hides the random association read
+  constexpr size_t kNamesAhead = 16;
   for (size_t i = 0; i < count; ++i) {
     if (i + kAhead < count) {
       const uint32_t a = jobs[i + kAhead].handle.assoc;
       if (a < n_assoc) __builtin_prefetch(score + a);
+    }
+    if (i + kNamesAhead < count) {  // the handle check's reads, further ahead: two hops
+      const mfprio_job_t& ahead = jobs[i + kNamesAhead];
+      const uint32_t a = ahead.handle.assoc;
+      if (a < n_assoc) __builtin_prefetch(names + a);
+      __builtin_prefetch(ahead.user);  // (a prefetch never faults)
+      __builtin_prefetch(ahead.account);
     }
     const mfprio_job_t& j = jobs[i];
     const mfprio_handle_t& h = j.handle;
@@ -282,7 +331,7 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
     if (j.struct_size >= sizeof(mfprio_job_t) && h.generation == layout && h.assoc < n_assoc &&
         h.partition < n_part && (h.qos == kNone || h.qos < n_qos) &&
         (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN)) && j.user_priority <= 0 &&
-        (j.tres_count == 0 || j.tres) && (j.attr_count == 0 || j.attrs)) {
+        (j.tres_count == 0 || j.tres) && (j.attr_count == 0 || j.attrs) && handle_fits(snap, j, h)) {
       uint32_t clamp;
       priorities[i] = compute<false>(snap, j, h, now, nullptr, &clamp);
       if (clamp == MFPRIO_CLAMP_HIGH) ++clamped[0];

@@ -21,6 +21,11 @@ namespace mfprio::multifactor {
 int resolve_job(const Snapshot& snap, const mfprio_job_t& job, mfprio_handle_t* h,
                 std::string* why);
 
+// Whether a handle is current, in range and names the job's own user,
+// account, partition and QOS (policy.hpp: name_is); only then is it used
+// instead of resolving the job's names.  Cheap: a few compares of short names.
+bool handle_fits(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h);
+
 // The priority of a resolved job.  `out` may be null (the fast path); else
 // it receives the terms sprio shows, in Slurm's column order: site, age,
 // assoc, fairshare, jobsize, partition, qosname, qos, nice, tres (with one

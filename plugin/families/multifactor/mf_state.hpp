@@ -33,6 +33,7 @@ inline constexpr size_t kMaxTresWeights = 16;  // PriorityWeightTRES items
 
 struct PartitionInfo {
   std::string name;
+  InlineName iname;                    // `name` for the handle check
   double score = 0;                    // PriorityWeightPartition x factor
   uint32_t job_factor = 1;             // PriorityJobFactor
   double factor = 0;                   // the partition factor (normalized unless NO_NORMAL_PART)
@@ -43,6 +44,7 @@ struct PartitionInfo {
 
 struct QosInfo {
   std::string name;
+  InlineName iname;                    // `name` for the handle check
   double score = 0;                    // PriorityWeightQOS x factor
   uint32_t priority = 0;
   double factor = 0;                   // normalized unless NO_NORMAL_QOS
@@ -54,6 +56,8 @@ struct AssocInfo {                     // a user association
   uint32_t priority = 0;               // effective (inherited) association priority
   int32_t partition = -1;              // partition association: index in parts
   uint32_t partition_name = 0;         // in Layout::names; 0 ("") unless a partition association
+  uint32_t user = 0;                   // its user (user_index's numbering)
+  uint32_t account = 0;                // its account (account_name's numbering)
   int64_t store_id = 0;
 };
 
@@ -99,6 +103,14 @@ class NameIndex {
   size_t mask_ = 0;
 };
 
+// What the handle check reads per association (mf_priority.cpp:
+// handle_fits): its user's and account's names inline, and whether it is
+// its user's default association.  Dense, read with the association's score.
+struct AssocNames {
+  InlineName user, account;
+  uint8_t user_default = 0;            // in the user's default account (a job naming no account)
+};
+
 // One of a user's associations, for resolving a job's names.
 struct UserAssoc {
   uint32_t assoc;                      // index in Layout::assocs
@@ -134,6 +146,7 @@ struct Layout {
   std::vector<PartitionInfo> parts;
   std::vector<QosInfo> qos;
   std::vector<AssocInfo> assocs;
+  std::vector<AssocNames> assoc_names;      // per assoc (handle checks)
 
   // Names: interned once (the store's pool); everything below holds indices.
   acct::NamePool names;

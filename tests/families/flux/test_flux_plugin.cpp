@@ -452,6 +452,45 @@ TEST_F(FluxPlugin, ResolvedStaleAndForgedHandlesPriceAsTheNames) {
   EXPECT_EQ(sr[0], MFPRIO_OK);
 }
 
+// Issue 23 finding 4: a handle resolved for one record and kept on another
+// (the job's user, bank, queue or QOS changed) is not trusted: the record
+// is priced, and admitted to its queue, by its own names, single and batch.
+TEST_F(FluxPlugin, AHandleOfAnotherRecordIsNotTrusted) {
+  FluxStore()
+      .bank("A", "root", 1, 3)
+      .bank("B", "root", 1, 7)
+      .queue("batch", 2).queue("debug", 5)
+      .qos("high", 9)
+      .user("alice", "A", 1, 0, {"batch", "debug"})
+      .user("bob", "B", 1, 0, {"batch"})
+      .user("bob", "A", 1, 0, {"batch", "debug"})
+      .write(db());
+  ASSERT_EQ(start("bank=10"), MFPRIO_OK) << p_->err();
+  auto rec = [](uint64_t id, const char* user, const char* bank, const char* queue, const char* qos) {
+    mfprio_job_t j = job(id, user, bank, queue);
+    j.qos = qos;
+    return j;
+  };
+  const std::vector<mfprio_job_t> recs = {rec(1, "alice", "A", "debug", nullptr), rec(2, "bob", "B", "batch", nullptr),
+                                          rec(3, "bob", "B", "debug", nullptr),   rec(4, "bob", "A", "debug", nullptr),
+                                          rec(5, "bob", nullptr, "batch", "high"), rec(6, "alice", nullptr, nullptr, nullptr)};
+  for (size_t i = 0; i < recs.size(); ++i)
+    for (size_t k = 0; k < recs.size(); ++k) {
+      mfprio_job_t donor = recs[k];
+      ASSERT_EQ(p_->ops.job_resolve(&donor), MFPRIO_OK) << p_->err();
+      mfprio_job_t r = recs[i];
+      uint32_t want = 7, got = 7, batch = 7;
+      const int want_rc = p_->ops.set_priority(&r, T0, &want);
+      r.handle = donor.handle;
+      EXPECT_EQ(p_->ops.set_priority(&r, T0, &got), want_rc) << "record " << i << " with the handle of " << k;
+      EXPECT_EQ(got, want) << "record " << i << " with the handle of " << k;
+      int st = 99;
+      p_->ops.set_priority_batch(&r, 1, T0, &batch, &st);
+      EXPECT_EQ(st, want_rc) << "batch: record " << i << " with the handle of " << k;
+      EXPECT_EQ(batch, want_rc == MFPRIO_OK ? want : 0u) << "batch: record " << i << " with the handle of " << k;
+    }
+}
+
 // The batch refuses, per record, what set_priority refuses before pricing:
 // a short record, a negative nice or a positive user priority from a
 // non-admin; the other records are priced.

@@ -399,5 +399,87 @@ TEST_F(GePlugin, AFailedFirstRecordOfAJobLeavesTheNextRecordInThePass) {
   EXPECT_NE(alone[0], alone[1]);  // (alice has the pending job of the two with the earlier id: distinct prices)
 }
 
+// Issue 23 finding 8: a job takes part in a pass once, whatever the host
+// gives: a running record twice, or a job both pending and running.
+TEST_F(GePlugin, DuplicateRunningRecordsAndAPendingJobGivenRunningCountOnce) {
+  acct::AdminChanges ch;
+  ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 100, 0}};
+  store(ch);
+  ASSERT_EQ(start("weight_tickets_functional 1000\n"), MFPRIO_OK) << p_->err();
+  mfprio_job_t a = ge_job(1, "alice", 1, T0 - 600), b = ge_job(2, "bob", 1, T0 - 60);
+  mfprio_job_t r = ge_job(3, "alice", 1, T0 - 900);
+  r.state = MFPRIO_JOB_RUNNING;
+  r.start_time = T0 - 300;
+  const auto once = prioritize({a, b}, {r}, T0);
+  const double ftckt_once = term(factors(a, T0), "ftckt").factor;
+  EXPECT_EQ(prioritize({a, b}, {r, r, r}, T0), once);
+  EXPECT_DOUBLE_EQ(term(factors(a, T0), "ftckt").factor, ftckt_once);
+  mfprio_job_t a_running = a;
+  a_running.state = MFPRIO_JOB_RUNNING;
+  a_running.start_time = T0 - 10;
+  EXPECT_EQ(prioritize({a, b}, {r, a_running}, T0), once);
+  EXPECT_DOUBLE_EQ(term(factors(a, T0), "ftckt").factor, ftckt_once);
+}
+
+// Issue 23 finding 6: a request of inf is refused for its job alone, and a
+// huge one (1e307 x urgency 1000 is past the double range) keeps every
+// urgency finite: no NaN priority, no "nan"/"inf" in the JSON.
+TEST_F(GePlugin, InfiniteOrHugeRequestsKeepUrgencyFinite) {
+  ASSERT_EQ(start("", "#name shortcut type relop requestable consumable default urgency\n"
+                      "slots s INT <= YES YES 1 100\n"
+                      "big b DOUBLE <= YES NO 0 1000\n"),
+            MFPRIO_OK)
+      << p_->err();
+  mfprio_job_t huge = ge_job(1, "alice", 1, T0), old = ge_job(2, "bob", 1, T0 - 7200),
+               young = ge_job(3, "carol", 1, T0 - 60), inf = ge_job(4, "dave", 1, T0);
+  Attrs big{{"requests.big", "1e307"}}, infinite{{"requests.big", "inf"}};
+  big.bind(&huge);
+  infinite.bind(&inf);
+  const std::vector<mfprio_job_t> pending = {huge, old, young, inf};
+  std::vector<uint32_t> pr(4);
+  std::vector<int> st(4);
+  EXPECT_EQ(p_->ops.prioritize(pending.data(), 4, nullptr, 0, T0, pr.data(), st.data()), MFPRIO_EINVAL);
+  EXPECT_NE(p_->err().find("job 4"), std::string::npos) << p_->err();
+  EXPECT_EQ(st[3], MFPRIO_EINVAL);
+  EXPECT_EQ(st[0], MFPRIO_OK);
+  EXPECT_GT(pr[0], pr[1]);  // the huge request leads (not NaN -> 0)
+  EXPECT_GE(pr[1], pr[2]);
+  char* json = nullptr;
+  ASSERT_EQ(p_->ops.job_factors_json(&huge, T0, &json), MFPRIO_OK) << p_->err();
+  const std::string text = json;
+  p_->ops.free_string(json);
+  EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+  EXPECT_EQ(p_->ops.set_priority(&inf, T0, &pr[3]), MFPRIO_EINVAL);
+}
+
+// Issue 23 finding 1 (Grid Engine): two hosts on one store decay an hour
+// once; a pass dated before the store's last one applies nothing and does
+// not move it back.
+TEST_F(GePlugin, TwoHostsOnOneStoreDecayEachHourOnce) {
+  acct::AdminChanges ch;
+  acct::AssocWrite a;
+  a.rec.user = "alice", a.rec.account = "root", a.rec.shares = 50;
+  ch.assocs = {a};
+  ch.windows_family = "gridengine";
+  ch.windows = {acct::WindowRow{"cpu", "alice", 0, 0, 1000.0}};
+  store(ch);
+  std::ofstream(dir_.file("sched.conf")) << "halftime 1\n";
+  const std::vector<std::string> conf = {"AccountingStorageLoc=" + db(),
+                                         "PriorityParameters=sched_conf=" + dir_.file("sched.conf")};
+  OtherHost first(plugin_path("priority_gridengine.so"), conf), second(plugin_path("priority_gridengine.so"), conf);
+  ASSERT_EQ(first.decay(T0), 0);
+  p_ = std::make_unique<Plugin>(plugin_path("priority_gridengine.so"));
+  ASSERT_EQ(p_->init(conf, T0), MFPRIO_OK) << p_->err();  // its state: last pass T0
+  ASSERT_EQ(second.decay(T0 + kHour), 0);                 // the other host decays the hour
+  const double hour = std::pow(1.0 - std::log(2.0) / 60.0, 60.0);  // Grid Engine's per-minute constant, 60 times
+  ASSERT_EQ(p_->ops.decay(T0 + kHour / 2, nullptr, 0), MFPRIO_OK) << p_->err();  // before the store's last pass
+  EXPECT_NEAR(share("alice", "usage"), 1000.0 * hour, 1e-6);
+  ASSERT_EQ(p_->ops.decay(T0 + kHour, nullptr, 0), MFPRIO_OK) << p_->err();  // the same hour again
+  EXPECT_NEAR(share("alice", "usage"), 1000.0 * hour, 1e-6);
+  ASSERT_EQ(p_->ops.decay(T0 + 2 * kHour, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_NEAR(share("alice", "usage"), 1000.0 * hour * hour, 1e-6);
+}
+
 }  // namespace
 }  // namespace mfprio::test

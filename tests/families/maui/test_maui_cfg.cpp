@@ -146,12 +146,26 @@ TEST(MauiCfgSyntax, DefaultCredentialsAreKeptApart) {
   const Config c = parse_ok(
       "USERCFG[DEFAULT] PRIORITY=10 FSTARGET=5\n"
       "QOSCFG[DEFAULT] PRIORITY=3\n"
-      "classcfg[default] PRIORITY=4\n");
+      "classcfg[DEFAULT] PRIORITY=4\n");
   EXPECT_EQ(c.default_cred[ci(CredKind::User)].priority, 10);
   EXPECT_EQ(c.default_cred[ci(CredKind::User)].fs_target.value, 5.0);
   EXPECT_EQ(c.default_cred[ci(CredKind::Qos)].priority, 3);
   EXPECT_EQ(c.default_cred[ci(CredKind::Class)].priority, 4);
   EXPECT_EQ(c.find(CredKind::User, "DEFAULT"), nullptr);
+}
+
+// Issue 23 finding 7: only DEFAULT (upper case) is the fallback; a user
+// called "default" is just that user.
+TEST(MauiCfgSyntax, LowerCaseDefaultIsACredentialNotTheFallback) {
+  const Config c = parse_ok(
+      "USERCFG[default] PRIORITY=10\n"
+      "QOSCFG[Default] PRIORITY=3\n");
+  EXPECT_EQ(c.default_cred[ci(CredKind::User)].priority, 0);
+  EXPECT_EQ(c.default_cred[ci(CredKind::Qos)].priority, 0);
+  ASSERT_NE(c.find(CredKind::User, "default"), nullptr);
+  EXPECT_EQ(c.find(CredKind::User, "default")->priority, 10);
+  ASSERT_NE(c.find(CredKind::Qos, "Default"), nullptr);
+  EXPECT_EQ(c.find(CredKind::Qos, "Default")->priority, 3);
 }
 
 TEST(MauiCfgSyntax, FairSharePolicyIntervalDepthDecay) {

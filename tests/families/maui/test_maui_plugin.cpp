@@ -99,6 +99,88 @@ TEST_F(MauiPlugin, PriorityIsClampedToOneBillion) {
   EXPECT_EQ(f.clamped, MFPRIO_CLAMP_HIGH);
 }
 
+// Issue 23 finding 5: QUEUETIMEWEIGHT plus a QOS's QTWEIGHT past the int64
+// range saturates; it never wraps to a negative weight that flips the order.
+TEST_F(MauiPlugin, WeightSumsPastInt64DoNotWrap) {
+  ASSERT_EQ(start("QUEUETIMEWEIGHT 9223372036854775807\nXFACTORWEIGHT 9223372036854775807\n"
+                  "QOSCFG[q] QTWEIGHT=1 XFWEIGHT=9223372036854775807\n",
+                  "priority_maui.so", false),
+            MFPRIO_OK)
+      << p_->err();
+  mfprio_job_t plain = job(1, "alice"), with_qos = job(2, "bob");
+  plain.submit_time = plain.eligible_time = T0 - 600;
+  with_qos.submit_time = with_qos.eligible_time = T0 - 600;
+  with_qos.qos = "q";
+  EXPECT_EQ(prio(plain, T0), 1000000000u);
+  EXPECT_EQ(prio(with_qos, T0), 1000000000u);  // not wrapped to the bottom
+  const mfprio_job_t both[] = {plain, with_qos};
+  uint32_t got[2] = {};
+  ASSERT_EQ(p_->ops.set_priority_batch(both, 2, T0, got, nullptr), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(got[1], 1000000000u);
+  mfprio_job_t resolved = with_qos;
+  ASSERT_EQ(p_->ops.job_resolve(&resolved), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(p_->ops.set_priority_batch(&resolved, 1, T0, got, nullptr), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(got[0], 1000000000u);  // the fast path sums the same way
+}
+
+// Issue 23 finding 4: a handle resolved for one record and kept on another
+// (the job's user, group, account, QOS or class changed) is not trusted:
+// the record is priced by its own names, single and batch.
+TEST_F(MauiPlugin, AHandleOfAnotherRecordIsNotTrusted) {
+  ASSERT_EQ(start("CREDWEIGHT 1\nUSERWEIGHT 1\nGROUPWEIGHT 1\nACCOUNTWEIGHT 1\nQOSWEIGHT 1\nCLASSWEIGHT 1\n"
+                  "USERCFG[alice] PRIORITY=1000\nUSERCFG[bob] PRIORITY=2000\nGROUPCFG[g1] PRIORITY=30000\n"
+                  "ACCOUNTCFG[a1] PRIORITY=400000\nQOSCFG[q1] PRIORITY=5000000\nCLASSCFG[c1] PRIORITY=60000000\n",
+                  "priority_maui.so", false),
+            MFPRIO_OK)
+      << p_->err();
+  auto rec = [](uint64_t id, const char* user, const char* group, const char* account, const char* qos,
+                const char* cls) {
+    mfprio_job_t j = job(id, user, account, cls);
+    j.group = group;
+    j.qos = qos;
+    j.submit_time = j.eligible_time = T0;
+    return j;
+  };
+  const std::vector<mfprio_job_t> recs = {
+      rec(1, "alice", "g1", "a1", "q1", "c1"), rec(2, "bob", "g1", "a1", "q1", "c1"),
+      rec(3, "alice", nullptr, "a1", "q1", "c1"), rec(4, "alice", "g1", "zz", "q1", "c1"),
+      rec(5, "alice", "g1", "a1", nullptr, "c1"), rec(6, "alice", "g1", "a1", "q1", nullptr),
+      rec(7, "carol", "g1", "a1", "q1", "c1")};
+  for (size_t i = 0; i < recs.size(); ++i)
+    for (size_t k = 0; k < recs.size(); ++k) {
+      mfprio_job_t donor = recs[k];
+      ASSERT_EQ(p_->ops.job_resolve(&donor), MFPRIO_OK) << p_->err();
+      mfprio_job_t r = recs[i];
+      const uint32_t want = prio(r, T0);
+      r.handle = donor.handle;
+      EXPECT_EQ(prio(r, T0), want) << "record " << i << " with the handle of " << k;
+      uint32_t got = 7;
+      ASSERT_EQ(p_->ops.set_priority_batch(&r, 1, T0, &got, nullptr), MFPRIO_OK) << p_->err();
+      EXPECT_EQ(got, want) << "batch: record " << i << " with the handle of " << k;
+    }
+}
+
+// Issue 23 finding 1 (windowed families): a pass dated before the store's
+// last pass (another host ran a later one) never moves the store's pass
+// time back.
+TEST_F(MauiPlugin, APassBeforeTheStoresLastDoesNotMoveItBack) {
+  cfg_ = dir_.file("maui.cfg");
+  std::ofstream(cfg_) << "FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\nFSWEIGHT 1\n";
+  const std::vector<std::string> conf = {"PriorityParameters=config=" + cfg_,
+                                         "AccountingStorageLoc=" + dir_.file("acct.db")};
+  OtherHost first(plugin_path("priority_maui.so"), conf), second(plugin_path("priority_maui.so"), conf);
+  ASSERT_EQ(first.decay(T0), 0);
+  p_ = std::make_unique<Plugin>(plugin_path("priority_maui.so"));
+  ASSERT_EQ(p_->init(conf, T0), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(second.decay(T0 + 2 * kHour), 0);
+  ASSERT_EQ(p_->ops.decay(T0 + kHour, nullptr, 0), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(acct::Store::open(dir_.file("acct.db"))->decay_state().last_decay, T0 + 2 * kHour);
+  mfprio_stats_t st{};
+  st.struct_size = sizeof st;
+  ASSERT_EQ(p_->ops.plugin_stats(&st), MFPRIO_OK);
+  EXPECT_EQ(st.last_decay, T0 + 2 * kHour);
+}
+
 TEST_F(MauiPlugin, BadPriorityValueNamesFileAndLine) {
   EXPECT_EQ(start("RMCFG[base] TYPE=PBS\nQUEUETIMEWEIGHT ten\n", "priority_maui.so", false), MFPRIO_ECONF);
   EXPECT_NE(p_->err().find(cfg_ + ":2"), std::string::npos) << p_->err();

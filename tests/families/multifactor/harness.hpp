@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -264,5 +265,46 @@ inline mfprio_job_t job(uint64_t id, const char* user, const char* account = nul
   j.submit_time = j.eligible_time = 1'700'000'000;
   return j;
 }
+
+// Another host on the same store: a child process, forked before this
+// process loads the plugin, that loads its own copy when told to and runs
+// one decay pass at the time it is given.
+class OtherHost {
+ public:
+  OtherHost(const std::string& so, std::vector<std::string> conf) {
+    if (pipe(go_) != 0 || pipe(done_) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(go_[1]);  // so that a parent gone (or never asking) reads as EOF
+      close(done_[0]);
+      int64_t now = 0;
+      int rc = 12;
+      if (read(go_[0], &now, sizeof now) == sizeof now) {
+        Plugin other(so);
+        rc = other.init(conf, now) != MFPRIO_OK ? 10 : other.ops.decay(now, nullptr, 0) != MFPRIO_OK ? 11 : 0;
+      }
+      if (write(done_[1], &rc, sizeof rc) != sizeof rc) rc = 13;
+      _exit(rc);
+    }
+    close(go_[0]);
+    close(done_[1]);
+    go_[0] = done_[1] = -1;
+  }
+  ~OtherHost() {
+    for (int fd : {go_[0], go_[1], done_[0], done_[1]})
+      if (fd >= 0) close(fd);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+  }
+  int decay(int64_t now) {
+    int rc = -1;
+    if (pid_ <= 0 || write(go_[1], &now, sizeof now) != sizeof now) return -1;
+    if (read(done_[0], &rc, sizeof rc) != sizeof rc) return -1;
+    return rc;
+  }
+
+ private:
+  int go_[2] = {-1, -1}, done_[2] = {-1, -1};
+  pid_t pid_ = -1;
+};
 
 }  // namespace mfprio::test

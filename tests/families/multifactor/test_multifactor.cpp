@@ -644,17 +644,138 @@ TEST_F(Multifactor, JobEndBatchChargesAllInOneCallOrNone) {
     ended.push_back(j);
   }
   const int64_t ends[] = {T0 + 10, T0 + 20, T0 + 30};
-  // A bad record (unknown user) anywhere: nothing is charged.
+  // A bad record (no start time) anywhere: nothing is charged.
   std::vector<mfprio_job_t> bad = ended;
-  bad[2].user = "ghost";
-  EXPECT_EQ(p->ops.job_end_batch(bad.data(), bad.size(), ends), MFPRIO_ENOENT);
-  EXPECT_NE(p->err().find("ghost"), std::string::npos) << p->err();
+  bad[2].start_time = 0;
+  EXPECT_EQ(p->ops.job_end_batch(bad.data(), bad.size(), ends), MFPRIO_EINVAL);
+  EXPECT_NE(p->err().find("job 3"), std::string::npos) << p->err();
   ASSERT_EQ(p->ops.decay(T0 + 30, nullptr, 0), MFPRIO_OK);
   EXPECT_EQ(p->row("a", "u").raw_usage, 0.0);
+  // An association that is gone (a user not in the store): that job is not
+  // charged, with a warning naming it; the others are (README "Durability").
+  std::vector<mfprio_job_t> ghost = ended;
+  ghost[2].user = "ghost";
+  p->logs.clear();
+  EXPECT_EQ(p->ops.job_end_batch(ghost.data(), ghost.size(), ends), MFPRIO_OK) << p->err();
+  std::string logged;
+  for (const std::string& l : p->logs) logged += l + "\n";
+  EXPECT_NE(logged.find("job 3"), std::string::npos) << logged;
+  EXPECT_NE(logged.find("ghost"), std::string::npos) << logged;
+  ASSERT_EQ(p->ops.decay(T0 + 30, nullptr, 0), MFPRIO_OK);
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 50.0, 1e-9);
+  EXPECT_EQ(p->row("a", "v").raw_usage, 0.0);
   // All good: 1 cpu x 10 s + 2 cpus x 20 s for u, 3 x 30 for v; twice = once.
   ASSERT_EQ(p->ops.job_end_batch(ended.data(), ended.size(), ends), MFPRIO_OK) << p->err();
   ASSERT_EQ(p->ops.job_end_batch(ended.data(), ended.size(), ends), MFPRIO_OK) << p->err();
   ASSERT_EQ(p->ops.decay(T0 + 30, nullptr, 0), MFPRIO_OK);
   EXPECT_NEAR(p->row("a", "u").raw_usage, 50.0, 1e-9);
   EXPECT_NEAR(p->row("a", "v").raw_usage, 90.0, 1e-9);
+}
+
+// Issue 23 finding 1: two hosts on one store (a controller and an admin's
+// decay, a backup controller) decay an hour once, and a pass dated before
+// the store's last pass applies nothing and does not move it back.
+TEST_F(Multifactor, TwoHostsOnOneStoreDecayEachHourOnce) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1, 1000);
+  b.write(db);
+  const std::vector<std::string> conf = {"AccountingStorageLoc=" + db, "PriorityDecayHalfLife=1:00:00"};
+  OtherHost first(plugin_path("priority_multifactor.so"), conf),
+      second(plugin_path("priority_multifactor.so"), conf);  // forked before this process loads the plugin
+  ASSERT_EQ(first.decay(T0), 0);         // the store's first pass
+  p = std::make_unique<Plugin>();
+  ASSERT_EQ(p->init(conf), MFPRIO_OK) << p->err();  // its snapshot: last pass T0
+  ASSERT_EQ(second.decay(T0 + 3600), 0);            // the other host: 1000 -> 500
+  auto last_pass = [&] {
+    mfprio_stats_t st{};
+    st.struct_size = sizeof st;
+    EXPECT_EQ(p->ops.plugin_stats(&st), MFPRIO_OK);
+    return st.last_decay;
+  };
+  // A pass dated before the store's last one (this host's snapshot is
+  // older): nothing decayed, and the store's pass time does not move back.
+  ASSERT_EQ(p->ops.decay(T0 + 1800, nullptr, 0), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 500.0, 1e-6);
+  EXPECT_EQ(last_pass(), T0 + 3600);
+  // The same hour again: applied once, not twice (not 250).
+  ASSERT_EQ(p->ops.decay(T0 + 3600, nullptr, 0), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 500.0, 1e-6);
+  ASSERT_EQ(p->ops.decay(T0 + 7200, nullptr, 0), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 250.0, 1e-6);
+  EXPECT_EQ(last_pass(), T0 + 7200);
+}
+
+// Issue 23 finding 2: a user deleted while a job runs does not stop the
+// passes, and a new user taking the deleted one's row id is never charged
+// the old user's job.
+TEST_F(Multifactor, VanishedAssociationIsNotChargedAndNobodyElseIs) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("alice", "a", 1).user("bob", "a", 1);
+  ASSERT_EQ(start({}, b), MFPRIO_OK) << p->err();
+  mfprio_job_t bj = job(7, "bob", "a");
+  bj.state = MFPRIO_JOB_RUNNING;
+  bj.start_time = T0;
+  bj.cpus = 4;
+  mfprio_job_t aj = job(8, "alice", "a");
+  aj.state = MFPRIO_JOB_RUNNING;
+  aj.start_time = T0;
+  ASSERT_EQ(p->ops.job_resolve(&bj), MFPRIO_OK) << p->err();
+  mfprio_job_t run[] = {bj, aj};
+  ASSERT_EQ(p->ops.decay(T0 + 10, run, 2), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "bob").raw_usage, 40.0, 1e-9);
+  // The admin deletes bob and adds carol (she takes bob's row id).
+  {
+    auto st = mfprio::acct::Store::open(db, mfprio::acct::OpenOptions{});
+    mfprio::acct::AdminChanges del;
+    del.delete_users.push_back("bob");
+    st->apply_admin(del);
+    StoreBuilder c;
+    c.user("carol", "a", 1);
+    st->apply_admin(c.ch);
+  }
+  p->logs.clear();
+  ASSERT_EQ(p->ops.decay(T0 + 20, run, 2), MFPRIO_OK) << p->err();  // the old snapshot's handle
+  ASSERT_EQ(p->ops.decay(T0 + 30, run, 2), MFPRIO_OK) << p->err();  // bob gone from the snapshot too
+  EXPECT_EQ(p->row("a", "carol").raw_usage, 0.0);
+  EXPECT_NEAR(p->row("a", "alice").raw_usage, 30.0, 1e-3);  // every other charge went ahead
+  std::string logged;
+  for (const std::string& l : p->logs) logged += l + "\n";
+  EXPECT_NE(logged.find("job 7"), std::string::npos) << logged;
+  EXPECT_NE(logged.find("bob"), std::string::npos) << logged;
+}
+
+// Issue 23 finding 4: a handle kept after the job's user, account, QOS or
+// partition changed is not trusted: the record is priced (and charged) by its
+// own names, on every path, batch included.
+TEST_F(Multifactor, HandleOfAnotherRecordIsNotTrusted) {
+  StoreBuilder b;
+  b.account("a", "root", 1, false, 10).account("b", "root", 1, false, 90);
+  b.user("u", "a", 1).user("u", "b", 1).user("w", "a", 1);
+  b.qos("normal", 0).qos("high", 100);
+  b.partition("p", 1, "", true).partition("q", 5);
+  ASSERT_EQ(start({"PriorityWeightAssoc=1000", "PriorityWeightQOS=10000", "PriorityWeightPartition=100000"}, b),
+            MFPRIO_OK)
+      << p->err();
+  auto rec = [](uint64_t id, const char* user, const char* account, const char* part, const char* qos) {
+    mfprio_job_t j = job(id, user, account, part);
+    j.qos = qos;
+    return j;
+  };
+  const std::vector<mfprio_job_t> recs = {rec(1, "u", "a", "p", "normal"), rec(2, "u", "b", "p", "normal"),
+                                          rec(3, "u", "a", "q", "normal"), rec(4, "u", "a", "p", "high"),
+                                          rec(5, "w", "a", "p", "normal"), rec(6, "u", "", "", ""),
+                                          rec(7, "w", nullptr, "q", "high")};
+  for (size_t i = 0; i < recs.size(); ++i)
+    for (size_t k = 0; k < recs.size(); ++k) {
+      mfprio_job_t donor = recs[k];
+      ASSERT_EQ(p->ops.job_resolve(&donor), MFPRIO_OK) << p->err();
+      mfprio_job_t r = recs[i];
+      const uint32_t want = prio(r);  // by name (a zeroed handle)
+      r.handle = donor.handle;
+      EXPECT_EQ(prio(r), want) << "record " << i << " with the handle of " << k;
+      uint32_t got = 0;
+      int status = -1;
+      ASSERT_EQ(p->ops.set_priority_batch(&r, 1, T0, &got, &status), MFPRIO_OK) << p->err();
+      EXPECT_EQ(got, want) << "batch: record " << i << " with the handle of " << k;
+    }
 }
