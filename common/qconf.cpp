@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -421,6 +422,66 @@ bool parse_ge_value(ComplexType t, std::string_view text, double* out) {
   }
 }
 
+namespace {
+
+// The columns of a `qconf -sc` table.  Son of Grid Engine 6.2-8.1 prints the
+// eight we read; Univa/Altair Grid Engine 8.x adds more after `urgency`
+// (`aapre`, later others).  The `#name shortcut ...` header line, when
+// present, says where each column is, and columns we do not read are passed
+// over by name; without a header a row has the eight columns or nine (the
+// eight and UGE 8.x's aapre).
+constexpr const char* kComplexColumns[8] = {"name",       "shortcut", "type",    "relop",
+                                            "requestable", "consumable", "default", "urgency"};
+constexpr const char* kComplexFormats =
+    "expected 8 columns (Son of Grid Engine 6.2-8.1: name shortcut type relop requestable "
+    "consumable default urgency), 9 (Univa/Altair Grid Engine 8.x: the same and aapre), or a "
+    "'#name shortcut type ...' header line naming the columns";
+
+struct ComplexColumns {
+  int pos[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  size_t width = 0;  // 0: no header seen (8 or 9 columns)
+  int header_line = 0;
+
+  // A comment line: the header when its first word is `name`.
+  bool header(const std::string& line, int lineno, const std::string& file, std::string* why) {
+    auto words = split_ws(line.substr(1));
+    if (words.empty() || words[0] != "name") return true;
+    int found[8];
+    for (int k = 0; k < 8; ++k) {
+      found[k] = -1;
+      for (size_t i = 0; i < words.size(); ++i)
+        if (words[i] == kComplexColumns[k]) found[k] = static_cast<int>(i);
+      if (found[k] < 0) {
+        *why = where(file, lineno) + ": complex header has no '" + kComplexColumns[k] +
+               "' column; " + kComplexFormats;
+        return false;
+      }
+    }
+    std::copy(found, found + 8, pos);
+    width = words.size();
+    header_line = lineno;
+    return true;
+  }
+
+  // The eight columns we read, in kComplexColumns order.
+  bool pick(const std::vector<std::string>& row, int lineno, const std::string& file,
+            std::vector<std::string>* f, std::string* why) const {
+    const bool ok = width ? row.size() == width : (row.size() == 8 || row.size() == 9);
+    if (!ok) {
+      *why = where(file, lineno) + ": complex line has " + std::to_string(row.size()) + " fields, " +
+             (width ? "the header on line " + std::to_string(header_line) + " names " +
+                          std::to_string(width) + " columns"
+                    : std::string(kComplexFormats));
+      return false;
+    }
+    f->clear();
+    for (int k = 0; k < 8; ++k) f->push_back(row[static_cast<size_t>(pos[k])]);
+    return true;
+  }
+};
+
+}  // namespace
+
 bool parse_complexes(const std::string& text, const std::string& file, ComplexTable* out,
                      std::string* why) {
   static const std::map<std::string, ComplexType> kTypes = {
@@ -432,14 +493,16 @@ bool parse_complexes(const std::string& text, const std::string& file, ComplexTa
   static const std::set<std::string> kRelops = {"==", "<", ">", "<=", ">=", "!=", "EXCL"};
   ComplexTable t;
   std::set<std::string> names, shortcuts;
+  ComplexColumns cols;
   for (const auto& [lineno, line] : logical_lines(text)) {
-    if (line.empty() || line[0] == '#') continue;
-    auto f = split_ws(line);
-    if (f.size() != 8) {
-      *why = where(file, lineno) + ": complex line has " + std::to_string(f.size()) +
-             " fields, expected 8 (name shortcut type relop requestable consumable default urgency)";
-      return false;
+    if (!line.empty() && line[0] == '#') {
+      if (!cols.header(line, lineno, file, why)) return false;
+      continue;
     }
+    if (line.empty()) continue;
+    auto row = split_ws(line);
+    std::vector<std::string> f;
+    if (!cols.pick(row, lineno, file, &f, why)) return false;
     Complex c;
     c.name = f[0];
     c.shortcut = f[1];

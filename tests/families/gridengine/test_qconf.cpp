@@ -1,4 +1,7 @@
 // Parsing of qconf -ssconf, -sc and -sstree texts (ge_sconf.hpp).
+#include <fstream>
+#include <sstream>
+#include <cstdlib>
 #include <gtest/gtest.h>
 
 #include "qconf.hpp"
@@ -168,6 +171,51 @@ TEST(GeComplexes, BadValueNamesFileLineKeyAndValue) {
   EXPECT_NE(why.find("FLOAT"), std::string::npos) << why;
   EXPECT_FALSE(parse_complexes("x x INT == YES NO 0\n", "cx", &t, &why));
   EXPECT_FALSE(parse_complexes("x x INT == YES NO 0 0\nx y INT == YES NO 0 0\n", "cx", &t, &why));
+}
+
+// Issue 22: a Univa/Altair Grid Engine 8.3 `qconf -sc` has a 9th column
+// (aapre).  Read by the header's column names; the extra column is passed over.
+TEST(GeComplexes, ReadsUnivaAltairTableByItsHeader) {
+  const char* dir = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(dir, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string path = std::string(dir) + "/admins/uge83-complexes.txt";
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing " << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  ComplexTable t;
+  std::string why;
+  ASSERT_TRUE(parse_complexes(text.str(), path, &t, &why)) << why;
+  ASSERT_EQ(t.entries.size(), 9u);
+  EXPECT_EQ(t.find("s")->urgency, 1000);
+  EXPECT_EQ(t.find("gpu")->consumable, "JOB");
+  EXPECT_EQ(t.find("gpu")->urgency, 2000);
+  EXPECT_EQ(t.find("mfree")->default_value, "0");
+  EXPECT_EQ(t.find("excl")->relop, "EXCL");
+
+  // Columns in another order (and one more) are read by name.
+  ASSERT_TRUE(parse_complexes("#name shortcut type relop requestable consumable default urgency aapre affinity\n"
+                              "slots s INT <= YES YES 1 1000 YES 0.0\n"
+                              "#name urgency type shortcut relop requestable consumable default\n"
+                              "gpu 50 INT g <= YES JOB 0\n",
+                              "cx", &t, &why)) << why;
+  EXPECT_EQ(t.find("g")->urgency, 50);
+  EXPECT_EQ(t.find("slots")->urgency, 1000);
+  // Without a header: 8 (SGE) or 9 (UGE 8.x) columns.
+  ASSERT_TRUE(parse_complexes("slots s INT <= YES YES 1 1000 NO\n", "cx", &t, &why)) << why;
+  EXPECT_EQ(t.find("s")->urgency, 1000);
+
+  // A row that does not fit names the file, line and the formats expected.
+  EXPECT_FALSE(parse_complexes("slots s INT <= YES YES 1 1000 NO 0.0\n", "cx", &t, &why));
+  EXPECT_NE(why.find("cx:1"), std::string::npos) << why;
+  EXPECT_NE(why.find("Son of Grid Engine 6.2-8.1"), std::string::npos) << why;
+  EXPECT_NE(why.find("Univa/Altair Grid Engine 8.x"), std::string::npos) << why;
+  EXPECT_FALSE(parse_complexes("#name shortcut type relop requestable consumable default urgency aapre\n"
+                               "slots s INT <= YES YES 1 1000\n", "cx", &t, &why));
+  EXPECT_NE(why.find("cx:2"), std::string::npos) << why;
+  EXPECT_NE(why.find("header on line 1 names 9 columns"), std::string::npos) << why;
+  EXPECT_FALSE(parse_complexes("#name shortcut type relop requestable default urgency\n", "cx", &t, &why));
+  EXPECT_NE(why.find("no 'consumable' column"), std::string::npos) << why;
 }
 
 TEST(GeComplexes, ValuesFollowGridEngineUnits) {
