@@ -64,6 +64,7 @@ void MauiPolicy::configure(const HostContext& host) {
   for (const IgnoredParam& ig : cfg.ignored)
     host.log(MFPRIO_LOG_DEBUG, ig.file + ":" + std::to_string(ig.line) + ": " + ig.name +
                                    " is not a priority parameter: ignored");
+  for (const std::string& w : cfg.warnings) host.log(MFPRIO_LOG_WARNING, w);
   cfg_path_ = path;
   totals_.procs = host.cluster.cpus;
   totals_.mem_mb = host.cluster.mem_mb;
@@ -139,7 +140,7 @@ Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
   m.cls = nz(j.partition);
   m.submit_time = j.submit_time;
   // JOBPRIOACCRUALPOLICY over a stateless record (README: differences).
-  const int64_t accrual = record_accrual(cfg_->accrual, j, now);
+  const int64_t accrual = record_accrual(accrual_rule(*cfg_), j, now);
   m.system_queue_time = accrual;
   m.eff_queue_duration = std::max<int64_t>(0, now - accrual);
   // A job blocked now has queue time 0 (Maui would keep the value of its last
@@ -397,22 +398,15 @@ void MauiPolicy::info(const State&, InfoView* v) const {
   }
   v->set("config", cfg_path_);
   v->set("flavor", std::string(cfg.flavor == Flavor::Moab ? "moab" : "maui"));
-  const char* pol = "NONE";
-  switch (cfg.fs_policy) {
-    case FsPolicy::DedicatedPS: pol = "DEDICATEDPS"; break;
-    case FsPolicy::DedicatedPES: pol = "DEDICATEDPES"; break;
-    case FsPolicy::UtilizedPS: pol = "UTILIZEDPS"; break;
-    default: break;
-  }
-  v->set("fs_policy", std::string(pol) + (cfg.fs_percent ? "%" : ""));
+  v->set("fs_policy", cfg.fs_policy_name + (cfg.fs_percent ? "%" : ""));
   v->set_int("fs_interval", cfg.fs_interval);
   v->set_int("fs_depth", cfg.fs_depth);
   v->set("fs_decay", cfg.fs_decay);
   v->set_int("xf_min_wclimit", cfg.xf_min_wclimit);
-  const char* acc = cfg.accrual == AccrualPolicy::Always ? "ALWAYS"
-                    : cfg.accrual == AccrualPolicy::FullPolicy ? "FULLPOLICY" : "QUEUEPOLICY";
-  v->set("job_prio_accrual_policy", std::string(acc));
+  v->set("job_prio_accrual_policy", cfg.accrual_name);
   v->set_int("max_priority", 1000000000);
+  v->set("enable_neg_job_priority", std::string(cfg.negative_priority ? "TRUE" : "FALSE"));
+  if (cfg.negative_priority) v->set_int("priority_offset", kNegOffset);
   v->set("accounting_storage_loc", store_path_);
 }
 
