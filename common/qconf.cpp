@@ -3,6 +3,8 @@
 // the default values and §2/§3 for what each key feeds.
 #include "qconf.hpp"
 
+#include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
+
 #include <cctype>
 #include <cerrno>
 #include <algorithm>
@@ -263,6 +265,38 @@ bool apply_key(SchedConf& c, const KeyDef& k, const std::string& v, std::string*
 
 }  // namespace
 
+namespace {
+
+// The scheduler keys Grid Engine 6.2-8.x prints that mfprio does not read:
+// passed over, never taken for misspellings.
+bool other_sched_key(const std::string& k) {
+  static const char* const kOther[] = {
+      "algorithm", "schedule_interval", "maxujobs", "queue_sort_method", "job_load_adjustments",
+      "load_adjustment_decay_time", "load_formula", "schedd_job_info", "flush_submit_sec",
+      "flush_finish_sec", "params", "reprioritize_interval", "max_reservation", "default_duration"};
+  for (const char* o : kOther)
+    if (k == o) return true;
+  return false;
+}
+
+// The key a name within edit distance 2 of a key we read stands for
+// (common/slurm_conf.hpp's edit_distance), or nullptr.
+const char* misspelled_sched_key(const std::string& key) {
+  if (other_sched_key(key)) return nullptr;
+  const char* best = nullptr;
+  size_t best_d = 3;
+  for (const auto& k : kKeys) {
+    const size_t d = edit_distance(key, k.name);
+    if (d < best_d) {
+      best_d = d;
+      best = k.name;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 SchedConf SchedConf::installed_defaults() {
   SchedConf c;
   c.weight_ticket = 0.01;
@@ -289,6 +323,11 @@ bool parse_sched_conf(const std::string& text, const std::string& file, SchedCon
     for (const auto& k : kKeys)
       if (key == k.name) def = &k;
     if (def == nullptr) {
+      const char* near = misspelled_sched_key(key);
+      if (near) {
+        *why = bad(file, lineno, key, value, std::string("unknown scheduler key (did you mean ") + near + "?)");
+        return false;
+      }
       c.other.emplace_back(key, value);
       continue;
     }

@@ -269,3 +269,27 @@ TEST(GeShareTree, BadValueNamesFileLineKeyAndValue) {
   EXPECT_NE(why.find("not reachable"), std::string::npos) << why;
   EXPECT_TRUE(t.nodes.empty());  // untouched on failure
 }
+
+// Issue 22: a misspelled scheduler key is an error with "did you mean";
+// the keys Grid Engine prints that mfprio does not read are passed over.
+TEST(GeSchedConf, MisspelledKeyNamesTheNearestKey) {
+  const char* dir = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(dir, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string path = std::string(dir) + "/admins/typo-sched_conf.txt";
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing " << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  SchedConf c;
+  std::string why;
+  EXPECT_FALSE(parse_sched_conf(text.str(), path, &c, &why));
+  EXPECT_NE(why.find(path + ":29"), std::string::npos) << why;
+  EXPECT_NE(why.find("weight_tiket"), std::string::npos) << why;
+  EXPECT_NE(why.find("did you mean weight_ticket?"), std::string::npos) << why;
+  // Fixed, the file reads, and Grid Engine's other keys are kept aside.
+  std::string fixed = text.str();
+  fixed.replace(fixed.find("weight_tiket "), 13, "weight_ticket");
+  ASSERT_TRUE(parse_sched_conf(fixed, path, &c, &why)) << why;
+  EXPECT_DOUBLE_EQ(c.weight_ticket, 0.01);
+  EXPECT_EQ(c.other.size(), 14u);
+}
