@@ -20,9 +20,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "admin.hpp"
 #include "conf_loc.hpp"
@@ -112,7 +114,13 @@ format= takes field names or prefixes (Fairshare = Share), %W sets a width (nega
 constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FILE) COMMAND ...
   import FILE.json          add/update the listed records, one transaction
   import-flux --banks BANKS.csv --users USERS.csv [--queues QUEUES.csv]
-                            flux-accounting's export-db files, one transaction
+              [--weights priority_factor_weight_table.csv] [--config config_table.csv]
+              [--parameters-out FILE]
+                            flux-accounting's export-db files: banks (the root bank's
+                            shares too), users, queues in one transaction; the weights
+                            and config tables as the flux family's PriorityParameters
+                            line, printed or written to FILE (for the conf to Include);
+                            --weights/--config alone write no store
   import-sstree FILE        a Grid Engine share tree (qconf -sstree text), one transaction
   export                    the whole store as JSON on stdout
   charge --job ID --user U [--account A] [--partition P] [--qos Q]
@@ -906,6 +914,57 @@ bool commit_ok(const Options& o, const Echo& echo, std::ostream& out) {
   return false;
 }
 
+// import-flux: the store from the bank/user/queue tables; the flux family's
+// PriorityParameters line from the weights and config tables (printed, or
+// written to --parameters-out for the conf to Include).  Everything is read
+// and checked before anything is written.
+int cmd_import_flux(const Options& o, const std::string& db, const std::vector<std::string>& rest,
+                    std::ostream& out) {
+  FluxCsvFiles files;
+  std::string params_out;
+  for (size_t k = 0; k < rest.size(); ++k) {
+    const std::string& f = rest[k];
+    std::string* dst = f == "--banks" ? &files.banks : f == "--users" ? &files.users : f == "--queues" ? &files.queues
+                       : f == "--weights" ? &files.weights : f == "--config" ? &files.config
+                       : f == "--parameters-out" ? &params_out : nullptr;
+    if (!dst) throw UsageError("import-flux: unknown argument \"" + f + "\"");
+    if (k + 1 >= rest.size()) throw UsageError("import-flux: " + f + " needs a FILE");
+    *dst = rest[++k];
+  }
+  const bool tables = !files.banks.empty() || !files.users.empty() || !files.queues.empty();
+  const bool settings = !files.weights.empty() || !files.config.empty();
+  if ((tables || !settings) && (files.banks.empty() || files.users.empty()))
+    throw UsageError("import-flux needs --banks BANKS.csv and --users USERS.csv, or --weights / --config");
+  if (!params_out.empty() && !settings) throw UsageError("import-flux: --parameters-out needs --weights or --config");
+  std::string line;
+  std::vector<std::string> notes;
+  if (settings) line = flux_parameters_line(files, &notes);
+  if (tables) {
+    auto s = open_for_write(db, true);
+    ImportStats st = import_flux_files(*s, files);
+    if (!o.quiet)
+      out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users << " users\n";
+  }
+  if (!settings) return 0;
+  // A conf fragment: the notes are comments, so the text can be Included as is.
+  std::ostringstream frag;
+  frag << "# flux-accounting's priority weights and usage settings, by mfprio-acct import-flux from "
+       << (files.weights.empty() ? files.config : files.weights + (files.config.empty() ? "" : " and " + files.config))
+       << "\n# Include this in the conf that says PriorityType=priority/flux.\n";
+  for (const std::string& n : notes) frag << "# " << n << "\n";
+  frag << line << "\n";
+  if (params_out.empty()) {
+    out << frag.str();
+    return 0;
+  }
+  std::ofstream f(params_out, std::ios::trunc);
+  f << frag.str();
+  f.close();
+  if (!f) throw AdminError("import-flux: --parameters-out " + params_out + ": cannot write");
+  if (!o.quiet) out << "wrote " << params_out << ": " << line << "\n";
+  return 0;
+}
+
 int run(const std::vector<std::string>& args, std::ostream& out) {
   Options o;
   const std::vector<std::string> words = take_options(args, o);
@@ -1020,23 +1079,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
           << st.partitions << " partitions, " << st.queues << " queues\n";
     return 0;
   }
-  if (cmd == "import-flux") {
-    FluxCsvFiles files;
-    for (size_t k = 0; k < rest.size(); ++k) {
-      const std::string& f = rest[k];
-      if (f != "--banks" && f != "--users" && f != "--queues")
-        throw UsageError("import-flux: unknown argument \"" + f + "\"");
-      if (k + 1 >= rest.size()) throw UsageError("import-flux: " + f + " needs a FILE");
-      (f == "--banks" ? files.banks : f == "--users" ? files.users : files.queues) = rest[++k];
-    }
-    if (files.banks.empty() || files.users.empty())
-      throw UsageError("import-flux needs --banks BANKS.csv and --users USERS.csv");
-    auto s = open_for_write(db, true);
-    ImportStats st = import_flux_files(*s, files);
-    if (!o.quiet)
-      out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users << " users\n";
-    return 0;
-  }
+  if (cmd == "import-flux") return cmd_import_flux(o, db, rest, out);
   if (cmd == "import-sstree") {
     if (rest.size() != 1) throw UsageError("import-sstree needs exactly one FILE");
     auto s = open_for_write(db, true);

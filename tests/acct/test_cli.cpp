@@ -1,5 +1,9 @@
 // test_cli.cpp - mfprio-acct end to end: the built binary against a temp store.
 #include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <cstdlib>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -313,6 +317,58 @@ TEST_F(Cli, ImportFluxReadsExportDbCsvsInOneTransaction) {
   EXPECT_NE(std::string::npos, ex.find(R"("queues":["batch","debug"])")) << ex;
   Result t = acct({"show", "tree", "-p"});
   EXPECT_NE(std::string::npos, t.out.find("physics|alice||2|0|")) << t.out;
+}
+
+// Issue 22: `flux account export-db`'s whole set: the root bank's shares go
+// to the root account; the weights and config tables become the flux
+// family's PriorityParameters line (an Include-able fragment).
+TEST_F(Cli, ImportFluxTakesTheRootSharesAndTheWeightAndConfigTables) {
+  const char* data = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string x = std::string(data) + "/admins/flux-export/";
+  for (const char* f : {"bank_table.csv", "association_table.csv", "queue_table.csv",
+                        "priority_factor_weight_table.csv", "config_table.csv"})
+    ASSERT_TRUE(std::ifstream(x + f).good()) << "missing " << x << f;
+  const std::string frag = dir.file("flux-priority.conf");
+  Result r = acct({"import-flux", "--banks", x + "bank_table.csv", "--users", x + "association_table.csv",
+                   "--queues", x + "queue_table.csv", "--weights", x + "priority_factor_weight_table.csv", "--config", x + "config_table.csv",
+                   "--parameters-out", frag});
+  ASSERT_EQ(0, r.status) << r.err;
+  const std::string line =
+      "PriorityParameters=mode=accounting,fairshare=50000,queue=20000,bank=500,urgency=1000,"
+      "decay_half_life=14-00:00:00,reset_period=28-00:00:00,decay_factor=0.8,node_weight=1.0,core_weight=0.0,"
+      "gpu_weight=0.0";
+  EXPECT_NE(std::string::npos, r.out.find("imported 2 banks, 2 queues, 2 users\n")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("wrote " + frag + ": " + line)) << r.out;
+  std::ifstream in(frag);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(std::string::npos, text.str().find("\n" + line + "\n")) << text.str();
+  // The config keys that are not priority settings are named, as comments.
+  EXPECT_NE(std::string::npos, text.str().find("# " + x + "config_table.csv:8: key 'deny_unknown_queues' is not a "
+                                                            "priority setting mfprio reads: passed over"))
+      << text.str();
+  // The root bank's shares (5) are the root account's.
+  Result t = acct({"show", "tree", "-p"});
+  EXPECT_NE(std::string::npos, t.out.find("root|||5|")) << t.out;
+  EXPECT_NE(std::string::npos, t.out.find("physics|alice||2|")) << t.out;
+  // --weights/--config alone: the fragment on stdout, no store needed.
+  Result s = run_acct(dir, {"--db", dir.file("none.db"), "import-flux", "--weights",
+                            x + "priority_factor_weight_table.csv"});
+  ASSERT_EQ(0, s.status) << s.err;
+  EXPECT_NE(std::string::npos, s.out.find("\nPriorityParameters=mode=accounting,fairshare=50000,queue=20000,bank=500,"
+                                          "urgency=1000\n")) << s.out;
+  EXPECT_FALSE(std::ifstream(dir.file("none.db")).good());
+  // A factor flux-accounting does not have, or a bad duration: FILE:LINE, nothing written.
+  std::ofstream(dir.file("w.csv")) << "factor,weight\nfairshare,1\nage,5\n";
+  s = acct({"import-flux", "--banks", x + "bank_table.csv", "--users", x + "association_table.csv", "--queues",
+            x + "queue_table.csv", "--weights", dir.file("w.csv")});
+  EXPECT_EQ(1, s.status);
+  EXPECT_NE(std::string::npos, s.err.find(dir.file("w.csv") + ":3: factor 'age'")) << s.err;
+  std::ofstream(dir.file("c.csv")) << "key,value\npriority_decay_half_life,1w\n";
+  s = acct({"import-flux", "--config", dir.file("c.csv")});
+  EXPECT_EQ(1, s.status);
+  EXPECT_NE(std::string::npos, s.err.find(dir.file("c.csv") + ":2: key 'priority_decay_half_life': '1w'")) << s.err;
 }
 
 TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {
