@@ -30,6 +30,7 @@
 #include "conf_loc.hpp"
 #include "import_export.hpp"
 #include "import_flux.hpp"
+#include "import_qconf.hpp"
 #include "import_sstree.hpp"
 
 namespace mfprio::acct {
@@ -57,7 +58,7 @@ Commands (sacctmgr's words and synonyms; keys case-insensitive):
   delete|remove  ENTITY NAME[,NAME..] | [where] CONDITION ...
   show|list      associations|accounts|users|qos|partitions|queues|tree [format=F,..] [where] [FILTER ..]
   show decay / modify decay [set] last_decay=T [last_reset=T]
-  import FILE.json | import-flux ... | import-sstree FILE | export | charge ...
+  import FILE.json | import-flux ... | import-sstree FILE | import-qconf ... | export | charge ...
 Run `mfprio-acct COMMAND --help` for a command's keys.
 
 Writes need the store file's owner, uid 0, or a user with AdminLevel=Administrator.
@@ -122,6 +123,10 @@ constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FIL
                             line, printed or written to FILE (for the conf to Include);
                             --weights/--config alone write no store
   import-sstree FILE        a Grid Engine share tree (qconf -sstree text), one transaction
+  import-qconf [--users FILE] [--projects FILE] [--usersets FILE]   (each may repeat)
+                            Grid Engine users, projects and departments with their fshare
+                            and oticket, from qconf -suser / -sprj / -su text, one
+                            transaction (an ACL-only userset is passed over, noted)
   export                    the whole store as JSON on stdout
   charge --job ID --user U [--account A] [--partition P] [--qos Q]
          --start T --end T (--rate R | --cpus N) [--running]
@@ -838,7 +843,8 @@ void print_help(const std::vector<std::string>& words, std::ostream& out) {
   else if (verb == "modify") out << kHelpModify;
   else if (verb == "delete") out << kHelpDelete;
   else if (verb == "show") out << kHelpShow;
-  else if (verb == "import" || verb == "import-flux" || verb == "import-sstree" || verb == "export" ||
+  else if (verb == "import" || verb == "import-flux" || verb == "import-sstree" || verb == "import-qconf" ||
+           verb == "export" ||
            verb == "charge")
     out << kHelpOther;
   else out << kUsage;
@@ -980,7 +986,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   for (const std::string& w : words)
     if (w.size() > 1 && w[0] == '-' && w.find('=') == std::string::npos) {
       const std::string c = lower(words[0]);
-      if (c != "charge" && c != "import-flux")
+      if (c != "charge" && c != "import-flux" && c != "import-qconf")
         throw UsageError("unknown option \"" + w + "\" (see --help)");
     }
   if (!o.db.empty() && !o.conf.empty()) throw UsageError("give --db or --conf, not both");
@@ -1080,6 +1086,27 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   if (cmd == "import-flux") return cmd_import_flux(o, db, rest, out);
+  if (cmd == "import-qconf") {
+    QconfFiles files;
+    for (size_t k = 0; k < rest.size(); ++k) {
+      const std::string& f = rest[k];
+      auto* dst = f == "--users" ? &files.users : f == "--projects" ? &files.projects
+                  : f == "--usersets" ? &files.usersets : nullptr;
+      if (!dst) throw UsageError("import-qconf: unknown argument \"" + f + "\"");
+      if (k + 1 >= rest.size()) throw UsageError("import-qconf: " + f + " needs a FILE");
+      dst->push_back(rest[++k]);
+    }
+    if (files.users.empty() && files.projects.empty() && files.usersets.empty())
+      throw UsageError("import-qconf needs --users, --projects or --usersets FILE");
+    auto s = open_for_write(db, true);
+    QconfStats st = import_qconf_files(*s, files);
+    if (!o.quiet) {
+      for (const std::string& n : st.notes) out << "note: " << n << "\n";
+      out << "imported " << st.users << " users, " << st.projects << " projects, " << st.departments
+          << " departments\n";
+    }
+    return 0;
+  }
   if (cmd == "import-sstree") {
     if (rest.size() != 1) throw UsageError("import-sstree needs exactly one FILE");
     auto s = open_for_write(db, true);

@@ -737,4 +737,61 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
   return true;
 }
 
+// ---- users, projects, usersets ------------------------------------------------------
+bool parse_qconf_objects(const std::string& text, const std::string& file, QconfObjectKind kind,
+                         std::vector<QconfObject>* out, std::string* why) {
+  std::vector<QconfObject> objs;
+  std::map<std::string, int> seen;  // name -> line
+  for (const auto& [lineno, line] : logical_lines(text)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t sp = line.find_first_of(" \t");
+    const std::string key = line.substr(0, sp);
+    const std::string value = sp == std::string::npos ? "" : trim(line.substr(sp));
+    if (key == "name") {
+      if (value.empty() || value.find_first_of(" \t,") != std::string::npos) {
+        *why = bad(file, lineno, key, value, "expected one name");
+        return false;
+      }
+      if (auto [it, fresh] = seen.emplace(value, lineno); !fresh) {
+        *why = bad(file, lineno, key, value, "already given at line " + std::to_string(it->second));
+        return false;
+      }
+      QconfObject o;
+      o.name = value;
+      o.line = lineno;
+      objs.push_back(std::move(o));
+      continue;
+    }
+    if (objs.empty()) {
+      *why = bad(file, lineno, key, value, "a key before the first 'name' line");
+      return false;
+    }
+    QconfObject& o = objs.back();
+    if (key == "fshare" || key == "oticket") {
+      int64_t n = 0;
+      if (!to_int64(value, &n) || n < 0 || n > 4294967295LL) {
+        *why = bad(file, lineno, key, value, "expected an integer in 0..4294967295");
+        return false;
+      }
+      (key == "fshare" ? o.fshare : o.oticket) = static_cast<uint32_t>(n);
+    } else if (key == "type" && kind == QconfObjectKind::Userset) {
+      std::string t = value;
+      for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      for (char& c : t) if (c == ',') c = ' ';
+      bool ok = !t.empty();
+      o.department = false;
+      for (const std::string& w : split_ws(t)) {
+        if (w == "DEPT") o.department = true;
+        else if (w != "ACL") ok = false;
+      }
+      if (!ok) {
+        *why = bad(file, lineno, key, value, "expected ACL, DEPT or both");
+        return false;
+      }
+    }
+  }
+  *out = std::move(objs);
+  return true;
+}
+
 }  // namespace mfprio::gridengine

@@ -371,6 +371,37 @@ TEST_F(Cli, ImportFluxTakesTheRootSharesAndTheWeightAndConfigTables) {
   EXPECT_NE(std::string::npos, s.err.find(dir.file("c.csv") + ":2: key 'priority_decay_half_life': '1w'")) << s.err;
 }
 
+// Issue 22: Grid Engine's users, projects and departments with their
+// functional shares and override tickets, from the site's qconf output.
+TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
+  const char* data = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string q = std::string(data) + "/admins/qconf/";
+  for (const char* f : {"suser.txt", "sprj.txt", "su.txt"})
+    ASSERT_TRUE(std::ifstream(q + f).good()) << "missing " << q << f;
+  Result r = acct({"import-qconf", "--users", q + "suser.txt", "--projects", q + "sprj.txt", "--usersets",
+                   q + "su.txt"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("note: " + q + "su.txt:12: userset 'chem_users' is an ACL only")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("imported 2 users, 2 projects, 2 departments\n")) << r.out;
+  const std::string ex = acct({"export"}).out;
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"bob","admin":false,"fshare":100,"oticket":2000})")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"chemistry","fshare":300,"oticket":500})")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"theory","fshare":250,"oticket":0})")) << ex;
+  EXPECT_EQ(std::string::npos, ex.find("chem_users")) << ex;
+  // A bad number names the file and line; nothing is written.
+  std::ofstream(dir.file("bad.txt")) << "name carol\noticket 0\nfshare lots\n";
+  r = acct({"import-qconf", "--projects", q + "sprj.txt", "--users", dir.file("bad.txt")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find(dir.file("bad.txt") + ":3: key 'fshare' value 'lots'")) << r.err;
+  std::ofstream(dir.file("bad.txt")) << "fshare 3\nname carol\n";
+  r = acct({"import-qconf", "--users", dir.file("bad.txt")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find(dir.file("bad.txt") + ":1: key 'fshare' value '3': a key before the first"))
+      << r.err;
+  EXPECT_EQ(2, acct({"import-qconf"}).status);
+}
+
 TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {
   std::ofstream(dir.file("banks.csv")) << "bank,parent_bank,shares\nroot,,1\nA,root,1\n";
   std::ofstream(dir.file("users.csv")) << "username,bank,shares\nalice,A,1\nbob,A,lots\n";
