@@ -31,6 +31,7 @@
 #include "import_export.hpp"
 #include "import_flux.hpp"
 #include "import_qconf.hpp"
+#include "sacctmgr_dump.hpp"
 #include "import_sstree.hpp"
 
 namespace mfprio::acct {
@@ -59,6 +60,7 @@ Commands (sacctmgr's words and synonyms; keys case-insensitive):
   show|list      associations|accounts|users|qos|partitions|queues|tree [format=F,..] [where] [FILTER ..]
   show decay / modify decay [set] last_decay=T [last_reset=T]
   import FILE.json | import-flux ... | import-sstree FILE | import-qconf ... | export | charge ...
+  dump CLUSTER [file=F] / load file=F   the tree in sacctmgr's flat-file format
 Run `mfprio-acct COMMAND --help` for a command's keys.
 
 Writes need the store file's owner, uid 0, or a user with AdminLevel=Administrator.
@@ -128,6 +130,10 @@ constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FIL
                             and oticket, from qconf -suser / -sprj / -su text, one
                             transaction (an ACL-only userset is passed over, noted)
   export                    the whole store as JSON on stdout
+  dump CLUSTER [file=F]     the tree in sacctmgr's dump format (stdout without file=)
+  load file=F               a sacctmgr dump file: the tree, shares, priorities, default
+                            accounts, AdminLevel; QOS and limits are read, noted, not kept;
+                            one transaction
   charge --job ID --user U [--account A] [--partition P] [--qos Q]
          --start T --end T (--rate R | --cpus N) [--running]
   charge --file CHARGES.jsonl   all lines in one transaction
@@ -844,7 +850,7 @@ void print_help(const std::vector<std::string>& words, std::ostream& out) {
   else if (verb == "delete") out << kHelpDelete;
   else if (verb == "show") out << kHelpShow;
   else if (verb == "import" || verb == "import-flux" || verb == "import-sstree" || verb == "import-qconf" ||
-           verb == "export" ||
+           verb == "export" || verb == "dump" || verb == "load" ||
            verb == "charge")
     out << kHelpOther;
   else out << kUsage;
@@ -1070,6 +1076,53 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   if (db.empty()) db = storage_loc_from_conf(o.conf);
+  if (cmd == "dump") {
+    // sacctmgr dump CLUSTER [file=F]: the tree in sacctmgr's flat-file format.
+    std::string cluster, file;
+    for (const std::string& a : rest) {
+      if (lower(a.substr(0, 5)) == "file=") file = a.substr(5);
+      else if (lower(a.substr(0, 8)) == "cluster=") cluster = a.substr(8);
+      else if (cluster.empty()) cluster = a;
+      else throw UsageError("dump: unexpected \"" + a + "\" (dump CLUSTER [file=F])");
+    }
+    if (cluster.empty()) throw UsageError("dump needs the cluster name (dump CLUSTER [file=F])");
+    auto s = Store::open(db, OpenOptions{true, false});
+    const std::string text = sacctmgr_dump_text(s->load(), cluster);
+    if (file.empty()) {
+      out << text;
+      return 0;
+    }
+    std::ofstream f(file, std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) throw AdminError("dump: file=" + file + ": cannot write");
+    if (!o.quiet) out << "wrote " << file << "\n";
+    return 0;
+  }
+  if (cmd == "load") {
+    // sacctmgr load [file=]F: the tree from sacctmgr's flat-file format.
+    std::string file;
+    for (const std::string& a : rest) {
+      const std::string f = lower(a.substr(0, 5)) == "file=" ? a.substr(5) : a;
+      if (!file.empty()) throw UsageError("load takes one file (load file=F)");
+      file = f;
+    }
+    if (file.empty()) throw UsageError("load needs file=F");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw AdminError("load: file=" + file + ": cannot read");
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto s = open_for_write(db, true);
+    LoadStats st;
+    AdminChanges ch = plan_sacctmgr_load(s->load(), text.str(), file, &st);
+    s->apply_admin(ch);
+    if (!o.quiet) {
+      for (const std::string& n : st.notes) out << "note: " << n << "\n";
+      out << "loaded cluster '" << st.cluster << "': " << st.accounts << " accounts, " << st.users
+          << " user associations\n";
+    }
+    return 0;
+  }
   if (cmd == "export") {
     if (!rest.empty()) throw UsageError("export takes no arguments");
     auto s = Store::open(db, OpenOptions{true, false});

@@ -402,6 +402,64 @@ TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
   EXPECT_EQ(2, acct({"import-qconf"}).status);
 }
 
+// Issue 22: sacctmgr's dump / load flat-file format.  The live Slurm
+// cluster's association tree (tests/data/slurm-live/variant's `sacctmgr
+// show assoc`), as a dump file, loads into a store whose associations are
+// what sacctmgr showed; dumped and loaded again it gives the same store.
+TEST_F(Cli, LoadAndDumpRoundTripTheLiveClustersAssociations) {
+  const char* data = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string dump = std::string(data) + "/admins/live-dump.cfg";
+  const std::string live = std::string(data) + "/slurm-live/variant/sacctmgr_assoc.txt";
+  std::ifstream lin(live);
+  ASSERT_TRUE(lin.good()) << "missing " << live;
+  ASSERT_TRUE(std::ifstream(dump).good()) << "missing " << dump;
+  Result r = acct({"load", "file=" + dump});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("loaded cluster 'live': 4 accounts, 7 user associations\n")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("note: " + dump + ":9: qos: read, not kept")) << r.out;
+  // sacctmgr's rows: Cluster|Account|User|Partition|Share|Priority|ParentName|QOS|Def QOS.
+  std::string expected = "Account|User|Partition|Share|Priority\n", l;
+  std::getline(lin, l);  // header
+  while (std::getline(lin, l)) {
+    std::vector<std::string> f;
+    std::stringstream ss(l);
+    for (std::string x; std::getline(ss, x, '|');) f.push_back(x);
+    ASSERT_GE(f.size(), 6u) << l;
+    expected += f[1] + "|" + f[2] + "|" + f[3] + "|" + f[4] + "|" + f[5] + "\n";
+  }
+  Result shown = acct({"show", "assoc", "format=Account,User,Partition,Share,Priority", "-P"});
+  ASSERT_EQ(0, shown.status) << shown.err;
+  EXPECT_EQ(expected, shown.out);
+  // Round trip: dump, load into a fresh store, the same export.
+  const std::string out = dir.file("out.cfg");
+  r = acct({"dump", "live", "file=" + out});
+  ASSERT_EQ(0, r.status) << r.err;
+  const std::string first = acct({"export"}).out;
+  Result again = run_acct(dir, {"--db", dir.file("again.db"), "-i", "load", "file=" + out});
+  ASSERT_EQ(0, again.status) << again.err;
+  EXPECT_EQ(first, run_acct(dir, {"--db", dir.file("again.db"), "export"}).out);
+  Result d = acct({"dump", "live"});
+  EXPECT_NE(std::string::npos, d.out.find("\nCluster - 'live':Fairshare=1\nParent - 'root'\n")) << d.out;
+  EXPECT_NE(std::string::npos, d.out.find("User - 'dave':DefaultAccount='exp':Fairshare=parent\n")) << d.out;
+  // Bad lines name FILE:LINE; nothing is written.
+  auto refused = [&](const std::string& text, const std::string& message) {
+    std::ofstream(dir.file("bad.cfg")) << text;
+    Result b = run_acct(dir, {"--db", dir.file("bad.db"), "-i", "load", "file=" + dir.file("bad.cfg")});
+    EXPECT_EQ(1, b.status) << text;
+    EXPECT_NE(std::string::npos, b.err.find(message)) << b.err;
+    EXPECT_EQ(std::string::npos, run_acct(dir, {"--db", dir.file("bad.db"), "export"}).out.find("\"x\"")) << text;
+  };
+  refused("Cluster - 'c'\nAccount - 'x':FairShar=5\n", dir.file("bad.cfg") + ":2: option 'fairshar' is not one sacctmgr "
+                                                        "knows (did you mean fairshare?)");
+  refused("Cluster - 'c'\nParent - 'nowhere'\n", ":2: Parent 'nowhere' is not an account listed before it");
+  refused("Account - 'x'\n", ":1: the first record must be 'Cluster - NAME'");
+  refused("Cluster - 'c'\nAccount - 'x':Fairshare=lots\n", ":2: Fairshare='lots': expected an integer");
+  refused("Cluster - 'c'\nAccount - 'x'\nParent - 'x'\nUser - 'u':DefaultAccount='y'\n",
+          "user 'u': DefaultAccount='y' has no User line under Parent 'y'");
+  EXPECT_EQ(2, acct({"dump"}).status);
+}
+
 TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {
   std::ofstream(dir.file("banks.csv")) << "bank,parent_bank,shares\nroot,,1\nA,root,1\n";
   std::ofstream(dir.file("users.csv")) << "username,bank,shares\nalice,A,1\nbob,A,lots\n";
