@@ -311,9 +311,17 @@ std::string format_sprio(const std::vector<SprioRow>& rows, const std::vector<Te
     layout.push_back({"ACCOUNT", 8, true});
   }
   layout.push_back({"PRIORITY", 10, true});
+  // A family whose admins read their own priority (MFPRIO_TERMF_PRIORITY):
+  // that term is the PRIORITY column; the 32-bit ordering key shows as KEY
+  // in the long format only.
+  const TermColumn* own = nullptr;
+  for (const TermColumn& t : terms)
+    if (t.flags & MFPRIO_TERMF_PRIORITY) own = &t;
+  if (own && opt.long_format) layout.push_back({"KEY", 10, true});
   const size_t fixed_cols = layout.size();
   std::vector<const TermColumn*> shown;
   for (const TermColumn& t : terms) {
+    if (&t == own) continue;
     if ((t.flags & MFPRIO_TERMF_LONG) && !opt.long_format) continue;
     shown.push_back(&t);
     // Slurm's sprio: the TRES list is left-aligned (%20T) in the short format only.
@@ -334,7 +342,9 @@ std::string format_sprio(const std::vector<SprioRow>& rows, const std::vector<Te
       cells.push_back(r.user);
       cells.push_back(r.account);
     }
-    cells.push_back(opt.normalized ? fixed(r.f.priority / 4294967295.0, 7) : std::to_string(r.f.priority));
+    const std::string key = opt.normalized ? fixed(r.f.priority / 4294967295.0, 7) : std::to_string(r.f.priority);
+    cells.push_back(own ? term_cell(r.f, *own, opt.normalized) : key);
+    if (own && opt.long_format) cells.push_back(key);
     for (const TermColumn* c : shown) cells.push_back(term_cell(r.f, *c, opt.normalized));
     t.row(cells);
   }

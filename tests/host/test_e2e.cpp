@@ -760,18 +760,27 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 5u) << r.out;  // the header and the four pending jobs; job 105 runs
-  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|URGENCY|TICKETS|POSIX|PRIO|NURG|URG|NTCKTS|TCKTS|NPPRIOR|PPRI|");
+  // Issue 22: PRIORITY is qstat's prio (what a Grid Engine admin reads); the
+  // 32-bit ordering key shows as KEY in the long format only.
+  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|KEY|URGENCY|TICKETS|POSIX|NURG|URG|NTCKTS|TCKTS|NPPRIOR|PPRI|");
   // The 32-bit priority orders the jobs as prio does.
   std::vector<std::pair<double, uint64_t>> by_prio;
   for (size_t i = 1; i < l.size(); ++i) {
     const auto c = mfprio::test::cells(l[i]);
     ASSERT_EQ(c.size(), 15u) << l[i];
-    by_prio.emplace_back(std::stod(c[8]), std::stoull(c[4]));
+    EXPECT_EQ(c[4].size(), 7u) << l[i];  // 0.xxxxx, as qstat -pri prints prio
+    by_prio.emplace_back(std::stod(c[4]), std::stoull(c[5]));
   }
   std::sort(by_prio.begin(), by_prio.end());
   for (size_t i = 1; i < by_prio.size(); ++i) EXPECT_LT(by_prio[i - 1].second, by_prio[i].second) << r.out;
   EXPECT_TRUE(has(l[3], "|carol|")) << r.out;
   EXPECT_TRUE(has(l[3], "|-100|")) << r.out;  // posix_priority -100
+  r = host({"--conf", conf, "--now", "1763726400", "sprio", "-P", "--job-file", src + "jobs.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  l = lines(r.out);
+  ASSERT_EQ(l.size(), 5u) << r.out;
+  EXPECT_EQ(l[0], "JOBID|PARTITION|PRIORITY|URGENCY|TICKETS|POSIX|");
+  EXPECT_TRUE(has(l[1], "|0.")) << r.out;
   r = host({"--conf", conf, "sshare", "-a", "-p"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Node|Shares|Level%|Total%|LongTarget|ShortTarget|ActualUsage|Usage|Tickets|")) << r.out;
