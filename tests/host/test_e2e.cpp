@@ -703,6 +703,43 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
   EXPECT_TRUE(has(r.out, "Credential|Target|Usage%|FSFactor|Decayed|")) << r.out;
   EXPECT_TRUE(has(r.out, "bob|20.00-|100.00|")) << r.out;   // all the usage is bob's, a ceiling target
   EXPECT_TRUE(has(r.out, "TOTAL||100.00||36000.0|")) << r.out;  // 10 procs x 3600 s
+  // Issue 22: diagnose -p's per-job percentages: each job's term cells are its
+  // share of that job's priority with the value; the Percent row stays.
+  r = host({"--conf", conf, "--now", "1763703600", "sprio", "--percent", "--job-file", jobs, "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  l = lines(r.out);
+  ASSERT_EQ(l.size(), 4u) << r.out;
+  const auto pa = mfprio::test::cells(l[1]);
+  ASSERT_EQ(pa.size(), 10u) << r.out;
+  double pct = 0;
+  for (size_t i = 3; i < pa.size(); ++i) {
+    ASSERT_NE(pa[i].find('('), std::string::npos) << l[1];
+    pct += std::stod(pa[i]);
+  }
+  EXPECT_NEAR(pct, 100.0, 0.5) << l[1];
+  EXPECT_TRUE(has(pa[5], "(1100)")) << l[1];
+  EXPECT_EQ(mfprio::test::cells(l[3]).at(0), "Percent") << r.out;
+  // ... and diagnose -f's header above the credential table (not with -p).
+  r = host({"--conf", conf, "--now", "1763703600", "sshare"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("FairShare Information\n\nDepth: ", 0), 0u) << r.out;
+  EXPECT_TRUE(has(r.out, "FS Policy: DEDICATEDPS")) << r.out;
+}
+
+// Issue 22: diagnose -f lists every FSTARGET before any usage exists.
+TEST_F(RealPluginE2E, MauiShareViewShowsTargetsBeforeAnyUsage) {
+  if (!std::filesystem::exists(plugin_dir + "/priority_maui.so")) GTEST_SKIP() << "not built";
+  const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/maui.cfg";
+  const std::string conf = dir.write("maui.conf", "PriorityType=priority/maui\nPriorityParameters=config=" + src +
+                                                      "\nPluginDir=" + plugin_dir + "\nAccountingStorageLoc=" +
+                                                      dir.path() + "/acct.db\n");
+  ProcessResult r = mfprio::test::run_acct({"--db", dir.path() + "/acct.db", "-i", "add", "account", "theory"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = host({"--conf", conf, "sshare", "-p"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "alice|30.00|0.00|")) << r.out;
+  EXPECT_TRUE(has(r.out, "bob|20.00-|0.00|")) << r.out;
+  EXPECT_TRUE(has(r.out, "bio|30.00+|0.00|")) << r.out;
 }
 
 // The plain-C99 host describes every real family generically: which optional

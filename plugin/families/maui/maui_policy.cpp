@@ -28,6 +28,13 @@ std::string short_label(const std::string& name) {
   return l;
 }
 
+// kKindNames' index as a CredKind ("user" -> User); kind names not in it: User.
+CredKind kind_of(const std::string& kind) {
+  for (int k = 0; k < kCredKinds; ++k)
+    if (kind == kKindNames[k]) return static_cast<CredKind>(k);
+  return CredKind::User;
+}
+
 std::string target_text(const FsTarget& t) {
   if (t.value <= 0) return "";
   char buf[48];
@@ -349,7 +356,10 @@ void MauiPolicy::share_view(const State& state, ShareView* v) const {
     r.account = kind == "account" ? name : "";
     r.user.clear();  // (the host's sshare shows only one's own user rows without -a)
     r.cells.push_back(ShareView::text(label));
-    r.cells.push_back(ShareView::text(e ? target_text(e->target) : ""));
+    // The target in force, before any usage too (diagnose -f lists it).
+    const bool cred = kind != "total" && kind.rfind("kind:", 0) != 0;
+    r.cells.push_back(ShareView::text(e ? target_text(e->target)
+                                        : cred ? target_text(target_in_force(cfg, kind_of(kind), name)) : ""));
     const bool heading = kind.rfind("kind:", 0) == 0;  // USER, GROUP, ... group rows: no numbers
     if (heading) r.cells.push_back(ShareView::text(""));
     else r.cells.push_back(ShareView::num(s.usage.total > 0 ? 100.0 * usage / s.usage.total : 0.0));
@@ -399,6 +409,20 @@ void MauiPolicy::info(const State&, InfoView* v) const {
   v->set("config", cfg_path_);
   v->set("flavor", std::string(cfg.flavor == Flavor::Moab ? "moab" : "maui"));
   v->set("fs_policy", cfg.fs_policy_name + (cfg.fs_percent ? "%" : ""));
+  {
+    // diagnose -f's header, for the host's sshare (share_header).
+    char b[256];
+    const int64_t iv = cfg.fs_interval;
+    char span[64];
+    if (iv % 86400 == 0) std::snprintf(span, sizeof span, "%lld:00:00:00", static_cast<long long>(iv / 86400));
+    else std::snprintf(span, sizeof span, "%02lld:%02lld:%02lld", static_cast<long long>(iv / 3600),
+                       static_cast<long long>(iv % 3600 / 60), static_cast<long long>(iv % 60));
+    std::snprintf(b, sizeof b,
+                  "FairShare Information\n\nDepth: %d intervals   Interval Length: %s   Decay Rate: %.2f\n\n"
+                  "FS Policy: %s%s\n",
+                  cfg.fs_depth, span, cfg.fs_decay, cfg.fs_policy_name.c_str(), cfg.fs_percent ? "%" : "");
+    v->set("share_header", std::string(b));
+  }
   v->set_int("fs_interval", cfg.fs_interval);
   v->set_int("fs_depth", cfg.fs_depth);
   v->set("fs_decay", cfg.fs_decay);
