@@ -451,8 +451,9 @@ TEST(MauiCfgSites, EveryErrorInOneRunWithDidYouMean) {
   EXPECT_NE(lines[3].find("maui.cfg:5: USERCFG[bob] PRIORITY 'x'"), std::string::npos);
   EXPECT_NE(lines[4].find("maui.cfg:6: FSDEPTH '0'"), std::string::npos);
   // Names Maui itself reads that sit near a priority parameter are not typos.
-  const Config c = parse_ok("AFSWEIGHT 5\nGFSWEIGHT 5\nUFSWEIGHT 1\nQOSQTWEIGHT 3\nRESDEPTH 4\nNODECFG[n1] SPEED=1\n");
-  EXPECT_EQ(c.ignored.size(), 6u);
+  const Config c =
+      parse_ok("AFSWEIGHT 5\nGFSWEIGHT 5\nUFSWEIGHT 1\nQOSQTWEIGHT 3\nRESDEPTH 4\nSRDEPTH 2\nNODECFG[n1] SPEED=1\n");
+  EXPECT_EQ(c.ignored.size(), 7u);
   // A Moab-only name in a maui.cfg is ignored, not a misspelling.
   EXPECT_EQ(parse_ok("DEADLINEWEIGHT 5\n").ignored.size(), 1u);
 }
