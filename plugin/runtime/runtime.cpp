@@ -137,6 +137,11 @@ void Runtime::open() {
 }
 
 void Runtime::publish(std::shared_ptr<const State> s) {
+  // A pass's state is numbered by its family (the current one's + 1), a
+  // reload by the runtime: the runtime's next number stays past every
+  // published one, so plugin_stats' generation never goes back (an admin
+  // edit's reload after passes used to reuse an old number).
+  if (s->generation >= next_generation_) next_generation_ = s->generation + 1;
   state_.store(std::move(s), std::memory_order_release);
 }
 

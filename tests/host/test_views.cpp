@@ -496,7 +496,7 @@ TEST(SprioPercent, EachTermsShareOfTheListedPrioritiesAddsUpTo100) {
     std::snprintf(r.f.terms[2].name, sizeof r.f.terms[2].name, "SERV.QUEUETIME");
     r.f.terms[2].contribution = a;
     r.f.terms[2].parent = 0;  // a part of SERV: not counted twice
-    r.f.priority = static_cast<uint32_t>(a + b);
+    r.f.priority = a + b > 0 ? static_cast<uint32_t>(a + b) : 0u;  // a negative sum is clamped, as a family does
     return r;
   };
   std::vector<SprioRow> rows = {row(1, 300, 100), row(2, 100, -500)};
