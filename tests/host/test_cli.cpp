@@ -233,6 +233,8 @@ TEST(Cli, EveryCommandHelpDescribesEveryOptionOfItsUsage) {
       EXPECT_NE(described.find(opt), std::string::npos) << "'" << opt << "' has no line in:\n" << help;
     }
     (void)options;
-    if (c != Command::Info) EXPECT_FALSE(described.empty()) << help;
+    if (c != Command::Info) {
+      EXPECT_FALSE(described.empty()) << help;
+    }
   }
 }
