@@ -20,14 +20,18 @@
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "admin.hpp"
 #include "conf_loc.hpp"
 #include "import_export.hpp"
 #include "import_flux.hpp"
+#include "import_qconf.hpp"
+#include "sacctmgr_dump.hpp"
 #include "import_sstree.hpp"
 
 namespace mfprio::acct {
@@ -55,7 +59,8 @@ Commands (sacctmgr's words and synonyms; keys case-insensitive):
   delete|remove  ENTITY NAME[,NAME..] | [where] CONDITION ...
   show|list      associations|accounts|users|qos|partitions|queues|tree [format=F,..] [where] [FILTER ..]
   show decay / modify decay [set] last_decay=T [last_reset=T]
-  import FILE.json | import-flux ... | import-sstree FILE | export | charge ...
+  import FILE.json | import-flux ... | import-sstree FILE | import-qconf ... | export | charge ...
+  dump CLUSTER [file=F] / load file=F   the tree in sacctmgr's flat-file format
 Run `mfprio-acct COMMAND --help` for a command's keys.
 
 Writes need the store file's owner, uid 0, or a user with AdminLevel=Administrator.
@@ -112,9 +117,23 @@ format= takes field names or prefixes (Fairshare = Share), %W sets a width (nega
 constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FILE) COMMAND ...
   import FILE.json          add/update the listed records, one transaction
   import-flux --banks BANKS.csv --users USERS.csv [--queues QUEUES.csv]
-                            flux-accounting's export-db files, one transaction
+              [--weights priority_factor_weight_table.csv] [--config config_table.csv]
+              [--parameters-out FILE]
+                            flux-accounting's export-db files: banks (the root bank's
+                            shares too), users, queues in one transaction; the weights
+                            and config tables as the flux family's PriorityParameters
+                            line, printed or written to FILE (for the conf to Include);
+                            --weights/--config alone write no store
   import-sstree FILE        a Grid Engine share tree (qconf -sstree text), one transaction
+  import-qconf [--users FILE] [--projects FILE] [--usersets FILE]   (each may repeat)
+                            Grid Engine users, projects and departments with their fshare
+                            and oticket, from qconf -suser / -sprj / -su text, one
+                            transaction (an ACL-only userset is passed over, noted)
   export                    the whole store as JSON on stdout
+  dump CLUSTER [file=F]     the tree in sacctmgr's dump format (stdout without file=)
+  load file=F               a sacctmgr dump file: the tree, shares, priorities, default
+                            accounts, AdminLevel; QOS and limits are read, noted, not kept;
+                            one transaction
   charge --job ID --user U [--account A] [--partition P] [--qos Q]
          --start T --end T (--rate R | --cpus N) [--running]
   charge --file CHARGES.jsonl   all lines in one transaction
@@ -876,7 +895,8 @@ void print_help(const std::vector<std::string>& words, std::ostream& out) {
   else if (verb == "modify") out << kHelpModify;
   else if (verb == "delete") out << kHelpDelete;
   else if (verb == "show") out << kHelpShow;
-  else if (verb == "import" || verb == "import-flux" || verb == "import-sstree" || verb == "export" ||
+  else if (verb == "import" || verb == "import-flux" || verb == "import-sstree" || verb == "import-qconf" ||
+           verb == "export" || verb == "dump" || verb == "load" ||
            verb == "charge")
     out << kHelpOther;
   else out << kUsage;
@@ -952,6 +972,57 @@ bool commit_ok(const Options& o, const Echo& echo, std::ostream& out) {
   return false;
 }
 
+// import-flux: the store from the bank/user/queue tables; the flux family's
+// PriorityParameters line from the weights and config tables (printed, or
+// written to --parameters-out for the conf to Include).  Everything is read
+// and checked before anything is written.
+int cmd_import_flux(const Options& o, const std::string& db, const std::vector<std::string>& rest,
+                    std::ostream& out) {
+  FluxCsvFiles files;
+  std::string params_out;
+  for (size_t k = 0; k < rest.size(); ++k) {
+    const std::string& f = rest[k];
+    std::string* dst = f == "--banks" ? &files.banks : f == "--users" ? &files.users : f == "--queues" ? &files.queues
+                       : f == "--weights" ? &files.weights : f == "--config" ? &files.config
+                       : f == "--parameters-out" ? &params_out : nullptr;
+    if (!dst) throw UsageError("import-flux: unknown argument \"" + f + "\"");
+    if (k + 1 >= rest.size()) throw UsageError("import-flux: " + f + " needs a FILE");
+    *dst = rest[++k];
+  }
+  const bool tables = !files.banks.empty() || !files.users.empty() || !files.queues.empty();
+  const bool settings = !files.weights.empty() || !files.config.empty();
+  if ((tables || !settings) && (files.banks.empty() || files.users.empty()))
+    throw UsageError("import-flux needs --banks BANKS.csv and --users USERS.csv, or --weights / --config");
+  if (!params_out.empty() && !settings) throw UsageError("import-flux: --parameters-out needs --weights or --config");
+  std::string line;
+  std::vector<std::string> notes;
+  if (settings) line = flux_parameters_line(files, &notes);
+  if (tables) {
+    auto s = open_for_write(db, true);
+    ImportStats st = import_flux_files(*s, files);
+    if (!o.quiet)
+      out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users << " users\n";
+  }
+  if (!settings) return 0;
+  // A conf fragment: the notes are comments, so the text can be Included as is.
+  std::ostringstream frag;
+  frag << "# flux-accounting's priority weights and usage settings, by mfprio-acct import-flux from "
+       << (files.weights.empty() ? files.config : files.weights + (files.config.empty() ? "" : " and " + files.config))
+       << "\n# Include this in the conf that says PriorityType=priority/flux.\n";
+  for (const std::string& n : notes) frag << "# " << n << "\n";
+  frag << line << "\n";
+  if (params_out.empty()) {
+    out << frag.str();
+    return 0;
+  }
+  std::ofstream f(params_out, std::ios::trunc);
+  f << frag.str();
+  f.close();
+  if (!f) throw AdminError("import-flux: --parameters-out " + params_out + ": cannot write");
+  if (!o.quiet) out << "wrote " << params_out << ": " << line << "\n";
+  return 0;
+}
+
 int run(const std::vector<std::string>& args, std::ostream& out) {
   Options o;
   const std::vector<std::string> words = take_options(args, o);
@@ -967,7 +1038,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   for (const std::string& w : words)
     if (w.size() > 1 && w[0] == '-' && w.find('=') == std::string::npos) {
       const std::string c = lower(words[0]);
-      if (c != "charge" && c != "import-flux")
+      if (c != "charge" && c != "import-flux" && c != "import-qconf")
         throw UsageError("unknown option \"" + w + "\" (see --help)");
     }
   if (!o.db.empty() && !o.conf.empty()) throw UsageError("give --db or --conf, not both");
@@ -1051,6 +1122,53 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   if (db.empty()) db = storage_loc_from_conf(o.conf);
+  if (cmd == "dump") {
+    // sacctmgr dump CLUSTER [file=F]: the tree in sacctmgr's flat-file format.
+    std::string cluster, file;
+    for (const std::string& a : rest) {
+      if (lower(a.substr(0, 5)) == "file=") file = a.substr(5);
+      else if (lower(a.substr(0, 8)) == "cluster=") cluster = a.substr(8);
+      else if (cluster.empty()) cluster = a;
+      else throw UsageError("dump: unexpected \"" + a + "\" (dump CLUSTER [file=F])");
+    }
+    if (cluster.empty()) throw UsageError("dump needs the cluster name (dump CLUSTER [file=F])");
+    auto s = Store::open(db, OpenOptions{true, false});
+    const std::string text = sacctmgr_dump_text(s->load(), cluster);
+    if (file.empty()) {
+      out << text;
+      return 0;
+    }
+    std::ofstream f(file, std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) throw AdminError("dump: file=" + file + ": cannot write");
+    if (!o.quiet) out << "wrote " << file << "\n";
+    return 0;
+  }
+  if (cmd == "load") {
+    // sacctmgr load [file=]F: the tree from sacctmgr's flat-file format.
+    std::string file;
+    for (const std::string& a : rest) {
+      const std::string f = lower(a.substr(0, 5)) == "file=" ? a.substr(5) : a;
+      if (!file.empty()) throw UsageError("load takes one file (load file=F)");
+      file = f;
+    }
+    if (file.empty()) throw UsageError("load needs file=F");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw AdminError("load: file=" + file + ": cannot read");
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto s = open_for_write(db, true);
+    LoadStats st;
+    AdminChanges ch = plan_sacctmgr_load(s->load(), text.str(), file, &st);
+    s->apply_admin(ch);
+    if (!o.quiet) {
+      for (const std::string& n : st.notes) out << "note: " << n << "\n";
+      out << "loaded cluster '" << st.cluster << "': " << st.accounts << " accounts, " << st.users
+          << " user associations\n";
+    }
+    return 0;
+  }
   if (cmd == "export") {
     if (!rest.empty()) throw UsageError("export takes no arguments");
     auto s = open_for_read(db);
@@ -1066,21 +1184,26 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
           << st.partitions << " partitions, " << st.queues << " queues\n";
     return 0;
   }
-  if (cmd == "import-flux") {
-    FluxCsvFiles files;
+  if (cmd == "import-flux") return cmd_import_flux(o, db, rest, out);
+  if (cmd == "import-qconf") {
+    QconfFiles files;
     for (size_t k = 0; k < rest.size(); ++k) {
       const std::string& f = rest[k];
-      if (f != "--banks" && f != "--users" && f != "--queues")
-        throw UsageError("import-flux: unknown argument \"" + f + "\"");
-      if (k + 1 >= rest.size()) throw UsageError("import-flux: " + f + " needs a FILE");
-      (f == "--banks" ? files.banks : f == "--users" ? files.users : files.queues) = rest[++k];
+      auto* dst = f == "--users" ? &files.users : f == "--projects" ? &files.projects
+                  : f == "--usersets" ? &files.usersets : nullptr;
+      if (!dst) throw UsageError("import-qconf: unknown argument \"" + f + "\"");
+      if (k + 1 >= rest.size()) throw UsageError("import-qconf: " + f + " needs a FILE");
+      dst->push_back(rest[++k]);
     }
-    if (files.banks.empty() || files.users.empty())
-      throw UsageError("import-flux needs --banks BANKS.csv and --users USERS.csv");
+    if (files.users.empty() && files.projects.empty() && files.usersets.empty())
+      throw UsageError("import-qconf needs --users, --projects or --usersets FILE");
     auto s = open_for_write(db, true);
-    ImportStats st = import_flux_files(*s, files);
-    if (!o.quiet)
-      out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users << " users\n";
+    QconfStats st = import_qconf_files(*s, files);
+    if (!o.quiet) {
+      for (const std::string& n : st.notes) out << "note: " << n << "\n";
+      out << "imported " << st.users << " users, " << st.projects << " projects, " << st.departments
+          << " departments\n";
+    }
     return 0;
   }
   if (cmd == "import-sstree") {

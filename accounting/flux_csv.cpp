@@ -169,6 +169,16 @@ const Column<QueueRecord> kQueueColumns[] = {
     {"priority", nullptr, INT_SETTER(QueueRecord, priority)},
 };
 
+const Column<FactorRecord> kFactorColumns[] = {
+    {"factor", nullptr, STRING_SETTER(FactorRecord, name)},
+    {"weight", nullptr, INT_SETTER(FactorRecord, weight)},
+};
+
+const Column<ConfigRecord> kConfigColumns[] = {
+    {"key", nullptr, STRING_SETTER(ConfigRecord, name)},
+    {"value", nullptr, STRING_SETTER(ConfigRecord, value)},
+};
+
 template <class R>
 const Column<R>* find_column(const Kind<R>& k, const std::string& key) {
   for (size_t i = 0; i < k.ncolumns; ++i)
@@ -372,6 +382,18 @@ bool read_users_csv(const std::string& text, const std::string& file, std::vecto
 bool read_queues_csv(const std::string& text, const std::string& file, std::vector<QueueRecord>* out,
                      std::string* why) {
   static const Kind<QueueRecord> kind{"queue", kQueueColumns, std::size(kQueueColumns), {"queue"}, {}};
+  return read_table(text, file, kind, out, why);
+}
+
+bool read_factors_csv(const std::string& text, const std::string& file, std::vector<FactorRecord>* out,
+                      std::string* why) {
+  static const Kind<FactorRecord> kind{"factor", kFactorColumns, std::size(kFactorColumns), {"factor", "weight"}, {}};
+  return read_table(text, file, kind, out, why);
+}
+
+bool read_config_csv(const std::string& text, const std::string& file, std::vector<ConfigRecord>* out,
+                     std::string* why) {
+  static const Kind<ConfigRecord> kind{"config key", kConfigColumns, std::size(kConfigColumns), {"key", "value"}, {}};
   return read_table(text, file, kind, out, why);
 }
 

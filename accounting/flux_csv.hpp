@@ -77,6 +77,23 @@ bool read_users_csv(const std::string& text, const std::string& file, std::vecto
 bool read_queues_csv(const std::string& text, const std::string& file, std::vector<QueueRecord>* out,
                      std::string* why);
 
+// priority_factor_weight_table.csv (factor,weight) and config_table.csv
+// (key,value) of the newest export-db; a header row is required.
+struct FactorRecord {
+  std::string name;  // fairshare, queue, bank, urgency
+  int64_t weight = 0;
+  int line = 0;
+};
+struct ConfigRecord {
+  std::string name;  // the key: priority_decay_half_life, decay_factor, ...
+  std::string value;
+  int line = 0;
+};
+bool read_factors_csv(const std::string& text, const std::string& file, std::vector<FactorRecord>* out,
+                      std::string* why);
+bool read_config_csv(const std::string& text, const std::string& file, std::vector<ConfigRecord>* out,
+                     std::string* why);
+
 // The CSV layer, exposed for tests: records with the line each starts on.
 struct CsvRecord {
   std::vector<std::string> fields;

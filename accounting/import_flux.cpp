@@ -3,7 +3,9 @@
 
 #include <jansson.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -63,24 +65,29 @@ FluxImportDoc flux_csv_import_json(const std::string& banks_text, const std::str
       inactive_banks.insert(b.name);
       continue;
     }
-    if (b.parent.empty()) {
-      // The store's tree has one root account, "root" (flux-accounting's
-      // conventional name for its root bank); its shares do not matter.
-      if (b.name != "root")
-        throw AdminError(where + ": column 'bank': the root bank is '" + b.name +
-                         "'; the store's root account is \"root\": rename it before importing");
-      continue;
-    }
-    JsonPtr o(json_object());
-    put(o.get(), "name", json_string(b.name.c_str()));
-    put(o.get(), "parent", json_string(b.parent.c_str()));
-    put(o.get(), "shares", json_integer(b.shares));
     if (!(b.priority >= 0) || b.priority != std::floor(b.priority) || b.priority > 4294967295.0) {
       std::ostringstream v;
       v << b.priority;
       throw AdminError(where + ": column 'priority': '" + v.str() +
                        "' is not a whole number in 0..4294967295 (the store keeps a bank's priority as one)");
     }
+    if (b.parent.empty()) {
+      // The store's tree has one root account, "root" (flux-accounting's
+      // conventional name for its root bank): it takes the bank's shares
+      // and priority.
+      if (b.name != "root")
+        throw AdminError(where + ": column 'bank': the root bank is '" + b.name +
+                         "'; the store's root account is \"root\": rename it before importing");
+      if (b.shares > 4294967295LL)
+        throw AdminError(where + ": column 'shares': " + std::to_string(b.shares) + " is more than 4294967295");
+      doc.root_shares = b.shares;
+      doc.root_priority = static_cast<uint32_t>(b.priority);
+      continue;
+    }
+    JsonPtr o(json_object());
+    put(o.get(), "name", json_string(b.name.c_str()));
+    put(o.get(), "parent", json_string(b.parent.c_str()));
+    put(o.get(), "shares", json_integer(b.shares));
     if (b.priority > 0) put(o.get(), "priority", json_integer(static_cast<json_int_t>(b.priority)));
     append(accounts.get(), o.release());
     doc.account_where.push_back(where);
@@ -130,8 +137,9 @@ ImportStats import_flux_files(Store& store, const FluxCsvFiles& files) {
   FluxImportDoc doc = flux_csv_import_json(banks, files.banks, users, files.users, queues, files.queues);
   ImportStats st;
   AdminChanges ch;
+  const StoreData current = store.load();
   try {
-    ch = plan_import(store.load(), doc.json, "import-flux", &st);
+    ch = plan_import(current, doc.json, "import-flux", &st);
   } catch (const AdminError& e) {
     // Name the CSV line instead of the generated record: "users[3] (name "x")"
     // -> "USERS.csv:5 (name "x")".
@@ -148,12 +156,89 @@ ImportStats import_flux_files(Store& store, const FluxCsvFiles& files) {
     }
     throw;
   }
+  if (doc.root_shares >= 0) {
+    AccountRec root;
+    for (const AccountRec& a : current.accounts)
+      if (a.name == "root") root = a;
+    root.name = "root";
+    root.parent.clear();
+    root.shares_parent = false;
+    root.shares = static_cast<uint32_t>(doc.root_shares);
+    root.priority = doc.root_priority;
+    ch.accounts.insert(ch.accounts.begin(), root);
+  }
   try {
     store.apply_admin(ch);
   } catch (const StoreError& e) {
     throw AdminError(std::string("import-flux: ") + e.what());
   }
   return st;
+}
+
+namespace {
+
+// Seconds as a Slurm time string ("D-HH:MM:SS"): what the flux family's
+// duration keys read (a bare number there would be minutes).
+std::string slurm_duration(int64_t s) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%lld-%02lld:%02lld:%02lld", static_cast<long long>(s / 86400),
+                static_cast<long long>(s % 86400 / 3600), static_cast<long long>(s % 3600 / 60),
+                static_cast<long long>(s % 60));
+  return b;
+}
+
+}  // namespace
+
+std::string flux_parameters_line(const std::string& weights_text, const std::string& weights_file,
+                                 const std::string& config_text, const std::string& config_file,
+                                 std::vector<std::string>* notes) {
+  std::string why;
+  std::vector<flux::FactorRecord> factors;
+  std::vector<flux::ConfigRecord> config;
+  if (!weights_file.empty() && !flux::read_factors_csv(weights_text, weights_file, &factors, &why))
+    throw AdminError(why);
+  if (!config_file.empty() && !flux::read_config_csv(config_text, config_file, &config, &why))
+    throw AdminError(why);
+  std::string line = "PriorityParameters=mode=accounting";
+  for (const flux::FactorRecord& f : factors) {
+    const std::string where = at(weights_file, f.line);
+    if (f.name != "fairshare" && f.name != "queue" && f.name != "bank" && f.name != "urgency")
+      throw AdminError(where + ": factor '" + f.name +
+                       "': not one of flux-accounting's priority factors (fairshare, queue, bank, urgency)");
+    if (f.weight < -2147483648LL || f.weight > 2147483647LL)
+      throw AdminError(where + ": factor '" + f.name + "': weight " + std::to_string(f.weight) +
+                       " is out of range (a 32-bit int, as flux-accounting keeps it)");
+    line += "," + f.name + "=" + std::to_string(f.weight);
+  }
+  for (const flux::ConfigRecord& c : config) {
+    const std::string where = at(config_file, c.line);
+    if (c.name == "priority_decay_half_life" || c.name == "priority_usage_reset_period") {
+      char* end = nullptr;
+      errno = 0;
+      const long long secs = std::strtoll(c.value.c_str(), &end, 10);
+      if (c.value.empty() || *end != '\0' || errno != 0 || secs <= 0)
+        throw AdminError(where + ": key '" + c.name + "': '" + c.value + "' is not a number of seconds > 0");
+      line += std::string(c.name == "priority_decay_half_life" ? ",decay_half_life=" : ",reset_period=") +
+              slurm_duration(secs);
+    } else if (c.name == "decay_factor" || c.name == "node_weight" || c.name == "core_weight" ||
+               c.name == "gpu_weight") {
+      char* end = nullptr;
+      errno = 0;
+      const double d = std::strtod(c.value.c_str(), &end);
+      if (c.value.empty() || *end != '\0' || errno != 0 || !std::isfinite(d))
+        throw AdminError(where + ": key '" + c.name + "': '" + c.value + "' is not a number");
+      line += "," + c.name + "=" + c.value;
+    } else if (notes) {
+      notes->push_back(where + ": key '" + c.name + "' is not a priority setting mfprio reads: passed over");
+    }
+  }
+  return line;
+}
+
+std::string flux_parameters_line(const FluxCsvFiles& files, std::vector<std::string>* notes) {
+  const std::string w = files.weights.empty() ? std::string() : slurp(files.weights, "--weights");
+  const std::string c = files.config.empty() ? std::string() : slurp(files.config, "--config");
+  return flux_parameters_line(w, files.weights, c, files.config, notes);
 }
 
 }  // namespace mfprio::acct

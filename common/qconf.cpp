@@ -3,8 +3,11 @@
 // the default values and §2/§3 for what each key feeds.
 #include "qconf.hpp"
 
+#include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
+
 #include <cctype>
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -262,6 +265,38 @@ bool apply_key(SchedConf& c, const KeyDef& k, const std::string& v, std::string*
 
 }  // namespace
 
+namespace {
+
+// The scheduler keys Grid Engine 6.2-8.x prints that mfprio does not read:
+// passed over, never taken for misspellings.
+bool other_sched_key(const std::string& k) {
+  static const char* const kOther[] = {
+      "algorithm", "schedule_interval", "maxujobs", "queue_sort_method", "job_load_adjustments",
+      "load_adjustment_decay_time", "load_formula", "schedd_job_info", "flush_submit_sec",
+      "flush_finish_sec", "params", "reprioritize_interval", "max_reservation", "default_duration"};
+  for (const char* o : kOther)
+    if (k == o) return true;
+  return false;
+}
+
+// The key a name within edit distance 2 of a key we read stands for
+// (common/slurm_conf.hpp's edit_distance), or nullptr.
+const char* misspelled_sched_key(const std::string& key) {
+  if (other_sched_key(key)) return nullptr;
+  const char* best = nullptr;
+  size_t best_d = 3;
+  for (const auto& k : kKeys) {
+    const size_t d = edit_distance(key, k.name);
+    if (d < best_d) {
+      best_d = d;
+      best = k.name;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 SchedConf SchedConf::installed_defaults() {
   SchedConf c;
   c.weight_ticket = 0.01;
@@ -288,6 +323,11 @@ bool parse_sched_conf(const std::string& text, const std::string& file, SchedCon
     for (const auto& k : kKeys)
       if (key == k.name) def = &k;
     if (def == nullptr) {
+      const char* near = misspelled_sched_key(key);
+      if (near) {
+        *why = bad(file, lineno, key, value, std::string("unknown scheduler key (did you mean ") + near + "?)");
+        return false;
+      }
       c.other.emplace_back(key, value);
       continue;
     }
@@ -421,6 +461,66 @@ bool parse_ge_value(ComplexType t, std::string_view text, double* out) {
   }
 }
 
+namespace {
+
+// The columns of a `qconf -sc` table.  Son of Grid Engine 6.2-8.1 prints the
+// eight we read; Univa/Altair Grid Engine 8.x adds more after `urgency`
+// (`aapre`, later others).  The `#name shortcut ...` header line, when
+// present, says where each column is, and columns we do not read are passed
+// over by name; without a header a row has the eight columns or nine (the
+// eight and UGE 8.x's aapre).
+constexpr const char* kComplexColumns[8] = {"name",       "shortcut", "type",    "relop",
+                                            "requestable", "consumable", "default", "urgency"};
+constexpr const char* kComplexFormats =
+    "expected 8 columns (Son of Grid Engine 6.2-8.1: name shortcut type relop requestable "
+    "consumable default urgency), 9 (Univa/Altair Grid Engine 8.x: the same and aapre), or a "
+    "'#name shortcut type ...' header line naming the columns";
+
+struct ComplexColumns {
+  int pos[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  size_t width = 0;  // 0: no header seen (8 or 9 columns)
+  int header_line = 0;
+
+  // A comment line: the header when its first word is `name`.
+  bool header(const std::string& line, int lineno, const std::string& file, std::string* why) {
+    auto words = split_ws(line.substr(1));
+    if (words.empty() || words[0] != "name") return true;
+    int found[8];
+    for (int k = 0; k < 8; ++k) {
+      found[k] = -1;
+      for (size_t i = 0; i < words.size(); ++i)
+        if (words[i] == kComplexColumns[k]) found[k] = static_cast<int>(i);
+      if (found[k] < 0) {
+        *why = where(file, lineno) + ": complex header has no '" + kComplexColumns[k] +
+               "' column; " + kComplexFormats;
+        return false;
+      }
+    }
+    std::copy(found, found + 8, pos);
+    width = words.size();
+    header_line = lineno;
+    return true;
+  }
+
+  // The eight columns we read, in kComplexColumns order.
+  bool pick(const std::vector<std::string>& row, int lineno, const std::string& file,
+            std::vector<std::string>* f, std::string* why) const {
+    const bool ok = width ? row.size() == width : (row.size() == 8 || row.size() == 9);
+    if (!ok) {
+      *why = where(file, lineno) + ": complex line has " + std::to_string(row.size()) + " fields, " +
+             (width ? "the header on line " + std::to_string(header_line) + " names " +
+                          std::to_string(width) + " columns"
+                    : std::string(kComplexFormats));
+      return false;
+    }
+    f->clear();
+    for (int k = 0; k < 8; ++k) f->push_back(row[static_cast<size_t>(pos[k])]);
+    return true;
+  }
+};
+
+}  // namespace
+
 bool parse_complexes(const std::string& text, const std::string& file, ComplexTable* out,
                      std::string* why) {
   static const std::map<std::string, ComplexType> kTypes = {
@@ -432,14 +532,16 @@ bool parse_complexes(const std::string& text, const std::string& file, ComplexTa
   static const std::set<std::string> kRelops = {"==", "<", ">", "<=", ">=", "!=", "EXCL"};
   ComplexTable t;
   std::set<std::string> names, shortcuts;
+  ComplexColumns cols;
   for (const auto& [lineno, line] : logical_lines(text)) {
-    if (line.empty() || line[0] == '#') continue;
-    auto f = split_ws(line);
-    if (f.size() != 8) {
-      *why = where(file, lineno) + ": complex line has " + std::to_string(f.size()) +
-             " fields, expected 8 (name shortcut type relop requestable consumable default urgency)";
-      return false;
+    if (!line.empty() && line[0] == '#') {
+      if (!cols.header(line, lineno, file, why)) return false;
+      continue;
     }
+    if (line.empty()) continue;
+    auto row = split_ws(line);
+    std::vector<std::string> f;
+    if (!cols.pick(row, lineno, file, &f, why)) return false;
     Complex c;
     c.name = f[0];
     c.shortcut = f[1];
@@ -632,6 +734,63 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
       }
   }
   *out = std::move(t);
+  return true;
+}
+
+// ---- users, projects, usersets ------------------------------------------------------
+bool parse_qconf_objects(const std::string& text, const std::string& file, QconfObjectKind kind,
+                         std::vector<QconfObject>* out, std::string* why) {
+  std::vector<QconfObject> objs;
+  std::map<std::string, int> seen;  // name -> line
+  for (const auto& [lineno, line] : logical_lines(text)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t sp = line.find_first_of(" \t");
+    const std::string key = line.substr(0, sp);
+    const std::string value = sp == std::string::npos ? "" : trim(line.substr(sp));
+    if (key == "name") {
+      if (value.empty() || value.find_first_of(" \t,") != std::string::npos) {
+        *why = bad(file, lineno, key, value, "expected one name");
+        return false;
+      }
+      if (auto [it, fresh] = seen.emplace(value, lineno); !fresh) {
+        *why = bad(file, lineno, key, value, "already given at line " + std::to_string(it->second));
+        return false;
+      }
+      QconfObject o;
+      o.name = value;
+      o.line = lineno;
+      objs.push_back(std::move(o));
+      continue;
+    }
+    if (objs.empty()) {
+      *why = bad(file, lineno, key, value, "a key before the first 'name' line");
+      return false;
+    }
+    QconfObject& o = objs.back();
+    if (key == "fshare" || key == "oticket") {
+      int64_t n = 0;
+      if (!to_int64(value, &n) || n < 0 || n > 4294967295LL) {
+        *why = bad(file, lineno, key, value, "expected an integer in 0..4294967295");
+        return false;
+      }
+      (key == "fshare" ? o.fshare : o.oticket) = static_cast<uint32_t>(n);
+    } else if (key == "type" && kind == QconfObjectKind::Userset) {
+      std::string t = value;
+      for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      for (char& c : t) if (c == ',') c = ' ';
+      bool ok = !t.empty();
+      o.department = false;
+      for (const std::string& w : split_ws(t)) {
+        if (w == "DEPT") o.department = true;
+        else if (w != "ACL") ok = false;
+      }
+      if (!ok) {
+        *why = bad(file, lineno, key, value, "expected ACL, DEPT or both");
+        return false;
+      }
+    }
+  }
+  *out = std::move(objs);
   return true;
 }
 

@@ -140,4 +140,23 @@ struct ShareTreeSpec {
 bool parse_share_tree(const std::string& text, const std::string& file, ShareTreeSpec* out,
                       std::string* why);
 
+// ---- users, projects, usersets (qconf -suser, -sprj, -su) -------------------------
+// One object per `name` line and the `key value` lines after it, as qconf
+// prints them (several objects may follow each other: `qconf -suser a,b`).
+// What the ticket policies read: fshare and oticket (non-negative integers,
+// 0 when absent); a userset's `type` (ACL, DEPT or "ACL DEPT"/"ACL,DEPT").
+// Other keys (delete_time, default_project, acl, xacl, entries, ...) are
+// passed over.  Errors name file:line: a key before any `name`, a name given
+// twice, a bad number.
+enum class QconfObjectKind { User, Project, Userset };
+struct QconfObject {
+  std::string name;
+  uint32_t fshare = 0;
+  uint32_t oticket = 0;
+  bool department = false;  // a userset whose type includes DEPT
+  int line = 0;             // the `name` line
+};
+bool parse_qconf_objects(const std::string& text, const std::string& file, QconfObjectKind kind,
+                         std::vector<QconfObject>* out, std::string* why);
+
 }  // namespace mfprio::gridengine

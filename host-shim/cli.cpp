@@ -363,23 +363,51 @@ const char* command_usage(Command c) {
              "  --json                 the share table as JSON\n";
     case Command::Decay:
       return "usage: mfprio-host --conf FILE decay --now T [--running FILE]\n"
-             "One decay pass at T; FILE: the running jobs (JSON Lines), charged up to T.\n";
+             "One decay pass at T; FILE: the running jobs (JSON Lines), charged up to T.\n"
+             "  --now T                the time of the pass (required)\n"
+             "  --running FILE         the running jobs to charge (JSON Lines; default none)\n";
     case Command::JobEnd:
       return "usage: mfprio-host --conf FILE job-end --job-file FILE --end T\n"
-             "Charges the jobs of FILE as ended at T.\n";
+             "Charges the jobs of FILE as ended at T.\n"
+             "  --job-file FILE        the jobs that ended (JSON Lines, with their start)\n"
+             "  --end T                when they ended\n";
     case Command::Info:
       return "usage: mfprio-host --conf FILE info\nThe plugin's identity and settings as JSON.\n";
     case Command::Replay:
       return "usage: mfprio-host --conf FILE replay --swf FILE [--calc-period TIME] [--limit N] [--start T]\n"
              "       [--speed X] [--no-decay] [--report passes|pending[=N][,...]] [--no-sshare]\n"
-             "       mfprio-host replay --swf FILE --emit-accounts OUT.json\n";
+             "       mfprio-host replay --swf FILE --emit-accounts OUT.json\n"
+             "Replays a Standard Workload Format trace (plain or gzip) through the plugin on simulated time.\n"
+             "  --swf FILE             the trace (required)\n"
+             "  --emit-accounts OUT.json  write the trace's accounts and users for mfprio-acct import, and stop\n"
+             "  --calc-period TIME     interval between decay passes (default: PriorityCalcPeriod)\n"
+             "  --limit N              read only the first N jobs\n"
+             "  --start T              move the trace to start at T\n"
+             "  --speed X              pace at X simulated seconds per second (default: as fast as possible)\n"
+             "  --no-decay             no decay: the root's usage equals the trace's CPU-seconds\n"
+             "  --report passes|pending[=N][,...]  a line per pass, or the top N pending jobs after each pass\n"
+             "  --no-sshare            no share table at the end\n";
     case Command::Simulate:
       return "usage: mfprio-host simulate --swf FILE --conf A.conf [--conf B.conf ...] [--procs N]\n"
              "       [--accounts IMPORT.json] [--json | --csv] [--plot OUT.svg] [--backfill easy|none]\n"
-             "       [--trace-decisions FILE]\n";
+             "       [--trace-decisions FILE]\n"
+             "Schedules the trace under each configuration (each on a fresh store) and compares waits,\n"
+             "slowdowns and delivered shares per account and user.\n"
+             "  --swf FILE             the trace (required)\n"
+             "  --conf FILE            a configuration to compare (one or more)\n"
+             "  --procs N              the machine's processors (default: the trace's MaxProcs)\n"
+             "  --accounts IMPORT.json the accounts loaded into each store (default: the trace's)\n"
+             "  --json, --csv          the report as JSON or CSV (default: text)\n"
+             "  --plot OUT.svg         also draw shares over time and the wait distribution (SVG)\n"
+             "  --backfill easy|none   EASY backfill (default) or none\n"
+             "  --trace-decisions FILE every scheduling decision\n";
     case Command::Explain:
       return "usage: mfprio-host --conf FILE explain --job-file FILE JOB_A [JOB_B] [--json] [--now T]\n"
-             "Why JOB_A has its priority (and why it sits where it does against JOB_B).\n";
+             "Why JOB_A has its priority (and why it sits where it does against JOB_B).\n"
+             "  --job-file FILE        the pending (and running) jobs (JSON Lines)\n"
+             "  JOB_A [JOB_B]          the job to explain, and one to compare it with\n"
+             "  --json                 the explanation as JSON\n"
+             "  --now T                the time to price at\n";
     case Command::None: break;
   }
   return usage_text();

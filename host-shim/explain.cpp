@@ -44,6 +44,47 @@ std::string span(int64_t s) {
   return b;
 }
 
+const char* clamp_word(uint32_t c) {
+  return c == MFPRIO_CLAMP_LOW ? "low" : c == MFPRIO_CLAMP_HIGH ? "high" : "none";
+}
+
+// The top-level terms whose contribution moves between `f` (now) and `later`
+// (now + kProbe), each with the sub-terms that move under it: "age",
+// "urgency (wtcontr)".  A term moved only through its sub-terms (a family
+// normalizing over the queue) is listed by them.  Display-only text terms
+// are not terms of the sum and are left out.
+std::vector<std::string> timed_terms(const mfprio_factors_t& f, const mfprio_factors_t& later) {
+  auto find = [](const mfprio_factors_t& g, const std::string& name, int32_t parent_of, std::string* parent_name) {
+    for (uint32_t t = 0; t < g.term_count && t < MFPRIO_MAX_TERMS; ++t) {
+      const mfprio_term_t& x = g.terms[t];
+      if (term_name(x) != name) continue;
+      const bool top = x.parent < 0;
+      if ((parent_of < 0) != top) continue;
+      if (!top && (x.parent >= static_cast<int32_t>(g.term_count) || term_name(g.terms[x.parent]) != *parent_name))
+        continue;
+      return &x;
+    }
+    return static_cast<const mfprio_term_t*>(nullptr);
+  };
+  std::vector<std::string> out;
+  for (uint32_t t = 0; t < f.term_count && t < MFPRIO_MAX_TERMS; ++t) {
+    const mfprio_term_t& top = f.terms[t];
+    if (top.parent >= 0 || (top.flags & (MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LIST))) continue;
+    std::string name = term_name(top);
+    const mfprio_term_t* l = find(later, name, -1, nullptr);
+    const bool moved = !l || !same(l->contribution, top.contribution);
+    std::string subs;
+    for (uint32_t c = 0; c < f.term_count && c < MFPRIO_MAX_TERMS; ++c) {
+      const mfprio_term_t& ch = f.terms[c];
+      if (ch.parent != static_cast<int32_t>(t) || (ch.flags & (MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LIST))) continue;
+      const mfprio_term_t* lc = find(later, term_name(ch), 0, &name);
+      if (!lc || !same(lc->contribution, ch.contribution)) subs += (subs.empty() ? "" : ", ") + term_name(ch);
+    }
+    if (moved || !subs.empty()) out.push_back(subs.empty() ? name : name + " (" + subs + ")");
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
@@ -83,18 +124,24 @@ int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
       }
     }
   }
-  // A whole-queue family normalizes over the queue first.
-  if (ops.prioritize && !pend.empty()) {
+  // A whole-queue family normalizes over the queue first, and again at each
+  // other time a term is priced at (its waiting time moves with the pass).
+  int64_t pass_at = -1;
+  auto pass = [&](int64_t t) {
+    if (!ops.prioritize || pend.empty() || t == pass_at) return;
     std::vector<mfprio_job_t> p, r;
     for (size_t i : pend) p.push_back(records[i].job);
     for (size_t i : run) r.push_back(records[i].job);
     std::vector<uint32_t> prios(p.size());
     std::vector<int> st(p.size());
-    plugin.check(ops.prioritize(p.data(), p.size(), r.empty() ? nullptr : r.data(), r.size(), now, prios.data(),
+    plugin.check(ops.prioritize(p.data(), p.size(), r.empty() ? nullptr : r.data(), r.size(), t, prios.data(),
                                 st.data()),
                  "prioritize");
-  }
+    pass_at = t;
+  };
+  pass(now);
   auto factors_at = [&](size_t rec, int64_t t, mfprio_factors_t* f) {
+    pass(t);
     *f = mfprio_factors_t{};
     f->struct_size = sizeof *f;
     clock.now = t;
@@ -156,19 +203,40 @@ int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
        << std::string(A.f.account_name, strnlen(A.f.account_name, MFPRIO_NAME_MAX)) << "): priority " << A.f.priority
        << " (unclamped " << num(A.f.unclamped) << "), rank " << ranks[0] + 1 << " of " << pend.size()
        << " pending at " << iso_utc(now) << "\n";
+  json_object_set_new(doc.get(), "clamped", json_string(clamp_word(A.f.clamped)));
+  if (A.f.clamped != MFPRIO_CLAMP_NONE)
+    text << "clamped " << clamp_word(A.f.clamped) << ": the total " << num(A.f.unclamped) << " lies "
+         << (A.f.clamped == MFPRIO_CLAMP_LOW ? "below" : "above") << " the priorities " << plugin.type()
+         << " gives, so the priority is " << A.f.priority << "; it moves only once the total is back inside\n";
 
   // To pass the job just above: the gap in the unclamped scale.
   const Priced* above = ranks[0] > 0 ? &priced[order[ranks[0] - 1]] : nullptr;
   double gap = 0;
   bool strict = false;  // A loses ties to the job above: it must get strictly more
+  bool hidden = false;  // a clamp hides the order of the totals: no growth can be stated
   if (above) {
     gap = above->f.unclamped - A.f.unclamped;
     strict = by_submit(above->rec, A.rec);
-    json_object_set_new(doc.get(), "above_job_id", json_integer(static_cast<json_int_t>(records[above->rec].spec->id)));
-    json_object_set_new(doc.get(), "gap", json_real(gap));
+    const uint64_t above_id = records[above->rec].spec->id;
+    const bool tie = above->f.priority == A.f.priority;
+    hidden = gap < 0 || (tie && (A.f.clamped != MFPRIO_CLAMP_NONE || above->f.clamped != MFPRIO_CLAMP_NONE));
+    json_object_set_new(doc.get(), "above_job_id", json_integer(static_cast<json_int_t>(above_id)));
+    json_object_set_new(doc.get(), "gap", hidden ? json_null() : json_real(gap));
     json_object_set_new(doc.get(), "gap_strict", json_boolean(strict));
-    text << "to move up one place, past job " << records[above->rec].spec->id << " (priority " << above->f.priority
-         << "): the total must grow by " << (strict ? "more than " : "at least ") << num(gap) << "\n";
+    json_object_set_new(doc.get(), "tie", json_boolean(tie));
+    if (tie) {
+      const JobSpec& sb = *records[above->rec].spec;
+      text << "job " << above_id << " has the same priority " << A.f.priority << "; the tie is broken by submit time"
+           << (sb.submit == sa.submit ? ", then job id (equal submit times)" : "") << ": job " << above_id
+           << " comes first\n";
+    }
+    if (hidden)
+      text << "to move up one place, past job " << above_id << " (priority " << above->f.priority
+           << "): its priority must rise above " << above->f.priority
+           << "; the totals are clamped, so no growth of the total can be stated\n";
+    else
+      text << "to move up one place, past job " << above_id << " (priority " << above->f.priority
+           << "): the total must grow by " << (strict ? "more than " : "at least ") << num(gap) << "\n";
   } else {
     json_object_set_new(doc.get(), "above_job_id", json_null());
     text << "it is first: no job is above it\n";
@@ -198,10 +266,13 @@ int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
     json_object_set_new(jt, "contribution", json_real(term.contribution));
     json_object_set_new(jt, "capped", json_boolean(term.flags & MFPRIO_TERMF_CAPPED));
     std::string need;
-    if (above) {
+    const bool display_only = term.flags & (MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LIST);  // shown, not summed
+    if (above && hidden && !display_only) {
+      need = "cannot (the clamp hides the total)";
+      json_object_set_new(jt, "to_pass", json_string("cannot"));
+    } else if (above && !display_only) {
       const char* why = nullptr;
       if (term.flags & MFPRIO_TERMF_CAPPED) why = "capped";
-      else if (term.flags & (MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LIST)) why = "not a number";
       else if (term.flags & MFPRIO_TERMF_RAW) why = "an amount set as is";
       else if (term.weight == 0) why = "weight 0";
       const double later = horizon_contribution(term_name(term), term.contribution);
@@ -227,6 +298,19 @@ int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
                   (term.flags & MFPRIO_TERMF_TEXT) ? term.text : num(term.factor, 6).c_str(), num(term.weight, 2).c_str(),
                   num(term.contribution, 2).c_str(), need.c_str());
     text << line;
+  }
+
+  if (ranks.size() == 1) {
+    // What moves the job with time alone: the terms whose contribution moves in a day.
+    mfprio_factors_t a1{};
+    factors_at(A.rec, now + kProbe, &a1);
+    const std::vector<std::string> timed = timed_terms(A.f, a1);
+    json_t* jt = json_array();
+    for (const std::string& n : timed) json_array_append_new(jt, json_string(n.c_str()));
+    json_object_set_new(doc.get(), "time_dependent", jt);
+    text << "time-dependent terms:";
+    for (const std::string& n : timed) text << " " << n;
+    text << (timed.empty() ? " none\n" : "\n");
   }
 
   if (ranks.size() == 2) {
@@ -290,10 +374,9 @@ int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
     mfprio_factors_t a1{}, b1{};
     factors_at(A.rec, now + kProbe, &a1);
     factors_at(B.rec, now + kProbe, &b1);
-    std::vector<std::string> timed;
-    for (const std::string& n : names)
-      if (!same(contribution_of(A.f, n), contribution_of(a1, n)) || !same(contribution_of(B.f, n), contribution_of(b1, n)))
-        timed.push_back(n);
+    std::vector<std::string> timed = timed_terms(A.f, a1);
+    for (const std::string& n : timed_terms(B.f, b1))
+      if (std::find(timed.begin(), timed.end(), n) == timed.end()) timed.push_back(n);
     json_t* jt = json_array();
     for (const std::string& n : timed) json_array_append_new(jt, json_string(n.c_str()));
     json_object_set_new(vs, "time_dependent", jt);

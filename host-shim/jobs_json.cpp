@@ -1,7 +1,10 @@
 // jobs_json.cpp - see jobs_json.hpp.  Every field is type-checked; a wrong
-// type or an out-of-range value names the file, line and field.  Unknown
-// fields are ignored so feeds may carry extra data; duplicate fields are
-// rejected (JSON_REJECT_DUPLICATES) because which one wins would be a guess.
+// type or an out-of-range value names the file, line and field.  A field
+// that is not a job field is an error naming the nearest known one (a
+// misspelled `partiton` would otherwise silently drop the partition); a
+// feed's own extra data goes in fields whose name starts with '_'.
+// Duplicate fields are rejected (JSON_REJECT_DUPLICATES) because which one
+// wins would be a guess.
 #include "jobs_json.hpp"
 
 #include <timestr.hpp>
@@ -18,6 +21,7 @@
 #include "bounded_read.hpp"
 #include "cli.hpp"
 #include "json_util.hpp"
+#include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
 
 namespace mfprio::host {
 namespace {
@@ -285,6 +289,40 @@ bool parse_mem_mb(const std::string& s, uint64_t* mb) {
   return true;
 }
 
+// Every field parse_job_line reads.
+constexpr const char* kJobFields[] = {
+    "id", "user", "group", "account", "bank", "project", "qos", "partition", "queue", "state", "submit",
+    "eligible", "start", "nodes", "cpus", "mem", "gres", "tres", "time_limit", "nice", "nice_admin",
+    "site_factor", "prev_priority", "dependent", "deadline", "bypass_count", "start_count", "user_priority",
+    "user_priority_admin", "urgency", "soft_violation", "blocked", "attrs", "posix_priority", "slots",
+    "department", "job_share", "override_tickets", "pe", "urgency_slots", "requests"};
+
+void check_field_names(const json_t* o, const LineParser& p) {
+  const char* key;
+  const json_t* val;
+  json_object_foreach(const_cast<json_t*>(o), key, val) {
+    (void)val;
+    if (key[0] == '_') continue;  // the feed's own data
+    const char* best = nullptr;
+    size_t best_d = SIZE_MAX;
+    for (const char* k : kJobFields) {
+      if (std::strcmp(key, k) == 0) {
+        best = nullptr;
+        best_d = 0;
+        break;
+      }
+      const size_t d = edit_distance(key, k);
+      if (d < best_d) {
+        best_d = d;
+        best = k;
+      }
+    }
+    if (best_d == 0) continue;
+    p.fail(std::string("field '") + key + "' is not a job field (did you mean '" + best +
+           "'? fields of your own start with '_')");
+  }
+}
+
 JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_t line) {
   LineParser p(file, line);
   json_error_t err;
@@ -297,6 +335,7 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
   j.line = line;
   const json_t* o = root.get();
   auto get = [&](const char* k) -> const json_t* { return json_object_get(o, k); };
+  check_field_names(o, p);
 
   const json_t* v = get("id");
   if (!v) p.fail("missing field 'id'");

@@ -488,6 +488,20 @@ void filter_share_json(json_t* doc, const std::function<bool(const std::string&,
   json_array_extend(rows, kept.get());
 }
 
+// A string key of plugin_info_json ("" when absent or not a string).
+std::string info_string(Plugin& plugin, const char* key) {
+  const mfprio_ops_t& ops = plugin.ops();
+  if (!ops.plugin_info_json) return std::string();
+  char* raw = nullptr;
+  const int rc = ops.plugin_info_json(&raw);
+  Plugin::PluginString text = plugin.adopt(raw);
+  plugin.check(rc, "plugin_info_json");
+  if (!text) return std::string();
+  JsonPtr root(json_loads(text.get(), 0, nullptr));
+  const json_t* v = root ? json_object_get(root.get(), key) : nullptr;
+  return json_is_string(v) ? std::string(json_string_value(v)) : std::string();
+}
+
 int cmd_sshare(const Options& o, Plugin& plugin) {
   const mfprio_ops_t& ops = plugin.ops();
   if (!ops.share_table && !(o.json && ops.share_table_json))
@@ -574,6 +588,10 @@ int cmd_sshare(const Options& o, Plugin& plugin) {
   so.parsable = o.parsable;
   so.no_ending = o.parsable_no_ending;
   so.header = !o.noheader;
+  // A family's own view header (plugin_info_json "share_header": Maui's
+  // diagnose -f policy, depth, interval and decay lines) above the table.
+  if (so.header && !o.parsable && !o.parsable_no_ending)
+    if (const std::string head = info_string(plugin, "share_header"); !head.empty()) std::cout << head << "\n";
   std::cout << format_sshare(table, so);
   return 0;
 }

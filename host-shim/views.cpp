@@ -105,6 +105,14 @@ int find_term(const mfprio_factors_t& f, const std::string& name) {
   return -1;
 }
 
+// A top-level term's contribution (0 when the row has no such term, or it is
+// text or a list: not a number of the sum).
+double term_contribution(const mfprio_factors_t& f, const TermColumn& col) {
+  const int at = find_term(f, col.name);
+  if (at < 0 || (f.terms[at].flags & (MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LIST))) return 0.0;
+  return f.terms[at].contribution;
+}
+
 std::string term_cell(const mfprio_factors_t& f, const TermColumn& col, bool norm) {
   const int at = find_term(f, col.name);
   if (at < 0) return std::string();
@@ -311,9 +319,17 @@ std::string format_sprio(const std::vector<SprioRow>& rows, const std::vector<Te
     layout.push_back({"ACCOUNT", 8, true});
   }
   layout.push_back({"PRIORITY", 10, true});
+  // A family whose admins read their own priority (MFPRIO_TERMF_PRIORITY):
+  // that term is the PRIORITY column; the 32-bit ordering key shows as KEY
+  // in the long format only.
+  const TermColumn* own = nullptr;
+  for (const TermColumn& t : terms)
+    if (t.flags & MFPRIO_TERMF_PRIORITY) own = &t;
+  if (own && opt.long_format) layout.push_back({"KEY", 10, true});
   const size_t fixed_cols = layout.size();
   std::vector<const TermColumn*> shown;
   for (const TermColumn& t : terms) {
+    if (&t == own) continue;
     if ((t.flags & MFPRIO_TERMF_LONG) && !opt.long_format) continue;
     shown.push_back(&t);
     // Slurm's sprio: the TRES list is left-aligned (%20T) in the short format only.
@@ -334,8 +350,20 @@ std::string format_sprio(const std::vector<SprioRow>& rows, const std::vector<Te
       cells.push_back(r.user);
       cells.push_back(r.account);
     }
-    cells.push_back(opt.normalized ? fixed(r.f.priority / 4294967295.0, 7) : std::to_string(r.f.priority));
-    for (const TermColumn* c : shown) cells.push_back(term_cell(r.f, *c, opt.normalized));
+    const std::string key = opt.normalized ? fixed(r.f.priority / 4294967295.0, 7) : std::to_string(r.f.priority);
+    cells.push_back(own ? term_cell(r.f, *own, opt.normalized) : key);
+    if (own && opt.long_format) cells.push_back(key);
+    // --percent: Maui's diagnose -p cells, the term's share of this job's
+    // priority (100 x |c| / the sum of its terms' |c|) with its value.
+    double job_sum = 0;
+    if (opt.percent)
+      for (const TermColumn* c : shown) job_sum += std::fabs(term_contribution(r.f, *c));
+    for (const TermColumn* c : shown) {
+      std::string cell = term_cell(r.f, *c, opt.normalized);
+      if (opt.percent && !(c->flags & (MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LIST)) && !cell.empty())
+        cell = fixed(job_sum > 0 ? 100.0 * std::fabs(term_contribution(r.f, *c)) / job_sum : 0.0, 1) + "(" + cell + ")";
+      cells.push_back(cell);
+    }
     t.row(cells);
   }
   if (opt.percent) {

@@ -1,5 +1,9 @@
 // test_cli.cpp - mfprio-acct end to end: the built binary against a temp store.
 #include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <cstdlib>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -479,6 +483,147 @@ TEST_F(Cli, ImportFluxAgainWithoutUsageOrQueuesColumnsKeepsThem) {
   ex = acct({"export"}).out;
   EXPECT_EQ(std::string::npos, ex.find(R"("queues":["batch"])")) << ex;
   EXPECT_NE(std::string::npos, ex.find(R"("raw_usage":10)")) << ex;
+}
+
+// Issue 22: `flux account export-db`'s whole set: the root bank's shares go
+// to the root account; the weights and config tables become the flux
+// family's PriorityParameters line (an Include-able fragment).
+TEST_F(Cli, ImportFluxTakesTheRootSharesAndTheWeightAndConfigTables) {
+  const char* data = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string x = std::string(data) + "/admins/flux-export/";
+  for (const char* f : {"bank_table.csv", "association_table.csv", "queue_table.csv",
+                        "priority_factor_weight_table.csv", "config_table.csv"})
+    ASSERT_TRUE(std::ifstream(x + f).good()) << "missing " << x << f;
+  const std::string frag = dir.file("flux-priority.conf");
+  Result r = acct({"import-flux", "--banks", x + "bank_table.csv", "--users", x + "association_table.csv",
+                   "--queues", x + "queue_table.csv", "--weights", x + "priority_factor_weight_table.csv", "--config", x + "config_table.csv",
+                   "--parameters-out", frag});
+  ASSERT_EQ(0, r.status) << r.err;
+  const std::string line =
+      "PriorityParameters=mode=accounting,fairshare=50000,queue=20000,bank=500,urgency=1000,"
+      "decay_half_life=14-00:00:00,reset_period=28-00:00:00,decay_factor=0.8,node_weight=1.0,core_weight=0.0,"
+      "gpu_weight=0.0";
+  EXPECT_NE(std::string::npos, r.out.find("imported 2 banks, 2 queues, 2 users\n")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("wrote " + frag + ": " + line)) << r.out;
+  std::ifstream in(frag);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(std::string::npos, text.str().find("\n" + line + "\n")) << text.str();
+  // The config keys that are not priority settings are named, as comments.
+  EXPECT_NE(std::string::npos, text.str().find("# " + x + "config_table.csv:8: key 'deny_unknown_queues' is not a "
+                                                            "priority setting mfprio reads: passed over"))
+      << text.str();
+  // The root bank's shares (5) are the root account's.
+  Result t = acct({"show", "tree", "-p"});
+  EXPECT_NE(std::string::npos, t.out.find("root|||5|")) << t.out;
+  EXPECT_NE(std::string::npos, t.out.find("physics|alice||2|")) << t.out;
+  // --weights/--config alone: the fragment on stdout, no store needed.
+  Result s = run_acct(dir, {"--db", dir.file("none.db"), "import-flux", "--weights",
+                            x + "priority_factor_weight_table.csv"});
+  ASSERT_EQ(0, s.status) << s.err;
+  EXPECT_NE(std::string::npos, s.out.find("\nPriorityParameters=mode=accounting,fairshare=50000,queue=20000,bank=500,"
+                                          "urgency=1000\n")) << s.out;
+  EXPECT_FALSE(std::ifstream(dir.file("none.db")).good());
+  // A factor flux-accounting does not have, or a bad duration: FILE:LINE, nothing written.
+  std::ofstream(dir.file("w.csv")) << "factor,weight\nfairshare,1\nage,5\n";
+  s = acct({"import-flux", "--banks", x + "bank_table.csv", "--users", x + "association_table.csv", "--queues",
+            x + "queue_table.csv", "--weights", dir.file("w.csv")});
+  EXPECT_EQ(1, s.status);
+  EXPECT_NE(std::string::npos, s.err.find(dir.file("w.csv") + ":3: factor 'age'")) << s.err;
+  std::ofstream(dir.file("c.csv")) << "key,value\npriority_decay_half_life,1w\n";
+  s = acct({"import-flux", "--config", dir.file("c.csv")});
+  EXPECT_EQ(1, s.status);
+  EXPECT_NE(std::string::npos, s.err.find(dir.file("c.csv") + ":2: key 'priority_decay_half_life': '1w'")) << s.err;
+}
+
+// Issue 22: Grid Engine's users, projects and departments with their
+// functional shares and override tickets, from the site's qconf output.
+TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
+  const char* data = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string q = std::string(data) + "/admins/qconf/";
+  for (const char* f : {"suser.txt", "sprj.txt", "su.txt"})
+    ASSERT_TRUE(std::ifstream(q + f).good()) << "missing " << q << f;
+  Result r = acct({"import-qconf", "--users", q + "suser.txt", "--projects", q + "sprj.txt", "--usersets",
+                   q + "su.txt"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("note: " + q + "su.txt:12: userset 'chem_users' is an ACL only")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("imported 2 users, 2 projects, 2 departments\n")) << r.out;
+  const std::string ex = acct({"export"}).out;
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"bob","admin":false,"fshare":100,"oticket":2000})")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"chemistry","fshare":300,"oticket":500})")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"theory","fshare":250,"oticket":0})")) << ex;
+  EXPECT_EQ(std::string::npos, ex.find("chem_users")) << ex;
+  // A bad number names the file and line; nothing is written.
+  std::ofstream(dir.file("bad.txt")) << "name carol\noticket 0\nfshare lots\n";
+  r = acct({"import-qconf", "--projects", q + "sprj.txt", "--users", dir.file("bad.txt")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find(dir.file("bad.txt") + ":3: key 'fshare' value 'lots'")) << r.err;
+  std::ofstream(dir.file("bad.txt")) << "fshare 3\nname carol\n";
+  r = acct({"import-qconf", "--users", dir.file("bad.txt")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find(dir.file("bad.txt") + ":1: key 'fshare' value '3': a key before the first"))
+      << r.err;
+  EXPECT_EQ(2, acct({"import-qconf"}).status);
+}
+
+// Issue 22: sacctmgr's dump / load flat-file format.  The live Slurm
+// cluster's association tree (tests/data/slurm-live/variant's `sacctmgr
+// show assoc`), as a dump file, loads into a store whose associations are
+// what sacctmgr showed; dumped and loaded again it gives the same store.
+TEST_F(Cli, LoadAndDumpRoundTripTheLiveClustersAssociations) {
+  const char* data = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string dump = std::string(data) + "/admins/live-dump.cfg";
+  const std::string live = std::string(data) + "/slurm-live/variant/sacctmgr_assoc.txt";
+  std::ifstream lin(live);
+  ASSERT_TRUE(lin.good()) << "missing " << live;
+  ASSERT_TRUE(std::ifstream(dump).good()) << "missing " << dump;
+  Result r = acct({"load", "file=" + dump});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("loaded cluster 'live': 4 accounts, 7 user associations\n")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("note: " + dump + ":9: qos: read, not kept")) << r.out;
+  // sacctmgr's rows: Cluster|Account|User|Partition|Share|Priority|ParentName|QOS|Def QOS.
+  std::string expected = "Account|User|Partition|Share|Priority\n", l;
+  std::getline(lin, l);  // header
+  while (std::getline(lin, l)) {
+    std::vector<std::string> f;
+    std::stringstream ss(l);
+    for (std::string x; std::getline(ss, x, '|');) f.push_back(x);
+    ASSERT_GE(f.size(), 6u) << l;
+    expected += f[1] + "|" + f[2] + "|" + f[3] + "|" + f[4] + "|" + f[5] + "\n";
+  }
+  Result shown = acct({"show", "assoc", "format=Account,User,Partition,Share,Priority", "-P"});
+  ASSERT_EQ(0, shown.status) << shown.err;
+  EXPECT_EQ(expected, shown.out);
+  // Round trip: dump, load into a fresh store, the same export.
+  const std::string out = dir.file("out.cfg");
+  r = acct({"dump", "live", "file=" + out});
+  ASSERT_EQ(0, r.status) << r.err;
+  const std::string first = acct({"export"}).out;
+  Result again = run_acct(dir, {"--db", dir.file("again.db"), "-i", "load", "file=" + out});
+  ASSERT_EQ(0, again.status) << again.err;
+  EXPECT_EQ(first, run_acct(dir, {"--db", dir.file("again.db"), "export"}).out);
+  Result d = acct({"dump", "live"});
+  EXPECT_NE(std::string::npos, d.out.find("\nCluster - 'live':Fairshare=1\nParent - 'root'\n")) << d.out;
+  EXPECT_NE(std::string::npos, d.out.find("User - 'dave':DefaultAccount='exp':Fairshare=parent\n")) << d.out;
+  // Bad lines name FILE:LINE; nothing is written.
+  auto refused = [&](const std::string& text, const std::string& message) {
+    std::ofstream(dir.file("bad.cfg")) << text;
+    Result b = run_acct(dir, {"--db", dir.file("bad.db"), "-i", "load", "file=" + dir.file("bad.cfg")});
+    EXPECT_EQ(1, b.status) << text;
+    EXPECT_NE(std::string::npos, b.err.find(message)) << b.err;
+    EXPECT_EQ(std::string::npos, run_acct(dir, {"--db", dir.file("bad.db"), "export"}).out.find("\"x\"")) << text;
+  };
+  refused("Cluster - 'c'\nAccount - 'x':FairShar=5\n", dir.file("bad.cfg") + ":2: option 'fairshar' is not one sacctmgr "
+                                                        "knows (did you mean fairshare?)");
+  refused("Cluster - 'c'\nParent - 'nowhere'\n", ":2: Parent 'nowhere' is not an account listed before it");
+  refused("Account - 'x'\n", ":1: the first record must be 'Cluster - NAME'");
+  refused("Cluster - 'c'\nAccount - 'x':Fairshare=lots\n", ":2: Fairshare='lots': expected an integer");
+  refused("Cluster - 'c'\nAccount - 'x'\nParent - 'x'\nUser - 'u':DefaultAccount='y'\n",
+          "user 'u': DefaultAccount='y' has no User line under Parent 'y'");
+  EXPECT_EQ(2, acct({"dump"}).status);
 }
 
 TEST_F(Cli, ImportFluxNamesTheBadLineAndColumnAndWritesNothing) {

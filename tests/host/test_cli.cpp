@@ -1,6 +1,9 @@
 // test_cli.cpp - command-line parsing (cli.cpp), without running anything.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <sstream>
+
 #include "cli.hpp"
 
 using namespace mfprio::host;
@@ -204,3 +207,34 @@ TEST(Cli, EveryCommandHasHelpAndTheProgramAVersion) {
 }
 
 }  // namespace
+
+// Issue 22: `COMMAND --help` describes every option its usage names (it used
+// to print only the usage line for decay, job-end, replay, simulate and
+// explain): each "--option" of the usage lines starts a described line.
+TEST(Cli, EveryCommandHelpDescribesEveryOptionOfItsUsage) {
+  using mfprio::host::Command;
+  using mfprio::host::command_usage;
+  for (Command c : {Command::Sprio, Command::Sshare, Command::Decay, Command::JobEnd, Command::Info, Command::Replay,
+                    Command::Simulate, Command::Explain}) {
+    const std::string help = command_usage(c);
+    std::istringstream in(help);
+    std::string line, usage, described;
+    while (std::getline(in, line)) {
+      if (line.rfind("usage:", 0) == 0 || line.rfind("       ", 0) == 0) usage += line + "\n";
+      else if (line.rfind("  -", 0) == 0) described += line + "\n";
+    }
+    size_t options = 0;
+    for (size_t at = usage.find("--"); at != std::string::npos; at = usage.find("--", at + 2)) {
+      size_t end = at + 2;
+      while (end < usage.size() && (std::isalnum(static_cast<unsigned char>(usage[end])) || usage[end] == '-')) ++end;
+      const std::string opt = usage.substr(at, end - at);
+      if (opt == "--conf" && c != Command::Simulate) continue;  // the global option
+      ++options;
+      EXPECT_NE(described.find(opt), std::string::npos) << "'" << opt << "' has no line in:\n" << help;
+    }
+    (void)options;
+    if (c != Command::Info) {
+      EXPECT_FALSE(described.empty()) << help;
+    }
+  }
+}

@@ -703,6 +703,43 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
   EXPECT_TRUE(has(r.out, "Credential|Target|Usage%|FSFactor|Decayed|")) << r.out;
   EXPECT_TRUE(has(r.out, "bob|20.00-|100.00|")) << r.out;   // all the usage is bob's, a ceiling target
   EXPECT_TRUE(has(r.out, "TOTAL||100.00||36000.0|")) << r.out;  // 10 procs x 3600 s
+  // Issue 22: diagnose -p's per-job percentages: each job's term cells are its
+  // share of that job's priority with the value; the Percent row stays.
+  r = host({"--conf", conf, "--now", "1763703600", "sprio", "--percent", "--job-file", jobs, "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  l = lines(r.out);
+  ASSERT_EQ(l.size(), 4u) << r.out;
+  const auto pa = mfprio::test::cells(l[1]);
+  ASSERT_EQ(pa.size(), 10u) << r.out;
+  double pct = 0;
+  for (size_t i = 3; i < pa.size(); ++i) {
+    ASSERT_NE(pa[i].find('('), std::string::npos) << l[1];
+    pct += std::stod(pa[i]);
+  }
+  EXPECT_NEAR(pct, 100.0, 0.5) << l[1];
+  EXPECT_TRUE(has(pa[5], "(1100)")) << l[1];
+  EXPECT_EQ(mfprio::test::cells(l[3]).at(0), "Percent") << r.out;
+  // ... and diagnose -f's header above the credential table (not with -p).
+  r = host({"--conf", conf, "--now", "1763703600", "sshare"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("FairShare Information\n\nDepth: ", 0), 0u) << r.out;
+  EXPECT_TRUE(has(r.out, "FS Policy: DEDICATEDPS")) << r.out;
+}
+
+// Issue 22: diagnose -f lists every FSTARGET before any usage exists.
+TEST_F(RealPluginE2E, MauiShareViewShowsTargetsBeforeAnyUsage) {
+  if (!std::filesystem::exists(plugin_dir + "/priority_maui.so")) GTEST_SKIP() << "not built";
+  const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/maui.cfg";
+  const std::string conf = dir.write("maui.conf", "PriorityType=priority/maui\nPriorityParameters=config=" + src +
+                                                      "\nPluginDir=" + plugin_dir + "\nAccountingStorageLoc=" +
+                                                      dir.path() + "/acct.db\n");
+  ProcessResult r = mfprio::test::run_acct({"--db", dir.path() + "/acct.db", "-i", "add", "account", "theory"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = host({"--conf", conf, "sshare", "-p"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "alice|30.00|0.00|")) << r.out;
+  EXPECT_TRUE(has(r.out, "bob|20.00-|0.00|")) << r.out;
+  EXPECT_TRUE(has(r.out, "bio|30.00+|0.00|")) << r.out;
 }
 
 // The plain-C99 host describes every real family generically: which optional
@@ -760,18 +797,27 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 5u) << r.out;  // the header and the four pending jobs; job 105 runs
-  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|URGENCY|TICKETS|POSIX|PRIO|NURG|URG|NTCKTS|TCKTS|NPPRIOR|PPRI|");
+  // Issue 22: PRIORITY is qstat's prio (what a Grid Engine admin reads); the
+  // 32-bit ordering key shows as KEY in the long format only.
+  EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|KEY|URGENCY|TICKETS|POSIX|NURG|URG|NTCKTS|TCKTS|NPPRIOR|PPRI|");
   // The 32-bit priority orders the jobs as prio does.
   std::vector<std::pair<double, uint64_t>> by_prio;
   for (size_t i = 1; i < l.size(); ++i) {
     const auto c = mfprio::test::cells(l[i]);
     ASSERT_EQ(c.size(), 15u) << l[i];
-    by_prio.emplace_back(std::stod(c[8]), std::stoull(c[4]));
+    EXPECT_EQ(c[4].size(), 7u) << l[i];  // 0.xxxxx, as qstat -pri prints prio
+    by_prio.emplace_back(std::stod(c[4]), std::stoull(c[5]));
   }
   std::sort(by_prio.begin(), by_prio.end());
   for (size_t i = 1; i < by_prio.size(); ++i) EXPECT_LT(by_prio[i - 1].second, by_prio[i].second) << r.out;
   EXPECT_TRUE(has(l[3], "|carol|")) << r.out;
   EXPECT_TRUE(has(l[3], "|-100|")) << r.out;  // posix_priority -100
+  r = host({"--conf", conf, "--now", "1763726400", "sprio", "-P", "--job-file", src + "jobs.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  l = lines(r.out);
+  ASSERT_EQ(l.size(), 5u) << r.out;
+  EXPECT_EQ(l[0], "JOBID|PARTITION|PRIORITY|URGENCY|TICKETS|POSIX|");
+  EXPECT_TRUE(has(l[1], "|0.")) << r.out;
   r = host({"--conf", conf, "sshare", "-a", "-p"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Node|Shares|Level%|Total%|LongTarget|ShortTarget|ActualUsage|Usage|Tickets|")) << r.out;

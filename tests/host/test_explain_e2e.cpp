@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "run_process.hpp"
 #include "test_util.hpp"
@@ -93,6 +95,73 @@ TEST_F(ExplainE2E, AJobThatIsNotPendingIsAnError) {
   r = host({"--conf", mf_conf, "explain", "--job-file", jobs});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "explain needs JOB_A [JOB_B]")) << r.err;
+}
+
+// Issue 22: explain names a clamp and a tie broken by submit time, never
+// states a negative growth, and lists waiting time as time-dependent.
+class ExplainSites : public testing::Test {
+ protected:
+  void SetUp() override {
+    plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
+    data = mfprio::test::env_or_die("MFPRIO_TEST_DATA") + "/admins";
+    src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../..";
+  }
+  std::string maui_conf(const std::string& extra_cfg) {
+    std::string cfg = data + "/negprio-maui.cfg";
+    if (!extra_cfg.empty()) {
+      std::ifstream in(data + "/negprio-maui.cfg");
+      std::stringstream t;
+      t << in.rdbuf() << extra_cfg;
+      cfg = dir.write("maui.cfg", t.str());
+    }
+    return dir.write("maui.conf", "PriorityType=priority/maui\nPluginDir=" + plugin_dir +
+                                      "\nPriorityParameters=config=" + cfg + "\n");
+  }
+  ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
+  TempDir dir;
+  std::string plugin_dir, data, src;
+};
+
+TEST_F(ExplainSites, MauiClampAndTieAreNamedAndNoNegativeGrowthIsStated) {
+  const std::string jobs = data + "/negprio-jobs.jsonl";
+  ASSERT_TRUE(std::filesystem::exists(jobs)) << "missing " << jobs;
+  ProcessResult r = host({"--conf", maui_conf(""), "--now", std::to_string(kNow), "explain", "--job-file", jobs, "8"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "priority 1 (unclamped -50.0000), rank 3 of 3")) << r.out;
+  EXPECT_TRUE(has(r.out, "clamped low: the total -50.0000 lies below the priorities priority/maui gives")) << r.out;
+  EXPECT_TRUE(has(r.out, "job 7 has the same priority 1; the tie is broken by submit time: job 7 comes first")) << r.out;
+  EXPECT_TRUE(has(r.out, "its priority must rise above 1; the totals are clamped")) << r.out;
+  EXPECT_FALSE(has(r.out, "must grow by")) << r.out;
+  EXPECT_TRUE(has(r.out, "cannot (the clamp hides the total)")) << r.out;
+  EXPECT_TRUE(has(r.out, "time-dependent terms: SERV (SERV.QUEUETIME)")) << r.out;
+  ProcessResult j = host({"--conf", maui_conf(""), "--now", std::to_string(kNow), "explain", "--json", "--job-file",
+                          jobs, "8"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_TRUE(has(j.out, "\"clamped\": \"low\"")) << j.out;
+  EXPECT_TRUE(has(j.out, "\"tie\": true")) << j.out;
+  EXPECT_TRUE(has(j.out, "\"gap\": null")) << j.out;
+  // ENABLENEGJOBPRIORITY TRUE: nothing clamps, frank (-50) is ahead of erin (-240).
+  r = host({"--conf", maui_conf("ENABLENEGJOBPRIORITY TRUE\n"), "--now", std::to_string(kNow), "explain",
+            "--job-file", jobs, "7"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "priority 999999761 (unclamped -240.0000), rank 3 of 3")) << r.out;
+  EXPECT_TRUE(has(r.out, "past job 8 (priority 999999951): the total must grow by at least 190.0000")) << r.out;
+  EXPECT_FALSE(has(r.out, "clamped low")) << r.out;
+}
+
+TEST_F(ExplainSites, GridEngineWaitingTimeIsTimeDependentAndTextColumnsAreNotTerms) {
+  const std::string ge = src + "/samples/gridengine";
+  const std::string db = dir.path() + "/ge.db";
+  ProcessResult a = mfprio::test::run_acct({"--db", db, "import-sstree", ge + "/sstree"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPluginDir=" + plugin_dir +
+                                                    "\nAccountingStorageLoc=" + db +
+                                                    "\nPriorityParameters=sched_conf=" + ge + "/sched_conf,complexes=" +
+                                                    ge + "/complexes\n");
+  ProcessResult r = host({"--conf", conf, "--now", std::to_string(kNow), "explain", "--job-file", ge + "/jobs.jsonl", "102"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "time-dependent terms: urgency (wtcontr)")) << r.out;
+  EXPECT_FALSE(has(r.out, "not a number")) << r.out;
 }
 
 }  // namespace

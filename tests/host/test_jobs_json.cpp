@@ -6,7 +6,9 @@
 #include <map>
 #include <utility>
 
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 
 #include "jobs_json.hpp"
@@ -135,8 +137,13 @@ TEST(JobsJson, StatesAreRecognised) {
   EXPECT_EQ(parse(R"({"id": 1, "user": "u", "state": "completed"})").state, MFPRIO_JOB_COMPLETED);
 }
 
-TEST(JobsJson, UnknownFieldsAreIgnored) {
-  EXPECT_EQ(parse(R"({"id": 3, "user": "u", "name": "my job", "extra": [1,2]})").id, 3u);
+// Issue 22: a field that is not a job field is an error (it used to be
+// ignored, so a misspelled one silently lost its value); the feed's own
+// data goes in fields starting with '_'.
+TEST(JobsJson, UnknownFieldsAreErrorsUnlessTheyStartWithUnderscore) {
+  EXPECT_EQ(parse(R"({"id": 3, "user": "u", "_name": "my job", "_extra": [1,2]})").id, 3u);
+  EXPECT_NE(error_of(R"({"id": 3, "user": "u", "name": "my job"})").find("jobs.jsonl:7: field 'name' is not a job field"),
+            std::string::npos);
 }
 
 TEST(JobsJson, TypeErrorsNameFileLineAndField) {
@@ -444,3 +451,25 @@ TEST(JobsJson, GridEngineKeysAreCheckedAndMustAgree) {
 }
 
 }  // namespace
+
+// Issue 22: a field that is not a job field is an error naming the line and
+// the nearest known field; the feed's own fields start with '_'.
+TEST(JobsJson, MisspelledFieldsAreErrorsNamingTheNearestField) {
+  const char* dir = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(dir, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string path = std::string(dir) + "/admins/typo-jobs.jsonl";
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing " << path;
+  const mfprio::host::JobFile f = mfprio::host::read_job_stream(in, path);
+  ASSERT_EQ(f.jobs.size(), 1u);
+  EXPECT_EQ(f.jobs[0].id, 101u);
+  ASSERT_EQ(f.errors.size(), 3u);
+  EXPECT_EQ(f.errors[0], path + ":2: field 'partiton' is not a job field (did you mean 'partition'? fields of your "
+                                "own start with '_')");
+  EXPECT_NE(f.errors[1].find(path + ":3: field 'acount' is not a job field (did you mean 'account'?"),
+            std::string::npos) << f.errors[1];
+  EXPECT_NE(f.errors[2].find(path + ":4: field 'time_limt' is not a job field (did you mean 'time_limit'?"),
+            std::string::npos) << f.errors[2];
+  // The same line without the typo, and a field of the feed's own, are read.
+  EXPECT_EQ(parse(R"({"id": 3, "user": "c", "account": "bio", "_site_comment": "x"})").account, "bio");
+}

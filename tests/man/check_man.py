@@ -4,7 +4,8 @@
   check_man.py --src SRCDIR --host MFPRIO-HOST --acct MFPRIO-ACCT
 
 1. Every page renders without a warning (groff -man -ww, and man -l when
-   man-db is installed).
+   man-db is installed), and its .TH line names the programs' version
+   (mfprio-host --version) literally, so a page read in place shows it.
 2. Tool pages (mfprio-host.1, mfprio-acct.1): every option (a bold word
    starting with '-') in the OPTIONS and COMMANDS sections must appear in the
    program's --help output, run from the build tree.  Under COMMANDS, a
@@ -293,6 +294,16 @@ def check_conf(page, keys, host_keys):
     return len(documented)
 
 
+def check_version(path, version):
+    # The page is read in place (man -l) as well as installed: its .TH line
+    # names the version literally, and it must be the programs' version.
+    th = next((l for l in open(path, encoding="utf-8") if l.startswith(".TH ")), "")
+    if "@VERSION@" in th:
+        problem(f"{path}: .TH still holds @VERSION@ (man -l would show it): write the version")
+    elif f'"mfprio {version}"' not in th:
+        problem(f"{path}: .TH names another version than the programs' {version}: {th.strip()}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--src", required=True, help="the source tree (man/ and the parsers)")
@@ -307,9 +318,11 @@ def main():
         if e not in pages:
             problem(f"man/{e} is missing")
     host_keys, fam_keys = code_keys(a.src)
+    version = subprocess.run([a.host, "--version"], capture_output=True, text=True).stdout.split()[-1:]
     for name in pages:
         path = os.path.join(mandir, name)
         check_render(path)
+        check_version(path, version[0] if version else "?")
         page = Page(path)
         if name == "mfprio-host.1":
             n = check_tool(page, a.host)

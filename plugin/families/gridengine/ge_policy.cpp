@@ -133,7 +133,7 @@ void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain
   // The qstat columns as values (factor) and text, long format only.
   char b[32];
   const uint32_t info = MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG;
-  ex->term("prio", "PRIO", p.prio, 0, 0, -1, info, 0, fmt(b, "%.5f", p.prio));
+  ex->term("prio", "PRIO", p.prio, 0, 0, -1, info | MFPRIO_TERMF_PRIORITY, 0, fmt(b, "%.5f", p.prio));
   ex->term("nurg", "NURG", p.nurg, 0, 0, -1, info, 0, fmt(b, "%.5f", p.nurg));
   ex->term("urg", "URG", p.urg, 0, 0, -1, info, 0, fmt(b, "%.0f", p.urg));
   ex->term("ntckts", "NTCKTS", p.ntckts, 0, 0, -1, info, 0, fmt(b, "%.5f", p.ntckts));
@@ -693,10 +693,11 @@ void GridEnginePolicy::info(const State&, InfoView* v) const {
   v->term("urgency", "URGENCY", MFPRIO_TERMF_DECIMAL);
   v->term("tickets", "TICKETS", MFPRIO_TERMF_DECIMAL);
   v->term("priority", "POSIX", MFPRIO_TERMF_DECIMAL);
+  // qstat -pri's columns; prio is the priority a Grid Engine admin reads.
   for (const char* n : {"prio", "nurg", "urg", "ntckts", "tckts", "npprior", "ppri"}) {
     std::string label(n);
     for (char& ch : label) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    v->term(n, label, MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG);
+    v->term(n, label, MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG | (label == "PRIO" ? MFPRIO_TERMF_PRIORITY : 0u));
   }
   v->set("sched_conf", sched_conf_path_.empty() ? std::string("(built-in defaults)") : sched_conf_path_);
   v->set("complexes", complexes_path_.empty() ? std::string("(built-in: slots urgency 1000)") : complexes_path_);

@@ -23,6 +23,8 @@
 // replaces *out only when the whole text is valid.
 #include "maui_cfg.hpp"
 
+#include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -227,7 +229,7 @@ bool parse_fs_target(const std::string& s, FsTarget* t) {
 
 enum class Kind {
   CompWeight, CompCap, SubWeight, SubCap,
-  XfMinWcLimit, UseSystemQueueTime, AccrualPolicyP,
+  XfMinWcLimit, UseSystemQueueTime, AccrualPolicyP, PrioExceptions, NegPriority,
   FsPolicyP, FsInterval, FsDepth, FsDecay,
 };
 
@@ -256,6 +258,8 @@ const std::unordered_map<std::string, Param>& directory() {
     d["XFMINWCLIMIT"] = {Kind::XfMinWcLimit, 0, false};
     d["USESYSTEMQUEUETIME"] = {Kind::UseSystemQueueTime, 0, false};
     d["JOBPRIOACCRUALPOLICY"] = {Kind::AccrualPolicyP, 0, false};
+    d["JOBPRIOEXCEPTIONS"] = {Kind::PrioExceptions, 0, true};
+    d["ENABLENEGJOBPRIORITY"] = {Kind::NegPriority, 0, false};
     d["FSPOLICY"] = {Kind::FsPolicyP, 0, false};
     d["FSINTERVAL"] = {Kind::FsInterval, 0, false};
     d["FSDEPTH"] = {Kind::FsDepth, 0, false};
@@ -263,6 +267,38 @@ const std::unordered_map<std::string, Param>& directory() {
     return d;
   }();
   return dir;
+}
+
+// Names Maui's own parameter table holds that are spelled close to a priority
+// parameter but are not read here (Maui 3.0's names and QOS-file keys): an
+// unknown name near a priority parameter is a misspelling only when it is
+// not one of these.
+bool maui_name_not_read(const std::string& u) {
+  static const char* const kNames[] = {
+      "AFSWEIGHT", "GFSWEIGHT", "UFSWEIGHT", "QFSWEIGHT", "CFSWEIGHT", "DIRECTSPECWEIGHT",
+      "SERVICETARGETWEIGHT", "QUEUETIMETARGETWEIGHT", "XFACTORTARGETWEIGHT", "QOSQTWEIGHT",
+      "QOSXFWEIGHT", "QOSPRIORITY", "QOSTARGETQT", "QOSTARGETXF", "REJECTNEGPRIOJOBS",
+      "RESDEPTH", "BACKFILLDEPTH", "RESERVATIONDEPTH", "SRDEPTH", "BFDEPTH"};
+  for (const char* n : kNames)
+    if (u == n) return true;
+  return false;
+}
+
+// The priority parameter nearest to an unknown upper-case name, when it is
+// within edit distance 2 (common/slurm_conf.hpp's edit_distance); "" else.
+std::string nearest_priority_param(const std::string& u, Flavor flavor) {
+  if (u.size() < 5 || maui_name_not_read(u)) return {};
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& [name, p] : directory()) {
+    if (p.moab_only && flavor == Flavor::Maui) continue;
+    const size_t d = edit_distance(u, name);
+    if (d < best_d || (d == best_d && !best.empty() && name < best)) {
+      best_d = d;
+      best = name;
+    }
+  }
+  return best;
 }
 
 // ---- one logical line -------------------------------------------------------
@@ -356,18 +392,46 @@ class Parser {
     const auto& dir = directory();
     auto it = dir.find(uname);
     if (it == dir.end() || (it->second.moab_only && flavor_ == Flavor::Maui)) {
+      const std::string near = it == dir.end() ? nearest_priority_param(uname, flavor_) : std::string();
+      if (!near.empty())
+        return fail(name, value, "unknown priority parameter (did you mean " + near + "?)");
       ignore(written, value);
       return true;
     }
     return param(it->second, name, value);
   }
 
-  const std::string& error() const { return why_; }
+  // After the last line: checks that need the whole file.
+  void finish() {
+    if (exceptions_line_ == 0 || cfg_->prio_exceptions == 0) return;
+    line_ = exceptions_line_;
+    if (cfg_->accrual != AccrualPolicy::Accrue && cfg_->accrual != AccrualPolicy::Reset) {
+      warn("JOBPRIOEXCEPTIONS is read only with JOBPRIOACCRUALPOLICY ACCRUE or RESET (here " +
+           cfg_->accrual_name + "): ignored");
+      cfg_->prio_exceptions = 0;
+      return;
+    }
+    const uint32_t holds = kExcBatchHold | kExcSystemHold | kExcUserHold | kExcDefer;
+    if ((cfg_->prio_exceptions & holds) != 0 && (cfg_->prio_exceptions & holds) != holds)
+      warn("JOBPRIOEXCEPTIONS: a job record does not say which kind of hold (or DEFER) kept it: "
+           "a listed one counts for BATCHHOLD, SYSTEMHOLD, USERHOLD and DEFER alike");
+    if (cfg_->accrual == AccrualPolicy::Accrue)
+      warn("JOBPRIOEXCEPTIONS with ACCRUE: Moab pauses the queue time of a job while it violates a "
+           "listed exception; a job record shows only the present, so its queue time is 0 while the "
+           "violation lasts and counts again from submission (policies) or eligibility (holds, DEFER, "
+           "DEPENDS) afterwards");
+  }
+
+  const std::vector<std::string>& errors() const { return errors_; }
 
  private:
   bool fail(const std::string& what, const std::string& value, const std::string& reason) {
-    why_ = file_ + ":" + std::to_string(line_) + ": " + what + " '" + value + "': " + reason;
+    errors_.push_back(file_ + ":" + std::to_string(line_) + ": " + what + " '" + value + "': " + reason);
     return false;
+  }
+
+  void warn(const std::string& text) {
+    cfg_->warnings.push_back(file_ + ":" + std::to_string(line_) + ": " + text);
   }
 
   void ignore(const std::string& name, const std::string& value) {
@@ -414,32 +478,15 @@ class Parser {
         cfg_->use_system_queue_time = b;
         return true;
       }
-      case Kind::AccrualPolicyP: {
-        const std::string u = upper(value);
-        if (u == "ALWAYS") cfg_->accrual = AccrualPolicy::Always;
-        else if (u == "QUEUEPOLICY") cfg_->accrual = AccrualPolicy::QueuePolicy;
-        else if (u == "FULLPOLICY") cfg_->accrual = AccrualPolicy::FullPolicy;
-        else return fail(name, value, "expected ALWAYS, QUEUEPOLICY or FULLPOLICY");
+      case Kind::AccrualPolicyP: return accrual(name, value);
+      case Kind::PrioExceptions: return prio_exceptions(name, value);
+      case Kind::NegPriority: {
+        bool b = false;
+        if (!parse_bool(value, &b)) return fail(name, value, "expected TRUE or FALSE");
+        cfg_->negative_priority = b;
         return true;
       }
-      case Kind::FsPolicyP: {
-        std::string u = upper(value);
-        bool percent = false;
-        if (!u.empty() && u.back() == '%') { percent = true; u.pop_back(); }
-        FsPolicy fp;
-        bool on = false;
-        // TRUE is the old spelling of DEDICATEDPS (MFSProcessOConfig); FALSE = NONE.
-        if (parse_bool(u, &on)) fp = on ? FsPolicy::DedicatedPS : FsPolicy::None;
-        else if (u == "NONE") fp = FsPolicy::None;
-        else if (u == "DEDICATEDPS") fp = FsPolicy::DedicatedPS;
-        else if (u == "DEDICATEDPES") fp = FsPolicy::DedicatedPES;
-        else if (u == "UTILIZEDPS") fp = FsPolicy::UtilizedPS;
-        else return fail(name, value,
-                         "expected NONE, DEDICATEDPS, DEDICATEDPES or UTILIZEDPS (optionally with '%')");
-        cfg_->fs_policy = fp;
-        cfg_->fs_percent = percent;
-        return true;
-      }
+      case Kind::FsPolicyP: return fs_policy(name, value);
       case Kind::FsInterval:
         if (!parse_maui_time(value, &n) || n <= 0 || n > kMaxFsInterval)
           return fail(name, value, "expected a positive duration of at most 366 days");
@@ -458,6 +505,99 @@ class Parser {
       }
     }
     return fail(name, value, "internal: unhandled parameter");
+  }
+
+  // FSPOLICY (reference §5).  Maui 3.2 and Moab 5 know NONE, DEDICATEDPS,
+  // DEDICATEDPES, UTILIZEDPS, SDEDICATEDPES and PDEDICATEDPS; their usage
+  // charge has no case for the last two, which are charged as DEDICATEDPS.
+  // TRUE is the old spelling of DEDICATEDPS, FALSE of NONE.  PSDEDICATED
+  // (the spelling of Maui's sample maui.cfg) is no value of theirs: Maui
+  // keeps the policy it had (NONE unless set before), and so does mfprio,
+  // with a warning.
+  bool fs_policy(const std::string& name, const std::string& value) {
+    std::string u = upper(value);
+    bool percent = false;
+    if (!u.empty() && u.back() == '%') { percent = true; u.pop_back(); }
+    FsPolicy fp;
+    bool on = false;
+    if (u == "PSDEDICATED") {
+      warn("FSPOLICY 'PSDEDICATED' is not a value Maui 3.2 or Moab reads: like Maui, the policy stays " +
+           cfg_->fs_policy_name + (cfg_->fs_policy == FsPolicy::None ? " (fair share off)" : "") +
+           "; write DEDICATEDPS to charge dedicated processor-seconds");
+      if (percent) cfg_->fs_percent = true;  // Maui sets PercentBasedFS before the look-up
+      return true;
+    }
+    if (parse_bool(u, &on)) {
+      fp = on ? FsPolicy::DedicatedPS : FsPolicy::None;
+      u = on ? "DEDICATEDPS" : "NONE";
+    } else if (u == "NONE") fp = FsPolicy::None;
+    else if (u == "DEDICATEDPS" || u == "SDEDICATEDPES" || u == "PDEDICATEDPS") fp = FsPolicy::DedicatedPS;
+    else if (u == "DEDICATEDPES") fp = FsPolicy::DedicatedPES;
+    else if (u == "UTILIZEDPS") fp = FsPolicy::UtilizedPS;
+    else return fail(name, value,
+                     "expected NONE, DEDICATEDPS, DEDICATEDPES, UTILIZEDPS, SDEDICATEDPES or "
+                     "PDEDICATEDPS (optionally with '%')");
+    cfg_->fs_policy = fp;
+    cfg_->fs_policy_name = u;
+    cfg_->fs_percent = percent;
+    return true;
+  }
+
+  // JOBPRIOACCRUALPOLICY (reference §8).  Maui 3.2: ALWAYS, QUEUEPOLICY,
+  // FULLPOLICY.  Moab 5 adds ACCRUE and RESET (read with JOBPRIOEXCEPTIONS)
+  // and QUEUEPOLICYRESET, FULLPOLICYRESET, QUEUEPOLICYUSER: a record's queue
+  // time is already 0 while it is blocked, so the RESET forms price as
+  // QUEUEPOLICY / FULLPOLICY; QUEUEPOLICYUSER (user limits only) as
+  // QUEUEPOLICY with a warning (a record does not say whose limit blocks it).
+  bool accrual(const std::string& name, const std::string& value) {
+    const std::string u = upper(value);
+    AccrualPolicy a;
+    if (u == "ALWAYS") a = AccrualPolicy::Always;
+    else if (u == "QUEUEPOLICY") a = AccrualPolicy::QueuePolicy;
+    else if (u == "FULLPOLICY") a = AccrualPolicy::FullPolicy;
+    else if (flavor_ == Flavor::Maui)
+      return fail(name, value, "expected ALWAYS, QUEUEPOLICY or FULLPOLICY (Maui 3.2)");
+    else if (u == "ACCRUE") a = AccrualPolicy::Accrue;
+    else if (u == "RESET") a = AccrualPolicy::Reset;
+    else if (u == "QUEUEPOLICYRESET") a = AccrualPolicy::QueuePolicy;
+    else if (u == "FULLPOLICYRESET") a = AccrualPolicy::FullPolicy;
+    else if (u == "QUEUEPOLICYUSER") {
+      a = AccrualPolicy::QueuePolicy;
+      warn("JOBPRIOACCRUALPOLICY 'QUEUEPOLICYUSER': a job record does not say whose limit blocks it: "
+           "priced as QUEUEPOLICY (no queue time while blocked by any limit)");
+    } else
+      return fail(name, value,
+                  "expected ACCRUE, ALWAYS, FULLPOLICY, FULLPOLICYRESET, QUEUEPOLICY, "
+                  "QUEUEPOLICYRESET, QUEUEPOLICYUSER or RESET (Moab 5)");
+    cfg_->accrual = a;
+    cfg_->accrual_name = u;
+    return true;
+  }
+
+  // JOBPRIOEXCEPTIONS (Moab 5): a comma- or blank-separated list of BATCHHOLD,
+  // DEFER, DEPENDS, HARDPOLICY, IDLEPOLICY, SOFTPOLICY, SYSTEMHOLD, USERHOLD
+  // or NONE.  finish() checks it against the accrual policy.
+  bool prio_exceptions(const std::string& name, const std::string& value) {
+    static const std::pair<const char*, uint32_t> kValues[] = {
+        {"BATCHHOLD", kExcBatchHold},   {"DEFER", kExcDefer},           {"DEPENDS", kExcDepends},
+        {"HARDPOLICY", kExcHardPolicy}, {"IDLEPOLICY", kExcIdlePolicy}, {"SOFTPOLICY", kExcSoftPolicy},
+        {"SYSTEMHOLD", kExcSystemHold}, {"USERHOLD", kExcUserHold},     {"NONE", 0u}};
+    std::string list = value;
+    for (char& c : list) if (c == ',') c = ' ';
+    uint32_t bits = 0;
+    for (const std::string& w : split_ws(list)) {
+      const std::string u = upper(w);
+      bool found = false;
+      for (const auto& [n, b] : kValues)
+        if (u == n) { bits |= b; found = true; }
+      if (!found)
+        return fail(name, w,
+                    "expected BATCHHOLD, DEFER, DEPENDS, HARDPOLICY, IDLEPOLICY, SOFTPOLICY, "
+                    "SYSTEMHOLD, USERHOLD or NONE");
+    }
+    cfg_->prio_exceptions = bits;
+    exceptions_line_ = line_;
+    return true;
   }
 
   bool cred_line(CredKind kind, const std::string& written, const std::string& cname,
@@ -523,7 +663,8 @@ class Parser {
   Flavor flavor_;
   Config* cfg_;
   int line_ = 0;
-  std::string why_;
+  int exceptions_line_ = 0;
+  std::vector<std::string> errors_;
 };
 
 }  // namespace
@@ -599,12 +740,15 @@ bool parse_maui_cfg(const std::string& text, const std::string& file_name, Flavo
                     Config* out, std::string* why) {
   Config cfg = Config::defaults(flavor);
   Parser p(file_name, flavor, &cfg);
-  for (const Logical& l : logical_lines(text)) {
-    if (!p.line(l)) {
-      if (why) *why = p.error();
-      return false;
+  for (const Logical& l : logical_lines(text)) p.line(l);  // every error of the file, in order
+  if (!p.errors().empty()) {
+    if (why) {
+      why->clear();
+      for (const std::string& e : p.errors()) *why += (why->empty() ? "" : "\n") + e;
     }
+    return false;
   }
+  p.finish();
   if (out) *out = std::move(cfg);
   return true;
 }

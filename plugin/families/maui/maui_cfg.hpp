@@ -99,10 +99,20 @@ inline constexpr int kCredKinds = 5;
 const char* cred_kind_param(CredKind k);  // "USERCFG", ...
 
 // FSPOLICY (reference §5): what a running job is charged per second.
+// Maui 3.2 and Moab 5 also accept SDEDICATEDPES and PDEDICATEDPS, which their
+// usage charge prices as DEDICATEDPS (Config::fs_policy_name keeps the word).
 enum class FsPolicy { None, DedicatedPS, DedicatedPES, UtilizedPS };
 
-// JOBPRIOACCRUALPOLICY (reference §8).
-enum class AccrualPolicy { Always, QueuePolicy, FullPolicy };
+// JOBPRIOACCRUALPOLICY (reference §8).  Accrue and Reset are Moab's: queue
+// time from submission except while the job violates one of the
+// JOBPRIOEXCEPTIONS (Config::prio_exceptions; maui_fast.hpp's accrual_rule).
+enum class AccrualPolicy { Always, QueuePolicy, FullPolicy, Accrue, Reset };
+
+// JOBPRIOEXCEPTIONS values (Moab 5), as bits of Config::prio_exceptions.
+enum PrioException : uint32_t {
+  kExcBatchHold = 1u << 0, kExcDefer = 1u << 1, kExcDepends = 1u << 2, kExcHardPolicy = 1u << 3,
+  kExcIdlePolicy = 1u << 4, kExcSoftPolicy = 1u << 5, kExcSystemHold = 1u << 6, kExcUserHold = 1u << 7,
+};
 
 // How an FSTARGET value is used (reference §5: MFSTargetFromString).
 enum class TargetMode {
@@ -144,6 +154,9 @@ inline constexpr int kMaxFsDepth = 24;                 // MAX_MFSDEPTH
 // back from any time a host may pass) then stay far inside int64, and a
 // longer window would keep usage for decades.
 inline constexpr int64_t kMaxFsInterval = 366 * 86400;
+// With ENABLENEGJOBPRIORITY the 32-bit result is priority + kNegOffset:
+// -1e9 -> 1, 0 -> 1000000001, 1e9 -> 2000000001 (0 stays "held").
+inline constexpr int64_t kNegOffset = 1000000001;
 inline constexpr int64_t kInfiniteTime = 2140000000;   // Maui's MAX_MTIME
 
 static_assert(static_cast<int>(Sub::QueueTime) == 0, "sub_weight's initializer relies on it");
@@ -173,7 +186,21 @@ struct Config {
   std::array<std::unordered_map<std::string, CredCfg>, kCredKinds> creds;
   std::array<CredCfg, kCredKinds> default_cred;  // *CFG[DEFAULT]
 
+  // JOBPRIOEXCEPTIONS (Moab, read with ACCRUE or RESET): PrioException bits.
+  uint32_t prio_exceptions = 0;
+
+  // ENABLENEGJOBPRIORITY (Moab 5): totals below 1 are kept (down to -1e9)
+  // instead of clamped to 1; the ABI's result is then priority + kNegOffset.
+  bool negative_priority = false;
+
+  // The keywords as the file wrote them (upper case), for views.
+  std::string fs_policy_name = "NONE";
+  std::string accrual_name = "QUEUEPOLICY";
+
   std::vector<IgnoredParam> ignored;
+  // "file:line: ..." notes on values read but not honoured exactly; the
+  // plugin logs each one as a warning.
+  std::vector<std::string> warnings;
 
   static Config defaults(Flavor flavor);
 
@@ -187,7 +214,10 @@ struct Config {
 
 // Reads the text of a maui.cfg (flavor Maui) or moab.cfg (flavor Moab).
 // file_name is only used in messages.  Starts from Config::defaults(flavor).
-// On error returns false, sets *why (if non-null) and leaves *out unchanged.
+// On error returns false, sets *why (if non-null) to every error of the file,
+// one "file:line: ..." per line in file order, and leaves *out unchanged.
+// An unknown parameter name close to a priority parameter's (edit distance
+// <= 2) is an error with "did you mean"; other unknown names are ignored.
 bool parse_maui_cfg(const std::string& text, const std::string& file_name,
                     Flavor flavor, Config* out, std::string* why);
 

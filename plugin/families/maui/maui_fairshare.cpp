@@ -159,6 +159,14 @@ double FsView::delta(CredKind k, const std::string& name) const {
   return it == m.end() ? absent_delta[static_cast<int>(k)] : it->second.delta;
 }
 
+FsTarget target_in_force(const Config& cfg, CredKind k, const std::string& name) {
+  const CredCfg* c = cfg.find(k, name);
+  if (c && c->fs_target.value > 0.0) return c->fs_target;
+  const FsTarget& dflt = cfg.default_cred[static_cast<int>(k)].fs_target;
+  if (dflt.value > 0.0) return dflt;
+  return FsTarget{};
+}
+
 FsView build_fs_view(const Config& cfg, const FsUsage& usage) {
   FsView v;
   v.total = usage.total;
@@ -166,17 +174,11 @@ FsView build_fs_view(const Config& cfg, const FsUsage& usage) {
   if (!v.enabled) return v;
   for (int k = 0; k < kCredKinds; ++k) {
     const FsTarget& dflt = cfg.default_cred[k].fs_target;
-    auto resolve = [&](const std::string& name) {
-      const CredCfg* c = cfg.find(static_cast<CredKind>(k), name);
-      if (c && c->fs_target.value > 0.0) return c->fs_target;
-      if (dflt.value > 0.0) return dflt;
-      return FsTarget{};
-    };
     auto add = [&](const std::string& name, double u) {
       FsEntry e;
       e.usage = u;
       e.percent = 100.0 * u / usage.total;
-      e.target = resolve(name);
+      e.target = target_in_force(cfg, static_cast<CredKind>(k), name);
       e.delta = fs_delta(u, usage.total, e.target, cfg.fs_percent);
       v.entries[k][name] = e;
     };

@@ -80,6 +80,10 @@ double fs_charge_amount(FsPolicy policy, double procs, double pe, double utilize
 // 0 when target.value <= 0 or total <= 0.
 double fs_delta(double usage, double total, const FsTarget& target, bool percent);
 
+// The FSTARGET in force for a credential: its own *CFG[name] target when > 0,
+// else the kind's DEFAULT one when > 0, else none (value 0).
+FsTarget target_in_force(const Config& cfg, CredKind k, const std::string& name);
+
 // The names of one job's credentials, indexed by CredKind; "" = none.
 struct CredNames {
   std::array<std::string_view, kCredKinds> name{};

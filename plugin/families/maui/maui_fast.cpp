@@ -138,7 +138,8 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
 
   FastConsts& k = out->k;
   k.layout_id = layout_id;
-  k.accrual = cfg.accrual;
+  k.accrual = accrual_rule(cfg);
+  k.negative = cfg.negative_priority;
   k.use_system_queue_time = cfg.use_system_queue_time;
   auto has_w = [&](Sub s) { return out->w[static_cast<int>(s)] != 0; };
   k.tres_names = has_w(Sub::Swap) || has_w(Sub::Disk) || has_w(Sub::Pe);
@@ -217,19 +218,35 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
   }
 }
 
-int64_t record_accrual(AccrualPolicy policy, const mfprio_job_t& j, int64_t now) {
-  int64_t accrual = j.submit_time;
-  switch (policy) {
+AccrualRule accrual_rule(const Config& cfg) {
+  AccrualRule r;
+  switch (cfg.accrual) {
     case AccrualPolicy::Always: break;
     case AccrualPolicy::QueuePolicy:
-      if (j.eligible_time > 0) accrual = j.eligible_time;
-      if (j.flags & MFPRIO_JOBF_BLOCKED) accrual = now;
+      r.stop_flags = MFPRIO_JOBF_BLOCKED;
+      r.from_eligible = true;
       break;
     case AccrualPolicy::FullPolicy:
-      if (j.eligible_time > 0) accrual = j.eligible_time;
-      if (j.flags & (MFPRIO_JOBF_BLOCKED | MFPRIO_JOBF_DEPENDENT)) accrual = now;
+      r.stop_flags = MFPRIO_JOBF_BLOCKED | MFPRIO_JOBF_DEPENDENT;
+      r.from_eligible = true;
       break;
+    case AccrualPolicy::Accrue:
+    case AccrualPolicy::Reset: {
+      const uint32_t e = cfg.prio_exceptions;
+      if (e & (kExcHardPolicy | kExcIdlePolicy)) r.stop_flags |= MFPRIO_JOBF_BLOCKED;
+      if (e & kExcSoftPolicy) r.stop_flags |= MFPRIO_JOBF_SOFT_VIOLATION;
+      if (e & kExcDepends) r.stop_flags |= MFPRIO_JOBF_DEPENDENT;
+      r.from_eligible = (e & (kExcBatchHold | kExcSystemHold | kExcUserHold | kExcDefer | kExcDepends)) != 0;
+      break;
+    }
   }
+  return r;
+}
+
+int64_t record_accrual(const AccrualRule& rule, const mfprio_job_t& j, int64_t now) {
+  int64_t accrual = j.submit_time;
+  if (rule.from_eligible && j.eligible_time > 0) accrual = j.eligible_time;
+  if (j.flags & rule.stop_flags) accrual = now;
   return accrual;
 }
 
@@ -253,13 +270,10 @@ inline int64_t pick(bool c, int64_t a, int64_t b) {
   const int64_t m = -static_cast<int64_t>(c);
   return (a & m) | (b & ~m);
 }
-__attribute__((always_inline)) inline int64_t record_accrual_flat(AccrualPolicy policy, const mfprio_job_t& j,
+__attribute__((always_inline)) inline int64_t record_accrual_flat(const AccrualRule& rule, const mfprio_job_t& j,
                                                                   int64_t now) {
-  if (policy == AccrualPolicy::Always) return j.submit_time;
-  const uint32_t stop = policy == AccrualPolicy::FullPolicy ? (MFPRIO_JOBF_BLOCKED | MFPRIO_JOBF_DEPENDENT)
-                                                            : MFPRIO_JOBF_BLOCKED;
-  const int64_t a = pick(j.eligible_time > 0, j.eligible_time, j.submit_time);
-  return pick((j.flags & stop) != 0, now, a);
+  const int64_t a = pick(rule.from_eligible && j.eligible_time > 0, j.eligible_time, j.submit_time);
+  return pick((j.flags & rule.stop_flags) != 0, now, a);
 }
 
 // SWAP and DISK as to_maui() reads them from the TRES list (the last match).
@@ -471,14 +485,10 @@ void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, siz
       if (j.state == MFPRIO_JOB_HELD) {
         priorities[i] = 0;
       } else {
-        const double total = total_t<moab, caps>(m, k, t, j, slot, now, swap_mb, disk_mb);
-        double v = total;
-        const bool lo = !(v >= 1.0), hi = v > kMaxPriority;
-        v = lo ? 1.0 : v;
-        v = hi ? kMaxPriority : v;
-        high += hi;
-        low += lo;
-        priorities[i] = static_cast<uint32_t>(v);
+        const Result r = clamp_total(total_t<moab, caps>(m, k, t, j, slot, now, swap_mb, disk_mb), k.negative);
+        high += r.clamped_high;
+        low += r.clamped_low;
+        priorities[i] = r.priority;
       }
     } else {
       rc = slow(ctx, i);
@@ -496,7 +506,8 @@ Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& j, c
   double swap_mb = 0.0, disk_mb = 0.0;
   tres_sizes(j, &swap_mb, &disk_mb);
   return clamp_total(plan.moab ? total_t<true, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb)
-                             : total_t<false, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb));
+                             : total_t<false, true>(m, plan.k, t, j, slot, now, swap_mb, disk_mb),
+                     plan.k.negative);
 }
 
 void price_fast_batch(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,

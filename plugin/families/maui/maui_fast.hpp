@@ -153,12 +153,19 @@ struct CredExtra {
   double xf_min = 0.0;  // QOS slots, Maui: XFMINWCLIMIT when the job names a QOS (known or not), else 0
 };
 
+// When a record's queue time starts (record_accrual).
+struct AccrualRule {
+  uint16_t stop_flags = 0;  // MFPRIO_JOBF_* bits
+  bool from_eligible = false;
+};
+
 // Numbers every record reads, precomputed from the cfg (the batch copies
 // them into a local, so the stores of its results cannot alias them).
 struct FastConsts {
   uint32_t layout_id = 0;
   std::array<uint32_t, kCredKinds> lim{};  // per kind: names + 2 (the slots)
-  AccrualPolicy accrual = AccrualPolicy::QueuePolicy;
+  AccrualRule accrual;      // accrual_rule(cfg)
+  bool negative = false;    // ENABLENEGJOBPRIORITY
   bool use_system_queue_time = false;
   bool tres_names = false;  // SWAP, DISK or PE has a weight: read the TRES names
   bool targ = false;        // a TARG sub-component has a weight
@@ -210,8 +217,14 @@ using SlowRecordFn = int (*)(void* ctx, size_t i);
 void price_fast_batch(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, size_t count, int64_t now,
                       uint32_t* priorities, int* statuses, uint64_t clamped[2], SlowRecordFn slow, void* ctx);
 
-// JOBPRIOACCRUALPOLICY over a stateless record (README: differences): the
-// time accrual counts from, and the queue date the Job gets.
-int64_t record_accrual(AccrualPolicy policy, const mfprio_job_t& j, int64_t now);
+// JOBPRIOACCRUALPOLICY (and Moab's JOBPRIOEXCEPTIONS) as an AccrualRule:
+// ALWAYS: none; QUEUEPOLICY: eligible, BLOCKED; FULLPOLICY: eligible,
+// BLOCKED|DEPENDENT; ACCRUE/RESET: HARDPOLICY, IDLEPOLICY -> BLOCKED,
+// SOFTPOLICY -> SOFT_VIOLATION, DEPENDS -> DEPENDENT; a listed hold, DEFER or
+// DEPENDS -> from eligibility.
+AccrualRule accrual_rule(const Config& cfg);
+// JOBPRIOACCRUALPOLICY over a stateless record: the time accrual counts
+// from, and the queue date the Job gets.
+int64_t record_accrual(const AccrualRule& rule, const mfprio_job_t& j, int64_t now);
 
 }  // namespace mfprio::maui

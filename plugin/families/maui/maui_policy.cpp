@@ -28,6 +28,13 @@ std::string short_label(const std::string& name) {
   return l;
 }
 
+// kKindNames' index as a CredKind ("user" -> User); kind names not in it: User.
+CredKind kind_of(const std::string& kind) {
+  for (int k = 0; k < kCredKinds; ++k)
+    if (kind == kKindNames[k]) return static_cast<CredKind>(k);
+  return CredKind::User;
+}
+
 std::string target_text(const FsTarget& t) {
   if (t.value <= 0) return "";
   char buf[48];
@@ -64,6 +71,7 @@ void MauiPolicy::configure(const HostContext& host) {
   for (const IgnoredParam& ig : cfg.ignored)
     host.log(MFPRIO_LOG_DEBUG, ig.file + ":" + std::to_string(ig.line) + ": " + ig.name +
                                    " is not a priority parameter: ignored");
+  for (const std::string& w : cfg.warnings) host.log(MFPRIO_LOG_WARNING, w);
   cfg_path_ = path;
   totals_.procs = host.cluster.cpus;
   totals_.mem_mb = host.cluster.mem_mb;
@@ -139,7 +147,7 @@ Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
   m.cls = nz(j.partition);
   m.submit_time = j.submit_time;
   // JOBPRIOACCRUALPOLICY over a stateless record (README: differences).
-  const int64_t accrual = record_accrual(cfg_->accrual, j, now);
+  const int64_t accrual = record_accrual(accrual_rule(*cfg_), j, now);
   m.system_queue_time = accrual;
   m.eff_queue_duration = std::max<int64_t>(0, now - accrual);
   // A job blocked now has queue time 0 (Maui would keep the value of its last
@@ -355,7 +363,10 @@ void MauiPolicy::share_view(const State& state, ShareView* v) const {
     r.account = kind == "account" ? name : "";
     r.user.clear();  // (the host's sshare shows only one's own user rows without -a)
     r.cells.push_back(ShareView::text(label));
-    r.cells.push_back(ShareView::text(e ? target_text(e->target) : ""));
+    // The target in force, before any usage too (diagnose -f lists it).
+    const bool cred = kind != "total" && kind.rfind("kind:", 0) != 0;
+    r.cells.push_back(ShareView::text(e ? target_text(e->target)
+                                        : cred ? target_text(target_in_force(cfg, kind_of(kind), name)) : ""));
     const bool heading = kind.rfind("kind:", 0) == 0;  // USER, GROUP, ... group rows: no numbers
     if (heading) r.cells.push_back(ShareView::text(""));
     else r.cells.push_back(ShareView::num(s.usage.total > 0 ? 100.0 * usage / s.usage.total : 0.0));
@@ -404,22 +415,29 @@ void MauiPolicy::info(const State&, InfoView* v) const {
   }
   v->set("config", cfg_path_);
   v->set("flavor", std::string(cfg.flavor == Flavor::Moab ? "moab" : "maui"));
-  const char* pol = "NONE";
-  switch (cfg.fs_policy) {
-    case FsPolicy::DedicatedPS: pol = "DEDICATEDPS"; break;
-    case FsPolicy::DedicatedPES: pol = "DEDICATEDPES"; break;
-    case FsPolicy::UtilizedPS: pol = "UTILIZEDPS"; break;
-    default: break;
+  v->set("fs_policy", cfg.fs_policy_name + (cfg.fs_percent ? "%" : ""));
+  {
+    // diagnose -f's header, for the host's sshare (share_header).
+    char b[256];
+    const int64_t iv = cfg.fs_interval;
+    char span[64];
+    if (iv % 86400 == 0) std::snprintf(span, sizeof span, "%lld:00:00:00", static_cast<long long>(iv / 86400));
+    else std::snprintf(span, sizeof span, "%02lld:%02lld:%02lld", static_cast<long long>(iv / 3600),
+                       static_cast<long long>(iv % 3600 / 60), static_cast<long long>(iv % 60));
+    std::snprintf(b, sizeof b,
+                  "FairShare Information\n\nDepth: %d intervals   Interval Length: %s   Decay Rate: %.2f\n\n"
+                  "FS Policy: %s%s\n",
+                  cfg.fs_depth, span, cfg.fs_decay, cfg.fs_policy_name.c_str(), cfg.fs_percent ? "%" : "");
+    v->set("share_header", std::string(b));
   }
-  v->set("fs_policy", std::string(pol) + (cfg.fs_percent ? "%" : ""));
   v->set_int("fs_interval", cfg.fs_interval);
   v->set_int("fs_depth", cfg.fs_depth);
   v->set("fs_decay", cfg.fs_decay);
   v->set_int("xf_min_wclimit", cfg.xf_min_wclimit);
-  const char* acc = cfg.accrual == AccrualPolicy::Always ? "ALWAYS"
-                    : cfg.accrual == AccrualPolicy::FullPolicy ? "FULLPOLICY" : "QUEUEPOLICY";
-  v->set("job_prio_accrual_policy", std::string(acc));
+  v->set("job_prio_accrual_policy", cfg.accrual_name);
   v->set_int("max_priority", 1000000000);
+  v->set("enable_neg_job_priority", std::string(cfg.negative_priority ? "TRUE" : "FALSE"));
+  if (cfg.negative_priority) v->set_int("priority_offset", kNegOffset);
   v->set("accounting_storage_loc", store_path_);
 }
 

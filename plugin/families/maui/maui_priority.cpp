@@ -259,7 +259,7 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   p.end();
 
   // ---- final clamp and truncation (§1.7-§1.8) ----
-  return clamp_total(p.total());
+  return clamp_total(p.total(), cfg.negative_priority);
 }
 
 void accrual_step(AccrualPolicy policy, Block why, int64_t now, Accrual* a) {

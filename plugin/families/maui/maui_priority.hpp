@@ -9,6 +9,7 @@
 //     C     = sum_i subweight_i * sf_i, capped by the component CAP  (§1.6)
 //   total = sum_C weight_C * C
 //   priority = trunc(clamp(total, 1, 1e9))                           (§1.7-8)
+//   (ENABLENEGJOBPRIORITY: trunc(clamp(total, -1e9, 1e9)) + kNegOffset)
 //
 // Caps: Maui clips from above only.  Moab clips to [-cap, +cap] the SERV,
 // CRED, ATTR and FS sub-factors and every component; TARG, RES and USAGE
@@ -33,7 +34,8 @@
 //
 // Entry points: price(), accrual_step(), ranks_before().
 // Invariants: price() is pure and deterministic, allocates nothing when
-// terms == nullptr, and never returns a priority outside [1, 1e9].
+// terms == nullptr, and never returns a priority outside [1, 1e9] (with
+// ENABLENEGJOBPRIORITY: [1, 2000000001], see clamp_total).
 #pragma once
 
 #include <algorithm>
@@ -125,24 +127,26 @@ struct Term {
 struct Result {
   double total_unclamped = 0.0;
   uint32_t priority = 1;
-  bool clamped_low = false;   // total < 1 (or NaN) -> 1
+  bool clamped_low = false;   // total < 1 (or NaN) -> 1; -1e9 with ENABLENEGJOBPRIORITY
   bool clamped_high = false;  // total > 1e9 -> 1e9
 };
 
 // The final clamp and truncation (§1.7-§1.8) of a total: price()'s and the
-// resolved fast path's one rule.
-inline Result clamp_total(double total) {
+// resolved fast path's one rule.  Without ENABLENEGJOBPRIORITY: [1, 1e9].
+// With it (`negative`) the lower bound is -1e9 and the 32-bit result is
+// trunc(v) + kNegOffset (maui_cfg.hpp), so negative priorities keep their
+// order: -1e9 -> 1, 0 -> 1000000001, 1e9 -> 2000000001.
+inline Result clamp_total(double total, bool negative = false) {
   Result r;
   r.total_unclamped = total;
+  const double floor = negative ? -kMaxPriority : 1.0;
   double v = total;
-  if (!(v >= 1.0)) {  // also catches NaN
-    v = 1.0;
-    r.clamped_low = true;
-  } else if (v > kMaxPriority) {
-    v = kMaxPriority;
-    r.clamped_high = true;
-  }
-  r.priority = static_cast<uint32_t>(v);
+  const bool lo = !(v >= floor), hi = v > kMaxPriority;  // !(>=) also catches NaN
+  v = lo ? floor : v;
+  v = hi ? kMaxPriority : v;
+  r.clamped_low = lo;
+  r.clamped_high = hi;
+  r.priority = negative ? static_cast<uint32_t>(static_cast<int64_t>(v) + kNegOffset) : static_cast<uint32_t>(v);
   return r;
 }
 

@@ -239,6 +239,10 @@ typedef struct mfprio_job {  /* 176 bytes on LP64 */
 #define MFPRIO_TERMF_ZERO_WEIGHT 0x20u /* its weight is 0: views may hide it */
 #define MFPRIO_TERMF_DECIMAL 0x40u /* a fraction (Grid Engine's prio is about 0..1):
                                       views print 5 decimals, not an integer */
+#define MFPRIO_TERMF_PRIORITY 0x80u /* the priority as the family's admins read it
+                                       (Grid Engine's qstat prio): views print it as
+                                       the PRIORITY column and the 32-bit ordering key
+                                       only where asked (sprio -l KEY, --json) */
 
 /* One term of a job's priority in the family's own vocabulary.  Top-level
  * terms (parent -1) add up, with their contributions, to the total; a term

@@ -1,4 +1,7 @@
 // Parsing of qconf -ssconf, -sc and -sstree texts (ge_sconf.hpp).
+#include <fstream>
+#include <sstream>
+#include <cstdlib>
 #include <gtest/gtest.h>
 
 #include "qconf.hpp"
@@ -170,6 +173,51 @@ TEST(GeComplexes, BadValueNamesFileLineKeyAndValue) {
   EXPECT_FALSE(parse_complexes("x x INT == YES NO 0 0\nx y INT == YES NO 0 0\n", "cx", &t, &why));
 }
 
+// Issue 22: a Univa/Altair Grid Engine 8.3 `qconf -sc` has a 9th column
+// (aapre).  Read by the header's column names; the extra column is passed over.
+TEST(GeComplexes, ReadsUnivaAltairTableByItsHeader) {
+  const char* dir = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(dir, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string path = std::string(dir) + "/admins/uge83-complexes.txt";
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing " << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  ComplexTable t;
+  std::string why;
+  ASSERT_TRUE(parse_complexes(text.str(), path, &t, &why)) << why;
+  ASSERT_EQ(t.entries.size(), 9u);
+  EXPECT_EQ(t.find("s")->urgency, 1000);
+  EXPECT_EQ(t.find("gpu")->consumable, "JOB");
+  EXPECT_EQ(t.find("gpu")->urgency, 2000);
+  EXPECT_EQ(t.find("mfree")->default_value, "0");
+  EXPECT_EQ(t.find("excl")->relop, "EXCL");
+
+  // Columns in another order (and one more) are read by name.
+  ASSERT_TRUE(parse_complexes("#name shortcut type relop requestable consumable default urgency aapre affinity\n"
+                              "slots s INT <= YES YES 1 1000 YES 0.0\n"
+                              "#name urgency type shortcut relop requestable consumable default\n"
+                              "gpu 50 INT g <= YES JOB 0\n",
+                              "cx", &t, &why)) << why;
+  EXPECT_EQ(t.find("g")->urgency, 50);
+  EXPECT_EQ(t.find("slots")->urgency, 1000);
+  // Without a header: 8 (SGE) or 9 (UGE 8.x) columns.
+  ASSERT_TRUE(parse_complexes("slots s INT <= YES YES 1 1000 NO\n", "cx", &t, &why)) << why;
+  EXPECT_EQ(t.find("s")->urgency, 1000);
+
+  // A row that does not fit names the file, line and the formats expected.
+  EXPECT_FALSE(parse_complexes("slots s INT <= YES YES 1 1000 NO 0.0\n", "cx", &t, &why));
+  EXPECT_NE(why.find("cx:1"), std::string::npos) << why;
+  EXPECT_NE(why.find("Son of Grid Engine 6.2-8.1"), std::string::npos) << why;
+  EXPECT_NE(why.find("Univa/Altair Grid Engine 8.x"), std::string::npos) << why;
+  EXPECT_FALSE(parse_complexes("#name shortcut type relop requestable consumable default urgency aapre\n"
+                               "slots s INT <= YES YES 1 1000\n", "cx", &t, &why));
+  EXPECT_NE(why.find("cx:2"), std::string::npos) << why;
+  EXPECT_NE(why.find("header on line 1 names 9 columns"), std::string::npos) << why;
+  EXPECT_FALSE(parse_complexes("#name shortcut type relop requestable default urgency\n", "cx", &t, &why));
+  EXPECT_NE(why.find("no 'consumable' column"), std::string::npos) << why;
+}
+
 TEST(GeComplexes, ValuesFollowGridEngineUnits) {
   double v = 0;
   ASSERT_TRUE(parse_ge_value(ComplexType::Memory, "2G", &v));
@@ -220,4 +268,28 @@ TEST(GeShareTree, BadValueNamesFileLineKeyAndValue) {
       &t, &why));
   EXPECT_NE(why.find("not reachable"), std::string::npos) << why;
   EXPECT_TRUE(t.nodes.empty());  // untouched on failure
+}
+
+// Issue 22: a misspelled scheduler key is an error with "did you mean";
+// the keys Grid Engine prints that mfprio does not read are passed over.
+TEST(GeSchedConf, MisspelledKeyNamesTheNearestKey) {
+  const char* dir = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(dir, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string path = std::string(dir) + "/admins/typo-sched_conf.txt";
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing " << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  SchedConf c;
+  std::string why;
+  EXPECT_FALSE(parse_sched_conf(text.str(), path, &c, &why));
+  EXPECT_NE(why.find(path + ":29"), std::string::npos) << why;
+  EXPECT_NE(why.find("weight_tiket"), std::string::npos) << why;
+  EXPECT_NE(why.find("did you mean weight_ticket?"), std::string::npos) << why;
+  // Fixed, the file reads, and Grid Engine's other keys are kept aside.
+  std::string fixed = text.str();
+  fixed.replace(fixed.find("weight_tiket "), 13, "weight_ticket");
+  ASSERT_TRUE(parse_sched_conf(fixed, path, &c, &why)) << why;
+  EXPECT_DOUBLE_EQ(c.weight_ticket, 0.01);
+  EXPECT_EQ(c.other.size(), 14u);
 }

@@ -3,6 +3,10 @@
 // errors naming file:line, unknown parameters collected.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "maui_cfg.hpp"
 
 namespace mfprio::maui {
@@ -321,6 +325,161 @@ TEST(MauiTime, MalformedStringsAreRejected) {
   for (const char* bad : {"", "  ", "abc", "1h", "08", "-5", "1::2", ":30", "1:2:3:4:5",
                           "12:00_06/01", "1.5", "1:-2"})
     EXPECT_FALSE(parse_maui_time(bad, &s)) << bad;
+}
+
+}  // namespace
+}  // namespace mfprio::maui
+
+// ---- issue 22: the sites' own files -----------------------------------------
+
+namespace mfprio::maui {
+namespace {
+
+std::string data_file(const std::string& name, std::string* path) {
+  const char* dir = std::getenv("MFPRIO_TEST_DATA");
+  EXPECT_NE(dir, nullptr) << "MFPRIO_TEST_DATA not set";
+  *path = std::string(dir ? dir : "") + "/admins/" + name;
+  std::ifstream in(*path);
+  EXPECT_TRUE(in.good()) << "missing " << *path;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Maui's sample maui.cfg says FSPOLICY PSDEDICATED, which is not in Maui 3.2's
+// table: Maui keeps the policy it had (NONE), and so does mfprio, warning.
+TEST(MauiCfgSites, PsDedicatedIsReadAsMauiReadsItWithAWarning) {
+  std::string path;
+  const std::string text = data_file("psdedicated-maui.cfg", &path);
+  Config c;
+  std::string why;
+  ASSERT_TRUE(parse_maui_cfg(text, path, Flavor::Maui, &c, &why)) << why;
+  EXPECT_EQ(c.fs_policy, FsPolicy::None);
+  EXPECT_EQ(c.fs_policy_name, "NONE");
+  EXPECT_EQ(c.fs_depth, 7);
+  EXPECT_EQ(c.weight(Component::Fs), 100);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find(path + ":22: FSPOLICY 'PSDEDICATED'"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[0].find("fair share off"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[0].find("DEDICATEDPS"), std::string::npos) << c.warnings[0];
+  // After a policy was set, PSDEDICATED keeps that one, as Maui does.
+  c = parse_ok("FSPOLICY DEDICATEDPES\nFSPOLICY PSDEDICATED\n");
+  EXPECT_EQ(c.fs_policy, FsPolicy::DedicatedPES);
+  EXPECT_EQ(c.warnings.size(), 1u);
+}
+
+// Every FSPOLICY value of Maui 3.2 / Moab 5 and what it charges.
+TEST(MauiCfgSites, EveryFsPolicyValueMauiAccepts) {
+  const std::pair<const char*, FsPolicy> cases[] = {
+      {"NONE", FsPolicy::None},           {"DEDICATEDPS", FsPolicy::DedicatedPS},
+      {"DEDICATEDPES", FsPolicy::DedicatedPES}, {"UTILIZEDPS", FsPolicy::UtilizedPS},
+      {"SDEDICATEDPES", FsPolicy::DedicatedPS}, {"PDEDICATEDPS", FsPolicy::DedicatedPS},
+      {"pdedicatedps%", FsPolicy::DedicatedPS}, {"TRUE", FsPolicy::DedicatedPS},
+      {"FALSE", FsPolicy::None}};
+  for (const auto& [v, fp] : cases)
+    for (Flavor f : {Flavor::Maui, Flavor::Moab}) {
+      const Config c = parse_ok(std::string("FSPOLICY ") + v + "\n", f);
+      EXPECT_EQ(c.fs_policy, fp) << v;
+      EXPECT_TRUE(c.warnings.empty()) << v;
+    }
+  EXPECT_EQ(parse_ok("FSPOLICY sdedicatedpes\n").fs_policy_name, "SDEDICATEDPES");
+  EXPECT_TRUE(parse_ok("FSPOLICY PDEDICATEDPS%\n").fs_percent);
+  const std::string e = parse_err("FSPOLICY DEDICATED\n");
+  EXPECT_NE(e.find("maui.cfg:1: FSPOLICY 'DEDICATED'"), std::string::npos) << e;
+  EXPECT_NE(e.find("SDEDICATEDPES"), std::string::npos) << e;
+}
+
+TEST(MauiCfgSites, MoabAccrueWithExceptionsAndNegativePriorities) {
+  std::string path;
+  const std::string text = data_file("accrue-moab.cfg", &path);
+  Config c;
+  std::string why;
+  ASSERT_TRUE(parse_maui_cfg(text, path, Flavor::Moab, &c, &why)) << why;
+  EXPECT_EQ(c.accrual, AccrualPolicy::Accrue);
+  EXPECT_EQ(c.accrual_name, "ACCRUE");
+  EXPECT_EQ(c.prio_exceptions, kExcSoftPolicy | kExcHardPolicy | kExcDepends);
+  EXPECT_TRUE(c.negative_priority);
+  EXPECT_EQ(c.fs_policy, FsPolicy::DedicatedPS);
+  EXPECT_EQ(c.find(CredKind::User, "lower")->priority, -900);
+  // ACCRUE's pause cannot be read off one record: said once, at the line.
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find(path + ":8: JOBPRIOEXCEPTIONS with ACCRUE"), std::string::npos) << c.warnings[0];
+}
+
+TEST(MauiCfgSites, EveryMoabAccrualValueAndException) {
+  const std::pair<const char*, AccrualPolicy> cases[] = {
+      {"ACCRUE", AccrualPolicy::Accrue},           {"RESET", AccrualPolicy::Reset},
+      {"ALWAYS", AccrualPolicy::Always},           {"QUEUEPOLICY", AccrualPolicy::QueuePolicy},
+      {"QUEUEPOLICYRESET", AccrualPolicy::QueuePolicy}, {"FULLPOLICY", AccrualPolicy::FullPolicy},
+      {"FULLPOLICYRESET", AccrualPolicy::FullPolicy},   {"QUEUEPOLICYUSER", AccrualPolicy::QueuePolicy}};
+  for (const auto& [v, a] : cases) {
+    const Config c = parse_ok(std::string("JOBPRIOACCRUALPOLICY ") + v + "\n", Flavor::Moab);
+    EXPECT_EQ(c.accrual, a) << v;
+    EXPECT_EQ(c.accrual_name, v);
+    EXPECT_EQ(c.warnings.size(), std::string(v) == "QUEUEPOLICYUSER" ? 1u : 0u) << v;
+  }
+  // Moab's words are not Maui 3.2's.
+  std::string e = parse_err("JOBPRIOACCRUALPOLICY ACCRUE\n");
+  EXPECT_NE(e.find("maui.cfg:1: JOBPRIOACCRUALPOLICY 'ACCRUE'"), std::string::npos) << e;
+  EXPECT_NE(e.find("Maui 3.2"), std::string::npos) << e;
+  // Every exception, comma or blank separated, case-insensitive.
+  Config c = parse_ok("JOBPRIOACCRUALPOLICY RESET\nJOBPRIOEXCEPTIONS batchhold,systemhold USERHOLD defer\n",
+                      Flavor::Moab);
+  EXPECT_EQ(c.prio_exceptions, kExcBatchHold | kExcSystemHold | kExcUserHold | kExcDefer);
+  EXPECT_TRUE(c.warnings.empty());  // all four holds: nothing to tell apart
+  c = parse_ok("JOBPRIOACCRUALPOLICY RESET\nJOBPRIOEXCEPTIONS USERHOLD,IDLEPOLICY\n", Flavor::Moab);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("maui.cfg:2:"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[0].find("which kind of hold"), std::string::npos) << c.warnings[0];
+  // Exceptions under another policy are read, said to be ignored, and dropped.
+  c = parse_ok("JOBPRIOEXCEPTIONS SOFTPOLICY\nJOBPRIOACCRUALPOLICY FULLPOLICY\n", Flavor::Moab);
+  EXPECT_EQ(c.prio_exceptions, 0u);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("maui.cfg:1: JOBPRIOEXCEPTIONS is read only with"), std::string::npos);
+  EXPECT_EQ(parse_ok("JOBPRIOEXCEPTIONS NONE\n", Flavor::Moab).warnings.size(), 0u);
+  e = parse_err("JOBPRIOEXCEPTIONS SOFTPOLICY,HOLD\n", Flavor::Moab);
+  EXPECT_NE(e.find("maui.cfg:1: JOBPRIOEXCEPTIONS 'HOLD'"), std::string::npos) << e;
+  // Not a Maui parameter: ignored there, as before.
+  EXPECT_EQ(parse_ok("JOBPRIOEXCEPTIONS SOFTPOLICY\n").ignored.size(), 1u);
+}
+
+TEST(MauiCfgSites, EnableNegJobPriorityIsAPriorityParameter) {
+  for (Flavor f : {Flavor::Maui, Flavor::Moab}) {
+    Config c = parse_ok("ENABLENEGJOBPRIORITY TRUE\n", f);
+    EXPECT_TRUE(c.negative_priority);
+    EXPECT_TRUE(c.ignored.empty());
+    EXPECT_FALSE(parse_ok("ENABLENEGJOBPRIORITY false\n", f).negative_priority);
+  }
+  EXPECT_FALSE(Config::defaults(Flavor::Moab).negative_priority);
+  const std::string e = parse_err("ENABLENEGJOBPRIORITY maybe\n");
+  EXPECT_NE(e.find("maui.cfg:1: ENABLENEGJOBPRIORITY 'maybe'"), std::string::npos) << e;
+}
+
+// Every error of the file in one run, in file order; misspelled priority
+// parameters get the nearest name; Maui's other names are still ignored.
+TEST(MauiCfgSites, EveryErrorInOneRunWithDidYouMean) {
+  const std::string e = parse_err(
+      "TARGWEIGHT 5\n"               // 1: misspelled TARGETWEIGHT
+      "QUEUETIMEWEIGHT ten\n"        // 2: bad value
+      "RMCFG[base] TYPE=PBS\n"       // 3: not a priority parameter
+      "FSUSERWIEGHT 10\n"            // 4: misspelled FSUSERWEIGHT
+      "USERCFG[bob] PRIORITY=x\n"    // 5: bad attribute
+      "FSDEPTH 0\n");                // 6: out of range
+  std::vector<std::string> lines;
+  std::stringstream ss(e);
+  for (std::string l; std::getline(ss, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 5u) << e;
+  EXPECT_EQ(lines[0], "maui.cfg:1: TARGWEIGHT '5': unknown priority parameter (did you mean TARGETWEIGHT?)");
+  EXPECT_NE(lines[1].find("maui.cfg:2: QUEUETIMEWEIGHT 'ten'"), std::string::npos);
+  EXPECT_EQ(lines[2], "maui.cfg:4: FSUSERWIEGHT '10': unknown priority parameter (did you mean FSUSERWEIGHT?)");
+  EXPECT_NE(lines[3].find("maui.cfg:5: USERCFG[bob] PRIORITY 'x'"), std::string::npos);
+  EXPECT_NE(lines[4].find("maui.cfg:6: FSDEPTH '0'"), std::string::npos);
+  // Names Maui itself reads that sit near a priority parameter are not typos.
+  const Config c =
+      parse_ok("AFSWEIGHT 5\nGFSWEIGHT 5\nUFSWEIGHT 1\nQOSQTWEIGHT 3\nRESDEPTH 4\nSRDEPTH 2\nNODECFG[n1] SPEED=1\n");
+  EXPECT_EQ(c.ignored.size(), 7u);
+  // A Moab-only name in a maui.cfg is ignored, not a misspelling.
+  EXPECT_EQ(parse_ok("DEADLINEWEIGHT 5\n").ignored.size(), 1u);
 }
 
 }  // namespace

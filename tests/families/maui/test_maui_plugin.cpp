@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -314,6 +315,78 @@ TEST_F(MauiPlugin, MoabCapBindsBothSigns) {
   EXPECT_NEAR(term(fb, "CRED").contribution, -100.0, 1e-9);
 }
 
+// Issue 22: the sites' own moab.cfg (tests/data/admins/accrue-moab.cfg).
+std::string admins_file(const std::string& name) {
+  const char* dir = std::getenv("MFPRIO_TEST_DATA");
+  EXPECT_NE(dir, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string path = std::string(dir ? dir : "") + "/admins/" + name;
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "missing " << path;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// ENABLENEGJOBPRIORITY TRUE: negative priorities keep Moab's order through
+// the 32-bit result (priority + 1000000001); without it they clamp to 1 and tie.
+TEST_F(MauiPlugin, NegativePrioritiesKeepTheirOrderThroughTheAbi) {
+  const std::string cfg = admins_file("accrue-moab.cfg");
+  ASSERT_EQ(start(cfg, "priority_moab.so"), MFPRIO_OK) << p_->err();
+  mfprio_job_t a = job(1, "alice"), l = job(2, "low"), ll = job(3, "lower");
+  for (mfprio_job_t* j : {&a, &l, &ll}) j->submit_time = j->eligible_time = T0 - 600;  // 10 minutes
+  mfprio_factors_t fa = factors(a, T0), fl = factors(l, T0), fll = factors(ll, T0);
+  EXPECT_EQ(fa.priority, 1000000001u + 10u);
+  EXPECT_EQ(fl.priority, 1000000001u + 10u - 500u);
+  EXPECT_EQ(fll.priority, 1000000001u + 10u - 900u);
+  EXPECT_EQ(fll.clamped, MFPRIO_CLAMP_NONE);
+  EXPECT_NEAR(fll.unclamped, -890.0, 1e-9);
+  // The batch path agrees with the one-by-one path.
+  std::vector<mfprio_job_t> jobs = {a, l, ll};
+  std::vector<uint32_t> prios(3);
+  ASSERT_EQ(p_->ops.set_priority_batch(jobs.data(), jobs.size(), T0, prios.data(), nullptr), MFPRIO_OK);
+  EXPECT_EQ(prios, (std::vector<uint32_t>{fa.priority, fl.priority, fll.priority}));
+  // Below -1e9 the floor binds and is named.
+  ASSERT_EQ(start("ENABLENEGJOBPRIORITY TRUE\nCREDWEIGHT 1\nUSERWEIGHT 1000000\n"
+                  "USERCFG[bob] PRIORITY=-5000\n", "priority_moab.so", false), MFPRIO_OK) << p_->err();
+  mfprio_factors_t fb = factors(job(4, "bob"), T0);
+  EXPECT_EQ(fb.priority, 1u);
+  EXPECT_EQ(fb.clamped, MFPRIO_CLAMP_LOW);
+  // Without it: both clamp to 1 and tie (Maui's and Moab's default).
+  std::string off = cfg;
+  off.replace(off.find("ENABLENEGJOBPRIORITY  TRUE"), 26, "ENABLENEGJOBPRIORITY  FALSE");
+  ASSERT_EQ(start(off, "priority_moab.so"), MFPRIO_OK) << p_->err();
+  EXPECT_EQ(prio(l, T0), 1u);
+  EXPECT_EQ(prio(ll, T0), 1u);
+}
+
+// ACCRUE with SOFTPOLICY,HARDPOLICY,DEPENDS: no queue time while the record
+// shows a listed violation; DEPENDS listed: queue time from eligibility.
+TEST_F(MauiPlugin, AccrueHonoursTheListedExceptions) {
+  ASSERT_EQ(start(admins_file("accrue-moab.cfg"), "priority_moab.so"), MFPRIO_OK) << p_->err();
+  bool warned = false;
+  for (const std::string& l : p_->logs)
+    if (l.rfind("1 ", 0) == 0 && l.find(cfg_ + ":8: JOBPRIOEXCEPTIONS with ACCRUE") != std::string::npos)
+      warned = true;
+  EXPECT_TRUE(warned) << "no warning naming " << cfg_ << ":8";
+  const uint32_t base = 1000000001u;
+  mfprio_job_t j = job(1, "alice");
+  j.submit_time = T0 - 3600;
+  j.eligible_time = T0 - 600;
+  EXPECT_EQ(prio(j, T0), base + 10u);  // from eligibility (DEPENDS listed)
+  for (uint16_t f : {MFPRIO_JOBF_SOFT_VIOLATION, MFPRIO_JOBF_BLOCKED, MFPRIO_JOBF_DEPENDENT}) {
+    j.flags = f;
+    EXPECT_EQ(prio(j, T0), base) << "flag " << f;
+  }
+  j.flags = MFPRIO_JOBF_USER_PRIORITY_ADMIN;  // not an exception
+  EXPECT_EQ(prio(j, T0), base + 10u);
+  // The same file without exceptions: ACCRUE counts from submission, always.
+  std::string cfg = admins_file("accrue-moab.cfg");
+  cfg.replace(cfg.find("SOFTPOLICY,HARDPOLICY,DEPENDS"), 29, "NONE");
+  ASSERT_EQ(start(cfg, "priority_moab.so"), MFPRIO_OK) << p_->err();
+  j.flags = MFPRIO_JOBF_SOFT_VIOLATION | MFPRIO_JOBF_BLOCKED;
+  EXPECT_EQ(prio(j, T0), base + 60u);
+}
+
 TEST_F(MauiPlugin, ImportedHistoryIsReadUnderTheConfiguredInterval) {
   // Two hours of history in one-hour windows, w0 holding T0 + 10.
   const std::string json = dir_.file("hist.json");
@@ -354,7 +427,7 @@ TEST_F(MauiPlugin, BadHistoryIsRefusedNamingTheRecord) {
 // kind, so a resolved record exercises each term the fast path adds.
 const char* kEveryTerm =
     "QUEUETIMEWEIGHT 1\nXFACTORWEIGHT 100\nXFMINWCLIMIT 00:02:00\nBYPASSWEIGHT 10\nSPVIOLATIONWEIGHT 7\n"
-    "TARGETQUEUETIMEWEIGHT 2\nTARGETXFACTORWEIGHT 5\nTARGWEIGHT 1\n"
+    "TARGETQUEUETIMEWEIGHT 2\nTARGETXFACTORWEIGHT 5\nTARGETWEIGHT 1\n"
     "RESWEIGHT 1\nPROCWEIGHT 10\nMEMWEIGHT 1\nNODEWEIGHT 100\nSWAPWEIGHT 2\nDISKWEIGHT 1\nPSWEIGHT 1\n"
     "PEWEIGHT 5\nWALLTIMEWEIGHT 1\n"
     "CREDWEIGHT 1\nUSERWEIGHT 1\nGROUPWEIGHT 1\nACCOUNTWEIGHT 1\nQOSWEIGHT 1\nCLASSWEIGHT 1\nCREDCAP 5000\n"

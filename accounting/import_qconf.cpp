@@ -1,0 +1,102 @@
+// import_qconf.cpp - see import_qconf.hpp.
+#include "import_qconf.hpp"
+
+#include <jansson.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+#include "qconf.hpp"
+
+namespace mfprio::acct {
+namespace {
+
+struct JsonDecref {
+  void operator()(json_t* j) const noexcept { json_decref(j); }
+};
+using JsonPtr = std::unique_ptr<json_t, JsonDecref>;
+
+void put(json_t* obj, const char* key, json_t* v) {
+  if (!v || json_object_set_new(obj, key, v) != 0) throw std::bad_alloc();
+}
+
+std::string slurp(const std::string& file, const char* option) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw AdminError(std::string("import-qconf ") + option + " " + file + ": cannot read");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+QconfStats import_qconf_files(Store& store, const QconfFiles& files) {
+  using gridengine::QconfObjectKind;
+  QconfStats st;
+  JsonPtr root(json_object());
+  // Per section of the document, the FILE:LINE of each record (for messages).
+  std::map<std::string, std::vector<std::string>> where;
+  auto section = [&](const std::vector<std::string>& paths, QconfObjectKind kind, const char* option) {
+    for (const std::string& path : paths) {
+      std::vector<gridengine::QconfObject> objs;
+      std::string why;
+      if (!gridengine::parse_qconf_objects(slurp(path, option), path, kind, &objs, &why))
+        throw AdminError("import-qconf " + why);
+      for (const gridengine::QconfObject& o : objs) {
+        const std::string at = path + ":" + std::to_string(o.line);
+        if (kind == QconfObjectKind::Userset && !o.department) {
+          st.notes.push_back(at + ": userset '" + o.name + "' is an ACL only (no DEPT): no tickets, passed over");
+          continue;
+        }
+        const char* name = kind == QconfObjectKind::User ? "users"
+                           : kind == QconfObjectKind::Project ? "projects" : "departments";
+        json_t* arr = json_object_get(root.get(), name);
+        if (!arr) {
+          arr = json_array();
+          put(root.get(), name, arr);
+        }
+        JsonPtr rec(json_object());
+        put(rec.get(), "name", json_string(o.name.c_str()));
+        put(rec.get(), "fshare", json_integer(o.fshare));
+        put(rec.get(), "oticket", json_integer(o.oticket));
+        if (json_array_append_new(arr, rec.release()) != 0) throw std::bad_alloc();
+        where[name].push_back(at);
+        ++(kind == QconfObjectKind::User ? st.users : kind == QconfObjectKind::Project ? st.projects : st.departments);
+      }
+    }
+  };
+  section(files.users, QconfObjectKind::User, "--users");
+  section(files.projects, QconfObjectKind::Project, "--projects");
+  section(files.usersets, QconfObjectKind::Userset, "--usersets");
+  char* text = json_dumps(root.get(), JSON_COMPACT | JSON_ENSURE_ASCII);
+  if (!text) throw std::bad_alloc();
+  const std::string doc = text;
+  free(text);
+  AdminChanges ch;
+  try {
+    ch = plan_import(store.load(), doc, "import-qconf");
+  } catch (const AdminError& e) {
+    // "users[3] (name "x")" -> "FILE:LINE (name "x")".
+    const std::string msg = e.what();
+    static const std::regex rec(R"((users|projects|departments)\[(\d+)\])");
+    std::smatch m;
+    if (std::regex_search(msg, m, rec)) {
+      const auto& w = where[m[1].str()];
+      const size_t i = std::stoul(m[2].str());
+      if (i < w.size())
+        throw AdminError("import-qconf: " + w[i] + msg.substr(static_cast<size_t>(m.position(0) + m.length(0))));
+    }
+    throw;
+  }
+  try {
+    store.apply_admin(ch);
+  } catch (const StoreError& e) {
+    throw AdminError(std::string("import-qconf: ") + e.what());
+  }
+  return st;
+}
+
+}  // namespace mfprio::acct
