@@ -260,7 +260,8 @@ AdminChanges plan_sacctmgr_load(const StoreData& current, const std::string& tex
         continue;
       }
       const std::string k = o->name;
-      auto number = [&](const char* what) -> json_int_t {
+      // value captured by name: clang 14 cannot capture a structured binding.
+      auto number = [&, &value = value](const char* what) -> json_int_t {
         char* end = nullptr;
         const long long v = std::strtoll(value.c_str(), &end, 10);
         if (value.empty() || *end != '\0' || v < 0 || v > 4294967295LL)
