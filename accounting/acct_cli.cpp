@@ -6,6 +6,7 @@
 // store read-only and check may_write(getuid()) (refused: exit 1, file not
 // touched) -> reopen read-write -> build changes on a Model of the store and
 // validate them fully -> one Store transaction.
+#include "bounded_read.hpp"
 #include "acct_cli.hpp"
 
 #include <poll.h>
@@ -1154,13 +1155,15 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
       file = f;
     }
     if (file.empty()) throw UsageError("load needs file=F");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw AdminError("load: file=" + file + ": cannot read");
-    std::ostringstream text;
-    text << in.rdbuf();
+    std::string text;
+    try {
+      text = read_bounded(file, kImportBounds);  // the one bound rule for every file read
+    } catch (const ReadError& e) {
+      throw AdminError(std::string("load: file=") + e.what());
+    }
     auto s = open_for_write(db, true);
     LoadStats st;
-    AdminChanges ch = plan_sacctmgr_load(s->load(), text.str(), file, &st);
+    AdminChanges ch = plan_sacctmgr_load(s->load(), text, file, &st);
     s->apply_admin(ch);
     if (!o.quiet) {
       for (const std::string& n : st.notes) out << "note: " << n << "\n";

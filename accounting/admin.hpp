@@ -93,4 +93,17 @@ std::string usage_factor_problem(double f);
 std::string tres_weights_problem(const std::string& s);  // TRESBillingWeights
 std::string tres_counts_problem(const std::string& s);   // partition TRES totals
 
+// The root account as an importer sets its shares (flux's root bank,
+// sacctmgr's cluster line): the stored root's other fields kept.
+inline AccountRec root_with_shares(const StoreData& current, uint32_t shares) {
+  AccountRec root;
+  for (const AccountRec& a : current.accounts)
+    if (a.name == "root") root = a;
+  root.name = "root";
+  root.parent.clear();
+  root.shares_parent = false;
+  root.shares = shares;
+  return root;
+}
+
 }  // namespace mfprio::acct

@@ -27,13 +27,10 @@
 #include "bounded_read.hpp"
 #include "stable_order.hpp"
 
+#include "json_util.hpp"
+
 namespace mfprio::acct {
 namespace {
-
-struct JsonDecref {
-  void operator()(json_t* j) const noexcept { json_decref(j); }
-};
-using JsonPtr = std::unique_ptr<json_t, JsonDecref>;
 
 constexpr size_t kDumpFlags = JSON_COMPACT | JSON_REAL_PRECISION(17) | JSON_ENSURE_ASCII;
 

@@ -13,20 +13,15 @@
 #include <set>
 #include <sstream>
 
+#include "admin.hpp"
 #include "bounded_read.hpp"
 #include "flux_csv.hpp"
+
+#include "json_util.hpp"
 
 namespace mfprio::acct {
 namespace {
 
-struct JsonDecref {
-  void operator()(json_t* j) const noexcept { json_decref(j); }
-};
-using JsonPtr = std::unique_ptr<json_t, JsonDecref>;
-
-void put(json_t* obj, const char* key, json_t* v) {
-  if (!v || json_object_set_new(obj, key, v) != 0) throw std::bad_alloc();
-}
 void append(json_t* arr, json_t* v) {
   if (!v || json_array_append_new(arr, v) != 0) throw std::bad_alloc();
 }
@@ -157,13 +152,7 @@ ImportStats import_flux_files(Store& store, const FluxCsvFiles& files) {
     throw;
   }
   if (doc.root_shares >= 0) {
-    AccountRec root;
-    for (const AccountRec& a : current.accounts)
-      if (a.name == "root") root = a;
-    root.name = "root";
-    root.parent.clear();
-    root.shares_parent = false;
-    root.shares = static_cast<uint32_t>(doc.root_shares);
+    AccountRec root = root_with_shares(current, static_cast<uint32_t>(doc.root_shares));
     root.priority = doc.root_priority;
     ch.accounts.insert(ch.accounts.begin(), root);
   }

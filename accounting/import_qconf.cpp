@@ -9,26 +9,20 @@
 #include <regex>
 #include <sstream>
 
+#include "bounded_read.hpp"
 #include "qconf.hpp"
+
+#include "json_util.hpp"
 
 namespace mfprio::acct {
 namespace {
 
-struct JsonDecref {
-  void operator()(json_t* j) const noexcept { json_decref(j); }
-};
-using JsonPtr = std::unique_ptr<json_t, JsonDecref>;
-
-void put(json_t* obj, const char* key, json_t* v) {
-  if (!v || json_object_set_new(obj, key, v) != 0) throw std::bad_alloc();
-}
-
 std::string slurp(const std::string& file, const char* option) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw AdminError(std::string("import-qconf ") + option + " " + file + ": cannot read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  try {
+    return read_bounded(file, kImportBounds);  // the one bound rule for every file read
+  } catch (const ReadError& e) {
+    throw AdminError(std::string("import-qconf ") + option + " " + e.what());
+  }
 }
 
 }  // namespace

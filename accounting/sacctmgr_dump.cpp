@@ -13,17 +13,10 @@
 #include "admin.hpp"
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
 
+#include "json_util.hpp"
+
 namespace mfprio::acct {
 namespace {
-
-struct JsonDecref {
-  void operator()(json_t* j) const noexcept { json_decref(j); }
-};
-using JsonPtr = std::unique_ptr<json_t, JsonDecref>;
-
-void put(json_t* obj, const char* key, json_t* v) {
-  if (!v || json_object_set_new(obj, key, v) != 0) throw std::bad_alloc();
-}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -342,14 +335,7 @@ AdminChanges plan_sacctmgr_load(const StoreData& current, const std::string& tex
     throw;
   }
   if (root_shares >= 0) {
-    AccountRec root;
-    for (const AccountRec& a : current.accounts)
-      if (a.name == "root") root = a;
-    root.name = "root";
-    root.parent.clear();
-    root.shares_parent = false;
-    root.shares = static_cast<uint32_t>(root_shares);
-    ch.accounts.insert(ch.accounts.begin(), root);
+    ch.accounts.insert(ch.accounts.begin(), root_with_shares(current, static_cast<uint32_t>(root_shares)));
   }
   st.accounts = is.accounts;
   st.users = user_where.size();
