@@ -1,7 +1,7 @@
 // test_simulate_e2e.cpp - `mfprio-host simulate` end to end: the built
 // binary (MFPRIO_HOST_BIN), the real priority_basic.so and
 // priority_multifactor.so (MFPRIO_PLUGIN_BUILDDIR) and the real traces of
-// ../shared/traces (MFPRIO_TRACES_DIR; skipped when missing).
+// tests/data/traces (MFPRIO_TRACES_DIR; a missing plugin or trace fails).
 //
 // The scheduler's invariants are checked from `--trace-decisions FILE`
 // (host-shim/README.md, "Policy lab"): the checker below keeps its own
@@ -172,14 +172,8 @@ class SimulateE2E : public testing::Test {
  protected:
   void SetUp() override {
     plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
-    if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so") ||
-        !std::filesystem::exists(plugin_dir + "/priority_basic.so"))
-      GTEST_SKIP() << "priority_multifactor.so / priority_basic.so not built";
-  }
-  std::string trace(const std::string& name) {
-    const std::string path = mfprio::test::trace_path(name);
-    if (path.empty()) skipped = true;
-    return path;
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_multifactor.so");
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_basic.so");
   }
   ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
   std::string conf(const std::string& name, const std::string& body) {
@@ -197,19 +191,14 @@ class SimulateE2E : public testing::Test {
 
   TempDir dir;
   std::string plugin_dir;
-  bool skipped = false;
 };
 
-#define TRACE_OR_SKIP(var, name)                                                     \
-  const std::string var = trace(name);                                               \
-  if (skipped) GTEST_SKIP() << "../shared/traces/" << name << " is missing (CI has it)"
-
 TEST_F(SimulateE2E, Hpc2nEasyBackfillKeepsEveryInvariantUnderMultifactor) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   const std::string dec = dir.path() + "/decisions.txt";
   ProcessResult r = host({"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--trace-decisions", dec});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "simulate: hpc2n.swf: 3170 records, 3145 jobs simulated, 25 skipped; 240 processors"))
+  EXPECT_TRUE(has(r.out, "simulate: hpc2n.swf.gz: 3170 records, 3145 jobs simulated, 25 skipped; 240 processors"))
       << r.out;
   std::vector<DecisionCheck> checks = check_decisions(dec, 240);
   ASSERT_EQ(checks.size(), 1u);
@@ -223,7 +212,7 @@ TEST_F(SimulateE2E, Hpc2nEasyBackfillKeepsEveryInvariantUnderMultifactor) {
 }
 
 TEST_F(SimulateE2E, Hpc2nBasicWithoutBackfillStartsJobsInSubmitOrder) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   const std::string dec = dir.path() + "/decisions.txt";
   ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--backfill", "none", "--trace-decisions", dec});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -244,7 +233,7 @@ TEST_F(SimulateE2E, Hpc2nBasicWithoutBackfillStartsJobsInSubmitOrder) {
 }
 
 TEST_F(SimulateE2E, Hpc2nTwoPoliciesGiveByteIdenticalJsonAndChargeEveryProcessorSecond) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   const std::vector<std::string> args = {"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--conf", basic(),
                                          "--json"};
   ProcessResult a = host(args);
@@ -269,7 +258,7 @@ TEST_F(SimulateE2E, Hpc2nTwoPoliciesGiveByteIdenticalJsonAndChargeEveryProcessor
 }
 
 TEST_F(SimulateE2E, NasaTraceUnderBasicKeepsEveryInvariant) {
-  TRACE_OR_SKIP(swf, "NASA-iPSC-1993-3.1-cln.swf.gz");
+  MFPRIO_REQUIRE_TRACE(swf, "NASA-iPSC-1993-3.1-cln.swf.gz");
   const std::string dec = dir.path() + "/decisions.txt";
   const std::string svg = dir.path() + "/nasa.svg";
   ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--trace-decisions", dec, "--csv", "--plot", svg});
