@@ -1,4 +1,4 @@
-// test_durability.cpp - README "Durability": two writer processes on one
+// test_durability.cpp - mfprio-acct(1) DURABILITY: two writer processes on one
 // store (two `mfprio-acct charge --file` streams, and an import racing
 // them), SIGKILLed at random moments, round after round.  Afterwards:
 // PRAGMA integrity_check is ok, every charge file is in the ledger wholly
