@@ -564,8 +564,8 @@ void register_all(Ctx& c) {
   agg(benchmark::RegisterBenchmark("fairshare/classic/random_d5", bm_fair_share, &c.random5_tree,
                                    FairShareAlgo::Classic))
       ->Unit(benchmark::kMillisecond)->MinTime(mt);
-  // The other two algorithms on the same tree (a figure here, not an untimed
-  // "timing" test: tests/core's 10^5-user timing moved here, issue 19).
+  // The other two algorithms on the same tree (figures belong here, not in a
+  // test that times and asserts nothing: tests/core's 10^5-user timing moved here).
   agg(benchmark::RegisterBenchmark("fairshare/depth_oblivious/random_d5", bm_fair_share, &c.random5_tree,
                                    FairShareAlgo::DepthOblivious))
       ->Unit(benchmark::kMillisecond)->MinTime(mt);
