@@ -3,6 +3,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <strings.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +16,8 @@
 #include "slurm/slurm.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
+#include "src/common/slurm_protocol_defs.h"
+#include "src/common/xstring.h"
 #include "src/common/uid.h"
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
@@ -446,4 +451,165 @@ void mfs_batch_publish(const mfs_batch_t *b, const char *dir,
 		debug("priority/mfprio: %s: %m", path);
 		unlink(tmp);
 	}
+}
+
+/* ---- sprio: the family's terms in Slurm's columns ------------------------ */
+
+static void factors_free(void *x)
+{
+	priority_factors_object_t *o = x;
+	xfree(o->partition);
+	xfree(o->priority_tres);
+	xfree(o);
+}
+
+/* The Slurm column a top-level term fills, by its name (Slurm's own factor
+ * names, as priority/multifactor's terms are called); NULL: none, its
+ * contribution goes to SITE with the rest. */
+static double *slurm_slot(priority_factors_object_t *o, const char *name)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} slots[] = {
+		{"age", offsetof(priority_factors_object_t, priority_age)},
+		{"assoc", offsetof(priority_factors_object_t, priority_assoc)},
+		{"fairshare", offsetof(priority_factors_object_t, priority_fs)},
+		{"jobsize", offsetof(priority_factors_object_t, priority_js)},
+		{"partition", offsetof(priority_factors_object_t, priority_part)},
+		{"qos", offsetof(priority_factors_object_t, priority_qos)},
+	};
+	for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
+		if (!strcasecmp(name, slots[i].name))
+			return (double *) ((char *) o + slots[i].off);
+	return NULL;
+}
+
+/* One record: the named columns from the terms, SITE the rest, so that
+ * sprio's PRIORITY (the columns' sum, truncated) is the priority. */
+static priority_factors_object_t *factors_of(const mfprio_job_t *j,
+					     job_record_t *job_ptr,
+					     const mfprio_ops_t *ops,
+					     int64_t now)
+{
+	priority_factors_object_t *o = xmalloc(sizeof(*o));
+	mfprio_factors_t *f = xmalloc(sizeof(*f));
+	uint32_t prio = 0;
+	double mapped = 0.0, rest;
+	int rc;
+
+	o->job_id = job_ptr->job_id;
+	o->user_id = job_ptr->user_id;
+	o->partition = xstrdup(j->partition);
+	o->nice = NICE_OFFSET;
+	f->struct_size = sizeof(*f);
+	if (ops->job_factors && ops->job_factors(j, now, f) == MFPRIO_OK) {
+		prio = f->priority;
+		for (uint32_t t = 0; t < f->term_count && t < MFPRIO_MAX_TERMS; t++) {
+			const mfprio_term_t *term = &f->terms[t];
+			double *slot;
+			if (term->parent != -1)
+				continue;
+			slot = slurm_slot(o, term->name);
+			if (slot) {
+				*slot += term->contribution;
+				mapped += term->contribution;
+			}
+		}
+	} else {
+		rc = ops->set_priority(j, now, &prio);
+		if (rc != MFPRIO_OK)
+			prio = 0;
+	}
+	prio = usable(prio, prio ? MFPRIO_OK : -1);
+	/* SITE takes the rest, rounded up: the sum is in [prio, prio + 1).
+	 * SITE holds at most 2^31 - 1 (it is stored offset by NICE_OFFSET);
+	 * beyond that (Grid Engine's 32-bit keys) NICE, which sprio
+	 * subtracts, carries the excess as a negative nice. */
+	rest = ceil((double) prio - mapped - 1e-9);
+	if (rest > (double) INT32_MAX) {
+		o->priority_site = (uint32_t) ((int64_t) NICE_OFFSET + INT32_MAX);
+		o->nice = (uint32_t) ((int64_t) NICE_OFFSET -
+				      (int64_t) (rest - (double) INT32_MAX));
+	} else {
+		o->priority_site = (uint32_t) ((int64_t) NICE_OFFSET +
+					       (int64_t) rest);
+	}
+	xfree(f);
+	return o;
+}
+
+static int match_u32(void *x, void *key)
+{
+	return *(uint32_t *) x == *(uint32_t *) key;
+}
+
+static bool wanted(priority_factors_request_msg_t *req, job_record_t *job_ptr,
+		   const char *partition)
+{
+	uint32_t id = job_ptr->job_id, uid = job_ptr->user_id;
+
+	if (!req)
+		return true;
+	if (req->job_id_list && list_count(req->job_id_list) &&
+	    !list_find_first(req->job_id_list, match_u32, &id))
+		return false;
+	if (req->uid_list && list_count(req->uid_list) &&
+	    !list_find_first(req->uid_list, match_u32, &uid))
+		return false;
+	if (req->partitions && *req->partitions) {
+		bool found = false;
+		char *copy = xstrdup(req->partitions), *save = NULL, *tok;
+		for (tok = strtok_r(copy, ",", &save); tok && !found;
+		     tok = strtok_r(NULL, ",", &save))
+			found = partition && !strcmp(tok, partition);
+		xfree(copy);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static void add_factors(List out, priority_factors_request_msg_t *req,
+			job_record_t *job_ptr, part_record_t *part,
+			const mfprio_ops_t *ops, int64_t now)
+{
+	mfprio_job_t j;
+
+	if (!wanted(req, job_ptr, part ? part->name : NULL))
+		return;
+	fill_job(&j, job_ptr, part, MFPRIO_JOB_PENDING);
+	list_append(out, factors_of(&j, job_ptr, ops, now));
+}
+
+void *mfs_factors_list(void *list, void *req_arg,
+		       const mfprio_ops_t *ops, int64_t now)
+{
+	priority_factors_request_msg_t *req = req_arg;
+	List out = list_create(factors_free);
+	ListIterator it;
+	job_record_t *job_ptr;
+
+	if (!list)
+		return out;
+	it = list_iterator_create((List) list);
+	while ((job_ptr = list_next(it))) {
+		/* pending, not held; admin-set priorities are not the family's */
+		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->priority ||
+		    job_ptr->direct_set_prio || !job_ptr->details)
+			continue;
+		if (part_count(job_ptr) > 1) {
+			ListIterator pit =
+				list_iterator_create(job_ptr->part_ptr_list);
+			part_record_t *part;
+			while ((part = list_next(pit)))
+				add_factors(out, req, job_ptr, part, ops, now);
+			list_iterator_destroy(pit);
+		} else {
+			add_factors(out, req, job_ptr, job_ptr->part_ptr, ops,
+				    now);
+		}
+	}
+	list_iterator_destroy(it);
+	return out;
 }

@@ -51,4 +51,12 @@ void mfs_batch_publish(const mfs_batch_t *b, const char *dir, const char *family
  * the family's snapshot; fills priority_array of a multi-partition job. */
 uint32_t mfs_price_now(struct job_record *job_ptr, const mfprio_ops_t *ops, int64_t now);
 
+/* Under the job read lock: sprio's records (pending, not held, not
+ * admin-set jobs; one per partition) matching the request, priced at `now`
+ * (the last pass's time): the family's top-level terms named age, assoc,
+ * fairshare, jobsize, partition, qos fill those columns, SITE holds the rest
+ * so that the columns add up to the priority.  A List of
+ * priority_factors_object_t (void * here: Slurm's types stay in jobs.c). */
+void *mfs_factors_list(void *job_list, void *req, const mfprio_ops_t *ops, int64_t now);
+
 #endif

@@ -79,6 +79,7 @@ static struct {
 	bool stop;
 	bool wake;
 	unsigned pass_interval; /* seconds; 0: PriorityCalcPeriod */
+	int64_t last_pass; /* the last pass's time (sprio prices at it) */
 	time_t ends_since; /* ended jobs with end_time >= this go to the family */
 } st = {.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
@@ -189,11 +190,16 @@ static void run_pass(void)
 	if (rc != MFPRIO_OK)
 		error("%s: %s: decay: %s", plugin_type, st.family,
 		      family_error());
-	if (mfs_batch_pending_count(b)) {
+	if (!mfs_batch_pending_count(b))
+		__atomic_store_n(&st.last_pass, (int64_t) now,
+				 __ATOMIC_RELAXED);
+	else {
 		rc = mfs_batch_price(b, &st.ops, (int64_t) now);
 		if (rc != MFPRIO_OK)
 			debug("%s: %s: pricing: %s", plugin_type, st.family,
 			      family_error());
+		__atomic_store_n(&st.last_pass, (int64_t) now,
+				 __ATOMIC_RELAXED);
 		store_priorities(b);
 	}
 	mfs_batch_publish(b, slurm_conf.state_save_location, st.family,
@@ -349,9 +355,19 @@ extern double priority_p_calc_fs_factor(long double usage_efctv,
 extern List priority_p_get_priority_factors_list(
 	priority_factors_request_msg_t *req_msg, uid_t uid)
 {
-	(void) req_msg;
-	(void) uid;
-	return list_create(NULL);
+	slurmctld_lock_t lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK,
+				 NO_LOCK};
+	List out;
+	int64_t at = __atomic_load_n(&st.last_pass, __ATOMIC_RELAXED);
+
+	(void) uid; /* PrivateData is not applied (see the man page) */
+	if (!st.loaded)
+		return list_create(NULL);
+	lock_slurmctld(lock);
+	out = mfs_factors_list(job_list, req_msg, &st.ops,
+			       at ? at : (int64_t) time(NULL));
+	unlock_slurmctld(lock);
+	return out;
 }
 
 extern void priority_p_job_end(job_record_t *job_ptr)

@@ -226,7 +226,26 @@ def compare(c, family, jobs, need_spread):
             fail(f"{family}: job {j}: controller priority {got[j]}, mfprio-host {sorted(want.get(j, set()))}")
     if need_spread and len({got[j] for j in jobs}) < 2:
         fail(f"{family}: every job has the same priority {got}: the comparison shows nothing")
+    check_sprio(c, family, published)
     return now
+
+
+def check_sprio(c, family, published):
+    """sprio's PRIORITY (which it recomputes from the columns the adapter
+    filled) equals the pass's priority of every job in every partition."""
+    want = {(p["id"], p["partition"]): p["_priority"] for p in published}
+    out = c.run("sprio", "-h", "-o", "%i|%r|%Y")
+    got = {}
+    for line in out.splitlines():
+        if line.strip():
+            jid, part, prio = (x.strip() for x in line.split("|"))
+            got[(int(jid), part)] = int(prio)
+    print(f"{family}: sprio {sorted(got.items())}")
+    if got != want:
+        fail(f"{family}: sprio {sorted(got.items())}, the pass {sorted(want.items())}")
+    r = subprocess.run(["sshare", "-a"], env=c.env, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"sshare (which loads priority/mfprio in its own process) failed: {r.stderr.strip()}")
 
 
 def case_prices(family):
