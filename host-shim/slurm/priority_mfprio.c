@@ -145,13 +145,24 @@ static int load_family(const char *dir, char *err, size_t errlen)
 
 /* ---- the pass ----------------------------------------------------------- */
 
-static void store_priorities(mfs_batch_t *b)
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Stores the pass's priorities under the job write lock; returns how long
+ * the lock was held (microseconds). */
+static double store_priorities(mfs_batch_t *b)
 {
 	slurmctld_lock_t lock = {NO_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK,
 				 NO_LOCK};
 	size_t n = mfs_batch_pending_count(b), i = 0;
+	double t0;
 
 	lock_slurmctld(lock);
+	t0 = now_us();
 	while (i < n) {
 		uint32_t job_id = mfs_batch_job_id(b, i);
 		size_t parts = mfs_batch_part_count(b, i);
@@ -161,7 +172,17 @@ static void store_priorities(mfs_batch_t *b)
 			mfs_store_job(b, i, job_ptr);
 		i += parts;
 	}
+	t0 = now_us() - t0;
 	unlock_slurmctld(lock);
+	return t0;
+}
+
+/* A failed charge of ended jobs is sent again at the next pass when the
+ * store failed; a refused record (the family names it) is not retried. */
+static bool retry_ends(int rc)
+{
+	return rc == MFPRIO_ESTORE || rc == MFPRIO_ENOMEM ||
+		rc == MFPRIO_ESTATE || rc == MFPRIO_EINTERNAL;
 }
 
 static void run_pass(void)
@@ -169,41 +190,48 @@ static void run_pass(void)
 	slurmctld_lock_t read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK,
 				      NO_LOCK};
 	mfs_batch_t *b = mfs_batch_create();
+	double t_read, t_family, t_write = 0.0;
 	time_t now;
-	int rc;
+	int rc = MFPRIO_OK;
 
 	lock_slurmctld(read_lock);
+	t_read = now_us();
 	now = time(NULL);
 	mfs_batch_scan(b, job_list, st.ends_since, now);
+	t_read = now_us() - t_read;
 	unlock_slurmctld(read_lock);
 
 	/* no slurmctld lock from here until store_priorities */
+	t_family = now_us();
 	if (mfs_batch_end_count(b)) {
 		rc = mfs_batch_charge_ends(b, &st.ops);
 		if (rc != MFPRIO_OK)
 			error("%s: %s: job ends: %s", plugin_type, st.family,
 			      family_error());
 	}
-	st.ends_since = now;
+	if (!retry_ends(rc))
+		st.ends_since = now;
 	rc = st.ops.decay((int64_t) now, mfs_batch_running(b),
 			  mfs_batch_running_count(b));
 	if (rc != MFPRIO_OK)
 		error("%s: %s: decay: %s", plugin_type, st.family,
 		      family_error());
-	if (!mfs_batch_pending_count(b))
-		__atomic_store_n(&st.last_pass, (int64_t) now,
-				 __ATOMIC_RELAXED);
-	else {
+	if (mfs_batch_pending_count(b)) {
 		rc = mfs_batch_price(b, &st.ops, (int64_t) now);
 		if (rc != MFPRIO_OK)
 			debug("%s: %s: pricing: %s", plugin_type, st.family,
 			      family_error());
-		__atomic_store_n(&st.last_pass, (int64_t) now,
-				 __ATOMIC_RELAXED);
-		store_priorities(b);
 	}
+	t_family = now_us() - t_family;
+	__atomic_store_n(&st.last_pass, (int64_t) now, __ATOMIC_RELAXED);
+	if (mfs_batch_pending_count(b))
+		t_write = store_priorities(b);
 	mfs_batch_publish(b, slurm_conf.state_save_location, st.family,
 			  (int64_t) now);
+	debug("%s: pass: %zu pending records, %zu running, %zu ended; job read lock held %.0f us, family %.0f us (no lock), job write lock held %.0f us",
+	      plugin_type, mfs_batch_pending_count(b),
+	      mfs_batch_running_count(b), mfs_batch_end_count(b), t_read,
+	      t_family, t_write);
 	mfs_batch_free(b);
 }
 
