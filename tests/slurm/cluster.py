@@ -48,9 +48,12 @@ def port_free(port):
 
 class Cluster:
     """One test's cluster in `root` (wiped first).  `priority_lines` are the
-    Priority* lines of slurm.conf (PriorityType=priority/mfprio is added)."""
+    Priority* lines of slurm.conf besides PriorityType (priority/mfprio unless
+    `priority_type` says otherwise; bench_locks.py runs Slurm's own
+    multifactor from `plugin_dir_first`, searched before Debian's)."""
 
-    def __init__(self, root, build, priority_lines, extra_lines=()):
+    def __init__(self, root, build, priority_lines, extra_lines=(), priority_type="priority/mfprio",
+                 plugin_dir_first=None):
         self.root = root
         self.build = build
         self.node = "mfpn1"
@@ -75,7 +78,7 @@ class Cluster:
             "SlurmdUser=root",
             "AuthType=auth/munge",
             f"AuthInfo=socket={self.sock}",
-            f"PluginDir={SLURM_PLUGINS}:{adapter_dir}",
+            f"PluginDir={plugin_dir_first + ':' if plugin_dir_first else ''}{SLURM_PLUGINS}:{adapter_dir}",
             f"StateSaveLocation={root}/state",
             f"SlurmdSpoolDir={root}/spool",
             f"SlurmctldPidFile={root}/slurmctld.pid",
@@ -97,7 +100,7 @@ class Cluster:
             "MinJobAge=600",
             "KillWait=2",
             "InactiveLimit=0",
-            "PriorityType=priority/mfprio",
+            f"PriorityType={priority_type}",
         ] + list(priority_lines) + list(extra_lines) + [
             f"NodeName={self.node} NodeHostname=localhost NodeAddr=127.0.0.1 CPUs={NODE_CPUS} "
             f"RealMemory={NODE_MEM} State=UNKNOWN",
