@@ -56,8 +56,9 @@ def main():
         timed = build_timed_multifactor()
         root = os.path.join(ts.RUN, f"bench_{family}_{n}")
         lines = [l for l in ts.family_setup("multifactor", root) if not l.startswith("PriorityParameters")]
+        # multifactor runs its decay pass only with slurmdbd's associations
         c = ts.Cluster(root, ts.BUILD, lines, ["DefMemPerCPU=100"] + extra, priority_type="priority/multifactor",
-                       plugin_dir_first=timed)
+                       plugin_dir_first=timed, dbd_accounts=ts.USERS)
     else:
         c = ts.make_cluster(f"bench_{family}_{n}", family, extra)
     # the log line per pass is at debug level

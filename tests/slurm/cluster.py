@@ -18,6 +18,8 @@ import time
 SLURM_PLUGINS = "/usr/lib/x86_64-linux-gnu/slurm-wlm"
 CTLD_PORT = 16817
 SLURMD_PORT = 16818
+DBD_PORT = 16819
+MARIADB_PORT = 16820
 NODE_CPUS = 8
 NODE_MEM = 16000
 
@@ -53,7 +55,7 @@ class Cluster:
     multifactor from `plugin_dir_first`, searched before Debian's)."""
 
     def __init__(self, root, build, priority_lines, extra_lines=(), priority_type="priority/mfprio",
-                 plugin_dir_first=None):
+                 plugin_dir_first=None, dbd_accounts=None):
         self.root = root
         self.build = build
         self.node = "mfpn1"
@@ -101,7 +103,24 @@ class Cluster:
             "KillWait=2",
             "InactiveLimit=0",
             f"PriorityType={priority_type}",
-        ] + list(priority_lines) + list(extra_lines) + [
+        ]
+        # dbd_accounts ({user: account}): slurmdbd over a private MariaDB,
+        # the associations added with sacctmgr before slurmctld starts
+        self.dbd_accounts = dbd_accounts
+        if dbd_accounts:
+            lines += ["AccountingStorageType=accounting_storage/slurmdbd", "AccountingStorageHost=localhost",
+                      f"AccountingStoragePort={DBD_PORT}", f"AccountingStoragePass=socket={self.sock}",
+                      "AccountingStorageEnforce=associations"]
+            os.makedirs(os.path.join(root, "mariadb"))
+            with open(os.path.join(root, "slurmdbd.conf"), "w") as f:
+                f.write("\n".join([
+                    "AuthType=auth/munge", f"AuthInfo=socket={self.sock}", "DbdHost=localhost",
+                    f"DbdPort={DBD_PORT}", "SlurmUser=root", f"PidFile={root}/slurmdbd.pid",
+                    f"LogFile={root}/log/slurmdbd.log", "StorageType=accounting_storage/mysql",
+                    "StorageHost=127.0.0.1", f"StoragePort={MARIADB_PORT}", "StorageUser=root",
+                    "StorageLoc=slurm_acct_db", "DebugLevel=info"]) + "\n")
+            os.chmod(os.path.join(root, "slurmdbd.conf"), 0o600)
+        lines += list(priority_lines) + list(extra_lines) + [
             f"NodeName={self.node} NodeHostname=localhost NodeAddr=127.0.0.1 CPUs={NODE_CPUS} "
             f"RealMemory={NODE_MEM} State=UNKNOWN",
             f"PartitionName=batch Nodes={self.node} Default=YES MaxTime=INFINITE State=UP",
@@ -118,7 +137,52 @@ class Cluster:
                 raise ClusterError(f"port {port} (127.0.0.1) is in use: another slurmctld/slurmd?")
         if "munged" not in self.procs:
             self._start_munged()
+        if self.dbd_accounts and "slurmdbd" not in self.procs:
+            self._start_dbd()
         return self.start_ctld(expect_fail)
+
+    def _start_dbd(self):
+        for port in (DBD_PORT, MARIADB_PORT):
+            if not port_free(port):
+                raise ClusterError(f"port {port} (127.0.0.1) is in use: another slurmdbd/mariadbd?")
+        data = os.path.join(self.root, "mariadb")
+        r = subprocess.run(["mariadb-install-db", "--no-defaults", f"--datadir={data}", "--user=root",
+                            "--auth-root-authentication-method=normal", "--skip-test-db"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise ClusterError("mariadb-install-db failed: " + r.stderr[-2000:])
+        log = open(os.path.join(self.root, "log", "mariadbd.log"), "a")
+        self.procs["mariadbd"] = subprocess.Popen(
+            ["mariadbd", "--no-defaults", f"--datadir={data}", f"--socket={data}/mysql.sock",
+             f"--port={MARIADB_PORT}", "--bind-address=127.0.0.1", "--user=root", "--skip-log-bin",
+             "--innodb-buffer-pool-size=64M", "--innodb-flush-log-at-trx-commit=0"],
+            stdout=log, stderr=subprocess.STDOUT)
+        self._wait(lambda: socket.create_connection(("127.0.0.1", MARIADB_PORT), 0.2).close() or True,
+                   "mariadbd", os.path.join(self.root, "log", "mariadbd.log"), "mariadbd")
+        dlog = open(os.path.join(self.root, "log", "slurmdbd.out"), "a")
+        self.procs["slurmdbd"] = subprocess.Popen(["slurmdbd", "-D"], stdout=dlog, stderr=subprocess.STDOUT,
+                                                  env=self.env)
+        self._wait(lambda: subprocess.run(["sacctmgr", "-n", "show", "cluster"], env=self.env,
+                                          capture_output=True).returncode == 0,
+                   "slurmdbd", os.path.join(self.root, "log", "slurmdbd.log"), "slurmdbd")
+        self.run("sacctmgr", "-i", "add", "cluster", "mfpriotest")
+        accounts = sorted(set(self.dbd_accounts.values()))
+        self.run("sacctmgr", "-i", "add", "account", ",".join(accounts))
+        for user, acct in sorted(self.dbd_accounts.items()):
+            self.run("sacctmgr", "-i", "add", "user", user, f"account={acct}")
+
+    def _wait(self, probe, what, log, proc, timeout=60):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.procs[proc].poll() is not None:
+                raise ClusterError(f"{what} exited: " + tail(log))
+            try:
+                if probe():
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise ClusterError(f"{what} not up in {timeout} s: " + tail(log))
 
     def _start_munged(self):
         cmd = ["setpriv", "--reuid=munge", "--regid=munge", "--clear-groups", "munged", "-F",
@@ -185,7 +249,7 @@ class Cluster:
                 p.wait()
 
     def stop(self):
-        for name in ("slurmd", "slurmctld", "munged"):
+        for name in ("slurmd", "slurmctld", "slurmdbd", "mariadbd", "munged"):
             p = self.procs.pop(name, None)
             if p and p.poll() is None:
                 p.terminate()
