@@ -16,7 +16,10 @@ slurmd on loopback, files under the build tree) and checks numbers:
   end_once (maui): a short job's end is charged once: its user's usage grows
       by the job's CPU-seconds and not again at later passes or after a
       restart (the restart's scan sends the end again: the ledger drops it);
-  bad_cfg (maui): a bad maui.cfg line stops slurmctld with file:line.
+  bad_cfg (maui): a bad maui.cfg line stops slurmctld with file:line;
+  bad_params: an unknown family= stops slurmctld with slurm.conf's file:line;
+  held_admin (maui): a held job keeps priority 0 through passes and is priced
+      like its twin once released; an admin-set priority stays.
 
 Environment (tests/slurm/meson.build): MFPRIO_BUILD (the build tree),
 MFPRIO_SLURM_RUN (a scratch directory for the cluster).
@@ -364,6 +367,61 @@ def case_bad_cfg():
         c.stop()
 
 
+def case_held_admin():
+    """Held jobs keep priority 0 through passes and are priced when
+    released; a priority an admin set stays through passes (as under
+    Slurm's multifactor)."""
+    c = make_cluster("held_admin", "maui")
+    try:
+        c.start()
+        blocker = c.submit("daemon", "-n", "8")
+        wait_state(c, blocker, ("RUNNING",))
+        held = c.submit("nobody", "-n", "2", "--hold")
+        admin = c.submit("nobody", "-n", "2")
+        plain = c.submit("nobody", "-n", "2")
+        c.run("scontrol", "update", f"job={admin}", "priority=777777")
+        c.next_pass()
+        c.next_pass()
+        prio = {int(a): int(b) for a, b in (l.split() for l in c.run(
+            "squeue", "-h", "-o", "%i %Q", "-j", f"{held},{admin},{plain}").splitlines())}
+        print(f"after two passes: held {prio[held]}, admin-set {prio[admin]}, plain {prio[plain]}")
+        if prio[held] != 0:
+            fail(f"the held job has priority {prio[held]}, not 0")
+        if prio[admin] != 777777:
+            fail(f"the admin-set priority became {prio[admin]}")
+        if prio[plain] in (0, 777777):
+            fail(f"the plain job was not priced: {prio[plain]}")
+        c.run("scontrol", "release", str(held))
+        c.next_pass()
+        released = c.squeue_priorities()
+        print(f"released: {released}")
+        if released.get(held) != released.get(plain):
+            fail(f"the released job ({released.get(held)}) is not priced as its twin ({released.get(plain)})")
+    finally:
+        c.stop()
+
+
+def case_bad_params():
+    """A bad PriorityParameters item stops slurmctld with slurm.conf's
+    file:line and the item."""
+    c = make_cluster("bad_params", "maui")
+    with open(c.conf) as f:
+        lines = f.read().splitlines()
+    n = next(i for i, l in enumerate(lines) if l.startswith("PriorityParameters="))
+    lines[n] = lines[n].replace("family=maui", "family=nosuch")
+    with open(c.conf, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    try:
+        rc = c.start(expect_fail=True)
+        log = tail(c.ctld_log, 40) + tail(os.path.join(c.root, "log", "slurmctld.out"), 40)
+        want = f"{c.conf}:{n + 1}: PriorityParameters: family=nosuch: unknown"
+        print(f"slurmctld exit {rc}; want {want!r}")
+        if rc == 0 or want not in log:
+            fail(f"slurmctld exit {rc}, log end:\n{log}")
+    finally:
+        c.stop()
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -385,6 +443,10 @@ def main():
             case_end_once()
         elif case == "bad_cfg":
             case_bad_cfg()
+        elif case == "bad_params":
+            case_bad_params()
+        elif case == "held_admin":
+            case_held_admin()
         else:
             print(f"unknown case {case}", file=sys.stderr)
             return 2
