@@ -79,6 +79,7 @@ static struct {
 	bool stop;
 	bool wake;
 	unsigned pass_interval; /* seconds; 0: PriorityCalcPeriod */
+	uint64_t set_calls, set_ns; /* priority_p_set since the last pass */
 	int64_t last_pass; /* the last pass's time (sprio prices at it) */
 	time_t ends_since; /* ended jobs with end_time >= this go to the family */
 } st = {.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
@@ -228,10 +229,17 @@ static void run_pass(void)
 		t_write = store_priorities(b);
 	mfs_batch_publish(b, slurm_conf.state_save_location, st.family,
 			  (int64_t) now);
-	debug("%s: pass: %zu pending records, %zu running, %zu ended; job read lock held %.0f us, family %.0f us (no lock), job write lock held %.0f us",
-	      plugin_type, mfs_batch_pending_count(b),
-	      mfs_batch_running_count(b), mfs_batch_end_count(b), t_read,
-	      t_family, t_write);
+	{
+		uint64_t calls = __atomic_exchange_n(&st.set_calls, 0,
+						     __ATOMIC_RELAXED);
+		uint64_t ns = __atomic_exchange_n(&st.set_ns, 0,
+						  __ATOMIC_RELAXED);
+		debug("%s: pass: %zu pending records, %zu running, %zu ended; job read lock held %.0f us, family %.0f us (no lock), job write lock held %.0f us; priority_p_set since the last pass: %" PRIu64 " calls, mean %.1f us",
+		      plugin_type, mfs_batch_pending_count(b),
+		      mfs_batch_running_count(b), mfs_batch_end_count(b),
+		      t_read, t_family, t_write, calls,
+		      calls ? ns / 1e3 / calls : 0.0);
+	}
 	mfs_batch_free(b);
 }
 
@@ -340,9 +348,17 @@ extern uint32_t priority_p_set(uint32_t last_prio, job_record_t *job_ptr)
 	(void) last_prio;
 	if (job_ptr->direct_set_prio && job_ptr->priority > 0)
 		return job_ptr->priority;
+	uint32_t prio;
+	double t0;
+
 	if (!st.loaded)
 		return 1;
-	return mfs_price_now(job_ptr, &st.ops, (int64_t) time(NULL));
+	t0 = now_us();
+	prio = mfs_price_now(job_ptr, &st.ops, (int64_t) time(NULL));
+	__atomic_fetch_add(&st.set_ns, (uint64_t) ((now_us() - t0) * 1e3),
+			   __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st.set_calls, 1, __ATOMIC_RELAXED);
+	return prio;
 }
 
 static void wake_pass(void)

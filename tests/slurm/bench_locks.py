@@ -106,12 +106,13 @@ def main():
                 f.seek(mark)
                 for line in f:
                     m = re.search(r"pass: (\d+) pending records.*read lock held (\d+) us, family (\d+) us.*"
-                                  r"write lock held (\d+) us", line)
+                                  r"write lock held (\d+) us.*: (\d+) calls, mean ([\d.]+) us", line)
                     if m:
-                        figures.append(tuple(int(x) for x in m.groups()))
-        for rec, rd, fam, wr in figures:
-            print(f"{family}: {rec} pending records: job read lock {rd / 1000:.1f} ms, family {fam / 1000:.1f} ms "
-                  f"(no lock), job write lock {wr / 1000:.1f} ms")
+                        figures.append(m.groups())
+        for rec, rd, fam, wr, calls, mean in figures:
+            print(f"{family}: {rec} pending records: job read lock {int(rd) / 1000:.1f} ms, family "
+                  f"{int(fam) / 1000:.1f} ms (no lock), job write lock {int(wr) / 1000:.1f} ms; "
+                  f"priority_p_set: {calls} calls, mean {mean} us")
     finally:
         c.stop()
 

@@ -100,6 +100,9 @@ class Cluster:
             "SlurmdParameters=config_overrides",
             "ReturnToService=2",
             "MinJobAge=600",
+            # job ids unique across cases: a step left running by an earlier
+            # case reports to this port by job id
+            f"FirstJobId={1 + int(time.time() * 10) % 50_000_000}",
             "KillWait=2",
             "InactiveLimit=0",
             f"PriorityType={priority_type}",
@@ -248,7 +251,21 @@ class Cluster:
                 p.kill()
                 p.wait()
 
+    def _cancel_all(self):
+        """Ends every job first: a job step outlives slurmd and would report
+        its end, by job id, to the next case's controller on the same port."""
+        ctld = self.procs.get("slurmctld")
+        if not ctld or ctld.poll() is not None:
+            return
+        ids = self.run("squeue", "-h", "-o", "%i", check=False).split()
+        if ids:
+            self.run("scancel", *ids, check=False)
+        deadline = time.time() + 20
+        while time.time() < deadline and self.run("squeue", "-h", "-t", "R,CG,S", "-o", "%i", check=False).strip():
+            time.sleep(0.2)
+
     def stop(self):
+        self._cancel_all()
         for name in ("slurmd", "slurmctld", "slurmdbd", "mariadbd", "munged"):
             p = self.procs.pop(name, None)
             if p and p.poll() is None:

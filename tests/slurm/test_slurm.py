@@ -21,8 +21,10 @@ slurmd on loopback, files under the build tree) and checks numbers:
   held_admin (maui): a held job keeps priority 0 through passes and is priced
       like its twin once released; an admin-set priority stays.
 
-Environment (tests/slurm/meson.build): MFPRIO_BUILD (the build tree),
-MFPRIO_SLURM_RUN (a scratch directory for the cluster).
+Environment (tests/slurm/meson.build): MFPRIO_BUILD (the build tree of
+priority_mfprio.so), MFPRIO_SLURM_RUN (a scratch directory for the cluster),
+MFPRIO_SLURM_TOOLS (optional: another build tree of the same source whose
+families, mfprio-host and mfprio-acct are used; ./dev test gives build/).
 """
 import json
 import os
@@ -34,6 +36,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cluster import Cluster, ClusterError, tail  # noqa: E402
 
 BUILD = os.environ.get("MFPRIO_BUILD", "")
+# The families and tools may come from another tree of the same source
+# (./dev test: build/, compiled in stage 1); the adapter is BUILD's.
+TOOLS = os.environ.get("MFPRIO_SLURM_TOOLS") or BUILD
 RUN = os.environ.get("MFPRIO_SLURM_RUN", "")
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 USERS = {"daemon": "acct_a", "bin": "acct_a", "nobody": "acct_b"}
@@ -77,7 +82,7 @@ def fail(msg):
 
 def family_setup(family, root):
     """Priority* lines of slurm.conf for `family` (files written in root)."""
-    plugin_dir = os.path.join(BUILD, "plugin")
+    plugin_dir = os.path.join(TOOLS, "plugin")
     head = f"family={family},mfprio_plugin_dir={plugin_dir},mfprio_pass_interval=3600"
     if family == "maui":
         path = os.path.join(root, "maui.cfg")
@@ -110,7 +115,7 @@ def make_cluster(name, family, extra=()):
         acct = os.path.join(root, "accounts.json")
         with open(acct, "w") as f:
             json.dump(ACCOUNTS, f)
-        subprocess.run([os.path.join(BUILD, "accounting", "mfprio-acct"), "--db", store, "-Q", "import", acct],
+        subprocess.run([os.path.join(TOOLS, "accounting", "mfprio-acct"), "--db", store, "-Q", "import", acct],
                        check=True)
     return c
 
@@ -129,7 +134,7 @@ def host_conf(c, family, path):
                          if not i.startswith(("family=", "mfprio_"))]
                 line = ("PriorityParameters=" + ",".join(items) + "\n") if items else ""
             elif line.startswith("PluginDir="):
-                line = f"PluginDir={os.path.join(BUILD, 'plugin')}\n"
+                line = f"PluginDir={os.path.join(TOOLS, 'plugin')}\n"
             out.append(line)
     with open(path, "w") as f:
         f.writelines(out)
@@ -180,7 +185,7 @@ def host_prices(c, family, job_ids, now):
     with open(jobs, "w") as f:
         for j in list(job_ids) + [int(r) for r in running]:
             f.write(json.dumps(job_line(c, j)) + "\n")
-    r = subprocess.run([os.path.join(BUILD, "host-shim", "mfprio-host"), "--conf", conf, "--now", str(now),
+    r = subprocess.run([os.path.join(TOOLS, "host-shim", "mfprio-host"), "--conf", conf, "--now", str(now),
                         "sprio", "--job-file", jobs, "--json"], capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"mfprio-host sprio failed: {r.stderr.strip()}")
@@ -271,7 +276,7 @@ def case_prices(family):
 
 def user_usage(c, user):
     conf = host_conf(c, "maui", os.path.join(c.root, "host.conf"))
-    r = subprocess.run([os.path.join(BUILD, "host-shim", "mfprio-host"), "--conf", conf, "sshare", "-a",
+    r = subprocess.run([os.path.join(TOOLS, "host-shim", "mfprio-host"), "--conf", conf, "sshare", "-a",
                         "--json"], capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"mfprio-host sshare failed: {r.stderr.strip()}")
