@@ -410,6 +410,35 @@ static void put_str(FILE *f, const char *key, const char *s)
 	fputc('"', f);
 }
 
+/* One record in mfprio-host's job format; priority < 0: none (running). */
+static void put_job(FILE *f, const mfprio_job_t *j, int64_t priority,
+		    const char *family, int64_t now)
+{
+	fprintf(f, "{\"id\":%" PRIu64, j->job_id);
+	put_str(f, "user", j->user);
+	put_str(f, "group", j->group);
+	put_str(f, "account", j->account);
+	put_str(f, "partition", j->partition);
+	put_str(f, "qos", j->qos);
+	if (j->state != MFPRIO_JOB_PENDING)
+		fprintf(f, ",\"state\":\"running\",\"start\":%" PRId64,
+			j->start_time);
+	fprintf(f,
+		",\"submit\":%" PRId64 ",\"eligible\":%" PRId64
+		",\"nodes\":%u,\"cpus\":%u,\"mem\":%" PRIu64
+		",\"time_limit\":%u,\"nice\":%d,\"site_factor\":%d"
+		",\"dependent\":%s,\"start_count\":%u",
+		j->submit_time, j->eligible_time, j->min_nodes, j->cpus,
+		j->mem_mb, j->time_limit_min, j->nice, j->site_factor,
+		(j->flags & MFPRIO_JOBF_DEPENDENT) ? "true" : "false",
+		j->start_count);
+	if (priority >= 0)
+		fprintf(f, ",\"_priority\":%" PRId64, priority);
+	fprintf(f, ",\"_pass_time\":%" PRId64, now);
+	put_str(f, "_family", family);
+	fputs("}\n", f);
+}
+
 void mfs_batch_publish(const mfs_batch_t *b, const char *dir,
 		       const char *family, int64_t now)
 {
@@ -424,29 +453,14 @@ void mfs_batch_publish(const mfs_batch_t *b, const char *dir,
 		debug("priority/mfprio: %s: %m", tmp);
 		return;
 	}
-	for (size_t i = 0; i < b->pending.count; i++) {
-		const mfprio_job_t *j = &b->pending.jobs[i];
-		fprintf(f, "{\"id\":%" PRIu64, j->job_id);
-		put_str(f, "user", j->user);
-		put_str(f, "group", j->group);
-		put_str(f, "account", j->account);
-		put_str(f, "partition", j->partition);
-		put_str(f, "qos", j->qos);
-		fprintf(f,
-			",\"submit\":%" PRId64 ",\"eligible\":%" PRId64
-			",\"nodes\":%u,\"cpus\":%u,\"mem\":%" PRIu64
-			",\"time_limit\":%u,\"nice\":%d,\"site_factor\":%d"
-			",\"dependent\":%s,\"start_count\":%u"
-			",\"_priority\":%u,\"_pass_time\":%" PRId64,
-			j->submit_time, j->eligible_time, j->min_nodes,
-			j->cpus, j->mem_mb, j->time_limit_min, j->nice,
-			j->site_factor,
-			(j->flags & MFPRIO_JOBF_DEPENDENT) ? "true" : "false",
-			j->start_count, b->priorities ? b->priorities[i] : 0,
-			now);
-		put_str(f, "_family", family);
-		fputs("}\n", f);
-	}
+	for (size_t i = 0; i < b->pending.count; i++)
+		put_job(f, &b->pending.jobs[i],
+			b->priorities ? (int64_t) b->priorities[i] : 0,
+			family, now);
+	/* the running jobs the pass gave the family (whole-queue families
+	 * price the pending ones against them) */
+	for (size_t i = 0; i < b->running.count; i++)
+		put_job(f, &b->running.jobs[i], -1, family, now);
 	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		debug("priority/mfprio: %s: %m", path);
 		unlink(tmp);

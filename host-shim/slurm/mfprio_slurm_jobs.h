@@ -45,7 +45,7 @@ int mfs_batch_price(mfs_batch_t *b, const mfprio_ops_t *ops, int64_t now);
 void mfs_store_job(mfs_batch_t *b, size_t i, struct job_record *job_ptr);
 /* No lock held: writes DIR/mfprio-pass.jsonl (atomically): one line per
  * pending record in mfprio-host's job format with "_priority", "_pass_time"
- * and "_family" added. */
+ * and "_family" added, then the running records ("state": "running"). */
 void mfs_batch_publish(const mfs_batch_t *b, const char *dir, const char *family, int64_t now);
 /* Under the job write lock (priority_p_set): the job's priority now from
  * the family's snapshot; fills priority_array of a multi-partition job. */

@@ -220,6 +220,8 @@ def submit_queue(c):
 def compare(c, family, jobs, need_spread):
     published = c.next_pass()
     now = published[0]["_pass_time"]
+    published = [p for p in published if p.get("state") != "running"] + \
+        [p for p in published if p.get("state") == "running"]
     got = c.squeue_priorities()
     want = host_prices(c, family, jobs, now)
     print(f"{family}: pass at {now}: controller {got}, mfprio-host {want}")
@@ -240,8 +242,9 @@ def compare(c, family, jobs, need_spread):
 
 def check_sprio(c, family, published):
     """sprio's PRIORITY (which it recomputes from the columns the adapter
-    filled) equals the pass's priority of every job in every partition."""
-    want = {(p["id"], p["partition"]): p["_priority"] for p in published}
+    filled) equals the pass's priority of every job in every partition, and
+    so does mfprio-host (with the family's named terms) over the pass file."""
+    want = {(p["id"], p["partition"]): p["_priority"] for p in published if "_priority" in p}
     out = c.run("sprio", "-h", "-o", "%i|%r|%Y")
     got = {}
     for line in out.splitlines():
@@ -251,6 +254,17 @@ def check_sprio(c, family, published):
     print(f"{family}: sprio {sorted(got.items())}")
     if got != want:
         fail(f"{family}: sprio {sorted(got.items())}, the pass {sorted(want.items())}")
+    # the family's own named terms for the live jobs: mfprio-host over the
+    # pass the adapter published, at its time, gives the same priorities
+    conf = host_conf(c, family, os.path.join(c.root, "host.conf"))
+    r = subprocess.run([os.path.join(TOOLS, "host-shim", "mfprio-host"), "--conf", conf, "--now",
+                        str(published[0]["_pass_time"]), "sprio", "--job-file", c.pass_file(), "--json"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"mfprio-host sprio on the published pass failed: {r.stderr.strip()}")
+    named = {(j["job_id"], j["partition"]): j["priority"] for j in json.loads(r.stdout)}
+    if named != want or not all(j["terms"] for j in json.loads(r.stdout)):
+        fail(f"{family}: mfprio-host on the published pass {sorted(named.items())}, the pass {sorted(want.items())}")
     r = subprocess.run(["sshare", "-a"], env=c.env, capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"sshare (which loads priority/mfprio in its own process) failed: {r.stderr.strip()}")
