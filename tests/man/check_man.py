@@ -13,7 +13,9 @@
    in `PROG name --help` (when that succeeds) and in `PROG --help`, and the
    command name itself must appear in `PROG --help`.  A page naming an option
    the program does not have fails.
-3. Configuration pages (mfprio.conf.5, mfprio-<family>.5), both directions
+3. Configuration pages (mfprio.conf.5, mfprio-<family>.5, and
+   priority_mfprio.8 for the Slurm adapter's PriorityParameters items in
+   host-shim/slurm/slurm_conf.cpp), both directions
    against the keys the code reads.  The code's key set is taken from the
    readers' sources (the patterns below: the if-chains and key tables of each
    settings parser), because the parsers pass over unknown keys silently and
@@ -394,7 +396,7 @@ def main():
     mandir = os.path.join(a.src, "man")
     pages = sorted(f for f in os.listdir(mandir) if re.match(r".*\.[1-8]$", f))
     expected = ["mfprio-acct.1", "mfprio-host.1", "mfprio.conf.5", "mfprio-basic.5", "mfprio-multifactor.5",
-                "mfprio-maui.5", "mfprio-gridengine.5", "mfprio-flux.5"]
+                "mfprio-maui.5", "mfprio-gridengine.5", "mfprio-flux.5", "priority_mfprio.8"]
     for e in expected:
         if e not in pages:
             problem(f"man/{e} is missing")
@@ -413,6 +415,10 @@ def main():
             # It points at every family's keys (PriorityParameters) but must
             # name only the host's own.
             n = check_conf(page, host_keys, set().union(*fam_keys.values()))
+        elif name == "priority_mfprio.8":
+            # The Slurm adapter's own PriorityParameters items (host-shim/slurm),
+            # both directions; the rest of the list is the family's.
+            n = check_conf(page, scrape(a.src, "host-shim/slurm/slurm_conf.cpp", [r'name == "(\w+)"']), set())
         elif name.startswith("mfprio-") and name.endswith(".5") and name[7:-2] in fam_keys:
             n = check_conf(page, fam_keys[name[7:-2]], host_keys)
         else:
