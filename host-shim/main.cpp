@@ -738,6 +738,20 @@ int cmd_info(Plugin& plugin) {
   return 0;
 }
 
+// plugin_info_json's "no_decay_conf" object as conf pairs (none when absent).
+std::vector<ConfPair> no_decay_pairs(const std::string& info) {
+  std::vector<ConfPair> out;
+  JsonPtr root(json_loads(info.c_str(), 0, nullptr));
+  const json_t* obj = root && json_is_object(root.get()) ? json_object_get(root.get(), "no_decay_conf") : nullptr;
+  if (!json_is_object(obj)) return out;
+  const char* k;
+  json_t* v;
+  json_object_foreach(const_cast<json_t*>(obj), k, v) {
+    if (json_is_string(v)) out.push_back(ConfPair{k, json_string_value(v), "<replay --no-decay>", 0});
+  }
+  return out;
+}
+
 // replay: the whole trace is read and checked before anything is loaded.
 int cmd_replay(const Options& o) {
   const SwfTrace trace = read_swf(o.swf, o.limit);
@@ -752,8 +766,6 @@ int cmd_replay(const Options& o) {
     return 0;
   }
   Conf conf = Conf::load(o.conf);
-  if (o.no_decay)  // overrides the conf's: usage is then the plain sum of charges
-    conf.add(ConfPair{"PriorityDecayHalfLife", "999999999999-0", "<replay --no-decay>", 0});
   HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, o.plugin_dir);
   if (settings.cluster.cpus == 0 && trace.max_procs > 0)  // no NodeName/ClusterCPUs: the trace's machine
     settings.cluster.cpus = static_cast<uint32_t>(std::min<int64_t>(trace.max_procs, UINT32_MAX));
@@ -767,6 +779,20 @@ int cmd_replay(const Options& o) {
   clock.now = plan.jobs.empty() ? plan.epoch0 : plan.jobs.front().submit;
   std::unique_ptr<Plugin> plugin = Plugin::open(settings.priority_type, settings.plugin_dirs);
   plugin->init(conf, settings.cluster, &sink, &clock);
+  if (o.no_decay) {
+    // The family says which of its settings keep usage from decaying
+    // (plugin_info_json "no_decay_conf"); they override the conf's, and the
+    // plugin starts again with them before anything is charged.
+    const std::vector<ConfPair> pairs = no_decay_pairs(info_text(*plugin));
+    if (pairs.empty())
+      throw std::runtime_error("replay --no-decay: " + plugin->type() +
+                               " names no settings that stop its usage decay (plugin_info_json has no "
+                               "\"no_decay_conf\"); replay without --no-decay (nothing was charged)");
+    plugin.reset();  // fini and dlclose
+    for (const ConfPair& p : pairs) conf.add(p);
+    plugin = Plugin::open(settings.priority_type, settings.plugin_dirs);
+    plugin->init(conf, settings.cluster, &sink, &clock);
+  }
   ReplayOptions ro;
   ro.calc_period = o.calc_period ? *o.calc_period : conf_calc_period(conf);
   ro.speed = o.speed;

@@ -866,6 +866,9 @@ void view_info(const Settings& s, const char* algo, InfoView* v) {
       {"GrpTRESMins", "grp_tres_mins"}, {"TRESRunMins", "tres_run_mins"}};
   for (const auto& f : kFields) v->set(std::string("view.share_columns.") + f[0], std::string(f[1]));
   v->set_bool("view.level_fs", std::string(algo) == "fair_tree");  // sshare -l's LevelFS: Fair Tree only
+  // replay --no-decay: a half-life of about 31,700 years (the usage decays
+  // below 1e-10 relative over a 90-day trace); 0 would need a reset period.
+  v->set("no_decay_conf.PriorityDecayHalfLife", std::string("999999999999-0"));
 }
 }  // namespace
 
