@@ -522,11 +522,44 @@ std::string info_string(Plugin& plugin, const char* key) {
   return json_is_string(v) ? std::string(json_string_value(v)) : std::string();
 }
 
-int cmd_sshare(const Options& o, Plugin& plugin) {
+// sshare --job-file: a family that prices the whole queue at once shows its
+// last pass in its share view (Grid Engine's targets and tickets), so the
+// file's queue is priced first (its pending and held records with its
+// running ones), as sprio prices it.  False (reported) when a record is bad.
+bool share_view_pass(const Options& o, Plugin& plugin, int64_t now) {
+  SprioQueue q;
+  q.jf = load_jobs(o.jobs_file, &q.failures);
+  q.records = expand_records(q.jf.jobs);
+  q.shown.assign(q.records.size(), true);
+  q.ok.assign(q.records.size(), false);
+  for (size_t i = 0; i < q.records.size(); ++i) q.order.push_back(i);
+  mfprio::stable_order(q.order.begin(), q.order.end(), [&](size_t a, size_t b) { return q.by_submit(a, b); });
+  resolve_shown(plugin, &q);
+  if (q.failures) return false;
+  if (!plugin.ops().prioritize) {
+    note_missing(plugin, "prioritize: its share view does not depend on a pricing pass (--job-file not needed)");
+    return true;
+  }
+  price_queue(plugin, now, &q);
+  for (size_t i : q.order) {
+    const uint32_t st = q.records[i].spec->state;
+    if ((st == MFPRIO_JOB_PENDING || st == MFPRIO_JOB_HELD) && q.queue_status[i] != MFPRIO_OK) {
+      error_line(record_error(q.records[i], plugin, q.queue_status[i], "prioritize: "));
+      ++q.failures;
+    }
+  }
+  return q.failures == 0;
+}
+
+int cmd_sshare(const Options& o, Plugin& plugin, int64_t now) {
   const mfprio_ops_t& ops = plugin.ops();
   if (!ops.share_table && !(o.json && ops.share_table_json))
     throw PluginError("sshare: " + plugin.type() + " has no share view (the plugin provides no share_table)",
                       MFPRIO_ENOENT);
+  if (!o.jobs_file.empty() && !share_view_pass(o, plugin, now)) {
+    error_line("sshare: fix the job file first (nothing was shown)");
+    return 1;
+  }
   // Without -a: account rows plus the given users (-u) or the calling user.
   std::vector<std::string> users = o.users;
   if (users.empty() && !o.all_users) users.push_back(current_user());
@@ -831,7 +864,7 @@ int run(const Options& o) {
 
   switch (o.command) {
     case Command::Sprio: return cmd_sprio(o, *plugin, clock.read());
-    case Command::Sshare: return cmd_sshare(o, *plugin);
+    case Command::Sshare: return cmd_sshare(o, *plugin, clock.read());
     case Command::Decay: return cmd_decay(o, *plugin);
     case Command::JobEnd: return cmd_job_end(o, *plugin);
     case Command::Info: return cmd_info(*plugin);
