@@ -178,6 +178,19 @@ struct Ranked {
   const Priced& at_rank(long r) const { return priced[order[static_cast<size_t>(r)]]; }
 };
 
+// The family declares its sub-terms' weights to be products (plugin_info_json
+// "view": {"sub_weight_product": true}).
+bool sub_weight_product(Plugin& plugin) {
+  if (!plugin.ops().plugin_info_json) return false;
+  char* raw = nullptr;
+  const int rc = plugin.ops().plugin_info_json(&raw);
+  Plugin::PluginString text = plugin.adopt(raw);
+  plugin.check(rc, "plugin_info_json");
+  JsonPtr root(text ? json_loads(text.get(), 0, nullptr) : nullptr);
+  const json_t* view = root && json_is_object(root.get()) ? json_object_get(root.get(), "view") : nullptr;
+  return json_is_true(json_object_get(view, "sub_weight_product"));
+}
+
 // The json array of names and the text line "time-dependent terms: ...".
 void put_timed(const std::vector<std::string>& timed, json_t* owner, std::ostringstream& text) {
   json_t* jt = json_array();
@@ -280,8 +293,51 @@ std::string term_need(const mfprio_term_t& term, const Gap& g, double later, jso
   return "factor " + std::string(g.strict ? "> " : ">= ") + num(term.factor + df, 6) + " (+" + num(df, 6) + ")";
 }
 
-// The terms table: each top-level term's factor, weight, contribution and need.
-void explain_terms(Pricer& pr, const Priced& A, const Gap& g, int64_t now, json_t* doc, std::ostringstream& text) {
+// The sub-terms of top-level term `t` that weigh (weight or contribution
+// not 0), indented under it; with
+// `product` (the family declares "view": {"sub_weight_product": true}) a
+// sub-term's weight is shown as what it is, the parent's weight times the
+// sub-term's own ("1 x 100"), not as one number that reads like a weight of
+// its own.  JSON: the term's "sub_terms" ([{"name", "factor", "weight",
+// "contribution"[, "weight_product": [parent, own]]}]).
+void explain_sub_terms(const mfprio_factors_t& f, uint32_t t, bool product, json_t* jt, std::ostringstream& text) {
+  const mfprio_term_t& top = f.terms[t];
+  json_t* subs = nullptr;
+  char line[256];
+  for (uint32_t c = 0; c < f.term_count && c < MFPRIO_MAX_TERMS; ++c) {
+    const mfprio_term_t& sub = f.terms[c];
+    if (sub.parent != static_cast<int32_t>(t)) continue;
+    if (sub.weight == 0 && sub.contribution == 0 && !(sub.flags & MFPRIO_TERMF_TEXT)) continue;  // weighs nothing
+    if (!subs) {
+      subs = json_array();
+      json_object_set_new(jt, "sub_terms", subs);
+    }
+    json_t* js = json_object();
+    json_object_set_new(js, "name", json_string(term_name(sub).c_str()));
+    json_object_set_new(js, "factor", json_real(sub.factor));
+    json_object_set_new(js, "weight", json_real(sub.weight));
+    json_object_set_new(js, "contribution", json_real(sub.contribution));
+    std::string weight = num(sub.weight, 2);
+    if (product && top.weight != 0) {
+      const double own = sub.weight / top.weight;
+      weight = num(top.weight, 0) + " x " + num(own, same(own, std::round(own)) ? 0 : 2);
+      json_t* wp = json_array();
+      json_array_append_new(wp, json_real(top.weight));
+      json_array_append_new(wp, json_real(own));
+      json_object_set_new(js, "weight_product", wp);
+    }
+    json_array_append_new(subs, js);
+    std::snprintf(line, sizeof line, "    %-18s %12s %12s %14s\n", term_name(sub).c_str(),
+                  (sub.flags & MFPRIO_TERMF_TEXT) ? sub.text : num(sub.factor, 6).c_str(), weight.c_str(),
+                  num(sub.contribution, 2).c_str());
+    text << line;
+  }
+}
+
+// The terms table: each top-level term's factor, weight, contribution and
+// need, its sub-terms under it.
+void explain_terms(Pricer& pr, const Priced& A, const Gap& g, bool product, int64_t now, json_t* doc,
+                   std::ostringstream& text) {
   char line[256];
   std::snprintf(line, sizeof line, "  %-20s %12s %12s %14s  %s\n", "TERM", "FACTOR", "WEIGHT", "CONTRIBUTION",
                 g.above ? "TO PASS THE JOB ABOVE (this term alone)" : "");
@@ -312,7 +368,10 @@ void explain_terms(Pricer& pr, const Priced& A, const Gap& g, int64_t now, json_
                   (term.flags & MFPRIO_TERMF_TEXT) ? term.text : num(term.factor, 6).c_str(), num(term.weight, 2).c_str(),
                   num(term.contribution, 2).c_str(), need.c_str());
     text << line;
+    explain_sub_terms(A.f, t, product, jt, text);
   }
+  if (product)
+    text << "  (a sub-term's weight is its term's weight x its own: WEIGHT x SUBWEIGHT, as the family multiplies them)\n";
 }
 
 // The top-level terms by which A and B differ (A - B), largest first.
@@ -471,7 +530,7 @@ int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
   JsonPtr doc(json_object());
   std::ostringstream text;
   const Gap g = explain_header(plugin, pr, records, rk, ranks[0], now, doc.get(), text);
-  explain_terms(pr, A, g, now, doc.get(), text);
+  explain_terms(pr, A, g, sub_weight_product(plugin), now, doc.get(), text);
   if (ranks.size() == 1) {
     // What moves the job with time alone: the terms whose contribution moves in a day.
     mfprio_factors_t a1{};
