@@ -181,12 +181,8 @@ struct Ranked {
 // The family declares its sub-terms' weights to be products (plugin_info_json
 // "view": {"sub_weight_product": true}).
 bool sub_weight_product(Plugin& plugin) {
-  if (!plugin.ops().plugin_info_json) return false;
-  char* raw = nullptr;
-  const int rc = plugin.ops().plugin_info_json(&raw);
-  Plugin::PluginString text = plugin.adopt(raw);
-  plugin.check(rc, "plugin_info_json");
-  JsonPtr root(text ? json_loads(text.get(), 0, nullptr) : nullptr);
+  const std::string info = plugin.info_json();
+  JsonPtr root(info.empty() ? nullptr : json_loads(info.c_str(), 0, nullptr));
   const json_t* view = root && json_is_object(root.get()) ? json_object_get(root.get(), "view") : nullptr;
   return json_is_true(json_object_get(view, "sub_weight_product"));
 }

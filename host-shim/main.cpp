@@ -132,16 +132,6 @@ bool sprio_lists(const JobSpec& s, int64_t now) {
   return s.eligible <= now;
 }
 
-// plugin_info_json's text ("" when the plugin has none).
-std::string info_text(Plugin& plugin) {
-  const mfprio_ops_t& ops = plugin.ops();
-  if (!ops.plugin_info_json) return std::string();
-  char* raw = nullptr;
-  const int rc = ops.plugin_info_json(&raw);
-  Plugin::PluginString text = plugin.adopt(raw);
-  plugin.check(rc, "plugin_info_json");
-  return text ? text.get() : "";
-}
 
 // What sprio works on: the job file's records, which of them are shown
 // (`order`, in submission order), which resolved and priced.
@@ -358,7 +348,7 @@ void note_clamps(const std::vector<SprioRow>& shown) {
 // The text view: the layout the plugin names (plugin_info_json "view"), the
 // format layout for -o, else the generic one.
 void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> shown) {
-  const ViewInfo view = parse_view_info(info_text(plugin));
+  const ViewInfo view = parse_view_info(plugin.info_json());
   const Layout* layout = o.has_format ? &format_layout() : find_layout(view.layout);
   if (o.weights && !view.weights.known)
     error_line("warning: plugin_info_json has no weights; the Weights row is empty");
@@ -373,7 +363,8 @@ void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> sh
   if (!layout || !layout->sprio(shown, o, view, &text)) {
     // When no row names the terms, the layout comes from plugin_info_json.
     std::vector<TermColumn> columns = term_columns(shown);
-    if (columns.empty() && shown.empty() && plugin.ops().job_factors) columns = term_columns_from_info(info_text(plugin));
+    if (columns.empty() && shown.empty() && plugin.ops().job_factors)
+      columns = term_columns_from_info(plugin.info_json());
     SprioOptions so;
     so.long_format = o.long_format;
     so.normalized = o.normalized;
@@ -510,14 +501,8 @@ void filter_share_json(json_t* doc, const std::function<bool(const std::string&,
 
 // A string key of plugin_info_json ("" when absent or not a string).
 std::string info_string(Plugin& plugin, const char* key) {
-  const mfprio_ops_t& ops = plugin.ops();
-  if (!ops.plugin_info_json) return std::string();
-  char* raw = nullptr;
-  const int rc = ops.plugin_info_json(&raw);
-  Plugin::PluginString text = plugin.adopt(raw);
-  plugin.check(rc, "plugin_info_json");
-  if (!text) return std::string();
-  JsonPtr root(json_loads(text.get(), 0, nullptr));
+  const std::string info = plugin.info_json();
+  JsonPtr root(info.empty() ? nullptr : json_loads(info.c_str(), 0, nullptr));
   const json_t* v = root ? json_object_get(root.get(), key) : nullptr;
   return json_is_string(v) ? std::string(json_string_value(v)) : std::string();
 }
@@ -589,7 +574,7 @@ int cmd_sshare(const Options& o, Plugin& plugin, int64_t now) {
 
   // The layout the plugin names (or, for -o / -m, the format layout),
   // printed straight from the plugin's table (no copy of it, no string per cell).
-  const ViewInfo view = parse_view_info(info_text(plugin));
+  const ViewInfo view = parse_view_info(plugin.info_json());
   if (const Layout* layout = o.has_format || o.share_partitions ? &format_layout() : find_layout(view.layout)) {
     const Plugin::PluginShareTable table = plugin.share_table();
     const mfprio_share_table_t* raw = table.get();
@@ -761,13 +746,10 @@ int cmd_info(Plugin& plugin) {
     note_missing(plugin, "plugin_info_json: info shows its identity only");
     return 0;
   }
-  char* raw = nullptr;
-  const int rc = plugin.ops().plugin_info_json(&raw);
-  Plugin::PluginString text = plugin.adopt(raw);
-  plugin.check(rc, "plugin_info_json");
-  JsonPtr doc(text ? json_loads(text.get(), 0, nullptr) : nullptr);
+  const std::string text = plugin.info_json();
+  JsonPtr doc(json_loads(text.c_str(), 0, nullptr));
   if (doc) std::cout << json_dump_string(doc.get(), JSON_INDENT(2)) << "\n";
-  else std::cout << (text ? text.get() : "") << "\n";
+  else std::cout << text << "\n";
   return 0;
 }
 
@@ -816,7 +798,7 @@ int cmd_replay(const Options& o) {
     // The family says which of its settings keep usage from decaying
     // (plugin_info_json "no_decay_conf"); they override the conf's, and the
     // plugin starts again with them before anything is charged.
-    const std::vector<ConfPair> pairs = no_decay_pairs(info_text(*plugin));
+    const std::vector<ConfPair> pairs = no_decay_pairs(plugin->info_json());
     if (pairs.empty())
       throw std::runtime_error("replay --no-decay: " + plugin->type() +
                                " names no settings that stop its usage decay (plugin_info_json has no "
