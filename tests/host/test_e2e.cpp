@@ -823,3 +823,31 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   EXPECT_TRUE(has(r.out, "Node|Shares|Level%|Total%|LongTarget|ShortTarget|ActualUsage|Usage|Tickets|")) << r.out;
   EXPECT_TRUE(has(r.out, "  carol|100|100.00|30.00|")) << r.out;
 }
+
+// Issue 22: the share-tree view shows the last pass's targets and tickets.
+// Grid Engine sets them in its pricing pass; sshare --job-file prices the
+// file's queue first (generically: any family with prioritize).
+TEST_F(RealPluginE2E, ShareViewAfterThePricingPassShowsTargetsAndTickets) {
+  if (!std::filesystem::exists(plugin_dir + "/priority_gridengine.so")) GTEST_SKIP() << "not built";
+  const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
+  const std::string db = dir.path() + "/ge.db";
+  ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
+                                                    "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +
+                                                    "\nAccountingStorageLoc=" + db + "\nClusterCPUs=256\n");
+  r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\n  carol|100|100.00|30.00|0.0000|0.0000|0.0000|0.0|0\n")) << r.out;  // no pass yet
+  r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P", "--job-file", src + "jobs.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\n  carol|100|100.00|27.27|0.3000|0.3000|0.0000|0.0|3000\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n physics|60|54.55|54.55|0.6000|0.6000|0.0000|0.0|10353\n")) << r.out;
+  // A bad job file shows nothing.
+  const std::string bad = dir.write("bad.jsonl", "{\"id\": 1, \"user\": \"carol\", \"cpus\": \"x\"}\n");
+  r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "--job-file", bad});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(has(r.err, bad + ":1: field 'cpus'")) << r.err;
+  EXPECT_TRUE(has(r.err, "sshare: fix the job file first (nothing was shown)")) << r.err;
+}

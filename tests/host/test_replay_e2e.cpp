@@ -131,6 +131,25 @@ TEST_F(ReplayE2E, ReportPendingRanksTheLighterUsersJobFirst) {
   EXPECT_DOUBLE_EQ(number_after(r.out, kRootLabel), 36120);
 }
 
+TEST_F(ReplayE2E, NoDecayComesFromTheFamilysDeclaredSettingsOrIsRefused) {
+  // multifactor names its no-decay settings in plugin_info_json ("no_decay_conf"): the
+  // host never writes a family's key itself.
+  const std::string swf = dir.write("small.swf", kSmall);
+  const std::string conf = prepare(swf);
+  ProcessResult r = host({"--conf", conf, "info"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"no_decay_conf\": {\n    \"PriorityDecayHalfLife\": \"999999999999-0\"")) << r.out;
+  // A family that names none is refused before any job is priced or charged.
+  const std::string basic = dir.write("basic.conf", "PriorityType=priority/basic\nPluginDir=" + plugin_dir + "\n");
+  r = host({"--conf", basic, "replay", "--swf", swf, "--no-decay"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: replay --no-decay: priority/basic names no settings that stop its usage decay "
+                   "(plugin_info_json has no \"no_decay_conf\"); replay without --no-decay (nothing was charged)\n");
+  EXPECT_EQ(r.out, "");
+  r = host({"--conf", basic, "replay", "--swf", swf, "--no-sshare"});
+  EXPECT_EQ(r.status, 0) << r.err;  // without it basic replays
+}
+
 TEST_F(ReplayE2E, MalformedRecordNamesFileLineAndFieldAndChargesNothing) {
   const std::string good = dir.write("good.swf", kSmall);
   const std::string conf = prepare(good);

@@ -413,6 +413,9 @@ void MauiPolicy::info(const State&, InfoView* v) const {
     if (si.moab_only && cfg.flavor == Flavor::Maui) continue;
     v->weight(si.term_name, static_cast<double>(cfg.sub_weight[s]));
   }
+  // A sub-term's weight in job_factors is CREDWEIGHT x USERWEIGHT (the
+  // component's times the sub-component's): views show it as that product.
+  v->set_bool("view.sub_weight_product", true);
   v->set("config", cfg_path_);
   v->set("flavor", std::string(cfg.flavor == Flavor::Moab ? "moab" : "maui"));
   v->set("fs_policy", cfg.fs_policy_name + (cfg.fs_percent ? "%" : ""));

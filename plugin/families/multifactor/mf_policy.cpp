@@ -843,6 +843,35 @@ mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) c
   return t;
 }
 
+namespace {
+// The host's "slurm-22.05" view layout: Slurm's sprio letters and sshare
+// fields read these terms, weights and share columns (mfprio.h(3), "view").
+void view_info(const Settings& s, const char* algo, InfoView* v) {
+  v->set("view.layout", std::string("slurm-22.05"));
+  static const char* const kSlots[][2] = {{"S", "site"},      {"A", "age"}, {"B", "assoc"}, {"F", "fairshare"},
+                                          {"J", "jobsize"},   {"P", "partition"}, {"Q", "qos"}, {"n", "qosname"},
+                                          {"N", "nice"},      {"T", "tres"}};
+  for (const auto& slot : kSlots) v->set(std::string("view.terms.") + slot[0], std::string(slot[1]));
+  v->set("view.weights.age", static_cast<double>(s.w_age));
+  v->set("view.weights.assoc", static_cast<double>(s.w_assoc));
+  v->set("view.weights.fairshare", static_cast<double>(s.w_fairshare));
+  v->set("view.weights.jobsize", static_cast<double>(s.w_jobsize));
+  v->set("view.weights.partition", static_cast<double>(s.w_partition));
+  v->set("view.weights.qos", static_cast<double>(s.w_qos));
+  if (!s.w_tres.empty()) v->set("view.weights.tres", s.w_tres_text);  // as written: sprio -w prints it so
+  static const char* const kFields[][2] = {
+      {"Account", "account"},       {"User", "user"},           {"RawShares", "raw_shares"},
+      {"NormShares", "norm_shares"}, {"RawUsage", "raw_usage"},  {"NormUsage", "norm_usage"},
+      {"EffectvUsage", "eff_usage"}, {"FairShare", "fairshare"}, {"LevelFS", "level_fs"},
+      {"GrpTRESMins", "grp_tres_mins"}, {"TRESRunMins", "tres_run_mins"}};
+  for (const auto& f : kFields) v->set(std::string("view.share_columns.") + f[0], std::string(f[1]));
+  v->set_bool("view.level_fs", std::string(algo) == "fair_tree");  // sshare -l's LevelFS: Fair Tree only
+  // replay --no-decay: a half-life of about 31,700 years (the usage decays
+  // below 1e-10 relative over a 90-day trace); 0 would need a reset period.
+  v->set("no_decay_conf.PriorityDecayHalfLife", std::string("999999999999-0"));
+}
+}  // namespace
+
 void MultifactorPolicy::info(const State&, InfoView* v) const {
   const Settings& s = *settings_;
   v->weight("age", s.w_age);
@@ -880,6 +909,7 @@ void MultifactorPolicy::info(const State&, InfoView* v) const {
   v->set_int("dampening_factor", s.dampening);
   v->set("accounting_storage_loc", s.store_path);
   v->set("decay_arithmetic", std::string("usage * 2^(-elapsed/half_life)"));
+  view_info(s, algo, v);
 }
 
 }  // namespace mfprio::multifactor
