@@ -128,13 +128,6 @@ ShareTable fetch_table(const Plugin& plugin) {
   }
 }
 
-struct EndEvent {
-  int64_t t;
-  uint64_t job_id;
-  uint32_t job;
-  bool operator>(const EndEvent& o) const { return t != o.t ? t > o.t : job_id > o.job_id; }
-};
-
 // While nothing is pending no priority decides anything: calc-period passes
 // up to the next arrival or end are spread so that at most kIdlePasses are
 // made before it (a job of 10^9 s cost 3.3 million passes and a sample
@@ -239,16 +232,357 @@ SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& ac
   return w;
 }
 
-PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, size_t index, const std::string& name,
-                        const std::string& tmpdir, const SimOptions& opt) {
-  const auto wall0 = std::chrono::steady_clock::now();
-  PolicyResult res;
-  res.name = name;
-  res.conf = conf_path;
-  res.backfill = opt.backfill;
+namespace {
 
-  // A fresh store holding the trace's accounts, and the conf pointed at it.
-  const std::string db = tmpdir + "/policy" + std::to_string(index + 1) + ".db";
+// One policy's run over the world: the plugin's clock and records, the
+// machine (pending, running, free processors), the event loop, the pricing
+// and the EASY scheduler, and what the report needs recorded (starts, ends,
+// share samples).  The plugin is open and initialized; run() drives it to
+// the last pass.
+class PolicyRun {
+ public:
+  PolicyRun(const SimWorld& world, const SimOptions& opt, size_t index, Plugin& plugin, Clock& clock,
+            PolicyResult* res)
+      : w_(world), jobs_(world.jobs), n_(world.jobs.size()), opt_(opt), index_(index), plugin_(plugin),
+        ops_(plugin.ops()), clock_(clock), res_(*res), dec_(opt.decisions), start_(n_, -1), end_(n_, -1),
+        pending_(n_), running_(n_), acct_done_(world.accounts.size(), 0.0), t0_(world.jobs.front().submit),
+        next_tick_(t0_), period_(res->calc_period) {}
+
+  void resolve_records();
+  void run();
+  const std::vector<int64_t>& starts() const { return start_; }
+  const std::vector<int64_t>& ends() const { return end_; }
+
+ private:
+  struct EndEvent {
+    int64_t t;
+    uint64_t job_id;
+    uint32_t job;
+    bool operator>(const EndEvent& o) const { return t != o.t ? t > o.t : job_id > o.job_id; }
+  };
+
+  [[noreturn]] void throw_call(const char* op, int64_t now, int rc) const;
+  void running_batch();
+  bool end_jobs(int64_t now);
+  bool arrivals(int64_t now);
+  void calc_pass(int64_t now);
+  void price(int64_t now);
+  void schedule(int64_t now);
+  void sort_queue();
+  void reserve(uint32_t j, int64_t now, int64_t free, int64_t* shadow, int64_t* extra);
+  void count_bypasses(size_t backfills);
+  void start_job(uint32_t j, int64_t now, const char* how);
+  void sample(int64_t now);
+  void next_pass(int64_t now, bool pass, bool events);
+  void progress();
+
+  const SimWorld& w_;
+  const std::vector<SimJob>& jobs_;
+  const size_t n_;
+  const SimOptions& opt_;
+  const size_t index_;
+  Plugin& plugin_;
+  const mfprio_ops_t& ops_;
+  Clock& clock_;
+  PolicyResult& res_;
+  std::FILE* dec_;
+
+  std::vector<mfprio_job_t> rec_;  // this policy's job records (handles are the plugin's)
+  std::vector<int64_t> start_, end_;
+  IndexSet pending_, running_;
+  std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<EndEvent>> ends_q_;
+  // scratch, reused between instants
+  std::vector<mfprio_job_t> pbatch_, rbatch_, ebatch_;
+  std::vector<int64_t> etimes_;
+  std::vector<uint32_t> prios_, order_, queue_;
+  std::vector<int> statuses_;
+  std::vector<uint8_t> started_now_;               // per queue slot: 0 not, 1 in order, 2 backfilled
+  std::vector<std::pair<int64_t, uint32_t>> by_est_;  // (estimated end, job)
+  std::vector<double> acct_done_;                  // CPU time of each account's ended jobs
+  uint64_t used_ = 0, finished_ = 0;
+  size_t next_arrival_ = 0;
+  const int64_t t0_;
+  int64_t next_tick_;
+  const int64_t period_;
+  int64_t idle_stride_ = 0;
+  bool final_pass_done_ = false;
+  uint64_t sample_every_ = 1, passes_seen_ = 0;
+  std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
+};
+
+void PolicyRun::throw_call(const char* op, int64_t now, int rc) const {
+  throw PluginError(std::string(op) + " at " + iso_utc(now) + ": " + plugin_.last_error() + " (" + status_name(rc) + ")",
+                    rc);
+}
+
+// The records, resolved once (a name the store lacks stops the run, naming the job).
+void PolicyRun::resolve_records() {
+  rec_.resize(n_);
+  for (size_t i = 0; i < n_; ++i) {
+    rec_[i] = w_.plan.jobs[jobs_[i].plan].job;
+    rec_[i].handle = mfprio_handle_t{};
+    if (ops_.job_resolve && ops_.job_resolve(&rec_[i]) != MFPRIO_OK)
+      throw PluginError(w_.plan.file + ":" + std::to_string(w_.plan.jobs[jobs_[i].plan].src->line) + ": job " +
+                            std::to_string(rec_[i].job_id) + ": " + plugin_.last_error(),
+                        MFPRIO_ENOENT);
+  }
+}
+
+void PolicyRun::running_batch() {
+  rbatch_.clear();
+  for (uint32_t j : running_.items()) rbatch_.push_back(rec_[j]);
+}
+
+// The event loop: at each instant ends, arrivals, the pass when due, then
+// pricing and starts when anything happened.
+void PolicyRun::run() {
+  if (dec_) std::fprintf(dec_, "policy %zu %s\n", index_ + 1, res_.name.c_str());
+  while (!final_pass_done_) {
+    int64_t now = next_tick_;
+    if (next_arrival_ < n_) now = std::min(now, jobs_[next_arrival_].submit);
+    if (!ends_q_.empty()) now = std::min(now, ends_q_.top().t);
+    clock_.now = now;
+    const bool ended = end_jobs(now);
+    const bool arrived = arrivals(now);
+    const bool events = ended || arrived;
+    const bool pass = now == next_tick_;
+    if (pass) calc_pass(now);
+    if (events || pass) schedule(now);
+    next_pass(now, pass, events);
+    progress();
+  }
+  if (finished_ != n_ || !pending_.items().empty())
+    throw std::runtime_error("simulate: internal error: " + std::to_string(n_ - finished_) + " jobs never ended");
+}
+
+// 1. job ends, all of this instant in one call.
+bool PolicyRun::end_jobs(int64_t now) {
+  ebatch_.clear();
+  etimes_.clear();
+  while (!ends_q_.empty() && ends_q_.top().t == now) {
+    const uint32_t j = ends_q_.top().job;
+    ends_q_.pop();
+    running_.erase(j);
+    used_ -= jobs_[j].cpus;
+    rec_[j].state = MFPRIO_JOB_COMPLETED;
+    end_[j] = now;
+    acct_done_[jobs_[j].account] += static_cast<double>(jobs_[j].cpus) * static_cast<double>(jobs_[j].run);
+    ebatch_.push_back(rec_[j]);
+    etimes_.push_back(now);
+    ++finished_;
+    if (dec_)
+      std::fprintf(dec_, "end %lld %llu %u\n", static_cast<long long>(now),
+                   static_cast<unsigned long long>(rec_[j].job_id), jobs_[j].cpus);
+  }
+  if (ebatch_.empty()) return false;
+  if (ops_.job_end_batch) {
+    const int rc = ops_.job_end_batch(ebatch_.data(), ebatch_.size(), etimes_.data());
+    if (rc != MFPRIO_OK) throw_call("job_end_batch", now, rc);
+  } else if (ops_.job_end) {
+    for (const mfprio_job_t& j : ebatch_) {
+      const int rc = ops_.job_end(&j, now);
+      if (rc != MFPRIO_OK) throw_call("job_end", now, rc);
+    }
+  }
+  return true;
+}
+
+// 2. arrivals.
+bool PolicyRun::arrivals(int64_t now) {
+  bool any = false;
+  for (; next_arrival_ < n_ && jobs_[next_arrival_].submit == now; ++next_arrival_) {
+    pending_.insert(static_cast<uint32_t>(next_arrival_));
+    any = true;
+    if (dec_)
+      std::fprintf(dec_, "submit %lld %llu %u\n", static_cast<long long>(now),
+                   static_cast<unsigned long long>(rec_[next_arrival_].job_id), jobs_[next_arrival_].cpus);
+  }
+  return any;
+}
+
+// 3. the calc-period pass.
+void PolicyRun::calc_pass(int64_t now) {
+  running_batch();
+  const int rc = ops_.decay(now, rbatch_.empty() ? nullptr : rbatch_.data(), rbatch_.size());
+  if (rc != MFPRIO_OK) throw_call("decay", now, rc);
+  ++res_.decay_passes;
+  sample(now);
+  if (next_arrival_ >= n_ && ends_q_.empty() && pending_.items().empty()) final_pass_done_ = true;
+}
+
+// When the next pass is due: every period while jobs wait, spread over an
+// idle stretch (next_pass_time).
+void PolicyRun::next_pass(int64_t now, bool pass, bool events) {
+  if (pass) {
+    int64_t next_event = next_arrival_ < n_ ? jobs_[next_arrival_].submit : INT64_MAX;
+    if (!ends_q_.empty()) next_event = std::min(next_event, ends_q_.top().t);
+    if (events) idle_stride_ = 0;  // an end or arrival: the stretch starts again here
+    next_tick_ = next_pass_time(now, period_, pending_.items().empty(), next_event, &idle_stride_);
+  } else if (events) {
+    idle_stride_ = 0;
+  }
+  if (!pass && !pending_.items().empty() && next_tick_ > now + period_)
+    next_tick_ = t0_ + ((now - t0_) / period_ + 1) * period_;  // a job waits: back to every period
+}
+
+void PolicyRun::progress() {
+  if (!opt_.progress) return;
+  const auto t = std::chrono::steady_clock::now();
+  if (t - last_progress_ <= std::chrono::milliseconds(200)) return;
+  last_progress_ = t;
+  opt_.progress(index_, static_cast<double>(finished_) / static_cast<double>(n_));
+}
+
+// The pending jobs priced in one call (prioritize, else set_priority_batch,
+// else set_priority per job); a failed record stops the run, naming its job.
+void PolicyRun::price(int64_t now) {
+  const auto& pend = pending_.items();
+  pbatch_.clear();
+  for (uint32_t j : pend) pbatch_.push_back(rec_[j]);
+  prios_.assign(pbatch_.size(), 0);
+  statuses_.assign(pbatch_.size(), MFPRIO_OK);
+  int rc = MFPRIO_OK;
+  if (ops_.prioritize) {
+    running_batch();
+    rc = ops_.prioritize(pbatch_.data(), pbatch_.size(), rbatch_.empty() ? nullptr : rbatch_.data(), rbatch_.size(),
+                         now, prios_.data(), statuses_.data());
+  } else if (ops_.set_priority_batch) {
+    rc = ops_.set_priority_batch(pbatch_.data(), pbatch_.size(), now, prios_.data(), statuses_.data());
+  } else {
+    for (size_t k = 0; k < pbatch_.size(); ++k) {
+      statuses_[k] = ops_.set_priority(&pbatch_[k], now, &prios_[k]);
+      if (statuses_[k] != MFPRIO_OK && rc == MFPRIO_OK) rc = statuses_[k];
+    }
+  }
+  ++res_.pricing_calls;
+  if (rc == MFPRIO_OK) return;
+  size_t k = 0;
+  while (k < statuses_.size() && statuses_[k] == MFPRIO_OK) ++k;
+  if (k == statuses_.size()) throw_call(res_.pricing_op.c_str(), now, rc);
+  throw PluginError("job " + std::to_string(pbatch_[k].job_id) + ": " + res_.pricing_op + " at " + iso_utc(now) +
+                        ": " + plugin_.last_error(),
+                    statuses_[k]);
+}
+
+// queue_: the pending jobs in priority order (ties: submit time, job id).
+void PolicyRun::sort_queue() {
+  const auto& pend = pending_.items();
+  order_.resize(pend.size());
+  for (uint32_t k = 0; k < order_.size(); ++k) order_[k] = k;
+  std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+    if (prios_[a] != prios_[b]) return prios_[a] > prios_[b];
+    const uint32_t ja = pend[a], jb = pend[b];
+    if (jobs_[ja].submit != jobs_[jb].submit) return jobs_[ja].submit < jobs_[jb].submit;
+    return rec_[ja].job_id < rec_[jb].job_id;
+  });
+  queue_.resize(order_.size());
+  for (size_t k = 0; k < order_.size(); ++k) queue_[k] = pend[order_[k]];
+}
+
+// The head job j that does not fit: its shadow time (the first estimated end
+// by which enough processors are free, every job estimated to end by then
+// counted) and the spare processors then.
+void PolicyRun::reserve(uint32_t j, int64_t now, int64_t free, int64_t* shadow, int64_t* extra) {
+  const int64_t c = jobs_[j].cpus;
+  by_est_.clear();
+  for (uint32_t r : running_.items()) by_est_.push_back({start_[r] + jobs_[r].est, r});
+  std::sort(by_est_.begin(), by_est_.end());
+  int64_t avail = free;
+  for (size_t e = 0; e < by_est_.size(); ++e) {
+    avail += jobs_[by_est_[e].second].cpus;
+    if (avail < c || (e + 1 < by_est_.size() && by_est_[e + 1].first == by_est_[e].first)) continue;
+    *shadow = std::max(by_est_[e].first, now);
+    *extra = avail - c;
+    break;
+  }
+  if (dec_)
+    std::fprintf(dec_, "reserve %lld %llu %lld %lld %lld\n", static_cast<long long>(now),
+                 static_cast<unsigned long long>(rec_[j].job_id), static_cast<long long>(c),
+                 static_cast<long long>(*shadow), static_cast<long long>(*extra));
+}
+
+// Priority order, then EASY backfill (or none).
+void PolicyRun::schedule(int64_t now) {
+  if (pending_.items().empty()) return;
+  price(now);  // every event and pass, also when the machine is full (whole-queue families keep state)
+  if (used_ >= w_.procs) return;
+  sort_queue();
+  started_now_.assign(queue_.size(), 0);
+  bool blocked = false;
+  int64_t shadow = 0, extra = 0;
+  size_t backfills = 0;
+  for (size_t k = 0; k < queue_.size() && used_ < w_.procs; ++k) {
+    const uint32_t j = queue_[k];
+    const int64_t free = static_cast<int64_t>(w_.procs) - static_cast<int64_t>(used_);
+    const int64_t c = jobs_[j].cpus;
+    if (!blocked) {
+      if (c <= free) {
+        start_job(j, now, "order");
+        started_now_[k] = 1;
+        continue;
+      }
+      if (opt_.backfill == Backfill::None) break;
+      blocked = true;
+      reserve(j, now, free, &shadow, &extra);
+      continue;
+    }
+    if (c > free) continue;
+    const bool before_shadow = now + jobs_[j].est <= shadow;
+    if (!before_shadow && c > extra) continue;
+    if (!before_shadow) extra -= c;
+    start_job(j, now, "backfill");
+    started_now_[k] = 2;
+    ++backfills;
+  }
+  if (backfills) count_bypasses(backfills);
+}
+
+// Each job passed over by a backfilled job: +1 per backfilled job after it.
+void PolicyRun::count_bypasses(size_t backfills) {
+  res_.backfilled += backfills;
+  uint32_t after = 0;
+  for (size_t k = queue_.size(); k-- > 0;) {
+    if (started_now_[k] == 2) ++after;
+    else if (started_now_[k] == 0 && after) rec_[queue_[k]].bypass_count += after;
+  }
+}
+
+void PolicyRun::start_job(uint32_t j, int64_t now, const char* how) {
+  pending_.erase(j);
+  running_.insert(j);
+  rec_[j].state = MFPRIO_JOB_RUNNING;
+  rec_[j].start_time = now;
+  rec_[j].start_count = 1;
+  start_[j] = now;
+  used_ += jobs_[j].cpus;
+  ends_q_.push({now + jobs_[j].run, rec_[j].job_id, j});
+  if (dec_)
+    std::fprintf(dec_, "start %lld %llu %u %lld %lld %s %u\n", static_cast<long long>(now),
+                 static_cast<unsigned long long>(rec_[j].job_id), jobs_[j].cpus, static_cast<long long>(jobs_[j].submit),
+                 static_cast<long long>(now + jobs_[j].est), how, rec_[j].bypass_count);
+}
+
+// Each account's share of the CPU time delivered so far, at a pass (thinned
+// by two past 2 x kMaxSamples, so the plot keeps the whole span).
+void PolicyRun::sample(int64_t now) {
+  if (passes_seen_++ % sample_every_ != 0) return;
+  if (res_.sample_t.size() >= 2 * kMaxSamples) {
+    thin_samples(&res_.sample_t, &res_.sample_share);
+    sample_every_ *= 2;
+  }
+  std::vector<double> cum = acct_done_;
+  double total = 0;
+  for (uint32_t r : running_.items())
+    cum[jobs_[r].account] += static_cast<double>(jobs_[r].cpus) * static_cast<double>(now - start_[r]);
+  for (double x : cum) total += x;
+  if (total <= 0) return;
+  for (double& x : cum) x /= total;
+  res_.sample_t.push_back(now);
+  res_.sample_share.push_back(std::move(cum));
+}
+
+// A fresh store at `db` holding the world's accounts.
+void make_store(const SimWorld& world, const std::string& db, const std::string& tmpdir) {
   const std::string import_file = tmpdir + "/accounts.json";
   {
     std::ofstream f(import_file, std::ios::trunc);
@@ -260,6 +594,93 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string("simulate: the policy store: ") + e.what());
   }
+}
+
+// The charged total: the share view's top row raw_usage, when it has one.
+std::optional<double> charged_usage(const Plugin& plugin) {
+  if (!plugin.ops().share_table) return std::nullopt;
+  const ShareTable table = fetch_table(plugin);
+  const int col = table.column("raw_usage");
+  double root = 0;
+  bool have = false;
+  for (const ShareRow& r : table.rows)
+    if (r.parent < 0 && col >= 0 && static_cast<size_t>(col) < r.cells.size() && !r.cells[col].has_text) {
+      root += r.cells[col].value;
+      have = true;
+    }
+  return have ? std::optional<double>(root) : std::nullopt;
+}
+
+// Jain's fairness index over accounts of x = delivered / target:
+// (sum x)^2 / (n sum x^2); 1 = every account got exactly its target.
+double jain_delivered(const std::vector<GroupStats>& accounts) {
+  double sx = 0, sxx = 0;
+  size_t m = 0;
+  for (const GroupStats& g : accounts) {
+    if (g.target_share <= 0) continue;
+    const double x = g.delivered_share / g.target_share;
+    sx += x;
+    sxx += x * x;
+    ++m;
+  }
+  return m && sxx > 0 ? sx * sx / (static_cast<double>(m) * sxx) : 0;
+}
+
+// The report's numbers from each job's start and end.
+void record_metrics(const SimWorld& world, const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                    const std::vector<double>& acct_target, const std::vector<double>& user_target,
+                    PolicyResult* res) {
+  const std::vector<SimJob>& jobs = world.jobs;
+  const size_t n = jobs.size();
+  res->jobs = n;
+  res->first_submit = jobs.front().submit;
+  std::vector<std::vector<uint32_t>> by_acct(world.accounts.size()), by_user(world.users.size());
+  std::vector<uint32_t> all(n);
+  for (uint32_t j = 0; j < n; ++j) {
+    all[j] = j;
+    by_acct[jobs[j].account].push_back(j);
+    by_user[jobs[j].user].push_back(j);
+    res->last_end = std::max(res->last_end, end[j]);
+    res->waits.push_back(start[j] - jobs[j].submit);
+  }
+  std::sort(res->waits.begin(), res->waits.end());
+  res->makespan = res->last_end - res->first_submit;
+  res->cpu_seconds = world.cpu_seconds;
+  res->utilization = res->makespan > 0 ? world.cpu_seconds / (static_cast<double>(world.procs) *
+                                                               static_cast<double>(res->makespan))
+                                       : 0;
+  const GroupStats overall = group_stats("", all, world, start);
+  res->wait_mean = overall.wait_mean;
+  res->wait_p50 = overall.wait_p50;
+  res->wait_p95 = overall.wait_p95;
+  res->bsld_mean = overall.bsld_mean;
+  auto fill = [&](std::vector<GroupStats>* out, const std::vector<std::string>& names,
+                  const std::vector<std::vector<uint32_t>>& members, const std::vector<double>& target) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      GroupStats g = group_stats(names[i], members[i], world, start);
+      g.delivered_share = world.cpu_seconds > 0 ? g.cpu_seconds / world.cpu_seconds : 0;
+      g.target_share = target[i];
+      out->push_back(std::move(g));
+    }
+  };
+  fill(&res->accounts, world.accounts, by_acct, acct_target);
+  fill(&res->users, world.users, by_user, user_target);
+  res->jain = jain_delivered(res->accounts);
+}
+
+}  // namespace
+
+PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, size_t index, const std::string& name,
+                        const std::string& tmpdir, const SimOptions& opt) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  PolicyResult res;
+  res.name = name;
+  res.conf = conf_path;
+  res.backfill = opt.backfill;
+
+  // A fresh store holding the trace's accounts, and the conf pointed at it.
+  const std::string db = tmpdir + "/policy" + std::to_string(index + 1) + ".db";
+  make_store(world, db, tmpdir);
   Conf conf = Conf::load(conf_path);
   conf.add(ConfPair{"AccountingStorageLoc", db, "<simulate: fresh store>", 0});
   HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, opt.plugin_dir);
@@ -270,27 +691,16 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
   sink.max_level = opt.verbose ? MFPRIO_LOG_DEBUG : MFPRIO_LOG_WARNING;
   Clock clock;
   clock.fixed = true;
-  const std::vector<SimJob>& jobs = world.jobs;
-  const size_t n = jobs.size();
-  if (n == 0) throw std::runtime_error(world.plan.file + ": no job to simulate");
-  const int64_t t0 = jobs.front().submit;
-  clock.now = t0;
+  if (world.jobs.empty()) throw std::runtime_error(world.plan.file + ": no job to simulate");
+  clock.now = world.jobs.front().submit;
   std::unique_ptr<Plugin> plugin = Plugin::open(settings.priority_type, settings.plugin_dirs);
   plugin->init(conf, settings.cluster, &sink, &clock);
   const mfprio_ops_t& ops = plugin->ops();
   res.plugin_type = plugin->type();
   res.pricing_op = ops.prioritize ? "prioritize" : ops.set_priority_batch ? "set_priority_batch" : "set_priority";
 
-  // This policy's job records (handles are the plugin's), resolved once.
-  std::vector<mfprio_job_t> rec(n);
-  for (size_t i = 0; i < n; ++i) {
-    rec[i] = world.plan.jobs[jobs[i].plan].job;
-    rec[i].handle = mfprio_handle_t{};
-    if (ops.job_resolve && ops.job_resolve(&rec[i]) != MFPRIO_OK)
-      throw PluginError(world.plan.file + ":" + std::to_string(world.plan.jobs[jobs[i].plan].src->line) + ": job " +
-                            std::to_string(rec[i].job_id) + ": " + plugin->last_error(),
-                        MFPRIO_ENOENT);
-  }
+  PolicyRun run(world, opt, index, *plugin, clock, &res);
+  run.resolve_records();
   std::vector<double> acct_target, user_target;
   {
     ShareTable table;
@@ -299,311 +709,11 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
     res.target_rule = target_shares(have ? &table : nullptr, world.accounts, false, &acct_target);
     target_shares(have ? &table : nullptr, world.users, true, &user_target);
   }
-
-  std::FILE* dec = opt.decisions;
-  if (dec) std::fprintf(dec, "policy %zu %s\n", index + 1, name.c_str());
-
-  std::vector<int64_t> start(n, -1), end(n, -1);
-  IndexSet pending(n), running(n);
-  std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<EndEvent>> ends;
-  std::vector<mfprio_job_t> pbatch, rbatch, ebatch;
-  std::vector<int64_t> etimes;
-  std::vector<uint32_t> prios, order, queue;
-  std::vector<int> statuses;
-  std::vector<uint8_t> started_now;
-  std::vector<std::pair<int64_t, uint32_t>> by_est;  // (estimated end, job)
-  std::vector<double> acct_done(world.accounts.size(), 0.0);
-  uint64_t used = 0, finished = 0;
-  size_t next_arrival = 0;
-  int64_t next_tick = t0;
-  const int64_t period = res.calc_period;
-
-  auto throw_call = [&](const char* op, int64_t now, int rc) {
-    throw PluginError(std::string(op) + " at " + iso_utc(now) + ": " + plugin->last_error() + " (" + status_name(rc) + ")",
-                      rc);
-  };
-  auto running_batch = [&]() {
-    rbatch.clear();
-    for (uint32_t j : running.items()) rbatch.push_back(rec[j]);
-  };
-
-  auto price = [&](int64_t now) {
-    const auto& pend = pending.items();
-    pbatch.clear();
-    for (uint32_t j : pend) pbatch.push_back(rec[j]);
-    prios.assign(pbatch.size(), 0);
-    statuses.assign(pbatch.size(), MFPRIO_OK);
-    int rc = MFPRIO_OK;
-    if (ops.prioritize) {
-      running_batch();
-      rc = ops.prioritize(pbatch.data(), pbatch.size(), rbatch.empty() ? nullptr : rbatch.data(), rbatch.size(), now,
-                          prios.data(), statuses.data());
-    } else if (ops.set_priority_batch) {
-      rc = ops.set_priority_batch(pbatch.data(), pbatch.size(), now, prios.data(), statuses.data());
-    } else {
-      for (size_t k = 0; k < pbatch.size(); ++k) {
-        statuses[k] = ops.set_priority(&pbatch[k], now, &prios[k]);
-        if (statuses[k] != MFPRIO_OK && rc == MFPRIO_OK) rc = statuses[k];
-      }
-    }
-    ++res.pricing_calls;
-    if (rc != MFPRIO_OK) {
-      size_t k = 0;
-      while (k < statuses.size() && statuses[k] == MFPRIO_OK) ++k;
-      if (k == statuses.size()) throw_call(res.pricing_op.c_str(), now, rc);
-      throw PluginError("job " + std::to_string(pbatch[k].job_id) + ": " + res.pricing_op + " at " + iso_utc(now) +
-                            ": " + plugin->last_error(),
-                        statuses[k]);
-    }
-  };
-
-  auto start_job = [&](uint32_t j, int64_t now, const char* how) {
-    pending.erase(j);
-    running.insert(j);
-    rec[j].state = MFPRIO_JOB_RUNNING;
-    rec[j].start_time = now;
-    rec[j].start_count = 1;
-    start[j] = now;
-    used += jobs[j].cpus;
-    ends.push({now + jobs[j].run, rec[j].job_id, j});
-    if (dec)
-      std::fprintf(dec, "start %lld %llu %u %lld %lld %s %u\n", static_cast<long long>(now),
-                   static_cast<unsigned long long>(rec[j].job_id), jobs[j].cpus, static_cast<long long>(jobs[j].submit),
-                   static_cast<long long>(now + jobs[j].est), how, rec[j].bypass_count);
-  };
-
-  // Priority order, then EASY backfill (or none).
-  auto schedule = [&](int64_t now) {
-    const auto& pend = pending.items();
-    if (pend.empty()) return;
-    price(now);  // every event and pass, also when the machine is full (whole-queue families keep state)
-    if (used >= world.procs) return;
-    order.resize(pend.size());
-    for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      if (prios[a] != prios[b]) return prios[a] > prios[b];
-      const uint32_t ja = pend[a], jb = pend[b];
-      if (jobs[ja].submit != jobs[jb].submit) return jobs[ja].submit < jobs[jb].submit;
-      return rec[ja].job_id < rec[jb].job_id;
-    });
-    // Job indices in priority order (pend changes as jobs start).
-    std::vector<uint32_t>& q = queue;
-    q.resize(order.size());
-    for (size_t k = 0; k < order.size(); ++k) q[k] = pend[order[k]];
-    started_now.assign(q.size(), 0);
-    bool blocked = false;
-    int64_t shadow = 0;
-    int64_t extra = 0;
-    size_t backfills = 0;
-    for (size_t k = 0; k < q.size() && used < world.procs; ++k) {
-      const uint32_t j = q[k];
-      const int64_t free = static_cast<int64_t>(world.procs) - static_cast<int64_t>(used);
-      const int64_t c = jobs[j].cpus;
-      if (!blocked) {
-        if (c <= free) {
-          start_job(j, now, "order");
-          started_now[k] = 1;
-          continue;
-        }
-        if (opt.backfill == Backfill::None) break;
-        // The reservation: the running jobs' estimated ends, earliest first.
-        blocked = true;
-        by_est.clear();
-        for (uint32_t r : running.items()) by_est.push_back({start[r] + jobs[r].est, r});
-        std::sort(by_est.begin(), by_est.end());
-        // Every job estimated to end by the shadow time frees its processors then.
-        int64_t avail = free;
-        for (size_t e = 0; e < by_est.size(); ++e) {
-          avail += jobs[by_est[e].second].cpus;
-          if (avail < c || (e + 1 < by_est.size() && by_est[e + 1].first == by_est[e].first)) continue;
-          shadow = std::max(by_est[e].first, now);
-          extra = avail - c;
-          break;
-        }
-        if (dec)
-          std::fprintf(dec, "reserve %lld %llu %lld %lld %lld\n", static_cast<long long>(now),
-                       static_cast<unsigned long long>(rec[j].job_id), static_cast<long long>(c),
-                       static_cast<long long>(shadow), static_cast<long long>(extra));
-        continue;
-      }
-      if (c > free) continue;
-      const bool before_shadow = now + jobs[j].est <= shadow;
-      if (!before_shadow && c > extra) continue;
-      if (!before_shadow) extra -= c;
-      start_job(j, now, "backfill");
-      started_now[k] = 2;
-      ++backfills;
-    }
-    if (backfills) {
-      // Each job passed over by a backfilled job: +1 per backfilled job after it.
-      res.backfilled += backfills;
-      uint32_t after = 0;
-      for (size_t k = q.size(); k-- > 0;) {
-        if (started_now[k] == 2) ++after;
-        else if (started_now[k] == 0 && after) rec[q[k]].bypass_count += after;
-      }
-    }
-  };
-
-  uint64_t sample_every = 1, passes_seen = 0;
-  auto sample = [&](int64_t now) {
-    if (passes_seen++ % sample_every != 0) return;
-    if (res.sample_t.size() >= 2 * kMaxSamples) {
-      thin_samples(&res.sample_t, &res.sample_share);
-      sample_every *= 2;
-    }
-    std::vector<double> cum = acct_done;
-    double total = 0;
-    for (uint32_t r : running.items())
-      cum[jobs[r].account] += static_cast<double>(jobs[r].cpus) * static_cast<double>(now - start[r]);
-    for (double x : cum) total += x;
-    if (total <= 0) return;
-    for (double& x : cum) x /= total;
-    res.sample_t.push_back(now);
-    res.sample_share.push_back(std::move(cum));
-  };
-
-  bool final_pass_done = false;
-  int64_t idle_stride = 0;
-  auto last_progress = std::chrono::steady_clock::now();
-  while (!final_pass_done) {
-    int64_t now = next_tick;
-    if (next_arrival < n) now = std::min(now, jobs[next_arrival].submit);
-    if (!ends.empty()) now = std::min(now, ends.top().t);
-    clock.now = now;
-    bool changed = false;
-    // 1. job ends, all of this instant in one call
-    ebatch.clear();
-    etimes.clear();
-    while (!ends.empty() && ends.top().t == now) {
-      const uint32_t j = ends.top().job;
-      ends.pop();
-      running.erase(j);
-      used -= jobs[j].cpus;
-      rec[j].state = MFPRIO_JOB_COMPLETED;
-      end[j] = now;
-      acct_done[jobs[j].account] += static_cast<double>(jobs[j].cpus) * static_cast<double>(jobs[j].run);
-      ebatch.push_back(rec[j]);
-      etimes.push_back(now);
-      ++finished;
-      if (dec) std::fprintf(dec, "end %lld %llu %u\n", static_cast<long long>(now),
-                            static_cast<unsigned long long>(rec[j].job_id), jobs[j].cpus);
-    }
-    if (!ebatch.empty()) {
-      changed = true;
-      if (ops.job_end_batch) {
-        const int rc = ops.job_end_batch(ebatch.data(), ebatch.size(), etimes.data());
-        if (rc != MFPRIO_OK) throw_call("job_end_batch", now, rc);
-      } else if (ops.job_end) {
-        for (const mfprio_job_t& j : ebatch) {
-          const int rc = ops.job_end(&j, now);
-          if (rc != MFPRIO_OK) throw_call("job_end", now, rc);
-        }
-      }
-    }
-    // 2. arrivals
-    for (; next_arrival < n && jobs[next_arrival].submit == now; ++next_arrival) {
-      pending.insert(static_cast<uint32_t>(next_arrival));
-      changed = true;
-      if (dec)
-        std::fprintf(dec, "submit %lld %llu %u\n", static_cast<long long>(now),
-                     static_cast<unsigned long long>(rec[next_arrival].job_id), jobs[next_arrival].cpus);
-    }
-    const bool events = changed;  // an end or an arrival at this instant
-    // 3. the calc-period pass
-    const bool pass = now == next_tick;
-    if (pass) {
-      running_batch();
-      const int rc = ops.decay(now, rbatch.empty() ? nullptr : rbatch.data(), rbatch.size());
-      if (rc != MFPRIO_OK) throw_call("decay", now, rc);
-      ++res.decay_passes;
-      changed = true;
-      sample(now);
-      if (next_arrival >= n && ends.empty() && pending.items().empty()) final_pass_done = true;
-    }
-    // 4. price and start
-    if (changed) schedule(now);
-    if (pass) {
-      int64_t next_event = next_arrival < n ? jobs[next_arrival].submit : INT64_MAX;
-      if (!ends.empty()) next_event = std::min(next_event, ends.top().t);
-      if (events) idle_stride = 0;  // an end or arrival: the stretch starts again here
-      next_tick = next_pass_time(now, period, pending.items().empty(), next_event, &idle_stride);
-    } else if (events) {
-      idle_stride = 0;
-    }
-    if (!pass && !pending.items().empty() && next_tick > now + period) {
-      next_tick = t0 + ((now - t0) / period + 1) * period;  // a job waits: back to every period
-    }
-    if (opt.progress) {
-      const auto t = std::chrono::steady_clock::now();
-      if (t - last_progress > std::chrono::milliseconds(200)) {
-        last_progress = t;
-        opt.progress(index, static_cast<double>(finished) / static_cast<double>(n));
-      }
-    }
-  }
-  if (finished != n || !pending.items().empty())
-    throw std::runtime_error("simulate: internal error: " + std::to_string(n - finished) + " jobs never ended");
-
-  // The charged total: the share view's top row raw_usage, when it has one.
-  if (ops.share_table) {
-    const ShareTable table = fetch_table(*plugin);
-    const int col = table.column("raw_usage");
-    double root = 0;
-    bool have = false;
-    for (const ShareRow& r : table.rows)
-      if (r.parent < 0 && col >= 0 && static_cast<size_t>(col) < r.cells.size() && !r.cells[col].has_text) {
-        root += r.cells[col].value;
-        have = true;
-      }
-    if (have) res.charged_usage = root;
-  }
+  run.run();
+  res.charged_usage = charged_usage(*plugin);
   plugin.reset();  // fini + dlclose before the next policy loads its family
 
-  // Metrics.
-  res.jobs = n;
-  res.first_submit = t0;
-  std::vector<std::vector<uint32_t>> by_acct(world.accounts.size()), by_user(world.users.size());
-  std::vector<uint32_t> all(n);
-  for (uint32_t j = 0; j < n; ++j) {
-    all[j] = j;
-    by_acct[jobs[j].account].push_back(j);
-    by_user[jobs[j].user].push_back(j);
-    res.last_end = std::max(res.last_end, end[j]);
-    res.waits.push_back(start[j] - jobs[j].submit);
-  }
-  std::sort(res.waits.begin(), res.waits.end());
-  res.makespan = res.last_end - t0;
-  res.cpu_seconds = world.cpu_seconds;
-  res.utilization = res.makespan > 0 ? world.cpu_seconds / (static_cast<double>(world.procs) * static_cast<double>(res.makespan)) : 0;
-  const GroupStats overall = group_stats("", all, world, start);
-  res.wait_mean = overall.wait_mean;
-  res.wait_p50 = overall.wait_p50;
-  res.wait_p95 = overall.wait_p95;
-  res.bsld_mean = overall.bsld_mean;
-  auto fill = [&](std::vector<GroupStats>* out, const std::vector<std::string>& names,
-                  const std::vector<std::vector<uint32_t>>& members, const std::vector<double>& target) {
-    for (size_t i = 0; i < names.size(); ++i) {
-      GroupStats g = group_stats(names[i], members[i], world, start);
-      g.delivered_share = world.cpu_seconds > 0 ? g.cpu_seconds / world.cpu_seconds : 0;
-      g.target_share = target[i];
-      out->push_back(std::move(g));
-    }
-  };
-  fill(&res.accounts, world.accounts, by_acct, acct_target);
-  fill(&res.users, world.users, by_user, user_target);
-  // Jain's fairness index over accounts of x = delivered / target:
-  // (sum x)^2 / (n sum x^2); 1 = every account got exactly its target.
-  double sx = 0, sxx = 0;
-  size_t m = 0;
-  for (const GroupStats& g : res.accounts) {
-    if (g.target_share <= 0) continue;
-    const double x = g.delivered_share / g.target_share;
-    sx += x;
-    sxx += x * x;
-    ++m;
-  }
-  res.jain = m && sxx > 0 ? sx * sx / (static_cast<double>(m) * sxx) : 0;
+  record_metrics(world, run.starts(), run.ends(), acct_target, user_target, &res);
   res.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return res;
 }

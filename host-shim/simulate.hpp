@@ -7,7 +7,9 @@
 //   run_policy per conf (sequentially: a family's .so holds one instance
 //   between init and fini) -> sim_report / sim_svg.
 //
-// The machine (run_policy): `procs` processors, no nodes.  Events in time
+// The machine (run_policy; simulate.cpp's PolicyRun: the event loop, the
+// calc pass, pricing, the EASY scheduler and recording, one method each):
+// `procs` processors, no nodes.  Events in time
 // order; at one instant: job ends (job_end_batch, else job_end), arrivals,
 // the calc-period pass when due (decay(now, running)), then, when anything
 // happened, the pending jobs are priced in one call (prioritize, else
