@@ -54,33 +54,61 @@ uint32_t index_of(const std::vector<std::string>& sorted, const std::string& s) 
 }
 
 
-// The group statistics of `members` (job indices) given each job's wait.
+// Bounded slowdown (Feitelson): max(1, (wait + run) / max(run, 10 s)).
+double bounded_slowdown(double wait, int64_t run) {
+  const double r = static_cast<double>(run);
+  return std::max(1.0, (wait + r) / std::max(r, 10.0));
+}
+
+double mean_of(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+// The group statistics of `members` (job indices) given each job's start
+// (and, when not empty, its start under FIFO).
 GroupStats group_stats(const std::string& name, const std::vector<uint32_t>& members, const SimWorld& w,
-                       const std::vector<int64_t>& start) {
+                       const std::vector<int64_t>& start, const std::vector<int64_t>& fifo) {
   GroupStats g;
   g.name = name;
   g.jobs = members.size();
-  std::vector<double> waits;
+  std::vector<double> waits, bslds;
   waits.reserve(members.size());
-  double bsld = 0;
+  bslds.reserve(members.size());
+  uint64_t later = 0;
   for (uint32_t j : members) {
     const SimJob& s = w.jobs[j];
     const double wait = static_cast<double>(start[j] - s.submit);
     waits.push_back(wait);
-    // Bounded slowdown (Feitelson): max(1, (wait + run) / max(run, 10 s)).
-    bsld += std::max(1.0, (wait + static_cast<double>(s.run)) / std::max<double>(static_cast<double>(s.run), 10.0));
+    bslds.push_back(bounded_slowdown(wait, s.run));
+    if (!fifo.empty() && start[j] > fifo[j]) ++later;
     g.cpu_seconds += static_cast<double>(s.cpus) * static_cast<double>(s.run);
   }
+  g.wait_mean = mean_of(waits);
+  g.bsld_mean = mean_of(bslds);
   std::sort(waits.begin(), waits.end());
-  double sum = 0;
-  for (double x : waits) sum += x;
-  if (!waits.empty()) {
-    g.wait_mean = sum / static_cast<double>(waits.size());
-    g.bsld_mean = bsld / static_cast<double>(waits.size());
-  }
+  std::sort(bslds.begin(), bslds.end());
   g.wait_p50 = percentile_sorted(waits, 0.50);
   g.wait_p95 = percentile_sorted(waits, 0.95);
+  g.wait_p99 = percentile_sorted(waits, 0.99);
+  g.wait_max = waits.empty() ? 0 : waits.back();
+  g.bsld_p50 = percentile_sorted(bslds, 0.50);
+  g.bsld_p95 = percentile_sorted(bslds, 0.95);
+  g.bsld_p99 = percentile_sorted(bslds, 0.99);
+  g.later_than_fifo = members.empty() ? 0 : static_cast<double>(later) / static_cast<double>(members.size());
   return g;
+}
+
+// Jain's fairness index (sum x)^2 / (n sum x^2) over the x given; 1 when
+// every x is 0 (all equal) or there is none.
+double jain_index(const std::vector<double>& x) {
+  double sx = 0, sxx = 0;
+  for (double v : x) {
+    sx += v;
+    sxx += v * v;
+  }
+  return sxx > 0 ? sx * sx / (static_cast<double>(x.size()) * sxx) : 1.0;
 }
 
 // Target shares: the share view's norm_shares-like column ("norm_shares",
@@ -160,6 +188,29 @@ void thin_samples(std::vector<int64_t>* t, std::vector<std::vector<double>>* sha
 
 }  // namespace
 
+namespace {
+// Job-size classes by processors and run-time classes by seconds run: the
+// upper bound of each (inclusive) and its name.
+constexpr uint32_t kSizeBound[] = {1, 4, 16, 64, 256, UINT32_MAX};
+const char* const kSizeName[] = {"1 cpu", "2-4 cpus", "5-16 cpus", "17-64 cpus", "65-256 cpus", ">256 cpus"};
+constexpr int64_t kRunBound[] = {600, 3600, 4 * 3600, 86400, INT64_MAX};
+const char* const kRunName[] = {"<=10m", "10m-1h", "1h-4h", "4h-1d", ">1d"};
+
+int size_rank(uint32_t cpus) {
+  int k = 0;
+  while (cpus > kSizeBound[k]) ++k;
+  return k;
+}
+int runtime_rank(int64_t run) {
+  int k = 0;
+  while (run > kRunBound[k]) ++k;
+  return k;
+}
+}  // namespace
+
+const char* size_class(uint32_t cpus) { return kSizeName[size_rank(cpus)]; }
+const char* runtime_class(int64_t run) { return kRunName[runtime_rank(run)]; }
+
 double percentile_sorted(const std::vector<double>& v, double p) {
   if (v.empty()) return 0;
   // Nearest rank: the smallest value with at least p of the values at or below it.
@@ -231,10 +282,11 @@ namespace {
 // the last pass.
 class PolicyRun {
  public:
-  PolicyRun(const SimWorld& world, const SimOptions& opt, size_t index, Plugin& plugin, Clock& clock,
+  // plugin null: FIFO, every priority equal, no plugin called (fifo_starts).
+  PolicyRun(const SimWorld& world, const SimOptions& opt, size_t index, Plugin* plugin, Clock& clock,
             PolicyResult* res)
       : w_(world), jobs_(world.jobs), n_(world.jobs.size()), opt_(opt), index_(index), plugin_(plugin),
-        ops_(plugin.ops()), clock_(clock), res_(*res), dec_(opt.decisions), start_(n_, -1), end_(n_, -1),
+        ops_(plugin ? plugin->ops() : kNoOps), clock_(clock), res_(*res), dec_(opt.decisions), start_(n_, -1), end_(n_, -1),
         pending_(n_), running_(n_), acct_done_(world.accounts.size(), 0.0), t0_(world.jobs.front().submit),
         next_tick_(t0_), period_(res->calc_period) {}
 
@@ -274,7 +326,8 @@ class PolicyRun {
   const size_t n_;
   const SimOptions& opt_;
   const size_t index_;
-  Plugin& plugin_;
+  static constexpr mfprio_ops_t kNoOps{};
+  Plugin* plugin_;
   const mfprio_ops_t& ops_;
   Clock& clock_;
   PolicyResult& res_;
@@ -306,7 +359,7 @@ class PolicyRun {
 };
 
 void PolicyRun::throw_call(const char* op, int64_t now, int rc) const {
-  throw PluginError(std::string(op) + " at " + iso_utc(now) + ": " + plugin_.last_error() + " (" + status_name(rc) + ")",
+  throw PluginError(std::string(op) + " at " + iso_utc(now) + ": " + plugin_->last_error() + " (" + status_name(rc) + ")",
                     rc);
 }
 
@@ -318,7 +371,7 @@ void PolicyRun::resolve_records() {
     rec_[i].handle = mfprio_handle_t{};
     if (ops_.job_resolve && ops_.job_resolve(&rec_[i]) != MFPRIO_OK)
       throw PluginError(w_.plan.file + ":" + std::to_string(w_.plan.jobs[jobs_[i].plan].src->line) + ": job " +
-                            std::to_string(rec_[i].job_id) + ": " + plugin_.last_error(),
+                            std::to_string(rec_[i].job_id) + ": " + plugin_->last_error(),
                         MFPRIO_ENOENT);
   }
 }
@@ -409,9 +462,11 @@ bool PolicyRun::arrivals(int64_t now) {
 // 3. the calc-period pass.
 void PolicyRun::calc_pass(int64_t now) {
   flush_ends();
-  running_batch();
-  const int rc = ops_.decay(now, rbatch_.empty() ? nullptr : rbatch_.data(), rbatch_.size());
-  if (rc != MFPRIO_OK) throw_call("decay", now, rc);
+  if (plugin_) {
+    running_batch();
+    const int rc = ops_.decay(now, rbatch_.empty() ? nullptr : rbatch_.data(), rbatch_.size());
+    if (rc != MFPRIO_OK) throw_call("decay", now, rc);
+  }
   ++res_.decay_passes;
   last_pass_ = now;
   sample(now);
@@ -456,6 +511,10 @@ void PolicyRun::progress() {
 void PolicyRun::price(int64_t now) {
   flush_ends();
   const auto& pend = pending_.items();
+  if (!plugin_) {
+    prios_.assign(pend.size(), 0);
+    return;
+  }
   pbatch_.clear();
   for (uint32_t j : pend) pbatch_.push_back(rec_[j]);
   prios_.assign(pbatch_.size(), 0);
@@ -479,7 +538,7 @@ void PolicyRun::price(int64_t now) {
   while (k < statuses_.size() && statuses_[k] == MFPRIO_OK) ++k;
   if (k == statuses_.size()) throw_call(res_.pricing_op.c_str(), now, rc);
   throw PluginError("job " + std::to_string(pbatch_[k].job_id) + ": " + res_.pricing_op + " at " + iso_utc(now) +
-                        ": " + plugin_.last_error(),
+                        ": " + plugin_->last_error(),
                     statuses_[k]);
 }
 
@@ -630,25 +689,50 @@ std::optional<double> charged_usage(const Plugin& plugin) {
   return have ? std::optional<double>(root) : std::nullopt;
 }
 
-// Jain's fairness index over accounts of x = delivered / target:
-// (sum x)^2 / (n sum x^2); 1 = every account got exactly its target.
+// Jain's fairness index over accounts of x = delivered / target; 0 when no
+// account has a target.
 double jain_delivered(const std::vector<GroupStats>& accounts) {
-  double sx = 0, sxx = 0;
-  size_t m = 0;
-  for (const GroupStats& g : accounts) {
-    if (g.target_share <= 0) continue;
-    const double x = g.delivered_share / g.target_share;
-    sx += x;
-    sxx += x * x;
-    ++m;
+  std::vector<double> x;
+  for (const GroupStats& g : accounts)
+    if (g.target_share > 0) x.push_back(g.delivered_share / g.target_share);
+  return x.empty() ? 0 : jain_index(x);
+}
+
+// The fairness across users: Jain over their mean waits and slowdowns, and
+// the user with the highest mean wait.
+void user_fairness(PolicyResult* res) {
+  std::vector<double> waits, bslds;
+  for (const GroupStats& u : res->users) {
+    waits.push_back(u.wait_mean);
+    bslds.push_back(u.bsld_mean);
+    if (res->worst_user.empty() || u.wait_mean > res->worst_user_wait) {
+      res->worst_user = u.name;
+      res->worst_user_wait = u.wait_mean;
+    }
   }
-  return m && sxx > 0 ? sx * sx / (static_cast<double>(m) * sxx) : 0;
+  res->jain_user_wait = jain_index(waits);
+  res->jain_user_bsld = jain_index(bslds);
+}
+
+// The jobs of each class that has any, in class order.
+void class_stats(const SimWorld& world, const std::vector<int64_t>& start, const std::vector<int64_t>& fifo,
+                 bool by_size, std::vector<GroupStats>* out) {
+  std::map<int, std::pair<std::string, std::vector<uint32_t>>> classes;
+  for (uint32_t j = 0; j < world.jobs.size(); ++j) {
+    const SimJob& s = world.jobs[j];
+    const char* name = by_size ? size_class(s.cpus) : runtime_class(s.run);
+    const int rank = by_size ? size_rank(s.cpus) : runtime_rank(s.run);
+    auto& c = classes[rank];
+    c.first = name;
+    c.second.push_back(j);
+  }
+  for (const auto& [rank, c] : classes) out->push_back(group_stats(c.first, c.second, world, start, fifo));
 }
 
 // The report's numbers from each job's start and end.
 void record_metrics(const SimWorld& world, const std::vector<int64_t>& start, const std::vector<int64_t>& end,
-                    const std::vector<double>& acct_target, const std::vector<double>& user_target,
-                    PolicyResult* res) {
+                    const std::vector<int64_t>& fifo, const std::vector<double>& acct_target,
+                    const std::vector<double>& user_target, PolicyResult* res) {
   const std::vector<SimJob>& jobs = world.jobs;
   const size_t n = jobs.size();
   res->jobs = n;
@@ -668,15 +752,21 @@ void record_metrics(const SimWorld& world, const std::vector<int64_t>& start, co
   res->utilization = res->makespan > 0 ? world.cpu_seconds / (static_cast<double>(world.procs) *
                                                                static_cast<double>(res->makespan))
                                        : 0;
-  const GroupStats overall = group_stats("", all, world, start);
-  res->wait_mean = overall.wait_mean;
-  res->wait_p50 = overall.wait_p50;
-  res->wait_p95 = overall.wait_p95;
-  res->bsld_mean = overall.bsld_mean;
+  const GroupStats o = group_stats("", all, world, start, fifo);
+  res->wait_mean = o.wait_mean;
+  res->wait_p50 = o.wait_p50;
+  res->wait_p95 = o.wait_p95;
+  res->wait_p99 = o.wait_p99;
+  res->wait_max = o.wait_max;
+  res->bsld_mean = o.bsld_mean;
+  res->bsld_p50 = o.bsld_p50;
+  res->bsld_p95 = o.bsld_p95;
+  res->bsld_p99 = o.bsld_p99;
+  res->later_than_fifo = o.later_than_fifo;
   auto fill = [&](std::vector<GroupStats>* out, const std::vector<std::string>& names,
                   const std::vector<std::vector<uint32_t>>& members, const std::vector<double>& target) {
     for (size_t i = 0; i < names.size(); ++i) {
-      GroupStats g = group_stats(names[i], members[i], world, start);
+      GroupStats g = group_stats(names[i], members[i], world, start, fifo);
       g.delivered_share = world.cpu_seconds > 0 ? g.cpu_seconds / world.cpu_seconds : 0;
       g.target_share = target[i];
       out->push_back(std::move(g));
@@ -684,13 +774,16 @@ void record_metrics(const SimWorld& world, const std::vector<int64_t>& start, co
   };
   fill(&res->accounts, world.accounts, by_acct, acct_target);
   fill(&res->users, world.users, by_user, user_target);
+  class_stats(world, start, fifo, true, &res->sizes);
+  class_stats(world, start, fifo, false, &res->runtimes);
   res->jain = jain_delivered(res->accounts);
+  user_fairness(res);
 }
 
 }  // namespace
 
 PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, size_t index, const std::string& name,
-                        const std::string& tmpdir, const SimOptions& opt) {
+                        const std::string& tmpdir, const SimOptions& opt, const std::vector<int64_t>& fifo) {
   const auto wall0 = std::chrono::steady_clock::now();
   PolicyResult res;
   res.name = name;
@@ -718,7 +811,7 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
   res.plugin_type = plugin->type();
   res.pricing_op = ops.prioritize ? "prioritize" : ops.set_priority_batch ? "set_priority_batch" : "set_priority";
 
-  PolicyRun run(world, opt, index, *plugin, clock, &res);
+  PolicyRun run(world, opt, index, plugin.get(), clock, &res);
   run.resolve_records();
   std::vector<double> acct_target, user_target;
   {
@@ -732,9 +825,23 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
   res.charged_usage = charged_usage(*plugin);
   plugin.reset();  // fini + dlclose before the next policy loads its family
 
-  record_metrics(world, run.starts(), run.ends(), acct_target, user_target, &res);
+  record_metrics(world, run.starts(), run.ends(), fifo, acct_target, user_target, &res);
   res.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return res;
+}
+
+std::vector<int64_t> fifo_starts(const SimWorld& world, Backfill backfill) {
+  if (world.jobs.empty()) return {};
+  SimOptions opt;
+  opt.backfill = backfill;
+  PolicyResult res;
+  res.calc_period = 300;  // passes change nothing without a plugin
+  Clock clock;
+  clock.fixed = true;
+  PolicyRun run(world, opt, 0, nullptr, clock, &res);
+  run.resolve_records();
+  run.run();
+  return run.starts();
 }
 
 }  // namespace mfprio::host

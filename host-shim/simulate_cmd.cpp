@@ -107,8 +107,10 @@ int cmd_simulate(const Options& o) {
     };
 
   TempDir tmp;
+  const std::vector<int64_t> fifo = fifo_starts(world, so.backfill);
   std::vector<PolicyResult> results;
-  for (size_t i = 0; i < o.confs.size(); ++i) results.push_back(run_policy(world, o.confs[i], i, names[i], tmp.path(), so));
+  for (size_t i = 0; i < o.confs.size(); ++i)
+    results.push_back(run_policy(world, o.confs[i], i, names[i], tmp.path(), so, fifo));
   if (progress_shown) std::fprintf(stderr, "\r%*s\r", 72, "");
 
   SimHeader h;

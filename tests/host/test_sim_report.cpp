@@ -53,6 +53,8 @@ PolicyResult policy(const std::string& name) {
   p.cpu_seconds = 1000;
   p.accounts = {group("a<1>", 2, 0.7, 0.5), group("b&2", 1, 0.3, 0.5)};
   p.users = {group("u1", 3, 1.0, 1.0)};
+  p.sizes = {group("1 cpu", 3, 1.0, 0)};
+  p.runtimes = {group("<=10m", 3, 1.0, 0)};
   p.waits = {0, 60, 3600};
   p.sample_t = {1000, 44200, 87400};
   p.sample_share = {{1.0, 0.0}, {0.6, 0.4}, {0.7, 0.3}};
@@ -90,12 +92,14 @@ TEST(SimReport, JsonHasTheDocumentedKeysAndIsTheSameEveryTime) {
   ASSERT_EQ(json_array_size(pol), 2u);
   json_t* p0 = json_array_get(pol, 0);
   for (const char* k : {"name", "conf", "plugin_type", "pricing_op", "calc_period", "backfill", "target_rule", "overall",
-                        "accounts", "users"})
+                        "accounts", "users", "sizes", "runtimes"})
     EXPECT_NE(json_object_get(p0, k), nullptr) << k;
   json_t* ov = json_object_get(p0, "overall");
   for (const char* k : {"jobs", "first_submit", "last_end", "makespan", "utilization", "wait_mean", "wait_p50",
                         "wait_p95", "bounded_slowdown_mean", "jain_index", "backfilled", "pricing_calls",
-                        "decay_passes", "cpu_seconds", "charged_usage"})
+                        "decay_passes", "cpu_seconds", "charged_usage", "wait_p99", "wait_max",
+                        "bounded_slowdown_p50", "bounded_slowdown_p95", "bounded_slowdown_p99", "later_than_fifo",
+                        "jain_user_wait", "jain_user_bounded_slowdown", "worst_user", "worst_user_wait_mean"})
     EXPECT_NE(json_object_get(ov, k), nullptr) << k;
   EXPECT_TRUE(json_is_null(json_object_get(ov, "charged_usage")));
   json_t* acct = json_array_get(json_object_get(p0, "accounts"), 0);
@@ -113,7 +117,9 @@ TEST(SimReport, TextPutsThePoliciesSideBySide) {
       << t;
   EXPECT_NE(t.find("| fs"), std::string::npos) << t;
   EXPECT_NE(t.find("| fifo"), std::string::npos) << t;
-  EXPECT_EQ(count(t, "JOBS  WAITMEAN"), 4u) << t;  // two tables x two policies
+  EXPECT_EQ(count(t, "JOBS  WAITMEAN"), 8u) << t;  // account, user, size and run-time tables x two policies
+  EXPECT_EQ(count(t, "DELIV%"), 4u) << t;          // shares only in the account and user tables
+  EXPECT_NE(t.find("fifo-fs"), std::string::npos) << t;  // the difference column
   EXPECT_NE(t.find("utilization %"), std::string::npos);
   EXPECT_NE(t.find("1.00d"), std::string::npos) << t;  // makespan
   EXPECT_NE(t.find("2.00h"), std::string::npos) << t;  // p95 wait
@@ -121,7 +127,9 @@ TEST(SimReport, TextPutsThePoliciesSideBySide) {
 
 TEST(SimReport, CsvHasOneRowPerPolicyScopeAndName) {
   const std::string c = sim_report_csv(header(), {policy("fs"), policy("fifo")});
-  EXPECT_EQ(count(c, "\n"), 1u + 2 * (1 + 2 + 1)) << c;
+  EXPECT_EQ(count(c, "\n"), 1u + 2 * (1 + 2 + 1 + 1 + 1)) << c;
+  EXPECT_EQ(count(c, ",size,1 cpu,"), 2u);
+  EXPECT_EQ(count(c, ",runtime,<=10m,"), 2u);
   EXPECT_EQ(count(c, ",overall,"), 2u);
   EXPECT_EQ(count(c, ",account,"), 4u);
   EXPECT_EQ(count(c, ",user,u1,"), 2u);

@@ -325,6 +325,52 @@ TEST_F(SimulateE2E, JsonOfTwoPoliciesIsByteIdenticalToTheKeptReport) {
   }
 }
 
+double json_number(const std::string& doc, size_t policy, const std::string& key) {
+  size_t at = 0;
+  for (size_t k = 0; k <= policy; ++k) at = doc.find("\"overall\"", at + 1);
+  at = doc.find("\"" + key + "\": ", at);
+  if (at == std::string::npos) return -1;
+  return std::strtod(doc.c_str() + at + key.size() + 4, nullptr);
+}
+
+// Three 4-processor jobs on 4 processors: u1's two (1000 s, 50 s) at 0 and
+// 1 s, u2's (50 s) at 2 s.  FIFO (basic) runs them in submit order; fair
+// share (multifactor) runs u2's before u1's second, u1 having been charged
+// by the passes while its first job ran.  The measures by hand (the man
+// page's formulas): FIFO waits 0, 999, 1048; multifactor 0, 1049, 998.
+TEST_F(SimulateE2E, MeasuresOfASmallTraceMatchTheirFormulas) {
+  const std::string swf = dir.write("three.swf",
+                                    "; MaxProcs: 4\n"
+                                    "1 0 -1 1000 4 -1 -1 4 1000 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                    "2 1 -1 50 4 -1 -1 4 50 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                    "3 2 -1 50 4 -1 -1 4 50 -1 1 2 1 -1 -1 -1 -1 -1\n");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--conf", multifactor_nodecay(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string& j = r.out;
+  // basic = FIFO
+  EXPECT_NEAR(json_number(j, 0, "wait_mean"), (0 + 999 + 1048) / 3.0, 1e-6);
+  EXPECT_DOUBLE_EQ(json_number(j, 0, "wait_max"), 1048);
+  EXPECT_DOUBLE_EQ(json_number(j, 0, "wait_p99"), 1048);
+  EXPECT_DOUBLE_EQ(json_number(j, 0, "wait_p50"), 999);
+  EXPECT_DOUBLE_EQ(json_number(j, 0, "later_than_fifo"), 0);
+  // bounded slowdowns 1, (999 + 50) / 50, (1048 + 50) / 50
+  EXPECT_NEAR(json_number(j, 0, "bounded_slowdown_p50"), 20.98, 1e-9);
+  EXPECT_NEAR(json_number(j, 0, "bounded_slowdown_p95"), 21.96, 1e-9);
+  // users' mean waits: u1 (0 + 999) / 2, u2 1048; Jain (sum x)^2 / (n sum x^2)
+  const double a = 499.5, b = 1048;
+  EXPECT_NEAR(json_number(j, 0, "jain_user_wait"), (a + b) * (a + b) / (2 * (a * a + b * b)), 1e-9);
+  EXPECT_DOUBLE_EQ(json_number(j, 0, "worst_user_wait_mean"), 1048);
+  // multifactor: u1's second job starts 50 s later than under FIFO
+  EXPECT_DOUBLE_EQ(json_number(j, 1, "wait_max"), 1049);
+  EXPECT_NEAR(json_number(j, 1, "later_than_fifo"), 1 / 3.0, 1e-9);
+  EXPECT_DOUBLE_EQ(json_number(j, 1, "worst_user_wait_mean"), 998);
+  EXPECT_TRUE(has(j, "\"worst_user\": \"u2\"")) << j;
+  // classes: all three are 4-processor jobs; run-time classes <=10m and 10m-1h
+  EXPECT_TRUE(has(j, "\"name\": \"2-4 cpus\",")) << j;
+  EXPECT_TRUE(has(j, "\"name\": \"<=10m\",")) << j;
+  EXPECT_TRUE(has(j, "\"name\": \"10m-1h\",")) << j;
+}
+
 TEST_F(SimulateE2E, SmallTraceTextReportAndUsageErrors) {
   // Two 4-processor jobs on a 4-processor machine: the second waits 100 s.
   const std::string swf = dir.write("small.swf",
