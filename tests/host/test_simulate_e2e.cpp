@@ -286,12 +286,15 @@ std::string random_swf(uint32_t seed, int64_t procs, int jobs) {
   o << "; MaxProcs: " << procs << "\n";
   int64_t t = 0;
   for (int i = 1; i <= jobs; ++i) {
+    // Times in steps of `q` (odd seeds: 100 s) so that estimated ends and
+    // shadow times often coincide.
+    const int64_t q = seed % 2 ? 100 : 1;
     const int64_t gap = below(4) == 0 ? 0 : below(10) == 0 ? 5000 + below(20000) : below(300);
-    t += gap;
+    t += gap / q * q;
     const int64_t cpus = below(6) == 0 ? procs : 1 + below(static_cast<uint32_t>(procs));
-    const int64_t run = below(20) == 0 ? 0 : 1 + below(below(3) == 0 ? 20000 : 2000);
+    const int64_t run = below(20) == 0 ? 0 : (1 + below(below(3) == 0 ? 20000 : 2000)) / q * q;
     const int64_t kind = below(5);
-    const int64_t req = kind == 0 ? -1 : kind == 1 ? std::max<int64_t>(1, run / 2) : run + below(3000);
+    const int64_t req = kind == 0 ? -1 : kind == 1 ? std::max<int64_t>(1, run / 2) : run + below(3000) / q * q;
     o << i << " " << t << " -1 " << run << " " << cpus << " -1 -1 " << cpus << " " << req << " -1 1 " << 1 + below(5)
       << " 1 -1 -1 -1 -1 -1\n";
   }
