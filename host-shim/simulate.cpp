@@ -175,15 +175,17 @@ constexpr int64_t kMaxIdleGap = 30 * 86400;
 constexpr size_t kMaxSamples = 512;
 
 // Every other sample dropped (the first kept).
-void thin_samples(std::vector<int64_t>* t, std::vector<std::vector<double>>* share) {
+void thin_samples(PolicyResult* r) {
   size_t k = 0;
-  for (size_t i = 0; i < t->size(); i += 2, ++k) {
+  for (size_t i = 0; i < r->sample_t.size(); i += 2, ++k) {
     if (i == k) continue;  // no self-move
-    (*t)[k] = (*t)[i];
-    (*share)[k] = std::move((*share)[i]);
+    r->sample_t[k] = r->sample_t[i];
+    r->sample_share[k] = std::move(r->sample_share[i]);
+    r->sample_util[k] = r->sample_util[i];
   }
-  t->resize(k);
-  share->resize(k);
+  r->sample_t.resize(k);
+  r->sample_share.resize(k);
+  r->sample_util.resize(k);
 }
 
 }  // namespace
@@ -645,7 +647,7 @@ void PolicyRun::start_job(uint32_t j, int64_t now, const char* how) {
 void PolicyRun::sample(int64_t now) {
   if (passes_seen_++ % sample_every_ != 0) return;
   if (res_.sample_t.size() >= 2 * kMaxSamples) {
-    thin_samples(&res_.sample_t, &res_.sample_share);
+    thin_samples(&res_);
     sample_every_ *= 2;
   }
   std::vector<double> cum = acct_done_;
@@ -657,6 +659,7 @@ void PolicyRun::sample(int64_t now) {
   for (double& x : cum) x /= total;
   res_.sample_t.push_back(now);
   res_.sample_share.push_back(std::move(cum));
+  res_.sample_util.push_back(static_cast<double>(used_) / static_cast<double>(w_.procs));
 }
 
 // A fresh store at `db` holding the world's accounts.
@@ -747,6 +750,10 @@ void record_metrics(const SimWorld& world, const std::vector<int64_t>& start, co
     res->waits.push_back(start[j] - jobs[j].submit);
   }
   std::sort(res->waits.begin(), res->waits.end());
+  res->bslds.reserve(n);
+  for (uint32_t j = 0; j < n; ++j)
+    res->bslds.push_back(bounded_slowdown(static_cast<double>(start[j] - jobs[j].submit), jobs[j].run));
+  std::sort(res->bslds.begin(), res->bslds.end());
   res->makespan = res->last_end - res->first_submit;
   res->cpu_seconds = world.cpu_seconds;
   res->utilization = res->makespan > 0 ? world.cpu_seconds / (static_cast<double>(world.procs) *

@@ -111,11 +111,14 @@ struct PolicyResult {
   std::optional<double> charged_usage;  // share view's top row raw_usage, when there is one
   std::vector<GroupStats> accounts, users;
   std::vector<GroupStats> sizes, runtimes;  // job-size and run-time classes that have jobs
-  // for the plot: sorted waits, and per sample time each account's share of
-  // the CPU time delivered so far
+  // for the plot: sorted waits and bounded slowdowns, and per sample time
+  // (a calc pass; 512..1024 kept) each account's share of the CPU time
+  // delivered so far and the fraction of processors busy
   std::vector<int64_t> waits;
+  std::vector<double> bslds;
   std::vector<int64_t> sample_t;
   std::vector<std::vector<double>> sample_share;  // [sample][account]
+  std::vector<double> sample_util;
   double elapsed_s = 0;           // wall time (never in --json/--csv)
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <jansson.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -136,15 +137,37 @@ TEST(SimReport, CsvHasOneRowPerPolicyScopeAndName) {
 }
 
 TEST(SimSvg, IsSelfContainedEscapedAndDrawsEveryAccount) {
-  const std::string s = sim_svg("title & more", {policy("fs"), policy("fifo")});
+  std::vector<PolicyResult> ps = {policy("fs"), policy("fifo")};
+  for (PolicyResult& p : ps) {
+    p.bslds = {1.0, 1.5, 30.0};
+    p.sample_util = {0.5, 1.0, 0.25};
+  }
+  const std::string s = sim_svg("title & more", ps);
   EXPECT_EQ(s.rfind("<?xml", 0), 0u);
   EXPECT_NE(s.find("</svg>"), std::string::npos);
   EXPECT_EQ(count(s, "stroke-dasharray"), 4u);  // a target line per account and policy
-  EXPECT_EQ(count(s, "<polyline"), 6u);         // two share lines and one CDF per policy
+  // per policy: a wait CDF, a slowdown CDF, two share lines, one busy line
+  EXPECT_EQ(count(s, "<polyline"), 10u);
+  EXPECT_EQ(count(s, "<circle"), 2u * (1 + 2));  // each policy's mean wait per user and per account
   EXPECT_NE(s.find("a&lt;1&gt;"), std::string::npos);
   EXPECT_NE(s.find("b&amp;2"), std::string::npos);
   EXPECT_NE(s.find("title &amp; more"), std::string::npos);
   EXPECT_EQ(s.find("a<1>"), std::string::npos);
+}
+
+TEST(SimSvg, FortyAccountsGetFortyColours) {
+  PolicyResult p = policy("fs");
+  p.accounts.clear();
+  p.sample_share.assign(3, std::vector<double>(40, 0.025));
+  for (int a = 0; a < 40; ++a) p.accounts.push_back(group("acct" + std::to_string(a), 1, 0.025, 0.025));
+  const std::string s = sim_svg("t", {p});
+  std::set<std::string> colours;
+  for (size_t at = s.find("stroke-dasharray"); at != std::string::npos; at = s.find("stroke-dasharray", at + 1)) {
+    const size_t c = s.rfind("stroke=\"#", at);
+    colours.insert(s.substr(c + 8, 7));
+  }
+  EXPECT_EQ(colours.size(), 40u);
+  EXPECT_NE(s.find(">acct39<"), std::string::npos);  // every name in the legend, below the panel
 }
 
 }  // namespace

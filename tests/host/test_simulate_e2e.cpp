@@ -10,9 +10,11 @@
 // ends, so a backfill that would delay the head job is caught independently
 // of the simulator's own arithmetic.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -622,6 +624,33 @@ TEST_F(SimulateE2E, FifoEasyBackfillGivesEveryJobTheReferenceStartOnRandomTraces
       return;
     }
   }
+}
+
+// The plot as an image: rendered by a real SVG renderer (librsvg's
+// rsvg-convert, Debian package librsvg2-bin; installed here when missing and
+// run as root), the PNG must be valid, 1000 px wide and not blank.
+TEST_F(SimulateE2E, PlotRendersToAValidNonEmptyPng) {
+  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0 && geteuid() == 0)
+    (void)std::system("apt-get install -y --no-install-recommends librsvg2-bin >/dev/null 2>&1");
+  ASSERT_EQ(std::system("command -v rsvg-convert >/dev/null 2>&1"), 0)
+      << "rsvg-convert (Debian package librsvg2-bin) is needed to look at the plot";
+  const std::string svg = dir.path() + "/hpc2n.svg", png = dir.path() + "/hpc2n.png";
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--conf", basic(), "--plot", svg});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ProcessResult p = run_process({"/bin/sh", "-c", "exec rsvg-convert -f png -o \"$0\" \"$1\"", png, svg});
+  ASSERT_EQ(p.status, 0) << p.err;
+  const std::string img = slurp(png);
+  ASSERT_GT(img.size(), 24u);
+  EXPECT_EQ(img.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(img.substr(12, 4), "IHDR");
+  const auto be32 = [&](size_t at) {
+    return (uint32_t(uint8_t(img[at])) << 24) | (uint32_t(uint8_t(img[at + 1])) << 16) |
+           (uint32_t(uint8_t(img[at + 2])) << 8) | uint32_t(uint8_t(img[at + 3]));
+  };
+  EXPECT_EQ(be32(16), 1000u);  // width
+  EXPECT_GT(be32(20), 600u);   // height: distributions, per-user panel, a row per policy
+  EXPECT_GT(img.size(), 30000u) << "a nearly blank image";
 }
 
 }  // namespace
