@@ -222,9 +222,18 @@ double percentile_sorted(const std::vector<double>& v, double p) {
 }
 
 SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& accounts_text,
-                    const std::string& accounts_label) {
+                    const std::string& accounts_label, const SimMap* map) {
   SimWorld w;
   w.plan = plan_replay(trace);
+  if (map) {
+    w.mapped = std::make_shared<std::set<std::string>>();
+    auto keep = [&](const std::string& s) { return w.mapped->insert(s).first->c_str(); };
+    for (ReplayJob& r : w.plan.jobs) {
+      r.job.user = keep(map->user(r.job.user));
+      r.job.account = keep(map->account(r.job.account ? r.job.account : ""));
+      r.job.partition = keep(map->partition(r.job.partition ? r.job.partition : ""));
+    }
+  }
   w.procs = procs ? procs : trace.max_procs > 0 ? static_cast<uint32_t>(std::min<int64_t>(trace.max_procs, UINT32_MAX)) : 0;
   if (!w.procs)
     throw std::runtime_error(trace.file + ": the header gives no MaxProcs; say how many processors with --procs N");

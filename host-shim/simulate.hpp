@@ -32,12 +32,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "loader.hpp"
 #include "replay.hpp"
+#include "simulate_map.hpp"
 #include "swf.hpp"
 
 namespace mfprio::host {
@@ -65,14 +68,16 @@ struct SimWorld {
   std::vector<std::string> accounts, users;  // sorted names
   std::string import_json;           // the mfprio-acct import document
   double cpu_seconds = 0;            // sum of cpus x run over jobs
+  std::shared_ptr<std::set<std::string>> mapped;  // the names --map gave (the records point into it)
 };
 
 // Builds the world: accounts_json given (the --accounts file's text) or made
 // from the trace (replay --emit-accounts' rules).  A job without an account
 // is the user's default account in that document.  procs 0: the header's
 // MaxProcs (throws std::runtime_error when neither is known).
+// map (--map): the trace's users, accounts and partitions renamed first.
 SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& accounts_json_text,
-                    const std::string& accounts_label);
+                    const std::string& accounts_label, const SimMap* map = nullptr);
 
 // The measures of a set of jobs (man mfprio-host(1), "simulate", Measures).
 struct GroupStats {

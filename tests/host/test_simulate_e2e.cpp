@@ -653,4 +653,47 @@ TEST_F(SimulateE2E, PlotRendersToAValidNonEmptyPng) {
   EXPECT_GT(img.size(), 30000u) << "a nearly blank image";
 }
 
+// A site with two partitions and its own accounts: the trace's names (p1,
+// g1, u1...) stop the run at the first job; --map puts them onto the site's,
+// and the site's accounts no job uses are named in a warning.
+TEST_F(SimulateE2E, MapPutsTheSampleTraceOntoAMultiPartitionSite) {
+  const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../..";
+  const std::string swf = src + "/samples/trace.swf", accounts = src + "/samples/accounts.json";
+  ASSERT_TRUE(std::filesystem::exists(swf)) << swf;
+  const std::string site = conf("site", "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n"
+                                        "PriorityWeightPartition=1000\nNodeName=n[01-04] CPUs=16\n"
+                                        "PartitionName=batch Nodes=n[01-04] Default=YES PriorityJobFactor=1\n"
+                                        "PartitionName=debug Nodes=n[01-02] PriorityJobFactor=10\n");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", site, "--accounts", accounts, "--procs", "64"});
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.err, "unknown partition 'p1'")) << r.err;
+  const std::string map = dir.write("site.map",
+                                    "# the sample trace on the sample site\n"
+                                    "partition p1 batch\n"
+                                    "user u1 alice\nuser u2 bob   # a comment\nuser u3 carol\n"
+                                    "account g1 theory\ngroup g2 experiment\n");
+  r = host({"simulate", "--swf", swf, "--conf", site, "--accounts", accounts, "--procs", "64", "--map", map, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"name\": \"alice\",")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"name\": \"theory\",")) << r.out;
+  EXPECT_FALSE(has(r.out, "\"name\": \"u1\",")) << r.out;
+  EXPECT_TRUE(has(r.err, "account")) << r.err;
+  EXPECT_TRUE(has(r.err, "no job of the trace uses")) << r.err;
+  EXPECT_TRUE(has(r.err, "chemistry")) << r.err;
+  // Bad map lines: FILE:LINE, exit 1, nothing simulated.
+  for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"user u1\n", "site.bad:1: expected KIND TRACE SITE, got 2 words"},
+           {"\nnode n1 n2\n", "site.bad:2: 'node' is not user, account, group, partition, queue or class"},
+           {"user u1 a\nuser u1 b\n", "site.bad:2: user 'u1' is given twice"}}) {
+    const std::string bad = dir.write("site.bad", text);
+    r = host({"simulate", "--swf", swf, "--conf", site, "--accounts", accounts, "--map", bad});
+    EXPECT_EQ(r.status, 1) << text;
+    EXPECT_TRUE(has(r.err, why)) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  r = host({"simulate", "--swf", swf, "--conf", site, "--map", map});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "simulate --map needs --accounts")) << r.err;
+}
+
 }  // namespace
