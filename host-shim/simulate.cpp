@@ -229,8 +229,10 @@ SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& ac
     w.mapped = std::make_shared<std::set<std::string>>();
     auto keep = [&](const std::string& s) { return w.mapped->insert(s).first->c_str(); };
     for (ReplayJob& r : w.plan.jobs) {
-      r.job.user = keep(map->user(r.job.user));
-      r.job.account = keep(map->account(r.job.account ? r.job.account : ""));
+      const auto drawn = map->user_account.find(r.job.user);  // user * auto
+      r.job.account = drawn != map->user_account.end() ? keep(drawn->second)
+                                                       : keep(map->account(r.job.account ? r.job.account : ""));
+      if (drawn == map->user_account.end()) r.job.user = keep(map->user(r.job.user));
       r.job.partition = keep(map->partition(r.job.partition ? r.job.partition : ""));
     }
   }

@@ -120,16 +120,26 @@ int cmd_simulate(const Options& o) {
   const SwfTrace trace = read_swf(o.swf);
   const std::string accounts_text = o.accounts.empty() ? std::string() : read_file(o.accounts);
   std::optional<SimMap> map;
+  std::string site_accounts = accounts_text;
   if (!o.map.empty()) {
-    std::string text;
-    try {
-      text = read_bounded(o.map, kImportBounds);
-    } catch (const ReadError& e) {
-      throw std::runtime_error(std::string("map file ") + e.what());
+    std::string text = "user * auto\n";
+    if (o.map != "auto") {
+      try {
+        text = read_bounded(o.map, kImportBounds);
+      } catch (const ReadError& e) {
+        throw std::runtime_error(std::string("map file ") + e.what());
+      }
     }
     map = parse_sim_map(text, o.map);
+    if (map->any_user == "auto") {
+      map->any_user.clear();
+      std::vector<std::string> users;
+      for (const SwfJob& j : trace.jobs)
+        if (j.user >= 0) users.push_back("u" + std::to_string(j.user));
+      site_accounts = spread_users(&*map, users, accounts_text, o.accounts, o.seed);
+    }
   }
-  const SimWorld world = make_world(trace, o.procs, accounts_text, o.accounts, map ? &*map : nullptr);
+  const SimWorld world = make_world(trace, o.procs, site_accounts, o.accounts, map ? &*map : nullptr);
   if (!o.accounts.empty()) warn_unused_accounts(world, o.accounts);
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> decisions(nullptr, &std::fclose);

@@ -696,4 +696,37 @@ TEST_F(SimulateE2E, MapPutsTheSampleTraceOntoAMultiPartitionSite) {
   EXPECT_TRUE(has(r.err, "simulate --map needs --accounts")) << r.err;
 }
 
+// --map auto: each trace user is put in a leaf account of the site's
+// document (theory 30 shares, experiment 10; labs has "parent" shares, so
+// none) by a seeded draw: the same seed gives the same report.
+TEST_F(SimulateE2E, MapAutoSpreadsUsersOverTheSitesLeafAccounts) {
+  const std::string accounts = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/accounts.json";
+  std::string text = "; MaxProcs: 16\n";
+  for (int i = 1; i <= 40; ++i)  // 40 users, one 100 s job each
+    text += std::to_string(i) + " " + std::to_string(i * 10) + " -1 100 4 -1 -1 4 100 -1 1 " + std::to_string(i) +
+            " 1 -1 -1 -1 -1 -1\n";
+  const std::string swf = dir.write("users.swf", text);
+  const std::string mf = conf("mf", "PriorityType=priority/multifactor\nPriorityWeightFairshare=10000\n");
+  const std::vector<std::string> args = {"simulate", "--swf", swf, "--conf", mf, "--accounts", accounts,
+                                         "--map", "auto", "--seed", "7", "--csv"};
+  ProcessResult a = host(args);
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(host(args).out, a.out);
+  size_t theory = 0, experiment = 0, other = 0;
+  std::istringstream in(a.out);
+  for (std::string l; std::getline(in, l);) {
+    if (l.find(",account,") == std::string::npos) continue;
+    std::vector<std::string> f;
+    std::istringstream cs(l);
+    for (std::string x; std::getline(cs, x, ',');) f.push_back(x);
+    const size_t jobs = std::stoul(f.at(5));
+    (f.at(4) == "theory" ? theory : f.at(4) == "experiment" ? experiment : other) += jobs;
+  }
+  EXPECT_EQ(theory + experiment, 40u) << a.out;
+  EXPECT_EQ(other, 0u) << a.out;
+  EXPECT_GT(theory, experiment) << a.out;  // 3:1 in expectation
+  EXPECT_GT(experiment, 0u) << a.out;
+  EXPECT_TRUE(has(a.err, "chemistry, labs")) << a.err;  // the accounts no job uses
+}
+
 }  // namespace
