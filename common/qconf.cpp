@@ -1,6 +1,6 @@
 // qconf.cpp - see qconf.hpp.
-// See qconf.hpp for the contract; reference/gridengine.md "Defaults" for
-// the default values and §2/§3 for what each key feeds.
+// See qconf.hpp for the contract; sge_schedd_conf.c:sconf_create_default for
+// the default values and sge_urgency.c, sgeee.c for what each key feeds.
 #include "qconf.hpp"
 
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure

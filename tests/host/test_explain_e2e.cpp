@@ -25,7 +25,7 @@ class ExplainE2E : public testing::Test {
  protected:
   void SetUp() override {
     plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
-    if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so")) GTEST_SKIP() << "plugins not built";
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_multifactor.so");
     const std::string db = dir.path() + "/demo.db";
     const std::string accounts = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/accounts.json";
     ProcessResult r = mfprio::test::run_acct({"--db", db, "import", accounts});

@@ -1,7 +1,7 @@
 // test_simulate_e2e.cpp - `mfprio-host simulate` end to end: the built
 // binary (MFPRIO_HOST_BIN), the real priority_basic.so and
 // priority_multifactor.so (MFPRIO_PLUGIN_BUILDDIR) and the real traces of
-// ../shared/traces (MFPRIO_TRACES_DIR; a missing trace or plugin fails the test).
+// tests/data/traces (MFPRIO_TRACES_DIR; a missing plugin or trace fails).
 //
 // The scheduler's invariants are checked from `--trace-decisions FILE`
 // (host-shim/README.md, "Policy lab"): the checker below keeps its own
@@ -326,14 +326,8 @@ class SimulateE2E : public testing::Test {
  protected:
   void SetUp() override {
     plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
-    if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so") ||
-        !std::filesystem::exists(plugin_dir + "/priority_basic.so"))
-      FAIL() << "priority_multifactor.so / priority_basic.so not built in " << plugin_dir;
-  }
-  std::string trace(const std::string& name) {
-    const std::string path = mfprio::test::trace_path(name);
-    if (path.empty()) skipped = true;
-    return path;
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_multifactor.so");
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_basic.so");
   }
   ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
   std::string conf(const std::string& name, const std::string& body) {
@@ -351,19 +345,14 @@ class SimulateE2E : public testing::Test {
 
   TempDir dir;
   std::string plugin_dir;
-  bool skipped = false;
 };
 
-#define TRACE_OR_SKIP(var, name)                      \
-  const std::string var = trace(name);                \
-  ASSERT_FALSE(skipped) << "../shared/traces/" << name << " is missing"
-
 TEST_F(SimulateE2E, Hpc2nEasyBackfillKeepsEveryInvariantUnderMultifactor) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   const std::string dec = dir.path() + "/decisions.txt";
   ProcessResult r = host({"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--trace-decisions", dec});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "simulate: hpc2n.swf: 3170 records, 3145 jobs simulated, 25 skipped; 240 processors"))
+  EXPECT_TRUE(has(r.out, "simulate: hpc2n.swf.gz: 3170 records, 3145 jobs simulated, 25 skipped; 240 processors"))
       << r.out;
   std::vector<DecisionCheck> checks = check_decisions(dec, 240);
   ASSERT_EQ(checks.size(), 1u);
@@ -377,7 +366,7 @@ TEST_F(SimulateE2E, Hpc2nEasyBackfillKeepsEveryInvariantUnderMultifactor) {
 }
 
 TEST_F(SimulateE2E, Hpc2nBasicWithoutBackfillStartsJobsInSubmitOrder) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   const std::string dec = dir.path() + "/decisions.txt";
   ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--backfill", "none", "--trace-decisions", dec});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -398,7 +387,7 @@ TEST_F(SimulateE2E, Hpc2nBasicWithoutBackfillStartsJobsInSubmitOrder) {
 }
 
 TEST_F(SimulateE2E, Hpc2nTwoPoliciesGiveByteIdenticalJsonAndChargeEveryProcessorSecond) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   const std::vector<std::string> args = {"simulate", "--swf", swf, "--conf", multifactor_nodecay(), "--conf", basic(),
                                          "--json"};
   ProcessResult a = host(args);
@@ -423,7 +412,7 @@ TEST_F(SimulateE2E, Hpc2nTwoPoliciesGiveByteIdenticalJsonAndChargeEveryProcessor
 }
 
 TEST_F(SimulateE2E, NasaTraceUnderBasicKeepsEveryInvariant) {
-  TRACE_OR_SKIP(swf, "NASA-iPSC-1993-3.1-cln.swf.gz");
+  MFPRIO_REQUIRE_TRACE(swf, "NASA-iPSC-1993-3.1-cln.swf.gz");
   const std::string dec = dir.path() + "/decisions.txt";
   const std::string svg = dir.path() + "/nasa.svg";
   ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--trace-decisions", dec, "--csv", "--plot", svg});
@@ -458,14 +447,14 @@ TEST_F(SimulateE2E, JsonOfTwoPoliciesIsByteIdenticalToTheKeptReport) {
     const char* golden;
     std::vector<std::string> extra;
   };
-  const std::vector<Case> cases = {{"hpc2n.swf", "hpc2n_mf7_basic.json", {}},
+  const std::vector<Case> cases = {{"hpc2n.swf.gz", "hpc2n_mf7_basic.json", {}},
                                    {"NASA-iPSC-1993-3.1-cln.swf.gz", "nasa_mf7_basic_nobackfill.json",
                                     {"--backfill", "none"}}};
   const std::string mf7 = conf("mf7", "PriorityType=priority/multifactor\nPriorityWeightFairshare=100000\n"
                                       "PriorityWeightAge=1000\nPriorityDecayHalfLife=7-0\n");
   const std::string fifo = basic();
   for (const Case& c : cases) {
-    TRACE_OR_SKIP(swf, c.trace);
+    MFPRIO_REQUIRE_TRACE(swf, c.trace);
     std::vector<std::string> args = {"simulate", "--swf", swf, "--conf", mf7, "--conf", fifo, "--json"};
     args.insert(args.end(), c.extra.begin(), c.extra.end());
     ProcessResult r = host(args);
@@ -595,12 +584,14 @@ TEST_F(SimulateE2E, AccountsFileGivesTheTargetSharesFromNormShares) {
 }
 
 TEST_F(SimulateE2E, FifoEasyBackfillGivesEveryJobTheReferenceStartOnHpc2n) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   const std::string dec = dir.path() + "/decisions.txt";
   for (const char* mode : {"easy", "none"}) {
     ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--backfill", mode, "--trace-decisions", dec});
     ASSERT_EQ(r.status, 0) << r.err;
-    const std::map<uint64_t, int64_t> want = easy_reference(ref_jobs(slurp(swf), 240), 240, mode[0] == 'e');
+    const ProcessResult text = run_process({"/bin/sh", "-c", "exec gzip -dc \"$0\"", swf});
+    ASSERT_EQ(text.status, 0) << text.err;
+    const std::map<uint64_t, int64_t> want = easy_reference(ref_jobs(text.out, 240), 240, mode[0] == 'e');
     ASSERT_EQ(want.size(), 3145u);
     expect_same_waits(check_decisions(dec, 240), want, std::string("hpc2n, backfill ") + mode);
   }
@@ -630,7 +621,7 @@ TEST_F(SimulateE2E, FifoEasyBackfillGivesEveryJobTheReferenceStartOnRandomTraces
 // rsvg-convert, Debian package librsvg2-bin; installed here when missing and
 // run as root), the PNG must be valid, 1000 px wide and not blank.
 TEST_F(SimulateE2E, PlotRendersToAValidNonEmptyPng) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0 && geteuid() == 0)
     (void)std::system("apt-get install -y --no-install-recommends librsvg2-bin >/dev/null 2>&1");
   ASSERT_EQ(std::system("command -v rsvg-convert >/dev/null 2>&1"), 0)

@@ -27,6 +27,11 @@
      not describe.
    A pattern that finds no key at all fails too (the parser was rewritten and
    this script must follow it), so the check can never pass vacuously.
+4. Every family page lists its deliberate differences (a DELIBERATE
+   DIFFERENCES section with items), and each count the README's pointer lines
+   state ("- flux: 19 choices") is the number of items on that page.
+5. The job file: every field the host's job reader accepts is in
+   mfprio-host.1's JOB FILE example, and every key there is accepted.
 Exit status 0 when everything holds; every problem is printed, one a line.
 """
 import argparse
@@ -294,6 +299,82 @@ def check_conf(page, keys, host_keys):
     return len(documented)
 
 
+def differences(path):
+    """The top-level items (.IP outside .RS) of the page's DELIBERATE
+    DIFFERENCES section, or None when it has no such section."""
+    items, rs, inside = None, 0, False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith(".SH"):
+            inside = "DELIBERATE DIFFERENCES" in line.upper()
+            if inside:
+                items = 0
+            continue
+        if not inside:
+            continue
+        if line.startswith(".RS"):
+            rs += 1
+        elif line.startswith(".RE"):
+            rs = max(0, rs - 1)
+        elif rs == 0 and re.match(r'^\.IP (\\\(bu|\d+\.)', line):
+            items += 1
+    return items
+
+
+def check_differences(src, mandir, families):
+    """Every family page lists its deliberate differences (the README keeps
+    one pointer line per family, no copy): a DELIBERATE DIFFERENCES section
+    with at least one item, and the count the README states for a family
+    ("- maui and moab: 23 choices") is the page's count."""
+    counts = {}
+    for fam in families:
+        path = os.path.join(mandir, f"mfprio-{fam}.5")
+        n = differences(path)
+        if not n:
+            problem(f"mfprio-{fam}.5: no DELIBERATE DIFFERENCES section with items (every family lists its own)")
+        counts[fam] = n or 0
+    stated = 0
+    for line in open(os.path.join(src, "README.md"), encoding="utf-8"):
+        m = re.match(r"^- (\w+)(?: and \w+)?: (\d+) choices?", line)
+        if not m:
+            continue
+        stated += 1
+        fam = m.group(1)
+        if fam not in counts:
+            problem(f"README.md: '{line.strip()}' names no family page")
+        elif counts[fam] != int(m.group(2)):
+            problem(f"README.md says {fam} has {m.group(2)} deliberate differences; mfprio-{fam}.5 lists {counts[fam]}")
+    if stated == 0:
+        problem("README.md: no '- <family>: N choices' pointer line found (the README or this check changed)")
+    return stated
+
+
+def check_job_file(src, mandir):
+    """The job-file keys, both ways: every field the host's job reader
+    accepts (kJobFields in host-shim/jobs_json.cpp, the list it refuses
+    other keys by) is a "key": of mfprio-host.1's JOB FILE example, and every
+    key there is one the reader accepts."""
+    code = open(os.path.join(src, "host-shim/jobs_json.cpp"), encoding="utf-8").read()
+    m = re.search(r"kJobFields\[\] = \{(.*?)\};", code, re.S)
+    if not m:
+        problem("host-shim/jobs_json.cpp: no kJobFields list (the reader changed; update tests/man/check_man.py)")
+        return 0
+    fields = set(re.findall(r'"(\w+)"', m.group(1)))
+    page = open(os.path.join(mandir, "mfprio-host.1"), encoding="utf-8").read()
+    sec = re.search(r"^\.SH JOB FILE\n(.*?)(?=^\.SH )", page, re.S | re.M)
+    if not sec:
+        problem("mfprio-host.1: no JOB FILE section")
+        return 0
+    example = re.search(r"^\.nf\n(.*?)^\.fi", sec.group(1), re.S | re.M)
+    documented = set(re.findall(r'"(\w+)":', example.group(1) if example else ""))
+    # Keys inside "attrs"/"requests"/"gres"/"tres" objects are values, not fields.
+    documented -= {"user_factor", "gpu", "mem_free", "matlab"}
+    for k in sorted(fields - documented):
+        problem(f"mfprio-host.1: the job reader accepts '{k}', which the JOB FILE example does not show")
+    for k in sorted(documented - fields):
+        problem(f"mfprio-host.1: the JOB FILE example shows '{k}', which the job reader refuses")
+    return len(fields)
+
+
 def check_version(path, version):
     # The page is read in place (man -l) as well as installed: its .TH line
     # names the version literally, and it must be the programs' version.
@@ -338,6 +419,9 @@ def main():
             problem(f"{name}: no check knows this page (add it to tests/man/check_man.py)")
             continue
         print(f"{name}: {n} options/keys checked")
+    print(f"job file: {check_job_file(a.src, mandir)} fields checked against mfprio-host.1")
+    n = check_differences(a.src, mandir, [f for f in fam_keys if f != "basic"] + ["basic"])
+    print(f"deliberate differences: {n} README counts checked against the family pages")
     if problems:
         print(f"{len(problems)} problem(s)")
         return 1

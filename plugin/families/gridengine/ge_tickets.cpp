@@ -1,5 +1,5 @@
 // ge_tickets.cpp - share-tree, functional and override tickets (see ge_tickets.hpp;
-// reference/gridengine.md §3).
+// sgeee.c).
 #include "ge_tickets.hpp"
 #include "stable_order.hpp"
 #include "tree_walk.hpp"
@@ -21,7 +21,7 @@
 namespace mfprio::gridengine {
 namespace {
 
-constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE, scaled by oltt (§3.2)
+constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE, scaled by oltt (sgeee.c:sge_calc_node_targets)
 
 constexpr uint32_t kNoId = UINT32_MAX;
 
@@ -218,7 +218,7 @@ class LeafIndex {
   std::unordered_map<int, std::unordered_map<std::string, int>> inside_;
 };
 
-// §3.2 / SUP:search_userprj_node: the job's project node when the tree has one,
+// sgeee.c:sge_calc_node_targets / SUP:search_userprj_node: the job's project node when the tree has one,
 // then the user's leaf (or `default`) inside it; else the user (or `default`)
 // outside project subtrees.  Returns the node and whether it is a `default` leaf.
 std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job) {
@@ -290,7 +290,7 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
     }
     w.job_node[j] = leaf;
   }
-  // Usage, bottom-up (§3.2 SUP:sge_calc_node_usage).
+  // Usage, bottom-up (sgeee.c:sge_calc_node_targets SUP:sge_calc_node_usage).
   const UsageWeights& uw = m.conf.usage_weight_list;
   const bool own = m.own_usage.size() == spec.size();
   walk_depth_first(0, kids, [](int) {}, [&](int n) {
@@ -539,7 +539,7 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
           changed = true;
         }
       }
-      if (changed) spread();  // one pass only (§3.2)
+      if (changed) spread();  // one pass only (sgeee.c:sge_calc_node_targets)
     }
   });
 }
@@ -560,7 +560,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
   compute_share_targets(w.nodes, conf.compensation_factor);
   for (size_t j = 0; j < n; ++j) r.jobs[j].share_node = w.job_node[j];
 
-  // Running jobs of each leaf: sum of their -js (for the split, §3.3).
+  // Running jobs of each leaf: sum of their -js (for the split, sgeee.c).
   std::vector<double> leaf_running_js(w.nodes.size(), 0.0);
   for (size_t k = 0; k < n; ++k)
     if (jobs[k].running && w.job_node[k] >= 0) leaf_running_js[w.job_node[k]] += jobs[k].job_share;
@@ -632,7 +632,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
   for (size_t j = 0; j < n; ++j)
     if (jobs[j].running) r.jobs[j].pass1_tckts += r.jobs[j].ftckt + r.jobs[j].otckt;
 
-  // ---- pending jobs, policy by policy (§3.8) ----
+  // ---- pending jobs, policy by policy (sge_schedd_conf.c:sconf_ph_fill_array) ----
   std::vector<size_t> pending;
   for (size_t j = 0; j < n; ++j)
     if (!jobs[j].running) pending.push_back(j);
@@ -720,7 +720,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
       if (step.dependent)
         for (size_t j : pending) prior[j] += r.jobs[j].otckt;
     } else if (step.policy == 'F' && F > 0) {
-      // EE functional pending pass: categories, greedy picks (§3.6).
+      // EE functional pending pass: categories, greedy picks (sgeee.c).
       // Hashed: the picks do not depend on the categories' order (a pick is
       // the largest value, ties to the earlier job, and jobs are distinct).
       // Key: -js, then the user, project and department ids (kNoId = not in the key).
@@ -1058,7 +1058,7 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
       if (step.dependent)
         for (size_t j : pending) prior[j] += r.jobs[j].ftckt;
     } else if (step.policy == 'S' && use_tree) {
-      // 8.1.9 sge_sort_job_nodes (§3.4).
+      // 8.1.9 sge_sort_job_nodes (sgeee.c).
       // Each node's own jobs in job order: node k's are direct[doff[k], doff[k + 1]).
       std::vector<uint32_t> doff(w.nodes.size() + 1, 0), direct;
       for (size_t j = 0; j < n; ++j)

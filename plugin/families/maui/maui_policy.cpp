@@ -146,7 +146,7 @@ Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
   m.qos = nz(j.qos);
   m.cls = nz(j.partition);
   m.submit_time = j.submit_time;
-  // JOBPRIOACCRUALPOLICY over a stateless record (README: differences).
+  // JOBPRIOACCRUALPOLICY over a stateless record (mfprio-maui(5), DELIBERATE DIFFERENCES).
   const int64_t accrual = record_accrual(accrual_rule(*cfg_), j, now);
   m.system_queue_time = accrual;
   m.eff_queue_duration = std::max<int64_t>(0, now - accrual);

@@ -1,21 +1,21 @@
 // maui_priority.hpp - the job start priority of Maui 3.x / Moab 5.x
-// (reference/maui.md §1-§8 and §10).
+// (MPriority.c, MPolicy.c and Moab's documentation only, low confidence).
 //
 // Purpose: price one job against a Model (settings + fair-share view + the
 // cluster's resources) at a time `now`:
 //
 //   for each component C in SERV, TARG, CRED, ATTR, FS, RES, USAGE:
-//     sf_i  = sub-factor i, capped by its *CAP when that cap > 0     (§1.5)
-//     C     = sum_i subweight_i * sf_i, capped by the component CAP  (§1.6)
+//     sf_i  = sub-factor i, capped by its *CAP when that cap > 0     (MPriority.c)
+//     C     = sum_i subweight_i * sf_i, capped by the component CAP  (MPriority.c)
 //   total = sum_C weight_C * C
-//   priority = trunc(clamp(total, 1, 1e9))                           (§1.7-8)
+//   priority = trunc(clamp(total, 1, 1e9))                           (MPriority.c, MPolicy.c)
 //   (ENABLENEGJOBPRIORITY: trunc(clamp(total, -1e9, 1e9)) + kNegOffset)
 //
 // Caps: Maui clips from above only.  Moab clips to [-cap, +cap] the SERV,
 // CRED, ATTR and FS sub-factors and every component; TARG, RES and USAGE
-// sub-factors only from above (§10).
+// sub-factors only from above (Moab's documentation only, low confidence).
 //
-// Effective weights (§1.2-§1.3, §10): QUEUETIMEWEIGHT += QOS QTWEIGHT and
+// Effective weights (MPriority.c, Moab's documentation only, low confidence): QUEUETIMEWEIGHT += QOS QTWEIGHT and
 // XFACTORWEIGHT += QOS XFWEIGHT for a job with a QOS; CLASSWEIGHT is replaced
 // by GROUPCFG[g] CLASSWEIGHT when that is > 0; Moab adds the GROUPCFG,
 // ACCOUNTCFG and QOSCFG FSWEIGHT of the job's credentials to FSWEIGHT.
@@ -92,7 +92,7 @@ struct Job {
   bool sp_violation = false;  // soft policy violation
 
   // Moab ATTR inputs (JOBPRIOF is resolved by the caller): attribute, state
-  // and generic-resource priorities.  Maui never fills ATTR (reference §1).
+  // and generic-resource priorities.  Maui never fills ATTR (MPriority.c).
   double attr_prio = 0.0, state_prio = 0.0, gres_prio = 0.0;
 
   bool running = false;   // Moab USAGE only
@@ -131,7 +131,7 @@ struct Result {
   bool clamped_high = false;  // total > 1e9 -> 1e9
 };
 
-// The final clamp and truncation (§1.7-§1.8) of a total: price()'s and the
+// The final clamp and truncation (MPriority.c) of a total: price()'s and the
 // resolved fast path's one rule.  Without ENABLENEGJOBPRIORITY: [1, 1e9].
 // With it (`negative`) the lower bound is -1e9 and the 32-bit result is
 // trunc(v) + kNegOffset (maui_cfg.hpp), so negative priorities keep their
@@ -176,7 +176,7 @@ inline QueueTerms queue_terms(const Config& cfg, bool moab, bool has_qos, int64_
   return t;
 }
 
-// ---- JOBPRIOACCRUALPOLICY (reference §8) ------------------------------------
+// ---- JOBPRIOACCRUALPOLICY (MPolicy.c) ------------------------------------
 
 // Why a job was not selected in this scheduling iteration.
 enum class Block {

@@ -451,7 +451,7 @@ int MultifactorPolicy::charges_for(const Snapshot& snap, const mfprio_job_t* job
           *why = miss;
           return rc;
         }
-        // The vanished-association rule (README "Durability"): its
+        // The vanished-association rule (mfprio-acct(1), DURABILITY): its
         // association is gone (an admin deleted it while the job ran), so
         // its usage is dropped with one warning and the pass goes on.
         vanished(ended, miss);
@@ -640,7 +640,7 @@ void share_columns(ShareView* v) {
 // one source of share_view and share_table_block.
 template <class RowFn>
 void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, RowFn&& row) {
-  // Slurm's sshare columns (REFERENCE §1.10); -l adds the LONG ones.
+  // Slurm's sshare columns (sshare(1) of Slurm 22.05); -l adds the LONG ones.
   const Layout& L = *snap.layout;
   const size_t n = snap.tree.size();
   const bool fair_tree = algo == FairShareAlgo::FairTree;

@@ -1,5 +1,5 @@
 // mf_settings.cpp - see mf_settings.hpp.  Defaults and value forms follow
-// slurm.conf(5) as summarised in REFERENCE §1.2.
+// slurm.conf(5) of Slurm 22.05.
 #include "mf_settings.hpp"
 
 #include <cctype>

@@ -163,9 +163,14 @@ typedef struct mfprio_host {
 
 /* Filled by job_resolve(); lets set_priority skip name look-ups.  The host
  * zeroes it when it creates the record and never interprets it.  A stale
- * handle (from an older snapshot) is detected and resolved again. */
+ * handle (from an older layout: the family's numbering of who exists, which
+ * a decay pass keeps and a hierarchy change replaces; or one whose indices no
+ * longer name the record's own user, account, partition or QOS) is detected
+ * and the record is resolved again by name. */
 typedef struct mfprio_handle {
-    uint32_t generation;
+    uint32_t generation;      /* the layout's id when resolved (not
+                                 mfprio_stats_t.generation, which counts
+                                 publishes) */
     uint32_t assoc;
     uint16_t partition;
     uint16_t qos;             /* MFPRIO_NO_QOS: the job has no QOS */

@@ -1,4 +1,4 @@
-// Tickets (ge_tickets.hpp, reference §3; share-tree pending tickets as 8.1.9).
+// Tickets (ge_tickets.hpp, sgeee.c; share-tree pending tickets as 8.1.9).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -231,8 +231,8 @@ TEST(GeShareTree, ProjectJobsFindTheirUserInsideTheProjectAndUseProjectUsage) {
 // ---- the pass's incremental picks against a brute-force reference ------------------
 // The functional picks (a lazy heap over categories) and the override rounds
 // (only jobs whose objects carry override tickets take part) must give what
-// evaluating every candidate at every pick gives (§3.6, §3.7), bit for bit.
-// The reference below follows the reference's rules directly (policies not
+// evaluating every candidate at every pick gives (sgeee.c), bit for bit.
+// The reference below follows Grid Engine's rules (sgeee.c) directly (policies not
 // dependent: policy_hierarchy NONE), independently of ge_tickets.cpp; the
 // queues are random but seeded, with many ties.
 namespace {
