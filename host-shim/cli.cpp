@@ -307,6 +307,8 @@ bool simulate_option(ArgReader& r, Options* o) {
     o->procs = static_cast<uint32_t>(count_arg("--procs", v, UINT32_MAX));
     if (!o->procs) throw UsageError("--procs: N must be at least 1");
   } else if (r.value_of("--accounts", &v)) o->accounts = v;
+  else if (r.value_of("--map", &v)) o->map = v;
+  else if (r.value_of("--seed", &v)) o->seed = count_arg("--seed", v, UINT64_MAX);
   else if (r.value_of("--plot", &v)) o->plot = v;
   else if (r.value_of("--trace-decisions", &v)) o->trace_decisions = v;
   else if (r.value_of("--backfill", &v)) {
@@ -334,7 +336,8 @@ const char* usage_text() {
          "         [--report passes|pending[=N][,...]] [--no-sshare]\n"
          "  replay --swf FILE --emit-accounts OUT.json   (no --conf needed: accounts for mfprio-acct import)\n"
          "  simulate --swf FILE --conf A.conf [--conf B.conf ...] [--procs N] [--accounts IMPORT.json]\n"
-         "           [--json | --csv] [--plot OUT.svg] [--backfill easy|none] [--trace-decisions FILE]\n"
+         "           [--map FILE|auto] [--seed N] [--json | --csv] [--plot OUT.svg] [--backfill easy|none]\n"
+         "           [--trace-decisions FILE]\n"
          "  explain --job-file FILE JOB_A [JOB_B] [--json] [--now T]\n"
          "  COMMAND --help: that command's options;  --version: the version\n"
          "T: seconds since the epoch, or YYYY-MM-DDTHH:MM:SS (UTC)\n";
@@ -411,14 +414,17 @@ const char* command_usage(Command c) {
              "  --no-sshare            no share table at the end\n";
     case Command::Simulate:
       return "usage: mfprio-host simulate --swf FILE --conf A.conf [--conf B.conf ...] [--procs N]\n"
-             "       [--accounts IMPORT.json] [--json | --csv] [--plot OUT.svg] [--backfill easy|none]\n"
-             "       [--trace-decisions FILE]\n"
+             "       [--accounts IMPORT.json] [--map FILE|auto] [--seed N] [--json | --csv] [--plot OUT.svg]\n"
+             "       [--backfill easy|none] [--trace-decisions FILE]\n"
              "Schedules the trace under each configuration (each on a fresh store) and compares waits,\n"
              "slowdowns and delivered shares per account and user.\n"
              "  --swf FILE             the trace (required)\n"
              "  --conf FILE            a configuration to compare (one or more)\n"
              "  --procs N              the machine's processors (default: the trace's MaxProcs)\n"
              "  --accounts IMPORT.json the accounts loaded into each store (default: the trace's)\n"
+             "  --map FILE             the trace's users, accounts and partitions renamed to the site's\n"
+             "  --map auto             the trace's users spread over the site's accounts by their shares\n"
+             "  --seed N               the seed of that spread (default 1)\n"
              "  --json, --csv          the report as JSON or CSV (default: text)\n"
              "  --plot OUT.svg         also draw shares over time and the wait distribution (SVG)\n"
              "  --backfill easy|none   EASY backfill (default) or none\n"
@@ -542,6 +548,8 @@ Options parse_cli(const std::vector<std::string>& args) {
     if (o.swf.empty()) throw UsageError("simulate needs --swf FILE");
     if (!o.conf.empty()) o.confs.insert(o.confs.begin(), o.conf);
     if (o.confs.empty()) throw UsageError("simulate needs at least one --conf FILE");
+    if (!o.map.empty() && o.accounts.empty())
+      throw UsageError("simulate --map needs --accounts IMPORT.json (the site's accounts, named as the map names them)");
     if (o.json && o.csv) throw UsageError("--json and --csv exclude each other");
     o.conf = o.confs.front();
   }
