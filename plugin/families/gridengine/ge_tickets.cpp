@@ -14,7 +14,6 @@
 #include <map>
 #include <queue>
 #include <string_view>
-#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
@@ -347,18 +346,6 @@ bool path_compensated(const std::vector<ShareNodeState>& nodes, int n) {
   return false;
 }
 
-// A hash for the tuple keys of the ticket passes' grouping maps.
-struct TupleHash {
-  template <class... T>
-  size_t operator()(const std::tuple<T...>& t) const {
-    size_t h = 0;
-    std::apply([&h](const auto&... x) {
-      ((h = (h * 1000003u) ^ std::hash<std::decay_t<decltype(x)>>{}(x)), ...);
-    }, t);
-    return h;
-  }
-};
-
 // ---- integer ids of the pass's users, projects and departments ---------------------
 // Interned once per pass (every job's three names, one hash look-up each); the
 // ticket objects are looked up once per distinct name.  Every Job handed to
@@ -654,83 +641,74 @@ void running_tickets(Pass& p) {
     if (jobs[j].running) p.r.jobs[j].pass1_tckts += p.r.jobs[j].ftckt + p.r.jobs[j].otckt;
 }
 
-// Pending override tickets (§3.7).
+// Pending override tickets (§3.7).  Shared: 8.1.9's
+// calculate_pending_shared_override_tickets.  Pending jobs form categories
+// (their -ot and those of their user, project and department objects that
+// carry override tickets; jobs with none take no part and keep 0), each
+// ordered by prior tickets desc (when dependent), submit, job id, else by
+// job id.  Each round evaluates every category's first job as if started
+// next (an object's tickets over its job count + 1, plus -ot; the prior is
+// NOT part of the value), picks the largest, ties to the lower job id, and
+// counts the winner as running (its otckt is that value).  Values only fall
+// as counts grow, so a lazy max-heap over the categories gives the same
+// picks as evaluating every head each round.
 void pending_override(Pass& p, const PolicyStep& step) {
   const std::vector<Job>& jobs = p.jobs;
   const Ids& ids = p.ids;
   if (!p.conf.share_override_tickets) {
     for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
   } else {
-    // EE:calculate_pending_shared_override_tickets: greedy, winners count as running.
-    // Jobs of one (user, project, department) share the object part, so only
-    // each group's best member (own -ot, plus prior tickets when dependent;
-    // ties to the lower id) can win a round.  A group's value only falls as
-    // counts grow, so a lazy max-heap gives the same picks as rescanning every
-    // job each round: pop, recompute, accept if unchanged, else push back.
-    Counts cnt = p.run_cnt;
-    using GKey = std::tuple<uint32_t, uint32_t, uint32_t>;
-    // Hashed: the picks do not depend on the groups' order (a pick is the
-    // largest value, ties to the lower job id, and job ids are distinct).
-    std::unordered_map<GKey, std::vector<size_t>, TupleHash> groups;
-    // A job none of whose objects has override tickets gets its own -ot
-    // whenever it is picked, and its pick only counts objects whose counts
-    // no value reads (an object's count matters only when it has override
-    // tickets): such jobs take no part in the rounds.
-    auto has_ot = [](const TicketObject* o) { return o && o->oticket > 0; };
+    auto ot_id = [](const TicketObject* o, uint32_t id) { return o && o->oticket > 0 ? id : kNoId; };
+    FlatIndex cat_index;
+    std::vector<std::vector<size_t>> cats;
     for (size_t j : p.pending) {
-      if (!has_ot(ids.uo[ids.u[j]]) && (jobs[j].project.empty() || !has_ot(ids.po[ids.p[j]])) &&
-          (jobs[j].department.empty() || !has_ot(ids.dobj[ids.d[j]]))) {
-        p.r.jobs[j].otckt = 0.0 + jobs[j].override_tickets;
-        continue;
-      }
-      groups[GKey{ids.u[j], ids.p[j], ids.d[j]}].push_back(j);
+      const uint32_t u = ot_id(ids.uo[ids.u[j]], ids.u[j]);
+      const uint32_t pr = jobs[j].project.empty() ? kNoId : ot_id(ids.po[ids.p[j]], ids.p[j]);
+      const uint32_t d = jobs[j].department.empty() ? kNoId : ot_id(ids.dobj[ids.d[j]], ids.d[j]);
+      if (u == kNoId && pr == kNoId && d == kNoId && !(jobs[j].override_tickets > 0)) continue;
+      bool added = false;
+      const uint32_t c = cat_index.insert(Key5{{dbits(jobs[j].override_tickets), u, pr, d, 0}},
+                                          static_cast<uint32_t>(cats.size()), &added);
+      if (added) cats.emplace_back();
+      cats[c].push_back(j);
     }
-    auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? p.prior[j] : 0); };
-    std::vector<std::vector<size_t>*> lists;
-    for (auto& [k, v] : groups) {
+    const bool dep = step.dependent;
+    for (auto& v : cats)
       mfprio::stable_order(v.begin(), v.end(), [&](size_t a, size_t b) {
-        if (own(a) != own(b)) return own(a) > own(b);
+        if (dep && p.prior[a] != p.prior[b]) return p.prior[a] > p.prior[b];
+        if (dep && jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
         return jobs[a].id < jobs[b].id;
       });
-      lists.push_back(&v);
-    }
-    std::vector<size_t> head(lists.size(), 0);
+    Counts cnt = p.run_cnt;
+    std::vector<size_t> head(cats.size(), 0);
     struct Cand {
       double v;
       uint64_t id;
-      size_t g;
+      size_t c;
     };
     auto worse = [](const Cand& a, const Cand& b) {
       if (a.v != b.v) return a.v < b.v;
       return a.id > b.id;
     };
     std::priority_queue<Cand, std::vector<Cand>, decltype(worse)> heap(worse);
-    auto value_of = [&](size_t j, double* o) {
-      *o = p.override_value(jobs[j], cnt, 1, true);
-      return *o + (step.dependent ? p.prior[j] : 0);
-    };
-    for (size_t g = 0; g < lists.size(); ++g) {
-      const size_t j = (*lists[g])[0];
-      double o;
-      heap.push(Cand{value_of(j, &o), jobs[j].id, g});
-    }
+    auto value_of = [&](size_t j) { return p.override_value(jobs[j], cnt, 1, true); };
+    for (size_t c = 0; c < cats.size(); ++c) heap.push(Cand{value_of(cats[c][0]), jobs[cats[c][0]].id, c});
     while (!heap.empty()) {
-      Cand c = heap.top();
+      const Cand c = heap.top();
       heap.pop();
-      const size_t j = (*lists[c.g])[head[c.g]];
-      double o;
-      const double v = value_of(j, &o);
+      const size_t j = cats[c.c][head[c.c]];
+      const double v = value_of(j);
       if (v != c.v) {
-        heap.push(Cand{v, c.id, c.g});
+        heap.push(Cand{v, c.id, c.c});
         continue;
       }
-      p.r.jobs[j].otckt = o;
+      p.r.jobs[j].otckt = v;
       cnt.u(jobs[j]) += 1;
       if (!jobs[j].project.empty()) cnt.p(jobs[j]) += 1;
       if (!jobs[j].department.empty()) cnt.d(jobs[j]) += 1;
-      if (++head[c.g] < lists[c.g]->size()) {
-        const size_t nj = (*lists[c.g])[head[c.g]];
-        heap.push(Cand{value_of(nj, &o), jobs[nj].id, c.g});
+      if (++head[c.c] < cats[c.c].size()) {
+        const size_t nj = cats[c.c][head[c.c]];
+        heap.push(Cand{value_of(nj), jobs[nj].id, c.c});
       }
     }
   }
@@ -786,8 +764,7 @@ class FunctionalPicks {
     // Members never picked copy their category's last evaluation (destribute_ftickets).
     for (size_t c = 0; c < cats_.size(); ++c)
       for (size_t k = head_[c]; k < cats_[c].size(); ++k) p_.r.jobs[cats_[c][k]].ftckt = last_eval_[c];
-    if (step_.dependent)
-      for (size_t j : p_.pending) p_.prior[j] += p_.r.jobs[j].ftckt;
+    if (step_.dependent) add_to_prior();
   }
 
  private:
@@ -955,6 +932,17 @@ class FunctionalPicks {
         std::push_heap(fheap.begin(), fheap.end(), fworse);
       }
     }
+  }
+
+  // A later dependent policy sorts on these tickets (8.1.9 sge_calc_tickets
+  // and destribute_ftickets): every picked job's, and of a category that
+  // still holds jobs every member's but its first remaining one's, which
+  // keeps its prior for that sort (its ftckt is reported all the same).
+  // Jobs in no category have 0 functional tickets.
+  void add_to_prior() {
+    for (size_t c = 0; c < cats_.size(); ++c)
+      for (size_t k = 0; k < cats_[c].size(); ++k)
+        if (k != head_[c]) p_.prior[cats_[c][k]] += p_.r.jobs[cats_[c][k]].ftckt;
   }
 
   void pick_grouped();
