@@ -128,10 +128,15 @@ struct ShareTreeNodeSpec {
   uint32_t shares = 0;
   std::vector<size_t> children;  // indices into ShareTreeSpec::nodes
   int parent = -1;               // index, -1 for the root
+  int line = 0;                  // the line of its id= (0: not read from text)
 };
 
 // nodes[0] is the root when the tree is non-empty; every node is reachable
 // from it; each node has exactly one parent; sibling names are unique.
+// parse_share_tree links children by id; when every id is 0 (8.1.9's
+// qconf -sstree after a qmaster restart) by the records' depth-first order,
+// as qconf -Mstree does, the ids then being that order (root 0).  ids 0
+// given twice among non-zero ones are an error.
 struct ShareTreeSpec {
   std::vector<ShareTreeNodeSpec> nodes;
   bool empty() const { return nodes.empty(); }

@@ -716,6 +716,36 @@ TEST_F(CliSstree, ImportsAccountsUserLeavesDefaultAndProjects) {
   EXPECT_NE(r.out.find("\"projects\": [\n{\"name\":\"physics\""), std::string::npos) << r.out;
 }
 
+// Issue 25: 8.1.9's qconf -sstree after a qmaster restart (every id 0).
+TEST_F(CliSstree, EveryIdZeroAfterAQmasterRestartImportsByOrder) {
+  std::ofstream(dir.file("tree")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=0,0\n"
+                                     "id=0\nname=physics\ntype=1\nshares=75\nchildnodes=0,0\n"
+                                     "id=0\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
+                                     "id=0\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n"
+                                     "id=0\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n";
+  Result r = acct({"import-sstree", dir.file("tree")});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ("imported 1 accounts, 3 user leaves, 1 projects\n", r.out);
+  r = acct({"show", "tree", "-p"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(
+      "Account|User|Partition|Shares|RawUsage|\n"
+      "root|||1|0|\n"
+      "root|default||25|0|\n"
+      "physics|||75|0|\n"
+      "physics|alice||10|0|\n"
+      "physics|default||5|0|\n",
+      r.out);
+  // Ids 0 mixed with others: the line, nothing written.
+  std::ofstream(dir.file("tree2")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,0\n"
+                                      "id=1\nname=x\ntype=0\nshares=1\nchildnodes=NONE\n"
+                                      "id=0\nname=y\ntype=0\nshares=1\nchildnodes=NONE\n";
+  r = acct({"import-sstree", dir.file("tree2")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(r.err.find(dir.file("tree2") + ":11"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("either every id is 0"), std::string::npos) << r.err;
+}
+
 TEST_F(CliSstree, ABadLineIsNamedAndNothingIsWritten) {
   std::ofstream(dir.file("tree")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
                                      "id=1\nname=alice\ntype=0\nshares=ten\nchildnodes=NONE\n";
