@@ -793,6 +793,21 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
   return true;
 }
 
+// ---- usage decay constants (§3.5) ------------------------------------------------------
+double decay_constant_per_minute(double halftime_minutes) {
+  if (halftime_minutes < 0) return 0.0;
+  if (halftime_minutes == 0) return 1.0;
+  // SUP:calculate_decay_constant: rate per second ln2/(H s), times the 60 s interval.
+  const double rate = std::log(2.0) / (halftime_minutes * 60.0);
+  return 1.0 - rate * 60.0;
+}
+
+double type_decay_constant(const SchedConf& c, const std::string& type) {
+  for (const HalflifeEntry& e : c.halflife_decay_list)
+    if (e.name == type) return decay_constant_per_minute(e.minutes);
+  return decay_constant_per_minute(c.halftime * 60.0);
+}
+
 // ---- users, projects, usersets ------------------------------------------------------
 bool parse_qconf_objects(const std::string& text, const std::string& file, QconfObjectKind kind,
                          std::vector<QconfObject>* out, std::string* why) {

@@ -73,6 +73,14 @@ struct SchedConf {
   static SchedConf installed_defaults();
 };
 
+// §3.5 (SUP:calculate_decay_constant): the per-minute decay constant of a
+// halftime given in MINUTES, 1 - ln2/minutes; 1 when 0 (no decay), 0 when
+// negative (drop at once).  Usage decays by constant^(elapsed seconds / 60).
+double decay_constant_per_minute(double halftime_minutes);
+// The constant of usage type `type` (cpu, mem, io, ...): its
+// halflife_decay_list entry, else the halftime (hours).
+double type_decay_constant(const SchedConf& c, const std::string& type);
+
 bool parse_sched_conf(const std::string& text, const std::string& file, SchedConf* out,
                       std::string* why);
 
