@@ -1220,25 +1220,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   if (cmd == "import-sge-usage") {
-    SgeUsageOptions u;
-    for (size_t k = 0; k < rest.size(); ++k) {
-      const std::string& f = rest[k];
-      if (f == "--decayed") {
-        u.decayed = true;
-        continue;
-      }
-      if (f != "--share-mon" && f != "--spool" && f != "--sched-conf")
-        throw UsageError("import-sge-usage: unknown argument \"" + f + "\"");
-      if (k + 1 >= rest.size()) throw UsageError("import-sge-usage: " + f + " needs a FILE");
-      const std::string& v = rest[++k];
-      if (f == "--spool") u.spool.push_back(v);
-      else if (!(f == "--share-mon" ? u.share_mon : u.sched_conf).empty())
-        throw UsageError("import-sge-usage: " + f + " given twice");
-      else (f == "--share-mon" ? u.share_mon : u.sched_conf) = v;
-    }
-    if (u.share_mon.empty() && u.spool.empty())
-      throw UsageError("import-sge-usage needs --share-mon FILE or --spool PATH");
-    if (u.decayed && u.share_mon.empty()) throw UsageError("import-sge-usage: --decayed goes with --share-mon");
+    const SgeUsageOptions u = sge_usage_options(rest);
     auto s = open_for_write(db, true);
     SgeUsagePlan p = import_sge_usage(*s, u);
     if (!o.quiet)

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "acct_cli.hpp"
 #include "bounded_read.hpp"
 
 namespace mfprio::acct {
@@ -247,6 +248,32 @@ SgeUsagePlan plan_sge_usage(const std::vector<SgeUsage>& rows, const gridengine:
     (u->scope == SgeUsage::User ? plan.users : u->scope == SgeUsage::Project ? plan.projects : plan.user_projects)++;
   }
   return plan;
+}
+
+SgeUsageOptions sge_usage_options(const std::vector<std::string>& args) {
+  SgeUsageOptions u;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const std::string& f = args[k];
+    if (f == "--decayed") {
+      u.decayed = true;
+      continue;
+    }
+    if (f != "--share-mon" && f != "--spool" && f != "--sched-conf")
+      throw cli::UsageError("import-sge-usage: unknown argument \"" + f + "\"");
+    if (k + 1 >= args.size()) throw cli::UsageError("import-sge-usage: " + f + " needs a FILE");
+    const std::string& v = args[++k];
+    if (f == "--spool") {
+      u.spool.push_back(v);
+      continue;
+    }
+    std::string& dst = f == "--share-mon" ? u.share_mon : u.sched_conf;
+    if (!dst.empty()) throw cli::UsageError("import-sge-usage: " + f + " given twice");
+    dst = v;
+  }
+  if (u.share_mon.empty() && u.spool.empty())
+    throw cli::UsageError("import-sge-usage needs --share-mon FILE or --spool PATH");
+  if (u.decayed && u.share_mon.empty()) throw cli::UsageError("import-sge-usage: --decayed goes with --share-mon");
+  return u;
 }
 
 SgeUsagePlan import_sge_usage(Store& store, const SgeUsageOptions& o) {

@@ -70,6 +70,8 @@ struct SgeUsageOptions {
   std::string sched_conf;           // qconf -ssconf text, or "" (code defaults)
   bool decayed = false;             // sge_share_mon -u
 };
+// The command's arguments (after `import-sge-usage`); cli::UsageError (acct_cli.hpp) when bad.
+SgeUsageOptions sge_usage_options(const std::vector<std::string>& args);
 SgeUsagePlan import_sge_usage(Store& store, const SgeUsageOptions& o);
 
 }  // namespace mfprio::acct
