@@ -73,6 +73,14 @@ struct SchedConf {
   static SchedConf installed_defaults();
 };
 
+// sge_support.c (calculate_decay_constant): the per-minute decay constant of a
+// halftime given in MINUTES, 1 - ln2/minutes; 1 when 0 (no decay), 0 when
+// negative (drop at once).  Usage decays by constant^(elapsed seconds / 60).
+double decay_constant_per_minute(double halftime_minutes);
+// The constant of usage type `type` (cpu, mem, io, ...): its
+// halflife_decay_list entry, else the halftime (hours).
+double type_decay_constant(const SchedConf& c, const std::string& type);
+
 bool parse_sched_conf(const std::string& text, const std::string& file, SchedConf* out,
                       std::string* why);
 
@@ -128,10 +136,15 @@ struct ShareTreeNodeSpec {
   uint32_t shares = 0;
   std::vector<size_t> children;  // indices into ShareTreeSpec::nodes
   int parent = -1;               // index, -1 for the root
+  int line = 0;                  // the line of its id= (0: not read from text)
 };
 
 // nodes[0] is the root when the tree is non-empty; every node is reachable
 // from it; each node has exactly one parent; sibling names are unique.
+// parse_share_tree links children by id; when every id is 0 (8.1.9's
+// qconf -sstree after a qmaster restart) by the records' depth-first order,
+// as qconf -Mstree does, the ids then being that order (root 0).  ids 0
+// given twice among non-zero ones are an error.
 struct ShareTreeSpec {
   std::vector<ShareTreeNodeSpec> nodes;
   bool empty() const { return nodes.empty(); }

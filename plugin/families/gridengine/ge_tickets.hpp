@@ -16,8 +16,13 @@
 //     (running first, key desc, id asc) and the k-th gets stt/dilute, dilute
 //     growing by max(1, min of the job's first PE range); the value set at the top
 //     level is the pending job's stckt.
-//   Functional (sgeee.c) and override (sgeee.c) tickets shared among an object's jobs;
-//   pending jobs greedily, policies in policy_hierarchy order (sge_schedd_conf.c:sconf_ph_fill_array).
+//   Functional and override tickets shared among an object's jobs;
+//   pending jobs greedily, policies in policy_hierarchy order, as 8.1.9's
+//   sge_calc_tickets chains them: a dependent step sorts on the earlier steps'
+//   tickets, except that a functional category left with jobs after
+//   max_functional_jobs_to_schedule picks keeps its first remaining job's
+//   ftckt out of that sum, and override rounds rank on override tickets alone
+//   (the prior only orders each override category).
 //   max_tix = the largest tckts over pending jobs (pass 1) and running jobs (both
 //   passes); ntckts = tckts/max_tix, 0.5 for all when max_tix = 0 (sgeee.c:sge_do_priority).
 //

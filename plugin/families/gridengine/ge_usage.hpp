@@ -32,9 +32,8 @@ struct Usage {
 // sum_t usage_t * w_t / sum_t w_t (0 when all weights are 0).  sgeee.c:sge_calc_node_targets.
 double combine_usage(const Usage& u, const UsageWeights& w);
 
-// Per-minute decay constant for a halftime given in MINUTES:
-// 1 - ln2/minutes; 1 when minutes == 0 (no decay); 0 when negative (drop at once).
-double decay_constant_per_minute(double halftime_minutes);
+// decay_constant_per_minute and type_decay_constant (the per-minute
+// constants): qconf.hpp (mfprio-acct's usage import decays with them too).
 
 // constant^(elapsed_seconds / 60); elapsed <= 0 gives 1.
 double decay_factor(double constant, double elapsed_seconds);
