@@ -171,10 +171,29 @@ void StoreImpl::read_tree(TreeData& t, bool descriptions) {
   read_tree_tail(t, scale);
 }
 
-void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
-  NamePool& names = t.names;
+// What read_hierarchy's parts hand on: account ids -> raw index -> tree
+// (breadth-first) index and name rank; the users as read and their ranks.
+struct StoreImpl::TreeIndex {
+  struct RawUser {
+    int64_t id, default_id;
+    uint32_t name;
+    bool admin, has_default;
+  };
+  IdIndex acc_by_id, user_by_id;
+  std::vector<uint32_t> acc_new, acc_rank, user_rank;
+  std::vector<RawUser> users;
+};
 
-  // ---- accounts: breadth-first from root, siblings by name ----
+void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
+  TreeIndex ix;
+  read_tree_accounts(t, descriptions, ix);
+  read_tree_users(t, ix);
+  read_tree_assocs(t, scale, ix);
+}
+
+// ---- accounts: breadth-first from root, siblings by name ----
+void StoreImpl::read_tree_accounts(TreeData& t, bool descriptions, TreeIndex& ix) {
+  NamePool& names = t.names;
   struct RawAccount {
     int64_t id, parent_id;
     uint32_t name, description, shares, priority;
@@ -198,7 +217,7 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
     }
   }
   const uint32_t n_acc = static_cast<uint32_t>(acc.size());
-  IdIndex acc_by_id;
+  IdIndex& acc_by_id = ix.acc_by_id;
   acc_by_id.build(n_acc, [&](size_t i) { return acc[i].id; });
   std::vector<uint32_t> acc_by_name(n_acc);
   for (uint32_t i = 0; i < n_acc; ++i) acc_by_name[i] = i;
@@ -232,7 +251,10 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
     order.insert(order.end(), kids.begin() + kid_begin[order[q]], kids.begin() + kid_begin[order[q] + 1]);
   if (order.size() != n_acc)
     throw StoreError(path_ + ": corrupt store: accounts not reachable from root");
-  std::vector<uint32_t> acc_new(n_acc), acc_rank(n_acc);  // raw index -> BFS index; BFS index -> name rank
+  std::vector<uint32_t>& acc_new = ix.acc_new;  // raw index -> BFS index
+  std::vector<uint32_t>& acc_rank = ix.acc_rank;  // BFS index -> name rank
+  acc_new.resize(n_acc);
+  acc_rank.resize(n_acc);
   for (uint32_t k = 0; k < n_acc; ++k) acc_new[order[k]] = k;
   for (uint32_t r = 0; r < n_acc; ++r) acc_rank[acc_new[acc_by_name[r]]] = r;
   t.accounts.resize(n_acc);
@@ -247,24 +269,23 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
     o.priority = a.priority;
     o.shares_parent = a.shares_parent;
   }
+}
 
+void StoreImpl::read_tree_users(TreeData& t, TreeIndex& ix) {
   // ---- users: the table in rowid order, their name order from the name
   // index alone (a covering scan: no row look-ups) ----
-  struct RawUser {
-    int64_t id, default_id;
-    uint32_t name;
-    bool admin, has_default;
-  };
-  std::vector<RawUser> users;
+  NamePool& names = t.names;
+  std::vector<TreeIndex::RawUser>& users = ix.users;
   {
     sql::StmtUse st(prep(st_tree_users_, "SELECT id, name, default_account_id, admin FROM users"));
     while (st->step())
-      users.push_back(RawUser{st->i64(0), st->is_null(2) ? 0 : st->i64(2), names.add(st->view(1)),
+      users.push_back(TreeIndex::RawUser{st->i64(0), st->is_null(2) ? 0 : st->i64(2), names.add(st->view(1)),
                               st->i64(3) != 0, !st->is_null(2)});
   }
-  IdIndex user_by_id;
+  IdIndex& user_by_id = ix.user_by_id;
   user_by_id.build(users.size(), [&](size_t i) { return users[i].id; });
-  std::vector<uint32_t> user_rank(users.size(), IdIndex::kNone);
+  std::vector<uint32_t>& user_rank = ix.user_rank;
+  user_rank.assign(users.size(), IdIndex::kNone);
   t.users.reserve(users.size());
   {
     sql::StmtUse st(prep(st_tree_user_order_, "SELECT id FROM users ORDER BY name"));
@@ -272,13 +293,22 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
       const uint32_t u = user_by_id.find(st->i64(0));
       if (u == IdIndex::kNone || user_rank[u] != IdIndex::kNone) continue;  // one snapshot: unreachable
       user_rank[u] = static_cast<uint32_t>(t.users.size());
-      const uint32_t d = users[u].has_default ? acc_by_id.find(users[u].default_id) : IdIndex::kNone;
-      t.users.push_back(TreeUser{users[u].name, d == IdIndex::kNone ? -1 : static_cast<int32_t>(acc_new[d]),
+      const uint32_t d = users[u].has_default ? ix.acc_by_id.find(users[u].default_id) : IdIndex::kNone;
+      t.users.push_back(TreeUser{users[u].name, d == IdIndex::kNone ? -1 : static_cast<int32_t>(ix.acc_new[d]),
                                  users[u].admin});
     }
   }
   if (t.users.size() != users.size()) throw StoreError(path_ + ": corrupt store: the users' name index is incomplete");
+}
 
+void StoreImpl::read_tree_assocs(TreeData& t, double scale, const TreeIndex& ix) {
+  NamePool& names = t.names;
+  const std::vector<TreeIndex::RawUser>& users = ix.users;
+  const IdIndex& user_by_id = ix.user_by_id;
+  const IdIndex& acc_by_id = ix.acc_by_id;
+  const std::vector<uint32_t>& user_rank = ix.user_rank;
+  const std::vector<uint32_t>& acc_new = ix.acc_new;
+  const std::vector<uint32_t>& acc_rank = ix.acc_rank;
   // ---- associations: one scan, then ordered by user, account, partition ----
   {
     sql::StmtUse st(prep(st_tree_assoc_bound_, "SELECT max(id) - min(id) + 1 FROM assocs"));

@@ -49,6 +49,10 @@ class StoreImpl final : public Store {
   // decay state).
   void read_tree(TreeData& t, bool descriptions);
   void read_hierarchy(TreeData& t, bool descriptions, double scale);
+  struct TreeIndex;  // store.cpp: what read_hierarchy's parts hand on
+  void read_tree_accounts(TreeData& t, bool descriptions, TreeIndex& ix);
+  void read_tree_users(TreeData& t, TreeIndex& ix);
+  void read_tree_assocs(TreeData& t, double scale, const TreeIndex& ix);
   bool read_cached_hierarchy(TreeData& t, double scale);
   void write_cached_hierarchy(const TreeData& t);
   void clear_tree_cache();  // inside apply_admin's transaction
@@ -59,6 +63,10 @@ class StoreImpl final : public Store {
   CycleResult apply_cycle_txn(const CycleUpdate& update);
   void fold_journal();  // journalled charges into the rows, inside a transaction
   void apply_admin_txn(const AdminChanges& changes);
+  void admin_deletes(const AdminChanges& changes);  // apply_admin_txn's parts, in its order
+  void admin_accounts(const AdminChanges& changes);
+  void admin_assoc(const AssocWrite& w, double inv_scale);
+  void admin_rest(const AdminChanges& changes);
   void put_window(const std::string& family, const WindowRow& row, bool add);  // store_windows.cpp
   void row_written();
   // Job-end/charge writes, buffered within one apply_cycle transaction and
