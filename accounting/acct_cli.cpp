@@ -34,6 +34,7 @@
 #include "import_qconf.hpp"
 #include "sacctmgr_dump.hpp"
 #include "import_sstree.hpp"
+#include "strings.hpp"
 
 namespace mfprio::acct {
 namespace {
@@ -104,7 +105,12 @@ constexpr const char* kHelpShow = R"(usage: mfprio-acct [-n] [-p|-P|--json] (--d
       sacctmgr's columns: Cluster Account User Partition Share Priority GrpJobs GrpTRES GrpSubmit
       GrpWall GrpTRESMins MaxJobs MaxTRES MaxTRESPerNode MaxSubmit MaxWall MaxTRESMins QOS
       Def QOS GrpTRESRunMins (limits and QOS are empty: mfprio keeps none); also ParentName,
-      RawUsage, Queues.  `tree` indents Account by depth.
+      RawUsage, Queues.  `tree` indents Account by depth.  Cluster: ClusterName from --conf,
+      else the cluster `load` read.
+  show cluster [Name=C]                    sacctmgr's columns: Cluster ControlHost ControlPort RPC
+      Share GrpJobs GrpTRES GrpSubmit MaxJobs MaxTRES MaxSubmit MaxWall QOS Def QOS; ControlHost,
+      ControlPort (SlurmctldHost, SlurmctldPort), NodeCount and TRES (NodeName lines) come from
+      --conf, Share is root's; RPC, QOS and the limits are empty.
   show users [Name=U,..] [Account=A,..]   fields User Account Partition Share Priority Default
       DefaultAccount AdminLevel RawUsage Queues
   show accounts [Name=A,..]                fields Account ParentName Share Priority Description Organization
@@ -126,10 +132,13 @@ constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FIL
                             line, printed or written to FILE (for the conf to Include);
                             --weights/--config alone write no store
   import-sstree FILE        a Grid Engine share tree (qconf -sstree text), one transaction
-  import-qconf [--users FILE] [--projects FILE] [--usersets FILE]   (each may repeat)
+  import-qconf [--users FILE] [--projects FILE] [--usersets FILE] [--global FILE]
                             Grid Engine users, projects and departments with their fshare
-                            and oticket, from qconf -suser / -sprj / -su text, one
-                            transaction (an ACL-only userset is passed over, noted)
+                            and oticket, from qconf -suser / -sprj / -su text (each may
+                            repeat), one transaction (an ACL-only userset is passed over,
+                            noted); --global: qconf -sconf text, whose auto_user_fshare and
+                            auto_user_oticket (enforce_user auto) go to every user without a
+                            user object, now and whenever the store creates one
   export                    the whole store as JSON on stdout
   dump CLUSTER [file=F]     the tree in sacctmgr's dump format (stdout without file=)
   load file=F               a sacctmgr dump file: the tree, shares, priorities, default
@@ -141,11 +150,6 @@ constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FIL
 These batch commands write at once (no confirmation).  T is epoch seconds or
 YYYY-MM-DDTHH:MM:SS (UTC).
 )";
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // KEY=VALUE words, keys lowercased, in order.
 using KV = std::vector<std::pair<std::string, std::string>>;
@@ -932,6 +936,7 @@ std::string canon_entity(const std::string& w) {
   if (abbrev(l, "queues", 3)) return "queue";
   if (l == "tree") return "tree";
   if (l == "decay") return "decay";
+  if (abbrev(l, "clusters", 2)) return "cluster";
   return l;
 }
 
@@ -1093,10 +1098,11 @@ int cmd_modify_decay(const Options& o, std::string db, const std::vector<std::st
 // show VIEW [format=..] [where] [FILTER ..]
 int cmd_show(const Options& o, std::string db, const std::string& entity, const std::vector<std::string>& rest,
              cli::ShowOptions so, std::ostream& out) {
-  if (rest.empty()) throw UsageError("show: what? (associations, accounts, users, qos, partitions, queues, tree, decay)");
+  if (rest.empty())
+    throw UsageError("show: what? (associations, accounts, users, qos, partitions, queues, cluster, tree, decay)");
   static const std::map<std::string, std::string> views{
       {"account", "accounts"}, {"user", "users"}, {"qos", "qos"}, {"partition", "partitions"},
-      {"queue", "queues"}, {"tree", "tree"}, {"association", "associations"}};
+      {"queue", "queues"}, {"tree", "tree"}, {"association", "associations"}, {"cluster", "cluster"}};
   auto v = views.find(entity);
   if (v == views.end()) throw UsageError("show: unknown view \"" + rest[0] + "\"");
   const std::string what = v->second;
@@ -1129,9 +1135,19 @@ int cmd_show(const Options& o, std::string db, const std::string& entity, const 
       throw UsageError("show " + what + ": no " + key + "= condition here");
     into.insert(into.end(), list.begin(), list.end());
   }
+  if (!o.conf.empty()) {
+    const ConfCluster c = cluster_from_conf(o.conf);
+    so.cluster = c.name;
+    so.control_host = c.control_host;
+    so.control_port = c.control_port;
+    so.cluster_tres = c.tres;
+    so.node_count = c.nodes ? std::to_string(c.nodes) : "";
+  }
   if (db.empty()) db = storage_loc_from_conf(o.conf);
   auto s = open_for_read(db);
-  cli::show(s->load(), what, so, out);
+  const StoreData d = s->load();
+  if (so.cluster.empty()) so.cluster = d.setting(kSettingCluster);  // sacctmgr load's Cluster line
+  cli::show(d, what, so, out);
   return 0;
 }
 
@@ -1177,6 +1193,7 @@ int cmd_load(const Options& o, const std::string& db, const std::vector<std::str
   auto s = open_for_write(db, true);
   LoadStats st;
   AdminChanges ch = plan_sacctmgr_load(s->load(), text, file, &st);
+  ch.settings.emplace_back(kSettingCluster, lower(st.cluster));  // show assoc's Cluster, show cluster
   s->apply_admin(ch);
   if (!o.quiet) {
     for (const std::string& n : st.notes) out << "note: " << n << "\n";
@@ -1186,7 +1203,7 @@ int cmd_load(const Options& o, const std::string& db, const std::vector<std::str
   return 0;
 }
 
-// import-qconf [--users FILE] [--projects FILE] [--usersets FILE]
+// import-qconf [--users FILE] [--projects FILE] [--usersets FILE] [--global FILE]
 int cmd_import_qconf(const Options& o, const std::string& db, const std::vector<std::string>& rest,
                      std::ostream& out) {
   QconfFiles files;
@@ -1194,18 +1211,25 @@ int cmd_import_qconf(const Options& o, const std::string& db, const std::vector<
     const std::string& f = rest[k];
     auto* dst = f == "--users" ? &files.users : f == "--projects" ? &files.projects
                 : f == "--usersets" ? &files.usersets : nullptr;
-    if (!dst) throw UsageError("import-qconf: unknown argument \"" + f + "\"");
+    if (!dst && f != "--global") throw UsageError("import-qconf: unknown argument \"" + f + "\"");
     if (k + 1 >= rest.size()) throw UsageError("import-qconf: " + f + " needs a FILE");
-    dst->push_back(rest[++k]);
+    if (dst) {
+      dst->push_back(rest[++k]);
+    } else if (files.global.empty()) {
+      files.global = rest[++k];
+    } else {
+      throw UsageError("import-qconf: --global given twice (one qconf -sconf text)");
+    }
   }
-  if (files.users.empty() && files.projects.empty() && files.usersets.empty())
-    throw UsageError("import-qconf needs --users, --projects or --usersets FILE");
+  if (files.users.empty() && files.projects.empty() && files.usersets.empty() && files.global.empty())
+    throw UsageError("import-qconf needs --users, --projects, --usersets or --global FILE");
   auto s = open_for_write(db, true);
   QconfStats st = import_qconf_files(*s, files);
   if (!o.quiet) {
     for (const std::string& n : st.notes) out << "note: " << n << "\n";
     out << "imported " << st.users << " users, " << st.projects << " projects, " << st.departments
         << " departments\n";
+    if (!files.global.empty()) out << "gave " << st.auto_users << " users without a user object auto_user_fshare/oticket\n";
   }
   return 0;
 }

@@ -104,6 +104,39 @@ void StoreImpl::row_written() {
   if (kill_after_rows_ > 0 && ++rows_written_ >= kill_after_rows_) raise(SIGKILL);
 }
 
+namespace {
+
+// A file that is not empty must start with SQLite's header.  An old
+// slurm.conf's AccountingStorageLoc names Slurm's text job log
+// (accounting_storage/filetxt); SQLite would only say "file is not a
+// database", so say what the file is and what to do, before SQLite opens
+// (and never writes) it.
+void check_header(const std::string& path, off_t size) {
+  if (size == 0) return;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;  // SQLite's open reports it
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  if (n <= 0) return;
+  static const char kHeader[] = "SQLite format 3";  // and its NUL: 16 bytes
+  if (n >= 16 && std::memcmp(buf, kHeader, 16) == 0) return;
+  bool text = true;
+  for (ssize_t i = 0; i < n && text; ++i) {
+    const unsigned char c = static_cast<unsigned char>(buf[i]);
+    text = c == '\n' || c == '\t' || c == '\r' || (c >= 0x20 && c < 0x7f) || c >= 0x80;
+  }
+  if (text)
+    throw StoreError(path + ": a text file, not an mfprio store (an SQLite database): an old slurm.conf's "
+                            "AccountingStorageLoc names Slurm's text job log "
+                            "(AccountingStorageType=accounting_storage/filetxt); point AccountingStorageLoc at "
+                            "a new file for mfprio's store (or remove it: the default is mfprio.db in "
+                            "StateSaveLocation), or give mfprio-acct --db PATH");
+  throw StoreError(path + ": not an mfprio store: the file does not start with SQLite's header");
+}
+
+}  // namespace
+
 StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(path) {
 #ifdef MFPRIO_TEST_HOOKS  // test builds only (tests/acct): never in the shipped store
   if (const char* k = std::getenv("MFPRIO_ACCT_KILL_AFTER_ROWS")) kill_after_rows_ = std::atol(k);
@@ -127,6 +160,7 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
     throw StoreError(path + ": cannot open: " + std::strerror(errno));
   if (S_ISLNK(sb.st_mode)) throw StoreError(path + ": is a symbolic link: refused (give the real path)");
   if (!S_ISREG(sb.st_mode)) throw StoreError(path + ": not a regular file");
+  check_header(path, sb.st_size);
   sqlite3* raw = nullptr;
   std::string why;
   const int rc = opts.read_only ? open_read_only(path, &raw, &why)
@@ -706,6 +740,10 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
     while (st->step())
       d.ticket_objects.push_back(TicketObjectRec{st->text(0), st->text(1), static_cast<uint32_t>(st->i64(2)),
                                                  static_cast<uint32_t>(st->i64(3))});
+  }
+  {
+    sql::StmtUse st(prep(st_load_settings_, "SELECT key, value FROM settings ORDER BY key"));
+    while (st->step()) d.settings.emplace_back(st->text(0), st->text(1));
   }
   if (opts.tres_usage) {
     sql::StmtUse st(prep(st_load_ge_usage_,

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "store_impl.hpp"
+#include "strings.hpp"
 
 namespace mfprio::acct::detail {
 namespace {
@@ -33,9 +34,12 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
   clear_tree_cache();  // the hierarchy may change: load_tree reads the rows again
   // Usage is stored divided by the decay scale (see apply_cycle).
   const double inv_scale = 1.0 / usage_scale();
+  admin_settings(ch);
+  auto_user_ = auto_user_tickets(&auto_fshare_, &auto_oticket_);
   admin_deletes(ch);
   admin_accounts(ch);
   for (const UserRec& u : ch.users) {
+    auto_user_object(u.name);
     sql::StmtUse st(prep(st_up_user_,
         "INSERT INTO users(name, admin) VALUES (?1, ?2)"
         " ON CONFLICT(name) DO UPDATE SET admin = excluded.admin"));
@@ -57,6 +61,59 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
   for (const AssocWrite& w : ch.assocs) admin_assoc(w, inv_scale);
   admin_rest(ch);
   txn.commit();
+}
+
+void StoreImpl::admin_settings(const AdminChanges& ch) {
+  for (const auto& [key, value] : ch.settings) {
+    if (value.empty()) {
+      sql::StmtUse st(prep(st_del_setting_, "DELETE FROM settings WHERE key = ?1"));
+      st->bind(1, key).run();
+    } else {
+      sql::StmtUse st(prep(st_up_setting_,
+          "INSERT INTO settings(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+      st->bind(1, key).bind(2, value).run();
+    }
+    row_written();
+  }
+}
+
+namespace {
+// A setting's value as a ticket count; false when unset or not one.
+bool ticket_count(const std::string& v, uint32_t* out) {
+  uint64_t n = 0;
+  if (!parse_u64(v, UINT32_MAX, &n)) return false;
+  *out = static_cast<uint32_t>(n);
+  return true;
+}
+}  // namespace
+
+bool StoreImpl::auto_user_tickets(uint32_t* fshare, uint32_t* oticket) {
+  auto get = [&](const char* key) {
+    sql::StmtUse st(prep(st_get_setting_, "SELECT value FROM settings WHERE key = ?1"));
+    st->bind(1, key);
+    return st->step() ? st->text(0) : std::string();
+  };
+  const std::string f = get(kSettingAutoUserFshare), o = get(kSettingAutoUserOticket);
+  if (f.empty() && o.empty()) return false;
+  *fshare = 0;
+  *oticket = 0;
+  if (!f.empty() && !ticket_count(f, fshare)) throw StoreError(std::string(kSettingAutoUserFshare) + ": '" + f + "' is not a ticket count");
+  if (!o.empty() && !ticket_count(o, oticket)) throw StoreError(std::string(kSettingAutoUserOticket) + ": '" + o + "' is not a ticket count");
+  return true;
+}
+
+void StoreImpl::auto_user_object(const std::string& user) {
+  if (!auto_user_) return;
+  {
+    sql::StmtUse st(prep(st_user_exists_, "SELECT 1 FROM users WHERE name = ?1"));
+    st->bind(1, user);
+    if (st->step()) return;  // not created by this write
+  }
+  sql::StmtUse st(prep(st_auto_ticket_,
+      "INSERT INTO ticket_objects(kind, name, fshare, oticket) VALUES ('user', ?1, ?2, ?3)"
+      " ON CONFLICT(kind, name) DO NOTHING"));
+  st->bind(1, user).bind(2, static_cast<int64_t>(auto_fshare_)).bind(3, static_cast<int64_t>(auto_oticket_)).run();
+  row_written();
 }
 
 // Deletions first: associations, users, accounts, QOS, queues, partitions.
@@ -138,6 +195,7 @@ void StoreImpl::admin_accounts(const AdminChanges& ch) {
 // set_usage its usage (the journal's pending charges for it dropped).
 void StoreImpl::admin_assoc(const AssocWrite& w, double inv_scale) {
   const UserAssocRec& r = w.rec;
+  auto_user_object(r.user);
   {
     sql::StmtUse st(prep(st_ensure_user_,
         "INSERT INTO users(name) VALUES (?1) ON CONFLICT(name) DO NOTHING"));

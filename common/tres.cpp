@@ -1,5 +1,6 @@
 // tres.cpp - see tres.hpp.
 #include "tres.hpp"
+#include "strings.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,11 +10,7 @@
 
 namespace mfprio {
 
-std::string tres_lower(const std::string& s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
+std::string tres_lower(const std::string& s) { return lower(s); }
 
 bool tres_name_known(const std::string& lower, const std::vector<std::string>& cluster) {
   static const char* const kPlain[] = {"cpu", "mem", "node", "energy", "billing", "vmem", "pages"};
@@ -35,23 +32,14 @@ std::vector<std::string> tres_list_names(const std::string& list) {
     if (comma == std::string::npos) comma = list.size();
     std::string item = list.substr(pos, comma - pos);
     item = item.substr(0, item.find('='));
-    size_t b = 0, e = item.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(item[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(item[e - 1]))) --e;
-    if (e > b) out.push_back(tres_lower(item.substr(b, e - b)));
+    item = trim_space(item);
+    if (!item.empty()) out.push_back(tres_lower(item));
     pos = comma + 1;
   }
   return out;
 }
 
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 // The power of 1024 a trailing K/M/G/T/P stands for (any case), 0 for none.
 int suffix_scale(const std::string& s) {
@@ -80,13 +68,13 @@ bool valid_name(const std::string& n) {
 bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std::string* why,
                      bool allow_negative) {
   out->clear();
-  const std::string s = trim(spec);
+  const std::string s = trim_space(spec);
   if (s.empty()) return true;
   size_t pos = 0;
   while (pos <= s.size()) {
     size_t comma = s.find(',', pos);
     if (comma == std::string::npos) comma = s.size();
-    const std::string item = trim(s.substr(pos, comma - pos));
+    const std::string item = trim_space(s.substr(pos, comma - pos));
     pos = comma + 1;
     const size_t eq = item.find('=');
     if (item.empty() || eq == std::string::npos) {
@@ -94,8 +82,8 @@ bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std:
       return false;
     }
     TresWeight w;
-    w.name = tres_lower(trim(item.substr(0, eq)));
-    std::string num = trim(item.substr(eq + 1));
+    w.name = tres_lower(trim_space(item.substr(0, eq)));
+    std::string num = trim_space(item.substr(eq + 1));
     if (!valid_name(w.name)) {
       if (why) *why = "bad TRES name '" + item.substr(0, eq) + "'";
       return false;

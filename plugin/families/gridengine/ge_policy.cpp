@@ -21,6 +21,7 @@
 #include "params.hpp"
 #include "store.hpp"
 #include "tree_walk.hpp"
+#include "strings.hpp"
 
 namespace mfprio::gridengine {
 namespace {
@@ -30,12 +31,6 @@ const char* const kTypes[3] = {"cpu", "mem", "io"};
 
 const char* nz(const char* s) { return s ? s : ""; }
 
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
-}
 
 bool parse_u32(const std::string& s, uint32_t* out) {
   if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -58,15 +53,15 @@ bool parse_nonneg(const std::string& s, double* out) {
 
 // "mpi 4-8", "mpi 2,4-6", "mpi 4-", "mpi 8" -> name and ranges.
 bool parse_pe(const std::string& text, PeRequest* pe) {
-  const std::string t = trim(text);
+  const std::string t = trim_space(text);
   const size_t sp = t.find_first_of(" \t");
   if (sp == std::string::npos) return false;
   pe->name = t.substr(0, sp);
-  std::string list = trim(t.substr(sp));
+  std::string list = trim_space(t.substr(sp));
   std::string item;
   std::istringstream in(list);
   while (std::getline(in, item, ',')) {
-    item = trim(item);
+    item = trim_space(item);
     SlotRange r;
     const size_t dash = item.find('-');
     if (dash == std::string::npos) {
