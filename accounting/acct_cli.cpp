@@ -34,6 +34,7 @@
 #include "import_qconf.hpp"
 #include "sacctmgr_dump.hpp"
 #include "import_sstree.hpp"
+#include "numbers.hpp"
 #include "strings.hpp"
 
 namespace mfprio::acct {
@@ -173,22 +174,18 @@ void only_keys(const KV& kv, std::initializer_list<const char*> ok, const std::s
   }
 }
 
+// Arguments: numbers.hpp's rules for slurm.conf values, as sacctmgr's.
 uint64_t parse_uint(const std::string& key, const std::string& v, uint64_t max) {
   if (v.empty() || !std::isdigit(static_cast<unsigned char>(v[0])))
     throw UsageError(key + "=" + v + ": not a non-negative integer");
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (errno || *end || n > max)
-    throw UsageError(key + "=" + v + ": not an integer in 0.." + std::to_string(max));
+  uint64_t n = 0;
+  if (!parse_u64(v, max, &n)) throw UsageError(key + "=" + v + ": not an integer in 0.." + std::to_string(max));
   return n;
 }
 
 double parse_real(const std::string& key, const std::string& v) {
-  char* end = nullptr;
-  double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end || !std::isfinite(d) || d < 0)
-    throw UsageError(key + "=" + v + ": not a non-negative number");
+  double d = 0;
+  if (!mfprio::parse_real(v, &d) || d < 0) throw UsageError(key + "=" + v + ": not a non-negative number");
   return d;
 }
 
@@ -203,10 +200,8 @@ void parse_shares(const std::string& v, uint32_t& shares, bool& parent) {
 }
 
 int64_t parse_int32(const std::string& key, const std::string& v) {
-  errno = 0;
-  char* end = nullptr;
-  const long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || errno || *end || n < INT32_MIN || n > INT32_MAX)
+  int64_t n = 0;
+  if (!parse_i64(v, &n, INT32_MIN, INT32_MAX))
     throw UsageError(key + "=" + v + ": not an integer in -2147483648..2147483647");
   return n;
 }

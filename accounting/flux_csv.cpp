@@ -4,6 +4,8 @@
 // a setter that parses the text) and its headerless legacy order; the reader
 // maps the header (or the legacy order) to setters and fills a record per row.
 #include "flux_csv.hpp"
+
+#include "numbers.hpp"
 #include "strings.hpp"
 
 #include <cctype>
@@ -21,25 +23,9 @@ namespace {
 
 std::string where(const std::string& file, int line) { return file + ":" + std::to_string(line); }
 
-bool to_int(const std::string& s, int64_t* v) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long x = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size()) return false;
-  *v = x;
-  return true;
-}
-
-bool to_double(const std::string& s, double* v) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double x = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(x)) return false;
-  *v = x;
-  return true;
-}
+// The CSV number rules (numbers.hpp): Python wrote these files.
+bool to_int(const std::string& s, int64_t* v) { return parse_i64(s, v); }
+bool to_double(const std::string& s, double* v) { return parse_decimal(s, v); }
 
 // "batch, debug" -> {"batch", "debug"}; empty items dropped.
 std::vector<std::string> split_list(const std::string& s) {

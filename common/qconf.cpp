@@ -2,6 +2,8 @@
 // See qconf.hpp for the contract; reference/gridengine.md "Defaults" for
 // the default values and §2/§3 for what each key feeds.
 #include "qconf.hpp"
+
+#include "numbers.hpp"
 #include "strings.hpp"
 
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
@@ -41,28 +43,9 @@ std::vector<std::string> split_any(std::string_view s, std::string_view seps) {
   return out;
 }
 
-// Strict decimal number (the whole text must be consumed, finite).
-bool to_double(std::string_view text, double* out) {
-  std::string s(text);
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v)) return false;
-  *out = v;
-  return true;
-}
-
-bool to_int64(std::string_view text, int64_t* out) {
-  std::string s(text);
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size()) return false;
-  *out = v;
-  return true;
-}
+// qconf's numbers: numbers.hpp's rules for qconf text.
+bool to_double(std::string_view text, double* out) { return parse_real(text, out); }
+bool to_int64(std::string_view text, int64_t* out) { return parse_i64(text, out); }
 
 bool to_bool(std::string_view text, bool* out) {
   std::string s = lower(std::string(text));

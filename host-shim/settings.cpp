@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 
+#include "numbers.hpp"
 #include "strings.hpp"
 #include "timestr.hpp"
 
@@ -27,12 +28,9 @@ uint64_t u64_value(const ConfPair& p, uint64_t max) {
   return v;
 }
 
-bool parse_count(const std::string& s, double* out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v) || v < 0) return false;
+bool parse_count(const std::string& s, double* out) {  // numbers.hpp: a slurm.conf real
+  double v = 0;
+  if (!parse_real(s, &v) || v < 0) return false;
   *out = v;
   return true;
 }

@@ -5,6 +5,8 @@
 // key is checked against the selected mode and its value parsed into a local
 // Settings.  Only a fully valid string reaches *out.
 #include "flux_settings.hpp"
+
+#include "numbers.hpp"
 #include "strings.hpp"
 
 #include <cctype>
@@ -44,15 +46,7 @@ bool parse_int(const std::string& s, int64_t* v) {
   return parse_uint(s, v);
 }
 
-bool parse_double(const std::string& s, double* v) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double d = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(d)) return false;
-  *v = d;
-  return true;
-}
+bool parse_double(const std::string& s, double* v) { return parse_real(s, v); }  // numbers.hpp
 
 // The keys and which mode uses them.
 enum class Use { kBoth, kAccounting, kDesign };

@@ -18,6 +18,7 @@
 
 #include "ge_sharemon.hpp"
 #include "ge_urgency.hpp"
+#include "numbers.hpp"
 #include "params.hpp"
 #include "store.hpp"
 #include "tree_walk.hpp"
@@ -32,21 +33,17 @@ const char* const kTypes[3] = {"cpu", "mem", "io"};
 const char* nz(const char* s) { return s ? s : ""; }
 
 
+// PriorityParameters items: numbers.hpp's rules for slurm.conf values.
 bool parse_u32(const std::string& s, uint32_t* out) {
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  if (errno || *end || v > 0xffffffffull) return false;
+  uint64_t v = 0;
+  if (!parse_u64(s, 0xffffffffull, &v)) return false;
   *out = static_cast<uint32_t>(v);
   return true;
 }
 
 bool parse_nonneg(const std::string& s, double* out) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || errno || *end || !(v >= 0) || std::isinf(v)) return false;
+  double v = 0;
+  if (!parse_real(s, &v) || v < 0) return false;
   *out = v;
   return true;
 }

@@ -23,6 +23,7 @@
 // replaces *out only when the whole text is valid.
 #include "maui_cfg.hpp"
 
+#include "numbers.hpp"
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
 #include "strings.hpp"
 
@@ -163,30 +164,10 @@ std::vector<std::string> split_ws(const std::string& s) {
   return out;
 }
 
-// Decimal integer with optional sign, nothing else.
-bool parse_int(const std::string& s, int64_t* v) {
-  if (s.empty()) return false;
-  size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
-  if (i == s.size()) return false;
-  for (size_t k = i; k < s.size(); ++k)
-    if (!std::isdigit(static_cast<unsigned char>(s[k]))) return false;
-  errno = 0;
-  char* end = nullptr;
-  long long x = std::strtoll(s.c_str(), &end, 10);
-  if (errno == ERANGE || *end != '\0') return false;
-  *v = x;
-  return true;
-}
-
-bool parse_double(const std::string& s, double* v) {
-  if (s.empty() || is_space(s[0])) return false;
-  errno = 0;
-  char* end = nullptr;
-  double x = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(x)) return false;
-  *v = x;
-  return true;
-}
+// maui.cfg's numbers: numbers.hpp's rules (an optional sign and digits;
+// C's strtod syntax, finite).
+bool parse_int(const std::string& s, int64_t* v) { return parse_i64(s, v); }
+bool parse_double(const std::string& s, double* v) { return parse_real(s, v); }
 
 bool parse_bool(const std::string& s, bool* v) {
   const std::string u = upper(s);

@@ -19,11 +19,8 @@ namespace {
 uint32_t parse_u32(const ConfPair& it, const char* what) {
   const std::string v = trim_space(it.value);
   if (!v.empty() && v[0] == '-') fail(it, std::string("negative ") + what + " '" + v + "'");
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno == ERANGE || x > 0xffffffffULL ||
-      !std::isdigit(static_cast<unsigned char>(v[0])))
+  uint64_t x = 0;
+  if (!parse_u64(v, 0xffffffffULL, &x))  // numbers.hpp: a slurm.conf count
     fail(it, std::string("expected an unsigned 32-bit ") + what + ", got '" + it.value + "'");
   return static_cast<uint32_t>(x);
 }
