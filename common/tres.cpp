@@ -63,10 +63,11 @@ bool valid_name(const std::string& n) {
   return true;
 }
 
-}  // namespace
-
-bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std::string* why,
-                     bool allow_negative) {
+// A weight spec, or (counts) a list of counts: the same items, the
+// messages in the words of what is parsed.
+bool parse_items(const std::string& spec, std::vector<TresWeight>* out, std::string* why, bool allow_negative,
+                 bool counts) {
+  const char* noun = counts ? "count" : "weight";
   out->clear();
   const std::string s = trim_space(spec);
   if (s.empty()) return true;
@@ -78,7 +79,9 @@ bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std:
     pos = comma + 1;
     const size_t eq = item.find('=');
     if (item.empty() || eq == std::string::npos) {
-      if (why) *why = "TRES item '" + item + "' is not Name=Weight";
+      if (why)
+        *why = counts ? "TRES item '" + item + "' is not name=count (e.g. gres/gpu=8)"
+                      : "TRES item '" + item + "' is not Name=Weight";
       return false;
     }
     TresWeight w;
@@ -94,11 +97,11 @@ bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std:
     char* end = nullptr;
     const double v = num.empty() ? NAN : std::strtod(num.c_str(), &end);
     if (num.empty() || end == num.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
-      if (why) *why = "bad weight '" + item.substr(eq + 1) + "' for TRES '" + w.name + "'";
+      if (why) *why = "bad " + std::string(noun) + " '" + item.substr(eq + 1) + "' for TRES '" + w.name + "'";
       return false;
     }
     if (v < 0 && !allow_negative) {
-      if (why) *why = "negative weight for TRES '" + w.name + "'";
+      if (why) *why = "negative " + std::string(noun) + " for TRES '" + w.name + "'";
       return false;
     }
     // Memory's base unit is the MB (scale 2), everything else counts units.
@@ -117,6 +120,13 @@ bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std:
     if (comma == s.size()) break;
   }
   return true;
+}
+
+}  // namespace
+
+bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std::string* why,
+                     bool allow_negative) {
+  return parse_items(spec, out, why, allow_negative, /*counts=*/false);
 }
 
 namespace {
@@ -170,7 +180,7 @@ bool parse_tres_counts(const std::string& spec, std::vector<std::pair<std::strin
     if (comma == spec.size()) break;
     pos = comma + 1;
   }
-  if (!parse_tres_spec(plain, &items, why, /*allow_negative=*/false)) return false;
+  if (!parse_items(plain, &items, why, /*allow_negative=*/false, /*counts=*/true)) return false;
   for (size_t i = 0; i < items.size(); ++i) {
     const int base = items[i].name == "mem" ? 2 : 0;
     const double v = scales[i] ? items[i].weight * std::pow(1024.0, scales[i] - base) : items[i].weight;
