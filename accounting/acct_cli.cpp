@@ -995,10 +995,7 @@ Answer confirm(std::ostream& out) {
       return Answer::None;
     }
     if (!tty) out << "\n";
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-    size_t b = 0;
-    while (b < line.size() && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
-    const std::string a = lower(line.substr(b));
+    const std::string a = lower(trim_space(line));
     if (a == "y" || a == "yes") return Answer::Yes;
     if (a.empty() || a == "n" || a == "no" || !tty || eof) return Answer::No;
     out << "Y or N please\n";

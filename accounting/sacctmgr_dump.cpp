@@ -14,6 +14,7 @@
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
 
 #include "json_util.hpp"
+#include "numbers.hpp"
 #include "strings.hpp"
 
 namespace mfprio::acct {
@@ -244,9 +245,8 @@ AdminChanges plan_sacctmgr_load(const StoreData& current, const std::string& tex
       const std::string k = o->name;
       // value captured by name: clang 14 cannot capture a structured binding.
       auto number = [&, &value = value](const char* what) -> json_int_t {
-        char* end = nullptr;
-        const long long v = std::strtoll(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || v < 0 || v > 4294967295LL)
+        int64_t v = 0;
+        if (!parse_i64(value, &v, 0, 4294967295LL))  // numbers.hpp
           throw AdminError(at + ": " + what + "='" + value + "': expected an integer in 0..4294967295");
         return static_cast<json_int_t>(v);
       };

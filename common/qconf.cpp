@@ -165,8 +165,7 @@ bool read_halflife(const std::string& v, std::vector<HalflifeEntry>* list, std::
 }
 
 bool read_hierarchy(const std::string& v, std::string* out, std::string* reason) {
-  std::string u;
-  for (char c : v) u.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  const std::string u = upper(v);
   if (u == "NONE") { out->clear(); return true; }
   std::set<char> seen;
   for (char c : u) {
@@ -528,8 +527,7 @@ bool parse_complexes(const std::string& text, const std::string& file, ComplexTa
       return false;
     }
     c.relop = f[3];
-    std::string req = f[4];
-    for (auto& ch : req) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::string req = upper(f[4]);
     if (req == "Y") req = "YES";
     if (req == "N") req = "NO";
     if (req == "F") req = "FORCED";
@@ -538,8 +536,7 @@ bool parse_complexes(const std::string& text, const std::string& file, ComplexTa
       return false;
     }
     c.requestable = req;
-    std::string con = f[5];
-    for (auto& ch : con) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::string con = upper(f[5]);
     if (con == "Y") con = "YES";
     if (con == "N") con = "NO";
     if (con == "J") con = "JOB";
@@ -747,8 +744,7 @@ bool parse_qconf_objects(const std::string& text, const std::string& file, Qconf
       }
       (key == "fshare" ? o.fshare : o.oticket) = static_cast<uint32_t>(n);
     } else if (key == "type" && kind == QconfObjectKind::Userset) {
-      std::string t = value;
-      for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      std::string t = upper(value);
       for (char& c : t) if (c == ',') c = ' ';
       bool ok = !t.empty();
       o.department = false;

@@ -172,7 +172,7 @@ bool parse_tres_counts(const std::string& spec, std::vector<std::pair<std::strin
     size_t comma = spec.find(',', pos);
     if (comma == std::string::npos) comma = spec.size();
     std::string item = spec.substr(pos, comma - pos);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.pop_back();
+    while (!item.empty() && is_ascii_space(item.back())) item.pop_back();
     int scale = item.find('=') != std::string::npos ? suffix_scale(item) : 0;
     if (scale) item.pop_back();
     scales.push_back(scale);
