@@ -779,7 +779,7 @@ int run(const Options& o) {
   // Views never create a store: a missing one is an error saying how to
   // make it (the runtime reads this pair; decay and job-end may create it).
   // The pair's file is the conf given (line 0: no line wrote it), so the
-  // hint names it, not a file it includes (issue 22).
+  // hint names it, not a file it includes.
   if (o.command == Command::Sprio || o.command == Command::Sshare || o.command == Command::Explain ||
       o.command == Command::Info)
     conf.add(ConfPair{"MfprioCreateStore", "no", o.conf, 0});

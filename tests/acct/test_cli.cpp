@@ -573,7 +573,7 @@ TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
 // cluster's association tree (tests/data/slurm-live/variant's `sacctmgr
 // show assoc`), as a dump file, loads into a store whose associations are
 // what sacctmgr showed; dumped and loaded again it gives the same store.
-// Issue 22: show assoc's Cluster column was empty.  After `load` it is the
+// show assoc's Cluster column: after `load` it is the
 // dump's cluster, as the live capture's `sacctmgr show assoc` has it in
 // every row; with --conf it is the conf's ClusterName (lower-cased, as
 // slurmctld registers it).
@@ -614,7 +614,7 @@ TEST_F(Cli, ShowAssocFillsTheClusterColumn) {
   EXPECT_EQ("|root\n|a\n", fresh.out);
 }
 
-// Issue 22: `show cluster` was missing.  sacctmgr's default columns; what
+// `show cluster`: sacctmgr's default columns; what
 // mfprio knows is filled (the conf's ClusterName, first SlurmctldHost and
 // its port, the node lines' TRES; root's share), the rest is empty.
 TEST_F(Cli, ShowClusterHasSacctmgrsColumns) {
@@ -646,7 +646,7 @@ TEST_F(Cli, ShowClusterHasSacctmgrsColumns) {
   EXPECT_EQ("live||1\n", r.out) << r.err;
 }
 
-// Issue 22: an old slurm.conf names Slurm's text job log as
+// An old slurm.conf names Slurm's text job log as
 // AccountingStorageLoc; every command says what the file is (not SQLite's
 // "file is not a database") and leaves it alone.
 TEST_F(Cli, AnOldConfsTextJobLogIsNamed) {
@@ -669,7 +669,7 @@ TEST_F(Cli, AnOldConfsTextJobLogIsNamed) {
   EXPECT_FALSE(std::filesystem::exists(log + "-wal"));
 }
 
-// Issue 22: Grid Engine's auto_user_fshare / auto_user_oticket (qconf
+// Grid Engine's auto_user_fshare / auto_user_oticket (qconf
 // -sconf, enforce_user auto) go to every user without a user object: the
 // store's users now, and every user the store creates later; a user object
 // given explicitly keeps its values; enforce_user false removes them.

@@ -108,7 +108,7 @@ TEST(StoreOpen, ReadOnlyOpenOfMissingFileFailsWithoutCreatingIt) {
   EXPECT_NE(0, stat(dir.file("none.db").c_str(), &sb));
 }
 
-// Issue 22: an old slurm.conf's AccountingStorageLoc names Slurm's text job
+// An old slurm.conf's AccountingStorageLoc names Slurm's text job
 // log (accounting_storage/filetxt).  Opening it says so, in every mode, and
 // leaves the file as it was (no -wal, no -shm, same bytes).
 TEST(StoreOpen, SlurmTextJobLogIsNamedNotOpened) {

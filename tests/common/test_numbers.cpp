@@ -107,7 +107,7 @@ TEST(Strings, TrimSpaceAndTrimBlank) {
   EXPECT_FALSE(iequals("\xc4", "\xe4"));  // Latin-1 Ä and ä: bytes, not letters
 }
 
-// qconf -sconf: enforce_user and the auto_user_* values (issue 22).
+// qconf -sconf: enforce_user and the auto_user_* values.
 TEST(QconfGlobal, ReadsEnforceUserAndAutoUserTickets) {
   using gridengine::GlobalConf;
   GlobalConf g;

@@ -160,8 +160,8 @@ TEST_F(ConfE2E, EveryConfErrorInOneRun) {
   EXPECT_TRUE(has(r.err, conf + ":4:")) << r.err;
 }
 
-// Issue 22: a conf that opens with an Include got a hint naming the included
-// file, and `mfprio-acct --conf` on that file reads another store.
+// A conf that opens with an Include: the hint names the conf given, not the
+// included file (`mfprio-acct --conf` on that file reads another store).
 TEST_F(ConfE2E, MissingStoreHintNamesTheConfGivenNotAnInclude) {
   dir.write("common.conf", "PriorityType=priority/multifactor\n");
   const std::string conf = dir.write("top.conf", "Include common.conf\nAccountingStorageLoc=gone.db\n");

@@ -1,5 +1,5 @@
 // fn_length.hpp - finds the function bodies of a C++ source text and their
-// lengths, for the "no shipped function over ~150 lines" rule (issue 19).
+// lengths, for the "no shipped function over ~150 lines" rule.
 //
 // Not a parser: comments, string and character literals (raw strings too)
 // and preprocessor lines are blanked first, so their braces do not count;
