@@ -35,6 +35,8 @@
 #include "sacctmgr_dump.hpp"
 #include "import_sge_usage.hpp"
 #include "import_sstree.hpp"
+#include "numbers.hpp"
+#include "strings.hpp"
 
 namespace mfprio::acct {
 namespace {
@@ -106,7 +108,12 @@ constexpr const char* kHelpShow = R"(usage: mfprio-acct [-n] [-p|-P|--json] (--d
       sacctmgr's columns: Cluster Account User Partition Share Priority GrpJobs GrpTRES GrpSubmit
       GrpWall GrpTRESMins MaxJobs MaxTRES MaxTRESPerNode MaxSubmit MaxWall MaxTRESMins QOS
       Def QOS GrpTRESRunMins (limits and QOS are empty: mfprio keeps none); also ParentName,
-      RawUsage, Queues.  `tree` indents Account by depth.
+      RawUsage, Queues.  `tree` indents Account by depth.  Cluster: ClusterName from --conf,
+      else the cluster `load` read.
+  show cluster [Name=C]                    sacctmgr's columns: Cluster ControlHost ControlPort RPC
+      Share GrpJobs GrpTRES GrpSubmit MaxJobs MaxTRES MaxSubmit MaxWall QOS Def QOS; ControlHost,
+      ControlPort (SlurmctldHost, SlurmctldPort), NodeCount and TRES (NodeName lines) come from
+      --conf, Share is root's; RPC, QOS and the limits are empty.
   show users [Name=U,..] [Account=A,..]   fields User Account Partition Share Priority Default
       DefaultAccount AdminLevel RawUsage Queues
   show accounts [Name=A,..]                fields Account ParentName Share Priority Description Organization
@@ -128,10 +135,13 @@ constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FIL
                             line, printed or written to FILE (for the conf to Include);
                             --weights/--config alone write no store
   import-sstree FILE        a Grid Engine share tree (qconf -sstree text), one transaction
-  import-qconf [--users FILE] [--projects FILE] [--usersets FILE]   (each may repeat)
+  import-qconf [--users FILE] [--projects FILE] [--usersets FILE] [--global FILE]
                             Grid Engine users, projects and departments with their fshare
-                            and oticket, from qconf -suser / -sprj / -su text, one
-                            transaction (an ACL-only userset is passed over, noted)
+                            and oticket, from qconf -suser / -sprj / -su text (each may
+                            repeat), one transaction (an ACL-only userset is passed over,
+                            noted); --global: qconf -sconf text, whose auto_user_fshare and
+                            auto_user_oticket (enforce_user auto) go to every user without a
+                            user object, now and whenever the store creates one
   import-sge-usage [--share-mon FILE] [--spool PATH]... [--sched-conf FILE] [--decayed]
                             Grid Engine usage (cpu, mem, io) of users, users in projects
                             and projects with the time it was measured: sge_share_mon -c 1
@@ -150,11 +160,6 @@ constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FIL
 These batch commands write at once (no confirmation).  T is epoch seconds or
 YYYY-MM-DDTHH:MM:SS (UTC).
 )";
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // KEY=VALUE words, keys lowercased, in order.
 using KV = std::vector<std::pair<std::string, std::string>>;
@@ -178,22 +183,18 @@ void only_keys(const KV& kv, std::initializer_list<const char*> ok, const std::s
   }
 }
 
+// Arguments: numbers.hpp's rules for slurm.conf values, as sacctmgr's.
 uint64_t parse_uint(const std::string& key, const std::string& v, uint64_t max) {
   if (v.empty() || !std::isdigit(static_cast<unsigned char>(v[0])))
     throw UsageError(key + "=" + v + ": not a non-negative integer");
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-  if (errno || *end || n > max)
-    throw UsageError(key + "=" + v + ": not an integer in 0.." + std::to_string(max));
+  uint64_t n = 0;
+  if (!parse_u64(v, max, &n)) throw UsageError(key + "=" + v + ": not an integer in 0.." + std::to_string(max));
   return n;
 }
 
 double parse_real(const std::string& key, const std::string& v) {
-  char* end = nullptr;
-  double d = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end || !std::isfinite(d) || d < 0)
-    throw UsageError(key + "=" + v + ": not a non-negative number");
+  double d = 0;
+  if (!mfprio::parse_real(v, &d) || d < 0) throw UsageError(key + "=" + v + ": not a non-negative number");
   return d;
 }
 
@@ -208,10 +209,8 @@ void parse_shares(const std::string& v, uint32_t& shares, bool& parent) {
 }
 
 int64_t parse_int32(const std::string& key, const std::string& v) {
-  errno = 0;
-  char* end = nullptr;
-  const long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || errno || *end || n < INT32_MIN || n > INT32_MAX)
+  int64_t n = 0;
+  if (!parse_i64(v, &n, INT32_MIN, INT32_MAX))
     throw UsageError(key + "=" + v + ": not an integer in -2147483648..2147483647");
   return n;
 }
@@ -372,149 +371,179 @@ void echo_settings(const KV& kv, Echo& echo) {
   }
 }
 
-// Applies `verb kind name` to the model; returns what to write.  `kv` holds
-// the new values (canonical keys), `cond` the association selection of a
-// user command.
-AdminChanges plan_one(Model& m, const std::string& verb, const std::string& kind, const std::string& name,
-                      const Cond& cond, const KV& kv, Echo& echo) {
+// `verb account NAME`.
+AdminChanges plan_account(Model& m, const std::string& verb, const std::string& name, const KV& kv, Echo& echo,
+                          const std::string& what) {
   AdminChanges ch;
-  const std::string what = verb + " " + kind + " " + name;
-  need_name(verb + " " + kind, name);
-  if (kind != "user" && (cond.by_account || cond.by_partition))
-    throw UsageError(what + ": Account=/Partition= select user associations only");
+  only_keys(kv, {"parent", "fairshare", "priority", "description", "organization", "cluster"}, what);
+  auto it = m.accounts.find(name);
+  if (verb == "add") {
+    if (it != m.accounts.end()) throw AdminError(what + ": account already exists");
+    AccountRec a;
+    a.name = name;
+    a.parent = "root";
+    account_fields(kv, a);
+    m.accounts[name] = a;
+    echo.add("Adding Account(s)", name);
+  } else if (verb == "modify") {
+    if (it == m.accounts.end()) throw AdminError(what + ": no such account");
+    if (name == "root" && has(kv, "parent")) throw AdminError(what + ": root has no parent");
+    account_fields(kv, it->second);
+    echo.add("Modified accounts...", name);
+  } else {
+    if (it == m.accounts.end()) throw AdminError(what + ": no such account");
+    if (name == "root") throw AdminError(what + ": the root account cannot be deleted");
+    if (m.has_children(name)) throw AdminError(what + ": account has sub-accounts; delete or move them first");
+    if (m.has_assocs_under(name)) throw AdminError(what + ": account has users; delete them first");
+    m.accounts.erase(it);
+    ch.delete_accounts.push_back(name);
+    echo.add("Deleting accounts...", name);
+    return ch;
+  }
+  if (auto p = m.parent_problem(name); !p.empty()) throw AdminError(what + ": " + p);
+  ch.accounts.push_back(m.accounts[name]);
+  return ch;
+}
 
-  if (kind == "account") {
-    only_keys(kv, {"parent", "fairshare", "priority", "description", "organization", "cluster"}, what);
-    auto it = m.accounts.find(name);
-    if (verb == "add") {
-      if (it != m.accounts.end()) throw AdminError(what + ": account already exists");
-      AccountRec a;
-      a.name = name;
-      a.parent = "root";
-      account_fields(kv, a);
-      m.accounts[name] = a;
-      echo.add("Adding Account(s)", name);
-    } else if (verb == "modify") {
-      if (it == m.accounts.end()) throw AdminError(what + ": no such account");
-      if (name == "root" && has(kv, "parent")) throw AdminError(what + ": root has no parent");
-      account_fields(kv, it->second);
-      echo.add("Modified accounts...", name);
-    } else {
-      if (it == m.accounts.end()) throw AdminError(what + ": no such account");
-      if (name == "root") throw AdminError(what + ": the root account cannot be deleted");
-      if (m.has_children(name)) throw AdminError(what + ": account has sub-accounts; delete or move them first");
-      if (m.has_assocs_under(name)) throw AdminError(what + ": account has users; delete them first");
-      m.accounts.erase(it);
-      ch.delete_accounts.push_back(name);
-      echo.add("Deleting accounts...", name);
-      return ch;
+// `delete user NAME`: the user and all its associations, or (with
+// Account=/Partition=) the associations selected.
+AdminChanges plan_user_delete(Model& m, const std::string& name, const Cond& cond, Echo& echo,
+                              const std::string& what) {
+  AdminChanges ch;
+  if (!m.users.count(name) && m.assocs_of(name).empty()) throw AdminError(what + ": no such user");
+  if (!cond.by_account && !cond.by_partition) {
+    for (const auto* r : m.assocs_of(name)) echo.add("Deleting user associations...", assoc_line(name, r->account, r->partition));
+    for (auto it = m.assocs.lower_bound(AssocTuple{name, "", ""});
+         it != m.assocs.end() && std::get<0>(it->first) == name;)
+      it = m.assocs.erase(it);
+    m.users.erase(name);
+    ch.delete_users.push_back(name);
+    echo.add("Deleting users...", name);
+    return ch;
+  }
+  for (auto it = m.assocs.lower_bound(AssocTuple{name, "", ""});
+       it != m.assocs.end() && std::get<0>(it->first) == name;) {
+    if (!cond.match(it->second)) {
+      ++it;
+      continue;
     }
-    if (auto p = m.parent_problem(name); !p.empty()) throw AdminError(what + ": " + p);
-    ch.accounts.push_back(m.accounts[name]);
-  } else if (kind == "user") {
-    only_keys(kv, {"account", "partition", "fairshare", "priority", "defaultaccount", "adminlevel", "queues",
-                   "cluster"}, what);
-    std::set<std::string> touched{name};
-    if (verb == "delete") {
-      if (!m.users.count(name) && m.assocs_of(name).empty()) throw AdminError(what + ": no such user");
-      if (!cond.by_account && !cond.by_partition) {
-        for (const auto* r : m.assocs_of(name)) echo.add("Deleting user associations...", assoc_line(name, r->account, r->partition));
-        for (auto it = m.assocs.lower_bound(AssocTuple{name, "", ""});
-             it != m.assocs.end() && std::get<0>(it->first) == name;)
-          it = m.assocs.erase(it);
-        m.users.erase(name);
-        ch.delete_users.push_back(name);
-        echo.add("Deleting users...", name);
-        return ch;
-      }
-      for (auto it = m.assocs.lower_bound(AssocTuple{name, "", ""});
-           it != m.assocs.end() && std::get<0>(it->first) == name;) {
-        if (!cond.match(it->second)) {
-          ++it;
-          continue;
-        }
-        ch.delete_assocs.push_back(AssocKey{name, it->second.account, it->second.partition});
-        echo.add("Deleting user associations...", assoc_line(name, it->second.account, it->second.partition));
-        it = m.assocs.erase(it);
-      }
-      if (ch.delete_assocs.empty()) throw AdminError(what + ": no matching association");
-      m.finish_users(touched, ch.users);
-      return ch;
+    ch.delete_assocs.push_back(AssocKey{name, it->second.account, it->second.partition});
+    echo.add("Deleting user associations...", assoc_line(name, it->second.account, it->second.partition));
+    it = m.assocs.erase(it);
+  }
+  if (ch.delete_assocs.empty()) throw AdminError(what + ": no matching association");
+  std::set<std::string> touched{name};
+  m.finish_users(touched, ch.users);
+  return ch;
+}
+
+// `add user NAME Account=A[,B] [Partition=P[,Q]]`: the new associations.
+std::vector<UserAssocRec*> add_user_assocs(Model& m, const std::string& name, const KV& kv, bool existed,
+                                           Echo& echo, const std::string& what) {
+  std::vector<UserAssocRec*> targets;
+  if (!has(kv, "account")) throw UsageError(what + ": Account= is required");
+  std::vector<std::string> parts{""};
+  if (has(kv, "partition") && !get(kv, "partition").empty()) parts = split_commas(get(kv, "partition"));
+  for (const std::string& p : parts)
+    if (!p.empty()) need_name(what + ": Partition", p);
+  if (!existed) echo.add("Adding User(s)", name);
+  for (const std::string& acct : split_commas(get(kv, "account"))) {
+    need_name(what + ": Account", acct);
+    if (!m.accounts.count(acct)) throw AdminError(what + ": unknown account \"" + acct + "\"");
+    for (const std::string& part : parts) {
+      AssocTuple key{name, acct, part};
+      if (m.assocs.count(key))
+        throw AdminError(what + ": user already has an association with account \"" + acct + "\"" +
+                         (part.empty() ? "" : " partition \"" + part + "\""));
+      UserAssocRec& r = m.assocs[key];
+      r.user = name;
+      r.account = acct;
+      r.partition = part;
+      targets.push_back(&r);
+      echo.add("Associations", assoc_line(name, acct, part));
     }
-    const bool existed = m.users.count(name) > 0;
-    if (verb == "modify" && !existed) throw AdminError(what + ": no such user");
-    if (has(kv, "adminlevel")) parse_admin_level(get(kv, "adminlevel"));  // usage errors first
-    UserRec& u = m.users[name];
-    u.name = name;
-    if (has(kv, "adminlevel")) u.admin = parse_admin_level(get(kv, "adminlevel"));
-    std::vector<UserAssocRec*> targets;
-    if (verb == "add") {
-      if (!has(kv, "account")) throw UsageError(what + ": Account= is required");
-      std::vector<std::string> parts{""};
-      if (has(kv, "partition") && !get(kv, "partition").empty()) parts = split_commas(get(kv, "partition"));
-      for (const std::string& p : parts)
-        if (!p.empty()) need_name(what + ": Partition", p);
-      if (!existed) echo.add("Adding User(s)", name);
-      for (const std::string& acct : split_commas(get(kv, "account"))) {
-        need_name(what + ": Account", acct);
-        if (!m.accounts.count(acct)) throw AdminError(what + ": unknown account \"" + acct + "\"");
-        for (const std::string& part : parts) {
-          AssocTuple key{name, acct, part};
-          if (m.assocs.count(key))
-            throw AdminError(what + ": user already has an association with account \"" + acct + "\"" +
-                             (part.empty() ? "" : " partition \"" + part + "\""));
-          UserAssocRec& r = m.assocs[key];
-          r.user = name;
-          r.account = acct;
-          r.partition = part;
-          targets.push_back(&r);
-          echo.add("Associations", assoc_line(name, acct, part));
-        }
-      }
-    } else {  // modify
-      if (has(kv, "account") || has(kv, "partition"))
-        throw UsageError(what + ": Account=/Partition= select associations; put them before \"set\"");
-      for (auto it = m.assocs.lower_bound(AssocTuple{name, "", ""});
-           it != m.assocs.end() && std::get<0>(it->first) == name; ++it)
-        if (cond.match(it->second)) targets.push_back(&it->second);
-      bool assoc_keys = has(kv, "fairshare") || has(kv, "priority") || has(kv, "queues");
-      if (targets.empty() && (assoc_keys || cond.by_account || cond.by_partition))
-        throw AdminError(what + ": no matching association");
-      if (!assoc_keys) targets.clear();
-      for (const UserAssocRec* r : targets)
-        echo.add("Modified user associations...", assoc_line(name, r->account, r->partition));
-      if (has(kv, "defaultaccount") || has(kv, "adminlevel")) echo.add("Modified users...", name);
+  }
+  return targets;
+}
+
+// `modify user NAME [Account=..] [Partition=..] set ...`: the associations
+// whose values change (none when only user keys are set).
+std::vector<UserAssocRec*> modify_user_targets(Model& m, const std::string& name, const Cond& cond, const KV& kv,
+                                               Echo& echo, const std::string& what) {
+  std::vector<UserAssocRec*> targets;
+  if (has(kv, "account") || has(kv, "partition"))
+    throw UsageError(what + ": Account=/Partition= select associations; put them before \"set\"");
+  for (auto it = m.assocs.lower_bound(AssocTuple{name, "", ""});
+       it != m.assocs.end() && std::get<0>(it->first) == name; ++it)
+    if (cond.match(it->second)) targets.push_back(&it->second);
+  bool assoc_keys = has(kv, "fairshare") || has(kv, "priority") || has(kv, "queues");
+  if (targets.empty() && (assoc_keys || cond.by_account || cond.by_partition))
+    throw AdminError(what + ": no matching association");
+  if (!assoc_keys) targets.clear();
+  for (const UserAssocRec* r : targets)
+    echo.add("Modified user associations...", assoc_line(name, r->account, r->partition));
+  if (has(kv, "defaultaccount") || has(kv, "adminlevel")) echo.add("Modified users...", name);
+  return targets;
+}
+
+// Queues=a,b: the Flux queues the association may use ("" = none), sorted;
+// nullopt without the key.
+std::optional<std::vector<std::string>> queue_list(const Model& m, const KV& kv, const std::string& what) {
+  std::optional<std::vector<std::string>> queues;
+  if (!has(kv, "queues")) return queues;
+  queues.emplace();
+  const std::string list = get(kv, "queues");
+  for (const std::string& q : list.empty() ? std::vector<std::string>{} : split_commas(list)) {
+    if (!m.queues.count(q)) throw AdminError(what + ": unknown queue \"" + q + "\"");
+    if (std::find(queues->begin(), queues->end(), q) != queues->end())
+      throw UsageError(what + ": queue \"" + q + "\" listed twice");
+    queues->push_back(q);
+  }
+  std::sort(queues->begin(), queues->end());
+  return queues;
+}
+
+// `verb user NAME`.
+AdminChanges plan_user(Model& m, const std::string& verb, const std::string& name, const Cond& cond, const KV& kv,
+                       Echo& echo, const std::string& what) {
+  only_keys(kv, {"account", "partition", "fairshare", "priority", "defaultaccount", "adminlevel", "queues",
+                 "cluster"}, what);
+  if (verb == "delete") return plan_user_delete(m, name, cond, echo, what);
+  AdminChanges ch;
+  std::set<std::string> touched{name};
+  const bool existed = m.users.count(name) > 0;
+  if (verb == "modify" && !existed) throw AdminError(what + ": no such user");
+  if (has(kv, "adminlevel")) parse_admin_level(get(kv, "adminlevel"));  // usage errors first
+  UserRec& u = m.users[name];
+  u.name = name;
+  if (has(kv, "adminlevel")) u.admin = parse_admin_level(get(kv, "adminlevel"));
+  const std::vector<UserAssocRec*> targets = verb == "add" ? add_user_assocs(m, name, kv, existed, echo, what)
+                                                           : modify_user_targets(m, name, cond, kv, echo, what);
+  const std::optional<std::vector<std::string>> queues = queue_list(m, kv, what);
+  for (UserAssocRec* r : targets) {
+    for (const auto& [k, v] : kv) {
+      if (k == "fairshare") parse_shares(v, r->shares, r->shares_parent);
+      else if (k == "priority") r->priority = static_cast<uint32_t>(parse_uint(k, v, UINT32_MAX));
     }
-    // Queues=a,b: the Flux queues the association may use ("" = none).
-    std::optional<std::vector<std::string>> queues;
-    if (has(kv, "queues")) {
-      queues.emplace();
-      const std::string list = get(kv, "queues");
-      for (const std::string& q : list.empty() ? std::vector<std::string>{} : split_commas(list)) {
-        if (!m.queues.count(q)) throw AdminError(what + ": unknown queue \"" + q + "\"");
-        if (std::find(queues->begin(), queues->end(), q) != queues->end())
-          throw UsageError(what + ": queue \"" + q + "\" listed twice");
-        queues->push_back(q);
-      }
-      std::sort(queues->begin(), queues->end());
-    }
-    for (UserAssocRec* r : targets) {
-      for (const auto& [k, v] : kv) {
-        if (k == "fairshare") parse_shares(v, r->shares, r->shares_parent);
-        else if (k == "priority") r->priority = static_cast<uint32_t>(parse_uint(k, v, UINT32_MAX));
-      }
-      if (queues) r->queues = *queues;
-      ch.assocs.push_back(AssocWrite{*r, false, queues.has_value()});
-    }
-    if (has(kv, "defaultaccount")) {
-      std::string d = get(kv, "defaultaccount");
-      bool mine = false;
-      for (const auto* r : m.assocs_of(name)) mine = mine || r->account == d;
-      if (!mine) throw AdminError(what + ": DefaultAccount \"" + d + "\" is not one of the user's accounts");
-      u.default_account = d;
-    }
-    m.finish_users(touched, ch.users);
-  } else if (kind == "qos") {
+    if (queues) r->queues = *queues;
+    ch.assocs.push_back(AssocWrite{*r, false, queues.has_value()});
+  }
+  if (has(kv, "defaultaccount")) {
+    std::string d = get(kv, "defaultaccount");
+    bool mine = false;
+    for (const auto* r : m.assocs_of(name)) mine = mine || r->account == d;
+    if (!mine) throw AdminError(what + ": DefaultAccount \"" + d + "\" is not one of the user's accounts");
+    u.default_account = d;
+  }
+  m.finish_users(touched, ch.users);
+  return ch;
+}
+
+// `verb qos|partition|queue NAME`: the three flat tables.
+AdminChanges plan_flat(Model& m, const std::string& verb, const std::string& kind, const std::string& name,
+                       const KV& kv, Echo& echo, const std::string& what) {
+  AdminChanges ch;
+  if (kind == "qos") {
     only_keys(kv, {"priority", "usagefactor", "cluster"}, what);
     auto it = m.qos.find(name);
     if (verb == "delete") {
@@ -548,7 +577,7 @@ AdminChanges plan_one(Model& m, const std::string& verb, const std::string& kind
     m.partitions[name] = p;
     ch.partitions.push_back(p);
     echo.add(verb == "add" ? "Adding Partition(s)" : "Modified partitions...", name);
-  } else if (kind == "queue") {
+  } else {
     only_keys(kv, {"priority", "cluster"}, what);
     auto it = m.queues.find(name);
     if (verb == "delete") {
@@ -565,10 +594,25 @@ AdminChanges plan_one(Model& m, const std::string& verb, const std::string& kind
     m.queues[name] = q;
     ch.queues.push_back(q);
     echo.add(verb == "add" ? "Adding Queue(s)" : "Modified queues...", name);
-  } else {
-    throw UsageError(verb + ": unknown entity \"" + kind + "\" (account, user, qos, partition, queue)");
   }
-  echo_settings(kv, echo);
+  return ch;
+}
+
+// Applies `verb kind name` to the model; returns what to write.  `kv` holds
+// the new values (canonical keys), `cond` the association selection of a
+// user command.  A delete echoes no settings.
+AdminChanges plan_one(Model& m, const std::string& verb, const std::string& kind, const std::string& name,
+                      const Cond& cond, const KV& kv, Echo& echo) {
+  const std::string what = verb + " " + kind + " " + name;
+  need_name(verb + " " + kind, name);
+  if (kind != "user" && (cond.by_account || cond.by_partition))
+    throw UsageError(what + ": Account=/Partition= select user associations only");
+  AdminChanges ch;
+  if (kind == "account") ch = plan_account(m, verb, name, kv, echo, what);
+  else if (kind == "user") ch = plan_user(m, verb, name, cond, kv, echo, what);
+  else if (kind == "qos" || kind == "partition" || kind == "queue") ch = plan_flat(m, verb, kind, name, kv, echo, what);
+  else throw UsageError(verb + ": unknown entity \"" + kind + "\" (account, user, qos, partition, queue)");
+  if (verb != "delete") echo_settings(kv, echo);
   return ch;
 }
 
@@ -896,6 +940,7 @@ std::string canon_entity(const std::string& w) {
   if (abbrev(l, "queues", 3)) return "queue";
   if (l == "tree") return "tree";
   if (l == "decay") return "decay";
+  if (abbrev(l, "clusters", 2)) return "cluster";
   return l;
 }
 
@@ -960,10 +1005,7 @@ Answer confirm(std::ostream& out) {
       return Answer::None;
     }
     if (!tty) out << "\n";
-    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-    size_t b = 0;
-    while (b < line.size() && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
-    const std::string a = lower(line.substr(b));
+    const std::string a = lower(trim_space(line));
     if (a == "y" || a == "yes") return Answer::Yes;
     if (a.empty() || a == "n" || a == "no" || !tty || eof) return Answer::No;
     out << "Y or N please\n";
@@ -1034,6 +1076,236 @@ int cmd_import_flux(const Options& o, const std::string& db, const std::vector<s
   return 0;
 }
 
+// modify decay [set] last_decay=T [last_reset=T]: repair the pass times
+// (e.g. after a clock jump made the plugin refuse a decay pass).
+int cmd_modify_decay(const Options& o, std::string db, const std::vector<std::string>& rest, std::ostream& out) {
+  size_t from = 1;
+  if (from < rest.size() && lower(rest[from]) == "set") ++from;
+  KV kv = parse_kv(rest, from, rest.size());
+  only_keys(kv, {"last_decay", "last_reset"}, "modify decay");
+  std::optional<int64_t> last_decay, last_reset;
+  for (const auto& [k, v] : kv) (k == "last_decay" ? last_decay : last_reset) = parse_time(k, v);
+  if (!last_decay) throw UsageError("modify decay: last_decay=T is required");
+  if (db.empty()) db = storage_loc_from_conf(o.conf);
+  auto s = open_for_write(db, false);
+  const DecayState st{*last_decay, last_reset.value_or(s->decay_state().last_reset)};
+  Echo echo;
+  echo.add("Modified decay state...", "last_decay = " + std::to_string(st.last_decay) +
+                                          " last_reset = " + std::to_string(st.last_reset));
+  if (!commit_ok(o, echo, out)) return 0;
+  s->set_decay_state(st);
+  return 0;
+}
+
+// show VIEW [format=..] [where] [FILTER ..]
+int cmd_show(const Options& o, std::string db, const std::string& entity, const std::vector<std::string>& rest,
+             cli::ShowOptions so, std::ostream& out) {
+  if (rest.empty())
+    throw UsageError("show: what? (associations, accounts, users, qos, partitions, queues, cluster, tree, decay)");
+  static const std::map<std::string, std::string> views{
+      {"account", "accounts"}, {"user", "users"}, {"qos", "qos"}, {"partition", "partitions"},
+      {"queue", "queues"}, {"tree", "tree"}, {"association", "associations"}, {"cluster", "cluster"}};
+  auto v = views.find(entity);
+  if (v == views.end()) throw UsageError("show: unknown view \"" + rest[0] + "\"");
+  const std::string what = v->second;
+  for (size_t k = 1; k < rest.size(); ++k) {
+    const std::string& w = rest[k];
+    const std::string lw = lower(w);
+    const size_t eq = w.find('=');
+    if (eq == std::string::npos) {
+      if (lw == "where") continue;
+      if (what == "associations" && lw == "tree") so.tree = true;
+      else if (abbrev(lw, "withdeleted", 5)) continue;  // mfprio keeps no deleted records
+      else if (what != "associations" && what != "tree" && what != "decay")
+        for (const std::string& n : split_commas(w)) so.names.push_back(n);
+      else throw UsageError("show " + what + ": unexpected \"" + w + "\"");
+      continue;
+    }
+    const std::string key = canon_key(what == "users" ? "user" : what, lower(w.substr(0, eq)));
+    const std::vector<std::string> list = split_commas(w.substr(eq + 1));
+    auto& into = key == "format" ? so.format
+                 : key == "user" ? so.users
+                 : key == "account" ? so.accounts
+                 : key == "partition" ? so.partitions
+                 : key == "name" ? so.names
+                                 : so.names;
+    if (key == "cluster") continue;  // one cluster per store
+    if (key != "format" && key != "user" && key != "account" && key != "partition" && key != "name")
+      throw UsageError("show " + what + ": unknown condition \"" + w.substr(0, eq) + "\"");
+    if (key == "format" && so.fmt == Format::Json) throw UsageError("show " + what + ": format= with --json");
+    if ((key == "user" || key == "partition") && what != "associations" && what != "users")
+      throw UsageError("show " + what + ": no " + key + "= condition here");
+    into.insert(into.end(), list.begin(), list.end());
+  }
+  if (!o.conf.empty()) {
+    const ConfCluster c = cluster_from_conf(o.conf);
+    so.cluster = c.name;
+    so.control_host = c.control_host;
+    so.control_port = c.control_port;
+    so.cluster_tres = c.tres;
+    so.node_count = c.nodes ? std::to_string(c.nodes) : "";
+  }
+  if (db.empty()) db = storage_loc_from_conf(o.conf);
+  auto s = open_for_read(db);
+  const StoreData d = s->load();
+  if (so.cluster.empty()) so.cluster = d.setting(kSettingCluster);  // sacctmgr load's Cluster line
+  cli::show(d, what, so, out);
+  return 0;
+}
+
+// sacctmgr dump CLUSTER [file=F]: the tree in sacctmgr's flat-file format.
+int cmd_dump(const Options& o, const std::string& db, const std::vector<std::string>& rest, std::ostream& out) {
+  std::string cluster, file;
+  for (const std::string& a : rest) {
+    if (lower(a.substr(0, 5)) == "file=") file = a.substr(5);
+    else if (lower(a.substr(0, 8)) == "cluster=") cluster = a.substr(8);
+    else if (cluster.empty()) cluster = a;
+    else throw UsageError("dump: unexpected \"" + a + "\" (dump CLUSTER [file=F])");
+  }
+  if (cluster.empty()) throw UsageError("dump needs the cluster name (dump CLUSTER [file=F])");
+  auto s = Store::open(db, OpenOptions{true, false});
+  const std::string text = sacctmgr_dump_text(s->load(), cluster);
+  if (file.empty()) {
+    out << text;
+    return 0;
+  }
+  std::ofstream f(file, std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) throw AdminError("dump: file=" + file + ": cannot write");
+  if (!o.quiet) out << "wrote " << file << "\n";
+  return 0;
+}
+
+// sacctmgr load [file=]F: the tree from sacctmgr's flat-file format.
+int cmd_load(const Options& o, const std::string& db, const std::vector<std::string>& rest, std::ostream& out) {
+  std::string file;
+  for (const std::string& a : rest) {
+    const std::string f = lower(a.substr(0, 5)) == "file=" ? a.substr(5) : a;
+    if (!file.empty()) throw UsageError("load takes one file (load file=F)");
+    file = f;
+  }
+  if (file.empty()) throw UsageError("load needs file=F");
+  std::string text;
+  try {
+    text = read_bounded(file, kImportBounds);  // the one bound rule for every file read
+  } catch (const ReadError& e) {
+    throw AdminError(std::string("load: file=") + e.what());
+  }
+  auto s = open_for_write(db, true);
+  LoadStats st;
+  AdminChanges ch = plan_sacctmgr_load(s->load(), text, file, &st);
+  ch.settings.emplace_back(kSettingCluster, lower(st.cluster));  // show assoc's Cluster, show cluster
+  s->apply_admin(ch);
+  if (!o.quiet) {
+    for (const std::string& n : st.notes) out << "note: " << n << "\n";
+    out << "loaded cluster '" << st.cluster << "': " << st.accounts << " accounts, " << st.users
+        << " user associations\n";
+  }
+  return 0;
+}
+
+// import-sge-usage [--share-mon FILE] [--spool PATH]... [--sched-conf FILE] [--decayed]
+int cmd_import_sge_usage(const Options& o, const std::string& db, const std::vector<std::string>& rest,
+                         std::ostream& out) {
+  const SgeUsageOptions u = sge_usage_options(rest);
+  auto s = open_for_write(db, true);
+  SgeUsagePlan p = import_sge_usage(*s, u);
+  if (!o.quiet)
+    out << "imported the usage of " << p.users << " users, " << p.user_projects << " users in projects, "
+        << p.projects << " projects at the store's decay time " << p.clock << (p.set_clock ? " (set)" : "")
+        << "\n";
+  return 0;
+}
+
+// import-qconf [--users FILE] [--projects FILE] [--usersets FILE] [--global FILE]
+int cmd_import_qconf(const Options& o, const std::string& db, const std::vector<std::string>& rest,
+                     std::ostream& out) {
+  QconfFiles files;
+  for (size_t k = 0; k < rest.size(); ++k) {
+    const std::string& f = rest[k];
+    auto* dst = f == "--users" ? &files.users : f == "--projects" ? &files.projects
+                : f == "--usersets" ? &files.usersets : nullptr;
+    if (!dst && f != "--global") throw UsageError("import-qconf: unknown argument \"" + f + "\"");
+    if (k + 1 >= rest.size()) throw UsageError("import-qconf: " + f + " needs a FILE");
+    if (dst) {
+      dst->push_back(rest[++k]);
+    } else if (files.global.empty()) {
+      files.global = rest[++k];
+    } else {
+      throw UsageError("import-qconf: --global given twice (one qconf -sconf text)");
+    }
+  }
+  if (files.users.empty() && files.projects.empty() && files.usersets.empty() && files.global.empty())
+    throw UsageError("import-qconf needs --users, --projects, --usersets or --global FILE");
+  auto s = open_for_write(db, true);
+  QconfStats st = import_qconf_files(*s, files);
+  if (!o.quiet) {
+    for (const std::string& n : st.notes) out << "note: " << n << "\n";
+    out << "imported " << st.users << " users, " << st.projects << " projects, " << st.departments
+        << " departments\n";
+    if (!files.global.empty()) out << "gave " << st.auto_users << " users without a user object auto_user_fshare/oticket\n";
+  }
+  return 0;
+}
+
+// charge JOB FLAGS.. | charge --file FILE.jsonl
+int cmd_charge(const Options& o, const std::string& db, const std::vector<std::string>& rest, std::ostream& out) {
+  std::vector<ChargeSpec> specs;
+  if (!rest.empty() && rest[0] == "--file") {
+    if (rest.size() != 2) throw UsageError("charge --file takes one FILE");
+    specs = read_charges_jsonl(rest[1]);
+  } else {
+    specs.push_back(charge_flags(rest, 0));
+  }
+  auto s = open_for_write(db, false);
+  StoreData d = s->load();
+  Model m(d);
+  CycleUpdate up;  // decay_factor 1, no reset, decay state untouched
+  up.charges.reserve(specs.size());
+  for (const auto& c : specs) up.charges.push_back(resolve_charge(d, m, c));
+  CycleResult r = s->apply_cycle(up);
+  double total = 0;
+  size_t fresh = 0;
+  for (double a : r.added) total += a, fresh += a > 0;
+  if (o.quiet) return 0;
+  if (specs.size() == 1)
+    out << "job " << specs[0].job << ": charged " << total << "\n";
+  else
+    out << "charged " << fresh << " of " << specs.size() << " jobs, usage " << total << "\n";
+  return 0;
+}
+
+// add|modify|delete ENTITY ...
+int cmd_admin(const Options& o, const std::string& db, const std::string& cmd, const std::string& entity,
+              const std::vector<std::string>& rest, std::ostream& out) {
+  if (rest.empty()) throw UsageError(cmd + ": needs ENTITY and a name (see " + cmd + " --help)");
+  const std::string kind = entity;
+  if (kind != "account" && kind != "user" && kind != "qos" && kind != "partition" && kind != "queue" &&
+      kind != "association")
+    throw UsageError(cmd + ": unknown entity \"" + rest[0] + "\" (account, user, qos, partition, queue" +
+                     std::string(cmd == "add" ? ")" : ", association)"));
+  std::vector<std::string> kv(rest.begin() + 1, rest.end());
+  // Syntax is checked before the store is touched: usage errors exit 2.
+  {
+    Model empty(StoreData{});
+    empty.accounts["root"];
+    Echo ignored;
+    try {
+      plan_command(empty, cmd, kind, kv, ignored);
+    } catch (const AdminError&) {
+      // Needs the real store to judge; checked again below.
+    }
+  }
+  auto s = open_for_write(db, cmd == "add");
+  Model m(s->load());
+  Echo echo;
+  AdminChanges ch = plan_command(m, cmd, kind, kv, echo);
+  if (!commit_ok(o, echo, out)) return 0;
+  s->apply_admin(ch);
+  return 0;
+}
+
 int run(const std::vector<std::string>& args, std::ostream& out) {
   Options o;
   const std::vector<std::string> words = take_options(args, o);
@@ -1070,118 +1342,11 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     cli::show_decay(s->decay_info(), so, out);
     return 0;
   }
-  if (cmd == "modify" && entity == "decay") {
-    // modify decay [set] last_decay=T [last_reset=T]: repair the pass times
-    // (e.g. after a clock jump made the plugin refuse a decay pass).
-    size_t from = 1;
-    if (from < rest.size() && lower(rest[from]) == "set") ++from;
-    KV kv = parse_kv(rest, from, rest.size());
-    only_keys(kv, {"last_decay", "last_reset"}, "modify decay");
-    std::optional<int64_t> last_decay, last_reset;
-    for (const auto& [k, v] : kv) (k == "last_decay" ? last_decay : last_reset) = parse_time(k, v);
-    if (!last_decay) throw UsageError("modify decay: last_decay=T is required");
-    if (db.empty()) db = storage_loc_from_conf(o.conf);
-    auto s = open_for_write(db, false);
-    const DecayState st{*last_decay, last_reset.value_or(s->decay_state().last_reset)};
-    Echo echo;
-    echo.add("Modified decay state...", "last_decay = " + std::to_string(st.last_decay) +
-                                            " last_reset = " + std::to_string(st.last_reset));
-    if (!commit_ok(o, echo, out)) return 0;
-    s->set_decay_state(st);
-    return 0;
-  }
-  if (cmd == "show") {
-    if (rest.empty()) throw UsageError("show: what? (associations, accounts, users, qos, partitions, queues, tree, decay)");
-    static const std::map<std::string, std::string> views{
-        {"account", "accounts"}, {"user", "users"}, {"qos", "qos"}, {"partition", "partitions"},
-        {"queue", "queues"}, {"tree", "tree"}, {"association", "associations"}};
-    auto v = views.find(entity);
-    if (v == views.end()) throw UsageError("show: unknown view \"" + rest[0] + "\"");
-    const std::string what = v->second;
-    for (size_t k = 1; k < rest.size(); ++k) {
-      const std::string& w = rest[k];
-      const std::string lw = lower(w);
-      const size_t eq = w.find('=');
-      if (eq == std::string::npos) {
-        if (lw == "where") continue;
-        if (what == "associations" && lw == "tree") so.tree = true;
-        else if (abbrev(lw, "withdeleted", 5)) continue;  // mfprio keeps no deleted records
-        else if (what != "associations" && what != "tree" && what != "decay")
-          for (const std::string& n : split_commas(w)) so.names.push_back(n);
-        else throw UsageError("show " + what + ": unexpected \"" + w + "\"");
-        continue;
-      }
-      const std::string key = canon_key(what == "users" ? "user" : what, lower(w.substr(0, eq)));
-      const std::vector<std::string> list = split_commas(w.substr(eq + 1));
-      auto& into = key == "format" ? so.format
-                   : key == "user" ? so.users
-                   : key == "account" ? so.accounts
-                   : key == "partition" ? so.partitions
-                   : key == "name" ? so.names
-                                   : so.names;
-      if (key == "cluster") continue;  // one cluster per store
-      if (key != "format" && key != "user" && key != "account" && key != "partition" && key != "name")
-        throw UsageError("show " + what + ": unknown condition \"" + w.substr(0, eq) + "\"");
-      if (key == "format" && so.fmt == Format::Json) throw UsageError("show " + what + ": format= with --json");
-      if ((key == "user" || key == "partition") && what != "associations" && what != "users")
-        throw UsageError("show " + what + ": no " + key + "= condition here");
-      into.insert(into.end(), list.begin(), list.end());
-    }
-    if (db.empty()) db = storage_loc_from_conf(o.conf);
-    auto s = open_for_read(db);
-    cli::show(s->load(), what, so, out);
-    return 0;
-  }
+  if (cmd == "modify" && entity == "decay") return cmd_modify_decay(o, db, rest, out);
+  if (cmd == "show") return cmd_show(o, db, entity, rest, so, out);
   if (db.empty()) db = storage_loc_from_conf(o.conf);
-  if (cmd == "dump") {
-    // sacctmgr dump CLUSTER [file=F]: the tree in sacctmgr's flat-file format.
-    std::string cluster, file;
-    for (const std::string& a : rest) {
-      if (lower(a.substr(0, 5)) == "file=") file = a.substr(5);
-      else if (lower(a.substr(0, 8)) == "cluster=") cluster = a.substr(8);
-      else if (cluster.empty()) cluster = a;
-      else throw UsageError("dump: unexpected \"" + a + "\" (dump CLUSTER [file=F])");
-    }
-    if (cluster.empty()) throw UsageError("dump needs the cluster name (dump CLUSTER [file=F])");
-    auto s = Store::open(db, OpenOptions{true, false});
-    const std::string text = sacctmgr_dump_text(s->load(), cluster);
-    if (file.empty()) {
-      out << text;
-      return 0;
-    }
-    std::ofstream f(file, std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) throw AdminError("dump: file=" + file + ": cannot write");
-    if (!o.quiet) out << "wrote " << file << "\n";
-    return 0;
-  }
-  if (cmd == "load") {
-    // sacctmgr load [file=]F: the tree from sacctmgr's flat-file format.
-    std::string file;
-    for (const std::string& a : rest) {
-      const std::string f = lower(a.substr(0, 5)) == "file=" ? a.substr(5) : a;
-      if (!file.empty()) throw UsageError("load takes one file (load file=F)");
-      file = f;
-    }
-    if (file.empty()) throw UsageError("load needs file=F");
-    std::string text;
-    try {
-      text = read_bounded(file, kImportBounds);  // the one bound rule for every file read
-    } catch (const ReadError& e) {
-      throw AdminError(std::string("load: file=") + e.what());
-    }
-    auto s = open_for_write(db, true);
-    LoadStats st;
-    AdminChanges ch = plan_sacctmgr_load(s->load(), text, file, &st);
-    s->apply_admin(ch);
-    if (!o.quiet) {
-      for (const std::string& n : st.notes) out << "note: " << n << "\n";
-      out << "loaded cluster '" << st.cluster << "': " << st.accounts << " accounts, " << st.users
-          << " user associations\n";
-    }
-    return 0;
-  }
+  if (cmd == "dump") return cmd_dump(o, db, rest, out);
+  if (cmd == "load") return cmd_load(o, db, rest, out);
   if (cmd == "export") {
     if (!rest.empty()) throw UsageError("export takes no arguments");
     auto s = open_for_read(db);
@@ -1198,37 +1363,8 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   if (cmd == "import-flux") return cmd_import_flux(o, db, rest, out);
-  if (cmd == "import-qconf") {
-    QconfFiles files;
-    for (size_t k = 0; k < rest.size(); ++k) {
-      const std::string& f = rest[k];
-      auto* dst = f == "--users" ? &files.users : f == "--projects" ? &files.projects
-                  : f == "--usersets" ? &files.usersets : nullptr;
-      if (!dst) throw UsageError("import-qconf: unknown argument \"" + f + "\"");
-      if (k + 1 >= rest.size()) throw UsageError("import-qconf: " + f + " needs a FILE");
-      dst->push_back(rest[++k]);
-    }
-    if (files.users.empty() && files.projects.empty() && files.usersets.empty())
-      throw UsageError("import-qconf needs --users, --projects or --usersets FILE");
-    auto s = open_for_write(db, true);
-    QconfStats st = import_qconf_files(*s, files);
-    if (!o.quiet) {
-      for (const std::string& n : st.notes) out << "note: " << n << "\n";
-      out << "imported " << st.users << " users, " << st.projects << " projects, " << st.departments
-          << " departments\n";
-    }
-    return 0;
-  }
-  if (cmd == "import-sge-usage") {
-    const SgeUsageOptions u = sge_usage_options(rest);
-    auto s = open_for_write(db, true);
-    SgeUsagePlan p = import_sge_usage(*s, u);
-    if (!o.quiet)
-      out << "imported the usage of " << p.users << " users, " << p.user_projects << " users in projects, "
-          << p.projects << " projects at the store's decay time " << p.clock << (p.set_clock ? " (set)" : "")
-          << "\n";
-    return 0;
-  }
+  if (cmd == "import-qconf") return cmd_import_qconf(o, db, rest, out);
+  if (cmd == "import-sge-usage") return cmd_import_sge_usage(o, db, rest, out);
   if (cmd == "import-sstree") {
     if (rest.size() != 1) throw UsageError("import-sstree needs exactly one FILE");
     auto s = open_for_write(db, true);
@@ -1238,58 +1374,8 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
           << " projects\n";
     return 0;
   }
-  if (cmd == "charge") {
-    std::vector<ChargeSpec> specs;
-    if (!rest.empty() && rest[0] == "--file") {
-      if (rest.size() != 2) throw UsageError("charge --file takes one FILE");
-      specs = read_charges_jsonl(rest[1]);
-    } else {
-      specs.push_back(charge_flags(rest, 0));
-    }
-    auto s = open_for_write(db, false);
-    StoreData d = s->load();
-    Model m(d);
-    CycleUpdate up;  // decay_factor 1, no reset, decay state untouched
-    up.charges.reserve(specs.size());
-    for (const auto& c : specs) up.charges.push_back(resolve_charge(d, m, c));
-    CycleResult r = s->apply_cycle(up);
-    double total = 0;
-    size_t fresh = 0;
-    for (double a : r.added) total += a, fresh += a > 0;
-    if (o.quiet) return 0;
-    if (specs.size() == 1)
-      out << "job " << specs[0].job << ": charged " << total << "\n";
-    else
-      out << "charged " << fresh << " of " << specs.size() << " jobs, usage " << total << "\n";
-    return 0;
-  }
-  if (cmd == "add" || cmd == "modify" || cmd == "delete") {
-    if (rest.empty()) throw UsageError(cmd + ": needs ENTITY and a name (see " + cmd + " --help)");
-    const std::string kind = entity;
-    if (kind != "account" && kind != "user" && kind != "qos" && kind != "partition" && kind != "queue" &&
-        kind != "association")
-      throw UsageError(cmd + ": unknown entity \"" + rest[0] + "\" (account, user, qos, partition, queue" +
-                       std::string(cmd == "add" ? ")" : ", association)"));
-    std::vector<std::string> kv(rest.begin() + 1, rest.end());
-    // Syntax is checked before the store is touched: usage errors exit 2.
-    {
-      Model empty(StoreData{});
-      empty.accounts["root"];
-      Echo ignored;
-      try {
-        plan_command(empty, cmd, kind, kv, ignored);
-      } catch (const AdminError&) {
-        // Needs the real store to judge; checked again below.
-      }
-    }
-    auto s = open_for_write(db, cmd == "add");
-    Model m(s->load());
-    Echo echo;
-    AdminChanges ch = plan_command(m, cmd, kind, kv, echo);
-    if (!commit_ok(o, echo, out)) return 0;
-    s->apply_admin(ch);
-    return 0;
-  }
+  if (cmd == "charge") return cmd_charge(o, db, rest, out);
+  if (cmd == "add" || cmd == "modify" || cmd == "delete") return cmd_admin(o, db, cmd, entity, rest, out);
   throw UsageError("unknown command \"" + words[0] + "\" (see --help)");
 }
 

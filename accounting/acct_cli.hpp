@@ -34,6 +34,9 @@ struct ShowOptions {
   std::vector<std::string> format;     // format=a,b%20 items, as typed ("" = the view's default)
   std::vector<std::string> users, accounts, partitions, names;  // where filters (empty = all)
   bool tree = false;                   // show assoc tree: indent Account by depth
+  // The cluster (show assoc's Cluster column, show cluster): from --conf
+  // (cluster_from_conf), else the store's (sacctmgr load's Cluster line).
+  std::string cluster, control_host, control_port, cluster_tres, node_count;
 };
 
 // `show WHAT` (acct_show.cpp).  what: tree, accounts, users, qos,

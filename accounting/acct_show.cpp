@@ -259,6 +259,7 @@ View assoc_view(const StoreData& d, const ShowOptions& o) {
       for (const auto& q : t.assoc->queues) r[kQueues] += (r[kQueues].empty() ? "" : ",") + q;
     }
     r[kRawUsage] = num(t.usage, exact);
+    r[kCluster] = o.cluster;
     v.rows.push_back(std::move(r));
   }
   // sacctmgr 22.05's default columns for `show associations`.
@@ -373,6 +374,44 @@ View queues_view(const StoreData& d, const ShowOptions& o) {
   return v;
 }
 
+// sacctmgr's `show cluster`: its fields, those mfprio knows filled (the name,
+// the controller's host and port and the cluster's TRES from the conf, the
+// root's share); RPC, QOS and the limits exist for format= and are empty.
+View cluster_view(const StoreData& d, const ShowOptions& o) {
+  enum : size_t { C, HOST, PORT, RPC, S, NODES, TRES, EMPTY, N };
+  View v;
+  v.fields = {{"Classification", 5, "Class", 9, EMPTY}, {"Cluster", 2, "Cluster", 10, C},
+              {"ClusterNodes", 8, "Cluster Nodes", 20, EMPTY}, {"ControlHost", 8, "ControlHost", 15, HOST},
+              {"ControlPort", 8, "ControlPort", 12, PORT}, {"DefaultQOS", 3, "Def QOS", 9, EMPTY},
+              {"FairShare", 1, "Share", 9, S},          {"Flags", 2, "Flags", 20, EMPTY},
+              {"GrpJobs", 4, "GrpJobs", 7, EMPTY},       {"GrpSubmitJobs", 4, "GrpSubmit", 9, EMPTY},
+              {"GrpTRES", 4, "GrpTRES", 13, EMPTY},      {"MaxJobs", 4, "MaxJobs", 7, EMPTY},
+              {"MaxSubmitJobs", 4, "MaxSubmit", 9, EMPTY}, {"MaxTRES", 4, "MaxTRES", 13, EMPTY},
+              {"MaxWallDurationPerJob", 4, "MaxWall", 11, EMPTY}, {"NodeCount", 2, "NodeCount", 9, NODES},
+              {"QOSLevel", 3, "QOS", 20, EMPTY},         {"RPC", 1, "RPC", 5, RPC},
+              {"Share", 1, "Share", 9, S},               {"TRES", 4, "TRES", 30, TRES}};
+  const AccountRec* root = nullptr;
+  for (const auto& a : d.accounts)
+    if (a.name == "root") root = &a;
+  if (!o.cluster.empty() && wanted(o.names, o.cluster)) {
+    Row r(N);
+    r[C] = o.cluster;
+    r[HOST] = o.control_host;
+    r[PORT] = o.control_host.empty() ? "" : o.control_port;
+    r[S] = root ? shares_str(root->shares, root->shares_parent) : "1";
+    r[NODES] = o.node_count;
+    r[TRES] = o.cluster_tres;
+    v.rows.push_back(std::move(r));
+  }
+  // sacctmgr 22.05's default columns for `show cluster`.
+  v.defaults = pick(v.fields,
+                    {"Cluster", "ControlHost", "ControlPort", "RPC", "Share", "GrpJobs", "GrpTRES", "GrpSubmit",
+                     "MaxJobs", "MaxTRES", "MaxSubmit", "MaxWall", "QOS", "DefaultQOS"},
+                    "cluster");
+  v.sacctmgr_default = true;
+  return v;
+}
+
 View tree_view(const StoreData& d, const ShowOptions& o) {
   View v;
   v.fields = {{"Account", 3, "Account", -20, 0}, {"FairShare", 2, "Shares", 9, 3},
@@ -398,7 +437,8 @@ View tree_view(const StoreData& d, const ShowOptions& o) {
 void show(const StoreData& d, const std::string& what, const ShowOptions& o, std::ostream& out) {
   if (o.fmt == Format::Json) {
     if (what == "tree") out << tree_json(d);
-    else if (what == "associations") throw UsageError("show associations: no --json (use -p or -P)");
+    else if (what == "associations" || what == "cluster")
+      throw UsageError("show " + what + ": no --json (use -p or -P)");
     else out << export_section_json(d, what);
     return;
   }
@@ -410,6 +450,7 @@ void show(const StoreData& d, const std::string& what, const ShowOptions& o, std
   else if (what == "partitions") v = partitions_view(d, o);
   else if (what == "queues") v = queues_view(d, o);
   else if (what == "tree") v = tree_view(d, o);
+  else if (what == "cluster") v = cluster_view(d, o);
   else throw UsageError("show: unknown view \"" + what + "\"");
   render(v, o, what, out);
 }

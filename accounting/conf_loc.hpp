@@ -6,6 +6,7 @@
 // else beside the conf).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace mfprio::acct {
@@ -14,5 +15,18 @@ namespace mfprio::acct {
 std::string storage_loc_from_conf(const std::string& file);
 // The same on text already read (for tests).
 std::string storage_loc_from_text(const std::string& text, const std::string& file);
+
+// What `show cluster` and `show assoc` take from the conf: ClusterName
+// (lower-cased, as slurmctld registers it), the first SlurmctldHost (old
+// confs: ControlMachine; the name, without "(address)"), SlurmctldPort (the
+// first of a range; default 6817), and the NodeName lines' totals as
+// sacctmgr prints a cluster's TRES ("cpu=64,mem=256000M,node=2,gres/gpu=8";
+// "" without node lines).  Throws AdminError naming file:line.
+struct ConfCluster {
+  std::string name, control_host, control_port, tres;
+  uint64_t nodes = 0;
+};
+ConfCluster cluster_from_conf(const std::string& file);
+ConfCluster cluster_from_text(const std::string& text, const std::string& file);
 
 }  // namespace mfprio::acct

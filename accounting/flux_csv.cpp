@@ -5,6 +5,9 @@
 // maps the header (or the legacy order) to setters and fills a record per row.
 #include "flux_csv.hpp"
 
+#include "numbers.hpp"
+#include "strings.hpp"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -20,32 +23,9 @@ namespace {
 
 std::string where(const std::string& file, int line) { return file + ":" + std::to_string(line); }
 
-bool to_int(const std::string& s, int64_t* v) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long x = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size()) return false;
-  *v = x;
-  return true;
-}
-
-bool to_double(const std::string& s, double* v) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double x = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(x)) return false;
-  *v = x;
-  return true;
-}
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
+// The CSV number rules (numbers.hpp): Python wrote these files.
+bool to_int(const std::string& s, int64_t* v) { return parse_i64(s, v); }
+bool to_double(const std::string& s, double* v) { return parse_decimal(s, v); }
 
 // "batch, debug" -> {"batch", "debug"}; empty items dropped.
 std::vector<std::string> split_list(const std::string& s) {
@@ -53,7 +33,7 @@ std::vector<std::string> split_list(const std::string& s) {
   size_t start = 0;
   for (;;) {
     const size_t c = s.find(',', start);
-    std::string item = trim(s.substr(start, c == std::string::npos ? std::string::npos : c - start));
+    std::string item = trim_space(s.substr(start, c == std::string::npos ? std::string::npos : c - start));
     if (!item.empty()) v.push_back(std::move(item));
     if (c == std::string::npos) break;
     start = c + 1;
@@ -63,7 +43,7 @@ std::vector<std::string> split_list(const std::string& s) {
 
 // "ParentBank" -> "parent_bank", "max_nodes" stays, "UserID" -> "user_id".
 std::string column_key(const std::string& raw) {
-  const std::string s = trim(raw);
+  const std::string s = trim_space(raw);
   std::string k;
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -76,7 +56,7 @@ std::string column_key(const std::string& raw) {
 }
 
 bool column_like(const std::string& f) {
-  const std::string s = trim(f);
+  const std::string s = trim_space(f);
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
@@ -251,7 +231,7 @@ bool read_table(const std::string& text, const std::string& file, const Kind<R>&
     row.line = rec.line;
     for (size_t i = 0; i < cols.size(); ++i) {
       if (!cols[i]) continue;
-      const std::string v = trim(rec.fields[i]);
+      const std::string v = trim_space(rec.fields[i]);
       if (v.empty()) {
         for (const char* req : kind.required)
           if (std::string(cols[i]->name) == req)
@@ -268,7 +248,7 @@ bool read_table(const std::string& text, const std::string& file, const Kind<R>&
         if (!cols[i]) continue;
         const std::string_view n = cols[i]->name;
         if (n == "queues") row.has_queues = true;
-        else if (n == "job_usage" && !trim(rec.fields[i]).empty()) row.has_job_usage = true;
+        else if (n == "job_usage" && !trim_space(rec.fields[i]).empty()) row.has_job_usage = true;
       }
     std::string key;
     if constexpr (std::is_same_v<R, UserRecord>)

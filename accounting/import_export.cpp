@@ -211,67 +211,76 @@ void plan_fairshare_usage(json_t* root, AdminChanges* ch) {
   ch->windows_family = "maui";
 }
 
-AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
-  if (!json_is_object(root)) throw AdminError("the top level must be an object");
-  {
-    Fields top(root, "top level");
-    top.only({"accounts", "users", "qos", "partitions", "queues", "projects", "departments",
-              "fairshare_usage", "fairshare_as_of", "fairshare_interval"});
-  }
-  Model m(current);
+// One import's plan: the model the records are applied to in order, what to
+// write, the counts, and the Grid Engine ticket objects the records touch.
+struct ImportPlan {
+  Model m;
   AdminChanges ch;
   ImportStats st;
-
-  std::map<std::string, std::string> seen_acct;  // name -> where, for duplicates
-  std::vector<std::pair<std::string, std::string>> listed;  // name, where
-  each_record(root, "accounts", [&](const Fields& f, const std::string& name) {
-    f.only({"name", "parent", "shares", "priority", "description"});
-    if (name == "root") f.fail("\"root\" is implicit and cannot be listed");
-    auto [it, fresh] = seen_acct.emplace(name, f.where());
-    if (!fresh) f.fail("duplicate of " + it->second);
-    AccountRec rec;
-    auto old = m.accounts.find(name);
-    if (old != m.accounts.end()) {
-      rec = old->second;
-    } else {
-      rec.name = name;
-      rec.parent = "root";
-    }
-    if (auto p = f.str("parent")) rec.parent = *p;
-    f.shares(rec.shares, rec.shares_parent);
-    if (auto p = f.integer("priority", 0, UINT32_MAX)) rec.priority = static_cast<uint32_t>(*p);
-    if (auto d = f.str("description")) {
-      if (auto p = description_problem(*d); !p.empty()) f.fail(p);
-      rec.description = *d;
-    }
-    m.accounts[name] = rec;
-    listed.emplace_back(name, f.where());
-    ch.accounts.push_back(rec);
-  });
-  // Parents are resolved only now: accounts may be listed in any order.
-  for (const auto& [name, where] : listed)
-    if (auto p = m.parent_problem(name); !p.empty()) throw AdminError(where + ": " + p);
-  st.accounts = listed.size();
-
-  // Flux queues before the users whose "queues" name them.
-  std::map<std::string, std::string> seen_queue;
-  each_record(root, "queues", [&](const Fields& f, const std::string& name) {
-    f.only({"name", "priority"});
-    auto [it, fresh] = seen_queue.emplace(name, f.where());
-    if (!fresh) f.fail("duplicate of " + it->second);
-    QueueRec q;
-    if (auto old = m.queues.find(name); old != m.queues.end()) q = old->second;
-    q.name = name;
-    if (auto p = f.integer("priority", INT32_MIN, INT32_MAX)) q.priority = *p;
-    m.queues[name] = q;
-    ch.queues.push_back(q);
-    ++st.queues;
-  });
-  // Grid Engine: functional shares / override tickets, per-user usage.
   std::map<std::pair<std::string, std::string>, TicketObjectRec> tickets;  // (kind, name)
-  for (const TicketObjectRec& t : current.ticket_objects) tickets[{t.kind, t.name}] = t;
   std::set<std::pair<std::string, std::string>> tickets_touched;
-  auto ticket_fields = [&](const Fields& f, const std::string& kind, const std::string& name) {
+  std::map<std::string, std::string> seen_usage;  // user -> where
+  // users: the users named, each association's first record, default accounts
+  std::set<std::string> touched;
+  std::map<AssocTuple, std::string> seen_assoc;
+  std::map<std::string, std::string> wanted_default;  // user -> account
+
+  explicit ImportPlan(const StoreData& current) : m(current) {
+    for (const TicketObjectRec& t : current.ticket_objects) tickets[{t.kind, t.name}] = t;
+  }
+
+  void accounts(json_t* root) {
+    std::map<std::string, std::string> seen_acct;  // name -> where, for duplicates
+    std::vector<std::pair<std::string, std::string>> listed;  // name, where
+    each_record(root, "accounts", [&](const Fields& f, const std::string& name) {
+      f.only({"name", "parent", "shares", "priority", "description"});
+      if (name == "root") f.fail("\"root\" is implicit and cannot be listed");
+      auto [it, fresh] = seen_acct.emplace(name, f.where());
+      if (!fresh) f.fail("duplicate of " + it->second);
+      AccountRec rec;
+      auto old = m.accounts.find(name);
+      if (old != m.accounts.end()) {
+        rec = old->second;
+      } else {
+        rec.name = name;
+        rec.parent = "root";
+      }
+      if (auto p = f.str("parent")) rec.parent = *p;
+      f.shares(rec.shares, rec.shares_parent);
+      if (auto p = f.integer("priority", 0, UINT32_MAX)) rec.priority = static_cast<uint32_t>(*p);
+      if (auto d = f.str("description")) {
+        if (auto p = description_problem(*d); !p.empty()) f.fail(p);
+        rec.description = *d;
+      }
+      m.accounts[name] = rec;
+      listed.emplace_back(name, f.where());
+      ch.accounts.push_back(rec);
+    });
+    // Parents are resolved only now: accounts may be listed in any order.
+    for (const auto& [name, where] : listed)
+      if (auto p = m.parent_problem(name); !p.empty()) throw AdminError(where + ": " + p);
+    st.accounts = listed.size();
+  }
+
+  // Flux queues (before the users whose "queues" name them).
+  void queues(json_t* root) {
+    std::map<std::string, std::string> seen_queue;
+    each_record(root, "queues", [&](const Fields& f, const std::string& name) {
+      f.only({"name", "priority"});
+      auto [it, fresh] = seen_queue.emplace(name, f.where());
+      if (!fresh) f.fail("duplicate of " + it->second);
+      QueueRec q;
+      if (auto old = m.queues.find(name); old != m.queues.end()) q = old->second;
+      q.name = name;
+      if (auto p = f.integer("priority", INT32_MIN, INT32_MAX)) q.priority = *p;
+      m.queues[name] = q;
+      ch.queues.push_back(q);
+      ++st.queues;
+    });
+  }
+
+  // Grid Engine: functional shares / override tickets of a record.
+  void ticket_fields(const Fields& f, const std::string& kind, const std::string& name) {
     if (!f.get("fshare") && !f.get("oticket")) return;
     TicketObjectRec& t = tickets[{kind, name}];
     t.kind = kind;
@@ -279,9 +288,10 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     if (auto v = f.integer("fshare", 0, UINT32_MAX)) t.fshare = static_cast<uint32_t>(*v);
     if (auto v = f.integer("oticket", 0, UINT32_MAX)) t.oticket = static_cast<uint32_t>(*v);
     tickets_touched.insert({kind, name});
-  };
-  std::map<std::string, std::string> seen_usage;  // user -> where
-  auto usage_fields = [&](const Fields& f, const std::string& name, bool raw_is_cpu) {
+  }
+
+  // Grid Engine: a user's usage (cpu, mem, io).
+  void usage_fields(const Fields& f, const std::string& name, bool raw_is_cpu) {
     json_t* u = f.get("usage");
     const bool raw = raw_is_cpu && f.get("raw_usage") && !u;
     if (!u && !raw) return;
@@ -297,13 +307,43 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
     uf.only({"cpu", "mem", "io"});
     for (const char* k : {"cpu", "mem", "io"})
       if (auto v = uf.number(k)) ch.windows.push_back(WindowRow{k, name, 0, 0, *v});
-  };
+  }
 
-  std::set<std::string> touched;
-  std::map<AssocTuple, std::string> seen_assoc;
-  std::map<std::string, std::string> wanted_default;  // user -> account
-  std::map<AssocTuple, size_t> write_index;
-  each_record(root, "users", [&](const Fields& f, const std::string& name) {
+  // An association's "queues" and "tres_usage"; true when queues were given.
+  bool assoc_lists(const Fields& f, UserAssocRec& r) {
+    bool set_queues = false;
+    if (json_t* qs = f.get("queues")) {
+      if (!json_is_array(qs)) f.fail("\"queues\" must be an array of queue names");
+      std::vector<std::string> names;
+      size_t qi;
+      json_t* qv;
+      json_array_foreach(qs, qi, qv) {
+        if (!json_is_string(qv)) f.fail("\"queues\" must be an array of queue names");
+        std::string q = json_string_value(qv);
+        if (m.queues.find(q) == m.queues.end()) f.fail("unknown queue \"" + q + "\"");
+        if (std::find(names.begin(), names.end(), q) != names.end()) f.fail("queue \"" + q + "\" listed twice");
+        names.push_back(std::move(q));
+      }
+      std::sort(names.begin(), names.end());
+      r.queues = std::move(names);
+      set_queues = true;
+    }
+    if (json_t* t = f.get("tres_usage")) {
+      if (!json_is_object(t)) f.fail("\"tres_usage\" must be an object");
+      r.tres_usage.clear();
+      Fields tf(t, f.where() + " tres_usage");
+      const char* k;
+      json_t* v;
+      json_object_foreach(t, k, v) {
+        if (auto p = name_problem(k); !p.empty()) tf.fail(p);
+        r.tres_usage.emplace_back(k, *tf.number(k));
+      }
+    }
+    return set_queues;
+  }
+
+  // One "users" record: the user, and its association when it names an account.
+  void user_record(const Fields& f, const std::string& name) {
     f.only({"name", "account", "partition", "shares", "priority", "default", "admin", "raw_usage",
             "usage_time", "tres_usage", "queues", "fshare", "oticket", "usage"});
     touched.insert(name);
@@ -347,107 +387,108 @@ AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
       r.usage_time = *t;
     else if (raw)
       r.usage_time = *raw > 0 ? -1 : 0;  // -1: the store writes the time of the write
-    bool set_queues = false;
-    if (json_t* qs = f.get("queues")) {
-      if (!json_is_array(qs)) f.fail("\"queues\" must be an array of queue names");
-      std::vector<std::string> names;
-      size_t qi;
-      json_t* qv;
-      json_array_foreach(qs, qi, qv) {
-        if (!json_is_string(qv)) f.fail("\"queues\" must be an array of queue names");
-        std::string q = json_string_value(qv);
-        if (m.queues.find(q) == m.queues.end()) f.fail("unknown queue \"" + q + "\"");
-        if (std::find(names.begin(), names.end(), q) != names.end()) f.fail("queue \"" + q + "\" listed twice");
-        names.push_back(std::move(q));
-      }
-      std::sort(names.begin(), names.end());
-      r.queues = std::move(names);
-      set_queues = true;
-    }
-    if (json_t* t = f.get("tres_usage")) {
-      if (!json_is_object(t)) f.fail("\"tres_usage\" must be an object");
-      r.tres_usage.clear();
-      Fields tf(t, f.where() + " tres_usage");
-      const char* k;
-      json_t* v;
-      json_object_foreach(t, k, v) {
-        if (auto p = name_problem(k); !p.empty()) tf.fail(p);
-        r.tres_usage.emplace_back(k, *tf.number(k));
-      }
-    }
+    const bool set_queues = assoc_lists(f, r);
     if (auto d = f.boolean("default"); d && *d) {
       auto [w, first] = wanted_default.emplace(name, *account);
       if (!first && w->second != *account)
         f.fail("second default account (already \"" + w->second + "\")");
     }
-    write_index[key] = ch.assocs.size();
     ch.assocs.push_back(AssocWrite{r, true, set_queues});
-  });
-  check_usage_sums(m, ch.assocs, seen_assoc);
-  for (const auto& [user, account] : wanted_default) m.users[user].default_account = account;
-  m.finish_users(touched, ch.users);
-  st.users = touched.size();
+  }
 
-  std::map<std::string, std::string> seen_qos;
-  each_record(root, "qos", [&](const Fields& f, const std::string& name) {
-    f.only({"name", "priority", "usage_factor"});
-    auto [it, fresh] = seen_qos.emplace(name, f.where());
-    if (!fresh) f.fail("duplicate of " + it->second);
-    QosRec q;
-    if (auto old = m.qos.find(name); old != m.qos.end()) q = old->second;
-    q.name = name;
-    if (auto p = f.integer("priority", 0, UINT32_MAX)) q.priority = static_cast<uint32_t>(*p);
-    if (auto u = f.number("usage_factor")) {
-      if (auto prob = usage_factor_problem(*u); !prob.empty()) f.fail(prob);
-      q.usage_factor = *u;
-    }
-    ch.qos.push_back(q);
-    ++st.qos;
-  });
+  void users(json_t* root) {
+    each_record(root, "users", [&](const Fields& f, const std::string& name) { user_record(f, name); });
+    check_usage_sums(m, ch.assocs, seen_assoc);
+    for (const auto& [user, account] : wanted_default) m.users[user].default_account = account;
+    m.finish_users(touched, ch.users);
+    st.users = touched.size();
+  }
 
-  std::map<std::string, std::string> seen_part;
-  std::string default_part;
-  each_record(root, "partitions", [&](const Fields& f, const std::string& name) {
-    f.only({"name", "priority_job_factor", "tres_billing_weights", "tres", "default"});
-    auto [it, fresh] = seen_part.emplace(name, f.where());
-    if (!fresh) f.fail("duplicate of " + it->second);
-    PartitionRec p;
-    if (auto old = m.partitions.find(name); old != m.partitions.end()) p = old->second;
-    p.name = name;
-    if (auto j = f.integer("priority_job_factor", 0, 65533)) p.job_factor = static_cast<uint32_t>(*j);
-    if (auto w = f.str("tres_billing_weights")) p.billing_weights = *w;
-    if (auto prob = tres_weights_problem(p.billing_weights); !prob.empty()) f.fail(prob);
-    if (auto t = f.str("tres")) p.tres_totals = *t;
-    if (auto prob = tres_counts_problem(p.tres_totals); !prob.empty()) f.fail(prob);
-    if (auto d = f.boolean("default")) p.is_default = *d;
-    if (p.is_default) {
-      if (!default_part.empty()) f.fail("second default partition (already \"" + default_part + "\")");
-      default_part = name;
-    }
-    ch.partitions.push_back(p);
-    ++st.partitions;
-  });
-  plan_fairshare_usage(root, &ch);
-  for (const char* kind : {"project", "department"}) {
-    const std::string section = std::string(kind) + "s";
-    std::map<std::string, std::string> seen;
-    each_record(root, section.c_str(), [&](const Fields& f, const std::string& name) {
-      f.only({"name", "fshare", "oticket"});
-      auto [it, fresh] = seen.emplace(name, f.where());
+  void qos(json_t* root) {
+    std::map<std::string, std::string> seen_qos;
+    each_record(root, "qos", [&](const Fields& f, const std::string& name) {
+      f.only({"name", "priority", "usage_factor"});
+      auto [it, fresh] = seen_qos.emplace(name, f.where());
       if (!fresh) f.fail("duplicate of " + it->second);
-      TicketObjectRec& t = tickets[{kind, name}];
-      t.kind = kind;
-      t.name = name;
-      ticket_fields(f, kind, name);
-      tickets_touched.insert({kind, name});
+      QosRec q;
+      if (auto old = m.qos.find(name); old != m.qos.end()) q = old->second;
+      q.name = name;
+      if (auto p = f.integer("priority", 0, UINT32_MAX)) q.priority = static_cast<uint32_t>(*p);
+      if (auto u = f.number("usage_factor")) {
+        if (auto prob = usage_factor_problem(*u); !prob.empty()) f.fail(prob);
+        q.usage_factor = *u;
+      }
+      ch.qos.push_back(q);
+      ++st.qos;
     });
   }
-  for (const auto& key : tickets_touched) ch.ticket_objects.push_back(tickets[key]);
+
+  void partitions(json_t* root) {
+    std::map<std::string, std::string> seen_part;
+    std::string default_part;
+    each_record(root, "partitions", [&](const Fields& f, const std::string& name) {
+      f.only({"name", "priority_job_factor", "tres_billing_weights", "tres", "default"});
+      auto [it, fresh] = seen_part.emplace(name, f.where());
+      if (!fresh) f.fail("duplicate of " + it->second);
+      PartitionRec p;
+      if (auto old = m.partitions.find(name); old != m.partitions.end()) p = old->second;
+      p.name = name;
+      if (auto j = f.integer("priority_job_factor", 0, 65533)) p.job_factor = static_cast<uint32_t>(*j);
+      if (auto w = f.str("tres_billing_weights")) p.billing_weights = *w;
+      if (auto prob = tres_weights_problem(p.billing_weights); !prob.empty()) f.fail(prob);
+      if (auto t = f.str("tres")) p.tres_totals = *t;
+      if (auto prob = tres_counts_problem(p.tres_totals); !prob.empty()) f.fail(prob);
+      if (auto d = f.boolean("default")) p.is_default = *d;
+      if (p.is_default) {
+        if (!default_part.empty()) f.fail("second default partition (already \"" + default_part + "\")");
+        default_part = name;
+      }
+      ch.partitions.push_back(p);
+      ++st.partitions;
+    });
+  }
+
+  // Grid Engine projects and departments (fshare, oticket), then every
+  // ticket object touched.
+  void ticket_sections(json_t* root) {
+    for (const char* kind : {"project", "department"}) {
+      const std::string section = std::string(kind) + "s";
+      std::map<std::string, std::string> seen;
+      each_record(root, section.c_str(), [&](const Fields& f, const std::string& name) {
+        f.only({"name", "fshare", "oticket"});
+        auto [it, fresh] = seen.emplace(name, f.where());
+        if (!fresh) f.fail("duplicate of " + it->second);
+        TicketObjectRec& t = tickets[{kind, name}];
+        t.kind = kind;
+        t.name = name;
+        ticket_fields(f, kind, name);
+        tickets_touched.insert({kind, name});
+      });
+    }
+    for (const auto& key : tickets_touched) ch.ticket_objects.push_back(tickets[key]);
+  }
+};
+
+AdminChanges plan(const StoreData& current, json_t* root, ImportStats* stats) {
+  if (!json_is_object(root)) throw AdminError("the top level must be an object");
+  {
+    Fields top(root, "top level");
+    top.only({"accounts", "users", "qos", "partitions", "queues", "projects", "departments",
+              "fairshare_usage", "fairshare_as_of", "fairshare_interval"});
+  }
+  ImportPlan ip(current);
+  ip.accounts(root);
+  ip.queues(root);
+  ip.users(root);
+  ip.qos(root);
+  ip.partitions(root);
+  plan_fairshare_usage(root, &ip.ch);
+  ip.ticket_sections(root);
   // Write the default partition last so that it is the one left flagged.
-  mfprio::stable_split(ch.partitions.begin(), ch.partitions.end(),
+  mfprio::stable_split(ip.ch.partitions.begin(), ip.ch.partitions.end(),
                        [](const PartitionRec& p) { return !p.is_default; });
-  if (stats) *stats = st;
-  return ch;
+  if (stats) *stats = ip.st;
+  return std::move(ip.ch);
 }
 
 std::string slurp(const std::string& file, const std::string& label) {

@@ -18,6 +18,7 @@
 #include "flux_csv.hpp"
 
 #include "json_util.hpp"
+#include "numbers.hpp"
 
 namespace mfprio::acct {
 namespace {
@@ -202,19 +203,15 @@ std::string flux_parameters_line(const std::string& weights_text, const std::str
   for (const flux::ConfigRecord& c : config) {
     const std::string where = at(config_file, c.line);
     if (c.name == "priority_decay_half_life" || c.name == "priority_usage_reset_period") {
-      char* end = nullptr;
-      errno = 0;
-      const long long secs = std::strtoll(c.value.c_str(), &end, 10);
-      if (c.value.empty() || *end != '\0' || errno != 0 || secs <= 0)
+      int64_t secs = 0;  // numbers.hpp: a CSV integer
+      if (!parse_i64(c.value, &secs) || secs <= 0)
         throw AdminError(where + ": key '" + c.name + "': '" + c.value + "' is not a number of seconds > 0");
       line += std::string(c.name == "priority_decay_half_life" ? ",decay_half_life=" : ",reset_period=") +
               slurm_duration(secs);
     } else if (c.name == "decay_factor" || c.name == "node_weight" || c.name == "core_weight" ||
                c.name == "gpu_weight") {
-      char* end = nullptr;
-      errno = 0;
-      const double d = std::strtod(c.value.c_str(), &end);
-      if (c.value.empty() || *end != '\0' || errno != 0 || !std::isfinite(d))
+      double d = 0;  // numbers.hpp: a CSV real
+      if (!parse_decimal(c.value, &d))
         throw AdminError(where + ": key '" + c.name + "': '" + c.value + "' is not a number");
       line += "," + c.name + "=" + c.value;
     } else if (notes) {

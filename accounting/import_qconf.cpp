@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "bounded_read.hpp"
@@ -23,6 +24,32 @@ std::string slurp(const std::string& file, const char* option) {
   } catch (const ReadError& e) {
     throw AdminError(std::string("import-qconf ") + option + " " + e.what());
   }
+}
+
+// --global: Grid Engine's auto_user_* (see import_qconf.hpp).
+void auto_user_objects(const StoreData& current, const std::string& path, AdminChanges* ch, QconfStats* st) {
+  gridengine::GlobalConf g;
+  std::string why;
+  if (!gridengine::parse_global_conf(slurp(path, "--global"), path, &g, &why))
+    throw AdminError("import-qconf " + why);
+  if (!g.auto_users()) {
+    ch->settings = {{kSettingAutoUserFshare, ""}, {kSettingAutoUserOticket, ""}};
+    st->notes.push_back(path + ": enforce_user is " + g.enforce_user +
+                        ": Grid Engine creates no user objects, auto_user_fshare/oticket not applied");
+    return;
+  }
+  ch->settings = {{kSettingAutoUserFshare, std::to_string(g.auto_user_fshare)},
+                  {kSettingAutoUserOticket, std::to_string(g.auto_user_oticket)}};
+  std::set<std::string> has_object;
+  for (const TicketObjectRec& t : current.ticket_objects)
+    if (t.kind == "user") has_object.insert(t.name);
+  for (const TicketObjectRec& t : ch->ticket_objects)
+    if (t.kind == "user") has_object.insert(t.name);
+  for (const UserRec& u : current.users)
+    if (!has_object.count(u.name)) {
+      ch->ticket_objects.push_back(TicketObjectRec{"user", u.name, g.auto_user_fshare, g.auto_user_oticket});
+      ++st->auto_users;
+    }
 }
 
 }  // namespace
@@ -70,8 +97,9 @@ QconfStats import_qconf_files(Store& store, const QconfFiles& files) {
   const std::string doc = text;
   free(text);
   AdminChanges ch;
+  const StoreData current = store.load();
   try {
-    ch = plan_import(store.load(), doc, "import-qconf");
+    ch = plan_import(current, doc, "import-qconf");
   } catch (const AdminError& e) {
     // "users[3] (name "x")" -> "FILE:LINE (name "x")".
     const std::string msg = e.what();
@@ -85,6 +113,7 @@ QconfStats import_qconf_files(Store& store, const QconfFiles& files) {
     }
     throw;
   }
+  if (!files.global.empty()) auto_user_objects(current, files.global, &ch, &st);
   try {
     store.apply_admin(ch);
   } catch (const StoreError& e) {

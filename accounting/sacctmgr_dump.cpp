@@ -14,21 +14,11 @@
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
 
 #include "json_util.hpp"
+#include "numbers.hpp"
+#include "strings.hpp"
 
 namespace mfprio::acct {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 // 'x' -> x (sacctmgr quotes names and strings in single quotes).
 std::string unquote(const std::string& v) {
@@ -103,26 +93,26 @@ bool parse_record(const std::string& line, Record* r, std::string* why) {
     *why = "expected 'Cluster - ', 'Parent - ', 'Account - ' or 'User - ' and a name";
     return false;
   }
-  r->kind = lower(trim(line.substr(0, dash)));
+  r->kind = lower(trim_space(line.substr(0, dash)));
   if (r->kind != "cluster" && r->kind != "parent" && r->kind != "account" && r->kind != "user") {
-    *why = "'" + trim(line.substr(0, dash)) + "' is not Cluster, Parent, Account or User";
+    *why = "'" + trim_space(line.substr(0, dash)) + "' is not Cluster, Parent, Account or User";
     return false;
   }
   const std::vector<std::string> parts = split_colons(line.substr(dash + 3));
-  r->name = unquote(trim(parts[0]));
+  r->name = unquote(trim_space(parts[0]));
   if (r->name.empty()) {
     *why = "empty name";
     return false;
   }
   for (size_t i = 1; i < parts.size(); ++i) {
-    const std::string p = trim(parts[i]);
+    const std::string p = trim_space(parts[i]);
     if (p.empty()) continue;
     const size_t eq = p.find('=');
     if (eq == std::string::npos || eq == 0) {
       *why = "option '" + p + "': expected KEY=VALUE";
       return false;
     }
-    r->options.emplace_back(lower(trim(p.substr(0, eq))), unquote(trim(p.substr(eq + 1))));
+    r->options.emplace_back(lower(trim_space(p.substr(0, eq))), unquote(trim_space(p.substr(eq + 1))));
   }
   return true;
 }
@@ -216,7 +206,7 @@ AdminChanges plan_sacctmgr_load(const StoreData& current, const std::string& tex
   std::string raw;
   for (int lineno = 1; std::getline(in, raw); ++lineno) {
     const std::string at = file + ":" + std::to_string(lineno);
-    const std::string line = trim(raw);
+    const std::string line = trim_space(raw);
     if (line.empty() || line[0] == '#') continue;
     Record r;
     std::string why;
@@ -255,9 +245,8 @@ AdminChanges plan_sacctmgr_load(const StoreData& current, const std::string& tex
       const std::string k = o->name;
       // value captured by name: clang 14 cannot capture a structured binding.
       auto number = [&, &value = value](const char* what) -> json_int_t {
-        char* end = nullptr;
-        const long long v = std::strtoll(value.c_str(), &end, 10);
-        if (value.empty() || *end != '\0' || v < 0 || v > 4294967295LL)
+        int64_t v = 0;
+        if (!parse_i64(value, &v, 0, 4294967295LL))  // numbers.hpp
           throw AdminError(at + ": " + what + "='" + value + "': expected an integer in 0..4294967295");
         return static_cast<json_int_t>(v);
       };

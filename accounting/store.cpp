@@ -104,6 +104,39 @@ void StoreImpl::row_written() {
   if (kill_after_rows_ > 0 && ++rows_written_ >= kill_after_rows_) raise(SIGKILL);
 }
 
+namespace {
+
+// A file that is not empty must start with SQLite's header.  An old
+// slurm.conf's AccountingStorageLoc names Slurm's text job log
+// (accounting_storage/filetxt); SQLite would only say "file is not a
+// database", so say what the file is and what to do, before SQLite opens
+// (and never writes) it.
+void check_header(const std::string& path, off_t size) {
+  if (size == 0) return;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;  // SQLite's open reports it
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  if (n <= 0) return;
+  static const char kHeader[] = "SQLite format 3";  // and its NUL: 16 bytes
+  if (n >= 16 && std::memcmp(buf, kHeader, 16) == 0) return;
+  bool text = true;
+  for (ssize_t i = 0; i < n && text; ++i) {
+    const unsigned char c = static_cast<unsigned char>(buf[i]);
+    text = c == '\n' || c == '\t' || c == '\r' || (c >= 0x20 && c < 0x7f) || c >= 0x80;
+  }
+  if (text)
+    throw StoreError(path + ": a text file, not an mfprio store (an SQLite database): an old slurm.conf's "
+                            "AccountingStorageLoc names Slurm's text job log "
+                            "(AccountingStorageType=accounting_storage/filetxt); point AccountingStorageLoc at "
+                            "a new file for mfprio's store (or remove it: the default is mfprio.db in "
+                            "StateSaveLocation), or give mfprio-acct --db PATH");
+  throw StoreError(path + ": not an mfprio store: the file does not start with SQLite's header");
+}
+
+}  // namespace
+
 StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(path) {
 #ifdef MFPRIO_TEST_HOOKS  // test builds only (tests/acct): never in the shipped store
   if (const char* k = std::getenv("MFPRIO_ACCT_KILL_AFTER_ROWS")) kill_after_rows_ = std::atol(k);
@@ -127,6 +160,7 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
     throw StoreError(path + ": cannot open: " + std::strerror(errno));
   if (S_ISLNK(sb.st_mode)) throw StoreError(path + ": is a symbolic link: refused (give the real path)");
   if (!S_ISREG(sb.st_mode)) throw StoreError(path + ": not a regular file");
+  check_header(path, sb.st_size);
   sqlite3* raw = nullptr;
   std::string why;
   const int rc = opts.read_only ? open_read_only(path, &raw, &why)
@@ -171,10 +205,29 @@ void StoreImpl::read_tree(TreeData& t, bool descriptions) {
   read_tree_tail(t, scale);
 }
 
-void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
-  NamePool& names = t.names;
+// What read_hierarchy's parts hand on: account ids -> raw index -> tree
+// (breadth-first) index and name rank; the users as read and their ranks.
+struct StoreImpl::TreeIndex {
+  struct RawUser {
+    int64_t id, default_id;
+    uint32_t name;
+    bool admin, has_default;
+  };
+  IdIndex acc_by_id, user_by_id;
+  std::vector<uint32_t> acc_new, acc_rank, user_rank;
+  std::vector<RawUser> users;
+};
 
-  // ---- accounts: breadth-first from root, siblings by name ----
+void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
+  TreeIndex ix;
+  read_tree_accounts(t, descriptions, ix);
+  read_tree_users(t, ix);
+  read_tree_assocs(t, scale, ix);
+}
+
+// ---- accounts: breadth-first from root, siblings by name ----
+void StoreImpl::read_tree_accounts(TreeData& t, bool descriptions, TreeIndex& ix) {
+  NamePool& names = t.names;
   struct RawAccount {
     int64_t id, parent_id;
     uint32_t name, description, shares, priority;
@@ -198,7 +251,7 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
     }
   }
   const uint32_t n_acc = static_cast<uint32_t>(acc.size());
-  IdIndex acc_by_id;
+  IdIndex& acc_by_id = ix.acc_by_id;
   acc_by_id.build(n_acc, [&](size_t i) { return acc[i].id; });
   std::vector<uint32_t> acc_by_name(n_acc);
   for (uint32_t i = 0; i < n_acc; ++i) acc_by_name[i] = i;
@@ -232,7 +285,10 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
     order.insert(order.end(), kids.begin() + kid_begin[order[q]], kids.begin() + kid_begin[order[q] + 1]);
   if (order.size() != n_acc)
     throw StoreError(path_ + ": corrupt store: accounts not reachable from root");
-  std::vector<uint32_t> acc_new(n_acc), acc_rank(n_acc);  // raw index -> BFS index; BFS index -> name rank
+  std::vector<uint32_t>& acc_new = ix.acc_new;  // raw index -> BFS index
+  std::vector<uint32_t>& acc_rank = ix.acc_rank;  // BFS index -> name rank
+  acc_new.resize(n_acc);
+  acc_rank.resize(n_acc);
   for (uint32_t k = 0; k < n_acc; ++k) acc_new[order[k]] = k;
   for (uint32_t r = 0; r < n_acc; ++r) acc_rank[acc_new[acc_by_name[r]]] = r;
   t.accounts.resize(n_acc);
@@ -247,24 +303,23 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
     o.priority = a.priority;
     o.shares_parent = a.shares_parent;
   }
+}
 
+void StoreImpl::read_tree_users(TreeData& t, TreeIndex& ix) {
   // ---- users: the table in rowid order, their name order from the name
   // index alone (a covering scan: no row look-ups) ----
-  struct RawUser {
-    int64_t id, default_id;
-    uint32_t name;
-    bool admin, has_default;
-  };
-  std::vector<RawUser> users;
+  NamePool& names = t.names;
+  std::vector<TreeIndex::RawUser>& users = ix.users;
   {
     sql::StmtUse st(prep(st_tree_users_, "SELECT id, name, default_account_id, admin FROM users"));
     while (st->step())
-      users.push_back(RawUser{st->i64(0), st->is_null(2) ? 0 : st->i64(2), names.add(st->view(1)),
+      users.push_back(TreeIndex::RawUser{st->i64(0), st->is_null(2) ? 0 : st->i64(2), names.add(st->view(1)),
                               st->i64(3) != 0, !st->is_null(2)});
   }
-  IdIndex user_by_id;
+  IdIndex& user_by_id = ix.user_by_id;
   user_by_id.build(users.size(), [&](size_t i) { return users[i].id; });
-  std::vector<uint32_t> user_rank(users.size(), IdIndex::kNone);
+  std::vector<uint32_t>& user_rank = ix.user_rank;
+  user_rank.assign(users.size(), IdIndex::kNone);
   t.users.reserve(users.size());
   {
     sql::StmtUse st(prep(st_tree_user_order_, "SELECT id FROM users ORDER BY name"));
@@ -272,13 +327,22 @@ void StoreImpl::read_hierarchy(TreeData& t, bool descriptions, double scale) {
       const uint32_t u = user_by_id.find(st->i64(0));
       if (u == IdIndex::kNone || user_rank[u] != IdIndex::kNone) continue;  // one snapshot: unreachable
       user_rank[u] = static_cast<uint32_t>(t.users.size());
-      const uint32_t d = users[u].has_default ? acc_by_id.find(users[u].default_id) : IdIndex::kNone;
-      t.users.push_back(TreeUser{users[u].name, d == IdIndex::kNone ? -1 : static_cast<int32_t>(acc_new[d]),
+      const uint32_t d = users[u].has_default ? ix.acc_by_id.find(users[u].default_id) : IdIndex::kNone;
+      t.users.push_back(TreeUser{users[u].name, d == IdIndex::kNone ? -1 : static_cast<int32_t>(ix.acc_new[d]),
                                  users[u].admin});
     }
   }
   if (t.users.size() != users.size()) throw StoreError(path_ + ": corrupt store: the users' name index is incomplete");
+}
 
+void StoreImpl::read_tree_assocs(TreeData& t, double scale, const TreeIndex& ix) {
+  NamePool& names = t.names;
+  const std::vector<TreeIndex::RawUser>& users = ix.users;
+  const IdIndex& user_by_id = ix.user_by_id;
+  const IdIndex& acc_by_id = ix.acc_by_id;
+  const std::vector<uint32_t>& user_rank = ix.user_rank;
+  const std::vector<uint32_t>& acc_new = ix.acc_new;
+  const std::vector<uint32_t>& acc_rank = ix.acc_rank;
   // ---- associations: one scan, then ordered by user, account, partition ----
   {
     sql::StmtUse st(prep(st_tree_assoc_bound_, "SELECT max(id) - min(id) + 1 FROM assocs"));
@@ -676,6 +740,10 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
     while (st->step())
       d.ticket_objects.push_back(TicketObjectRec{st->text(0), st->text(1), static_cast<uint32_t>(st->i64(2)),
                                                  static_cast<uint32_t>(st->i64(3))});
+  }
+  {
+    sql::StmtUse st(prep(st_load_settings_, "SELECT key, value FROM settings ORDER BY key"));
+    while (st->step()) d.settings.emplace_back(st->text(0), st->text(1));
   }
   if (opts.tres_usage) {
     sql::StmtUse st(prep(st_load_ge_usage_,

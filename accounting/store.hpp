@@ -118,6 +118,14 @@ struct TicketObjectRec {
   uint32_t oticket = 0;
 };
 
+// The store's settings (table settings, schema 8): key -> value.
+inline constexpr const char* kSettingCluster = "cluster";  // sacctmgr load's Cluster line
+// Grid Engine's auto_user_fshare / auto_user_oticket (qconf -sconf, with
+// enforce_user auto): every user the store creates gets a user ticket object
+// with these values unless the same write gives it one.
+inline constexpr const char* kSettingAutoUserFshare = "gridengine.auto_user_fshare";
+inline constexpr const char* kSettingAutoUserOticket = "gridengine.auto_user_oticket";
+
 struct WindowRow {
   std::string kind;            // "user", "group", "account", "qos", "class", "total", ...
   std::string name;
@@ -159,6 +167,13 @@ struct StoreData {
   // mem, io; export's "usage").  Read only with LoadOptions::tres_usage.
   std::vector<WindowRow> gridengine_usage;
   DecayState decay;
+  std::vector<std::pair<std::string, std::string>> settings;  // by key (kSetting*)
+  // The value of `key`, "" when unset.
+  std::string setting(const std::string& key) const {
+    for (const auto& [k, v] : settings)
+      if (k == key) return v;
+    return "";
+  }
 };
 
 // ---- the compact hierarchy (Store::load_tree) ---------------------------
@@ -450,12 +465,14 @@ struct AdminChanges {
   // Functional shares / override tickets: upserted by (kind, name).
   std::vector<TicketObjectRec> ticket_objects;
   std::vector<std::pair<std::string, std::string>> delete_ticket_objects;  // (kind, name)
+  // Settings to set (key, value), before anything else; "" removes the key.
+  std::vector<std::pair<std::string, std::string>> settings;
   bool empty() const {
     return delete_accounts.empty() && delete_users.empty() && delete_assocs.empty() &&
            delete_qos.empty() && delete_partitions.empty() && delete_queues.empty() &&
            accounts.empty() && assocs.empty() && users.empty() && qos.empty() &&
            partitions.empty() && queues.empty() && windows.empty() && ticket_objects.empty() &&
-           delete_ticket_objects.empty();
+           delete_ticket_objects.empty() && settings.empty();
   }
 };
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "store_impl.hpp"
+#include "strings.hpp"
 
 namespace mfprio::acct::detail {
 namespace {
@@ -29,12 +30,95 @@ void StoreImpl::apply_admin(const AdminChanges& ch) {
 }
 
 void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
-  sqlite3* db = db_.get();
-  sql::Txn txn(db);
+  sql::Txn txn(db_.get());
   clear_tree_cache();  // the hierarchy may change: load_tree reads the rows again
   // Usage is stored divided by the decay scale (see apply_cycle).
   const double inv_scale = 1.0 / usage_scale();
+  admin_settings(ch);
+  auto_user_ = auto_user_tickets(&auto_fshare_, &auto_oticket_);
+  admin_deletes(ch);
+  admin_accounts(ch);
+  for (const UserRec& u : ch.users) {
+    auto_user_object(u.name);
+    sql::StmtUse st(prep(st_up_user_,
+        "INSERT INTO users(name, admin) VALUES (?1, ?2)"
+        " ON CONFLICT(name) DO UPDATE SET admin = excluded.admin"));
+    st->bind(1, u.name).bind(2, u.admin).run();
+    row_written();
+  }
+  // Queues before the associations that name them.
+  for (const QueueRec& q : ch.queues) {
+    sql::StmtUse st(prep(st_up_queue_,
+        "INSERT INTO queues(name, priority) VALUES (?1, ?2)"
+        " ON CONFLICT(name) DO UPDATE SET priority = excluded.priority"));
+    try {
+      st->bind(1, q.name).bind(2, q.priority).run();
+    } catch (const StoreError& e) {
+      throw StoreError("queue " + quoted(q.name) + ": " + e.what());
+    }
+    row_written();
+  }
+  for (const AssocWrite& w : ch.assocs) admin_assoc(w, inv_scale);
+  admin_rest(ch);
+  txn.commit();
+}
 
+void StoreImpl::admin_settings(const AdminChanges& ch) {
+  for (const auto& [key, value] : ch.settings) {
+    if (value.empty()) {
+      sql::StmtUse st(prep(st_del_setting_, "DELETE FROM settings WHERE key = ?1"));
+      st->bind(1, key).run();
+    } else {
+      sql::StmtUse st(prep(st_up_setting_,
+          "INSERT INTO settings(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+      st->bind(1, key).bind(2, value).run();
+    }
+    row_written();
+  }
+}
+
+namespace {
+// A setting's value as a ticket count; false when unset or not one.
+bool ticket_count(const std::string& v, uint32_t* out) {
+  uint64_t n = 0;
+  if (!parse_u64(v, UINT32_MAX, &n)) return false;
+  *out = static_cast<uint32_t>(n);
+  return true;
+}
+}  // namespace
+
+bool StoreImpl::auto_user_tickets(uint32_t* fshare, uint32_t* oticket) {
+  auto get = [&](const char* key) {
+    sql::StmtUse st(prep(st_get_setting_, "SELECT value FROM settings WHERE key = ?1"));
+    st->bind(1, key);
+    return st->step() ? st->text(0) : std::string();
+  };
+  const std::string f = get(kSettingAutoUserFshare), o = get(kSettingAutoUserOticket);
+  if (f.empty() && o.empty()) return false;
+  *fshare = 0;
+  *oticket = 0;
+  if (!f.empty() && !ticket_count(f, fshare)) throw StoreError(std::string(kSettingAutoUserFshare) + ": '" + f + "' is not a ticket count");
+  if (!o.empty() && !ticket_count(o, oticket)) throw StoreError(std::string(kSettingAutoUserOticket) + ": '" + o + "' is not a ticket count");
+  return true;
+}
+
+void StoreImpl::auto_user_object(const std::string& user) {
+  if (!auto_user_) return;
+  {
+    sql::StmtUse st(prep(st_user_exists_, "SELECT 1 FROM users WHERE name = ?1"));
+    st->bind(1, user);
+    if (st->step()) return;  // not created by this write
+  }
+  sql::StmtUse st(prep(st_auto_ticket_,
+      "INSERT INTO ticket_objects(kind, name, fshare, oticket) VALUES ('user', ?1, ?2, ?3)"
+      " ON CONFLICT(kind, name) DO NOTHING"));
+  st->bind(1, user).bind(2, static_cast<int64_t>(auto_fshare_)).bind(3, static_cast<int64_t>(auto_oticket_)).run();
+  row_written();
+}
+
+// Deletions first: associations, users, accounts, QOS, queues, partitions.
+void StoreImpl::admin_deletes(const AdminChanges& ch) {
+  sqlite3* db = db_.get();
   for (const AssocKey& k : ch.delete_assocs) {
     sql::StmtUse st(prep(st_del_assoc_,
         "DELETE FROM assocs WHERE user_id = (SELECT id FROM users WHERE name = ?1)"
@@ -77,7 +161,9 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
     st->bind(1, p).run();
     if (sqlite3_changes(db) == 0) throw StoreError("no partition " + quoted(p));
   }
+}
 
+void StoreImpl::admin_accounts(const AdminChanges& ch) {
   // New accounts start under root; the second loop sets the real parent once
   // every account of the batch exists.
   for (const AccountRec& a : ch.accounts) {
@@ -103,90 +189,78 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
       throw StoreError("account " + quoted(a.name) + ": unknown parent " + quoted(a.parent));
     }
   }
+}
 
-  for (const UserRec& u : ch.users) {
-    sql::StmtUse st(prep(st_up_user_,
-        "INSERT INTO users(name, admin) VALUES (?1, ?2)"
-        " ON CONFLICT(name) DO UPDATE SET admin = excluded.admin"));
-    st->bind(1, u.name).bind(2, u.admin).run();
-    row_written();
+// One association (its user made if missing), its queues, and with
+// set_usage its usage (the journal's pending charges for it dropped).
+void StoreImpl::admin_assoc(const AssocWrite& w, double inv_scale) {
+  const UserAssocRec& r = w.rec;
+  auto_user_object(r.user);
+  {
+    sql::StmtUse st(prep(st_ensure_user_,
+        "INSERT INTO users(name) VALUES (?1) ON CONFLICT(name) DO NOTHING"));
+    st->bind(1, r.user).run();
   }
-  // Queues before the associations that name them.
-  for (const QueueRec& q : ch.queues) {
-    sql::StmtUse st(prep(st_up_queue_,
-        "INSERT INTO queues(name, priority) VALUES (?1, ?2)"
-        " ON CONFLICT(name) DO UPDATE SET priority = excluded.priority"));
+  int64_t id = 0;
+  {
+    sql::StmtUse st(prep(st_up_assoc_,
+        "INSERT INTO assocs(user_id, account_id, partition, shares, shares_parent, priority,"
+        " raw_usage, usage_time) VALUES ((SELECT id FROM users WHERE name = ?1),"
+        " (SELECT id FROM accounts WHERE name = ?2), ?3, ?4, ?5, ?6, ?7,"
+        " CASE WHEN ?8 THEN (CASE WHEN ?9 < 0 THEN CAST(strftime('%s', 'now') AS INTEGER) ELSE ?9 END)"
+        " ELSE 0 END)"
+        " ON CONFLICT(user_id, account_id, partition) DO UPDATE SET"
+        " shares = excluded.shares, shares_parent = excluded.shares_parent,"
+        " priority = excluded.priority,"
+        " raw_usage = CASE WHEN ?8 THEN excluded.raw_usage ELSE raw_usage END,"
+        " usage_time = CASE WHEN ?8 THEN excluded.usage_time ELSE usage_time END"
+        " RETURNING id"));
+    st->bind(1, r.user).bind(2, r.account).bind(3, r.partition).bind(4, r.shares);
+    st->bind(5, r.shares_parent).bind(6, r.priority);
+    st->bind(7, w.set_usage ? r.raw_usage * inv_scale : 0.0);
+    st->bind(8, w.set_usage);
+    st->bind(9, r.usage_time);
     try {
-      st->bind(1, q.name).bind(2, q.priority).run();
+      if (!st->step()) throw StoreError("no row");
     } catch (const StoreError& e) {
-      throw StoreError("queue " + quoted(q.name) + ": " + e.what());
+      throw StoreError("user " + quoted(r.user) + " account " + quoted(r.account) + ": " +
+                       e.what());
     }
-    row_written();
+    id = st->i64(0);
   }
-  for (const AssocWrite& w : ch.assocs) {
-    const UserAssocRec& r = w.rec;
-    {
-      sql::StmtUse st(prep(st_ensure_user_,
-          "INSERT INTO users(name) VALUES (?1) ON CONFLICT(name) DO NOTHING"));
-      st->bind(1, r.user).run();
-    }
-    int64_t id = 0;
-    {
-      sql::StmtUse st(prep(st_up_assoc_,
-          "INSERT INTO assocs(user_id, account_id, partition, shares, shares_parent, priority,"
-          " raw_usage, usage_time) VALUES ((SELECT id FROM users WHERE name = ?1),"
-          " (SELECT id FROM accounts WHERE name = ?2), ?3, ?4, ?5, ?6, ?7,"
-          " CASE WHEN ?8 THEN (CASE WHEN ?9 < 0 THEN CAST(strftime('%s', 'now') AS INTEGER) ELSE ?9 END)"
-          " ELSE 0 END)"
-          " ON CONFLICT(user_id, account_id, partition) DO UPDATE SET"
-          " shares = excluded.shares, shares_parent = excluded.shares_parent,"
-          " priority = excluded.priority,"
-          " raw_usage = CASE WHEN ?8 THEN excluded.raw_usage ELSE raw_usage END,"
-          " usage_time = CASE WHEN ?8 THEN excluded.usage_time ELSE usage_time END"
-          " RETURNING id"));
-      st->bind(1, r.user).bind(2, r.account).bind(3, r.partition).bind(4, r.shares);
-      st->bind(5, r.shares_parent).bind(6, r.priority);
-      st->bind(7, w.set_usage ? r.raw_usage * inv_scale : 0.0);
-      st->bind(8, w.set_usage);
-      st->bind(9, r.usage_time);
+  if (w.set_queues) {
+    sql::StmtUse clr(prep(st_clear_assoc_queues_, "DELETE FROM assoc_queues WHERE assoc_id = ?1"));
+    clr->bind(1, id).run();
+    for (const std::string& q : r.queues) {
+      sql::StmtUse st(prep(st_add_assoc_queue_,
+          "INSERT INTO assoc_queues(assoc_id, queue) VALUES (?1, ?2) ON CONFLICT DO NOTHING"));
       try {
-        if (!st->step()) throw StoreError("no row");
-      } catch (const StoreError& e) {
-        throw StoreError("user " + quoted(r.user) + " account " + quoted(r.account) + ": " +
-                         e.what());
-      }
-      id = st->i64(0);
-    }
-    if (w.set_queues) {
-      sql::StmtUse clr(prep(st_clear_assoc_queues_, "DELETE FROM assoc_queues WHERE assoc_id = ?1"));
-      clr->bind(1, id).run();
-      for (const std::string& q : r.queues) {
-        sql::StmtUse st(prep(st_add_assoc_queue_,
-            "INSERT INTO assoc_queues(assoc_id, queue) VALUES (?1, ?2) ON CONFLICT DO NOTHING"));
-        try {
-          st->bind(1, id).bind(2, q).run();
-        } catch (const StoreError&) {
-          throw StoreError("user " + quoted(r.user) + " account " + quoted(r.account) + ": unknown queue " +
-                           quoted(q));
-        }
+        st->bind(1, id).bind(2, q).run();
+      } catch (const StoreError&) {
+        throw StoreError("user " + quoted(r.user) + " account " + quoted(r.account) + ": unknown queue " +
+                         quoted(q));
       }
     }
-    if (w.set_usage) {
-      // The usage given replaces whatever the journal still holds for it.
-      sql::StmtUse drop(prep(st_journal_drop_assoc_, "DELETE FROM charge_journal WHERE assoc_id = ?1"));
-      drop->bind(1, id).run();
-      sql::StmtUse del(prep(st_clear_assoc_tres_,
-          "DELETE FROM assoc_tres_usage WHERE assoc_id = ?1"));
-      del->bind(1, id).run();
-      for (const auto& [name, usage] : r.tres_usage) {
-        int64_t tid = tres_id(name);
-        sql::StmtUse st(prep(st_set_assoc_tres_,
-            "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"));
-        st->bind(1, id).bind(2, tid).bind(3, usage * inv_scale).run();
-      }
-    }
-    row_written();
   }
+  if (w.set_usage) {
+    // The usage given replaces whatever the journal still holds for it.
+    sql::StmtUse drop(prep(st_journal_drop_assoc_, "DELETE FROM charge_journal WHERE assoc_id = ?1"));
+    drop->bind(1, id).run();
+    sql::StmtUse del(prep(st_clear_assoc_tres_,
+        "DELETE FROM assoc_tres_usage WHERE assoc_id = ?1"));
+    del->bind(1, id).run();
+    for (const auto& [name, usage] : r.tres_usage) {
+      int64_t tid = tres_id(name);
+      sql::StmtUse st(prep(st_set_assoc_tres_,
+          "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"));
+      st->bind(1, id).bind(2, tid).bind(3, usage * inv_scale).run();
+    }
+  }
+  row_written();
+}
+
+// Default accounts, QOS, partitions, windowed usage, ticket objects.
+void StoreImpl::admin_rest(const AdminChanges& ch) {
   for (const UserRec& u : ch.users) {
     sql::StmtUse st(prep(st_user_default_,
         "UPDATE users SET default_account_id = (SELECT id FROM accounts WHERE name = ?2)"
@@ -237,7 +311,6 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
         .bind(4, static_cast<int64_t>(t.oticket)).run();
     row_written();
   }
-  txn.commit();
 }
 
 }  // namespace mfprio::acct::detail

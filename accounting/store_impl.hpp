@@ -49,6 +49,10 @@ class StoreImpl final : public Store {
   // decay state).
   void read_tree(TreeData& t, bool descriptions);
   void read_hierarchy(TreeData& t, bool descriptions, double scale);
+  struct TreeIndex;  // store.cpp: what read_hierarchy's parts hand on
+  void read_tree_accounts(TreeData& t, bool descriptions, TreeIndex& ix);
+  void read_tree_users(TreeData& t, TreeIndex& ix);
+  void read_tree_assocs(TreeData& t, double scale, const TreeIndex& ix);
   bool read_cached_hierarchy(TreeData& t, double scale);
   void write_cached_hierarchy(const TreeData& t);
   void clear_tree_cache();  // inside apply_admin's transaction
@@ -59,6 +63,18 @@ class StoreImpl final : public Store {
   CycleResult apply_cycle_txn(const CycleUpdate& update);
   void fold_journal();  // journalled charges into the rows, inside a transaction
   void apply_admin_txn(const AdminChanges& changes);
+  void admin_deletes(const AdminChanges& changes);  // apply_admin_txn's parts, in its order
+  void admin_accounts(const AdminChanges& changes);
+  void admin_assoc(const AssocWrite& w, double inv_scale);
+  void admin_rest(const AdminChanges& changes);
+  void admin_settings(const AdminChanges& changes);
+  // Grid Engine's auto_user_* (settings): the values, or false when unset.
+  bool auto_user_tickets(uint32_t* fshare, uint32_t* oticket);
+  // Before a user row is written: a user the write creates gets the
+  // automatic ticket object (when set; an existing object is kept).
+  void auto_user_object(const std::string& user);
+  bool auto_user_ = false;  // within apply_admin_txn: auto_user_* are set
+  uint32_t auto_fshare_ = 0, auto_oticket_ = 0;
   void put_window(const std::string& family, const WindowRow& row, bool add);  // store_windows.cpp
   void row_written();
   // Job-end/charge writes, buffered within one apply_cycle transaction and
@@ -108,6 +124,8 @@ class StoreImpl final : public Store {
       st_win_ledger_put_, st_win_state_get_, st_win_decay_kind_;
   // ticket objects (Grid Engine)
   sql::Stmt st_load_tickets_, st_load_ge_usage_, st_up_ticket_, st_del_ticket_;
+  // settings (schema 8); Grid Engine's automatic user ticket objects
+  sql::Stmt st_load_settings_, st_up_setting_, st_del_setting_, st_get_setting_, st_user_exists_, st_auto_ticket_;
 };
 
 }  // namespace mfprio::acct::detail

@@ -182,7 +182,18 @@ CREATE TABLE tree_cache (
 INSERT INTO tree_cache(id) VALUES (1);
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7};
+// v8: the store's own settings, one value per key (store.hpp kSetting*):
+// the cluster's name (sacctmgr load's Cluster line; show assoc, show
+// cluster) and Grid Engine's auto_user_fshare / auto_user_oticket, given to
+// every user the store creates without a user ticket object.
+constexpr const char* kV8 = R"sql(
+CREATE TABLE settings (
+  key   TEXT PRIMARY KEY CHECK (key <> ''),
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sqlite3* db) {

@@ -11,7 +11,7 @@
 
 namespace mfprio::acct::detail {
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 int migrate(sqlite3* db, bool read_only);
 

@@ -21,14 +21,6 @@
 
 namespace mfprio {
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
-
 namespace {
 
 constexpr size_t kMaxIncludeDepth = 16;
@@ -326,7 +318,7 @@ class Conf::Parser {
         if (!cluster || cluster->value.empty())
           throw ConfError(at(file, lineno) + "Include '" + clip(written) +
                           "': %c stands for ClusterName, which is not set before this line");
-        for (char c : cluster->value) target += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        target += lower(cluster->value);
         ++i;
       } else {
         target += written[i];
@@ -371,9 +363,7 @@ const ConfPair* Conf::find(const std::string& key) const {
 namespace {
 // `value` of `p`, trimmed; relative paths against the directory of p's file.
 std::string path_of(const ConfPair& p) {
-  std::string loc = p.value;
-  while (!loc.empty() && std::isspace(static_cast<unsigned char>(loc.back()))) loc.pop_back();
-  while (!loc.empty() && std::isspace(static_cast<unsigned char>(loc.front()))) loc.erase(0, 1);
+  std::string loc = trim_space(p.value);
   if (loc.empty()) throw ConfigError(p.file + ":" + std::to_string(p.line) + ": " + p.key + ": empty path");
   if (loc[0] != '/') {
     const size_t slash = p.file.rfind('/');

@@ -32,10 +32,9 @@
 #include <string_view>
 #include <vector>
 
-namespace mfprio {
+#include "strings.hpp"  // iequals: conf keys compare ASCII case-insensitively
 
-// ASCII case-insensitive equality, as conf keys compare.
-bool iequals(std::string_view a, std::string_view b);
+namespace mfprio {
 
 struct ConfError : std::runtime_error {
   using std::runtime_error::runtime_error;  // "file:line: message", one per line

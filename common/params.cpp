@@ -5,18 +5,12 @@
 #include <sstream>
 
 #include "bounded_read.hpp"
+#include "strings.hpp"
 
 namespace mfprio {
 namespace {
 
 std::string where(const ConfPair& p) { return p.file + ":" + std::to_string(p.line) + ": PriorityParameters: "; }
-
-std::string trim(const std::string& s) {
-  size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
-  return s.substr(a, b - a);
-}
 
 }  // namespace
 
@@ -27,12 +21,11 @@ std::map<std::string, std::string> priority_parameters(const ConfPair& p,
   std::string item;
   std::istringstream in(p.value);
   while (std::getline(in, item, ',')) {
-    item = trim(item);
+    item = trim_space(item);
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0) throw ConfigError(where(p) + "'" + item + "' is not NAME=VALUE");
-    std::string k = trim(item.substr(0, eq));
-    for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string k = lower(trim_space(item.substr(0, eq)));
     bool ok = false;
     std::string names;
     for (const char* n : known) {
@@ -41,7 +34,7 @@ std::map<std::string, std::string> priority_parameters(const ConfPair& p,
     }
     if (!ok) throw ConfigError(where(p) + "unknown key '" + k + "' (" + reader + " reads " + names + ")");
     if (out.count(k)) throw ConfigError(where(p) + "'" + k + "' given twice");
-    const std::string v = trim(item.substr(eq + 1));
+    const std::string v = trim_space(item.substr(eq + 1));
     if (v.empty()) throw ConfigError(where(p) + "'" + k + "' has no path");
     out[k] = v;
   }

@@ -3,6 +3,9 @@
 // the default values and sge_urgency.c, sgeee.c for what each key feeds.
 #include "qconf.hpp"
 
+#include "numbers.hpp"
+#include "strings.hpp"
+
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
 
 #include <cctype>
@@ -17,18 +20,6 @@
 namespace mfprio::gridengine {
 namespace {
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::vector<std::string> split_ws(const std::string& line) {
   std::vector<std::string> out;
   std::istringstream in(line);
@@ -42,38 +33,19 @@ std::vector<std::string> split_any(std::string_view s, std::string_view seps) {
   std::string cur;
   for (char c : s) {
     if (seps.find(c) != std::string_view::npos) {
-      out.push_back(trim(cur));
+      out.push_back(trim_blank(cur));
       cur.clear();
     } else {
       cur.push_back(c);
     }
   }
-  out.push_back(trim(cur));
+  out.push_back(trim_blank(cur));
   return out;
 }
 
-// Strict decimal number (the whole text must be consumed, finite).
-bool to_double(std::string_view text, double* out) {
-  std::string s(text);
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v)) return false;
-  *out = v;
-  return true;
-}
-
-bool to_int64(std::string_view text, int64_t* out) {
-  std::string s(text);
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || end != s.c_str() + s.size()) return false;
-  *out = v;
-  return true;
-}
+// qconf's numbers: numbers.hpp's rules for qconf text.
+bool to_double(std::string_view text, double* out) { return parse_real(text, out); }
+bool to_int64(std::string_view text, int64_t* out) { return parse_i64(text, out); }
 
 bool to_bool(std::string_view text, bool* out) {
   std::string s = lower(std::string(text));
@@ -101,7 +73,7 @@ std::vector<std::pair<int, std::string>> logical_lines(const std::string& text) 
   while (std::getline(in, raw)) {
     ++lineno;
     if (acc.empty()) start = lineno;
-    std::string t = trim(raw);
+    std::string t = trim_blank(raw);
     if (!t.empty() && t.back() == '\\') {
       t.pop_back();
       acc += t;
@@ -154,9 +126,9 @@ bool read_usage_weights(const std::string& v, UsageWeights* w, std::string* reas
     if (item.empty()) continue;
     auto eq = item.find('=');
     if (eq == std::string::npos) { *reason = "expected type=weight"; return false; }
-    std::string name = lower(trim(item.substr(0, eq)));
+    std::string name = lower(trim_blank(item.substr(0, eq)));
     double x;
-    if (!to_double(trim(item.substr(eq + 1)), &x) || x < 0) {
+    if (!to_double(trim_blank(item.substr(eq + 1)), &x) || x < 0) {
       *reason = "weight of '" + name + "' is not a non-negative number";
       return false;
     }
@@ -179,9 +151,9 @@ bool read_halflife(const std::string& v, std::vector<HalflifeEntry>* list, std::
     auto eq = item.find('=');
     if (eq == std::string::npos) { *reason = "expected type=minutes"; return false; }
     HalflifeEntry e;
-    e.name = trim(item.substr(0, eq));
+    e.name = trim_blank(item.substr(0, eq));
     if (e.name.empty()) { *reason = "empty usage type"; return false; }
-    if (!to_double(trim(item.substr(eq + 1)), &e.minutes)) {
+    if (!to_double(trim_blank(item.substr(eq + 1)), &e.minutes)) {
       *reason = "halftime of '" + e.name + "' is not a number";
       return false;
     }
@@ -193,8 +165,7 @@ bool read_halflife(const std::string& v, std::vector<HalflifeEntry>* list, std::
 }
 
 bool read_hierarchy(const std::string& v, std::string* out, std::string* reason) {
-  std::string u;
-  for (char c : v) u.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  const std::string u = upper(v);
   if (u == "NONE") { out->clear(); return true; }
   std::set<char> seen;
   for (char c : u) {
@@ -314,7 +285,7 @@ bool parse_sched_conf(const std::string& text, const std::string& file, SchedCon
     if (line.empty() || line[0] == '#') continue;
     size_t sp = line.find_first_of(" \t");
     std::string key = line.substr(0, sp);
-    std::string value = sp == std::string::npos ? "" : trim(line.substr(sp));
+    std::string value = sp == std::string::npos ? "" : trim_blank(line.substr(sp));
     if (!seen.insert(key).second) {
       *why = bad(file, lineno, key, value, "key given twice");
       return false;
@@ -411,7 +382,7 @@ ComplexTable ComplexTable::builtin() {
 }
 
 bool parse_ge_value(ComplexType t, std::string_view text, double* out) {
-  std::string s = trim(text);
+  std::string s = trim_blank(text);
   if (s.empty()) return false;
   switch (t) {
     case ComplexType::Bool: {
@@ -556,8 +527,7 @@ bool parse_complexes(const std::string& text, const std::string& file, ComplexTa
       return false;
     }
     c.relop = f[3];
-    std::string req = f[4];
-    for (auto& ch : req) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::string req = upper(f[4]);
     if (req == "Y") req = "YES";
     if (req == "N") req = "NO";
     if (req == "F") req = "FORCED";
@@ -566,8 +536,7 @@ bool parse_complexes(const std::string& text, const std::string& file, ComplexTa
       return false;
     }
     c.requestable = req;
-    std::string con = f[5];
-    for (auto& ch : con) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    std::string con = upper(f[5]);
     if (con == "Y") con = "YES";
     if (con == "N") con = "NO";
     if (con == "J") con = "JOB";
@@ -619,8 +588,8 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
       *why = where(file, lineno) + ": expected key=value, got '" + line + "'";
       return false;
     }
-    std::string key = trim(line.substr(0, eq));
-    std::string value = trim(line.substr(eq + 1));
+    std::string key = trim_blank(line.substr(0, eq));
+    std::string value = trim_blank(line.substr(eq + 1));
     if (key == "id") {
       Rec r;
       r.line = lineno;
@@ -817,7 +786,7 @@ bool parse_qconf_objects(const std::string& text, const std::string& file, Qconf
     if (line.empty() || line[0] == '#') continue;
     const size_t sp = line.find_first_of(" \t");
     const std::string key = line.substr(0, sp);
-    const std::string value = sp == std::string::npos ? "" : trim(line.substr(sp));
+    const std::string value = sp == std::string::npos ? "" : trim_blank(line.substr(sp));
     if (key == "name") {
       if (value.empty() || value.find_first_of(" \t,") != std::string::npos) {
         *why = bad(file, lineno, key, value, "expected one name");
@@ -846,8 +815,7 @@ bool parse_qconf_objects(const std::string& text, const std::string& file, Qconf
       }
       (key == "fshare" ? o.fshare : o.oticket) = static_cast<uint32_t>(n);
     } else if (key == "type" && kind == QconfObjectKind::Userset) {
-      std::string t = value;
-      for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      std::string t = upper(value);
       for (char& c : t) if (c == ',') c = ' ';
       bool ok = !t.empty();
       o.department = false;
@@ -862,6 +830,39 @@ bool parse_qconf_objects(const std::string& text, const std::string& file, Qconf
     }
   }
   *out = std::move(objs);
+  return true;
+}
+
+// ---- qconf -sconf -------------------------------------------------------------------
+bool parse_global_conf(const std::string& text, const std::string& file, GlobalConf* out, std::string* why) {
+  GlobalConf g;
+  std::map<std::string, int> seen;  // key -> line
+  for (const auto& [lineno, line] : logical_lines(text)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t sp = line.find_first_of(" \t");
+    const std::string key = line.substr(0, sp);
+    const std::string value = sp == std::string::npos ? "" : trim_blank(line.substr(sp));
+    if (key != "enforce_user" && key != "auto_user_fshare" && key != "auto_user_oticket") continue;
+    if (auto [it, fresh] = seen.emplace(key, lineno); !fresh) {
+      *why = bad(file, lineno, key, value, "already given at line " + std::to_string(it->second));
+      return false;
+    }
+    if (key == "enforce_user") {
+      g.enforce_user = lower(value);
+      if (g.enforce_user != "true" && g.enforce_user != "false" && g.enforce_user != "auto") {
+        *why = bad(file, lineno, key, value, "expected true, false or auto");
+        return false;
+      }
+      continue;
+    }
+    int64_t n = 0;
+    if (!to_int64(value, &n) || n < 0 || n > 4294967295LL) {
+      *why = bad(file, lineno, key, value, "expected an integer in 0..4294967295");
+      return false;
+    }
+    (key == "auto_user_fshare" ? g.auto_user_fshare : g.auto_user_oticket) = static_cast<uint32_t>(n);
+  }
+  *out = std::move(g);
   return true;
 }
 

@@ -172,4 +172,20 @@ struct QconfObject {
 bool parse_qconf_objects(const std::string& text, const std::string& file, QconfObjectKind kind,
                          std::vector<QconfObject>* out, std::string* why);
 
+// ---- the global cluster configuration (qconf -sconf) -------------------------------
+// What the ticket policies take from it: enforce_user (true, false or auto;
+// absent: auto, what an installed cluster has) and, for the user objects Grid
+// Engine creates itself when enforce_user is auto (a job of a user without
+// one), their fshare and oticket: auto_user_fshare and auto_user_oticket
+// (integers in 0..4294967295, Grid Engine refuses a negative one; absent: 0).
+// Every other key (and auto_user_default_project, auto_user_delete_time) is
+// passed over.  Errors name file:line, key and value.
+struct GlobalConf {
+  std::string enforce_user = "auto";  // lower-case
+  uint32_t auto_user_fshare = 0;
+  uint32_t auto_user_oticket = 0;
+  bool auto_users() const { return enforce_user == "auto"; }
+};
+bool parse_global_conf(const std::string& text, const std::string& file, GlobalConf* out, std::string* why);
+
 }  // namespace mfprio::gridengine

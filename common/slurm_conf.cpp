@@ -14,12 +14,6 @@
 namespace mfprio {
 namespace {
 
-std::string lower(const std::string& s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
 std::string at(const ConfPair& p) { return p.file + ":" + std::to_string(p.line) + ": "; }
 
 [[noreturn]] void fail(const ConfPair& p, const std::string& why) { throw ConfigError(at(p) + p.key + ": " + why); }

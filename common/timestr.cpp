@@ -6,16 +6,10 @@
 #include <cctype>
 #include <vector>
 
+#include "strings.hpp"
+
 namespace mfprio {
 namespace {
-
-bool ieq(const std::string& a, const char* b) {
-  size_t i = 0;
-  for (; i < a.size() && b[i]; ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return i == a.size() && b[i] == '\0';
-}
 
 // Splits on ':' into non-negative integers; false on anything else.
 bool split_fields(const std::string& s, std::vector<int64_t>* out) {
@@ -47,7 +41,7 @@ bool parse_time_string(const std::string& text, int64_t* seconds, std::string* w
   std::string t;
   for (char c : text)
     if (!std::isspace(static_cast<unsigned char>(c))) t += c;
-  if (t == "-1" || ieq(t, "INFINITE") || ieq(t, "UNLIMITED")) {
+  if (t == "-1" || iequals(t, "INFINITE") || iequals(t, "UNLIMITED")) {
     *seconds = kTimeInfinite;
     return true;
   }

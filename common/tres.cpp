@@ -1,5 +1,6 @@
 // tres.cpp - see tres.hpp.
 #include "tres.hpp"
+#include "strings.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,11 +10,7 @@
 
 namespace mfprio {
 
-std::string tres_lower(const std::string& s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
+std::string tres_lower(const std::string& s) { return lower(s); }
 
 bool tres_name_known(const std::string& lower, const std::vector<std::string>& cluster) {
   static const char* const kPlain[] = {"cpu", "mem", "node", "energy", "billing", "vmem", "pages"};
@@ -35,23 +32,14 @@ std::vector<std::string> tres_list_names(const std::string& list) {
     if (comma == std::string::npos) comma = list.size();
     std::string item = list.substr(pos, comma - pos);
     item = item.substr(0, item.find('='));
-    size_t b = 0, e = item.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(item[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(item[e - 1]))) --e;
-    if (e > b) out.push_back(tres_lower(item.substr(b, e - b)));
+    item = trim_space(item);
+    if (!item.empty()) out.push_back(tres_lower(item));
     pos = comma + 1;
   }
   return out;
 }
 
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 // The power of 1024 a trailing K/M/G/T/P stands for (any case), 0 for none.
 int suffix_scale(const std::string& s) {
@@ -75,27 +63,30 @@ bool valid_name(const std::string& n) {
   return true;
 }
 
-}  // namespace
-
-bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std::string* why,
-                     bool allow_negative) {
+// A weight spec, or (counts) a list of counts: the same items, the
+// messages in the words of what is parsed.
+bool parse_items(const std::string& spec, std::vector<TresWeight>* out, std::string* why, bool allow_negative,
+                 bool counts) {
+  const char* noun = counts ? "count" : "weight";
   out->clear();
-  const std::string s = trim(spec);
+  const std::string s = trim_space(spec);
   if (s.empty()) return true;
   size_t pos = 0;
   while (pos <= s.size()) {
     size_t comma = s.find(',', pos);
     if (comma == std::string::npos) comma = s.size();
-    const std::string item = trim(s.substr(pos, comma - pos));
+    const std::string item = trim_space(s.substr(pos, comma - pos));
     pos = comma + 1;
     const size_t eq = item.find('=');
     if (item.empty() || eq == std::string::npos) {
-      if (why) *why = "TRES item '" + item + "' is not Name=Weight";
+      if (why)
+        *why = counts ? "TRES item '" + item + "' is not name=count (e.g. gres/gpu=8)"
+                      : "TRES item '" + item + "' is not Name=Weight";
       return false;
     }
     TresWeight w;
-    w.name = tres_lower(trim(item.substr(0, eq)));
-    std::string num = trim(item.substr(eq + 1));
+    w.name = tres_lower(trim_space(item.substr(0, eq)));
+    std::string num = trim_space(item.substr(eq + 1));
     if (!valid_name(w.name)) {
       if (why) *why = "bad TRES name '" + item.substr(0, eq) + "'";
       return false;
@@ -106,11 +97,11 @@ bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std:
     char* end = nullptr;
     const double v = num.empty() ? NAN : std::strtod(num.c_str(), &end);
     if (num.empty() || end == num.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
-      if (why) *why = "bad weight '" + item.substr(eq + 1) + "' for TRES '" + w.name + "'";
+      if (why) *why = "bad " + std::string(noun) + " '" + item.substr(eq + 1) + "' for TRES '" + w.name + "'";
       return false;
     }
     if (v < 0 && !allow_negative) {
-      if (why) *why = "negative weight for TRES '" + w.name + "'";
+      if (why) *why = "negative " + std::string(noun) + " for TRES '" + w.name + "'";
       return false;
     }
     // Memory's base unit is the MB (scale 2), everything else counts units.
@@ -129,6 +120,13 @@ bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std:
     if (comma == s.size()) break;
   }
   return true;
+}
+
+}  // namespace
+
+bool parse_tres_spec(const std::string& spec, std::vector<TresWeight>* out, std::string* why,
+                     bool allow_negative) {
+  return parse_items(spec, out, why, allow_negative, /*counts=*/false);
 }
 
 namespace {
@@ -174,7 +172,7 @@ bool parse_tres_counts(const std::string& spec, std::vector<std::pair<std::strin
     size_t comma = spec.find(',', pos);
     if (comma == std::string::npos) comma = spec.size();
     std::string item = spec.substr(pos, comma - pos);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.pop_back();
+    while (!item.empty() && is_ascii_space(item.back())) item.pop_back();
     int scale = item.find('=') != std::string::npos ? suffix_scale(item) : 0;
     if (scale) item.pop_back();
     scales.push_back(scale);
@@ -182,7 +180,7 @@ bool parse_tres_counts(const std::string& spec, std::vector<std::pair<std::strin
     if (comma == spec.size()) break;
     pos = comma + 1;
   }
-  if (!parse_tres_spec(plain, &items, why, /*allow_negative=*/false)) return false;
+  if (!parse_items(plain, &items, why, /*allow_negative=*/false, /*counts=*/true)) return false;
   for (size_t i = 0; i < items.size(); ++i) {
     const int base = items[i].name == "mem" ? 2 : 0;
     const double v = scales[i] ? items[i].weight * std::pow(1024.0, scales[i] - base) : items[i].weight;

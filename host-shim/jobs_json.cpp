@@ -21,6 +21,7 @@
 #include "bounded_read.hpp"
 #include "cli.hpp"
 #include "json_util.hpp"
+#include "strings.hpp"
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
 
 namespace mfprio::host {
@@ -80,7 +81,7 @@ class LineParser {
       while (pos <= s.size()) {
         size_t comma = s.find(',', pos);
         if (comma == std::string::npos) comma = s.size();
-        std::string p = trim(s.substr(pos, comma - pos));
+        std::string p = trim_space(s.substr(pos, comma - pos));
         if (p.empty()) fail_field(field, "empty partition name in '" + s + "'");
         out.push_back(std::move(p));
         pos = comma + 1;
@@ -103,13 +104,6 @@ class LineParser {
       for (size_t j = 0; j < i; ++j)
         if (out[i] == out[j]) fail_field(field, "partition '" + out[i] + "' listed twice");
     return out;
-  }
-
-  static std::string trim(const std::string& s) {
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return s.substr(b, e - b);
   }
 
   uint32_t state(const json_t* v) const {
@@ -171,7 +165,7 @@ class LineParser {
     while (!s.empty() && pos <= s.size()) {
       size_t comma = s.find(',', pos);
       if (comma == std::string::npos) comma = s.size();
-      const std::string item = trim(s.substr(pos, comma - pos));
+      const std::string item = trim_space(s.substr(pos, comma - pos));
       pos = comma + 1;
       if (item.empty()) fail_field("gres", "empty item in '" + s + "'");
       const size_t c1 = item.find(':');

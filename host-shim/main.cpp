@@ -824,9 +824,11 @@ int run(const Options& o) {
   const HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, o.plugin_dir);
   // Views never create a store: a missing one is an error saying how to
   // make it (the runtime reads this pair; decay and job-end may create it).
+  // The pair's file is the conf given (line 0: no line wrote it), so the
+  // hint names it, not a file it includes.
   if (o.command == Command::Sprio || o.command == Command::Sshare || o.command == Command::Explain ||
       o.command == Command::Info)
-    conf.add(ConfPair{"MfprioCreateStore", "no", "<mfprio-host view>", 0});
+    conf.add(ConfPair{"MfprioCreateStore", "no", o.conf, 0});
   // Job files are read before the plugin is loaded: a missing file costs nothing.
   if (!o.jobs_file.empty() && ::access(o.jobs_file.c_str(), R_OK) != 0)
     throw JobParseError("cannot read job file '" + o.jobs_file + "'");

@@ -12,6 +12,7 @@
 
 #include "strings.hpp"
 #include "timestr.hpp"
+#include "tres.hpp"
 
 namespace mfprio::host {
 namespace {
@@ -27,39 +28,13 @@ uint64_t u64_value(const ConfPair& p, uint64_t max) {
   return v;
 }
 
-bool parse_count(const std::string& s, double* out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v) || v < 0) return false;
-  *out = v;
-  return true;
-}
-
-// "gres/gpu=8,license/x=2" -> pairs.  Names are lower-cased the way TRES
-// names are written ("gres/gpu"); a name given twice is an error.
+// "gres/gpu=8,license/x=2,mem=480G" -> pairs: the one TRES count list
+// parser (common/tres.hpp: names lower-cased, K/M/G/T/P suffixes, a name
+// given twice is an error).
 std::vector<std::pair<std::string, double>> parse_tres_list(const ConfPair& p) {
   std::vector<std::pair<std::string, double>> out;
-  if (p.value.empty()) return out;
-  size_t pos = 0;
-  while (pos <= p.value.size()) {
-    size_t comma = p.value.find(',', pos);
-    if (comma == std::string::npos) comma = p.value.size();
-    const std::string item = p.value.substr(pos, comma - pos);
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      fail(p, "'" + item + "' is not name=count (e.g. gres/gpu=8)");
-    std::string name = item.substr(0, eq);
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    double count = 0;
-    if (!parse_count(item.substr(eq + 1), &count))
-      fail(p, "count '" + item.substr(eq + 1) + "' of '" + name + "' is not a non-negative number");
-    for (const auto& [n, c] : out)
-      if (n == name) fail(p, "'" + name + "' given twice");
-    out.emplace_back(std::move(name), count);
-    pos = comma + 1;
-  }
+  std::string why;
+  if (!parse_tres_counts(p.value, &out, &why)) fail(p, why);
   return out;
 }
 

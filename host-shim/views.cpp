@@ -88,11 +88,6 @@ std::string str_of(const char (&a)[N]) {
   return std::string(a, strnlen(a, N));
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 uint32_t term_count(const mfprio_factors_t& f) {
   return f.term_count < MFPRIO_MAX_TERMS ? f.term_count : MFPRIO_MAX_TERMS;
 }

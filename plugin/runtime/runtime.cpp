@@ -101,7 +101,10 @@ Runtime::Runtime(std::unique_ptr<Policy> policy, const mfprio_host_t& host)
   // controller's first start), unless the host said MfprioCreateStore=no
   // (mfprio-host's views): then a missing store is an error.
   for (const ConfPair& c : host_.conf)
-    if (iequals(c.key, "MfprioCreateStore")) create_store_ = !(iequals(c.value, "no") || c.value == "0");
+    if (iequals(c.key, "MfprioCreateStore")) {
+      create_store_ = !(iequals(c.value, "no") || c.value == "0");
+      if (c.line == 0) conf_given_ = c.file;  // a host's pair: its file is the conf it was given
+    }
 }
 
 Runtime::~Runtime() = default;
@@ -126,7 +129,10 @@ void Runtime::open() {
     // read-only file system or a store it may not write.
     opts.read_only = !create_store_;
     if (!create_store_ && ::access(path.c_str(), F_OK) != 0) {
-      const std::string conf = host_.conf.empty() ? std::string("<slurm.conf>") : host_.conf.front().file;
+      // The conf the host was given (an Include's file would name another store).
+      const std::string conf = !conf_given_.empty() ? conf_given_
+                               : host_.conf.empty() ? std::string("<slurm.conf>")
+                                                    : host_.conf.front().file;
       throw acct::StoreError("no accounting store at " + path + " (views never create one): make it with '" +
                              "mfprio-acct --conf " + conf + " import <accounts.json>' (or run decay once)");
     }

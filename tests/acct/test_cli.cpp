@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "cli_util.hpp"
+#include "store_schema.hpp"
 #include "conf_loc.hpp"
 #include "admin.hpp"
 #include "store.hpp"
@@ -293,7 +294,7 @@ TEST(ConfLoc, LastPairWinsQuotesAndRelativePaths) {
 void back_to_schema_6(const std::string& db) {
   sqlite3* h = nullptr;
   ASSERT_EQ(SQLITE_OK, sqlite3_open(db.c_str(), &h));
-  ASSERT_EQ(SQLITE_OK, sqlite3_exec(h, "DROP TABLE tree_cache; PRAGMA user_version = 6;", nullptr, nullptr, nullptr));
+  ASSERT_EQ(SQLITE_OK, sqlite3_exec(h, "DROP TABLE tree_cache; DROP TABLE settings; PRAGMA user_version = 6;", nullptr, nullptr, nullptr));
   sqlite3_close(h);
 }
 int schema_of(const std::string& db) {
@@ -316,10 +317,10 @@ TEST_F(Cli, AnOlderSchemaStoreIsUpgradedByTheToolItself) {
   Result r = acct({"show", "tree", "-p"});
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_EQ(tree, r.out);
-  EXPECT_EQ(7, schema_of(db));
+  EXPECT_EQ(detail::kSchemaVersion, schema_of(db));
   back_to_schema_6(db);
   ok({"add", "account", "Z"});
-  EXPECT_EQ(7, schema_of(db));
+  EXPECT_EQ(detail::kSchemaVersion, schema_of(db));
   back_to_schema_6(db);
   r = acct({"export"});
   ASSERT_EQ(0, r.status) << r.err;
@@ -368,7 +369,7 @@ TEST_F(CliAsNobody, AnOlderSchemaIsUpgradedOnlyByItsOwnerOrRoot) {
       << r.err;
   EXPECT_EQ(6, schema_of(db));
   EXPECT_EQ(0, acct({"show", "tree"}).status);  // root
-  EXPECT_EQ(7, schema_of(db));
+  EXPECT_EQ(detail::kSchemaVersion, schema_of(db));
 }
 
 TEST_F(CliAsNobody, AReadOnlyStoreInADirectoryNobodyMayWriteIsShown) {
@@ -578,6 +579,151 @@ TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
 // cluster's association tree (tests/data/slurm-live/variant's `sacctmgr
 // show assoc`), as a dump file, loads into a store whose associations are
 // what sacctmgr showed; dumped and loaded again it gives the same store.
+// show assoc's Cluster column: after `load` it is the
+// dump's cluster, as the live capture's `sacctmgr show assoc` has it in
+// every row; with --conf it is the conf's ClusterName (lower-cased, as
+// slurmctld registers it).
+TEST_F(Cli, ShowAssocFillsTheClusterColumn) {
+  const char* data = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
+  const std::string dump = std::string(data) + "/admins/live-dump.cfg";
+  const std::string live = std::string(data) + "/slurm-live/variant/sacctmgr_assoc.txt";
+  std::ifstream lin(live);
+  ASSERT_TRUE(lin.good()) << "missing " << live;
+  ASSERT_EQ(0, acct({"load", "file=" + dump}).status);
+  std::string expected = "Cluster|Account|User\n", l;
+  std::getline(lin, l);  // header
+  while (std::getline(lin, l)) {
+    std::vector<std::string> f;
+    std::stringstream ss(l);
+    for (std::string x; std::getline(ss, x, '|');) f.push_back(x);
+    ASSERT_GE(f.size(), 3u) << l;
+    expected += f[0] + "|" + f[1] + "|" + f[2] + "\n";
+  }
+  Result shown = acct({"show", "assoc", "format=Cluster,Account,User", "-P"});
+  ASSERT_EQ(0, shown.status) << shown.err;
+  EXPECT_EQ(expected, shown.out);
+  // The default table: the Cluster column's first cell.
+  shown = acct({"show", "assoc", "-n", "user=dave"});
+  ASSERT_EQ(0, shown.status) << shown.err;
+  EXPECT_EQ(0u, shown.out.find("      live ")) << shown.out;
+  // --conf: ClusterName wins.
+  std::ofstream(dir.file("slurm.conf")) << "ClusterName=Hermes\nAccountingStorageLoc=" << db << "\n";
+  shown = run_acct(dir, {"--conf", dir.file("slurm.conf"), "show", "assoc", "format=Cluster,User", "-P", "-n",
+                         "user=dave"});
+  ASSERT_EQ(0, shown.status) << shown.err;
+  EXPECT_EQ("hermes|dave\n", shown.out);
+  // A store no load wrote, given by --db: no cluster, an empty column.
+  Result fresh = run_acct(dir, {"--db", dir.file("fresh.db"), "-i", "add", "account", "a"});
+  ASSERT_EQ(0, fresh.status) << fresh.err;
+  fresh = run_acct(dir, {"--db", dir.file("fresh.db"), "show", "assoc", "format=Cluster,Account", "-P", "-n"});
+  EXPECT_EQ("|root\n|a\n", fresh.out);
+}
+
+// `show cluster`: sacctmgr's default columns; what
+// mfprio knows is filled (the conf's ClusterName, first SlurmctldHost and
+// its port, the node lines' TRES; root's share), the rest is empty.
+TEST_F(Cli, ShowClusterHasSacctmgrsColumns) {
+  ok({"add", "account", "phys"});
+  ok({"modify", "account", "root", "set", "fairshare=7"});
+  std::ofstream(dir.file("slurm.conf"))
+      << "ClusterName=hermes\nSlurmctldHost=ctl1(10.1.0.1)\nSlurmctldHost=ctl2\nSlurmctldPort=6820-6821\n"
+      << "NodeName=n[1-2] CPUs=32 RealMemory=128000 Gres=gpu:4\nAccountingStorageLoc=" << db << "\n";
+  const std::string conf = dir.file("slurm.conf");
+  Result r = run_acct(dir, {"--conf", conf, "show", "cluster"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ(0u, r.out.find("   Cluster     ControlHost  ControlPort   RPC     Share GrpJobs       GrpTRES GrpSubmit "
+                           "MaxJobs       MaxTRES MaxSubmit     MaxWall                  QOS   Def QOS \n")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("\n    hermes            ctl1         6820               7 ")) << r.out;
+  r = run_acct(dir, {"--conf", conf, "show", "clusters", "format=Cluster,ControlHost,ControlPort,NodeCount,TRES,Share",
+                     "-P", "-n"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ("hermes|ctl1|6820|2|cpu=64,mem=256000M,node=2,gres/gpu=8|7\n", r.out);
+  // where Name=other: no row; --json is refused like show assoc's.
+  r = run_acct(dir, {"--conf", conf, "show", "cluster", "where", "name=other", "-P", "-n"});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_EQ("", r.out);
+  EXPECT_EQ(2, run_acct(dir, {"--conf", conf, "--json", "show", "cluster"}).status);
+  // --db after load: the loaded cluster's name, no controller.
+  const char* data = std::getenv("MFPRIO_TEST_DATA");
+  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
+  ASSERT_EQ(0, acct({"load", "file=" + std::string(data) + "/admins/live-dump.cfg"}).status);
+  r = acct({"show", "cluster", "format=Cluster,ControlHost,Share", "-P", "-n"});
+  EXPECT_EQ("live||1\n", r.out) << r.err;
+}
+
+// An old slurm.conf names Slurm's text job log as
+// AccountingStorageLoc; every command says what the file is (not SQLite's
+// "file is not a database") and leaves it alone.
+TEST_F(Cli, AnOldConfsTextJobLogIsNamed) {
+  const std::string log = dir.file("slurm_jobacct.log");
+  const std::string text = "17 debug 1700000000 1700000000 1000 100 - - 0 job 1 4294967295 1 n1 (null)\n";
+  std::ofstream(log) << text;
+  std::ofstream(dir.file("old.conf"))
+      << "AccountingStorageType=accounting_storage/filetxt\nAccountingStorageLoc=" << log << "\n";
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"show", "assoc"}, {"-i", "add", "account", "a"}, {"export"}}) {
+    std::vector<std::string> args{"--conf", dir.file("old.conf")};
+    args.insert(args.end(), cmd.begin(), cmd.end());
+    Result r = run_acct(dir, args);
+    EXPECT_EQ(1, r.status) << cmd[0];
+    EXPECT_NE(std::string::npos, r.err.find(log + ": a text file, not an mfprio store")) << r.err;
+    EXPECT_NE(std::string::npos, r.err.find("accounting_storage/filetxt")) << r.err;
+    EXPECT_EQ(std::string::npos, r.err.find("not a database")) << r.err;
+  }
+  EXPECT_EQ(text, test::slurp(log));
+  EXPECT_FALSE(std::filesystem::exists(log + "-wal"));
+}
+
+// Grid Engine's auto_user_fshare / auto_user_oticket (qconf
+// -sconf, enforce_user auto) go to every user without a user object: the
+// store's users now, and every user the store creates later; a user object
+// given explicitly keeps its values; enforce_user false removes them.
+TEST_F(Cli, ImportQconfGlobalGivesAutoUsersTheirFshare) {
+  ok({"add", "account", "phys"});
+  ok({"add", "user", "alice,bob", "account=phys"});
+  std::ofstream(dir.file("suser.txt")) << "name alice\noticket 0\nfshare 30\ndelete_time 0\ndefault_project NONE\n";
+  ok({"import-qconf", "--users", dir.file("suser.txt")});
+  std::ofstream(dir.file("sconf.txt"))
+      << "#global:\nexecd_spool_dir              /var/spool/gridengine/execd\nenforce_user                 auto\n"
+      << "reporting_params             accounting=true reporting=false \\\n"
+      << "                             flush_time=00:00:15 joblog=false sharelog=00:00:00\n"
+      << "auto_user_oticket            5\nauto_user_fshare             100\n"
+      << "auto_user_default_project    none\nauto_user_delete_time        86400\n";
+  Result r = acct({"import-qconf", "--global", dir.file("sconf.txt")});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("gave 1 users without a user object auto_user_fshare/oticket")) << r.out;
+  auto exported = [&] { return acct({"export"}).out; };
+  std::string ex = exported();
+  EXPECT_NE(std::string::npos, ex.find(R"("fshare":30,"oticket":0)")) << ex;    // alice's own object
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"bob","account":"phys","shares":1,"default":true,"raw_usage":0.0,)"
+                                       R"("fshare":100,"oticket":5})")) << ex;
+  // Users created later get them too; an explicit object in the same write wins.
+  ok({"add", "user", "carol", "account=phys"});
+  std::ofstream(dir.file("dave.txt")) << "name dave\noticket 1\nfshare 2\n";
+  ok({"import-qconf", "--users", dir.file("dave.txt")});
+  ex = exported();
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"carol","account":"phys","shares":1,"default":true,)"
+                                       R"("raw_usage":0.0,"fshare":100,"oticket":5})")) << ex;
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"dave","admin":false,"fshare":2,"oticket":1})")) << ex;
+  // A bad value names file:line, key and value; nothing changes.
+  std::ofstream(dir.file("bad.txt")) << "enforce_user auto\nauto_user_fshare -1\n";
+  r = acct({"import-qconf", "--global", dir.file("bad.txt")});
+  EXPECT_EQ(1, r.status);
+  EXPECT_NE(std::string::npos, r.err.find(dir.file("bad.txt") + ":2: key 'auto_user_fshare' value '-1'")) << r.err;
+  EXPECT_EQ(ex, exported());
+  // enforce_user false: Grid Engine creates no user objects; new users get none.
+  std::ofstream(dir.file("off.txt")) << "enforce_user false\nauto_user_fshare 100\n";
+  r = acct({"import-qconf", "--global", dir.file("off.txt")});
+  ASSERT_EQ(0, r.status) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("enforce_user is false")) << r.out;
+  ok({"add", "user", "erin", "account=phys"});
+  ex = exported();
+  EXPECT_NE(std::string::npos, ex.find(R"({"name":"erin","account":"phys","shares":1,"default":true,"raw_usage":0.0})"))
+      << ex;
+  EXPECT_EQ(2, acct({"import-qconf", "--global", dir.file("off.txt"), "--global", dir.file("off.txt")}).status);
+}
+
 TEST_F(Cli, LoadAndDumpRoundTripTheLiveClustersAssociations) {
   const char* data = std::getenv("MFPRIO_TEST_DATA");
   ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";

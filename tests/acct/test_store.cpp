@@ -108,6 +108,47 @@ TEST(StoreOpen, ReadOnlyOpenOfMissingFileFailsWithoutCreatingIt) {
   EXPECT_NE(0, stat(dir.file("none.db").c_str(), &sb));
 }
 
+// An old slurm.conf's AccountingStorageLoc names Slurm's text job
+// log (accounting_storage/filetxt).  Opening it says so, in every mode, and
+// leaves the file as it was (no -wal, no -shm, same bytes).
+TEST(StoreOpen, SlurmTextJobLogIsNamedNotOpened) {
+  TempDir dir;
+  const std::string log = dir.file("slurm_jobacct.log");
+  const std::string text =
+      "1234 batch 1700000000 1700000000 1000 100 - - 0 hello 1 4294967295 2 n01 (null)\n"
+      "1234 batch 1700000000 1700000000 1000 100 - - 3 60 0 0 0\n";
+  { FILE* f = std::fopen(log.c_str(), "w"); ASSERT_NE(f, nullptr); std::fputs(text.c_str(), f); std::fclose(f); }
+  for (const OpenOptions& o : {OpenOptions{}, OpenOptions{true, false}, OpenOptions{false, false}}) {
+    try {
+      Store::open(log, o);
+      FAIL() << "opened a text file as a store";
+    } catch (const StoreError& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.rfind(log + ": a text file, not an mfprio store", 0), 0u) << m;
+      EXPECT_NE(m.find("accounting_storage/filetxt"), std::string::npos) << m;
+      EXPECT_EQ(m.find("file is not a database"), std::string::npos) << m;
+    }
+  }
+  struct stat sb;
+  EXPECT_NE(::stat((log + "-wal").c_str(), &sb), 0);
+  EXPECT_NE(::stat((log + "-shm").c_str(), &sb), 0);
+  char buf[256] = {};
+  FILE* f = std::fopen(log.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  EXPECT_EQ(std::string(buf, n), text);
+  // Binary that is not SQLite: named too.
+  const std::string bin = dir.file("bin.db");
+  { FILE* b = std::fopen(bin.c_str(), "w"); ASSERT_NE(b, nullptr); std::fwrite("\x01\x02\x00\xff", 1, 4, b); std::fclose(b); }
+  try {
+    Store::open(bin);
+    FAIL() << "opened a non-SQLite file";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not start with SQLite's header"), std::string::npos) << e.what();
+  }
+}
+
 TEST(StoreLoad, AccountsComeRootFirstParentsBeforeChildren) {
   TempDir dir;
   auto s = Store::open(dir.file("acct.db"));
@@ -464,8 +505,8 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
     auto s = doc_store(dir);  // acct.db, current schema; copy its v1 tables by hand below
   }
   // Build a v1 file: the current schema minus v2 (scale), v3 (journal), v4
-  // (windowed usage), v5 (queues, assocs.usage_time), v6 (ticket objects) and
-  // v7 (tree cache), user_version 1.
+  // (windowed usage), v5 (queues, assocs.usage_time), v6 (ticket objects),
+  // v7 (tree cache) and v8 (settings), user_version 1.
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   char* err = nullptr;
@@ -480,7 +521,7 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   sqlite3_prepare_v2(h, "SELECT name, sql FROM cur.sqlite_master WHERE type IN ('table','index')"
                         " AND name NOT LIKE 'sqlite_%' AND tbl_name NOT IN ('decay_state', 'charge_journal',"
                         " 'usage_windows', 'window_ledger', 'queues', 'assoc_queues', 'ticket_objects',"
-                        " 'tree_cache')"
+                        " 'tree_cache', 'settings')"
                         " ORDER BY type DESC",
                      -1, &st, nullptr);
   std::vector<std::pair<std::string, std::string>> defs;
@@ -954,8 +995,8 @@ TEST(StoreMigration, VersionSixFileGainsTheTreeCache) {
     auto s = rich_store(dir);
     want = tree_lines(s->load());
   }
-  // Back to v6: no cache table.
-  sql_run(db, "DROP TABLE tree_cache; PRAGMA user_version = 6;");
+  // Back to v6: no cache table (nor v8's settings).
+  sql_run(db, "DROP TABLE tree_cache; DROP TABLE settings; PRAGMA user_version = 6;");
   ASSERT_EQ(0, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'tree_cache'"));
   {
     auto s = Store::open(db);
@@ -964,7 +1005,7 @@ TEST(StoreMigration, VersionSixFileGainsTheTreeCache) {
     EXPECT_EQ(want, tree_lines(s->load_tree()));
     EXPECT_EQ(want, tree_lines(s->load_tree()));
   }
-  EXPECT_EQ(7, sql_int(db, "PRAGMA user_version"));
+  EXPECT_EQ(detail::kSchemaVersion, sql_int(db, "PRAGMA user_version"));
   EXPECT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
 }
 

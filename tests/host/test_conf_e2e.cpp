@@ -160,6 +160,18 @@ TEST_F(ConfE2E, EveryConfErrorInOneRun) {
   EXPECT_TRUE(has(r.err, conf + ":4:")) << r.err;
 }
 
+// A conf that opens with an Include: the hint names the conf given, not the
+// included file (`mfprio-acct --conf` on that file reads another store).
+TEST_F(ConfE2E, MissingStoreHintNamesTheConfGivenNotAnInclude) {
+  dir.write("common.conf", "PriorityType=priority/multifactor\n");
+  const std::string conf = dir.write("top.conf", "Include common.conf\nAccountingStorageLoc=gone.db\n");
+  ProcessResult r = host({"--conf", conf, "--plugin-dir", plugin_dir, "info"}, dir.path());
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(has(r.err, "no accounting store at " + dir.path() + "/gone.db")) << r.err;
+  EXPECT_TRUE(has(r.err, "mfprio-acct --conf " + conf + " import")) << r.err;
+  EXPECT_FALSE(has(r.err, "common.conf")) << r.err;
+}
+
 TEST_F(ConfE2E, ViewsNeverCreateAStoreAndSayHowToMakeOne) {
   // The key given (relative) and the default (no key: mfprio.db beside the conf).
   for (const std::string& key : {std::string("AccountingStorageLoc=missing.db\n"), std::string()}) {

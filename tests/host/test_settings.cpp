@@ -71,8 +71,8 @@ TEST(Settings, BadClusterValuesNameFileLineAndKey) {
   EXPECT_NE(error_of("ClusterCPUs=-4\n").find("s.conf:1: ClusterCPUs:"), std::string::npos);
   EXPECT_NE(error_of("ClusterCPUs=4294967296\n").find("s.conf:1: ClusterCPUs:"), std::string::npos);
   EXPECT_NE(error_of("A=1\nClusterMemMB=1G\n").find("s.conf:2: ClusterMemMB:"), std::string::npos);
-  EXPECT_NE(error_of("ClusterTRES=gpu\n").find("s.conf:1: ClusterTRES: 'gpu' is not name=count"), std::string::npos);
-  EXPECT_NE(error_of("ClusterTRES=gres/gpu=x\n").find("s.conf:1: ClusterTRES: count 'x'"), std::string::npos);
+  EXPECT_NE(error_of("ClusterTRES=gpu\n").find("s.conf:1: ClusterTRES: TRES item 'gpu' is not name=count"), std::string::npos);
+  EXPECT_NE(error_of("ClusterTRES=gres/gpu=x\n").find("s.conf:1: ClusterTRES: bad count 'x' for TRES 'gres/gpu'"), std::string::npos);
   EXPECT_NE(error_of("ClusterTRES=gres/gpu=1,gres/gpu=2\n").find("given twice"), std::string::npos);
 }
 

@@ -6,6 +6,9 @@
 // Settings.  Only a fully valid string reaches *out.
 #include "flux_settings.hpp"
 
+#include "numbers.hpp"
+#include "strings.hpp"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -15,18 +18,6 @@
 
 namespace mfprio::flux {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 void set_why(std::string* why, std::string text) {
   if (why) *why = std::move(text);
@@ -55,15 +46,7 @@ bool parse_int(const std::string& s, int64_t* v) {
   return parse_uint(s, v);
 }
 
-bool parse_double(const std::string& s, double* v) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double d = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(d)) return false;
-  *v = d;
-  return true;
-}
+bool parse_double(const std::string& s, double* v) { return parse_real(s, v); }  // numbers.hpp
 
 // The keys and which mode uses them.
 enum class Use { kBoth, kAccounting, kDesign };
@@ -135,7 +118,7 @@ const char* mode_name(Mode m) { return m == Mode::kDesign ? "design" : "accounti
 const char* size_favor_name(SizeFavor f) { return f == SizeFavor::kSmall ? "small" : "large"; }
 
 bool parse_slurm_time(const std::string& text, int64_t* seconds, std::string* why) {
-  const std::string t = trim(text);
+  const std::string t = trim_space(text);
   const std::string lt = lower(t);
   if (lt == "-1" || lt == "infinite" || lt == "unlimited") {
     *seconds = kTimeInfinite;
@@ -195,13 +178,13 @@ bool parse_slurm_time(const std::string& text, int64_t* seconds, std::string* wh
 bool parse_flux_parameters(const std::string& value, Settings* out, std::string* why) {
   // Pass 1: split into (key, value) pairs; syntax, unknown keys, duplicates.
   std::vector<std::pair<std::string, std::string>> items;
-  const std::string all = trim(value);
+  const std::string all = trim_space(value);
   if (!all.empty()) {
     size_t start = 0;
     for (;;) {
       const size_t comma = all.find(',', start);
       const std::string item =
-          trim(all.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+          trim_space(all.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
       if (item.empty()) {
         set_why(why, "PriorityParameters: empty item in '" + value + "'");
         return false;
@@ -211,10 +194,10 @@ bool parse_flux_parameters(const std::string& value, Settings* out, std::string*
         set_why(why, "PriorityParameters: item '" + item + "' is not NAME=VALUE");
         return false;
       }
-      const std::string k = lower(trim(item.substr(0, eq)));
-      const std::string v = trim(item.substr(eq + 1));
+      const std::string k = lower(trim_space(item.substr(0, eq)));
+      const std::string v = trim_space(item.substr(eq + 1));
       if (!find_key(k)) {
-        set_why(why, "PriorityParameters: unknown key '" + trim(item.substr(0, eq)) +
+        set_why(why, "PriorityParameters: unknown key '" + trim_space(item.substr(0, eq)) +
                          "' (value '" + v + "')");
         return false;
       }

@@ -18,9 +18,11 @@
 
 #include "ge_sharemon.hpp"
 #include "ge_urgency.hpp"
+#include "numbers.hpp"
 #include "params.hpp"
 #include "store.hpp"
 #include "tree_walk.hpp"
+#include "strings.hpp"
 
 namespace mfprio::gridengine {
 namespace {
@@ -31,42 +33,32 @@ const char* const kTypes[3] = {"cpu", "mem", "io"};
 const char* nz(const char* s) { return s ? s : ""; }
 
 
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
-}
-
+// PriorityParameters items: numbers.hpp's rules for slurm.conf values.
 bool parse_u32(const std::string& s, uint32_t* out) {
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  errno = 0;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-  if (errno || *end || v > 0xffffffffull) return false;
+  uint64_t v = 0;
+  if (!parse_u64(s, 0xffffffffull, &v)) return false;
   *out = static_cast<uint32_t>(v);
   return true;
 }
 
 bool parse_nonneg(const std::string& s, double* out) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || errno || *end || !(v >= 0) || std::isinf(v)) return false;
+  double v = 0;
+  if (!parse_real(s, &v) || v < 0) return false;
   *out = v;
   return true;
 }
 
 // "mpi 4-8", "mpi 2,4-6", "mpi 4-", "mpi 8" -> name and ranges.
 bool parse_pe(const std::string& text, PeRequest* pe) {
-  const std::string t = trim(text);
+  const std::string t = trim_space(text);
   const size_t sp = t.find_first_of(" \t");
   if (sp == std::string::npos) return false;
   pe->name = t.substr(0, sp);
-  std::string list = trim(t.substr(sp));
+  std::string list = trim_space(t.substr(sp));
   std::string item;
   std::istringstream in(list);
   while (std::getline(in, item, ',')) {
-    item = trim(item);
+    item = trim_space(item);
     SlotRange r;
     const size_t dash = item.find('-');
     if (dash == std::string::npos) {

@@ -23,7 +23,9 @@
 // replaces *out only when the whole text is valid.
 #include "maui_cfg.hpp"
 
+#include "numbers.hpp"
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
+#include "strings.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -148,19 +150,7 @@ constexpr const char* kCredParams[kCredKinds] = {"USERCFG", "GROUPCFG", "ACCOUNT
 
 // ---- small text helpers ----------------------------------------------------
 
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && is_space(s[b])) ++b;
-  while (e > b && is_space(s[e - 1])) --e;
-  return s.substr(b, e - b);
-}
 
 std::vector<std::string> split_ws(const std::string& s) {
   std::vector<std::string> out;
@@ -174,30 +164,10 @@ std::vector<std::string> split_ws(const std::string& s) {
   return out;
 }
 
-// Decimal integer with optional sign, nothing else.
-bool parse_int(const std::string& s, int64_t* v) {
-  if (s.empty()) return false;
-  size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
-  if (i == s.size()) return false;
-  for (size_t k = i; k < s.size(); ++k)
-    if (!std::isdigit(static_cast<unsigned char>(s[k]))) return false;
-  errno = 0;
-  char* end = nullptr;
-  long long x = std::strtoll(s.c_str(), &end, 10);
-  if (errno == ERANGE || *end != '\0') return false;
-  *v = x;
-  return true;
-}
-
-bool parse_double(const std::string& s, double* v) {
-  if (s.empty() || is_space(s[0])) return false;
-  errno = 0;
-  char* end = nullptr;
-  double x = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(x)) return false;
-  *v = x;
-  return true;
-}
+// maui.cfg's numbers: numbers.hpp's rules (an optional sign and digits;
+// C's strtod syntax, finite).
+bool parse_int(const std::string& s, int64_t* v) { return parse_i64(s, v); }
+bool parse_double(const std::string& s, double* v) { return parse_real(s, v); }
 
 bool parse_bool(const std::string& s, bool* v) {
   const std::string u = upper(s);
@@ -332,8 +302,8 @@ std::vector<Logical> logical_lines(const std::string& text) {
       in_comment = true;
       if (text.compare(i, 8, "#INCLUDE") == 0) {
         const size_t eol = text.find('\n', i);
-        cur.include = trim(text.substr(i + 8, eol == std::string::npos ? std::string::npos
-                                                                        : eol - i - 8));
+        cur.include = trim_space(text.substr(i + 8, eol == std::string::npos ? std::string::npos
+                                                                              : eol - i - 8));
       }
       continue;
     }
@@ -359,7 +329,7 @@ class Parser {
   bool line(const Logical& l) {
     line_ = l.line;
     if (!l.include.empty()) ignore("#INCLUDE", l.include);
-    const std::string s = trim(l.text);
+    const std::string s = trim_space(l.text);
     if (s.empty()) return true;
 
     // NAME, optional [index], then whitespace or '=' (MCfgAdjustBuffer turns
@@ -373,13 +343,13 @@ class Parser {
       const size_t close = s.find(']', i);
       if (close == std::string::npos)
         return fail(name, s.substr(i), "missing ']' after the index");
-      index = trim(s.substr(i + 1, close - i - 1));
+      index = trim_space(s.substr(i + 1, close - i - 1));
       has_index = true;
       i = close + 1;
     }
     while (i < s.size() && is_space(s[i])) ++i;
     if (i < s.size() && s[i] == '=') ++i;
-    const std::string value = trim(s.substr(i));
+    const std::string value = trim_space(s.substr(i));
     const std::string uname = upper(name);
     const std::string written = has_index ? name + "[" + index + "]" : name;
 
@@ -697,7 +667,7 @@ const CredCfg* Config::find(CredKind k, const std::string& name) const {
 }
 
 bool parse_maui_time(const std::string& in, int64_t* seconds) {
-  const std::string s = trim(in);
+  const std::string s = trim_space(in);
   if (s.empty()) return false;
   if (s == "INFINITY") { *seconds = kInfiniteTime; return true; }
   if (s.find(':') == std::string::npos) {

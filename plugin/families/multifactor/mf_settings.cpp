@@ -7,35 +7,20 @@
 #include <cstdlib>
 
 #include "timestr.hpp"
+#include "strings.hpp"
 
 namespace mfprio::multifactor {
 namespace {
-
-std::string upper(const std::string& s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return r;
-}
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 [[noreturn]] void fail(const ConfPair& it, const std::string& why) {
   throw ConfigError(it.file + ":" + std::to_string(it.line) + ": " + it.key + ": " + why);
 }
 
 uint32_t parse_u32(const ConfPair& it, const char* what) {
-  const std::string v = trim(it.value);
+  const std::string v = trim_space(it.value);
   if (!v.empty() && v[0] == '-') fail(it, std::string("negative ") + what + " '" + v + "'");
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno == ERANGE || x > 0xffffffffULL ||
-      !std::isdigit(static_cast<unsigned char>(v[0])))
+  uint64_t x = 0;
+  if (!parse_u64(v, 0xffffffffULL, &x))  // numbers.hpp: a slurm.conf count
     fail(it, std::string("expected an unsigned 32-bit ") + what + ", got '" + it.value + "'");
   return static_cast<uint32_t>(x);
 }
@@ -49,7 +34,7 @@ int64_t parse_time(const ConfPair& it, bool allow_infinite) {
 }
 
 bool parse_bool(const ConfPair& it) {
-  const std::string v = upper(trim(it.value));
+  const std::string v = upper(trim_space(it.value));
   if (v == "YES" || v == "TRUE" || v == "1") return true;
   if (v == "NO" || v == "FALSE" || v == "0") return false;
   fail(it, "expected YES or NO, got '" + it.value + "'");
@@ -78,13 +63,13 @@ constexpr FlagName kFlags[] = {
 
 uint32_t parse_flags(const ConfPair& it) {
   uint32_t flags = 0;
-  const std::string v = trim(it.value);
+  const std::string v = trim_space(it.value);
   if (v.empty()) return 0;
   size_t pos = 0;
   while (true) {
     size_t comma = v.find(',', pos);
     if (comma == std::string::npos) comma = v.size();
-    const std::string name = upper(trim(v.substr(pos, comma - pos)));
+    const std::string name = upper(trim_space(v.substr(pos, comma - pos)));
     bool known = false;
     for (const FlagName& f : kFlags)
       if (name == f.name) {
@@ -103,7 +88,7 @@ uint32_t parse_flags(const ConfPair& it) {
 }
 
 ResetPeriod parse_reset(const ConfPair& it) {
-  const std::string v = upper(trim(it.value));
+  const std::string v = upper(trim_space(it.value));
   if (v == "NONE") return ResetPeriod::None;
   if (v == "NOW") return ResetPeriod::Now;
   if (v == "DAILY") return ResetPeriod::Daily;
