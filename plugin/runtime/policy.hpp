@@ -146,6 +146,34 @@ struct ShareView {
   static Cell text(std::string t) { return Cell{0, true, std::move(t)}; }
 };
 
+// A share table written straight into the ABI's one-allocation block, for a
+// family whose table is big enough that a ShareView first costs: the family
+// gives the rows one at a time (parents first) to a sink the edge owns
+// (edge/share_block.hpp: the block's layout is written there, once).
+struct ShareCell {
+  // Number: `value`; Text: `text` ("", and a text equal to the last Text
+  // cell's, share one copy); Account / User: the row's own string.
+  enum Kind : uint8_t { Number, Text, Account, User } kind = Number;
+  double value = 0;
+  std::string_view text;
+};
+struct ShareRowSpec {
+  int32_t parent = -1;
+  uint32_t depth = 0;
+  bool is_user = false;
+  std::string_view account, user, partition;  // user: only read for a user row; partition "": none
+  const ShareCell* cells = nullptr;            // one per column
+};
+class ShareBlockSink {
+ public:
+  virtual ~ShareBlockSink() = default;
+  // Once, first.  `string_bytes` bounds the bytes of the rows' strings, each
+  // with its NUL (a user row's account equal to its parent row's, a repeated
+  // text and "" take none): a row past it, or past `rows`, throws.
+  virtual void begin(const std::vector<mfprio_share_column_t>& columns, size_t rows, size_t string_bytes) = 0;
+  virtual void row(const ShareRowSpec& r) = 0;
+};
+
 // Settings in force, as a flat list the edge renders as JSON
 // (plugin_info_json).  Values: a number, a string or a boolean; `weights`
 // are keyed by term name (views print them in the weights row).
@@ -242,11 +270,10 @@ class Policy {
   // --- views: any thread, const ---------------------------------------------
   virtual bool has_share_view() const { return false; }
   virtual void share_view(const State& state, ShareView* out) const;
-  // The same table straight in the ABI's one-allocation form (freed with
-  // std::free; the edge's share_table_block layout), for a family whose
-  // table is big enough that a ShareView first costs; nullptr (default): the
-  // edge builds it from share_view.
-  virtual mfprio_share_table_t* share_table_block(const State&) const { return nullptr; }
+  // The same table given row by row to the edge's block writer, for a
+  // family whose table is big enough that a ShareView first costs; false
+  // (default, nothing given): the edge builds it from share_view.
+  virtual bool share_block(const State&, ShareBlockSink*) const { return false; }
   virtual void info(const State& state, InfoView* out) const;
   // Messages about clamps: the ceiling, and why a family's totals pass it.
   virtual const char* clamp_high_text() const { return "4294967295"; }
@@ -411,6 +438,46 @@ MFPRIO_WHOLE_WORD_READ inline int inline_name_is(const InlineName& n, const char
     if (given[i] == '\0') return 1;
   }
   return n.c[15] ? -1 : given[15] == '\0';
+}
+
+// The first 15 bytes of `s` before its NUL, NUL-padded, as two words (read
+// as inline_name_is reads them: 16 bytes at a time inside a page); true when
+// `s` may go on past them (a caller hashing the whole name goes on from
+// s + 15: nothing is there when it is exactly 15 bytes).  For a word-at-a-
+// time hash of a short name on a fast path (maui's unknown-credential test).
+MFPRIO_WHOLE_WORD_READ inline bool name_words(const char* s, uint64_t* w0, uint64_t* w1) {
+  constexpr uint64_t kLo = 0x0101010101010101ull, kHi = 0x8080808080808080ull;
+  if (__builtin_expect((reinterpret_cast<uintptr_t>(s) & 4095) <= 4096 - 16, 1)) {
+    uint64_t g0, g1;
+    std::memcpy(&g0, s, 8);
+    std::memcpy(&g1, s + 8, 8);
+    const uint64_t z0 = (g0 - kLo) & ~g0 & kHi;
+    if (z0) {
+      *w0 = g0 & ((uint64_t{1} << (__builtin_ctzll(z0) & ~7)) - 1);
+      *w1 = 0;
+      return false;
+    }
+    const uint64_t z1 = (g1 - kLo) & ~g1 & kHi;
+    *w0 = g0;
+    if (!z1) {
+      *w1 = g1 & ~(uint64_t{0xff} << 56);  // 15 bytes, as for a short name
+      return true;
+    }
+    *w1 = g1 & ((uint64_t{1} << (__builtin_ctzll(z1) & ~7)) - 1);
+    return false;
+  }
+  char b[16] = {};
+  for (size_t i = 0; i < 15; ++i) {
+    if (s[i] == '\0') {
+      std::memcpy(w0, b, 8);
+      std::memcpy(w1, b + 8, 8);
+      return false;
+    }
+    b[i] = s[i];
+  }
+  std::memcpy(w0, b, 8);
+  std::memcpy(w1, b + 8, 8);
+  return true;
 }
 
 // A job about to be charged up to `until` (decay's running jobs, job_end's

@@ -533,6 +533,7 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
   const FluxState::FastAssoc* const fast = s.fast.data();
   const uint64_t* const entry = s.slot_entry.data();
   const double* const queue_c = s.queue_c.data();
+  const auto* const names = s.assoc_names.data();
   const uint32_t lid = s.layout_id;
   const uint32_t n_assoc = static_cast<uint32_t>(s.fast.size());
   // Queue and QOS codes + 2 (16 bits): unknown 0, none 1, index i at i + 2;
@@ -556,7 +557,13 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
         const uintptr_t slot = uintptr_t{a.handle.assoc} * slots + ((a.handle.partition + 2u) & 0xffffu);
         const uintptr_t at = reinterpret_cast<uintptr_t>(entry) + slot * sizeof *entry;
         __builtin_prefetch(reinterpret_cast<const void*>(at));
+        // The handle check's names of that association (32 bytes, maybe on
+        // two lines), formed the same way.
+        const uintptr_t nm = reinterpret_cast<uintptr_t>(names) + uintptr_t{a.handle.assoc} * sizeof *names;
+        __builtin_prefetch(reinterpret_cast<const void*>(nm));
+        __builtin_prefetch(reinterpret_cast<const void*>(nm + sizeof *names - 1));
         __builtin_prefetch(a.user);
+        __builtin_prefetch(a.account);
       }
       const mfprio_job_t& j = jobs[i];
       const mfprio_handle_t h = j.handle;

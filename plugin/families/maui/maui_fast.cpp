@@ -98,6 +98,14 @@ void NameIndex::rehash(int k) {
     while (t[i] != 0 && t[i] != h) i = (i + 1) & (cap - 1);
     t[i] = h;
   }
+  size_t bits = 64;
+  while (bits < 16 * names[k].size()) bits <<= 1;
+  std::vector<uint64_t>& f = filter[k];
+  f.assign(bits / 64, 0);
+  for (const std::string& n : names[k]) {
+    const uint64_t bit = (name_hash(n.c_str()) >> 32) & (bits - 1);
+    f[bit >> 6] |= uint64_t{1} << (bit & 63);
+  }
 }
 
 bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_handle_t* h) {
@@ -468,13 +476,19 @@ void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, siz
   const Tables t(plan);
   constexpr size_t kAhead = 16;  // prefetch distance for the user's slot and name
   constexpr uint32_t kUserMask = (uint32_t{1} << kIdBits[0]) - 1;
+  const uintptr_t user_names = reinterpret_cast<uintptr_t>(plan.names->inline_names[0].data());
   uint64_t high = 0, low = 0;
   for (size_t i = 0; i < count; ++i) {
     if (i + kAhead < count) {
       const mfprio_job_t& a = jobs[i + kAhead];
       const uint32_t u = (a.handle.assoc + 2) & kUserMask;
       __builtin_prefetch(t.cred[0] + (u < k.lim[0] ? u : 0));
+      // The handle check's inline user name (slot - 2; formed as an integer:
+      // a forged slot's address is never dereferenced, a prefetch never faults).
+      __builtin_prefetch(reinterpret_cast<const void*>(user_names + (uintptr_t{u} - kSlotFirstName) * sizeof(InlineName)));
       __builtin_prefetch(a.user);  // job_acceptable reads its first byte (a prefetch never faults)
+      __builtin_prefetch(a.account);  // the handle check reads the names
+      __builtin_prefetch(a.group);
     }
     const mfprio_job_t& j = jobs[i];
     uint32_t slot[kCredKinds];
