@@ -280,35 +280,22 @@ class Policy {
   virtual const char* clamp_reason() const { return "the weights sum past 2^32-1"; }
 };
 
-// The checks every family relies on, written once (the edge runs them on
-// every checked path; a family's own fast path must take only records these
-// would accept).  check_record: the record's shape (size, pointer/count
-// pairs, finite non-negative TRES counts, urgency range).  check_job: that,
-// plus the permission rule: ordinary users may only lower their own
-// priority (negative nice and positive user priority need the admin flags).
-// Return a status with *why naming `where` and the job.
+// The checks every family relies on, written once (policy.cpp:
+// record_fault, the one body of the three; the edge runs them on every
+// checked path; a family's own fast path takes only records they would
+// accept).  check_record: the record's shape (size, pointer/count pairs,
+// finite non-negative TRES counts, times, urgency range).  check_job: that,
+// plus an owner and the permission rule: ordinary users may only lower
+// their own priority (negative nice and positive user priority need the
+// admin flags).  Return a status with *why naming `where` and the job.
 int check_record(const mfprio_job_t* job, const char* where, std::string* why);
 int check_job(const mfprio_job_t* job, const char* where, std::string* why);
-// The same rule tested without building a message, for a family's batch
-// fast path: true exactly when check_job would return MFPRIO_OK for a
-// non-null job.  A record it refuses goes through check_job, which names
-// the fault.
 // A time the ABI accepts (mfprio.h: MFPRIO_TIME_MAX).
 inline bool time_ok(int64_t t) { return t >= 0 && t <= MFPRIO_TIME_MAX; }
-inline bool job_acceptable(const mfprio_job_t& j) {
-  if (j.struct_size < sizeof(mfprio_job_t) || j.tres_count > MFPRIO_MAX_LIST || j.attr_count > MFPRIO_MAX_LIST ||
-      (j.tres_count && !j.tres) || (j.attr_count && !j.attrs) || !j.user || !*j.user ||
-      !time_ok(j.submit_time) || !time_ok(j.eligible_time) || !time_ok(j.start_time) || !time_ok(j.deadline) ||
-      ((j.flags & MFPRIO_JOBF_URGENCY) && j.urgency > MFPRIO_URGENCY_EXPEDITE) ||
-      (j.nice < 0 && !(j.flags & MFPRIO_JOBF_NICE_ADMIN)) ||
-      (j.user_priority > 0 && !(j.flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN)))
-    return false;
-  for (uint32_t i = 0; i < j.tres_count; ++i) {
-    const double c = j.tres[i].count;
-    if (!(c >= 0) || c == HUGE_VAL) return false;
-  }
-  return true;
-}
+// check_job's answer without its message: true exactly when check_job would
+// return MFPRIO_OK (a record it refuses goes through check_job, which names
+// the fault).
+bool job_acceptable(const mfprio_job_t& j);
 // The slow path of a family's batch fast loop, as a C-style callback
 // (int (*)(void* ctx, size_t i)): record i of `jobs` through price_checked.
 struct SlowRecords {
@@ -333,13 +320,14 @@ struct SlowRecords {
 // 2^32 range and an old handle is not taken for a current one.
 uint32_t next_layout_id();
 
-// job_acceptable() for a family's fast path, in one pass with one branch for
-// the common case, split in two so a family can read the TRES list its own
-// way.  fast_record_head_ok: everything but the TRES counts.  True only when
-// job_acceptable's other tests pass; it is stricter (the four times tested
-// through their OR, both list counts below 4096, and with allow_attrs false
-// any attribute refused): a record refused here goes to the family's slow
-// path, whose check_job and by-name pricing give the status and message.
+// A family's fast-path pre-test of check_job's rule (not a second rule: on
+// any doubt it answers false, and the record goes to the one check through
+// the family's slow path, price_checked, which gives the status and message),
+// in one pass with one branch for the common case, split in two so a family
+// can read the TRES list its own way.  fast_record_head_ok: everything but
+// the TRES counts.  True only when job_acceptable's other tests pass; it is
+// stricter (the four times tested through their OR, both list counts below
+// 4096, and with allow_attrs false any attribute refused).
 __attribute__((always_inline)) inline bool fast_record_head_ok(const mfprio_job_t& j, bool allow_attrs) {
   const uint64_t times = static_cast<uint64_t>(j.submit_time) | static_cast<uint64_t>(j.eligible_time) |
                          static_cast<uint64_t>(j.start_time) | static_cast<uint64_t>(j.deadline);

@@ -220,10 +220,8 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
 Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& job, const uint32_t slot[kCredKinds],
                   int64_t now);
 
-// Whether the fast path may read the record (its handle and TRES list).
-inline bool fast_record(const mfprio_job_t& j) { return job_acceptable(j); }
-
-// A whole batch: records fast_record() takes whose handle unpacks for this
+// A whole batch: records the one record check would take (policy.hpp:
+// fast_record_head_ok, any doubt sent to slow()) whose handle unpacks for this
 // plan are priced here (held: 0); slow(ctx, i) prices any other record i and
 // returns its status.  statuses may be null; clamped[0] / [1] count the
 // high / low clamps of the records priced here.

@@ -177,7 +177,7 @@ namespace {
 // for this state (and the record is whole: the fast path reads the handle
 // and the TRES list).
 bool fast_slots(const MauiState& s, const mfprio_job_t& job, uint32_t slot[kCredKinds]) {
-  return s.fast.usable && fast_record(job) && unpack_handle(job.handle, s.fast.layout_id, s.fast.k.lim.data(), slot) &&
+  return s.fast.usable && job_acceptable(job) && unpack_handle(job.handle, s.fast.layout_id, s.fast.k.lim.data(), slot) &&
          slots_name_record(*s.fast.names, job, slot);
 }
 

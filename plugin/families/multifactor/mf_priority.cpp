@@ -66,19 +66,9 @@ inline double job_size_factor(const Plan& P, const mfprio_job_t& job) {
 int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle_t* h,
                 std::string* why) {
   const Layout& snap = *snapshot.layout;
-  if (!job.user || !*job.user) {
-    *why = job_label(job) + ": no user";
-    return MFPRIO_EINVAL;
-  }
-  if (job.tres_count && !job.tres) {
-    *why = job_label(job) + ": tres_count is set but tres is NULL";
-    return MFPRIO_EINVAL;
-  }
-  if (job.nice < 0 && !(job.flags & MFPRIO_JOBF_NICE_ADMIN)) {
-    *why = job_label(job) + ": nice " + std::to_string(job.nice) +
-           " would raise the priority; only an admin may set a negative nice";
-    return MFPRIO_EPERM;
-  }
+  // The record was checked by the caller (check_job before job_resolve and
+  // pricing, check_charge before charging: policy.hpp); a NULL user is
+  // looked up as "" (no association).
   mfprio_handle_t r{};
   r.generation = snap.id;
   const std::string part = nz(job.partition);
@@ -101,7 +91,7 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
     }
     r.partition = static_cast<uint16_t>(it->second);
   }
-  const std::string_view user = job.user;
+  const std::string_view user = nz(job.user);
   const std::string_view account = nz(job.account);
   const uint32_t u = snap.user_index.find(snap.names, user);
   uint32_t acc;
@@ -342,12 +332,11 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
     const mfprio_handle_t& h = j.handle;
     int rc;
     // The fast path takes only records the checked path would accept as they
-    // are: current handle, right size, no pointer/count mismatch, no
-    // permission question.  Anything else goes through slow(), which checks.
-    if (j.struct_size >= sizeof(mfprio_job_t) && h.generation == layout && h.assoc < n_assoc &&
-        h.partition < n_part && (h.qos == kNone || h.qos < n_qos) &&
-        (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN)) && j.user_priority <= 0 &&
-        (j.tres_count == 0 || j.tres) && (j.attr_count == 0 || j.attrs) && handle_names_record(snap, j, h)) {
+    // are (policy.hpp's pre-test of check_job: any doubt goes to slow(),
+    // which runs the one check) with a current handle naming the record's
+    // own names.
+    if (h.generation == layout && h.assoc < n_assoc && h.partition < n_part && (h.qos == kNone || h.qos < n_qos) &&
+        fast_record_head_ok(j, /*allow_attrs=*/true) && fast_tres_counts_ok(j) && handle_names_record(snap, j, h)) {
       uint32_t clamp;
       priorities[i] = compute<false>(snap, j, h, now, nullptr, &clamp);
       if (clamp == MFPRIO_CLAMP_HIGH) ++clamped[0];
