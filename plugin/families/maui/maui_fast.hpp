@@ -29,6 +29,7 @@
 // price(model, job-by-name, now) (tests/families/maui: differential test).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -236,7 +237,31 @@ void price_fast_batch(const Model& m, const FastPlan& plan, const mfprio_job_t* 
 // DEPENDS -> from eligibility.
 AccrualRule accrual_rule(const Config& cfg);
 // JOBPRIOACCRUALPOLICY over a stateless record: the time accrual counts
-// from, and the queue date the Job gets.
-int64_t record_accrual(const AccrualRule& rule, const mfprio_job_t& j, int64_t now);
+// from (selects, not branches: the records' times and flags come in no
+// order a predictor could learn).
+__attribute__((always_inline)) inline int64_t record_accrual(const AccrualRule& rule, const mfprio_job_t& j,
+                                                             int64_t now) {
+  auto pick = [](bool c, int64_t a, int64_t b) {
+    const int64_t m = -static_cast<int64_t>(c);
+    return (a & m) | (b & ~m);
+  };
+  const int64_t a = pick(rule.from_eligible && j.eligible_time > 0, j.eligible_time, j.submit_time);
+  return pick((j.flags & rule.stop_flags) != 0, now, a);
+}
+// A stateless record's queue as a Job carries it (to_maui and the fast path):
+// accrual from record_accrual, the queue duration since then, and a job
+// blocked now has queue time 0 (Maui would keep the value of its last
+// selection, which a stateless record does not carry): its queue date is now.
+struct RecordQueue {
+  int64_t system_queue_time = 0, eff_queue_duration = 0, submit_time = 0;
+};
+__attribute__((always_inline)) inline RecordQueue record_queue(const AccrualRule& rule, const mfprio_job_t& j,
+                                                               int64_t now) {
+  RecordQueue q;
+  q.system_queue_time = record_accrual(rule, j, now);
+  q.eff_queue_duration = std::max<int64_t>(0, now - q.system_queue_time);
+  q.submit_time = q.system_queue_time == now && q.system_queue_time != j.submit_time ? now : j.submit_time;
+  return q;
+}
 
 }  // namespace mfprio::maui

@@ -147,12 +147,10 @@ Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
   m.cls = nz(j.partition);
   m.submit_time = j.submit_time;
   // JOBPRIOACCRUALPOLICY over a stateless record (README: differences).
-  const int64_t accrual = record_accrual(accrual_rule(*cfg_), j, now);
-  m.system_queue_time = accrual;
-  m.eff_queue_duration = std::max<int64_t>(0, now - accrual);
-  // A job blocked now has queue time 0 (Maui would keep the value of its last
-  // selection, which a stateless record does not carry): its queue date is now.
-  if (accrual == now && accrual != j.submit_time) m.submit_time = now;
+  const RecordQueue q = record_queue(accrual_rule(*cfg_), j, now);
+  m.system_queue_time = q.system_queue_time;
+  m.eff_queue_duration = q.eff_queue_duration;
+  m.submit_time = q.submit_time;
   m.nodes = j.min_nodes;
   m.procs = j.cpus;
   m.mem_mb = static_cast<double>(j.mem_mb);
