@@ -33,6 +33,7 @@
 #include "import_flux.hpp"
 #include "import_qconf.hpp"
 #include "sacctmgr_dump.hpp"
+#include "import_sge_usage.hpp"
 #include "import_sstree.hpp"
 
 namespace mfprio::acct {
@@ -60,7 +61,8 @@ Commands (sacctmgr's words and synonyms; keys case-insensitive):
   delete|remove  ENTITY NAME[,NAME..] | [where] CONDITION ...
   show|list      associations|accounts|users|qos|partitions|queues|tree [format=F,..] [where] [FILTER ..]
   show decay / modify decay [set] last_decay=T [last_reset=T]
-  import FILE.json | import-flux ... | import-sstree FILE | import-qconf ... | export | charge ...
+  import FILE.json | import-flux ... | import-sstree FILE | import-qconf ... | import-sge-usage ...
+  export | charge ...
   dump CLUSTER [file=F] / load file=F   the tree in sacctmgr's flat-file format
 Run `mfprio-acct COMMAND --help` for a command's keys.
 
@@ -130,6 +132,13 @@ constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FIL
                             Grid Engine users, projects and departments with their fshare
                             and oticket, from qconf -suser / -sprj / -su text, one
                             transaction (an ACL-only userset is passed over, noted)
+  import-sge-usage [--share-mon FILE] [--spool PATH]... [--sched-conf FILE] [--decayed]
+                            Grid Engine usage (cpu, mem, io) of users, users in projects
+                            and projects with the time it was measured: sge_share_mon -c 1
+                            output (--decayed: it ran with -u), or the qmaster's spooled
+                            users/projects (files, or a spool directory holding users/ and
+                            projects/); carried to the store's decay clock with
+                            sched_conf's halftimes (default 168 h)
   export                    the whole store as JSON on stdout
   dump CLUSTER [file=F]     the tree in sacctmgr's dump format (stdout without file=)
   load file=F               a sacctmgr dump file: the tree, shares, priorities, default
@@ -897,6 +906,7 @@ void print_help(const std::vector<std::string>& words, std::ostream& out) {
   else if (verb == "delete") out << kHelpDelete;
   else if (verb == "show") out << kHelpShow;
   else if (verb == "import" || verb == "import-flux" || verb == "import-sstree" || verb == "import-qconf" ||
+           verb == "import-sge-usage" ||
            verb == "export" || verb == "dump" || verb == "load" ||
            verb == "charge")
     out << kHelpOther;
@@ -1039,7 +1049,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   for (const std::string& w : words)
     if (w.size() > 1 && w[0] == '-' && w.find('=') == std::string::npos) {
       const std::string c = lower(words[0]);
-      if (c != "charge" && c != "import-flux" && c != "import-qconf")
+      if (c != "charge" && c != "import-flux" && c != "import-qconf" && c != "import-sge-usage")
         throw UsageError("unknown option \"" + w + "\" (see --help)");
     }
   if (!o.db.empty() && !o.conf.empty()) throw UsageError("give --db or --conf, not both");
@@ -1207,6 +1217,16 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
       out << "imported " << st.users << " users, " << st.projects << " projects, " << st.departments
           << " departments\n";
     }
+    return 0;
+  }
+  if (cmd == "import-sge-usage") {
+    const SgeUsageOptions u = sge_usage_options(rest);
+    auto s = open_for_write(db, true);
+    SgeUsagePlan p = import_sge_usage(*s, u);
+    if (!o.quiet)
+      out << "imported the usage of " << p.users << " users, " << p.user_projects << " users in projects, "
+          << p.projects << " projects at the store's decay time " << p.clock << (p.set_clock ? " (set)" : "")
+          << "\n";
     return 0;
   }
   if (cmd == "import-sstree") {

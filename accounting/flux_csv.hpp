@@ -57,7 +57,7 @@ struct UserRecord {
   int line = 0;
   // Whether the file gave them: a job_usage field that is not empty, a
   // queues column (an empty field: no queue).  Not given, an import keeps
-  // the stored value (README: an omitted field keeps its stored value).
+  // the stored value (accounting/README.md: an omitted field keeps its stored value).
   bool has_job_usage = false;
   bool has_queues = false;
 };

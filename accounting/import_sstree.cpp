@@ -4,7 +4,6 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "bounded_read.hpp"
 #include "qconf.hpp"
@@ -16,21 +15,6 @@ AdminChanges plan_sstree(const StoreData& current, const std::string& text, cons
   gridengine::ShareTreeSpec tree;
   std::string why;
   if (!gridengine::parse_share_tree(text, file, &tree, &why)) throw AdminError("import-sstree " + why);
-  // The line of each record's id= (messages name it).
-  std::map<uint32_t, size_t> id_line;
-  {
-    std::istringstream in(text);
-    std::string line;
-    for (size_t n = 1; std::getline(in, line); ++n) {
-      size_t b = line.find_first_not_of(" \t");
-      if (b != std::string::npos && line.compare(b, 3, "id=") == 0) {
-        try {
-          id_line.emplace(static_cast<uint32_t>(std::stoul(line.substr(b + 3))), n);
-        } catch (...) {
-        }
-      }
-    }
-  }
   Model m(current);
   AdminChanges ch;
   SstreeStats st;
@@ -43,7 +27,7 @@ AdminChanges plan_sstree(const StoreData& current, const std::string& text, cons
   auto account_of = [&](int idx) { return idx <= 0 ? std::string("root") : tree.nodes[idx].name; };
   for (size_t i = 1; i < tree.nodes.size(); ++i) {
     const gridengine::ShareTreeNodeSpec& n = tree.nodes[i];
-    const std::string where = "import-sstree " + file + ":" + std::to_string(id_line[n.id]) + ": node " +
+    const std::string where = "import-sstree " + file + ":" + std::to_string(n.line) + ": node " +
                               std::to_string(n.id) + " (name \"" + n.name + "\")";
     if (auto p = name_problem(n.name); !p.empty()) throw AdminError(where + ": " + p);
     const bool leaf = n.children.empty();
@@ -71,7 +55,7 @@ AdminChanges plan_sstree(const StoreData& current, const std::string& text, cons
     auto [it, fresh] = inner.emplace(n.name, i);
     if (!fresh)
       throw AdminError(where + ": a node named \"" + n.name + "\" is already at line " +
-                       std::to_string(id_line[tree.nodes[it->second].id]) + " (account names are unique)");
+                       std::to_string(tree.nodes[it->second].line) + " (account names are unique)");
     AccountRec rec;
     if (auto old = m.accounts.find(n.name); old != m.accounts.end()) rec = old->second;
     rec.name = n.name;

@@ -9,6 +9,8 @@
 //   leaf of type 1        -> an account without children
 //   node of type 1        -> also a project (ticket_objects; an existing
 //                            project keeps its fshare/oticket)
+// 8.1.9's text after a qmaster restart (every id 0) is read by the records'
+// order, as qconf -Mstree reads it (parse_share_tree).
 // Errors name FILE:LINE (the node's id= line): syntax (the parser), names,
 // an inner node name used twice, a node named root, parent cycles against
 // the accounts already in the store.

@@ -148,7 +148,7 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
     // FULL: in WAL mode every commit fsyncs the WAL before COMMIT returns, so
     // a transaction that returned is on disk and survives a power loss or an
     // OS crash, not only a killed process (NORMAL would fsync only at
-    // checkpoints).  README "Durability".
+    // checkpoints).  mfprio-acct(1), DURABILITY.
     sql::exec(db_.get(), "PRAGMA synchronous = FULL");
   }
   // Pages the cycles and job ends touch stay cached (64 MiB at most); a

@@ -564,6 +564,14 @@ void register_all(Ctx& c) {
   agg(benchmark::RegisterBenchmark("fairshare/classic/random_d5", bm_fair_share, &c.random5_tree,
                                    FairShareAlgo::Classic))
       ->Unit(benchmark::kMillisecond)->MinTime(mt);
+  // The other two algorithms on the same tree (figures belong here, not in a
+  // test that times and asserts nothing: tests/core's 10^5-user timing moved here).
+  agg(benchmark::RegisterBenchmark("fairshare/depth_oblivious/random_d5", bm_fair_share, &c.random5_tree,
+                                   FairShareAlgo::DepthOblivious))
+      ->Unit(benchmark::kMillisecond)->MinTime(mt);
+  agg(benchmark::RegisterBenchmark("fairshare/ticket_based/random_d5", bm_fair_share, &c.random5_tree,
+                                   FairShareAlgo::TicketBased))
+      ->Unit(benchmark::kMillisecond)->MinTime(mt);
   if (c.opt.sweep) {
     // Fair Tree over depth 2..5 x 10^3..10^5 associations (trees built lazily).
     static std::vector<std::unique_ptr<mfprio::ShareTree>> trees;
@@ -852,7 +860,9 @@ void print_table(const Ctx& c) {
   } fs[] = {{"fairshare/fair_tree/comparison", "Fair Tree, comparison shape", true},
             {"fairshare/fair_tree/random_d5", "Fair Tree, random depth 5", true},
             {"fairshare/classic/comparison", "classic, comparison shape", false},
-            {"fairshare/classic/random_d5", "classic, random depth 5", false}};
+            {"fairshare/classic/random_d5", "classic, random depth 5", false},
+            {"fairshare/depth_oblivious/random_d5", "depth-oblivious, random depth 5", false},
+            {"fairshare/ticket_based/random_d5", "ticket-based, random depth 5", false}};
   for (const auto& f : fs) {
     const double ms = med(f.name) / 1e6;
     add(std::string(f.label) + fmt(", %.0f nodes", counter(f.name, "nodes")), fmt("%.2f ms", ms),

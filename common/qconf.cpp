@@ -1,6 +1,6 @@
 // qconf.cpp - see qconf.hpp.
-// See qconf.hpp for the contract; reference/gridengine.md "Defaults" for
-// the default values and §2/§3 for what each key feeds.
+// See qconf.hpp for the contract; sge_schedd_conf.c:sconf_create_default for
+// the default values and sge_urgency.c, sgeee.c for what each key feeds.
 #include "qconf.hpp"
 
 #include "slurm_conf.hpp"  // edit_distance, the one "did you mean" measure
@@ -669,31 +669,87 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
   }
   ShareTreeSpec t;
   if (recs.empty()) { *out = t; return true; }
-  std::map<uint32_t, size_t> by_id;
-  for (size_t i = 0; i < recs.size(); ++i) {
-    const Rec& r = recs[i];
-    const std::string id = std::to_string(r.node.id);
+  for (const Rec& r : recs)
     if (!r.has_name || !r.has_shares) {
-      *why = where(file, r.line) + ": node id=" + id + " lacks " + (r.has_name ? "shares=" : "name=");
+      *why = where(file, r.line) + ": node id=" + std::to_string(r.node.id) + " lacks " +
+             (r.has_name ? "shares=" : "name=");
       return false;
     }
-    if (!by_id.emplace(r.node.id, i).second) {
-      *why = bad(file, r.line, "id", id, "node id given twice");
-      return false;
-    }
-  }
   t.nodes.resize(recs.size());
-  for (size_t i = 0; i < recs.size(); ++i) t.nodes[i] = recs[i].node;
   for (size_t i = 0; i < recs.size(); ++i) {
-    std::set<std::string> child_names;
-    for (uint32_t cid : recs[i].child_ids) {
-      auto it = by_id.find(cid);
-      const std::string v = std::to_string(cid);
-      if (it == by_id.end()) {
-        *why = bad(file, recs[i].line, "childnodes", v, "no node has this id");
+    t.nodes[i] = recs[i].node;
+    t.nodes[i].line = recs[i].line;
+  }
+  // Each node's children (record indices), from the ids or, when every id
+  // is 0, from the order.
+  std::vector<std::vector<size_t>> kids(recs.size());
+  size_t zero_ids = 0;
+  for (const Rec& r : recs) zero_ids += r.node.id == 0;
+  if (zero_ids == recs.size() && recs.size() > 1) {
+    // 8.1.9's qconf -sstree after a qmaster restart prints every id as 0 (and
+    // every childnodes entry): its records are in depth-first order, each
+    // node's children right after it, which is how qconf -Mstree reads them
+    // (ids from that order, the root 0).
+    std::vector<std::pair<size_t, size_t>> stack{{0, 0}};  // record, children taken
+    size_t next = 1;
+    while (!stack.empty()) {
+      auto& [i, taken] = stack.back();
+      if (taken == recs[i].child_ids.size()) {
+        stack.pop_back();
+        continue;
+      }
+      if (recs[i].child_ids[taken] != 0) {
+        *why = bad(file, recs[i].line, "childnodes", std::to_string(recs[i].child_ids[taken]),
+                   "every node id is 0 (a tree printed after a qmaster restart), so every child id must be 0");
         return false;
       }
-      size_t c = it->second;
+      ++taken;
+      if (next == recs.size()) {
+        *why = bad(file, recs[i].line, "childnodes", std::to_string(recs[i].child_ids.size()) + " ids",
+                   "lists more children than records follow (every id is 0: the records must be in qconf's "
+                   "order, each node's children right after it)");
+        return false;
+      }
+      const size_t c = next++;
+      kids[i].push_back(c);
+      stack.push_back({c, 0});
+    }
+    if (next != recs.size()) {
+      *why = bad(file, recs[next].line, "id", "0",
+                 "record is no node's child (every id is 0: the records must be in qconf's order, each "
+                 "node's children right after it)");
+      return false;
+    }
+    for (size_t i = 0; i < t.nodes.size(); ++i) t.nodes[i].id = static_cast<uint32_t>(i);
+  } else {
+    std::map<uint32_t, size_t> by_id;
+    for (size_t i = 0; i < recs.size(); ++i) {
+      const Rec& r = recs[i];
+      if (auto [it, fresh] = by_id.emplace(r.node.id, i); !fresh) {
+        if (r.node.id == 0 && zero_ids < recs.size())
+          *why = bad(file, r.line, "id", "0",
+                     "node id 0 given twice (also at line " + std::to_string(recs[it->second].line) +
+                         ") while other ids are not 0: either every id is 0 (qconf -sstree after a qmaster "
+                         "restart) or every id is distinct");
+        else
+          *why = bad(file, r.line, "id", std::to_string(r.node.id), "node id given twice");
+        return false;
+      }
+    }
+    for (size_t i = 0; i < recs.size(); ++i)
+      for (uint32_t cid : recs[i].child_ids) {
+        auto it = by_id.find(cid);
+        if (it == by_id.end()) {
+          *why = bad(file, recs[i].line, "childnodes", std::to_string(cid), "no node has this id");
+          return false;
+        }
+        kids[i].push_back(it->second);
+      }
+  }
+  for (size_t i = 0; i < recs.size(); ++i) {
+    std::set<std::string> child_names;
+    for (size_t c : kids[i]) {
+      const std::string v = std::to_string(t.nodes[c].id);
       if (c == 0 || t.nodes[c].parent != -1) {
         *why = bad(file, recs[i].line, "childnodes", v, "node already has a parent (or is the root)");
         return false;
@@ -735,6 +791,21 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
   }
   *out = std::move(t);
   return true;
+}
+
+// ---- usage decay constants (sge_support.c) -----------------------------------------------------
+double decay_constant_per_minute(double halftime_minutes) {
+  if (halftime_minutes < 0) return 0.0;
+  if (halftime_minutes == 0) return 1.0;
+  // SUP:calculate_decay_constant: rate per second ln2/(H s), times the 60 s interval.
+  const double rate = std::log(2.0) / (halftime_minutes * 60.0);
+  return 1.0 - rate * 60.0;
+}
+
+double type_decay_constant(const SchedConf& c, const std::string& type) {
+  for (const HalflifeEntry& e : c.halflife_decay_list)
+    if (e.name == type) return decay_constant_per_minute(e.minutes);
+  return decay_constant_per_minute(c.halftime * 60.0);
 }
 
 // ---- users, projects, usersets ------------------------------------------------------

@@ -1,7 +1,7 @@
 // qconf.hpp - readers for the three texts a Grid Engine admin already has:
 // `qconf -ssconf` (scheduler configuration), `qconf -sc` (the complex table)
-// and `qconf -sstree` (the share tree).  reference/gridengine.md §1 "Defaults",
-// §2 (complex urgency), §3.2 (share tree), §3.5 (usage weights and decay).
+// and `qconf -sstree` (the share tree).  sge_schedd_conf.c:sconf_create_default,
+// sge_urgency.c (complex urgency), sgeee.c:sge_calc_node_targets (share tree), sge_support.c:decay_usage (usage weights and decay).
 //
 // Entry points: parse_sched_conf, parse_complexes, parse_share_tree, and
 // parse_ge_value (a request or complex value -> number, by complex type).
@@ -25,7 +25,7 @@
 
 namespace mfprio::gridengine {
 
-// usage_weight_list: cpu=1,mem=0,io=0 by default (reference §3.2 node usage).
+// usage_weight_list: cpu=1,mem=0,io=0 by default (sgeee.c:sge_calc_node_targets node usage).
 struct UsageWeights {
   double cpu = 1.0;
   double mem = 0.0;
@@ -33,21 +33,21 @@ struct UsageWeights {
 };
 
 // One halflife_decay_list entry: a usage type and its halftime in MINUTES
-// (negative = drop that usage at once, 0 = never decay).  reference §3.5.
+// (negative = drop that usage at once, 0 = never decay).  sge_support.c:decay_usage.
 struct HalflifeEntry {
   std::string name;  // cpu, mem, io, finished_jobs (others are kept verbatim)
   double minutes = 0;
 };
 
 struct SchedConf {
-  // §1 final priority.  Code defaults (sconf_create_default).
+  // sgeee.c:sge_do_priority final priority.  Code defaults (sconf_create_default).
   double weight_ticket = 0.5;
   double weight_urgency = 0.5;
   double weight_priority = 0.0;
-  // §2 urgency.
+  // sge_urgency.c urgency.
   double weight_waiting_time = 0.278;
   double weight_deadline = 3600000.0;
-  // §3 tickets (stored by Grid Engine as unsigned integers).
+  // sgeee.c tickets (stored by Grid Engine as unsigned integers).
   double weight_tickets_share = 0;
   double weight_tickets_functional = 0;
   double weight_user = 0.25;
@@ -55,7 +55,7 @@ struct SchedConf {
   double weight_department = 0.25;
   double weight_job = 0.25;
   double compensation_factor = 5.0;
-  // §3.5 usage.
+  // sge_support.c:decay_usage usage.
   double halftime = 168;  // hours; 0 = no decay
   std::vector<HalflifeEntry> halflife_decay_list;  // empty = "none"
   UsageWeights usage_weight_list;
@@ -73,13 +73,21 @@ struct SchedConf {
   static SchedConf installed_defaults();
 };
 
+// sge_support.c (calculate_decay_constant): the per-minute decay constant of a
+// halftime given in MINUTES, 1 - ln2/minutes; 1 when 0 (no decay), 0 when
+// negative (drop at once).  Usage decays by constant^(elapsed seconds / 60).
+double decay_constant_per_minute(double halftime_minutes);
+// The constant of usage type `type` (cpu, mem, io, ...): its
+// halflife_decay_list entry, else the halftime (hours).
+double type_decay_constant(const SchedConf& c, const std::string& type);
+
 bool parse_sched_conf(const std::string& text, const std::string& file, SchedConf* out,
                       std::string* why);
 
 // ---- complexes (qconf -sc) ---------------------------------------------------------
 enum class ComplexType { Int, Double, Time, Memory, Bool, String, CString, ResString, Host };
 
-// Numeric types add value x urgency x slots; string types add urgency once (§2).
+// Numeric types add value x urgency x slots; string types add urgency once (sge_urgency.c).
 bool complex_is_numeric(ComplexType t);
 const char* complex_type_name(ComplexType t);
 
@@ -91,7 +99,7 @@ struct Complex {
   std::string requestable;   // YES, NO, FORCED
   std::string consumable;    // YES, NO, JOB
   std::string default_value;
-  int64_t urgency = 0;       // integer, as Grid Engine parses it (§2)
+  int64_t urgency = 0;       // integer, as Grid Engine parses it (sge_urgency.c)
 };
 
 struct ComplexTable {
@@ -128,10 +136,15 @@ struct ShareTreeNodeSpec {
   uint32_t shares = 0;
   std::vector<size_t> children;  // indices into ShareTreeSpec::nodes
   int parent = -1;               // index, -1 for the root
+  int line = 0;                  // the line of its id= (0: not read from text)
 };
 
 // nodes[0] is the root when the tree is non-empty; every node is reachable
 // from it; each node has exactly one parent; sibling names are unique.
+// parse_share_tree links children by id; when every id is 0 (8.1.9's
+// qconf -sstree after a qmaster restart) by the records' depth-first order,
+// as qconf -Mstree does, the ids then being that order (root 0).  ids 0
+// given twice among non-zero ones are an error.
 struct ShareTreeSpec {
   std::vector<ShareTreeNodeSpec> nodes;
   bool empty() const { return nodes.empty(); }

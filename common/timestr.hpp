@@ -1,7 +1,7 @@
 // timestr.hpp - Slurm's time strings, as slurm.conf uses them for
 // PriorityDecayHalfLife, PriorityMaxAge, PriorityCalcPeriod and time limits.
 //
-// Forms (REFERENCE §1.2): "min", "min:sec", "h:m:s", "d-h", "d-h:m",
+// Forms (slurm.conf(5)): "min", "min:sec", "h:m:s", "d-h", "d-h:m",
 // "d-h:m:s"; "-1", "INFINITE", "UNLIMITED" (any case) mean no limit.
 #pragma once
 

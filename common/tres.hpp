@@ -39,7 +39,7 @@ bool tres_name_known(const std::string& lower, const std::vector<std::string>& c
 // before each '=', blanks trimmed, empty items skipped.
 std::vector<std::string> tres_list_names(const std::string& list);
 
-// Slurm's billable TRES (REFERENCE §1.4): with no weights, the CPU count;
+// Slurm's billable TRES (slurm.conf(5) TRESBillingWeights; Slurm 22.05 src/common/assoc_mgr.c, assoc_mgr_tres_weighted): with no weights, the CPU count;
 // else the weighted sum, or with MAX_TRES the largest weighted node-level TRES
 // (cpu, mem, node, gres/*) plus the sum of the weighted global ones
 // (license/*, bb/*, fs/*...).

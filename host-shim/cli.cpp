@@ -111,152 +111,154 @@ bool is_job_list(const std::string& s) {
   return true;
 }
 
-// sprio's and sshare's options, as Slurm's sprio and sshare take them
-// (getopt style: "-u alice", "-ualice", "--user=alice", "--user alice",
-// grouped flags "-lnh").  True when the current argument was one.
-bool view_option(ArgReader& r, Options* o, bool sprio) {
-  const std::string a = r.peek();
-  if (a.size() < 2 || a[0] != '-') return false;
-  auto list_into = [](std::vector<std::string>* out, const std::string& v) {
+// One sprio/sshare option being read: the argument, its long name and
+// attached value ("--user=alice"), and the readers every option uses.
+struct ViewArg {
+  ArgReader& r;
+  Options* o;
+  bool sprio;
+  std::string a, name, value;
+  bool has_value = false;
+
+  static void list_into(std::vector<std::string>* out, const std::string& v) {
     for (auto& x : split_nonempty(v, ',')) out->push_back(x);
-  };
-  auto need = [&](const std::string& name) -> std::string {
-    if (!r.has_next_value()) throw UsageError(name + " needs a value");
+  }
+  std::string need(const std::string& what) {
+    if (!r.has_next_value()) throw UsageError(what + " needs a value");
     return r.next();
-  };
-  auto jobs = [&](const std::string& v) {
+  }
+  void jobs(const std::string& v) {
     if (!is_job_list(v)) throw UsageError("-j/--jobs: '" + v + "' is not a comma-separated list of job ids");
     for (auto& x : split_nonempty(v, ',')) o->job_ids.push_back(job_id_arg(x));
-  };
+  }
   // -j/--jobs: the list is optional (Slurm: alone it filters nothing); a
   // following word that is not an option must be the list.
-  auto optional_jobs = [&](const std::string& name) {
+  void optional_jobs(const std::string& what) {
     if (!r.has_next_value() || (r.peek().size() > 1 && r.peek()[0] == '-')) return;
     if (!is_job_list(r.peek()))
-      throw UsageError(name + ": '" + r.peek() + "' is not a list of job ids (the job feed is --job-file FILE)");
+      throw UsageError(what + ": '" + r.peek() + "' is not a list of job ids (the job feed is --job-file FILE)");
     jobs(r.next());
-  };
-  if (a[1] == '-') {  // long options
-    std::string name = a, value;
-    bool has_value = false;
-    if (size_t eq = a.find('='); eq != std::string::npos) {
-      name = a.substr(0, eq);
-      value = a.substr(eq + 1);
-      has_value = true;
-    }
-    auto flag = [&](bool* f) {
-      if (has_value) throw UsageError(name + " takes no value");
-      r.next();
-      *f = true;
-      return true;
-    };
-    auto val = [&]() {
-      r.next();
-      return has_value ? value : need(name);
-    };
-    if (name == "--json") return flag(&o->json);
-    if (name == "--long") return flag(&o->long_format);
-    if (name == "--noheader") return flag(&o->noheader);
-    if (name == "--verbose") return flag(&o->verbose);
-    if (name == "--format") {
-      const std::string v = val();
-      o->format = (!sprio && o->has_format) ? o->format + "," + v : v;  // sshare: every -o adds fields
-      o->has_format = true;
-      return true;
-    }
-    if (name == "--clusters" || name == "--cluster") {
-      o->clusters = val();
-      return true;
-    }
-    if (sprio) {
-      if (name == "--norm") return flag(&o->normalized);
-      if (name == "--weights") return flag(&o->weights);
-      if (name == "--percent") return flag(&o->percent);
-      if (name == "--all-states") return flag(&o->all_states);
-      if (name == "--parsable") return flag(&o->parsable);
-      if (name == "--helpformat") return flag(&o->helpformat);
-      if (name == "--job-file") {
-        o->jobs_file = val();
-        return true;
-      }
-      if (name == "--jobs") {
-        r.next();
-        if (has_value) jobs(value);
-        else optional_jobs("--jobs");
-        return true;
-      }
-      if (name == "--user" || name == "--users") {
-        list_into(&o->users, val());
-        return true;
-      }
-      if (name == "--account" || name == "--accounts") {
-        list_into(&o->accounts_filter, val());
-        return true;
-      }
-      if (name == "--partition") {
-        list_into(&o->partitions, val());
-        return true;
-      }
-      if (name == "--sort") {
-        o->sort = val();
-        return true;
-      }
-    } else {
-      if (name == "--all") return flag(&o->all_users);
-      if (name == "--Users") return flag(&o->users_only);
-      if (name == "--partition") return flag(&o->share_partitions);
-      if (name == "--helpformat") return flag(&o->helpformat);
-      if (name == "--parsable") {
-        flag(&o->parsable);
-        o->parsable_no_ending = false;
-        return true;
-      }
-      if (name == "--parsable2") {
-        flag(&o->parsable);
-        o->parsable_no_ending = true;
-        return true;
-      }
-      if (name == "--users") {
-        const std::string v = val();
-        if (v == "-1") o->all_users = true;  // Slurm: -u -1 is every user
-        else list_into(&o->users, v);
-        return true;
-      }
-      if (name == "--accounts") {
-        list_into(&o->accounts_filter, val());
-        return true;
-      }
-    }
-    return false;
   }
-  // Short options, getopt style.
+  // A long flag (no value allowed) / a long option's value.
+  bool flag(bool* f) {
+    if (has_value) throw UsageError(name + " takes no value");
+    r.next();
+    *f = true;
+    return true;
+  }
+  std::string val() {
+    r.next();
+    return has_value ? value : need(name);
+  }
+  void format(const std::string& v) {
+    o->format = (!sprio && o->has_format) ? o->format + "," + v : v;  // sshare: every -o adds fields
+    o->has_format = true;
+  }
+};
+
+// Long options both commands take.
+bool common_long(ViewArg& v) {
+  Options* o = v.o;
+  if (v.name == "--json") return v.flag(&o->json);
+  if (v.name == "--long") return v.flag(&o->long_format);
+  if (v.name == "--noheader") return v.flag(&o->noheader);
+  if (v.name == "--verbose") return v.flag(&o->verbose);
+  if (v.name == "--helpformat") return v.flag(&o->helpformat);
+  if (v.name == "--format") {
+    v.format(v.val());
+    return true;
+  }
+  if (v.name == "--clusters" || v.name == "--cluster") {
+    o->clusters = v.val();
+    return true;
+  }
+  if (v.name == "--job-file") {
+    o->jobs_file = v.val();
+    return true;
+  }
+  return false;
+}
+
+bool sprio_long(ViewArg& v) {
+  Options* o = v.o;
+  if (v.name == "--norm") return v.flag(&o->normalized);
+  if (v.name == "--weights") return v.flag(&o->weights);
+  if (v.name == "--percent") return v.flag(&o->percent);
+  if (v.name == "--all-states") return v.flag(&o->all_states);
+  if (v.name == "--parsable") return v.flag(&o->parsable);
+  if (v.name == "--jobs") {
+    v.r.next();
+    if (v.has_value) v.jobs(v.value);
+    else v.optional_jobs("--jobs");
+    return true;
+  }
+  std::vector<std::string>* list = v.name == "--user" || v.name == "--users"         ? &o->users
+                                   : v.name == "--account" || v.name == "--accounts" ? &o->accounts_filter
+                                   : v.name == "--partition"                         ? &o->partitions
+                                                                                     : nullptr;
+  if (list) {
+    ViewArg::list_into(list, v.val());
+    return true;
+  }
+  if (v.name == "--sort") {
+    o->sort = v.val();
+    return true;
+  }
+  return false;
+}
+
+bool sshare_long(ViewArg& v) {
+  Options* o = v.o;
+  if (v.name == "--all") return v.flag(&o->all_users);
+  if (v.name == "--Users") return v.flag(&o->users_only);
+  if (v.name == "--partition") return v.flag(&o->share_partitions);
+  if (v.name == "--parsable" || v.name == "--parsable2") {
+    v.flag(&o->parsable);
+    o->parsable_no_ending = v.name == "--parsable2";
+    return true;
+  }
+  if (v.name == "--users") {
+    const std::string u = v.val();
+    if (u == "-1") o->all_users = true;  // Slurm: -u -1 is every user
+    else ViewArg::list_into(&o->users, u);
+    return true;
+  }
+  if (v.name == "--accounts") {
+    ViewArg::list_into(&o->accounts_filter, v.val());
+    return true;
+  }
+  return false;
+}
+
+// Short options, getopt style: grouped flags, a value attached or next.
+bool short_options(ViewArg& v) {
+  Options* o = v.o;
+  const bool sprio = v.sprio;
+  const std::string& a = v.a;
   const std::string flags = sprio ? "hlnwPv" : "ahelmnpPUv";
   const std::string valued = sprio ? "uApoSM" : "AuoM";
-  r.next();
+  v.r.next();
   for (size_t i = 1; i < a.size(); ++i) {
     const char c = a[i];
     if (sprio && c == 'j') {  // optional argument, attached or the next word
       const std::string rest = a.substr(i + 1);
-      if (!rest.empty()) jobs(rest);
-      else optional_jobs("-j");
+      if (!rest.empty()) v.jobs(rest);
+      else v.optional_jobs("-j");
       return true;
     }
     if (valued.find(c) != std::string::npos) {
       const std::string rest = a.substr(i + 1);
-      const std::string v = !rest.empty() ? rest : need(std::string("-") + c);
+      const std::string x = !rest.empty() ? rest : v.need(std::string("-") + c);
       switch (c) {
         case 'u':
-          if (!sprio && v == "-1") o->all_users = true;
-          else list_into(&o->users, v);
+          if (!sprio && x == "-1") o->all_users = true;
+          else ViewArg::list_into(&o->users, x);
           break;
-        case 'A': list_into(&o->accounts_filter, v); break;
-        case 'p': list_into(&o->partitions, v); break;
-        case 'o':
-          o->format = (!sprio && o->has_format) ? o->format + "," + v : v;  // sshare: every -o adds fields
-          o->has_format = true;
-          break;
-        case 'S': o->sort = v; break;
-        case 'M': o->clusters = v; break;
+        case 'A': ViewArg::list_into(&o->accounts_filter, x); break;
+        case 'p': ViewArg::list_into(&o->partitions, x); break;
+        case 'o': v.format(x); break;
+        case 'S': o->sort = x; break;
+        case 'M': o->clusters = x; break;
       }
       return true;
     }
@@ -279,6 +281,23 @@ bool view_option(ArgReader& r, Options* o, bool sprio) {
   return true;
 }
 
+// sprio's and sshare's options, as Slurm's sprio and sshare take them
+// (getopt style: "-u alice", "-ualice", "--user=alice", "--user alice",
+// grouped flags "-lnh").  True when the current argument was one.
+bool view_option(ArgReader& r, Options* o, bool sprio) {
+  ViewArg v{r, o, sprio, r.peek(), {}, {}, false};
+  const std::string& a = v.a;
+  if (a.size() < 2 || a[0] != '-') return false;
+  if (a[1] != '-') return short_options(v);
+  v.name = a;
+  if (size_t eq = a.find('='); eq != std::string::npos) {
+    v.name = a.substr(0, eq);
+    v.value = a.substr(eq + 1);
+    v.has_value = true;
+  }
+  return common_long(v) || (sprio ? sprio_long(v) : sshare_long(v));
+}
+
 // The simulate command's options; true when the current argument was one.
 bool simulate_option(ArgReader& r, Options* o) {
   std::string v;
@@ -288,6 +307,8 @@ bool simulate_option(ArgReader& r, Options* o) {
     o->procs = static_cast<uint32_t>(count_arg("--procs", v, UINT32_MAX));
     if (!o->procs) throw UsageError("--procs: N must be at least 1");
   } else if (r.value_of("--accounts", &v)) o->accounts = v;
+  else if (r.value_of("--map", &v)) o->map = v;
+  else if (r.value_of("--seed", &v)) o->seed = count_arg("--seed", v, UINT64_MAX);
   else if (r.value_of("--plot", &v)) o->plot = v;
   else if (r.value_of("--trace-decisions", &v)) o->trace_decisions = v;
   else if (r.value_of("--backfill", &v)) {
@@ -315,7 +336,8 @@ const char* usage_text() {
          "         [--report passes|pending[=N][,...]] [--no-sshare]\n"
          "  replay --swf FILE --emit-accounts OUT.json   (no --conf needed: accounts for mfprio-acct import)\n"
          "  simulate --swf FILE --conf A.conf [--conf B.conf ...] [--procs N] [--accounts IMPORT.json]\n"
-         "           [--json | --csv] [--plot OUT.svg] [--backfill easy|none] [--trace-decisions FILE]\n"
+         "           [--map FILE|auto] [--seed N] [--json | --csv] [--plot OUT.svg] [--backfill easy|none]\n"
+         "           [--trace-decisions FILE]\n"
          "  explain --job-file FILE JOB_A [JOB_B] [--json] [--now T]\n"
          "  COMMAND --help: that command's options;  --version: the version\n"
          "T: seconds since the epoch, or YYYY-MM-DDTHH:MM:SS (UTC)\n";
@@ -325,7 +347,8 @@ const char* command_usage(Command c) {
   switch (c) {
     case Command::Sprio:
       return "usage: mfprio-host --conf FILE sprio --job-file FILE [options]\n"
-             "The priority factors of the pending jobs in FILE, as Slurm's sprio prints them (priority/multifactor);\n"
+             "The priority factors of the pending jobs in FILE, in the view layout the plugin declares (Slurm's\n"
+             "sprio for slurm-22.05, any family with -o; else one column per term);\n"
              "held jobs and jobs not yet eligible are left out, as sprio leaves them out.\n"
              "  --job-file FILE        the job feed (JSON Lines, host-shim/README.md)\n"
              "  -j, --jobs=LIST        only these job ids\n"
@@ -347,7 +370,9 @@ const char* command_usage(Command c) {
              "  --now T                the time to price at\n";
     case Command::Sshare:
       return "usage: mfprio-host --conf FILE sshare [options]\n"
-             "The share tree, as Slurm's sshare prints it (priority/multifactor).\n"
+             "The share tree, in the view layout the plugin declares (Slurm's sshare for slurm-22.05, any family\n"
+             "with -o or -m; else the family's own columns).\n"
+             "  --job-file FILE        price FILE's queue first (a whole-queue family's share view shows that pass)\n"
              "  -a, --all              every user (default: the calling user, or -u)\n"
              "  -A, --accounts=LIST    only these accounts (and their users)\n"
              "  -u, --users=LIST       these users (-u -1: every user)\n"
@@ -389,14 +414,17 @@ const char* command_usage(Command c) {
              "  --no-sshare            no share table at the end\n";
     case Command::Simulate:
       return "usage: mfprio-host simulate --swf FILE --conf A.conf [--conf B.conf ...] [--procs N]\n"
-             "       [--accounts IMPORT.json] [--json | --csv] [--plot OUT.svg] [--backfill easy|none]\n"
-             "       [--trace-decisions FILE]\n"
+             "       [--accounts IMPORT.json] [--map FILE|auto] [--seed N] [--json | --csv] [--plot OUT.svg]\n"
+             "       [--backfill easy|none] [--trace-decisions FILE]\n"
              "Schedules the trace under each configuration (each on a fresh store) and compares waits,\n"
              "slowdowns and delivered shares per account and user.\n"
              "  --swf FILE             the trace (required)\n"
              "  --conf FILE            a configuration to compare (one or more)\n"
              "  --procs N              the machine's processors (default: the trace's MaxProcs)\n"
              "  --accounts IMPORT.json the accounts loaded into each store (default: the trace's)\n"
+             "  --map FILE             the trace's users, accounts and partitions renamed to the site's\n"
+             "  --map auto             the trace's users spread over the site's accounts by their shares\n"
+             "  --seed N               the seed of that spread (default 1)\n"
              "  --json, --csv          the report as JSON or CSV (default: text)\n"
              "  --plot OUT.svg         also draw shares over time and the wait distribution (SVG)\n"
              "  --backfill easy|none   EASY backfill (default) or none\n"
@@ -520,6 +548,8 @@ Options parse_cli(const std::vector<std::string>& args) {
     if (o.swf.empty()) throw UsageError("simulate needs --swf FILE");
     if (!o.conf.empty()) o.confs.insert(o.confs.begin(), o.conf);
     if (o.confs.empty()) throw UsageError("simulate needs at least one --conf FILE");
+    if (!o.map.empty() && o.accounts.empty())
+      throw UsageError("simulate --map needs --accounts IMPORT.json (the site's accounts, named as the map names them)");
     if (o.json && o.csv) throw UsageError("--json and --csv exclude each other");
     o.conf = o.confs.front();
   }

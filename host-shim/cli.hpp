@@ -62,6 +62,8 @@ struct Options {
   std::vector<std::string> confs;  // --conf A --conf B ... (the global --conf first)
   uint32_t procs = 0;              // --procs N (0: the trace header's MaxProcs)
   std::string accounts;            // --accounts IMPORT.json
+  std::string map;                 // simulate --map FILE|auto
+  uint64_t seed = 1;               // simulate --seed N (--map auto)
   bool csv = false;                // --csv (--json is `json`)
   std::string plot;                // --plot OUT.svg
   bool backfill_none = false;      // --backfill none (default easy)

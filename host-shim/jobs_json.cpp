@@ -295,7 +295,7 @@ constexpr const char* kJobFields[] = {
     "eligible", "start", "nodes", "cpus", "mem", "gres", "tres", "time_limit", "nice", "nice_admin",
     "site_factor", "prev_priority", "dependent", "deadline", "bypass_count", "start_count", "user_priority",
     "user_priority_admin", "urgency", "soft_violation", "blocked", "attrs", "posix_priority", "slots",
-    "department", "job_share", "override_tickets", "pe", "urgency_slots", "requests"};
+    "department", "job_share", "override_tickets", "pe", "urgency_slots", "pe_slots", "requests"};
 
 void check_field_names(const json_t* o, const LineParser& p) {
   const char* key;
@@ -408,8 +408,9 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
 
   // Grid Engine's own names (priority/gridengine): posix_priority is the user
   // priority, slots the CPU count; department, job_share, override_tickets,
-  // pe ("mpi 4-8") and urgency_slots are attributes of those names; requests
-  // {"mem_free": "4G", "matlab": true} become attributes "requests.<complex>".
+  // pe ("mpi 4-8"), urgency_slots and pe_slots are attributes of those names
+  // (given also inside attrs: an error); requests {"mem_free": "4G",
+  // "matlab": true} become attributes "requests.<complex>".
   if ((v = get("posix_priority"))) {
     const auto pp = static_cast<int32_t>(p.integer("posix_priority", v, -1023, 1024));
     if (get("user_priority") && pp != j.user_priority)
@@ -423,7 +424,7 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
   }
   {
     std::unique_ptr<json_t, decltype(&json_decref)> extra(json_object(), json_decref);
-    for (const char* key : {"department", "job_share", "override_tickets", "pe", "urgency_slots"})
+    for (const char* key : {"department", "job_share", "override_tickets", "pe", "urgency_slots", "pe_slots"})
       if ((v = get(key)) && !json_is_null(v)) json_object_set(extra.get(), key, const_cast<json_t*>(v));
     if ((v = get("requests")) && !json_is_null(v)) {
       if (!json_is_object(v)) p.fail_field("requests", std::string("expected an object of complex: value, got ") +
@@ -434,6 +435,15 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
         if (!*key) p.fail_field("requests", "empty complex name");
         json_object_set(extra.get(), (std::string("requests.") + key).c_str(), const_cast<json_t*>(val));
       }
+    }
+    const char* key;
+    const json_t* val;
+    json_object_foreach(extra.get(), key, val) {
+      (void)val;
+      for (const auto& attr : j.attrs)
+        if (attr.first == key)
+          p.fail(std::string("field '") + (std::strncmp(key, "requests.", 9) == 0 ? "requests" : key) +
+                 "' and attrs '" + key + "' both given (one place, please)");
     }
     if (json_object_size(extra.get())) p.attrs(extra.get(), &j);
   }

@@ -172,6 +172,15 @@ Plugin::PluginShareTable Plugin::share_table() const {
   return t;
 }
 
+std::string Plugin::info_json() const {
+  if (!ops_.plugin_info_json) return std::string();
+  char* raw = nullptr;
+  const int rc = ops_.plugin_info_json(&raw);
+  PluginString text = adopt(raw);
+  check(rc, "plugin_info_json");
+  return text ? std::string(text.get()) : std::string();
+}
+
 void Plugin::init(const Conf& conf, const ClusterTotals& cluster, const LogSink* sink, const Clock* clock) {
   kv_.clear();
   kv_.reserve(conf.pairs().size());

@@ -95,6 +95,10 @@ class Plugin {
   using PluginShareTable = std::unique_ptr<mfprio_share_table_t, ShareTableDeleter>;
   PluginShareTable share_table() const;
 
+  // plugin_info_json's text ("" when the plugin has no plugin_info_json);
+  // a failed call throws PluginError (check()).
+  std::string info_json() const;
+
  private:
   Plugin() = default;
   struct DlCloser {

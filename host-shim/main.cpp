@@ -42,6 +42,7 @@
 #include "simulate_cmd.hpp"
 #include "swf.hpp"
 #include "views.hpp"
+#include "layout.hpp"
 #include "stable_order.hpp"
 
 #include <timestr.hpp>
@@ -131,20 +132,34 @@ bool sprio_lists(const JobSpec& s, int64_t now) {
   return s.eligible <= now;
 }
 
-// weight_tres: slurm.conf's PriorityWeightTRES as written ("" when absent);
-// Slurm's sprio prints the controller's string in the Weights row unchanged.
-int cmd_sprio(const Options& o, Plugin& plugin, int64_t now, const std::string& weight_tres) {
-  int failures = 0;
-  JobFile jf;
-  if (!o.jobs_file.empty()) jf = load_jobs(o.jobs_file, &failures);
-  std::vector<JobRecord> records = expand_records(jf.jobs);
-  const mfprio_ops_t& ops = plugin.ops();
 
-  // Which records to show.  By default only what Slurm's sprio lists:
-  // pending, eligible by now, not held (sprio_lists).
-  // Running records are given to prioritize() as the running jobs.
+// What sprio works on: the job file's records, which of them are shown
+// (`order`, in submission order), which resolved and priced.
+struct SprioQueue {
+  JobFile jf;
+  std::vector<JobRecord> records;
   std::vector<size_t> order;
-  std::vector<bool> shown_rec(records.size(), false);
+  std::vector<bool> shown, ok;
+  std::vector<uint32_t> queue_prio;  // prioritize's answer per record
+  std::vector<int> queue_status;
+  int failures = 0;
+
+  // The plugin sees jobs in submission order (ties: job id), as a controller
+  // creates them: priority/basic's FIFO numbering depends on it.
+  bool by_submit(size_t a, size_t b) const {
+    const JobSpec &x = *records[a].spec, &y = *records[b].spec;
+    return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
+  }
+};
+
+// Which records to show.  By default only what Slurm's sprio lists:
+// pending, eligible by now, not held (sprio_lists); then -u -A -j -p.
+void select_records(const Options& o, int64_t now, SprioQueue* q) {
+  if (!o.jobs_file.empty()) q->jf = load_jobs(o.jobs_file, &q->failures);
+  q->records = expand_records(q->jf.jobs);
+  const std::vector<JobRecord>& records = q->records;
+  q->shown.assign(records.size(), false);
+  q->ok.assign(records.size(), false);
   for (size_t i = 0; i < records.size(); ++i) {
     const JobSpec& s = *records[i].spec;
     if (!o.all_states && !sprio_lists(s, now)) continue;
@@ -153,222 +168,203 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now, const std::string& 
     if (!o.job_ids.empty() && std::find(o.job_ids.begin(), o.job_ids.end(), s.id) == o.job_ids.end()) continue;
     if (!o.partitions.empty() && *records[i].partition && !user_selected(o.partitions, records[i].partition))
       continue;
-    order.push_back(i);
-    shown_rec[i] = true;
+    q->order.push_back(i);
+    q->shown[i] = true;
   }
-  // The plugin sees jobs in submission order (ties: job id), as a controller
-  // creates them: priority/basic's FIFO numbering depends on it.  Rows are
-  // printed in job id order, a job's partitions in the order given.
-  auto by_submit = [&](size_t a, size_t b) {
-    const JobSpec &x = *records[a].spec, &y = *records[b].spec;
-    return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
-  };
-  mfprio::stable_order(order.begin(), order.end(), by_submit);
+  mfprio::stable_order(q->order.begin(), q->order.end(), [&](size_t a, size_t b) { return q->by_submit(a, b); });
+}
 
-  // Resolve each shown record once; a record that does not resolve is reported and left out.
-  std::vector<bool> ok(records.size(), false);
-  for (size_t i : order) {
-    JobRecord& r = records[i];
+// Resolves each shown record once; one that does not resolve is reported and left out.
+void resolve_shown(Plugin& plugin, SprioQueue* q) {
+  for (size_t i : q->order) {
+    JobRecord& r = q->records[i];
     const int rc = resolve(plugin, &r.job);
     if (rc != MFPRIO_OK) {
       error_line(record_error(r, plugin, rc));
-      ++failures;
+      ++q->failures;
       continue;
     }
-    ok[i] = true;
+    q->ok[i] = true;
   }
+}
 
-  // A whole-queue family prices the queue first: every pending or held
-  // record (also those -u hides; only shown records are resolved, the others
-  // keep a zero handle and are looked up by name) with the running records.
-  // Its per-record failures are reported below by the per-job calls.
-  std::vector<uint32_t> queue_prio(records.size(), 0);
-  std::vector<int> queue_status(records.size(), MFPRIO_ESTATE);
-  if (ops.prioritize) {
-    std::vector<size_t> pend_idx;
-    std::vector<mfprio_job_t> pend, run;
-    std::vector<size_t> all(records.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    mfprio::stable_order(all.begin(), all.end(), by_submit);
-    for (size_t i : all) {
-      const uint32_t st = records[i].spec->state;
-      if (shown_rec[i] && !ok[i]) continue;
-      if (st == MFPRIO_JOB_RUNNING) {
-        run.push_back(records[i].job);
-      } else if (st == MFPRIO_JOB_PENDING || st == MFPRIO_JOB_HELD) {
-        pend_idx.push_back(i);
-        pend.push_back(records[i].job);
-      }
-    }
-    std::vector<uint32_t> prios(pend.size(), 0);
-    std::vector<int> statuses(pend.size(), MFPRIO_OK);
-    const int rc = ops.prioritize(pend.empty() ? nullptr : pend.data(), pend.size(), run.empty() ? nullptr : run.data(),
-                                  run.size(), now, prios.data(), statuses.data());
-    bool per_record = false;
-    for (size_t k = 0; k < pend.size(); ++k) {
-      queue_prio[pend_idx[k]] = prios[k];
-      queue_status[pend_idx[k]] = statuses[k];
-      per_record = per_record || statuses[k] != MFPRIO_OK;
-    }
-    if (rc != MFPRIO_OK && !per_record) {  // the call itself failed (a running record, the state)
-      error_line("prioritize: " + plugin.last_error() + " (" + status_name(rc) + ")");
-      ++failures;
+// A whole-queue family prices the queue first: every pending or held
+// record (also those -u hides; only shown records are resolved, the others
+// keep a zero handle and are looked up by name) with the running records.
+// Its per-record failures are reported later by the per-job calls.
+void price_queue(Plugin& plugin, int64_t now, SprioQueue* q) {
+  const mfprio_ops_t& ops = plugin.ops();
+  q->queue_prio.assign(q->records.size(), 0);
+  q->queue_status.assign(q->records.size(), MFPRIO_ESTATE);
+  if (!ops.prioritize) return;
+  std::vector<size_t> pend_idx;
+  std::vector<mfprio_job_t> pend, run;
+  std::vector<size_t> all(q->records.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  mfprio::stable_order(all.begin(), all.end(), [&](size_t a, size_t b) { return q->by_submit(a, b); });
+  for (size_t i : all) {
+    const uint32_t st = q->records[i].spec->state;
+    if (q->shown[i] && !q->ok[i]) continue;
+    if (st == MFPRIO_JOB_RUNNING) {
+      run.push_back(q->records[i].job);
+    } else if (st == MFPRIO_JOB_PENDING || st == MFPRIO_JOB_HELD) {
+      pend_idx.push_back(i);
+      pend.push_back(q->records[i].job);
     }
   }
+  std::vector<uint32_t> prios(pend.size(), 0);
+  std::vector<int> statuses(pend.size(), MFPRIO_OK);
+  const int rc = ops.prioritize(pend.empty() ? nullptr : pend.data(), pend.size(), run.empty() ? nullptr : run.data(),
+                                run.size(), now, prios.data(), statuses.data());
+  bool per_record = false;
+  for (size_t k = 0; k < pend.size(); ++k) {
+    q->queue_prio[pend_idx[k]] = prios[k];
+    q->queue_status[pend_idx[k]] = statuses[k];
+    per_record = per_record || statuses[k] != MFPRIO_OK;
+  }
+  if (rc != MFPRIO_OK && !per_record) {  // the call itself failed (a running record, the state)
+    error_line("prioritize: " + plugin.last_error() + " (" + status_name(rc) + ")");
+    ++q->failures;
+  }
+}
 
-  // Priorities without a breakdown (no job_factors): prioritize's, else
-  // set_priority_batch / set_priority over the shown records.
-  const bool breakdown = o.json ? ops.job_factors_json != nullptr : ops.job_factors != nullptr;
-  std::vector<uint32_t> plain_prio(records.size(), 0);
-  std::vector<int> plain_status(records.size(), MFPRIO_OK);
+// Priorities without a breakdown (no job_factors): prioritize's, else
+// set_priority_batch / set_priority over the shown records.
+void plain_priorities(const Options& o, Plugin& plugin, int64_t now, const SprioQueue& q, std::vector<uint32_t>* prio,
+                      std::vector<int>* status) {
+  const mfprio_ops_t& ops = plugin.ops();
+  prio->assign(q.records.size(), 0);
+  status->assign(q.records.size(), MFPRIO_OK);
+  std::vector<size_t> idx;
+  std::vector<mfprio_job_t> jobs;
+  for (size_t i : q.order)
+    if (q.ok[i] && !(ops.prioritize && q.queue_status[i] == MFPRIO_OK)) {
+      idx.push_back(i);
+      jobs.push_back(q.records[i].job);
+    }
+  std::vector<uint32_t> prios;
+  std::vector<int> statuses;
+  price(plugin, jobs, now, &prios, &statuses);
+  for (size_t k = 0; k < idx.size(); ++k) {
+    (*prio)[idx[k]] = prios[k];
+    (*status)[idx[k]] = statuses[k];
+  }
+  for (size_t i : q.order)
+    if (q.ok[i] && ops.prioritize && q.queue_status[i] == MFPRIO_OK) (*prio)[i] = q.queue_prio[i];
+  note_missing(plugin, o.json ? "job_factors_json: sprio --json shows each record's priority only"
+                              : "job_factors: sprio shows JOBID PARTITION PRIORITY only");
+}
+
+// job_factors_json of one record, completed with its identity; false (reported) on failure.
+bool factors_json(Plugin& plugin, JobRecord& r, int64_t now, JsonPtr* out) {
+  char* raw = nullptr;
+  const int rc = plugin.ops().job_factors_json(&r.job, now, &raw);
+  Plugin::PluginString text = plugin.adopt(raw);
+  if (rc != MFPRIO_OK) {
+    error_line(record_error(r, plugin, rc));
+    return false;
+  }
+  json_error_t err;
+  JsonPtr obj(text ? json_loads(text.get(), 0, &err) : nullptr);
+  if (!obj) {
+    error_line(record_name(r) + ": plugin returned invalid JSON from job_factors_json");
+    return false;
+  }
+  if (json_is_object(obj.get())) {  // make each element self-describing
+    auto add = [&](const char* k, json_t* v) {
+      if (!json_object_get(obj.get(), k)) json_object_set_new(obj.get(), k, v);
+      else json_decref(v);
+    };
+    add("job_id", json_integer(static_cast<json_int_t>(r.spec->id)));
+    add("partition", json_string(r.partition));
+    add("user", json_string(r.spec->user.c_str()));
+    add("account", json_string(r.spec->account.c_str()));
+    add("qos", json_string(r.spec->qos.c_str()));
+  }
+  *out = std::move(obj);
+  return true;
+}
+
+// One shown record's row (text) or object (--json); false when it failed (reported).
+bool sprio_entry(const Options& o, Plugin& plugin, int64_t now, bool breakdown, JobRecord& r, uint32_t plain_prio,
+                 int plain_status, SprioRow* row, JsonPtr* obj) {
+  const mfprio_ops_t& ops = plugin.ops();
   if (!breakdown) {
-    std::vector<size_t> idx;
-    std::vector<mfprio_job_t> jobs;
-    for (size_t i : order)
-      if (ok[i] && !(ops.prioritize && queue_status[i] == MFPRIO_OK)) {
-        idx.push_back(i);
-        jobs.push_back(records[i].job);
-      }
-    std::vector<uint32_t> prios;
-    std::vector<int> statuses;
-    price(plugin, jobs, now, &prios, &statuses);
-    for (size_t k = 0; k < idx.size(); ++k) {
-      plain_prio[idx[k]] = prios[k];
-      plain_status[idx[k]] = statuses[k];
-    }
-    for (size_t i : order)
-      if (ok[i] && ops.prioritize && queue_status[i] == MFPRIO_OK) plain_prio[i] = queue_prio[i];
-    note_missing(plugin, o.json ? "job_factors_json: sprio --json shows each record's priority only"
-                                  : "job_factors: sprio shows JOBID PARTITION PRIORITY only");
-  }
-
-  std::vector<SprioRow> rows(records.size());
-  std::vector<JsonPtr> objects(records.size());
-  for (size_t i : order) {
-    if (!ok[i]) continue;
-    JobRecord& r = records[i];
-    ok[i] = false;
-    if (!breakdown) {
-      if (plain_status[i] != MFPRIO_OK) {
-        // A batch names only its first failure: ask for this record alone to get its message.
-        uint32_t unused = 0;
-        const int rc = ops.set_priority(&r.job, now, &unused);
-        error_line(record_error(r, plugin, rc != MFPRIO_OK ? rc : plain_status[i]));
-        ++failures;
-        continue;
-      }
-      if (o.json) {
-        JsonPtr obj(json_object());
-        json_object_set_new(obj.get(), "job_id", json_integer(static_cast<json_int_t>(r.spec->id)));
-        json_object_set_new(obj.get(), "partition", json_string(r.partition));
-        json_object_set_new(obj.get(), "user", json_string(r.spec->user.c_str()));
-        json_object_set_new(obj.get(), "account", json_string(r.spec->account.c_str()));
-        json_object_set_new(obj.get(), "qos", json_string(r.spec->qos.c_str()));
-        json_object_set_new(obj.get(), "priority", json_integer(plain_prio[i]));
-        objects[i] = std::move(obj);
-      } else {
-        SprioRow& row = rows[i];
-        row.job_id = r.spec->id;
-        row.partition = r.partition;
-        row.user = r.spec->user;
-        row.account = r.spec->account;
-        row.f.priority = plain_prio[i];
-      }
-      ok[i] = true;
-      continue;
+    if (plain_status != MFPRIO_OK) {
+      // A batch names only its first failure: ask for this record alone to get its message.
+      uint32_t unused = 0;
+      const int rc = ops.set_priority(&r.job, now, &unused);
+      error_line(record_error(r, plugin, rc != MFPRIO_OK ? rc : plain_status));
+      return false;
     }
     if (o.json) {
-      char* raw = nullptr;
-      const int rc = ops.job_factors_json(&r.job, now, &raw);
-      Plugin::PluginString text = plugin.adopt(raw);
-      if (rc != MFPRIO_OK) {
-        error_line(record_error(r, plugin, rc));
-        ++failures;
-        continue;
-      }
-      json_error_t err;
-      JsonPtr obj(text ? json_loads(text.get(), 0, &err) : nullptr);
-      if (!obj) {
-        error_line(record_name(r) + ": plugin returned invalid JSON from job_factors_json");
-        ++failures;
-        continue;
-      }
-      if (json_is_object(obj.get())) {  // make each element self-describing
-        auto add = [&](const char* k, json_t* v) {
-          if (!json_object_get(obj.get(), k)) json_object_set_new(obj.get(), k, v);
-          else json_decref(v);
-        };
-        add("job_id", json_integer(static_cast<json_int_t>(r.spec->id)));
-        add("partition", json_string(r.partition));
-        add("user", json_string(r.spec->user.c_str()));
-        add("account", json_string(r.spec->account.c_str()));
-        add("qos", json_string(r.spec->qos.c_str()));
-      }
-      objects[i] = std::move(obj);
-      ok[i] = true;
-      continue;
+      obj->reset(json_object());
+      json_object_set_new(obj->get(), "job_id", json_integer(static_cast<json_int_t>(r.spec->id)));
+      json_object_set_new(obj->get(), "partition", json_string(r.partition));
+      json_object_set_new(obj->get(), "user", json_string(r.spec->user.c_str()));
+      json_object_set_new(obj->get(), "account", json_string(r.spec->account.c_str()));
+      json_object_set_new(obj->get(), "qos", json_string(r.spec->qos.c_str()));
+      json_object_set_new(obj->get(), "priority", json_integer(plain_prio));
+    } else {
+      row->job_id = r.spec->id;
+      row->partition = r.partition;
+      row->user = r.spec->user;
+      row->account = r.spec->account;
+      row->f.priority = plain_prio;
     }
-    SprioRow& row = rows[i];
-    row.f.struct_size = sizeof(mfprio_factors_t);
-    const int rc = ops.job_factors(&r.job, now, &row.f);
-    if (rc != MFPRIO_OK) {
-      error_line(record_error(r, plugin, rc));
-      ++failures;
-      continue;
+    return true;
+  }
+  if (o.json) return factors_json(plugin, r, now, obj);
+  row->f.struct_size = sizeof(mfprio_factors_t);
+  const int rc = ops.job_factors(&r.job, now, &row->f);
+  if (rc != MFPRIO_OK) {
+    error_line(record_error(r, plugin, rc));
+    return false;
+  }
+  row->job_id = r.spec->id;
+  row->partition = resolved(r.partition, row->f.partition_name);
+  row->user = r.spec->user;
+  row->account = resolved(r.spec->account, row->f.account_name);
+  return true;
+}
+
+// A clamped priority is not the sum of its columns: say so, once.
+void note_clamps(const std::vector<SprioRow>& shown) {
+  size_t high = 0, low = 0;
+  uint32_t high_at = 0, low_at = 0;
+  for (const SprioRow& row : shown) {
+    if (row.f.clamped == MFPRIO_CLAMP_HIGH) ++high, high_at = row.f.priority;
+    if (row.f.clamped == MFPRIO_CLAMP_LOW) ++low, low_at = row.f.priority;
+  }
+  std::cout.flush();
+  if (high)
+    std::fprintf(stderr, "%s: sprio: %zu priorit%s clamped to %u (the terms sum past the family's maximum)\n", kProg,
+                 high, high == 1 ? "y" : "ies", high_at);
+  if (low)
+    std::fprintf(stderr, "%s: sprio: %zu priorit%s raised to %u (the terms sum below the family's minimum)\n", kProg,
+                 low, low == 1 ? "y" : "ies", low_at);
+}
+
+// The text view: the layout the plugin names (plugin_info_json "view"), the
+// format layout for -o, else the generic one.
+void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> shown) {
+  const ViewInfo view = parse_view_info(plugin.info_json());
+  const Layout* layout = o.has_format ? &format_layout() : find_layout(view.layout);
+  if (o.weights && !view.weights.known)
+    error_line("warning: plugin_info_json has no weights; the Weights row is empty");
+  if (!o.sort.empty()) {
+    try {
+      format_layout().sort(&shown, o.sort, view);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
     }
-    row.job_id = r.spec->id;
-    row.partition = resolved(r.partition, row.f.partition_name);
-    row.user = r.spec->user;
-    row.account = resolved(r.spec->account, row.f.account_name);
-    ok[i] = true;
   }
-
-  mfprio::stable_order(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return records[a].spec->id < records[b].spec->id; });
-  std::vector<SprioRow> shown;
-  JsonPtr array(json_array());
-  for (size_t i : order) {
-    if (!ok[i]) continue;
-    if (o.json) json_array_append_new(array.get(), objects[i].release());
-    else shown.push_back(std::move(rows[i]));
-  }
-
-  // A partition filter on records that named none: the partition the plugin resolved.
-  if (!o.partitions.empty() && !o.json)
-    shown.erase(std::remove_if(shown.begin(), shown.end(),
-                               [&](const SprioRow& r) { return !user_selected(o.partitions, r.partition); }),
-                shown.end());
-  // Slurm's layout for priority/multifactor and for -o; --percent (Maui's
-  // diagnose -p row) keeps the generic layout, which has that row.
-  const bool slurm_layout = (plugin.type() == "priority/multifactor" && !o.percent) || o.has_format;
-  if (o.json) {
-    std::cout << json_dump_string(array.get(), JSON_INDENT(2)) << "\n";
-  } else {
-    // plugin_info_json: the weights (-w, Slurm's default columns) and, when no row names the terms, the layout.
+  std::string text;
+  if (!layout || !layout->sprio(shown, o, view, &text)) {
+    // When no row names the terms, the layout comes from plugin_info_json.
     std::vector<TermColumn> columns = term_columns(shown);
-    Weights w;
-    const bool want_layout = columns.empty() && shown.empty() && ops.job_factors;
-    if (o.weights || want_layout || slurm_layout) {
-      std::string info;
-      if (ops.plugin_info_json) {
-        char* raw = nullptr;
-        const int rc = ops.plugin_info_json(&raw);
-        Plugin::PluginString text = plugin.adopt(raw);
-        plugin.check(rc, "plugin_info_json");
-        info = text ? text.get() : "";
-      }
-      if (want_layout) columns = term_columns_from_info(info);
-      w = parse_weights(info);
-      if (slurm_layout && !weight_tres.empty() && w.cells.count("tres")) w.cells["tres"] = weight_tres;
-      if (o.weights && !w.known) error_line("warning: plugin_info_json has no weights; the Weights row is empty");
-    }
-    if (!o.sort.empty()) {
-      try {
-        sort_sprio_rows(&shown, o.sort, w);
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-      }
-    }
+    if (columns.empty() && shown.empty() && plugin.ops().job_factors)
+      columns = term_columns_from_info(plugin.info_json());
     SprioOptions so;
     so.long_format = o.long_format;
     so.normalized = o.normalized;
@@ -376,38 +372,53 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now, const std::string& 
     so.percent = o.percent;
     so.parsable = o.parsable;
     so.header = !o.noheader;
-    if (slurm_layout) {
-      SprioFormat fmt;
-      try {
-        fmt = parse_sprio_format(o.has_format ? o.format
-                                              : default_sprio_format(o.long_format, o.normalized, !o.users.empty(), w));
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("sprio -o: ") + e.what());
-      }
-      if (!o.job_ids.empty() && shown.empty() && !o.weights)
-        std::cout << "Unable to find jobs matching user/id(s) specified\n";  // Slurm's words
-      else
-        std::cout << format_sprio_slurm(shown, fmt, so, w);
-    } else {
-      std::cout << format_sprio(shown, columns, so, w);
-    }
-    // A clamped priority is not the sum of its columns: say so, once.
-    size_t high = 0, low = 0;
-    uint32_t high_at = 0, low_at = 0;
-    for (const SprioRow& row : shown) {
-      if (row.f.clamped == MFPRIO_CLAMP_HIGH) ++high, high_at = row.f.priority;
-      if (row.f.clamped == MFPRIO_CLAMP_LOW) ++low, low_at = row.f.priority;
-    }
-    std::cout.flush();
-    if (high)
-      std::fprintf(stderr, "%s: sprio: %zu priorit%s clamped to %u (the terms sum past the family's maximum)\n",
-                   kProg, high, high == 1 ? "y" : "ies", high_at);
-    if (low)
-      std::fprintf(stderr, "%s: sprio: %zu priorit%s raised to %u (the terms sum below the family's minimum)\n",
-                   kProg, low, low == 1 ? "y" : "ies", low_at);
+    text = format_sprio(shown, columns, so, view.weights);
+  }
+  std::cout << text;
+  note_clamps(shown);
+}
+
+int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
+  SprioQueue q;
+  select_records(o, now, &q);
+  resolve_shown(plugin, &q);
+  price_queue(plugin, now, &q);
+  const mfprio_ops_t& ops = plugin.ops();
+  const bool breakdown = o.json ? ops.job_factors_json != nullptr : ops.job_factors != nullptr;
+  std::vector<uint32_t> plain_prio;
+  std::vector<int> plain_status;
+  if (!breakdown) plain_priorities(o, plugin, now, q, &plain_prio, &plain_status);
+
+  std::vector<SprioRow> rows(q.records.size());
+  std::vector<JsonPtr> objects(q.records.size());
+  for (size_t i : q.order) {
+    if (!q.ok[i]) continue;
+    q.ok[i] = sprio_entry(o, plugin, now, breakdown, q.records[i], breakdown ? 0 : plain_prio[i],
+                          breakdown ? MFPRIO_OK : plain_status[i], &rows[i], &objects[i]);
+    if (!q.ok[i]) ++q.failures;
+  }
+  // Rows are printed in job id order, a job's partitions in the order given.
+  mfprio::stable_order(q.order.begin(), q.order.end(),
+                       [&](size_t a, size_t b) { return q.records[a].spec->id < q.records[b].spec->id; });
+  std::vector<SprioRow> shown;
+  JsonPtr array(json_array());
+  for (size_t i : q.order) {
+    if (!q.ok[i]) continue;
+    if (o.json) json_array_append_new(array.get(), objects[i].release());
+    else shown.push_back(std::move(rows[i]));
+  }
+  if (o.json) {
+    std::cout << json_dump_string(array.get(), JSON_INDENT(2)) << "\n";
+  } else {
+    // A partition filter on records that named none: the partition the plugin resolved.
+    if (!o.partitions.empty())
+      shown.erase(std::remove_if(shown.begin(), shown.end(),
+                                 [&](const SprioRow& r) { return !user_selected(o.partitions, r.partition); }),
+                  shown.end());
+    print_sprio_text(o, plugin, std::move(shown));
   }
   std::cout.flush();
-  return failures ? 1 : 0;
+  return q.failures ? 1 : 0;
 }
 
 std::string current_user() {
@@ -490,23 +501,50 @@ void filter_share_json(json_t* doc, const std::function<bool(const std::string&,
 
 // A string key of plugin_info_json ("" when absent or not a string).
 std::string info_string(Plugin& plugin, const char* key) {
-  const mfprio_ops_t& ops = plugin.ops();
-  if (!ops.plugin_info_json) return std::string();
-  char* raw = nullptr;
-  const int rc = ops.plugin_info_json(&raw);
-  Plugin::PluginString text = plugin.adopt(raw);
-  plugin.check(rc, "plugin_info_json");
-  if (!text) return std::string();
-  JsonPtr root(json_loads(text.get(), 0, nullptr));
+  const std::string info = plugin.info_json();
+  JsonPtr root(info.empty() ? nullptr : json_loads(info.c_str(), 0, nullptr));
   const json_t* v = root ? json_object_get(root.get(), key) : nullptr;
   return json_is_string(v) ? std::string(json_string_value(v)) : std::string();
 }
 
-int cmd_sshare(const Options& o, Plugin& plugin) {
+// sshare --job-file: a family that prices the whole queue at once shows its
+// last pass in its share view (Grid Engine's targets and tickets), so the
+// file's queue is priced first (its pending and held records with its
+// running ones), as sprio prices it.  False (reported) when a record is bad.
+bool share_view_pass(const Options& o, Plugin& plugin, int64_t now) {
+  SprioQueue q;
+  q.jf = load_jobs(o.jobs_file, &q.failures);
+  q.records = expand_records(q.jf.jobs);
+  q.shown.assign(q.records.size(), true);
+  q.ok.assign(q.records.size(), false);
+  for (size_t i = 0; i < q.records.size(); ++i) q.order.push_back(i);
+  mfprio::stable_order(q.order.begin(), q.order.end(), [&](size_t a, size_t b) { return q.by_submit(a, b); });
+  resolve_shown(plugin, &q);
+  if (q.failures) return false;
+  if (!plugin.ops().prioritize) {
+    note_missing(plugin, "prioritize: its share view does not depend on a pricing pass (--job-file not needed)");
+    return true;
+  }
+  price_queue(plugin, now, &q);
+  for (size_t i : q.order) {
+    const uint32_t st = q.records[i].spec->state;
+    if ((st == MFPRIO_JOB_PENDING || st == MFPRIO_JOB_HELD) && q.queue_status[i] != MFPRIO_OK) {
+      error_line(record_error(q.records[i], plugin, q.queue_status[i], "prioritize: "));
+      ++q.failures;
+    }
+  }
+  return q.failures == 0;
+}
+
+int cmd_sshare(const Options& o, Plugin& plugin, int64_t now) {
   const mfprio_ops_t& ops = plugin.ops();
   if (!ops.share_table && !(o.json && ops.share_table_json))
     throw PluginError("sshare: " + plugin.type() + " has no share view (the plugin provides no share_table)",
                       MFPRIO_ENOENT);
+  if (!o.jobs_file.empty() && !share_view_pass(o, plugin, now)) {
+    error_line("sshare: fix the job file first (nothing was shown)");
+    return 1;
+  }
   // Without -a: account rows plus the given users (-u) or the calling user.
   std::vector<std::string> users = o.users;
   if (users.empty() && !o.all_users) users.push_back(current_user());
@@ -534,8 +572,10 @@ int cmd_sshare(const Options& o, Plugin& plugin) {
     return 0;
   }
 
-  if (plugin.type() == "priority/multifactor" || o.has_format || o.share_partitions) {
-    // Printed straight from the plugin's table (no copy of it, no string per cell).
+  // The layout the plugin names (or, for -o / -m, the format layout),
+  // printed straight from the plugin's table (no copy of it, no string per cell).
+  const ViewInfo view = parse_view_info(plugin.info_json());
+  if (const Layout* layout = o.has_format || o.share_partitions ? &format_layout() : find_layout(view.layout)) {
     const Plugin::PluginShareTable table = plugin.share_table();
     const mfprio_share_table_t* raw = table.get();
     if (!raw) throw PluginError("share_table: the plugin returned no table", MFPRIO_EINTERNAL);
@@ -552,27 +592,10 @@ int cmd_sshare(const Options& o, Plugin& plugin) {
         if (!is_user && o.users_only) return false;
         return o.accounts_filter.empty() || user_selected(o.accounts_filter, r.account ? r.account : "");
       };
-    // Slurm's sshare: its default fields (LevelFS only under Fair Tree) or -o's.
-    bool fair_tree = true;
-    if (ops.plugin_info_json) {
-      char* raw = nullptr;
-      const int rc = ops.plugin_info_json(&raw);
-      Plugin::PluginString text = plugin.adopt(raw);
-      plugin.check(rc, "plugin_info_json");
-      JsonPtr info(text ? json_loads(text.get(), 0, nullptr) : nullptr);
-      const json_t* algo = info ? json_object_get(info.get(), "fairshare_algorithm") : nullptr;
-      if (json_is_string(algo)) fair_tree = std::string(json_string_value(algo)) == "fair_tree";
-    }
-    const std::vector<ShareField> fields = parse_sshare_format(
-        o.has_format ? o.format : default_sshare_format(o.long_format, o.share_partitions, fair_tree));
-    SshareSlurmOptions so;
-    so.parsable = o.parsable;
-    so.no_ending = o.parsable_no_ending;
-    so.header = !o.noheader;
     std::cout.flush();
-    write_sshare_slurm(*raw, fields, so, keep, stdout);
+    const bool done = layout->sshare(*raw, o, view, keep, stdout);
     std::fflush(stdout);
-    return 0;
+    if (done) return 0;
   }
   ShareTable table = fetch_share_table(plugin);
   auto account_kept = [&](const ShareRow& r) {
@@ -723,14 +746,25 @@ int cmd_info(Plugin& plugin) {
     note_missing(plugin, "plugin_info_json: info shows its identity only");
     return 0;
   }
-  char* raw = nullptr;
-  const int rc = plugin.ops().plugin_info_json(&raw);
-  Plugin::PluginString text = plugin.adopt(raw);
-  plugin.check(rc, "plugin_info_json");
-  JsonPtr doc(text ? json_loads(text.get(), 0, nullptr) : nullptr);
+  const std::string text = plugin.info_json();
+  JsonPtr doc(json_loads(text.c_str(), 0, nullptr));
   if (doc) std::cout << json_dump_string(doc.get(), JSON_INDENT(2)) << "\n";
-  else std::cout << (text ? text.get() : "") << "\n";
+  else std::cout << text << "\n";
   return 0;
+}
+
+// plugin_info_json's "no_decay_conf" object as conf pairs (none when absent).
+std::vector<ConfPair> no_decay_pairs(const std::string& info) {
+  std::vector<ConfPair> out;
+  JsonPtr root(json_loads(info.c_str(), 0, nullptr));
+  const json_t* obj = root && json_is_object(root.get()) ? json_object_get(root.get(), "no_decay_conf") : nullptr;
+  if (!json_is_object(obj)) return out;
+  const char* k;
+  json_t* v;
+  json_object_foreach(const_cast<json_t*>(obj), k, v) {
+    if (json_is_string(v)) out.push_back(ConfPair{k, json_string_value(v), "<replay --no-decay>", 0});
+  }
+  return out;
 }
 
 // replay: the whole trace is read and checked before anything is loaded.
@@ -747,8 +781,6 @@ int cmd_replay(const Options& o) {
     return 0;
   }
   Conf conf = Conf::load(o.conf);
-  if (o.no_decay)  // overrides the conf's: usage is then the plain sum of charges
-    conf.add(ConfPair{"PriorityDecayHalfLife", "999999999999-0", "<replay --no-decay>", 0});
   HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, o.plugin_dir);
   if (settings.cluster.cpus == 0 && trace.max_procs > 0)  // no NodeName/ClusterCPUs: the trace's machine
     settings.cluster.cpus = static_cast<uint32_t>(std::min<int64_t>(trace.max_procs, UINT32_MAX));
@@ -762,6 +794,20 @@ int cmd_replay(const Options& o) {
   clock.now = plan.jobs.empty() ? plan.epoch0 : plan.jobs.front().submit;
   std::unique_ptr<Plugin> plugin = Plugin::open(settings.priority_type, settings.plugin_dirs);
   plugin->init(conf, settings.cluster, &sink, &clock);
+  if (o.no_decay) {
+    // The family says which of its settings keep usage from decaying
+    // (plugin_info_json "no_decay_conf"); they override the conf's, and the
+    // plugin starts again with them before anything is charged.
+    const std::vector<ConfPair> pairs = no_decay_pairs(plugin->info_json());
+    if (pairs.empty())
+      throw std::runtime_error("replay --no-decay: " + plugin->type() +
+                               " names no settings that stop its usage decay (plugin_info_json has no "
+                               "\"no_decay_conf\"); replay without --no-decay (nothing was charged)");
+    plugin.reset();  // fini and dlclose
+    for (const ConfPair& p : pairs) conf.add(p);
+    plugin = Plugin::open(settings.priority_type, settings.plugin_dirs);
+    plugin->init(conf, settings.cluster, &sink, &clock);
+  }
   ReplayOptions ro;
   ro.calc_period = o.calc_period ? *o.calc_period : conf_calc_period(conf);
   ro.speed = o.speed;
@@ -799,11 +845,8 @@ int run(const Options& o) {
   plugin->init(conf, settings.cluster, &sink, &clock);
 
   switch (o.command) {
-    case Command::Sprio: {
-      const ConfPair* wt = conf.find("PriorityWeightTRES");
-      return cmd_sprio(o, *plugin, clock.read(), wt ? wt->value : std::string());
-    }
-    case Command::Sshare: return cmd_sshare(o, *plugin);
+    case Command::Sprio: return cmd_sprio(o, *plugin, clock.read());
+    case Command::Sshare: return cmd_sshare(o, *plugin, clock.read());
     case Command::Decay: return cmd_decay(o, *plugin);
     case Command::JobEnd: return cmd_job_end(o, *plugin);
     case Command::Info: return cmd_info(*plugin);
@@ -840,17 +883,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (o.helpformat) {
-    std::fputs(o.command == Command::Sprio ? sprio_helpformat().c_str() : sshare_helpformat().c_str(), stdout);
+    std::fputs(format_layout().helpformat(o.command).c_str(), stdout);
     return 0;
   }
   // Formats and sort keys are checked before anything is loaded.
   try {
-    if (o.command == Command::Sprio && o.has_format) (void)parse_sprio_format(o.format);
-    if (o.command == Command::Sprio && !o.sort.empty()) {
-      std::vector<SprioRow> none;
-      sort_sprio_rows(&none, o.sort, Weights{});
-    }
-    if (o.command == Command::Sshare && o.has_format) (void)parse_sshare_format(o.format);
+    format_layout().check(o);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "%s: %s: %s\n", kProg, o.command == Command::Sprio ? "sprio" : "sshare", e.what());
     return 2;

@@ -174,195 +174,217 @@ std::string accounts_json(const ReplayPlan& plan) {
   return json_dump_string(doc.get(), JSON_INDENT(2)) + "\n";
 }
 
-int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock& clock, std::ostream& out) {
-  const auto wall0 = std::chrono::steady_clock::now();
-  const mfprio_ops_t& ops = plugin.ops();
-  const std::string base = plan.file.substr(plan.file.find_last_of('/') + 1);
-  out << "replay: " << base << ": " << plan.records << " records, " << plan.jobs.size() << " jobs replayed, "
-      << plan.skipped_runtime + plan.skipped_procs + plan.skipped_user << " skipped (" << plan.skipped_runtime
-      << " unknown run time, " << plan.skipped_procs << " unknown processors, " << plan.skipped_user
-      << " unknown user)\n";
-  if (plan.jobs.empty()) {
-    std::fprintf(stderr, "mfprio-host: replay: %s has no job to replay\n", plan.file.c_str());
-    return 1;
-  }
+namespace {
 
-  // Resolve every job before anything is charged: a missing user changes nothing.
-  clock.fixed = true;
+// Resolves every job before anything is charged: a missing user changes
+// nothing.  False (reported) when any does not resolve.
+bool resolve_all(ReplayPlan& plan, Plugin& plugin) {
+  const mfprio_ops_t& ops = plugin.ops();
   size_t unresolved = 0;
   for (ReplayJob& r : plan.jobs) {
     if (!ops.job_resolve || ops.job_resolve(&r.job) == MFPRIO_OK) continue;
     if (++unresolved <= 5)
       std::fprintf(stderr, "mfprio-host: %s: %s\n", where(plan, r).c_str(), message_for(plugin, r.job.job_id).c_str());
   }
-  if (unresolved) {
+  if (unresolved)
     std::fprintf(stderr,
                  "mfprio-host: replay not run: %zu jobs do not resolve (nothing was charged); create the trace's "
                  "associations with 'replay --emit-accounts FILE' and 'mfprio-acct import FILE'\n",
                  unresolved);
-    return 1;
+  return unresolved == 0;
+}
+
+// The simulated calc-period loop: events, decay passes, pricing, reports.
+class ReplayLoop {
+ public:
+  ReplayLoop(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock& clock, std::ostream& out)
+      : plan_(plan), opt_(opt), plugin_(plugin), ops_(plugin.ops()), clock_(clock), out_(out),
+        running_(plan.jobs.size()), pending_(plan.jobs.size()) {
+    events_.reserve(plan.jobs.size() * 3);
+    for (uint32_t i = 0; i < plan.jobs.size(); ++i) {
+      const ReplayJob& r = plan.jobs[i];
+      events_.push_back({r.submit, kSubmit, i});
+      events_.push_back({r.start, kStart, i});
+      events_.push_back({r.end, kEnd, i});
+    }
+    std::sort(events_.begin(), events_.end());
+    t0 = events_.front().t;
+    pricing_op = ops_.prioritize ? "prioritize" : ops_.set_priority_batch ? "set_priority_batch" : "set_priority";
   }
 
-  std::vector<Event> events;
-  events.reserve(plan.jobs.size() * 3);
-  for (uint32_t i = 0; i < plan.jobs.size(); ++i) {
-    const ReplayJob& r = plan.jobs[i];
-    events.push_back({r.submit, kSubmit, i});
-    events.push_back({r.start, kStart, i});
-    events.push_back({r.end, kEnd, i});
-  }
-  std::sort(events.begin(), events.end());
-  const int64_t t0 = events.front().t;
-
-  mfprio_stats_t st{};
-  st.struct_size = sizeof st;
-  if (ops.plugin_stats) plugin.check(ops.plugin_stats(&st), "plugin_stats");
-  if (st.last_decay > t0) {
-    std::fprintf(stderr,
-                 "mfprio-host: replay not run: the store's last decay pass (%s) is after the trace's first submit "
-                 "(%s); use a fresh store or --start T\n",
-                 iso_utc(st.last_decay).c_str(), iso_utc(t0).c_str());
-    return 1;
+  void run(std::chrono::steady_clock::time_point wall0) {
+    for (now = t0;; now += opt_.calc_period) {
+      apply_events();
+      if (opt_.speed > 0) {  // pace simulated time: `speed` simulated seconds per wall second
+        const auto due = wall0 + std::chrono::duration<double>(static_cast<double>(now - t0) / opt_.speed);
+        std::this_thread::sleep_until(due);
+      }
+      clock_.now = now;
+      decay_pass();
+      price_pending();
+      report_pass();
+      if (e_ >= events_.size()) break;
+    }
   }
 
-  IndexSet running(plan.jobs.size()), pending(plan.jobs.size());
-  std::vector<mfprio_job_t> batch;
-  std::vector<uint32_t> prios;
-  std::vector<int> statuses;
-  std::vector<uint32_t> order;
-  std::vector<mfprio_job_t> running_jobs;
-  const char* pricing_op = ops.prioritize ? "prioritize" : ops.set_priority_batch ? "set_priority_batch" : "set_priority";
+  int64_t t0 = 0, now = 0;
   uint64_t passes = 0, ends = 0, priced = 0;
   size_t max_pending = 0, max_running = 0;
-  size_t e = 0;
-  int64_t now = t0;
-  for (;; now += opt.calc_period) {
-    for (; e < events.size() && events[e].t <= now; ++e) {
-      const Event& ev = events[e];
-      ReplayJob& r = plan.jobs[ev.job];
+  const char* pricing_op = "set_priority";
+
+ private:
+  // This instant's submits, starts and ends (in that order).
+  void apply_events() {
+    for (; e_ < events_.size() && events_[e_].t <= now; ++e_) {
+      const Event& ev = events_[e_];
+      ReplayJob& r = plan_.jobs[ev.job];
       if (ev.kind == kSubmit) {
-        pending.insert(ev.job);
+        pending_.insert(ev.job);
       } else if (ev.kind == kStart) {
-        pending.erase(ev.job);
-        running.insert(ev.job);
+        pending_.erase(ev.job);
+        running_.insert(ev.job);
         r.job.state = MFPRIO_JOB_RUNNING;
         r.job.start_time = r.start;
       } else {
-        running.erase(ev.job);
+        running_.erase(ev.job);
         r.job.state = MFPRIO_JOB_COMPLETED;
-        clock.now = ev.t;
-        // A family without job_end charges no usage at job end (job_end_batch
-        // is for many ends under one lock; the replay ends them one instant at a time).
-        if (ops.job_end) {
-          if (ops.job_end(&r.job, r.end) != MFPRIO_OK)
-            throw PluginError(where(plan, r) + ": job_end at " + std::to_string(r.end) + ": " +
-                                  message_for(plugin, r.job.job_id),
-                              MFPRIO_EINTERNAL);
-        } else if (ops.job_end_batch) {
-          const int64_t end = r.end;
-          if (ops.job_end_batch(&r.job, 1, &end) != MFPRIO_OK)
-            throw PluginError(where(plan, r) + ": job_end_batch at " + std::to_string(r.end) + ": " +
-                                  message_for(plugin, r.job.job_id),
-                              MFPRIO_EINTERNAL);
-        }
+        clock_.now = ev.t;
+        end_job(r);
         ++ends;
       }
     }
-    if (opt.speed > 0) {  // pace simulated time: `speed` simulated seconds per wall second
-      const auto due = wall0 + std::chrono::duration<double>(static_cast<double>(now - t0) / opt.speed);
-      std::this_thread::sleep_until(due);
+  }
+
+  // A family without job_end charges no usage at job end (job_end_batch is
+  // for many ends under one lock; the replay ends them one instant at a time).
+  void end_job(ReplayJob& r) {
+    int rc = MFPRIO_OK;
+    const char* op = "job_end";
+    if (ops_.job_end) {
+      rc = ops_.job_end(&r.job, r.end);
+    } else if (ops_.job_end_batch) {
+      op = "job_end_batch";
+      const int64_t end = r.end;
+      rc = ops_.job_end_batch(&r.job, 1, &end);
     }
-    clock.now = now;
-    batch.clear();
-    for (uint32_t j : running.items()) batch.push_back(plan.jobs[j].job);
-    const int rc = ops.decay(now, batch.empty() ? nullptr : batch.data(), batch.size());
+    if (rc != MFPRIO_OK)
+      throw PluginError(where(plan_, r) + ": " + op + " at " + std::to_string(r.end) + ": " +
+                            message_for(plugin_, r.job.job_id),
+                        MFPRIO_EINTERNAL);
+  }
+
+  void decay_pass() {
+    batch_.clear();
+    for (uint32_t j : running_.items()) batch_.push_back(plan_.jobs[j].job);
+    const int rc = ops_.decay(now, batch_.empty() ? nullptr : batch_.data(), batch_.size());
     if (rc != MFPRIO_OK)
       throw PluginError("decay pass " + std::to_string(passes + 1) + " at " + std::to_string(now) + ": " +
-                            plugin.last_error() + " (" + status_name(rc) + ")",
+                            plugin_.last_error() + " (" + status_name(rc) + ")",
                         rc);
     ++passes;
-    max_running = std::max(max_running, batch.size());
+    max_running = std::max(max_running, batch_.size());
+  }
 
-    const auto& pend = pending.items();
+  // The whole queue in one pass when the family prices it so (prioritize,
+  // with the running jobs), else set_priority_batch, else set_priority one by one.
+  void price_pending() {
+    const auto& pend = pending_.items();
     max_pending = std::max(max_pending, pend.size());
-    if (!pend.empty()) {
-      batch.clear();
-      for (uint32_t j : pend) batch.push_back(plan.jobs[j].job);
-      prios.assign(batch.size(), 0);
-      statuses.assign(batch.size(), 0);
-      // The whole queue in one pass when the family prices it so
-      // (prioritize, with the running jobs), else set_priority_batch, else
-      // set_priority one by one.
-      const char* op = "set_priority";
-      int prc = MFPRIO_OK;
-      if (ops.prioritize) {
-        op = "prioritize";
-        running_jobs.clear();
-        for (uint32_t j : running.items()) running_jobs.push_back(plan.jobs[j].job);
-        prc = ops.prioritize(batch.data(), batch.size(), running_jobs.empty() ? nullptr : running_jobs.data(),
-                             running_jobs.size(), now, prios.data(), statuses.data());
-      } else if (ops.set_priority_batch) {
-        op = "set_priority_batch";
-        prc = ops.set_priority_batch(batch.data(), batch.size(), now, prios.data(), statuses.data());
-      } else {
-        for (size_t k = 0; k < batch.size(); ++k) {
-          statuses[k] = ops.set_priority(&batch[k], now, &prios[k]);
-          if (statuses[k] != MFPRIO_OK && prc == MFPRIO_OK) prc = statuses[k];
-        }
-      }
-      if (prc != MFPRIO_OK) {
-        size_t k = 0;
-        while (k < statuses.size() && statuses[k] == MFPRIO_OK) ++k;
-        if (k == statuses.size())  // the call failed, not a record
-          throw PluginError(std::string(op) + " at " + std::to_string(now) + ": " + plugin.last_error() + " (" +
-                                status_name(prc) + ")",
-                            prc);
-        const ReplayJob& bad = plan.jobs[pend[k]];
-        throw PluginError(where(plan, bad) + ": " + op + ": " + message_for(plugin, bad.job.job_id), statuses[k]);
-      }
-      priced += batch.size();
-      pricing_op = op;
-    }
-    if (opt.report_passes || (opt.pending_top && !pend.empty())) {
-      out << "pass " << passes << " " << iso_utc(now) << " running=" << running.items().size()
-          << " pending=" << pend.size() << "\n";
-    }
-    if (opt.pending_top && !pend.empty()) {
-      order.resize(pend.size());
-      for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
-      const size_t n = std::min<size_t>(opt.pending_top, order.size());
-      std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(), [&](uint32_t a, uint32_t b) {
-        if (prios[a] != prios[b]) return prios[a] > prios[b];
-        return batch[a].job_id < batch[b].job_id;
-      });
-      out << "  RANK    JOBID USER     ACCOUNT  PARTITION   PRIORITY\n";
-      for (size_t k = 0; k < n; ++k) {
-        const mfprio_job_t& j = batch[order[k]];
-        char line[160];
-        std::snprintf(line, sizeof line, "  %4zu %8llu %-8s %-8s %-9s %10u\n", k + 1,
-                      static_cast<unsigned long long>(j.job_id), j.user, *j.account ? j.account : "-",
-                      *j.partition ? j.partition : "-", prios[order[k]]);
-        out << line;
+    if (pend.empty()) return;
+    batch_.clear();
+    for (uint32_t j : pend) batch_.push_back(plan_.jobs[j].job);
+    prios_.assign(batch_.size(), 0);
+    statuses_.assign(batch_.size(), 0);
+    const char* op = "set_priority";
+    int prc = MFPRIO_OK;
+    if (ops_.prioritize) {
+      op = "prioritize";
+      running_jobs_.clear();
+      for (uint32_t j : running_.items()) running_jobs_.push_back(plan_.jobs[j].job);
+      prc = ops_.prioritize(batch_.data(), batch_.size(), running_jobs_.empty() ? nullptr : running_jobs_.data(),
+                            running_jobs_.size(), now, prios_.data(), statuses_.data());
+    } else if (ops_.set_priority_batch) {
+      op = "set_priority_batch";
+      prc = ops_.set_priority_batch(batch_.data(), batch_.size(), now, prios_.data(), statuses_.data());
+    } else {
+      for (size_t k = 0; k < batch_.size(); ++k) {
+        statuses_[k] = ops_.set_priority(&batch_[k], now, &prios_[k]);
+        if (statuses_[k] != MFPRIO_OK && prc == MFPRIO_OK) prc = statuses_[k];
       }
     }
-    if (e >= events.size()) break;
+    if (prc != MFPRIO_OK) {
+      size_t k = 0;
+      while (k < statuses_.size() && statuses_[k] == MFPRIO_OK) ++k;
+      if (k == statuses_.size())  // the call failed, not a record
+        throw PluginError(std::string(op) + " at " + std::to_string(now) + ": " + plugin_.last_error() + " (" +
+                              status_name(prc) + ")",
+                          prc);
+      const ReplayJob& bad = plan_.jobs[pend[k]];
+      throw PluginError(where(plan_, bad) + ": " + op + ": " + message_for(plugin_, bad.job.job_id), statuses_[k]);
+    }
+    priced += batch_.size();
+    pricing_op = op;
   }
 
-  // The share table: root's raw usage (the top row's "raw_usage" cell) is
-  // the cluster's charged total.  A family without a share table or that
-  // column reports no usage total.
-  ShareTable table;
-  if (ops.share_table) {
-    const Plugin::PluginShareTable owned = plugin.share_table();
-    const mfprio_share_table_t* raw = owned.get();
-    if (raw) {
-      try {
-        table = share_table_from(*raw);
-      } catch (const std::runtime_error& e) {
-        throw PluginError(e.what(), MFPRIO_EINVAL);
-      }
+  // --report passes / pending[=N]: the pass line and the top N pending jobs.
+  void report_pass() {
+    const auto& pend = pending_.items();
+    if (opt_.report_passes || (opt_.pending_top && !pend.empty()))
+      out_ << "pass " << passes << " " << iso_utc(now) << " running=" << running_.items().size()
+           << " pending=" << pend.size() << "\n";
+    if (!opt_.pending_top || pend.empty()) return;
+    order_.resize(pend.size());
+    for (uint32_t k = 0; k < order_.size(); ++k) order_[k] = k;
+    const size_t n = std::min<size_t>(opt_.pending_top, order_.size());
+    std::partial_sort(order_.begin(), order_.begin() + static_cast<long>(n), order_.end(), [&](uint32_t a, uint32_t b) {
+      if (prios_[a] != prios_[b]) return prios_[a] > prios_[b];
+      return batch_[a].job_id < batch_[b].job_id;
+    });
+    out_ << "  RANK    JOBID USER     ACCOUNT  PARTITION   PRIORITY\n";
+    for (size_t k = 0; k < n; ++k) {
+      const mfprio_job_t& j = batch_[order_[k]];
+      char line[160];
+      std::snprintf(line, sizeof line, "  %4zu %8llu %-8s %-8s %-9s %10u\n", k + 1,
+                    static_cast<unsigned long long>(j.job_id), j.user, *j.account ? j.account : "-",
+                    *j.partition ? j.partition : "-", prios_[order_[k]]);
+      out_ << line;
     }
   }
+
+  ReplayPlan& plan_;
+  const ReplayOptions& opt_;
+  Plugin& plugin_;
+  const mfprio_ops_t& ops_;
+  Clock& clock_;
+  std::ostream& out_;
+  std::vector<Event> events_;
+  size_t e_ = 0;
+  IndexSet running_, pending_;
+  std::vector<mfprio_job_t> batch_, running_jobs_;
+  std::vector<uint32_t> prios_, order_;
+  std::vector<int> statuses_;
+};
+
+// The share table after the replay (empty when the family has none).
+ShareTable final_share_table(Plugin& plugin) {
+  ShareTable table;
+  if (!plugin.ops().share_table) return table;
+  const Plugin::PluginShareTable owned = plugin.share_table();
+  const mfprio_share_table_t* raw = owned.get();
+  if (!raw) return table;
+  try {
+    return share_table_from(*raw);
+  } catch (const std::runtime_error& e) {
+    throw PluginError(e.what(), MFPRIO_EINVAL);
+  }
+}
+
+// The summary lines and the final share table.
+void summarize(const ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, const ReplayLoop& loop, double wall,
+               std::ostream& out) {
+  // Root's raw usage (the top row's "raw_usage" cell) is the cluster's
+  // charged total.  A family without a share table or that column reports no usage total.
+  const ShareTable table = final_share_table(plugin);
   const int usage_col = table.column("raw_usage");
   bool have_usage = false;
   double root_usage = 0;
@@ -374,17 +396,15 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
     }
   const double cpu = static_cast<double>(plan.cpu_seconds);
   const double rel = cpu > 0 ? (root_usage - cpu) / cpu : 0.0;
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "replay: simulated %s .. %s (%.2f days), calc period %lld s, %llu decay passes, %llu job ends\n"
                 "replay: pending jobs priced: %llu (%s once per pass; at most %zu pending, %zu running)\n"
                 "replay: trace CPU-seconds (procs x run time): %llu\n",
-                iso_utc(t0).c_str(), iso_utc(now).c_str(), static_cast<double>(now - t0) / 86400.0,
-                static_cast<long long>(opt.calc_period), static_cast<unsigned long long>(passes),
-                static_cast<unsigned long long>(ends), static_cast<unsigned long long>(priced), pricing_op,
-                max_pending, max_running, static_cast<unsigned long long>(plan.cpu_seconds));
+                iso_utc(loop.t0).c_str(), iso_utc(loop.now).c_str(), static_cast<double>(loop.now - loop.t0) / 86400.0,
+                static_cast<long long>(opt.calc_period), static_cast<unsigned long long>(loop.passes),
+                static_cast<unsigned long long>(loop.ends), static_cast<unsigned long long>(loop.priced),
+                loop.pricing_op, loop.max_pending, loop.max_running, static_cast<unsigned long long>(plan.cpu_seconds));
   out << buf;
   if (have_usage)
     std::snprintf(buf, sizeof buf, "replay: root raw usage (charged, decayed): %.3f (relative difference %.3e)\n",
@@ -395,11 +415,42 @@ int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock
   out << buf;
   std::snprintf(buf, sizeof buf, "replay: wall time %.2f s\n", wall);
   out << buf;
-  if (opt.sshare && ops.share_table) {
+  if (opt.sshare && plugin.ops().share_table) {
     SshareOptions so;
     out << "\n" << format_sshare(table, so);
   }
   out.flush();
+}
+
+}  // namespace
+
+int run_replay(ReplayPlan& plan, const ReplayOptions& opt, Plugin& plugin, Clock& clock, std::ostream& out) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const std::string base = plan.file.substr(plan.file.find_last_of('/') + 1);
+  out << "replay: " << base << ": " << plan.records << " records, " << plan.jobs.size() << " jobs replayed, "
+      << plan.skipped_runtime + plan.skipped_procs + plan.skipped_user << " skipped (" << plan.skipped_runtime
+      << " unknown run time, " << plan.skipped_procs << " unknown processors, " << plan.skipped_user
+      << " unknown user)\n";
+  if (plan.jobs.empty()) {
+    std::fprintf(stderr, "mfprio-host: replay: %s has no job to replay\n", plan.file.c_str());
+    return 1;
+  }
+  clock.fixed = true;
+  if (!resolve_all(plan, plugin)) return 1;
+  ReplayLoop loop(plan, opt, plugin, clock, out);
+  mfprio_stats_t st{};
+  st.struct_size = sizeof st;
+  if (plugin.ops().plugin_stats) plugin.check(plugin.ops().plugin_stats(&st), "plugin_stats");
+  if (st.last_decay > loop.t0) {
+    std::fprintf(stderr,
+                 "mfprio-host: replay not run: the store's last decay pass (%s) is after the trace's first submit "
+                 "(%s); use a fresh store or --start T\n",
+                 iso_utc(st.last_decay).c_str(), iso_utc(loop.t0).c_str());
+    return 1;
+  }
+  loop.run(wall0);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  summarize(plan, opt, plugin, loop, wall, out);
   return 0;
 }
 

@@ -101,7 +101,7 @@ HostSettings read_settings(const Conf& conf, const std::string& default_plugindi
     bool ok = v.size() > prefix.size() && v.compare(0, prefix.size(), prefix) == 0;
     for (size_t i = prefix.size(); ok && i < v.size(); ++i)
       ok = std::isalnum(static_cast<unsigned char>(v[i])) || v[i] == '_' || v[i] == '-';
-    if (!ok) fail(*p, "'" + v + "' is not a plugin type of the form priority/<name> (e.g. priority/multifactor)");
+    if (!ok) fail(*p, "'" + v + "' is not a plugin type of the form priority/<name> (letters, digits, '_' or '-')");
     s.priority_type = v;
   }
   if (!plugin_dir_override.empty()) {

@@ -32,17 +32,25 @@ std::string pad(const std::string& s, size_t w, bool left = false) {
 
 const char* backfill_name(Backfill b) { return b == Backfill::Easy ? "easy" : "none"; }
 
-// One group table (accounts or users): NAME, then per policy a column group.
+// Signed: "+12.5m", "-3s"; "0s" for none.
+std::string signed_dur(double d) {
+  if (d == 0) return "0s";
+  return (d > 0 ? "+" : "-") + dur(d > 0 ? d : -d);
+}
+
+// One group table (accounts, users, size or run-time classes): NAME, then
+// per policy a column group; `shares`: with the delivered and target share.
 void group_table(std::ostringstream& out, const char* title, const std::vector<PolicyResult>& ps,
-                 const std::vector<GroupStats> PolicyResult::*member) {
+                 const std::vector<GroupStats> PolicyResult::*member, bool shares) {
   const std::vector<GroupStats>& first = ps.front().*member;
   size_t nw = std::string(title).size();
   for (const GroupStats& g : first) nw = std::max(nw, g.name.size());
-  static const char* kCols[] = {"JOBS", "WAITMEAN", "WAITP50", "WAITP95", "BSLD", "DELIV%", "TARGET%"};
-  static const size_t kW[] = {6, 9, 9, 9, 8, 8, 8};
-  constexpr size_t kN = 7;
+  static const char* kCols[] = {"JOBS",  "WAITMEAN", "WAITP50", "WAITP95", "WAITP99", "WAITMAX",
+                                "BSLD",  "BSLDP95",  "LATER%",  "DELIV%",  "TARGET%"};
+  static const size_t kW[] = {6, 9, 9, 9, 9, 9, 8, 8, 7, 8, 8};
+  const size_t cols = shares ? 11 : 9;
   size_t group_w = 0;
-  for (size_t c = 0; c < kN; ++c) group_w += kW[c] + 1;
+  for (size_t c = 0; c < cols; ++c) group_w += kW[c] + 1;
   // Header: policy names over their column groups.
   out << pad("", nw, true);
   for (const PolicyResult& p : ps) {
@@ -52,16 +60,21 @@ void group_table(std::ostringstream& out, const char* title, const std::vector<P
   out << "\n" << pad(title, nw, true);
   for (size_t i = 0; i < ps.size(); ++i) {
     out << " |";
-    for (size_t c = 0; c < kN; ++c) out << pad(kCols[c], kW[c]) << (c + 1 < kN ? " " : "");
+    for (size_t c = 0; c < cols; ++c) out << pad(kCols[c], kW[c]) << (c + 1 < cols ? " " : "");
   }
   out << "\n";
   for (size_t r = 0; r < first.size(); ++r) {
     out << pad(first[r].name, nw, true);
     for (const PolicyResult& p : ps) {
       const GroupStats& g = (p.*member)[r];
-      out << " |" << pad(std::to_string(g.jobs), kW[0]) << " " << pad(dur(g.wait_mean), kW[1]) << " "
-          << pad(dur(g.wait_p50), kW[2]) << " " << pad(dur(g.wait_p95), kW[3]) << " " << pad(fmt("%.2f", g.bsld_mean), kW[4])
-          << " " << pad(fmt("%.2f", 100 * g.delivered_share), kW[5]) << " " << pad(fmt("%.2f", 100 * g.target_share), kW[6]);
+      const std::string cell[] = {std::to_string(g.jobs),         dur(g.wait_mean),
+                                  dur(g.wait_p50),                dur(g.wait_p95),
+                                  dur(g.wait_p99),                dur(g.wait_max),
+                                  fmt("%.2f", g.bsld_mean),       fmt("%.2f", g.bsld_p95),
+                                  fmt("%.1f", 100 * g.later_than_fifo), fmt("%.2f", 100 * g.delivered_share),
+                                  fmt("%.2f", 100 * g.target_share)};
+      out << " |";
+      for (size_t c = 0; c < cols; ++c) out << pad(cell[c], kW[c]) << (c + 1 < cols ? " " : "");
     }
     out << "\n";
   }
@@ -76,6 +89,12 @@ void set_wait_stats(json_t* o, const Stats& s) {
   json_object_set_new(o, "wait_p50", real(s.wait_p50));
   json_object_set_new(o, "wait_p95", real(s.wait_p95));
   json_object_set_new(o, "bounded_slowdown_mean", real(s.bsld_mean));
+  json_object_set_new(o, "wait_p99", real(s.wait_p99));
+  json_object_set_new(o, "wait_max", real(s.wait_max));
+  json_object_set_new(o, "bounded_slowdown_p50", real(s.bsld_p50));
+  json_object_set_new(o, "bounded_slowdown_p95", real(s.bsld_p95));
+  json_object_set_new(o, "bounded_slowdown_p99", real(s.bsld_p99));
+  json_object_set_new(o, "later_than_fifo", real(s.later_than_fifo));
 }
 
 json_t* group_json(const GroupStats& g) {
@@ -96,6 +115,55 @@ std::string csv_quote(const std::string& s) {
   return q + "\"";
 }
 
+// One row per measure, one column per policy, then for each policy after
+// the first its difference from the first ("B-A").
+void overall_table(std::ostringstream& out, const std::vector<PolicyResult>& ps) {
+  const size_t w = 16;
+  out << pad("OVERALL", 24, true);
+  for (const PolicyResult& p : ps) out << " " << pad(p.name, w);
+  for (size_t i = 1; i < ps.size(); ++i) out << " " << pad((ps[i].name + "-" + ps[0].name).substr(0, w), w);
+  out << "\n";
+  // kind: 'd' duration, 'n' number (digits), 'p' percent of a fraction, 't' text (no difference)
+  auto row = [&](const char* name, char kind, int digits, auto get) {
+    out << pad(name, 24, true);
+    auto show = [&](double v, bool diff) -> std::string {
+      if (kind == 'd') return diff ? signed_dur(v) : dur(v);
+      char f[16];
+      std::snprintf(f, sizeof f, diff ? "%%+.%df" : "%%.%df", digits);
+      return fmt(f, kind == 'p' ? 100 * v : v);
+    };
+    for (const PolicyResult& p : ps) out << " " << pad(show(get(p), false), w);
+    for (size_t i = 1; i < ps.size(); ++i) out << " " << pad(show(get(ps[i]) - get(ps[0]), true), w);
+    out << "\n";
+  };
+  using P = const PolicyResult&;
+  row("jobs", 'n', 0, [](P p) { return static_cast<double>(p.jobs); });
+  row("utilization %", 'p', 2, [](P p) { return p.utilization; });
+  row("makespan", 'd', 0, [](P p) { return static_cast<double>(p.makespan); });
+  row("wait mean", 'd', 0, [](P p) { return p.wait_mean; });
+  row("wait p50", 'd', 0, [](P p) { return p.wait_p50; });
+  row("wait p95", 'd', 0, [](P p) { return p.wait_p95; });
+  row("wait p99", 'd', 0, [](P p) { return p.wait_p99; });
+  row("wait max", 'd', 0, [](P p) { return p.wait_max; });
+  row("bounded slowdown", 'n', 2, [](P p) { return p.bsld_mean; });
+  row("bounded slowdown p50", 'n', 2, [](P p) { return p.bsld_p50; });
+  row("bounded slowdown p95", 'n', 2, [](P p) { return p.bsld_p95; });
+  row("bounded slowdown p99", 'n', 2, [](P p) { return p.bsld_p99; });
+  row("later than FIFO %", 'p', 2, [](P p) { return p.later_than_fifo; });
+  row("Jain users' wait", 'n', 4, [](P p) { return p.jain_user_wait; });
+  row("Jain users' slowdown", 'n', 4, [](P p) { return p.jain_user_bsld; });
+  row("worst user's wait", 'd', 0, [](P p) { return p.worst_user_wait; });
+  out << pad("worst user", 24, true);
+  for (const PolicyResult& p : ps) out << " " << pad(p.worst_user, w);
+  out << "\n";
+  row("Jain (deliv/target)", 'n', 4, [](P p) { return p.jain; });
+  row("backfilled jobs", 'n', 0, [](P p) { return static_cast<double>(p.backfilled); });
+  out << pad("charged usage", 24, true);
+  for (const PolicyResult& p : ps) out << " " << pad(p.charged_usage ? fmt("%.0f", *p.charged_usage) : "-", w);
+  out << "\n";
+  row("cpu-seconds", 'n', 0, [](P p) { return p.cpu_seconds; });
+}
+
 }  // namespace
 
 std::string sim_report_text(const SimHeader& h, const std::vector<PolicyResult>& ps) {
@@ -107,33 +175,15 @@ std::string sim_report_text(const SimHeader& h, const std::vector<PolicyResult>&
         << ", calc period " << ps[i].calc_period << " s, target shares: " << ps[i].target_rule << ")\n";
   if (ps.empty()) return out.str();
   out << "\n";
-  // Overall: one row per metric, one column per policy.
-  const size_t w = 16;
-  out << pad("OVERALL", 22, true);
-  for (const PolicyResult& p : ps) out << " " << pad(p.name, w);
+  overall_table(out, ps);
   out << "\n";
-  auto row = [&](const char* name, auto get) {
-    out << pad(name, 22, true);
-    for (const PolicyResult& p : ps) out << " " << pad(get(p), w);
-    out << "\n";
-  };
-  row("jobs", [](const PolicyResult& p) { return std::to_string(p.jobs); });
-  row("utilization %", [](const PolicyResult& p) { return fmt("%.2f", 100 * p.utilization); });
-  row("makespan", [](const PolicyResult& p) { return dur(static_cast<double>(p.makespan)); });
-  row("wait mean", [](const PolicyResult& p) { return dur(p.wait_mean); });
-  row("wait p50", [](const PolicyResult& p) { return dur(p.wait_p50); });
-  row("wait p95", [](const PolicyResult& p) { return dur(p.wait_p95); });
-  row("bounded slowdown", [](const PolicyResult& p) { return fmt("%.2f", p.bsld_mean); });
-  row("Jain (deliv/target)", [](const PolicyResult& p) { return fmt("%.4f", p.jain); });
-  row("backfilled jobs", [](const PolicyResult& p) { return std::to_string(p.backfilled); });
-  row("charged usage", [](const PolicyResult& p) {
-    return p.charged_usage ? fmt("%.0f", *p.charged_usage) : std::string("-");
-  });
-  row("cpu-seconds", [](const PolicyResult& p) { return fmt("%.0f", p.cpu_seconds); });
+  group_table(out, "ACCOUNT", ps, &PolicyResult::accounts, true);
   out << "\n";
-  group_table(out, "ACCOUNT", ps, &PolicyResult::accounts);
+  group_table(out, "USER", ps, &PolicyResult::users, true);
   out << "\n";
-  group_table(out, "USER", ps, &PolicyResult::users);
+  group_table(out, "JOB SIZE", ps, &PolicyResult::sizes, false);
+  out << "\n";
+  group_table(out, "RUN TIME", ps, &PolicyResult::runtimes, false);
   return out.str();
 }
 
@@ -171,6 +221,10 @@ std::string sim_report_json(const SimHeader& h, const std::vector<PolicyResult>&
     json_object_set_new(ov, "decay_passes", json_integer(static_cast<json_int_t>(p.decay_passes)));
     json_object_set_new(ov, "cpu_seconds", real(p.cpu_seconds));
     json_object_set_new(ov, "charged_usage", p.charged_usage ? real(*p.charged_usage) : json_null());
+    json_object_set_new(ov, "jain_user_wait", real(p.jain_user_wait));
+    json_object_set_new(ov, "jain_user_bounded_slowdown", real(p.jain_user_bsld));
+    json_object_set_new(ov, "worst_user", json_string(p.worst_user.c_str()));
+    json_object_set_new(ov, "worst_user_wait_mean", real(p.worst_user_wait));
     json_object_set_new(o, "overall", ov);
     json_t* accts = json_array();
     for (const GroupStats& g : p.accounts) json_array_append_new(accts, group_json(g));
@@ -178,6 +232,11 @@ std::string sim_report_json(const SimHeader& h, const std::vector<PolicyResult>&
     json_t* users = json_array();
     for (const GroupStats& g : p.users) json_array_append_new(users, group_json(g));
     json_object_set_new(o, "users", users);
+    for (const auto& [key, member] : {std::pair{"sizes", &PolicyResult::sizes}, std::pair{"runtimes", &PolicyResult::runtimes}}) {
+      json_t* a = json_array();
+      for (const GroupStats& g : p.*member) json_array_append_new(a, group_json(g));
+      json_object_set_new(o, key, a);
+    }
     json_array_append_new(arr, o);
   }
   return json_dump_string(doc.get(), JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) + "\n";
@@ -187,21 +246,39 @@ std::string sim_report_csv(const SimHeader& h, const std::vector<PolicyResult>& 
   (void)h;
   std::ostringstream out;
   out << "policy,conf,plugin_type,scope,name,jobs,wait_mean,wait_p50,wait_p95,bounded_slowdown_mean,cpu_seconds,"
-         "delivered_share,target_share,utilization,makespan,jain_index\n";
+         "delivered_share,target_share,utilization,makespan,jain_index,wait_p99,wait_max,bounded_slowdown_p50,"
+         "bounded_slowdown_p95,bounded_slowdown_p99,later_than_fifo,jain_user_wait,jain_user_bounded_slowdown,"
+         "worst_user,worst_user_wait_mean\n";
+  // The measures every row has, after its first columns.
+  auto tail = [](const GroupStats& g) {
+    return "," + fmt("%.3f", g.wait_p99) + "," + fmt("%.3f", g.wait_max) + "," + fmt("%.6f", g.bsld_p50) + "," +
+           fmt("%.6f", g.bsld_p95) + "," + fmt("%.6f", g.bsld_p99) + "," + fmt("%.6f", g.later_than_fifo);
+  };
   for (const PolicyResult& p : ps) {
     const std::string head = csv_quote(p.name) + "," + csv_quote(p.conf) + "," + csv_quote(p.plugin_type) + ",";
+    GroupStats o;
+    o.wait_p99 = p.wait_p99;
+    o.wait_max = p.wait_max;
+    o.bsld_p50 = p.bsld_p50;
+    o.bsld_p95 = p.bsld_p95;
+    o.bsld_p99 = p.bsld_p99;
+    o.later_than_fifo = p.later_than_fifo;
     out << head << "overall,," << p.jobs << "," << fmt("%.3f", p.wait_mean) << "," << fmt("%.3f", p.wait_p50) << ","
         << fmt("%.3f", p.wait_p95) << "," << fmt("%.6f", p.bsld_mean) << "," << fmt("%.0f", p.cpu_seconds)
-        << ",1,1," << fmt("%.6f", p.utilization) << "," << p.makespan << "," << fmt("%.6f", p.jain) << "\n";
+        << ",1,1," << fmt("%.6f", p.utilization) << "," << p.makespan << "," << fmt("%.6f", p.jain) << tail(o) << ","
+        << fmt("%.6f", p.jain_user_wait) << "," << fmt("%.6f", p.jain_user_bsld) << "," << csv_quote(p.worst_user)
+        << "," << fmt("%.3f", p.worst_user_wait) << "\n";
     auto groups = [&](const char* scope, const std::vector<GroupStats>& gs) {
       for (const GroupStats& g : gs)
         out << head << scope << "," << csv_quote(g.name) << "," << g.jobs << "," << fmt("%.3f", g.wait_mean) << ","
             << fmt("%.3f", g.wait_p50) << "," << fmt("%.3f", g.wait_p95) << "," << fmt("%.6f", g.bsld_mean) << ","
             << fmt("%.0f", g.cpu_seconds) << "," << fmt("%.6f", g.delivered_share) << ","
-            << fmt("%.6f", g.target_share) << ",,,\n";
+            << fmt("%.6f", g.target_share) << ",,," << tail(g) << ",,,,\n";
     };
     groups("account", p.accounts);
     groups("user", p.users);
+    groups("size", p.sizes);
+    groups("runtime", p.runtimes);
   }
   return out.str();
 }

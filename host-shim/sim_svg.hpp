@@ -1,7 +1,8 @@
 // sim_svg.hpp - the policy lab's plot, written by hand as SVG 1.1 (no
-// library): one row per policy, left the delivered share of CPU time per
-// account over time (solid lines) against its target share (dashed), right
-// the cumulative distribution of waits (log time axis).  Deterministic text.
+// library): the policies' wait and bounded-slowdown distributions overlaid
+// on common log axes, each user's and account's mean wait per policy, and
+// per policy the accounts' delivered shares against their targets and the
+// processors busy over time (layout in sim_svg.cpp).  Deterministic text.
 #pragma once
 
 #include <string>

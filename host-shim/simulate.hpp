@@ -7,7 +7,9 @@
 //   run_policy per conf (sequentially: a family's .so holds one instance
 //   between init and fini) -> sim_report / sim_svg.
 //
-// The machine (run_policy): `procs` processors, no nodes.  Events in time
+// The machine (run_policy; simulate.cpp's PolicyRun: the event loop, the
+// calc pass, pricing, the EASY scheduler and recording, one method each):
+// `procs` processors, no nodes.  Events in time
 // order; at one instant: job ends (job_end_batch, else job_end), arrivals,
 // the calc-period pass when due (decay(now, running)), then, when anything
 // happened, the pending jobs are priced in one call (prioritize, else
@@ -30,12 +32,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "loader.hpp"
 #include "replay.hpp"
+#include "simulate_map.hpp"
 #include "swf.hpp"
 
 namespace mfprio::host {
@@ -63,20 +68,25 @@ struct SimWorld {
   std::vector<std::string> accounts, users;  // sorted names
   std::string import_json;           // the mfprio-acct import document
   double cpu_seconds = 0;            // sum of cpus x run over jobs
+  std::shared_ptr<std::set<std::string>> mapped;  // the names --map gave (the records point into it)
 };
 
 // Builds the world: accounts_json given (the --accounts file's text) or made
 // from the trace (replay --emit-accounts' rules).  A job without an account
 // is the user's default account in that document.  procs 0: the header's
 // MaxProcs (throws std::runtime_error when neither is known).
+// map (--map): the trace's users, accounts and partitions renamed first.
 SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& accounts_json_text,
-                    const std::string& accounts_label);
+                    const std::string& accounts_label, const SimMap* map = nullptr);
 
+// The measures of a set of jobs (man mfprio-host(1), "simulate", Measures).
 struct GroupStats {
   std::string name;
   uint64_t jobs = 0;
-  double wait_mean = 0, wait_p50 = 0, wait_p95 = 0;
+  double wait_mean = 0, wait_p50 = 0, wait_p95 = 0, wait_p99 = 0, wait_max = 0;
   double bsld_mean = 0;           // bounded slowdown, bound 10 s
+  double bsld_p50 = 0, bsld_p95 = 0, bsld_p99 = 0;
+  double later_than_fifo = 0;     // fraction of its jobs started later than under FIFO
   double cpu_seconds = 0;         // delivered: cpus x run over its jobs
   double delivered_share = 0;     // cpu_seconds / all jobs' cpu_seconds
   double target_share = 0;
@@ -93,17 +103,27 @@ struct PolicyResult {
   // overall
   int64_t first_submit = 0, last_end = 0, makespan = 0;
   double utilization = 0;         // cpu_seconds / (procs x makespan)
-  double wait_mean = 0, wait_p50 = 0, wait_p95 = 0, bsld_mean = 0;
+  double wait_mean = 0, wait_p50 = 0, wait_p95 = 0, wait_p99 = 0, wait_max = 0, bsld_mean = 0;
+  double bsld_p50 = 0, bsld_p95 = 0, bsld_p99 = 0;
+  double later_than_fifo = 0;     // fraction of jobs started later than under FIFO
   double jain = 0;                // Jain's index of delivered/target over accounts
+  double jain_user_wait = 0;      // Jain's index over users' mean waits (1 when all are 0)
+  double jain_user_bsld = 0;      // Jain's index over users' mean bounded slowdowns
+  std::string worst_user;         // the user with the highest mean wait (first by name on a tie)
+  double worst_user_wait = 0;     // its mean wait
   uint64_t jobs = 0, backfilled = 0, pricing_calls = 0, decay_passes = 0;
   double cpu_seconds = 0;
   std::optional<double> charged_usage;  // share view's top row raw_usage, when there is one
   std::vector<GroupStats> accounts, users;
-  // for the plot: sorted waits, and per sample time each account's share of
-  // the CPU time delivered so far
+  std::vector<GroupStats> sizes, runtimes;  // job-size and run-time classes that have jobs
+  // for the plot: sorted waits and bounded slowdowns, and per sample time
+  // (a calc pass; 512..1024 kept) each account's share of the CPU time
+  // delivered so far and the fraction of processors busy
   std::vector<int64_t> waits;
+  std::vector<double> bslds;
   std::vector<int64_t> sample_t;
   std::vector<std::vector<double>> sample_share;  // [sample][account]
+  std::vector<double> sample_util;
   double elapsed_s = 0;           // wall time (never in --json/--csv)
 };
 
@@ -116,10 +136,21 @@ struct SimOptions {
   std::function<void(size_t, double)> progress;
 };
 
-// Runs one policy on a fresh store in `tmpdir`.  Throws PluginError /
+// Each job's start under FIFO (every priority equal: submit time, then job
+// id) with the same backfill, no plugin called: the reference of
+// later_than_fifo.
+std::vector<int64_t> fifo_starts(const SimWorld& world, Backfill backfill);
+
+// Runs one policy on a fresh store in `tmpdir`; `fifo`: fifo_starts (empty:
+// later_than_fifo stays 0).  Throws PluginError /
 // LoadError / ConfError / std::runtime_error with a one-line reason.
 PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, size_t index, const std::string& name,
-                        const std::string& tmpdir, const SimOptions& opt);
+                        const std::string& tmpdir, const SimOptions& opt, const std::vector<int64_t>& fifo = {});
+
+// The job-size class of `cpus` and the run-time class of `run` seconds
+// (their names as the report prints them).
+const char* size_class(uint32_t cpus);
+const char* runtime_class(int64_t run);
 
 // p in [0,1] of sorted values, nearest rank (0 for none).
 double percentile_sorted(const std::vector<double>& sorted, double p);

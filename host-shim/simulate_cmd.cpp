@@ -18,7 +18,13 @@
 #include <set>
 #include <sstream>
 
+#include <algorithm>
+#include <map>
+#include <optional>
+
 #include "bounded_read.hpp"
+#include "json_util.hpp"
+#include "simulate_map.hpp"
 #include "sim_report.hpp"
 #include "sim_svg.hpp"
 #include "simulate.hpp"
@@ -76,13 +82,65 @@ std::vector<std::string> policy_names(const std::vector<std::string>& confs) {
   return out;
 }
 
+// The accounts of the --accounts document that no job of the (mapped) trace
+// uses, neither itself nor below it, named on stderr: a policy keyed on them
+// sees nothing of theirs.
+void warn_unused_accounts(const SimWorld& world, const std::string& label) {
+  json_error_t err;
+  JsonPtr doc(json_loads(world.import_json.c_str(), 0, &err));
+  if (!doc) return;  // make_world has reported a bad document already
+  std::map<std::string, std::string> parent;
+  std::vector<std::string> order;
+  size_t i;
+  json_t* a;
+  json_array_foreach(json_object_get(doc.get(), "accounts"), i, a) {
+    const char* name = json_string_value(json_object_get(a, "name"));
+    const char* up = json_string_value(json_object_get(a, "parent"));
+    if (!name) continue;
+    order.push_back(name);
+    parent[name] = up ? up : "";
+  }
+  std::set<std::string> used;
+  for (const std::string& acct : world.accounts)
+    for (std::string x = acct; !x.empty() && used.insert(x).second; x = parent.count(x) ? parent[x] : "") {
+    }
+  std::string unused;
+  size_t count = 0;
+  for (const std::string& name : order)
+    if (!used.count(name) && ++count <= 10) unused += (unused.empty() ? "" : ", ") + name;
+  if (count)
+    std::fprintf(stderr, "simulate: warning: %s: %zu account%s no job of the trace uses (see --map): %s%s\n",
+                 label.c_str(), count, count == 1 ? "" : "s", unused.c_str(), count > 10 ? ", ..." : "");
+}
+
 }  // namespace
 
 int cmd_simulate(const Options& o) {
   const auto wall0 = std::chrono::steady_clock::now();
   const SwfTrace trace = read_swf(o.swf);
   const std::string accounts_text = o.accounts.empty() ? std::string() : read_file(o.accounts);
-  const SimWorld world = make_world(trace, o.procs, accounts_text, o.accounts);
+  std::optional<SimMap> map;
+  std::string site_accounts = accounts_text;
+  if (!o.map.empty()) {
+    std::string text = "user * auto\n";
+    if (o.map != "auto") {
+      try {
+        text = read_bounded(o.map, kImportBounds);
+      } catch (const ReadError& e) {
+        throw std::runtime_error(std::string("map file ") + e.what());
+      }
+    }
+    map = parse_sim_map(text, o.map);
+    if (map->any_user == "auto") {
+      map->any_user.clear();
+      std::vector<std::string> users;
+      for (const SwfJob& j : trace.jobs)
+        if (j.user >= 0) users.push_back("u" + std::to_string(j.user));
+      site_accounts = spread_users(&*map, users, accounts_text, o.accounts, o.seed);
+    }
+  }
+  const SimWorld world = make_world(trace, o.procs, site_accounts, o.accounts, map ? &*map : nullptr);
+  if (!o.accounts.empty()) warn_unused_accounts(world, o.accounts);
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> decisions(nullptr, &std::fclose);
   if (!o.trace_decisions.empty()) {
@@ -107,8 +165,10 @@ int cmd_simulate(const Options& o) {
     };
 
   TempDir tmp;
+  const std::vector<int64_t> fifo = fifo_starts(world, so.backfill);
   std::vector<PolicyResult> results;
-  for (size_t i = 0; i < o.confs.size(); ++i) results.push_back(run_policy(world, o.confs[i], i, names[i], tmp.path(), so));
+  for (size_t i = 0; i < o.confs.size(); ++i)
+    results.push_back(run_policy(world, o.confs[i], i, names[i], tmp.path(), so, fifo));
   if (progress_shown) std::fprintf(stderr, "\r%*s\r", 72, "");
 
   SimHeader h;

@@ -19,8 +19,8 @@
 //   PRIORITY is the priority; -n: priority / (2^32-1) with 7 decimals.
 //   A row without a term of a column prints it blank.
 //   -w: a first "Weights" row: each term column's cell from Weights.
-//   With the Slurm multifactor terms (site, age, assoc, fairshare, jobsize,
-//   partition, qosname, qos, nice, tres) this is Slurm's sprio layout.
+//   This is the generic layout; a family that declares a named layout
+//   (layout.hpp) is printed by that layout's module instead.
 // sshare: one column per share column, in the table's order: LONG only with
 //   -l; TEXT cells print their text; a numeric cell prints its text when the
 //   plugin gave one ("" = blank), else the value with `decimals` digits
@@ -55,6 +55,9 @@ struct TermColumn {
   uint32_t width = 0;  // 0: the default 10
 };
 
+// The index of f's top-level term named `name`, or -1.
+int find_top_term(const mfprio_factors_t& f, const std::string& name);
+
 // The top-level terms of the rows, in the plugin's order (first seen first).
 std::vector<TermColumn> term_columns(const std::vector<SprioRow>& rows);
 
@@ -88,10 +91,8 @@ std::string format_sprio(const std::vector<SprioRow>& rows, const SprioOptions& 
 
 // Reads weights from a plugin_info_json document: the object "weights",
 // keyed by term name (a number prints as an integer, a numeric string too;
-// another string as is; an object name -> number as name=value,... with %g),
-// or, failing that, top-level PriorityWeight<Term> members (the conf's
-// keys).  Keys compare case-insensitively.  known=false when neither form
-// is present.
+// another string as is; an object name -> number as name=value,... with %g).
+// Keys compare case-insensitively.  known=false when there is no such object.
 Weights parse_weights(const std::string& info_json);
 
 // ---- sshare --------------------------------------------------------------
@@ -151,72 +152,5 @@ size_t printf_fixed(char* out, size_t cap, double v, int decimals);
 
 // Checks a plugin's table as share_table_from does (same messages), without copying it.
 void check_share_table(const mfprio_share_table_t& table);
-
-}  // namespace mfprio::host
-
-namespace mfprio::host {
-
-// ---- Slurm 22.05's sprio and sshare layouts (priority/multifactor) -------
-//
-// sprio: a format is Slurm's -o string: text before the first '%' (the
-// prefix), then fields "%[.][size]letter" each followed by its suffix text.
-// '.' right-justifies; size is the width (0: as wide as the value); every
-// value and header is cut to the width, as sprio cuts it.  Letters (Slurm
-// 22.05): a/A age, b/B assoc, c cluster, f/F fairshare, i job id, j/J job
-// size, N nice, p/P partition factor, q/Q qos, r partition, S site, t/T TRES,
-// u user, y/Y priority (lower case: normalized); o account and n QOS name
-// as later Slurm has them.  Weighted values print with "%.0f" (exact halves
-// go to even), normalized ones "%.7f" (TRES "%.2f"), -n's priority the first
-// `width` characters of "%16.14f" of priority / (2^32 - 1).
-struct SprioField {
-  char letter = 0;
-  int width = 0;
-  bool right = false;
-  std::string suffix;
-};
-struct SprioFormat {
-  std::string prefix;
-  std::vector<SprioField> fields;
-};
-// Throws std::invalid_argument naming an unknown letter.
-SprioFormat parse_sprio_format(const std::string& format);
-// Slurm's default format: the long one, or the short one without the factor
-// columns whose weight is 0 (USER only with -u).
-std::string default_sprio_format(bool long_format, bool normalized, bool users, const Weights& w);
-// The letters, as sprio --helpformat lists them.
-std::string sprio_helpformat();
-// rows in the given order; opt.weights: the header and the Weights row only.
-std::string format_sprio_slurm(const std::vector<SprioRow>& rows, const SprioFormat& f, const SprioOptions& opt,
-                               const Weights& w);
-// Sorts rows by Slurm's -S spec ("-y,i": letters, '-' descending).  Throws
-// std::invalid_argument naming an unknown letter.
-void sort_sprio_rows(std::vector<SprioRow>* rows, const std::string& spec, const Weights& w);
-
-// sshare: fields by Slurm's names (prefix match, case-insensitive, in
-// Slurm's field order), each with an optional %WIDTH (negative: left).
-struct ShareField {
-  std::string name;   // Slurm's field name
-  int len = 0;        // Slurm's signed width (negative: left-justified)
-};
-// Throws std::invalid_argument: `Invalid field requested: "X"`.
-std::vector<ShareField> parse_sshare_format(const std::string& list);
-// Slurm's default list for the flags (fair_tree: Fair Tree in force).
-std::string default_sshare_format(bool long_format, bool partitions, bool fair_tree);
-std::string sshare_helpformat();
-struct SshareSlurmOptions {
-  bool parsable = false, no_ending = false, header = true;
-};
-// Slurm's print_fields: each value padded to |len| and followed by a space
-// (a string longer than the width ends in '+'; a number too wide for %f
-// switches to %e), or '|'-separated.  RawUsage is truncated to an integer.
-std::string format_sshare_slurm(const ShareTable& table, const std::vector<ShareField>& fields,
-                                const SshareSlurmOptions& opt);
-// The same straight from the plugin's table (checked with check_share_table),
-// written to `out` in 64 KiB pieces: no copy of the table, no string per
-// cell.  Only the rows `keep` accepts (nullptr: every row).  Byte-identical
-// to format_sshare_slurm(share_table_from(table) minus the rows not kept).
-void write_sshare_slurm(const mfprio_share_table_t& table, const std::vector<ShareField>& fields,
-                        const SshareSlurmOptions& opt, const std::function<bool(const mfprio_share_row_t&)>& keep,
-                        std::FILE* out);
 
 }  // namespace mfprio::host

@@ -1,5 +1,5 @@
 // priority_flux.cpp - priority_flux.so: flux-accounting's multi-factor job
-// priority (or the seed's design formula) over the shared edge.
+// priority (or the formula of Flux's "Job Priority Plugin" design page) over the shared edge.
 #include "flux_policy.hpp"
 #include "plugin_main.hpp"
 

@@ -1,8 +1,8 @@
 // fairshare_classic.cpp - Slurm's classic fair-share factor
-// (PriorityFlags=NO_FAIR_TREE), REFERENCE §1.6 and Slurm's
+// (PriorityFlags=NO_FAIR_TREE), Slurm's Classic Fairshare Algorithm page and Slurm's
 // priority_multifactor documentation.
 //
-//   S  = product along the path of shares / sum of sibling shares (§1.5)
+//   S  = product along the path of shares / sum of sibling shares (assoc_mgr.c:assoc_mgr_normalize_assoc_shares)
 //   U  = raw usage / root raw usage
 //   Ue = U                                         for children of root
 //      = U + (Ue_parent - U) * shares / level_shares otherwise
@@ -11,7 +11,7 @@
 // "parent" and "siblings" are the fair-share ones (ShareTree::fs_parent and
 // the sibling group), so a FairShare=parent account is transparent.  A node
 // with FairShare=parent (user, or the transparent account itself) takes S, Ue
-// and F of its fair-share parent (§1.5: "treated as its account").
+// and F of its fair-share parent (assoc_mgr.c:assoc_mgr_normalize_assoc_shares: "treated as its account").
 // When a whole group has 0 shares (level_shares = 0) a member inherits the
 // parent's Ue: the formula is undefined there, and the member's S is 0 anyway,
 // so its F is 0 whatever Ue is.

@@ -1,5 +1,5 @@
 // fairshare_depth_oblivious.cpp - the depth-oblivious fair-share factor
-// (PriorityFlags=DEPTH_OBLIVIOUS), REFERENCE §1.7 and Slurm's
+// (PriorityFlags=DEPTH_OBLIVIOUS), priority_multifactor.c:_depth_oblivious_set_usage_efctv and Slurm's
 // priority_multifactor3 documentation.
 //
 // S and U as in classic.  For a node under parent p (fair-share parent; the
@@ -18,7 +18,7 @@
 //     formula would only reproduce U/S when root has no FairShare=parent users);
 //   - S = 0, S_p = 0, Ue_p = 0 or U = 0: the ratios are undefined or 0; Ue = U.
 //     So an idle node gets Ue = 0 and F = 1, a zero-share node F = 0;
-//   - FairShare=parent nodes take S, Ue, F of their fair-share parent (§1.5);
+//   - FairShare=parent nodes take S, Ue, F of their fair-share parent (assoc_mgr.c:assoc_mgr_normalize_assoc_shares);
 //   - ln(ratio_p) or ln(ratio_l) is never taken of 0 (the case above), so no
 //     NaN can appear; an overflowing product is clamped to the largest double,
 //     which gives F = 0.

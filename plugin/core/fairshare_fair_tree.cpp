@@ -1,8 +1,8 @@
 // fairshare_fair_tree.cpp - Slurm's Fair Tree fair-share factor (the
-// default since Slurm 19.05), REFERENCE §1.8 and Slurm's fair_tree
+// default since Slurm 19.05), Slurm 22.05 fair_tree.c and Slurm's fair_tree
 // documentation.
 //
-// Per node, against its fair-share parent f and sibling group (§1.5):
+// Per node, against its fair-share parent f and sibling group (assoc_mgr.c:assoc_mgr_normalize_assoc_shares):
 //   U        = raw usage / raw usage of f (0 when f has none)   -> eff_usage
 //   S        = shares / sum of the group's shares                -> norm_shares
 //   LevelFS  = S / U; 0 when S = 0; +inf when U = 0 and S > 0    -> level_fs
@@ -13,8 +13,8 @@
 // is what sshare shows as EffectvUsage under Fair Tree.  Root: S = 1, U = 1
 // when there is any usage.
 //
-// Ranking (exactly §1.8's pseudocode, which follows Slurm's code rather than
-// its documentation: tied sibling accounts are NOT merged):
+// Ranking (as Slurm 22.05 src/plugins/priority/multifactor/fair_tree.c does it, which differs
+// from its Fair Tree documentation: tied sibling accounts are NOT merged):
 //   N = number of users (idle ones too); rank = rnt = N
 //   visit(group, parent_tied): order the group by LevelFS descending, users
 //   before accounts on equal LevelFS, builder order after that; for each
@@ -42,7 +42,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The one place Fair Tree compares LevelFS values.  Slurm ties siblings only
 // on exact equality (two idle siblings: inf == inf), never with a tolerance;
-// §1.8's expected numbers depend on that.
+// the tests' numbers, taken from fair_tree.c's behaviour, depend on that.
 bool same_level_fs(double a, double b) { return a == b; }
 
 // 16 bytes (the node is tree.group[pos]): the keys are the largest scratch

@@ -1,8 +1,8 @@
 // fairshare_ticket.cpp - the ticket-based fair-share factor
-// (PriorityFlags=TICKET_BASED), REFERENCE §1.9 and the seed
-// 003_259cf19d6b1c11a2.txt (Slurm's ticket-based multifactor page).
+// (PriorityFlags=TICKET_BASED), after Slurm's "Ticket-Based Multifactor Priority Plugin"
+// documentation page.
 //
-//   S, U   as in classic (§1.5; an account's U is its own normalized usage)
+//   S, U   as in classic (assoc_mgr.c:assoc_mgr_normalize_assoc_shares; an account's U is its own normalized usage)
 //   Ueff   = max(U, 0.01 * S)          (eff_usage)
 //   F      = S / Ueff, 0 when S = 0    (per node; 100 at most; not stored,
 //                                       it is norm_shares / eff_usage)
@@ -15,9 +15,9 @@
 //   users get 0; accounts get 0 (sshare shows no FairShare for accounts; their
 //   tickets are in `tickets`, their F is norm_shares / eff_usage).
 //
-// Choices the seed leaves open:
+// Choices the "Ticket-Based Multifactor Priority Plugin" page leaves open:
 //   - FairShare=parent nodes take S and Ueff (hence F) of their fair-share
-//     parent (§1.5).  A FairShare=parent user competes in its parent's group
+//     parent (assoc_mgr.c:assoc_mgr_normalize_assoc_shares).  A FairShare=parent user competes in its parent's group
 //     with that weight; a transparent account's children compete directly in
 //     its parent's group and the transparent account shows the sum of their
 //     tickets.
@@ -35,7 +35,7 @@ namespace mfprio {
 
 namespace {
 
-constexpr double kMinUsageFraction = 0.01;  // the seed's 0.01 * S floor on usage
+constexpr double kMinUsageFraction = 0.01;  // the ticket-based page's 0.01 * S floor on usage
 
 }  // namespace
 

@@ -10,7 +10,7 @@
 //     index order is sibling order);
 //   - account usage = sum of the children's usage, bottom-up (the usage passed
 //     to add() for an account is ignored);
-//   - the fair-share structure of REFERENCE §1.5: fs_parent (the nearest
+//   - the fair-share structure of assoc_mgr.c:assoc_mgr_normalize_assoc_shares: fs_parent (the nearest
 //     ancestor that is not a FairShare=parent account) and, for every other
 //     account, its sibling group: its children with every FairShare=parent
 //     account replaced, in place and depth first, by that account's children.
@@ -157,7 +157,7 @@ void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out) {
   for (size_t i = 1; i < n; ++i) {
     const auto f = static_cast<size_t>(tree.fs_parent[i]);
     if (tree.shares_parent[i]) {
-      S[i] = S[f];  // FairShare=parent: the fair-share parent's S (§1.5)
+      S[i] = S[f];  // FairShare=parent: the fair-share parent's S (assoc_mgr.c:assoc_mgr_normalize_assoc_shares)
     } else if (tree.group_shares[f] > 0.0) {
       S[i] = S[f] * (tree.shares[i] / tree.group_shares[f]);
     }  // else: nobody in the group has shares, S = 0

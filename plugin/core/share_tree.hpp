@@ -20,10 +20,10 @@
 namespace mfprio {
 
 enum class FairShareAlgo : uint8_t {
-  FairTree,        // default (Slurm >= 19.05); REFERENCE §1.8
-  Classic,         // PriorityFlags=NO_FAIR_TREE; §1.6
-  DepthOblivious,  // PriorityFlags=DEPTH_OBLIVIOUS; §1.7
-  TicketBased,     // PriorityFlags=TICKET_BASED; §1.9, seed 003
+  FairTree,        // default (Slurm >= 19.05); Slurm 22.05 fair_tree.c
+  Classic,         // PriorityFlags=NO_FAIR_TREE; Slurm's Classic Fairshare Algorithm page
+  DepthOblivious,  // PriorityFlags=DEPTH_OBLIVIOUS; priority_multifactor.c:_depth_oblivious_set_usage_efctv
+  TicketBased,     // PriorityFlags=TICKET_BASED; the "Ticket-Based Multifactor Priority Plugin" page
 };
 
 struct ShareTree {
@@ -40,7 +40,7 @@ struct ShareTree {
   std::vector<uint32_t> children;     // size n-1
 
   // Derived by finalize(): the fair-share structure with FairShare=parent
-  // resolved (REFERENCE §1.5).  A "transparent" node is a non-root account
+  // resolved (assoc_mgr.c:assoc_mgr_normalize_assoc_shares).  A "transparent" node is a non-root account
   // with FairShare=parent: it belongs to no group, its children are listed in
   // its place among its own parent's children (depth first, sibling order kept).
   // A user with FairShare=parent is a group member whose shares count 0.
@@ -106,13 +106,13 @@ struct FairShareParams {
 // Tree skips three when out.fairshare_only is set (see ShareResult).
 void compute_fair_share(const ShareTree& tree, const FairShareParams& params, ShareResult& out);
 
-// Shared by Classic, DepthOblivious and TicketBased (REFERENCE §1.5): fills
+// Shared by Classic, DepthOblivious and TicketBased (assoc_mgr.c:assoc_mgr_normalize_assoc_shares): fills
 // out.norm_shares / out.norm_usage (already sized by out.reset) with S = product along the
 // path of shares / group_shares (FairShare=parent: its fair-share parent's S)
 // and U = raw usage / root raw usage (0 when root has none, capped at 1).
 void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out);
 
-// Fair Tree's per-node level values (REFERENCE §1.8), the first half of
+// Fair Tree's per-node level values (Slurm 22.05 fair_tree.c), the first half of
 // fair_share_fair_tree (everything but the ranking): for node i > 0, given
 // norm_shares of its fair-share parent.  Fields left 0 where the algorithm
 // leaves them 0.  One definition, so a view that needs these columns without

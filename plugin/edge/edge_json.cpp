@@ -13,6 +13,8 @@
 //                                column name: number or string}]}
 //   plugin_info_json  {"plugin_type", "abi_version", "weights": {...},
 //                      "terms": [{"name", "label", "flags", "width", "parent"}], settings...}
+//                     a dotted setting key nests ("view.layout" -> {"view": {"layout"}}:
+//                     the view layout a family declares, mfprio.h's man page)
 // Non-finite numbers are written as the strings "inf", "-inf", "nan" (JSON
 // has no such numbers); blank text cells are left out.
 #include "edge_json.hpp"
@@ -143,6 +145,22 @@ json_t* item_value(const InfoView::Item& it) {
   }
   return json_null();
 }
+
+// Sets key in o; a dotted key nests: "view.terms.A" -> {"view": {"terms": {"A": ...}}}.
+void set_path(json_t* o, const std::string& key, json_t* value) {
+  size_t start = 0;
+  for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', start)) {
+    const std::string part = key.substr(start, dot - start);
+    json_t* sub = json_object_get(o, part.c_str());
+    if (!json_is_object(sub)) {
+      sub = json_object();
+      json_object_set_new(o, part.c_str(), sub);
+    }
+    o = sub;
+    start = dot + 1;
+  }
+  json_object_set_new(o, key.substr(start).c_str(), value);
+}
 }  // namespace
 
 char* info_json(const char* plugin_type, const InfoView& v) {
@@ -179,7 +197,7 @@ char* info_json(const char* plugin_type, const InfoView& v) {
     }
     json_object_set_new(o, "terms", terms);
   }
-  for (const InfoView::Item& it : v.settings) json_object_set_new(o, it.key.c_str(), item_value(it));
+  for (const InfoView::Item& it : v.settings) set_path(o, it.key, item_value(it));
   return dump(o);
 }
 

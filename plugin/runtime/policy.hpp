@@ -65,8 +65,8 @@ struct HostContext {
 // The immutable state one pricing reads.  A family derives its own.
 struct State {
   virtual ~State() = default;
-  uint32_t layout_id = 0;     // the handle generation; 0: the family keeps no handles
-  uint64_t generation = 0;    // publish counter (plugin_stats)
+  uint32_t layout_id = 0;     // what mfprio_handle_t.generation holds; 0: no handles
+  uint64_t generation = 0;    // publish counter (mfprio_stats_t.generation), not the handles'
   int64_t last_decay = 0;     // time of the last decay pass (plugin_stats)
   uint64_t associations = 0;  // plugin_stats
 };

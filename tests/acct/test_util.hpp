@@ -62,7 +62,7 @@ inline UserRec user(const std::string& name, const std::string& def) {
   return UserRec{name, def, false};
 }
 
-// The Slurm documentation's example tree (REFERENCE.md 1.6).
+// The Slurm documentation's example tree (Slurm's Classic Fairshare Algorithm page).
 inline AdminChanges slurm_doc_tree() {
   AdminChanges ch;
   ch.accounts = {account("A", "root", 40), account("B", "A", 30), account("C", "A", 10),

@@ -1,5 +1,5 @@
 // test_fairshare_classic.cpp - golden tests for fairshare_classic.cpp
-// (REFERENCE §1.6, Slurm's documented example).
+// (Slurm's Classic Fairshare Algorithm page, Slurm's documented example).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // test_fairshare_depth_oblivious.cpp - golden and edge tests for
-// fairshare_depth_oblivious.cpp (REFERENCE §1.7).
+// fairshare_depth_oblivious.cpp (priority_multifactor.c:_depth_oblivious_set_usage_efctv).
 #include <gtest/gtest.h>
 
 #include <cmath>

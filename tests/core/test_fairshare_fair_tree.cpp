@@ -1,5 +1,5 @@
 // test_fairshare_fair_tree.cpp - golden tests for fairshare_fair_tree.cpp
-// (REFERENCE §1.8).  Every expected value is computed by hand in the comments.
+// (Slurm 22.05 fair_tree.c).  Every expected value is computed by hand in the comments.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -79,7 +79,7 @@ TEST(FairTreeFairShare, AccountTiedWithPreviousSiblingPassesTheTieToItsFirstChil
   // B is tied with A, so its first child inherits the last rank given (3):
   //   b2 .75/0 = inf first -> tied -> .75;  b1 .25/1 = .25 -> rank = rnt = 1 -> .25.
   // (The documentation's "merge tied accounts" would interleave A's and B's
-  // users instead; §1.8 follows the code, which does not.)
+  // users instead; we follow fair_tree.c, which does not.)
   TreeBuilder b;
   b.account("A", "root", 1)
       .user("a1", "A", 1, 8)
@@ -123,7 +123,7 @@ TEST(FairTreeFairShare, IdleUserRanksFirstButBelowOneWhenOthersAreIdleToo) {
   EXPECT_NEAR(r.fairshare[b["busy"]], 0.5, kSix);
 
   // An idle user in a busy account: ranked after the users of a better
-  // account, so below 1 (the known complaint in §1.10), but still in (0, 1].
+  // account, so below 1 (the known complaint about Fair Tree in Slurm's sshare(1) output), but still in (0, 1].
   // root -> A(1) -> { a_idle(1, 0), a_busy(1, 30) }, B(1) -> b(1, 10).
   // Root: A .5/.75 = .667, B .5/.25 = 2 -> B first: b rank 3 -> 1;
   // A: a_idle inf -> 2/3, a_busy .5/1 -> 1/3.

@@ -10,9 +10,7 @@
 // Plus an informal timing of a 10^5-user tree (printed, never asserted).
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -352,42 +350,6 @@ TEST(FairShareEdgeCases, DegenerateTreesForEveryAlgorithm) {
       }
     }
   }
-}
-
-// Informal: prints the time for 10^5 users (1 root, 100 accounts x 10
-// sub-accounts x 100 users).  Never asserted; a bench/ figure is the real one.
-TEST(FairShareProperties, HundredThousandUsersTiming) {
-  ShareTree t;
-  t.add(-1, false, 1, 0);
-  std::mt19937_64 rng(42);
-  for (int a = 0; a < 100; ++a) {
-    const auto acc = static_cast<int32_t>(t.add(0, false, 1 + rng() % 50, 0));
-    for (int s = 0; s < 10; ++s) {
-      const auto sub = static_cast<int32_t>(t.add(acc, false, 1 + rng() % 50, 0));
-      for (int u = 0; u < 100; ++u) {
-        const uint32_t id = t.add(sub, true, 1 + rng() % 5, (rng() % 4 == 0) ? 0.0 : double(rng() % 1000000));
-        t.active[id] = rng() % 2;
-      }
-    }
-  }
-  t.finalize();
-  ShareResult r;
-  for (FairShareAlgo algo : kAllAlgos) {
-    FairShareParams p;
-    p.algo = algo;
-    compute_fair_share(t, p, r);  // warm the output vectors
-    const auto t0 = std::chrono::steady_clock::now();
-    constexpr int kReps = 10;
-    for (int i = 0; i < kReps; ++i) compute_fair_share(t, p, r);
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / kReps;
-    std::printf("[ timing   ] %s: %zu nodes, %.2f ms per compute_fair_share\n", algo_name(algo), t.size(), ms);
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  t.finalize();
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("[ timing   ] finalize: %.2f ms\n", ms);
-  SUCCEED();
 }
 
 }  // namespace

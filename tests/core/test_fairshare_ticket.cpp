@@ -1,5 +1,5 @@
 // test_fairshare_ticket.cpp - golden tests for fairshare_ticket.cpp
-// (REFERENCE §1.9, seed 003_259cf19d6b1c11a2.txt).
+// (Slurm's "Ticket-Based Multifactor Priority Plugin" page).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,7 +28,7 @@ TEST(TicketFairShare, SeedExamplePerNodeFactorsMatch) {
   // Effective usage = max(U, 0.01 S): F's is 0.01*0.35, User3's 0.01*0.05.
   expect_near(r.eff_usage, b, {{"F", 0.0035}, {"User3", 0.0005}, {"User5", 0.0035}, {"User1", 0.2}});
 
-  EXPECT_NEAR(factor(r, b["A"]), 0.4 / 0.45, kSix);  // the seed prints 0.89
+  EXPECT_NEAR(factor(r, b["A"]), 0.4 / 0.45, kSix);  // the ticket-based page prints 0.89
   EXPECT_NEAR(factor(r, b["B"]), 1.5, kSix);
   EXPECT_NEAR(factor(r, b["C"]), 0.4, kSix);
   EXPECT_NEAR(factor(r, b["D"]), 2.4, kSix);

@@ -60,7 +60,7 @@ class TreeBuilder {
   std::map<std::string, uint32_t> ids_;
 };
 
-// Slurm's documented example (REFERENCE §1.6, seed 003):
+// Slurm's documented example (Slurm's "Classic Fairshare Algorithm" page; the "Ticket-Based Multifactor Priority Plugin" page reuses it):
 //   root -> A(40) -> { B(30) -> User1, C(10) -> { User2, User3 } },
 //           D(60) -> { E(25) -> User4, F(35) -> User5 }
 // every user 1 share; raw usage User1 20, User2 25, User3 0, User4 25, User5 0.

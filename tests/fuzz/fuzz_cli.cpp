@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "layout_slurm2205.hpp"
 #include "views.hpp"
 
 using namespace mfprio::host;
@@ -94,7 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     std::vector<SprioRow> r = rows();
-    sort_sprio_rows(&r, spec, w);
+    sort_sprio_rows(&r, spec);
   } catch (const std::exception&) {
   }
   try {

@@ -43,7 +43,7 @@ class ConfE2E : public testing::Test {
  protected:
   void SetUp() override {
     plugin_dir = env_or_die("MFPRIO_PLUGIN_BUILDDIR");
-    if (!fs::exists(plugin_dir + "/priority_multifactor.so")) GTEST_SKIP() << "priority_multifactor.so not built";
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_multifactor.so");
   }
   std::string store(const std::string& db) {
     const std::string json = dir.write("accounts.json", kAccounts);

@@ -587,7 +587,7 @@ class RealPluginE2E : public HostE2E {
  protected:
   void SetUp() override {
     plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
-    if (!std::filesystem::exists(plugin_dir + "/priority_basic.so")) GTEST_SKIP() << "priority_basic.so not built";
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_basic.so");
   }
   std::string plugin_dir;
 };
@@ -651,7 +651,7 @@ TEST_F(RealPluginE2E, BasicInfoWeightsRowAndNoShareView) {
 
 TEST_F(RealPluginE2E, MultifactorInitErrorIsShown) {
   // No AccountingStorageLoc: the multifactor plugin refuses to start and says why.
-  if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so")) GTEST_SKIP() << "not built";
+  MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_multifactor.so");
   const std::string conf = dir.write("mf.conf", "PluginDir=" + plugin_dir + "\nPriorityWeightAge=1000\n");
   ProcessResult r = host({"--conf", conf, "info"});
   EXPECT_EQ(r.status, 1);
@@ -665,7 +665,7 @@ TEST_F(RealPluginE2E, MultifactorInitErrorIsShown) {
 // the diagnose -f style share view; usage charged by decay lands in the
 // windows and shows per credential.
 TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
-  if (!std::filesystem::exists(plugin_dir + "/priority_maui.so")) GTEST_SKIP() << "not built";
+  MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_maui.so");
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/maui.cfg";
   const std::string conf = dir.write("maui.conf", "PriorityType=priority/maui\nPriorityParameters=config=" + src +
                                                       "\nPluginDir=" + plugin_dir + "\nAccountingStorageLoc=" +
@@ -728,7 +728,7 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
 
 // Issue 22: diagnose -f lists every FSTARGET before any usage exists.
 TEST_F(RealPluginE2E, MauiShareViewShowsTargetsBeforeAnyUsage) {
-  if (!std::filesystem::exists(plugin_dir + "/priority_maui.so")) GTEST_SKIP() << "not built";
+  MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_maui.so");
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/maui.cfg";
   const std::string conf = dir.write("maui.conf", "PriorityType=priority/maui\nPriorityParameters=config=" + src +
                                                       "\nPluginDir=" + plugin_dir + "\nAccountingStorageLoc=" +
@@ -785,7 +785,7 @@ TEST_F(RealPluginE2E, CHostDescribesEveryRealFamilyGenerically) {
 // import-sstree, a job file holding running jobs: sprio lists the pending
 // ones with the qstat columns, the 32-bit priorities follow prio's order.
 TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
-  if (!std::filesystem::exists(plugin_dir + "/priority_gridengine.so")) GTEST_SKIP() << "not built";
+  MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_gridengine.so");
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
   const std::string db = dir.path() + "/ge.db";
   ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
@@ -822,4 +822,32 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "Node|Shares|Level%|Total%|LongTarget|ShortTarget|ActualUsage|Usage|Tickets|")) << r.out;
   EXPECT_TRUE(has(r.out, "  carol|100|100.00|30.00|")) << r.out;
+}
+
+// Issue 22: the share-tree view shows the last pass's targets and tickets.
+// Grid Engine sets them in its pricing pass; sshare --job-file prices the
+// file's queue first (generically: any family with prioritize).
+TEST_F(RealPluginE2E, ShareViewAfterThePricingPassShowsTargetsAndTickets) {
+  if (!std::filesystem::exists(plugin_dir + "/priority_gridengine.so")) GTEST_SKIP() << "not built";
+  const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
+  const std::string db = dir.path() + "/ge.db";
+  ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
+                                                    "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +
+                                                    "\nAccountingStorageLoc=" + db + "\nClusterCPUs=256\n");
+  r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\n  carol|100|100.00|30.00|0.0000|0.0000|0.0000|0.0|0\n")) << r.out;  // no pass yet
+  r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P", "--job-file", src + "jobs.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\n  carol|100|100.00|27.27|0.3000|0.3000|0.0000|0.0|3000\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n physics|60|54.55|54.55|0.6000|0.6000|0.0000|0.0|10353\n")) << r.out;
+  // A bad job file shows nothing.
+  const std::string bad = dir.write("bad.jsonl", "{\"id\": 1, \"user\": \"carol\", \"cpus\": \"x\"}\n");
+  r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "--job-file", bad});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(has(r.err, bad + ":1: field 'cpus'")) << r.err;
+  EXPECT_TRUE(has(r.err, "sshare: fix the job file first (nothing was shown)")) << r.err;
 }

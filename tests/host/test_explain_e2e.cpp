@@ -25,7 +25,7 @@ class ExplainE2E : public testing::Test {
  protected:
   void SetUp() override {
     plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
-    if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so")) GTEST_SKIP() << "plugins not built";
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_multifactor.so");
     const std::string db = dir.path() + "/demo.db";
     const std::string accounts = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/accounts.json";
     ProcessResult r = mfprio::test::run_acct({"--db", db, "import", accounts});
@@ -60,6 +60,8 @@ TEST_F(ExplainE2E, OneJobShowsItsRankTheGapAndWhatEachTermWouldNeed) {
   EXPECT_TRUE(has(r.out, "nice")) << r.out;
   EXPECT_TRUE(has(r.out, "cannot (an amount set as is)")) << r.out;
   EXPECT_TRUE(has(r.out, "factor >")) << r.out;
+  // multifactor declares no product weights: its sub-terms show plain weights.
+  EXPECT_FALSE(has(r.out, "a sub-term's weight is")) << r.out;
 }
 
 TEST_F(ExplainE2E, TwoJobsFindTheAgeTermAndTheOvertakingTime) {
@@ -147,6 +149,24 @@ TEST_F(ExplainSites, MauiClampAndTieAreNamedAndNoNegativeGrowthIsStated) {
   EXPECT_TRUE(has(r.out, "priority 999999761 (unclamped -240.0000), rank 3 of 3")) << r.out;
   EXPECT_TRUE(has(r.out, "past job 8 (priority 999999951): the total must grow by at least 190.0000")) << r.out;
   EXPECT_FALSE(has(r.out, "clamped low")) << r.out;
+}
+
+// Issue 22: Maui's sub-component weights are products (CREDWEIGHT x
+// USERWEIGHT); the family says so ("view": {"sub_weight_product": true}) and
+// explain shows each sub-term under its component with its weight as that product.
+TEST_F(ExplainSites, MauiSubTermWeightsAreShownAsTheProductsTheyAre) {
+  const std::string jobs = data + "/negprio-jobs.jsonl";
+  const std::string conf = maui_conf("CREDWEIGHT 2\nUSERWEIGHT 50\n");
+  ProcessResult r = host({"--conf", conf, "--now", std::to_string(kNow), "explain", "--job-file", jobs, "8"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\n  CRED                 -5000.000000         2.00      -10000.00  ")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n    CRED.USER           -100.000000       2 x 50      -10000.00\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "a sub-term's weight is its term's weight x its own")) << r.out;
+  EXPECT_FALSE(has(r.out, "CRED.GROUP")) << r.out;  // weighs nothing: not listed
+  ProcessResult j = host({"--conf", conf, "--now", std::to_string(kNow), "explain", "--json", "--job-file", jobs, "8"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_TRUE(has(j.out, "\"name\": \"CRED.USER\",\n          \"factor\": -100.0,\n          \"weight\": 100.0,")) << j.out;
+  EXPECT_TRUE(has(j.out, "\"weight_product\": [\n            2.0,\n            50.0\n          ]")) << j.out;
 }
 
 TEST_F(ExplainSites, GridEngineWaitingTimeIsTimeDependentAndTextColumnsAreNotTerms) {

@@ -440,6 +440,23 @@ TEST(JobsJson, GridEngineKeysBecomeFieldsAndAttributes) {
   EXPECT_EQ(a["requests.matlab"], "true");
 }
 
+// Issue 25: pe_slots at the top level, like the other qsub fields (it was
+// refused, or before the field check silently dropped: `-pe mpi 16-` with
+// urgency_slots max then counted 4294967295 slots).
+TEST(JobsJson, PeSlotsAtTheTopLevelIsAnAttribute) {
+  JobSpec j = parse(R"({"id": 5, "user": "u", "pe": "mpi 16-", "urgency_slots": "max", "pe_slots": 64})");
+  std::map<std::string, std::string> a(j.attrs.begin(), j.attrs.end());
+  EXPECT_EQ(a["pe_slots"], "64");
+  EXPECT_EQ(a["urgency_slots"], "max");
+  expect_errors_containing({
+      {R"({"id": 1, "user": "u", "pe_slots": 64, "attrs": {"pe_slots": "32"}})",
+       "jobs.jsonl:7: field 'pe_slots' and attrs 'pe_slots' both given"},
+      {R"({"id": 1, "user": "u", "requests": {"h_rt": 60}, "attrs": {"requests.h_rt": "60"}})",
+       "field 'requests' and attrs 'requests.h_rt' both given"},
+      {R"({"id": 1, "user": "u", "pe_slot": 64})", "did you mean 'pe_slots'?"},
+  });
+}
+
 TEST(JobsJson, GridEngineKeysAreCheckedAndMustAgree) {
   expect_errors_containing({
       {R"({"id": 1, "user": "u", "posix_priority": 2000})", "posix_priority"},

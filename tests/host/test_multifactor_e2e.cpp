@@ -60,8 +60,7 @@ class MultifactorE2E : public testing::Test {
  protected:
   void SetUp() override {
     plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
-    if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so"))
-      GTEST_SKIP() << "priority_multifactor.so not built";
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_multifactor.so");
   }
   // Imports `json` into a fresh store; returns its path.
   std::string store(const std::string& name, const std::string& json) {

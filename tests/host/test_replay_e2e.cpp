@@ -1,7 +1,7 @@
 // test_replay_e2e.cpp - `mfprio-host replay` end to end: the built binaries
 // (MFPRIO_HOST_BIN, MFPRIO_ACCT_BIN), the real priority_multifactor.so
-// (MFPRIO_PLUGIN_BUILDDIR) and the real traces of ../shared/traces
-// (MFPRIO_TRACES_DIR; the trace tests skip when it is missing), each on a
+// (MFPRIO_PLUGIN_BUILDDIR) and the real traces of tests/data/traces
+// (MFPRIO_TRACES_DIR; a missing plugin or trace fails the test), each on a
 // fresh store made from `replay --emit-accounts` + `mfprio-acct import`.
 #include <gtest/gtest.h>
 
@@ -34,14 +34,7 @@ class ReplayE2E : public testing::Test {
  protected:
   void SetUp() override {
     plugin_dir = mfprio::test::env_or_die("MFPRIO_PLUGIN_BUILDDIR");
-    if (!std::filesystem::exists(plugin_dir + "/priority_multifactor.so"))
-      GTEST_SKIP() << "priority_multifactor.so not built";
-  }
-  // Skips the test when the shared traces are not beside the project.
-  std::string trace(const std::string& name) {
-    const std::string path = mfprio::test::trace_path(name);
-    if (path.empty()) skipped = true;
-    return path;
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_multifactor.so");
   }
   ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
   // A fresh store holding the trace's users; returns a conf pointing at it.
@@ -61,19 +54,14 @@ class ReplayE2E : public testing::Test {
   TempDir dir;
   std::string plugin_dir;
   int stores = 0;
-  bool skipped = false;
 };
 
-#define TRACE_OR_SKIP(var, name)                                                     \
-  const std::string var = trace(name);                                               \
-  if (skipped) GTEST_SKIP() << "../shared/traces/" << name << " is missing (CI has it)"
-
 TEST_F(ReplayE2E, Hpc2nWithoutDecayChargesExactlyTheTracesCpuSeconds) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   const std::string conf = prepare(swf);
   ProcessResult r = host({"--conf", conf, "replay", "--swf", swf, "--no-decay"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "replay: hpc2n.swf: 3170 records, 3145 jobs replayed, 25 skipped")) << r.out;
+  EXPECT_TRUE(has(r.out, "replay: hpc2n.swf.gz: 3170 records, 3145 jobs replayed, 25 skipped")) << r.out;
   EXPECT_TRUE(has(r.out, "3145 job ends")) << r.out;
   const double cpu = number_after(r.out, kCpuLabel), root = number_after(r.out, kRootLabel);
   ASSERT_GT(cpu, 1e8) << r.out;
@@ -84,7 +72,7 @@ TEST_F(ReplayE2E, Hpc2nWithoutDecayChargesExactlyTheTracesCpuSeconds) {
 }
 
 TEST_F(ReplayE2E, Hpc2nWithTheDefaultHalfLifeDecaysUsage) {
-  TRACE_OR_SKIP(swf, "hpc2n.swf");
+  MFPRIO_REQUIRE_TRACE(swf, "hpc2n.swf.gz");
   const std::string conf = prepare(swf);  // PriorityDecayHalfLife defaults to 7 days
   ProcessResult r = host({"--conf", conf, "replay", "--swf", swf, "--no-sshare", "--calc-period", "10"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -96,7 +84,7 @@ TEST_F(ReplayE2E, Hpc2nWithTheDefaultHalfLifeDecaysUsage) {
 }
 
 TEST_F(ReplayE2E, NasaGzipTraceReplaysWithALimit) {
-  TRACE_OR_SKIP(swf, "NASA-iPSC-1993-3.1-cln.swf.gz");
+  MFPRIO_REQUIRE_TRACE(swf, "NASA-iPSC-1993-3.1-cln.swf.gz");
   // A conf half-life long enough not to matter: usage equals the CPU-seconds.
   const std::string conf = prepare(swf, "PriorityDecayHalfLife=999999999999-0\n");
   ProcessResult r = host({"--conf", conf, "replay", "--swf", swf, "--limit", "3000", "--no-sshare"});
@@ -141,6 +129,25 @@ TEST_F(ReplayE2E, ReportPendingRanksTheLighterUsersJobFirst) {
   // 10 x 3600 + 60 + 60 CPU-seconds, all charged.
   EXPECT_EQ(number_after(r.out, kCpuLabel), 36120);
   EXPECT_DOUBLE_EQ(number_after(r.out, kRootLabel), 36120);
+}
+
+TEST_F(ReplayE2E, NoDecayComesFromTheFamilysDeclaredSettingsOrIsRefused) {
+  // multifactor names its no-decay settings in plugin_info_json ("no_decay_conf"): the
+  // host never writes a family's key itself.
+  const std::string swf = dir.write("small.swf", kSmall);
+  const std::string conf = prepare(swf);
+  ProcessResult r = host({"--conf", conf, "info"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"no_decay_conf\": {\n    \"PriorityDecayHalfLife\": \"999999999999-0\"")) << r.out;
+  // A family that names none is refused before any job is priced or charged.
+  const std::string basic = dir.write("basic.conf", "PriorityType=priority/basic\nPluginDir=" + plugin_dir + "\n");
+  r = host({"--conf", basic, "replay", "--swf", swf, "--no-decay"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "mfprio-host: replay --no-decay: priority/basic names no settings that stop its usage decay "
+                   "(plugin_info_json has no \"no_decay_conf\"); replay without --no-decay (nothing was charged)\n");
+  EXPECT_EQ(r.out, "");
+  r = host({"--conf", basic, "replay", "--swf", swf, "--no-sshare"});
+  EXPECT_EQ(r.status, 0) << r.err;  // without it basic replays
 }
 
 TEST_F(ReplayE2E, MalformedRecordNamesFileLineAndFieldAndChargesNothing) {

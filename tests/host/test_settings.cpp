@@ -43,8 +43,8 @@ TEST(Settings, PluginDirOptionWinsOverConf) {
 
 TEST(Settings, BadPriorityTypeNamesFileLineAndKey) {
   EXPECT_EQ(error_of("\nPriorityType=multifactor\n"),
-            "s.conf:2: PriorityType: 'multifactor' is not a plugin type of the form priority/<name> (e.g. "
-            "priority/multifactor)");
+            "s.conf:2: PriorityType: 'multifactor' is not a plugin type of the form priority/<name> (letters, "
+            "digits, '_' or '-')");
   EXPECT_NE(error_of("PriorityType=priority/../evil\n").find("s.conf:1: PriorityType:"), std::string::npos);
   EXPECT_NE(error_of("PriorityType=priority/\n").find("s.conf:1: PriorityType:"), std::string::npos);
 }

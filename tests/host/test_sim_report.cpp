@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <jansson.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,8 @@ PolicyResult policy(const std::string& name) {
   p.cpu_seconds = 1000;
   p.accounts = {group("a<1>", 2, 0.7, 0.5), group("b&2", 1, 0.3, 0.5)};
   p.users = {group("u1", 3, 1.0, 1.0)};
+  p.sizes = {group("1 cpu", 3, 1.0, 0)};
+  p.runtimes = {group("<=10m", 3, 1.0, 0)};
   p.waits = {0, 60, 3600};
   p.sample_t = {1000, 44200, 87400};
   p.sample_share = {{1.0, 0.0}, {0.6, 0.4}, {0.7, 0.3}};
@@ -90,12 +93,14 @@ TEST(SimReport, JsonHasTheDocumentedKeysAndIsTheSameEveryTime) {
   ASSERT_EQ(json_array_size(pol), 2u);
   json_t* p0 = json_array_get(pol, 0);
   for (const char* k : {"name", "conf", "plugin_type", "pricing_op", "calc_period", "backfill", "target_rule", "overall",
-                        "accounts", "users"})
+                        "accounts", "users", "sizes", "runtimes"})
     EXPECT_NE(json_object_get(p0, k), nullptr) << k;
   json_t* ov = json_object_get(p0, "overall");
   for (const char* k : {"jobs", "first_submit", "last_end", "makespan", "utilization", "wait_mean", "wait_p50",
                         "wait_p95", "bounded_slowdown_mean", "jain_index", "backfilled", "pricing_calls",
-                        "decay_passes", "cpu_seconds", "charged_usage"})
+                        "decay_passes", "cpu_seconds", "charged_usage", "wait_p99", "wait_max",
+                        "bounded_slowdown_p50", "bounded_slowdown_p95", "bounded_slowdown_p99", "later_than_fifo",
+                        "jain_user_wait", "jain_user_bounded_slowdown", "worst_user", "worst_user_wait_mean"})
     EXPECT_NE(json_object_get(ov, k), nullptr) << k;
   EXPECT_TRUE(json_is_null(json_object_get(ov, "charged_usage")));
   json_t* acct = json_array_get(json_object_get(p0, "accounts"), 0);
@@ -113,7 +118,9 @@ TEST(SimReport, TextPutsThePoliciesSideBySide) {
       << t;
   EXPECT_NE(t.find("| fs"), std::string::npos) << t;
   EXPECT_NE(t.find("| fifo"), std::string::npos) << t;
-  EXPECT_EQ(count(t, "JOBS  WAITMEAN"), 4u) << t;  // two tables x two policies
+  EXPECT_EQ(count(t, "JOBS  WAITMEAN"), 8u) << t;  // account, user, size and run-time tables x two policies
+  EXPECT_EQ(count(t, "DELIV%"), 4u) << t;          // shares only in the account and user tables
+  EXPECT_NE(t.find("fifo-fs"), std::string::npos) << t;  // the difference column
   EXPECT_NE(t.find("utilization %"), std::string::npos);
   EXPECT_NE(t.find("1.00d"), std::string::npos) << t;  // makespan
   EXPECT_NE(t.find("2.00h"), std::string::npos) << t;  // p95 wait
@@ -121,22 +128,46 @@ TEST(SimReport, TextPutsThePoliciesSideBySide) {
 
 TEST(SimReport, CsvHasOneRowPerPolicyScopeAndName) {
   const std::string c = sim_report_csv(header(), {policy("fs"), policy("fifo")});
-  EXPECT_EQ(count(c, "\n"), 1u + 2 * (1 + 2 + 1)) << c;
+  EXPECT_EQ(count(c, "\n"), 1u + 2 * (1 + 2 + 1 + 1 + 1)) << c;
+  EXPECT_EQ(count(c, ",size,1 cpu,"), 2u);
+  EXPECT_EQ(count(c, ",runtime,<=10m,"), 2u);
   EXPECT_EQ(count(c, ",overall,"), 2u);
   EXPECT_EQ(count(c, ",account,"), 4u);
   EXPECT_EQ(count(c, ",user,u1,"), 2u);
 }
 
 TEST(SimSvg, IsSelfContainedEscapedAndDrawsEveryAccount) {
-  const std::string s = sim_svg("title & more", {policy("fs"), policy("fifo")});
+  std::vector<PolicyResult> ps = {policy("fs"), policy("fifo")};
+  for (PolicyResult& p : ps) {
+    p.bslds = {1.0, 1.5, 30.0};
+    p.sample_util = {0.5, 1.0, 0.25};
+  }
+  const std::string s = sim_svg("title & more", ps);
   EXPECT_EQ(s.rfind("<?xml", 0), 0u);
   EXPECT_NE(s.find("</svg>"), std::string::npos);
   EXPECT_EQ(count(s, "stroke-dasharray"), 4u);  // a target line per account and policy
-  EXPECT_EQ(count(s, "<polyline"), 6u);         // two share lines and one CDF per policy
+  // per policy: a wait CDF, a slowdown CDF, two share lines, one busy line
+  EXPECT_EQ(count(s, "<polyline"), 10u);
+  EXPECT_EQ(count(s, "<circle"), 2u * (1 + 2));  // each policy's mean wait per user and per account
   EXPECT_NE(s.find("a&lt;1&gt;"), std::string::npos);
   EXPECT_NE(s.find("b&amp;2"), std::string::npos);
   EXPECT_NE(s.find("title &amp; more"), std::string::npos);
   EXPECT_EQ(s.find("a<1>"), std::string::npos);
+}
+
+TEST(SimSvg, FortyAccountsGetFortyColours) {
+  PolicyResult p = policy("fs");
+  p.accounts.clear();
+  p.sample_share.assign(3, std::vector<double>(40, 0.025));
+  for (int a = 0; a < 40; ++a) p.accounts.push_back(group("acct" + std::to_string(a), 1, 0.025, 0.025));
+  const std::string s = sim_svg("t", {p});
+  std::set<std::string> colours;
+  for (size_t at = s.find("stroke-dasharray"); at != std::string::npos; at = s.find("stroke-dasharray", at + 1)) {
+    const size_t c = s.rfind("stroke=\"#", at);
+    colours.insert(s.substr(c + 8, 7));
+  }
+  EXPECT_EQ(colours.size(), 40u);
+  EXPECT_NE(s.find(">acct39<"), std::string::npos);  // every name in the legend, below the panel
 }
 
 }  // namespace

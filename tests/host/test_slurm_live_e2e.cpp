@@ -150,7 +150,7 @@ class SlurmLive : public testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     plugin_dir = env_or_die("MFPRIO_PLUGIN_BUILDDIR");
-    if (!fs::exists(plugin_dir + "/priority_multifactor.so")) GTEST_SKIP() << "priority_multifactor.so not built";
+    MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_multifactor.so");
     cap.dir = env_or_die("MFPRIO_TEST_SRCDIR") + "/../data/slurm-live/" + GetParam();
     ASSERT_TRUE(fs::exists(cap.dir + "/slurm.conf")) << cap.dir;
     cap.jobs = scontrol_jobs(slurp(cap.dir + "/scontrol_jobs.txt"));

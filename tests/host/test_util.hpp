@@ -20,12 +20,19 @@ inline std::string env_or_die(const char* name) {
   return v;
 }
 
-// The path of one of the shared real traces (MFPRIO_TRACES_DIR), or "" when
-// it is not there (the trace tests then skip).
-inline std::string trace_path(const std::string& name) {
-  const std::string path = env_or_die("MFPRIO_TRACES_DIR") + "/" + name;
-  return std::filesystem::exists(path) ? path : "";
-}
+// The path of one of the real traces in tests/data/traces (MFPRIO_TRACES_DIR).
+inline std::string trace_path(const std::string& name) { return env_or_die("MFPRIO_TRACES_DIR") + "/" + name; }
+
+// A test that needs a plugin, a trace or a data file fails (never skips) when
+// it is missing: meson builds every family's plugin and the traces are in the
+// repository, so a missing one is a broken tree, and a skip would count as a pass.
+#define MFPRIO_REQUIRE_FILE(path, what)                                                   \
+  ASSERT_TRUE(std::filesystem::exists(path)) << (path) << " is missing (" << (what) << ")"
+#define MFPRIO_REQUIRE_PLUGIN(dir, so) \
+  MFPRIO_REQUIRE_FILE((dir) + "/" + (so), "meson builds every family's plugin into the build tree's plugin/")
+#define MFPRIO_REQUIRE_TRACE(var, name)                  \
+  const std::string var = mfprio::test::trace_path(name); \
+  MFPRIO_REQUIRE_FILE(var, "tests/data/traces/README.md names where each trace comes from")
 
 // Whether `needle` occurs in `hay` (a program's output).
 inline bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }

@@ -13,6 +13,8 @@
 #include <stdexcept>
 
 #include "test_util.hpp"
+#include "layout.hpp"
+#include "layout_slurm2205.hpp"
 #include "views.hpp"
 
 using namespace mfprio::host;
@@ -133,11 +135,56 @@ TEST(Weights, ReadFromWeightsObject) {
   EXPECT_EQ(w.cell("tres"), "CPU=1000");
 }
 
-TEST(Weights, ReadFromConfStyleKeys) {
+TEST(Weights, AFamilysConfKeysAreNotWeights) {
+  // The host reads no family's keys: weights come from the "weights" object only.
   Weights w = parse_weights(R"({"PriorityWeightAge": 5, "PriorityWeightTRES": "CPU=1,Mem=2"})");
-  EXPECT_TRUE(w.known);
-  EXPECT_EQ(w.cell("age"), "5");
-  EXPECT_EQ(w.cell("tres"), "CPU=1,Mem=2");
+  EXPECT_FALSE(w.known);
+  EXPECT_EQ(w.cell("age"), "");
+}
+
+TEST(ViewInfo, TheLayoutTermsWeightsAndShareColumnsAFamilyDeclares) {
+  const ViewInfo v = parse_view_info(R"({"weights": {"age": 1},
+      "view": {"layout": "slurm-22.05", "terms": {"A": "waited", "T": "res", "x": 3},
+               "weights": {"waited": 70, "res": "CPU=2000,Mem=1000"},
+               "share_columns": {"RawUsage": "used"}, "level_fs": false}})");
+  EXPECT_EQ(v.layout, "slurm-22.05");
+  EXPECT_EQ(v.terms.at("A"), "waited");
+  EXPECT_EQ(v.terms.count("x"), 0u);  // not a name
+  EXPECT_EQ(v.weights.cell("waited"), "70");
+  EXPECT_EQ(v.weights.cell("age"), "");  // the view's weights replace the top-level ones
+  EXPECT_EQ(v.share_columns.at("RawUsage"), "used");
+  EXPECT_FALSE(v.flag("level_fs", true));
+  EXPECT_TRUE(v.flag("absent", true));
+  ASSERT_NE(find_layout(v.layout), nullptr);
+  EXPECT_STREQ(find_layout("SLURM-22.05")->name(), "slurm-22.05");
+  EXPECT_EQ(find_layout("qstat-9"), nullptr);  // unknown: the generic layout
+  EXPECT_EQ(find_layout(""), nullptr);
+  // An older plugin: no "view", the top-level weights.
+  const ViewInfo old = parse_view_info(R"({"weights": {"age": 1}})");
+  EXPECT_EQ(old.layout, "");
+  EXPECT_EQ(old.weights.cell("age"), "1");
+}
+
+TEST(ViewInfo, SlurmLettersReadTheTermsTheFamilyNames) {
+  // A family whose age term is called "waited": %A reads it; an unfilled slot prints 0.
+  SprioRow r;
+  r.job_id = 7;
+  r.f.priority = 70;
+  r.f.term_count = 1;
+  std::snprintf(r.f.terms[0].name, sizeof r.f.terms[0].name, "waited");
+  r.f.terms[0].parent = -1;
+  r.f.terms[0].factor = 0.5;
+  r.f.terms[0].contribution = 70;
+  SprioOptions o;
+  o.header = false;
+  const SlotTerms terms = {{"A", "waited"}, {"T", "res"}};
+  Weights w;
+  w.cells = {{"waited", "140"}, {"res", "CPU=2000,Mem=1000"}};
+  EXPECT_EQ(format_sprio_slurm({r}, parse_sprio_format("%i %A %a %F"), o, w, terms), "7 70 0.5000000 0\n");
+  EXPECT_EQ(format_sprio_slurm({r}, parse_sprio_format("%i %A"), o, w), "7 0\n");  // no terms declared
+  o.weights = true;
+  EXPECT_EQ(format_sprio_slurm({r}, parse_sprio_format("%i|%A|%T"), o, w, terms), "Weights|140|CPU=2000,Mem=1000\n");
+  EXPECT_EQ(default_sprio_format(false, false, false, w, terms), "%.15i %9r %.10Y %.10S %.10A %.20T");
 }
 
 TEST(Weights, UnknownWhenAbsentOrInvalid) {
@@ -518,6 +565,27 @@ TEST(SprioPercent, EachTermsShareOfTheListedPrioritiesAddsUpTo100) {
 // ---- Slurm 22.05 layouts (format_sprio_slurm, format_sshare_slurm) ---------
 namespace {
 
+// What priority/multifactor declares in plugin_info_json's "view".
+const SlotTerms& mf_terms() {
+  static const SlotTerms t = {{"S", "site"}, {"A", "age"},       {"B", "assoc"}, {"F", "fairshare"}, {"J", "jobsize"},
+                              {"P", "partition"}, {"Q", "qos"}, {"n", "qosname"}, {"N", "nice"},    {"T", "tres"}};
+  return t;
+}
+const ShareColumns& mf_columns() {
+  static const ShareColumns c = {
+      {"Account", "account"},         {"User", "user"},           {"RawShares", "raw_shares"},
+      {"NormShares", "norm_shares"},   {"RawUsage", "raw_usage"},  {"NormUsage", "norm_usage"},
+      {"EffectvUsage", "eff_usage"},   {"FairShare", "fairshare"}, {"LevelFS", "level_fs"},
+      {"GrpTRESMins", "grp_tres_mins"}, {"TRESRunMins", "tres_run_mins"}};
+  return c;
+}
+std::string mf_default_format(bool long_format, bool normalized, bool users, const Weights& w) {
+  return default_sprio_format(long_format, normalized, users, w, mf_terms());
+}
+std::string mf_format_sshare(const ShareTable& t, const std::vector<ShareField>& fields, const SshareSlurmOptions& o) {
+  return format_sshare_slurm(t, fields, o, mf_columns());
+}
+
 Weights mf_weights() {
   Weights w;
   w.known = true;
@@ -534,26 +602,26 @@ std::string pf(const char* fmt, const std::string& v) {
 
 std::string slurm_sprio(const std::vector<SprioRow>& rows, const std::string& format, SprioOptions o = {},
                         const Weights& w = mf_weights()) {
-  return format_sprio_slurm(rows, parse_sprio_format(format), o, w);
+  return format_sprio_slurm(rows, parse_sprio_format(format), o, w, mf_terms());
 }
 
 TEST(SlurmSprio, DefaultShortFormatDropsZeroWeightColumnsAndAddsUserOnlyWithU) {
   const Weights w = mf_weights();
-  EXPECT_EQ(default_sprio_format(false, false, false, w),
+  EXPECT_EQ(mf_default_format(false, false, false, w),
             "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q %.20T");  // no %.10B: PriorityWeightAssoc=0
-  EXPECT_EQ(default_sprio_format(false, true, true, w), "%.15i %9r %.8u %10y %10a %10f %10j %10p %10q %20t");
+  EXPECT_EQ(mf_default_format(false, true, true, w), "%.15i %9r %.8u %10y %10a %10f %10j %10p %10q %20t");
   Weights none;
   none.cells = {{"age", "0"}, {"fairshare", "5"}};
-  EXPECT_EQ(default_sprio_format(false, false, false, none), "%.15i %9r %.10Y %.10S %.10F");
+  EXPECT_EQ(mf_default_format(false, false, false, none), "%.15i %9r %.10Y %.10S %.10F");
   // -l shows every column whatever the weights.
-  EXPECT_EQ(default_sprio_format(true, false, false, none),
+  EXPECT_EQ(mf_default_format(true, false, false, none),
             "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T");
 }
 
 TEST(SlurmSprio, WeightedValuesRoundHalvesToEvenLikePrintf) {
   // jobsize 12.5 and the cpu TRES 62.5 are exact halves: printf's %.0f gives
   // 12 and 62 (round half to even), not 13 and 63.
-  const std::string out = slurm_sprio({sample_row()}, default_sprio_format(false, false, false, mf_weights()));
+  const std::string out = slurm_sprio({sample_row()}, mf_default_format(false, false, false, mf_weights()));
   const auto l = lines(out);
   ASSERT_EQ(l.size(), 2u) << out;
   const std::string want_row = pf("%15s", "42") + " " + pf("%-9s", "batch") + " " + pf("%10s", "1851") + " " +
@@ -571,7 +639,7 @@ TEST(SlurmSprio, WeightedValuesRoundHalvesToEvenLikePrintf) {
 TEST(SlurmSprio, LongFormatHasSlurm2205sColumnsAndNice) {
   SprioOptions o;
   o.header = false;
-  const std::string out = slurm_sprio({sample_row()}, default_sprio_format(true, false, false, mf_weights()), o);
+  const std::string out = slurm_sprio({sample_row()}, mf_default_format(true, false, false, mf_weights()), o);
   const std::string want = pf("%15s", "42") + " " + pf("%-9s", "batch") + " " + pf("%8s", "alice") + " " +
                            pf("%10s", "1851") + " " + pf("%10s", "3") + " " + pf("%10s", "500") + " " +
                            pf("%10s", "0") + " " + pf("%10s", "1001") + " " + pf("%10s", "12") + " " +
@@ -616,21 +684,21 @@ TEST(SlurmSprio, SortSpec) {
   rows[0].job_id = 1, rows[0].f.priority = 10, rows[0].user = "b";
   rows[1].job_id = 2, rows[1].f.priority = 30, rows[1].user = "a";
   rows[2].job_id = 3, rows[2].f.priority = 20, rows[2].user = "b";
-  sort_sprio_rows(&rows, "-Y", mf_weights());
+  sort_sprio_rows(&rows, "-Y", mf_terms());
   EXPECT_EQ(rows[0].job_id, 2u);
   EXPECT_EQ(rows[1].job_id, 3u);
   EXPECT_EQ(rows[2].job_id, 1u);
-  sort_sprio_rows(&rows, "u,-i", mf_weights());
+  sort_sprio_rows(&rows, "u,-i", mf_terms());
   EXPECT_EQ(rows[0].job_id, 2u);
   EXPECT_EQ(rows[1].job_id, 3u);
   EXPECT_EQ(rows[2].job_id, 1u);
-  EXPECT_THROW(sort_sprio_rows(&rows, "x", mf_weights()), std::invalid_argument);
-  EXPECT_THROW(sort_sprio_rows(&rows, "S", mf_weights()), std::invalid_argument);  // not one of sprio's sort keys
+  EXPECT_THROW(sort_sprio_rows(&rows, "x", mf_terms()), std::invalid_argument);
+  EXPECT_THROW(sort_sprio_rows(&rows, "S", mf_terms()), std::invalid_argument);  // not one of sprio's sort keys
   // t and T sort alike, by the TRES contributions' sum.
   rows[2].f.terms[9].contribution = 5;  // job 1's TRES term (the others: 312.5)
-  sort_sprio_rows(&rows, "t", mf_weights());
+  sort_sprio_rows(&rows, "t", mf_terms());
   EXPECT_EQ(rows[0].job_id, 1u);
-  sort_sprio_rows(&rows, "-T", mf_weights());
+  sort_sprio_rows(&rows, "-T", mf_terms());
   EXPECT_EQ(rows[2].job_id, 1u);
 }
 
@@ -673,7 +741,7 @@ ShareTable mf_table() {
 
 TEST(SlurmSshare, RawUsageTruncatesAndPrintFieldsPads) {
   const auto fields = parse_sshare_format(default_sshare_format(true, false, true));
-  const std::string out = format_sshare_slurm(mf_table(), fields, SshareSlurmOptions{});
+  const std::string out = mf_format_sshare(mf_table(), fields, SshareSlurmOptions{});
   const auto l = lines(out);
   ASSERT_EQ(l.size(), 5u) << out;
   // print_fields: every field padded to its width and followed by a space; Account is left-justified (-20).
@@ -701,11 +769,11 @@ TEST(SlurmSshare, ParsableEndsWithABarOnlyWithLowerP) {
   SshareSlurmOptions o;
   o.parsable = true;
   o.no_ending = true;  // -P
-  EXPECT_EQ(format_sshare_slurm(mf_table(), fields, o),
+  EXPECT_EQ(mf_format_sshare(mf_table(), fields, o),
             "Account|User|RawUsage\nroot||1234\n a-very-long-account-name||1234\n  a-very-long-account-name|ann|7\n");
   o.no_ending = false;  // -p
   o.header = false;
-  EXPECT_EQ(lines(format_sshare_slurm(mf_table(), fields, o)).at(2), "  a-very-long-account-name|ann|7|");
+  EXPECT_EQ(lines(mf_format_sshare(mf_table(), fields, o)).at(2), "  a-very-long-account-name|ann|7|");
 }
 
 TEST(SlurmSshare, FieldNamesMatchByPrefixInSlurmsOrderWithWidths) {
@@ -830,7 +898,7 @@ std::string write_to_string(const mfprio_share_table_t& t, const std::vector<Sha
       std::free(*buf);
     }
   } closer{f, &buf};
-  write_sshare_slurm(t, fields, o, keep, f);
+  write_sshare_slurm(t, fields, o, keep, f, mf_columns());
   std::fclose(f);
   closer.f = nullptr;
   return std::string(buf, size);
@@ -863,14 +931,14 @@ TEST(SlurmSshare, WritingFromThePluginsTableEqualsFormattingItsCopy) {
       o.parsable = mode >= 2;
       o.no_ending = mode == 3;
       o.header = mode != 1;
-      EXPECT_EQ(write_to_string(raw.t, fields, o, nullptr), format_sshare_slurm(share_table_from(raw.t), fields, o))
+      EXPECT_EQ(write_to_string(raw.t, fields, o, nullptr), mf_format_sshare(share_table_from(raw.t), fields, o))
           << list << " mode " << mode;
       // Only users: the rows kept in order.
       ShareTable users = share_table_from(raw.t);
       users.rows.erase(std::remove_if(users.rows.begin(), users.rows.end(), [](const ShareRow& r) { return !r.is_user; }),
                        users.rows.end());
       EXPECT_EQ(write_to_string(raw.t, fields, o, [](const mfprio_share_row_t& r) { return r.is_user != 0; }),
-                format_sshare_slurm(users, fields, o));
+                mf_format_sshare(users, fields, o));
     }
   }
   // A malformed table is refused as share_table_from refuses it.

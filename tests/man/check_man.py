@@ -13,7 +13,9 @@
    in `PROG name --help` (when that succeeds) and in `PROG --help`, and the
    command name itself must appear in `PROG --help`.  A page naming an option
    the program does not have fails.
-3. Configuration pages (mfprio.conf.5, mfprio-<family>.5), both directions
+3. Configuration pages (mfprio.conf.5, mfprio-<family>.5, and
+   priority_mfprio.8 for the Slurm adapter's PriorityParameters items in
+   host-shim/slurm/slurm_conf.cpp), both directions
    against the keys the code reads.  The code's key set is taken from the
    readers' sources (the patterns below: the if-chains and key tables of each
    settings parser), because the parsers pass over unknown keys silently and
@@ -27,6 +29,11 @@
      not describe.
    A pattern that finds no key at all fails too (the parser was rewritten and
    this script must follow it), so the check can never pass vacuously.
+4. Every family page lists its deliberate differences (a DELIBERATE
+   DIFFERENCES section with items), and each count the README's pointer lines
+   state ("- flux: 19 choices") is the number of items on that page.
+5. The job file: every field the host's job reader accepts is in
+   mfprio-host.1's JOB FILE example, and every key there is accepted.
 Exit status 0 when everything holds; every problem is printed, one a line.
 """
 import argparse
@@ -294,6 +301,82 @@ def check_conf(page, keys, host_keys):
     return len(documented)
 
 
+def differences(path):
+    """The top-level items (.IP outside .RS) of the page's DELIBERATE
+    DIFFERENCES section, or None when it has no such section."""
+    items, rs, inside = None, 0, False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith(".SH"):
+            inside = "DELIBERATE DIFFERENCES" in line.upper()
+            if inside:
+                items = 0
+            continue
+        if not inside:
+            continue
+        if line.startswith(".RS"):
+            rs += 1
+        elif line.startswith(".RE"):
+            rs = max(0, rs - 1)
+        elif rs == 0 and re.match(r'^\.IP (\\\(bu|\d+\.)', line):
+            items += 1
+    return items
+
+
+def check_differences(src, mandir, families):
+    """Every family page lists its deliberate differences (the README keeps
+    one pointer line per family, no copy): a DELIBERATE DIFFERENCES section
+    with at least one item, and the count the README states for a family
+    ("- maui and moab: 23 choices") is the page's count."""
+    counts = {}
+    for fam in families:
+        path = os.path.join(mandir, f"mfprio-{fam}.5")
+        n = differences(path)
+        if not n:
+            problem(f"mfprio-{fam}.5: no DELIBERATE DIFFERENCES section with items (every family lists its own)")
+        counts[fam] = n or 0
+    stated = 0
+    for line in open(os.path.join(src, "README.md"), encoding="utf-8"):
+        m = re.match(r"^- (\w+)(?: and \w+)?: (\d+) choices?", line)
+        if not m:
+            continue
+        stated += 1
+        fam = m.group(1)
+        if fam not in counts:
+            problem(f"README.md: '{line.strip()}' names no family page")
+        elif counts[fam] != int(m.group(2)):
+            problem(f"README.md says {fam} has {m.group(2)} deliberate differences; mfprio-{fam}.5 lists {counts[fam]}")
+    if stated == 0:
+        problem("README.md: no '- <family>: N choices' pointer line found (the README or this check changed)")
+    return stated
+
+
+def check_job_file(src, mandir):
+    """The job-file keys, both ways: every field the host's job reader
+    accepts (kJobFields in host-shim/jobs_json.cpp, the list it refuses
+    other keys by) is a "key": of mfprio-host.1's JOB FILE example, and every
+    key there is one the reader accepts."""
+    code = open(os.path.join(src, "host-shim/jobs_json.cpp"), encoding="utf-8").read()
+    m = re.search(r"kJobFields\[\] = \{(.*?)\};", code, re.S)
+    if not m:
+        problem("host-shim/jobs_json.cpp: no kJobFields list (the reader changed; update tests/man/check_man.py)")
+        return 0
+    fields = set(re.findall(r'"(\w+)"', m.group(1)))
+    page = open(os.path.join(mandir, "mfprio-host.1"), encoding="utf-8").read()
+    sec = re.search(r"^\.SH JOB FILE\n(.*?)(?=^\.SH )", page, re.S | re.M)
+    if not sec:
+        problem("mfprio-host.1: no JOB FILE section")
+        return 0
+    example = re.search(r"^\.nf\n(.*?)^\.fi", sec.group(1), re.S | re.M)
+    documented = set(re.findall(r'"(\w+)":', example.group(1) if example else ""))
+    # Keys inside "attrs"/"requests"/"gres"/"tres" objects are values, not fields.
+    documented -= {"user_factor", "gpu", "mem_free", "matlab"}
+    for k in sorted(fields - documented):
+        problem(f"mfprio-host.1: the job reader accepts '{k}', which the JOB FILE example does not show")
+    for k in sorted(documented - fields):
+        problem(f"mfprio-host.1: the JOB FILE example shows '{k}', which the job reader refuses")
+    return len(fields)
+
+
 def check_version(path, version):
     # The page is read in place (man -l) as well as installed: its .TH line
     # names the version literally, and it must be the programs' version.
@@ -313,7 +396,7 @@ def main():
     mandir = os.path.join(a.src, "man")
     pages = sorted(f for f in os.listdir(mandir) if re.match(r".*\.[1-8]$", f))
     expected = ["mfprio-acct.1", "mfprio-host.1", "mfprio.conf.5", "mfprio-basic.5", "mfprio-multifactor.5",
-                "mfprio-maui.5", "mfprio-gridengine.5", "mfprio-flux.5"]
+                "mfprio-maui.5", "mfprio-gridengine.5", "mfprio-flux.5", "priority_mfprio.8"]
     for e in expected:
         if e not in pages:
             problem(f"man/{e} is missing")
@@ -332,12 +415,19 @@ def main():
             # It points at every family's keys (PriorityParameters) but must
             # name only the host's own.
             n = check_conf(page, host_keys, set().union(*fam_keys.values()))
+        elif name == "priority_mfprio.8":
+            # The Slurm adapter's own PriorityParameters items (host-shim/slurm),
+            # both directions; the rest of the list is the family's.
+            n = check_conf(page, scrape(a.src, "host-shim/slurm/slurm_conf.cpp", [r'name == "(\w+)"']), set())
         elif name.startswith("mfprio-") and name.endswith(".5") and name[7:-2] in fam_keys:
             n = check_conf(page, fam_keys[name[7:-2]], host_keys)
         else:
             problem(f"{name}: no check knows this page (add it to tests/man/check_man.py)")
             continue
         print(f"{name}: {n} options/keys checked")
+    print(f"job file: {check_job_file(a.src, mandir)} fields checked against mfprio-host.1")
+    n = check_differences(a.src, mandir, [f for f in fam_keys if f != "basic"] + ["basic"])
+    print(f"deliberate differences: {n} README counts checked against the family pages")
     if problems:
         print(f"{len(problems)} problem(s)")
         return 1

@@ -1,6 +1,6 @@
 // basic_policy.hpp - priority/basic: first come, first served.
 //
-// Slurm's FIFO rule (REFERENCE §1.1): each new job gets the previous new
+// Slurm's FIFO rule (Slurm 22.05 priority_basic.c): each new job gets the previous new
 // job's priority minus one (never below 1), then its nice is subtracted.  The
 // first job starts just under 0xffff0000, Slurm's top priority.  A job seen
 // before keeps the priority it was given, so asking twice gives one answer;

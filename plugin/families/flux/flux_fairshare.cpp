@@ -1,6 +1,6 @@
 // flux_fairshare.cpp - see flux_fairshare.hpp.
 //
-// Weighted tree (reference/flux.md §3, flux-accounting's weighted_tree /
+// Weighted tree (flux-accounting weighted_tree.cpp, flux-accounting's weighted_tree /
 // weighted_walk / data_reader_db), restated:
 //   Load: from the root bank, active sub-banks; a bank with an active sub-bank
 //     gets no user children (its users are left out; an option keeps them);
@@ -20,15 +20,15 @@
 //     Depth first; at a user fshare = rank / N; tied -> stride += 1, else
 //     rank -= 1 + stride and stride = 0.
 //
-// Design fair share (the seed: 0.5 = exactly served, 0 over-served, 1
+// Design fair share (the design page: 0.5 = exactly served, 0 over-served, 1
 // under-served), our formula:
 //     S = product along the path from the root of shares / sibling share sum
 //     U = usage / root usage (0 when the root has none)
 //     F = 2^(-U/S);  S = 0 gives 0.
 //   U = S (usage exactly matches the allotment) gives 0.5; no usage gives 1;
 //   F falls towards 0 as usage grows past the allotment.  This is the curve
-//   of Slurm's classic factor (REFERENCE §1.6) without its effective-usage
-//   blending, chosen because it meets all three of the seed's anchor points.
+//   of Slurm's classic factor (Slurm's Classic Fairshare Algorithm page) without its effective-usage
+//   blending, chosen because it meets all three of the design page's anchor points.
 #include "flux_fairshare.hpp"
 #include "stable_order.hpp"
 #include "tree_walk.hpp"

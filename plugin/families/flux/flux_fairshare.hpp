@@ -2,11 +2,11 @@
 //
 // Two algorithms, one per mode:
 //   * weighted_tree_fairshare(): flux-accounting's weighted tree walk
-//     (reference/flux.md §3).  Every sibling set gets weights
+//     (flux-accounting weighted_tree.cpp).  Every sibling set gets weights
 //     (shares/s_sum) / (usage/u_sum); the tree is walked depth-first in weight
 //     order and each user gets rank / N.  Ties share a rank, tied banks are
 //     merged, zero-share associations come last, zero-usage ones first.
-//   * design_fairshare(): the seed's factor, 0..1 with 0.5 = exactly served
+//   * design_fairshare(): the design page's factor, 0..1 with 0.5 = exactly served
 //     (formula in flux_fairshare.cpp's header comment).
 // Input: a plain tree in any order (parent indices, is_user, shares, usage).
 // Output: one value per input node; only user associations that the tree
@@ -32,8 +32,8 @@ struct TreeNode {
 
 struct WeightedTreeOptions {
   // flux-accounting sums sibling usage in a uint64 accumulator, i.e. truncated
-  // to an integer after every addition (reference/flux.md §3).  Off by
-  // default: we sum in double (README, "Deliberate differences").
+  // to an integer after every addition (flux-accounting weighted_tree.cpp).  Off by
+  // default: we sum in double (mfprio-flux(5), DELIBERATE DIFFERENCES).
   bool truncate_usage_sums = false;
   // The value the plugin sees went through std::to_string (6 decimals):
   // 2/3 -> 0.666667.  On by default, as the plugin multiplies that value.

@@ -135,7 +135,7 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
   s->as_of = as_of;
 
   // Half-life bins per association: bin = whole half-lives between the
-  // window (or the seed's time) and now; future times count as current.
+  // window (or an imported usage's usage_time) and now; future times count as current.
   // Kept sparse: only the bins that hold usage.
   std::unordered_map<std::string, std::vector<std::pair<int32_t, double>>> bins;
   auto add = [&](const std::string& name, int64_t t, double usage) {

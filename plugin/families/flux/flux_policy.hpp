@@ -1,9 +1,9 @@
 // flux_policy.hpp - priority/flux as a runtime Policy: flux-accounting's
-// multi-factor job priority (or the seed's design formula) over the store.
+// multi-factor job priority (or the formula of Flux's "Job Priority Plugin" design page) over the store.
 //
 // Conf: PriorityParameters=mode=accounting|design,NAME=VALUE,...
 // (flux_settings.hpp; README.md here) and AccountingStorageLoc (required).
-// Store -> model (README "Store"): the accounts tree is the bank tree (an
+// Store -> model (mfprio-flux(5), STORE): the accounts tree is the bank tree (an
 // account's `priority` is the bank priority), user associations without a
 // partition are the (user, bank) associations with their shares and
 // permitted queues, the queues table gives the queue priorities, the QOS

@@ -104,7 +104,7 @@ void price_design(const Model& m, const Job& job, const Association* a, int64_t 
   const Weights& w = m.settings.weights;
   double sum = 0.0;
 
-  // wait_time: capped at max_wait (the seed: no increase past it).
+  // wait_time: capped at max_wait (the design page: no increase past it).
   bool wt_bound = false;
   const double waited = static_cast<double>(now - job.submit_time);
   const double wt = clamp01(waited / static_cast<double>(m.settings.max_wait), &wt_bound);

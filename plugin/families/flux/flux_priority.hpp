@@ -6,18 +6,18 @@
 // refuses a queue the association may not use) and price() (any number of
 // times, from any thread: it reads the model only).
 // Modes (Settings::mode):
-//   accounting: flux-accounting's mf_priority (reference/flux.md §2)
+//   accounting: flux-accounting's mf_priority (flux-accounting mf_priority.cpp)
 //     P = round(W_fs*fairshare + W_q*queue_priority + W_b*bank_priority
 //               + W_u*(urgency - 16)), C round() (halves away from zero),
 //     P < 0 -> 0.
-//   design: the seed's six normalised factors (reference/flux.md intro,
-//     REFERENCE §4), each 0..1 times its weight:
+//   design: the six normalised factors of Flux's "Job Priority Plugin" design
+//     page, each 0..1 times its weight:
 //     wait_time = min(1, (now - submit) / max_wait); fairshare (0.5 = exactly
 //     served, from design_fairshare()); qos = qos priority / largest qos
 //     priority; queue = queue priority / largest queue priority; job_size =
 //     nodes / cluster nodes (or 1 - that when favouring small jobs); user =
 //     the job's user factor, 1 by default, which a user can only lower.
-//   Both modes, as flux-core's job manager forces it (reference/flux.md §1):
+//   Both modes, as flux-core's job manager forces it (flux-core priority-default.c):
 //     urgency 0 (held) -> 0 and urgency 31 (expedite) -> 4294967295, before
 //     anything else.
 // Invariants: price() is pure (same model + job + now = same result) and

@@ -7,9 +7,9 @@
 // Invariants:
 //   * Validate fully, then change: *out is written only when the whole string
 //     is valid, so a bad key leaves the caller's settings untouched.
-//   * The defaults are flux-accounting's (reference/flux.md §2 for the four
-//     factor weights, §4 for the usage/decay settings); the design-mode keys
-//     follow the seed 001 (six normalised factors, reference/flux.md intro).
+//   * The defaults are flux-accounting's (flux-accounting mf_priority.cpp for the four
+//     factor weights, flux-accounting job_usage_calculation.py for the usage/decay settings); the design-mode keys
+//     follow Flux's "Job Priority Plugin" design page (six normalised factors).
 //   * Keys are case-insensitive; each key may appear once; a key that the
 //     selected mode does not use is an error rather than silently ignored.
 #pragma once
@@ -20,8 +20,8 @@
 
 namespace mfprio::flux {
 
-// accounting = flux-accounting's mf_priority formula (reference/flux.md §2);
-// design     = the seed's six normalised factors.
+// accounting = flux-accounting's mf_priority formula (flux-accounting mf_priority.cpp);
+// design     = the six normalised factors of Flux's "Job Priority Plugin" design page.
 enum class Mode { kAccounting, kDesign };
 
 // Design-mode job-size factor: nodes/cluster_nodes (large) or 1 - that (small).
@@ -35,14 +35,14 @@ struct Weights {
   int64_t queue = 10000;       // DEFAULT_QUEUE_WEIGHT
   int64_t bank = 0;            // DEFAULT_BANK_WEIGHT
   int64_t urgency = 1000;      // DEFAULT_URGENCY_WEIGHT (since v0.47.0)
-  // design mode only (the seed gives no defaults; 0 = factor off, as Slurm)
+  // design mode only (the design page gives no defaults; 0 = factor off, as Slurm)
   int64_t wait_time = 0;
   int64_t qos = 0;
   int64_t job_size = 0;
   int64_t user = 0;
 };
 
-// Usage charging and decay (reference/flux.md §4, flux-accounting's
+// Usage charging and decay (flux-accounting job_usage_calculation.py, flux-accounting's
 // config_table defaults).  Times are seconds.
 struct UsageSettings {
   int64_t half_life = 7 * 86400;      // priority_decay_half_life: one bin's length
@@ -68,7 +68,7 @@ struct Settings {
 inline constexpr int64_t kTimeInfinite = std::numeric_limits<int64_t>::max();
 
 // Slurm time string -> seconds: "min", "min:sec", "h:m:s", "d-h", "d-h:m",
-// "d-h:m:s" (REFERENCE §1.2); "-1", "INFINITE", "UNLIMITED" give
+// "d-h:m:s" (slurm.conf(5)); "-1", "INFINITE", "UNLIMITED" give
 // kTimeInfinite.  False with a reason in *why (may be null) otherwise.
 bool parse_slurm_time(const std::string& text, int64_t* seconds, std::string* why);
 

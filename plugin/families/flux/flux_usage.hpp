@@ -1,5 +1,5 @@
 // flux_usage.hpp - historical usage in half-life bins, as flux-accounting
-// keeps it (reference/flux.md §4), with its documented intent.
+// keeps it (flux-accounting job_usage_calculation.py), with its documented intent.
 //
 // Purpose: per association, N bins of raw usage, one per half-life period;
 // bin 0 is the current period, bin i the one i half-lives back.
@@ -14,13 +14,13 @@
 // dropped (that is the reset period: nothing older than N half-lives counts);
 // advance() is idempotent for the same `now`.
 //
-// Where flux-accounting's code differs from its documentation (reference §4:
+// Where flux-accounting's code differs from its documentation (flux-accounting job_usage_calculation.py:
 // the code's case 4 writes new + shifted past into period 0, so the past is
 // counted again at the next update; it multiplies bins by D on each shift and
 // shifts at most once per update) we follow the documentation
 // (doc/components/job-usage-calculation.rst): bins hold raw usage, the decay
 // factor is applied once per bin age when summing, and every elapsed
-// half-life shifts once.  README.md, "Deliberate differences".
+// half-life shifts once.  mfprio-flux(5), DELIBERATE DIFFERENCES.
 #pragma once
 
 #include <cstdint>

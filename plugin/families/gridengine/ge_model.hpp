@@ -1,7 +1,7 @@
 // ge_model.hpp - the inputs of one Grid Engine pricing pass: the jobs (pending
 // and running) and the Model (configuration, complexes, share tree with decayed
 // usage, functional shares and override tickets).  Plain structs, no logic.
-// reference/gridengine.md §2 (what urgency reads), §3 (what tickets read).
+// sge_urgency.c (what urgency reads), sgeee.c (what tickets read).
 //
 // Invariants the pricing checks (price_queue fails with the job id otherwise):
 // posix_priority in -1023..1024; PE ranges non-empty with 1 <= min <= max;

@@ -5,7 +5,7 @@
 // functional shares, override tickets and decayed cpu/mem/io usage read from
 // the accounting store (AccountingStorageLoc, required).
 //
-// Job record -> Grid Engine job (README "Job fields"): user; account is the
+// Job record -> Grid Engine job (mfprio-gridengine(5), JOB RECORD): user; account is the
 // project; attrs "department", "job_share", "override_tickets", "pe"
 // ("mpi 4-8", "mpi 2,4-6", "mpi 4-"), "urgency_slots" (min|max|avg|N),
 // "pe_slots" (the PE's slots), "requests.<complex>" (a hard -l request, text

@@ -1,4 +1,4 @@
-// ge_priority.cpp - the pricing pass (see ge_priority.hpp; reference §1).
+// ge_priority.cpp - the pricing pass (see ge_priority.hpp; sgeee.c:sge_do_priority).
 #include "ge_priority.hpp"
 
 #include <algorithm>

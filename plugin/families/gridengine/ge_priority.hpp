@@ -1,7 +1,7 @@
 // ge_priority.hpp - one whole-queue Grid Engine pricing pass: urgency, tickets
 // and POSIX priority of every pending and running job, the final prio, its
 // 32-bit mapping, the pending order and a term list per job.
-// reference/gridengine.md §1 (prio, normalisation, order), §2, §3.
+// sgeee.c:sge_do_priority (prio, normalisation, order), sge_urgency.c, sgeee.c.
 //
 //   prio    = weight_urgency*nurg + weight_ticket*ntckts + weight_priority*npprior
 //   nurg    = normalize(urg, min urg, max urg) over pending AND running jobs

@@ -1,5 +1,5 @@
 // ge_sharemon.hpp - the share-monitor table (what sge_share_mon prints) as plain
-// rows, from a pricing pass.  reference/gridengine.md §3.2.
+// rows, from a pricing pass.  sgeee.c:sge_calc_node_targets.
 //
 // Columns per share-tree node (depth-first, children in tree order; per-user
 // copies of `default` appear as siblings of `default`):

@@ -1,5 +1,5 @@
 // ge_tickets.cpp - share-tree, functional and override tickets (see ge_tickets.hpp;
-// reference/gridengine.md §3).
+// sgeee.c).
 #include "ge_tickets.hpp"
 #include "stable_order.hpp"
 #include "tree_walk.hpp"
@@ -14,14 +14,13 @@
 #include <map>
 #include <queue>
 #include <string_view>
-#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
 namespace mfprio::gridengine {
 namespace {
 
-constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE, scaled by oltt (§3.2)
+constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE, scaled by oltt (sgeee.c:sge_calc_node_targets)
 
 constexpr uint32_t kNoId = UINT32_MAX;
 
@@ -218,7 +217,7 @@ class LeafIndex {
   std::unordered_map<int, std::unordered_map<std::string, int>> inside_;
 };
 
-// §3.2 / SUP:search_userprj_node: the job's project node when the tree has one,
+// sgeee.c:sge_calc_node_targets / SUP:search_userprj_node: the job's project node when the tree has one,
 // then the user's leaf (or `default`) inside it; else the user (or `default`)
 // outside project subtrees.  Returns the node and whether it is a `default` leaf.
 std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job) {
@@ -290,7 +289,7 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
     }
     w.job_node[j] = leaf;
   }
-  // Usage, bottom-up (§3.2 SUP:sge_calc_node_usage).
+  // Usage, bottom-up (sgeee.c:sge_calc_node_targets SUP:sge_calc_node_usage).
   const UsageWeights& uw = m.conf.usage_weight_list;
   const bool own = m.own_usage.size() == spec.size();
   walk_depth_first(0, kids, [](int) {}, [&](int n) {
@@ -346,18 +345,6 @@ bool path_compensated(const std::vector<ShareNodeState>& nodes, int n) {
     if (nodes[n].compensated) return true;
   return false;
 }
-
-// A hash for the tuple keys of the ticket passes' grouping maps.
-struct TupleHash {
-  template <class... T>
-  size_t operator()(const std::tuple<T...>& t) const {
-    size_t h = 0;
-    std::apply([&h](const auto&... x) {
-      ((h = (h * 1000003u) ^ std::hash<std::decay_t<decltype(x)>>{}(x)), ...);
-    }, t);
-    return h;
-  }
-};
 
 // ---- integer ids of the pass's users, projects and departments ---------------------
 // Interned once per pass (every job's three names, one hash look-up each); the
@@ -539,51 +526,47 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
           changed = true;
         }
       }
-      if (changed) spread();  // one pass only (§3.2)
+      if (changed) spread();  // one pass only (sgeee.c:sge_calc_node_targets)
     }
   });
 }
 
-TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
-  const SchedConf& conf = m.conf;
-  const double WS = conf.weight_tickets_share;
-  const double F = conf.weight_tickets_functional;
-  const size_t n = jobs.size();
+namespace {
+
+// ---- one pass: the state the policy steps share --------------------------------------
+struct Pass {
+  Pass(const std::vector<Job>& js, const Model& model, const TicketOptions& o)
+      : jobs(js), m(model), conf(model.conf), topt(o), WS(conf.weight_tickets_share),
+        F(conf.weight_tickets_functional), n(js.size()), shared_f(conf.share_functional_shares),
+        ids(intern_ids(js, model, o.name_ids)), run_cnt(ids) {}
+  const std::vector<Job>& jobs;
+  const Model& m;
+  const SchedConf& conf;
+  const TicketOptions& topt;
+  const double WS, F;
+  const size_t n;
+  const bool shared_f;
+  const Ids ids;
+  WorkTree w;
+  bool use_tree = false;
   TicketResult r;
-  r.jobs.assign(n, JobTickets{});
+  std::vector<double> leaf_running_js;  // per node: the -js of its running jobs
+  Counts run_cnt;                       // running jobs per user, project, department
+  FShares run_sum;                      // running jobs' functional shares
+  std::vector<size_t> pending;
+  std::vector<double> prior;            // tickets of earlier dependent policies
 
-  // ---- share tree, pass 1 targets (running + pending active) ----
-  const Ids ids = intern_ids(jobs, m, topt.name_ids);
-  WorkTree w = build_work_tree(jobs, m, ids);
-  const bool use_tree = WS > 0 && !w.nodes.empty();
-  count_jobs(w.nodes, jobs, w.job_node, false);
-  compute_share_targets(w.nodes, conf.compensation_factor);
-  for (size_t j = 0; j < n; ++j) r.jobs[j].share_node = w.job_node[j];
-
-  // Running jobs of each leaf: sum of their -js (for the split, §3.3).
-  std::vector<double> leaf_running_js(w.nodes.size(), 0.0);
-  for (size_t k = 0; k < n; ++k)
-    if (jobs[k].running && w.job_node[k] >= 0) leaf_running_js[w.job_node[k]] += jobs[k].job_share;
-  auto running_share_tickets = [&](const std::vector<ShareNodeState>& nodes, size_t j,
-                                   uint32_t divisor) -> double {
+  // T = ostt(leaf)*WS split by -js (truncated) or evenly over `divisor` jobs.
+  double running_share_tickets(const std::vector<ShareNodeState>& nodes, size_t j, uint32_t divisor) const {
     const int leaf = w.job_node[j];
     if (leaf < 0) return 0.0;
     const double T = nodes[leaf].ostt * WS;
     const double sum_js = leaf_running_js[leaf];
     if (sum_js > 0) return std::floor(jobs[j].job_share * T / sum_js);  // (u_long) truncation
     return divisor > 0 ? T / divisor : 0.0;
-  };
-
-  // ---- running jobs: functional and override (identical in both passes) ----
-  Counts run_cnt(ids);
-  for (const Job& j : jobs)
-    if (j.running) {
-      run_cnt.u(j) += 1;
-      if (!j.project.empty()) run_cnt.p(j) += 1;
-      if (!j.department.empty()) run_cnt.d(j) += 1;
-    }
-  const bool shared_f = conf.share_functional_shares;
-  auto job_fshare = [&](const Job& j, Counts& cnt, double extra) {
+  }
+  // The job's functional shares, divided by its objects' job counts (+ extra) when shared.
+  FShares job_fshare(const Job& j, Counts& cnt, double extra) const {
     FShares f = object_fshares(j, ids);
     if (shared_f) {
       f.user = f.user / std::max(1.0, cnt.u(j) + extra);
@@ -591,24 +574,9 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
       if (!j.department.empty()) f.dept = f.dept / std::max(1.0, cnt.d(j) + extra);
     }
     return f;
-  };
-  FShares run_sum;
-  for (const Job& j : jobs)
-    if (j.running) {
-      FShares f = job_fshare(j, run_cnt, 0);
-      run_sum.user += f.user;
-      run_sum.project += f.project;
-      run_sum.dept += f.dept;
-      run_sum.job += f.job;
-    }
-  if (F > 0) {
-    auto wr = functional_weights(conf, run_sum.user > 0, run_sum.project > 0, run_sum.dept > 0,
-                                 run_sum.job > 0);
-    for (size_t j = 0; j < n; ++j)
-      if (jobs[j].running)
-        r.jobs[j].ftckt = functional_value(wr, job_fshare(jobs[j], run_cnt, 0), run_sum, F);
   }
-  auto override_value = [&](const Job& j, Counts& cnt, double extra, bool shared) {
+  // the objects' override tickets (over their job counts + extra when shared) plus -ot.
+  double override_value(const Job& j, const Counts& cnt, double extra, bool shared) const {
     double t = 0;
     auto add = [&](const TicketObject* o, const std::vector<double>& counts, uint32_t id) {
       if (!o || !(o->oticket > 0)) return;
@@ -620,569 +588,708 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
     if (!j.project.empty()) add(ids.po[ids.p[k]], cnt.project, ids.p[k]);
     if (!j.department.empty()) add(ids.dobj[ids.d[k]], cnt.dept, ids.d[k]);
     return t + j.override_tickets;
-  };
+  }
+};
+
+// Share-tree pass 1 (running + pending jobs active), the running jobs'
+// functional and override tickets (the same in both passes) and their
+// pass-1 totals.
+void running_tickets(Pass& p) {
+  const std::vector<Job>& jobs = p.jobs;
+  const size_t n = p.n;
+  p.w = build_work_tree(jobs, p.m, p.ids);
+  p.use_tree = p.WS > 0 && !p.w.nodes.empty();
+  count_jobs(p.w.nodes, jobs, p.w.job_node, false);
+  compute_share_targets(p.w.nodes, p.conf.compensation_factor);
+  for (size_t j = 0; j < n; ++j) p.r.jobs[j].share_node = p.w.job_node[j];
+
+  p.leaf_running_js.assign(p.w.nodes.size(), 0.0);
+  for (size_t k = 0; k < n; ++k)
+    if (jobs[k].running && p.w.job_node[k] >= 0) p.leaf_running_js[p.w.job_node[k]] += jobs[k].job_share;
+
+  for (const Job& j : jobs)
+    if (j.running) {
+      p.run_cnt.u(j) += 1;
+      if (!j.project.empty()) p.run_cnt.p(j) += 1;
+      if (!j.department.empty()) p.run_cnt.d(j) += 1;
+    }
+  for (const Job& j : jobs)
+    if (j.running) {
+      FShares f = p.job_fshare(j, p.run_cnt, 0);
+      p.run_sum.user += f.user;
+      p.run_sum.project += f.project;
+      p.run_sum.dept += f.dept;
+      p.run_sum.job += f.job;
+    }
+  if (p.F > 0) {
+    auto wr = functional_weights(p.conf, p.run_sum.user > 0, p.run_sum.project > 0, p.run_sum.dept > 0,
+                                 p.run_sum.job > 0);
+    for (size_t j = 0; j < n; ++j)
+      if (jobs[j].running)
+        p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(jobs[j], p.run_cnt, 0), p.run_sum, p.F);
+  }
   for (size_t j = 0; j < n; ++j)
-    if (jobs[j].running) r.jobs[j].otckt = override_value(jobs[j], run_cnt, 0, conf.share_override_tickets);
+    if (jobs[j].running)
+      p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, p.conf.share_override_tickets);
 
   // Running jobs' pass-1 share tickets (divided over running + pending of the leaf).
-  if (use_tree)
+  if (p.use_tree)
     for (size_t j = 0; j < n; ++j)
-      if (jobs[j].running && w.job_node[j] >= 0)
-        r.jobs[j].pass1_tckts = running_share_tickets(w.nodes, j, w.nodes[w.job_node[j]].direct_jobs);
+      if (jobs[j].running && p.w.job_node[j] >= 0)
+        p.r.jobs[j].pass1_tckts = p.running_share_tickets(p.w.nodes, j, p.w.nodes[p.w.job_node[j]].direct_jobs);
   for (size_t j = 0; j < n; ++j)
-    if (jobs[j].running) r.jobs[j].pass1_tckts += r.jobs[j].ftckt + r.jobs[j].otckt;
+    if (jobs[j].running) p.r.jobs[j].pass1_tckts += p.r.jobs[j].ftckt + p.r.jobs[j].otckt;
+}
 
-  // ---- pending jobs, policy by policy (§3.8) ----
-  std::vector<size_t> pending;
-  for (size_t j = 0; j < n; ++j)
-    if (!jobs[j].running) pending.push_back(j);
-  std::vector<double> prior(n, 0.0);  // tickets of earlier dependent policies
-
-  for (const PolicyStep& step : policy_order(conf.policy_hierarchy)) {
-    if (pending.empty()) break;
-    if (step.policy == 'O') {
-      if (conf.share_override_tickets) {
-        // EE:calculate_pending_shared_override_tickets: greedy, winners count as running.
-        // Jobs of one (user, project, department) share the object part, so only
-        // each group's best member (own -ot, plus prior tickets when dependent;
-        // ties to the lower id) can win a round.  A group's value only falls as
-        // counts grow, so a lazy max-heap gives the same picks as rescanning every
-        // job each round: pop, recompute, accept if unchanged, else push back.
-        Counts cnt = run_cnt;
-        using GKey = std::tuple<uint32_t, uint32_t, uint32_t>;
-        // Hashed: the picks do not depend on the groups' order (a pick is the
-        // largest value, ties to the lower job id, and job ids are distinct).
-        std::unordered_map<GKey, std::vector<size_t>, TupleHash> groups;
-        // A job none of whose objects has override tickets gets its own -ot
-        // whenever it is picked, and its pick only counts objects whose counts
-        // no value reads (an object's count matters only when it has override
-        // tickets): such jobs take no part in the rounds.
-        auto has_ot = [](const TicketObject* o) { return o && o->oticket > 0; };
-        for (size_t j : pending) {
-          if (!has_ot(ids.uo[ids.u[j]]) && (jobs[j].project.empty() || !has_ot(ids.po[ids.p[j]])) &&
-              (jobs[j].department.empty() || !has_ot(ids.dobj[ids.d[j]]))) {
-            r.jobs[j].otckt = 0.0 + jobs[j].override_tickets;
-            continue;
-          }
-          groups[GKey{ids.u[j], ids.p[j], ids.d[j]}].push_back(j);
-        }
-        auto own = [&](size_t j) { return jobs[j].override_tickets + (step.dependent ? prior[j] : 0); };
-        std::vector<std::vector<size_t>*> lists;
-        for (auto& [k, v] : groups) {
-          mfprio::stable_order(v.begin(), v.end(), [&](size_t a, size_t b) {
-            if (own(a) != own(b)) return own(a) > own(b);
-            return jobs[a].id < jobs[b].id;
-          });
-          lists.push_back(&v);
-        }
-        std::vector<size_t> head(lists.size(), 0);
-        struct Cand {
-          double v;
-          uint64_t id;
-          size_t g;
-        };
-        auto worse = [](const Cand& a, const Cand& b) {
-          if (a.v != b.v) return a.v < b.v;
-          return a.id > b.id;
-        };
-        std::priority_queue<Cand, std::vector<Cand>, decltype(worse)> heap(worse);
-        auto value_of = [&](size_t j, double* o) {
-          *o = override_value(jobs[j], cnt, 1, true);
-          return *o + (step.dependent ? prior[j] : 0);
-        };
-        for (size_t g = 0; g < lists.size(); ++g) {
-          const size_t j = (*lists[g])[0];
-          double o;
-          heap.push(Cand{value_of(j, &o), jobs[j].id, g});
-        }
-        while (!heap.empty()) {
-          Cand c = heap.top();
-          heap.pop();
-          const size_t j = (*lists[c.g])[head[c.g]];
-          double o;
-          const double v = value_of(j, &o);
-          if (v != c.v) {
-            heap.push(Cand{v, c.id, c.g});
-            continue;
-          }
-          r.jobs[j].otckt = o;
-          cnt.u(jobs[j]) += 1;
-          if (!jobs[j].project.empty()) cnt.p(jobs[j]) += 1;
-          if (!jobs[j].department.empty()) cnt.d(jobs[j]) += 1;
-          if (++head[c.g] < lists[c.g]->size()) {
-            const size_t nj = (*lists[c.g])[head[c.g]];
-            heap.push(Cand{value_of(nj, &o), jobs[nj].id, c.g});
-          }
-        }
-      } else {
-        for (size_t j : pending) r.jobs[j].otckt = override_value(jobs[j], run_cnt, 0, false);
+// Pending override tickets.  Shared: 8.1.9's
+// calculate_pending_shared_override_tickets.  Pending jobs form categories
+// (their -ot and those of their user, project and department objects that
+// carry override tickets; jobs with none take no part and keep 0), each
+// ordered by prior tickets desc (when dependent), submit, job id, else by
+// job id.  Each round evaluates every category's first job as if started
+// next (an object's tickets over its job count + 1, plus -ot; the prior is
+// NOT part of the value), picks the largest, ties to the lower job id, and
+// counts the winner as running (its otckt is that value).  Values only fall
+// as counts grow, so a lazy max-heap over the categories gives the same
+// picks as evaluating every head each round.
+void pending_override(Pass& p, const PolicyStep& step) {
+  const std::vector<Job>& jobs = p.jobs;
+  const Ids& ids = p.ids;
+  if (!p.conf.share_override_tickets) {
+    for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
+  } else {
+    auto ot_id = [](const TicketObject* o, uint32_t id) { return o && o->oticket > 0 ? id : kNoId; };
+    FlatIndex cat_index;
+    std::vector<std::vector<size_t>> cats;
+    for (size_t j : p.pending) {
+      const uint32_t u = ot_id(ids.uo[ids.u[j]], ids.u[j]);
+      const uint32_t pr = jobs[j].project.empty() ? kNoId : ot_id(ids.po[ids.p[j]], ids.p[j]);
+      const uint32_t d = jobs[j].department.empty() ? kNoId : ot_id(ids.dobj[ids.d[j]], ids.d[j]);
+      if (u == kNoId && pr == kNoId && d == kNoId && !(jobs[j].override_tickets > 0)) continue;
+      bool added = false;
+      const uint32_t c = cat_index.insert(Key5{{dbits(jobs[j].override_tickets), u, pr, d, 0}},
+                                          static_cast<uint32_t>(cats.size()), &added);
+      if (added) cats.emplace_back();
+      cats[c].push_back(j);
+    }
+    const bool dep = step.dependent;
+    for (auto& v : cats)
+      mfprio::stable_order(v.begin(), v.end(), [&](size_t a, size_t b) {
+        if (dep && p.prior[a] != p.prior[b]) return p.prior[a] > p.prior[b];
+        if (dep && jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
+        return jobs[a].id < jobs[b].id;
+      });
+    Counts cnt = p.run_cnt;
+    std::vector<size_t> head(cats.size(), 0);
+    struct Cand {
+      double v;
+      uint64_t id;
+      size_t c;
+    };
+    auto worse = [](const Cand& a, const Cand& b) {
+      if (a.v != b.v) return a.v < b.v;
+      return a.id > b.id;
+    };
+    std::priority_queue<Cand, std::vector<Cand>, decltype(worse)> heap(worse);
+    auto value_of = [&](size_t j) { return p.override_value(jobs[j], cnt, 1, true); };
+    for (size_t c = 0; c < cats.size(); ++c) heap.push(Cand{value_of(cats[c][0]), jobs[cats[c][0]].id, c});
+    while (!heap.empty()) {
+      const Cand c = heap.top();
+      heap.pop();
+      const size_t j = cats[c.c][head[c.c]];
+      const double v = value_of(j);
+      if (v != c.v) {
+        heap.push(Cand{v, c.id, c.c});
+        continue;
       }
-      if (step.dependent)
-        for (size_t j : pending) prior[j] += r.jobs[j].otckt;
-    } else if (step.policy == 'F' && F > 0) {
-      // EE functional pending pass: categories, greedy picks (§3.6).
-      // Hashed: the picks do not depend on the categories' order (a pick is
-      // the largest value, ties to the earlier job, and jobs are distinct).
-      // Key: -js, then the user, project and department ids (kNoId = not in the key).
-      FlatIndex cat_index;
-      // The categories' members in one array (category by category, each in
-      // pending order before its sort): a category is a range of it.
-      struct Cats {
-        std::vector<size_t> flat;
-        std::vector<size_t> off;  // category c = flat[off[c], off[c + 1])
-        struct View {
-          const size_t* b;
-          size_t n;
-          size_t operator[](size_t i) const { return b[i]; }
-          size_t size() const { return n; }
-        };
-        size_t size() const { return off.size() - 1; }
-        View operator[](size_t c) const { return View{flat.data() + off[c], off[c + 1] - off[c]}; }
-      } cats;
-      std::vector<uint32_t> cat_of(pending.size(), UINT32_MAX);
-      std::vector<size_t> cat_size;
-      for (size_t k = 0; k < pending.size(); ++k) {
-        const size_t j = pending[k];
-        const FShares f = object_fshares(jobs[j], ids);
-        if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
-        // A positive fshare means a named object, so kNoId never stands for a name.
-        const Key5 key{{dbits(f.job), f.user > 0 ? ids.u[j] : kNoId, f.project > 0 ? ids.p[j] : kNoId,
-                        f.dept > 0 ? ids.d[j] : kNoId, 0}};
-        bool added = false;
-        const uint32_t c = cat_index.insert(key, static_cast<uint32_t>(cat_size.size()), &added);
-        if (added) cat_size.push_back(0);
-        cat_of[k] = c;
-        ++cat_size[c];
-      }
-      cats.off.assign(cat_size.size() + 1, 0);
-      for (size_t c = 0; c < cat_size.size(); ++c) cats.off[c + 1] = cats.off[c] + cat_size[c];
-      cats.flat.resize(cats.off.back());
-      {
-        std::vector<size_t> fill(cats.off.begin(), cats.off.end() - 1);
-        for (size_t k = 0; k < pending.size(); ++k)
-          if (cat_of[k] != UINT32_MAX) cats.flat[fill[cat_of[k]]++] = pending[k];
-      }
-      // Each category's order: prior tickets desc when dependent, then earlier
-      // (submit, id); sorted on flat records so no comparison reads a Job.
-      struct CRec {
-        double prior;
-        int64_t submit;
-        uint64_t id;
-        size_t idx;
-      };
-      std::vector<CRec> recs;
-      for (size_t c = 0; c < cats.size(); ++c) {
-        const size_t b = cats.off[c], e = cats.off[c + 1];
-        if (e - b < 2) continue;
-        recs.clear();
-        for (size_t k = b; k < e; ++k) {
-          const size_t j = cats.flat[k];
-          recs.push_back(CRec{prior[j], jobs[j].submit_time, jobs[j].id, j});
-        }
-        const bool dep = step.dependent;
-        mfprio::stable_order(recs.begin(), recs.end(), [dep](const CRec& a, const CRec& x) {
-          if (dep && a.prior != x.prior) return a.prior > x.prior;
-          if (a.submit != x.submit) return a.submit < x.submit;
-          return a.id < x.id;
-        });
-        for (size_t k = b; k < e; ++k) cats.flat[k] = recs[k - b].idx;
-      }
-      const size_t pjobs = cats.flat.size();
-      const size_t max_picks = std::min<size_t>(conf.max_functional_jobs_to_schedule, pjobs);
-      const auto wp = functional_weights(conf, true, true, true, true);
-      Counts cnt = run_cnt;
-      FShares sum = run_sum;
-      std::vector<size_t> head(cats.size(), 0);
-      std::vector<double> last_eval(cats.size(), 0.0);
-      // Per category, once: its objects' fshares (the same for every member:
-      // they are the category's key) and where its objects' counts live (map
-      // nodes do not move).  A zero fshare stays 0 whatever its count, so only
-      // the non-zero ones, which name the category's own objects, need one.
-      struct CatInfo {
-        FShares share;
-        const double *u = nullptr, *p = nullptr, *d = nullptr;
-      };
-      std::vector<CatInfo> info(cats.size());
-      for (size_t c = 0; c < cats.size(); ++c) {
-        const Job& jb = jobs[cats[c][0]];
-        info[c].share = object_fshares(jb, ids);
-        if (info[c].share.user != 0) info[c].u = &cnt.u(jb);
-        if (info[c].share.project != 0 && !jb.project.empty()) info[c].p = &cnt.p(jb);
-        if (info[c].share.dept != 0 && !jb.department.empty()) info[c].d = &cnt.d(jb);
-      }
-      // calc_intern_pending_job_functional_tickets: category c's value as if
-      // its next job started now.
-      auto eval = [&](size_t c) {
-        FShares share = info[c].share;
-        FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
-        if (shared_f) {
-          if (info[c].u) share.user /= *info[c].u + 1;
-          if (info[c].p) share.project /= *info[c].p + 1;
-          if (info[c].d) share.dept /= *info[c].d + 1;
-        } else {
-          s.user += share.user;
-          s.project += share.project;
-          s.dept += share.dept;
-        }
-        s.job += share.job;
-        return functional_value(wp, share, s, F);
-      };
-      // Each pick is the category with the largest value (ft + prior of its
-      // next job), ties to the earlier job.  Every pick only adds to the sums
-      // and counts (fshares and -js are >= 0), so no value ever grows: a lazy
-      // max-heap of possibly stale values gives the same picks as evaluating
-      // every category at each pick.  Pop the top; if its value was computed
-      // at this pick it beats every other entry's stale (upper-bound) value;
-      // else recompute it and push it back.
-      // submit and id: of the category's next job (`earlier`), kept in the
-      // entry so that ties are broken without reading the jobs.
-      struct FCand {
-        double v;
-        int64_t submit;
-        uint64_t id;
-        size_t c;
-        size_t at;  // the pick its value was computed at
-      };
-      auto fworse = [](const FCand& a, const FCand& b) {
-        if (a.v != b.v) return a.v < b.v;
-        if (a.submit != b.submit) return b.submit < a.submit;
-        return b.id < a.id;
-      };
-      auto fcand = [&](double v, size_t c, size_t at) {
-        const Job& jb = jobs[cats[c][head[c]]];
-        return FCand{v, jb.submit_time, jb.id, c, at};
-      };
-      size_t pick = 0;
-      auto value_now = [&](size_t c) {
-        return eval(c) + (step.dependent ? prior[cats[c][head[c]]] : 0);
-      };
-      // The winner (job j of category best_c) counts as running; the sums
-      // take it in (shared: an object's fshare once), and its tickets are
-      // recomputed without the +0.001.
-      auto take = [&](size_t best_c) {
-        const size_t j = cats[best_c][head[best_c]];
-        ++head[best_c];
-        const Job& jb = jobs[j];
-        const FShares f = object_fshares(jb, ids);
-        cnt.u(jb) += 1;
-        if (!jb.project.empty()) cnt.p(jb) += 1;
-        if (!jb.department.empty()) cnt.d(jb) += 1;
-        if (shared_f) {
-          if (cnt.u(jb) == 1) sum.user += f.user;
-          if (!jb.project.empty() && cnt.p(jb) == 1) sum.project += f.project;
-          if (!jb.department.empty() && cnt.d(jb) == 1) sum.dept += f.dept;
-        } else {
-          sum.user += f.user;
-          sum.project += f.project;
-          sum.dept += f.dept;
-        }
-        sum.job += f.job;
-        r.jobs[j].ftckt = functional_value(wp, job_fshare(jb, cnt, 0), sum, F);
-      };
-      // The last pick evaluated every category still holding jobs (the
-      // winner's too): members never picked get that evaluation.
-      auto last_evals = [&] {
-        for (size_t c = 0; c < cats.size(); ++c)
-          if (head[c] < cats[c].size()) last_eval[c] = eval(c);
-      };
-      if (!topt.group_tied_categories) {
-        // One heap entry per category (the reference for the grouped form below).
-        std::vector<FCand> fheap;
-        fheap.reserve(cats.size());
-        if (max_picks > 0) {
-          for (size_t c = 0; c < cats.size(); ++c) fheap.push_back(fcand(value_now(c), c, 0));
-          std::make_heap(fheap.begin(), fheap.end(), fworse);
-        }
-        for (; pick < max_picks && !fheap.empty(); ++pick) {
-          for (;;) {
-            std::pop_heap(fheap.begin(), fheap.end(), fworse);
-            FCand& top = fheap.back();
-            if (top.at == pick) break;
-            top.v = value_now(top.c);
-            top.at = pick;
-            std::push_heap(fheap.begin(), fheap.end(), fworse);
-          }
-          const size_t best_c = fheap.back().c;
-          fheap.pop_back();
-          if (pick + 1 == max_picks) last_evals();
-          take(best_c);
-          // Its next job: a new value at the next pick (stale bound: +inf would
-          // do; the current value is one, as values only fall).
-          if (head[best_c] < cats[best_c].size()) {
-            fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
-            std::push_heap(fheap.begin(), fheap.end(), fworse);
-          }
-        }
-      } else if (max_picks > 0) {
-        // Tied categories grouped.  A category's value is a function of its
-        // user's fshare over (count + 1) (shared) or the fshare, its project
-        // and department objects (their counts are shared by every category
-        // naming them), its -js and its next job's prior: categories equal in
-        // these have bit-identical values at every pick, so one group entry
-        // stands for all of them, its best member the earliest next job
-        // (submit, id).  A pick moves only the winner (its next job) and the
-        // other categories of the winner's user (the user's count changed).
-        // The groups sit in the same lazy max-heap as above; an entry is an
-        // upper bound of its group's (value, earliest job) and is exact when
-        // computed at this pick for the group's current best member.  A
-        // category joining a group may improve the group's best member: the
-        // join pushes a fresh upper bound (+inf) for that group.
-        struct Member {
-          int64_t submit;
-          uint64_t id;
-          uint32_t c, gen;
-        };
-        auto later = [](const Member& a, const Member& b) {  // min-heap on (submit, id)
-          if (a.submit != b.submit) return a.submit > b.submit;
-          return a.id > b.id;
-        };
-        struct Group {
-          FShares base;  // user share already divided by its count + 1 (shared)
-          const double *p = nullptr, *d = nullptr;
-          double prior = 0;
-          std::vector<Member> members;  // heap; entries of moved categories are stale (gen)
-        };
-        std::vector<Group> groups;
-        FlatIndex group_of;  // (user share, project id, department id, -js, prior) -> group
-        std::vector<uint32_t> gen(cats.size(), 0);
-        std::vector<FCand> gheap;
-        constexpr size_t kStale = SIZE_MAX;
-        const double inf = std::numeric_limits<double>::infinity();
-        // bound: push a fresh upper bound for the group (not while the first
-        // groups are built: the heap is made once from them afterwards).
-        auto join = [&](size_t c, bool bound) {
-          const size_t j = cats[c][head[c]];
-          const CatInfo& ci = info[c];
-          FShares base = ci.share;
-          if (shared_f && ci.u) base.user /= *ci.u + 1;
-          const double pr = step.dependent ? prior[j] : 0.0;
-          const Key5 key{{dbits(base.user), ci.p ? ids.p[j] : kNoId, ci.d ? ids.d[j] : kNoId, dbits(base.job),
-                          dbits(pr)}};
-          bool added = false;
-          const uint32_t gi = group_of.insert(key, static_cast<uint32_t>(groups.size()), &added);
-          if (added) {
-            Group g;
-            g.base = base;
-            g.p = ci.p;
-            g.d = ci.d;
-            g.prior = pr;
-            groups.push_back(std::move(g));
-          }
-          Group& g = groups[gi];
-          g.members.push_back(Member{jobs[j].submit_time, jobs[j].id, static_cast<uint32_t>(c), gen[c]});
-          std::push_heap(g.members.begin(), g.members.end(), later);
-          if (!bound) return;
-          gheap.push_back(FCand{inf, 0, 0, gi, kStale});
-          std::push_heap(gheap.begin(), gheap.end(), fworse);
-        };
-        // The group's best live member, nullptr when it has none.
-        auto best = [&](Group& g) -> const Member* {
-          while (!g.members.empty() && g.members.front().gen != gen[g.members.front().c]) {
-            std::pop_heap(g.members.begin(), g.members.end(), later);
-            g.members.pop_back();
-          }
-          return g.members.empty() ? nullptr : &g.members.front();
-        };
-        // eval() for every member of the group (same operations, same operands).
-        auto group_value = [&](const Group& g) {
-          FShares share = g.base;
-          FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
-          if (shared_f) {
-            if (g.p) share.project /= *g.p + 1;
-            if (g.d) share.dept /= *g.d + 1;
-          } else {
-            s.user += share.user;
-            s.project += share.project;
-            s.dept += share.dept;
-          }
-          s.job += share.job;
-          return functional_value(wp, share, s, F) + (step.dependent ? g.prior : 0);
-        };
-        // The categories of each user whose value reads the user's count.
-        std::vector<uint32_t> ucat_off(ids.uo.size() + 1, 0), ucat;
-        if (shared_f) {
-          for (size_t c = 0; c < cats.size(); ++c)
-            if (info[c].u) ++ucat_off[ids.u[cats[c][0]] + 1];
-          for (size_t u = 0; u < ids.uo.size(); ++u) ucat_off[u + 1] += ucat_off[u];
-          ucat.resize(ucat_off.back());
-          std::vector<uint32_t> fill(ucat_off.begin(), ucat_off.end() - 1);
-          for (size_t c = 0; c < cats.size(); ++c)
-            if (info[c].u) ucat[fill[ids.u[cats[c][0]]]++] = static_cast<uint32_t>(c);
-        }
-        for (size_t c = 0; c < cats.size(); ++c) join(c, false);
-        gheap.reserve(groups.size() + 64);
-        for (size_t g = 0; g < groups.size(); ++g) {
-          const Member& m0 = groups[g].members.front();
-          gheap.push_back(FCand{group_value(groups[g]), m0.submit, m0.id, g, 0});
-        }
-        std::make_heap(gheap.begin(), gheap.end(), fworse);
-        for (; pick < max_picks; ++pick) {
-          size_t g = 0;
-          const Member* m = nullptr;
-          for (;;) {
-            if (gheap.empty()) break;  // unreachable: max_picks <= pending jobs in categories
-            std::pop_heap(gheap.begin(), gheap.end(), fworse);
-            const FCand top = gheap.back();
-            gheap.pop_back();
-            g = top.c;
-            m = best(groups[g]);
-            if (!m) continue;  // emptied: dropped
-            if (top.at == pick && top.submit == m->submit && top.id == m->id) break;
-            gheap.push_back(FCand{group_value(groups[g]), m->submit, m->id, g, pick});
-            std::push_heap(gheap.begin(), gheap.end(), fworse);
-            m = nullptr;
-          }
-          if (!m) break;
-          const size_t best_c = m->c;
-          if (pick + 1 == max_picks) last_evals();
-          take(best_c);
-          ++gen[best_c];
-          // The group keeps its other members: a bound for them.
-          gheap.push_back(FCand{inf, 0, 0, g, kStale});
-          std::push_heap(gheap.begin(), gheap.end(), fworse);
-          if (shared_f && info[best_c].u) {
-            const uint32_t u = ids.u[cats[best_c][0]];
-            for (uint32_t k = ucat_off[u]; k < ucat_off[u + 1]; ++k) {
-              const uint32_t c2 = ucat[k];
-              if (c2 == best_c || head[c2] >= cats[c2].size()) continue;
-              ++gen[c2];
-              join(c2, true);
-            }
-          }
-          if (head[best_c] < cats[best_c].size()) join(best_c, true);
-        }
-      }
-      // Members never picked copy their category's last evaluation (destribute_ftickets).
-      for (size_t c = 0; c < cats.size(); ++c)
-        for (size_t k = head[c]; k < cats[c].size(); ++k) r.jobs[cats[c][k]].ftckt = last_eval[c];
-      if (step.dependent)
-        for (size_t j : pending) prior[j] += r.jobs[j].ftckt;
-    } else if (step.policy == 'S' && use_tree) {
-      // 8.1.9 sge_sort_job_nodes (§3.4).
-      // Each node's own jobs in job order: node k's are direct[doff[k], doff[k + 1]).
-      std::vector<uint32_t> doff(w.nodes.size() + 1, 0), direct;
-      for (size_t j = 0; j < n; ++j)
-        if (w.job_node[j] >= 0) ++doff[static_cast<size_t>(w.job_node[j]) + 1];
-      for (size_t k = 0; k < w.nodes.size(); ++k) doff[k + 1] += doff[k];
-      direct.resize(doff.back());
-      {
-        std::vector<uint32_t> fill(doff.begin(), doff.end() - 1);
-        for (size_t j = 0; j < n; ++j)
-          if (w.job_node[j] >= 0) direct[fill[static_cast<size_t>(w.job_node[j])]++] = static_cast<uint32_t>(j);
-      }
-      auto has_direct = [&](int node) { return doff[static_cast<size_t>(node) + 1] > doff[static_cast<size_t>(node)]; };
-      std::vector<double> key(n, 0.0), st(n, 0.0), base(n, 0.0);
-      for (size_t j = 0; j < n; ++j) {
-        base[j] = step.dependent && !jobs[j].running ? prior[j] : 0.0;
-        key[j] = step.dependent ? base[j] + 0.01 * jobs[j].job_share : jobs[j].job_share;
-      }
-      auto active_children = [&](int node) {
-        std::vector<int> out;
-        for (int c : w.nodes[node].children)
-          if (w.nodes[c].jobs > 0) out.push_back(c);
-        return out;
-      };
-      int walk_root = 0;
-      for (;;) {
-        if (has_direct(walk_root)) break;
-        auto act = active_children(walk_root);
-        if (act.size() != 1) break;
-        walk_root = act[0];
-      }
-      // A job as the sorts see it: flat, so no sort reads a Job.  key is kept
-      // equal to key[idx] (a level's assignment updates both).
-      struct SRec {
-        double key;
-        uint64_t id;
-        uint32_t idx;
-        uint32_t slots;  // dilute_slots
-        bool running;
-      };
-      // Every job in one array laid out as the lists were concatenated: a
-      // node's range is its direct jobs, then each active child's range in
-      // order, sorted by the child before the node sorts the whole range.
-      std::vector<SRec> all, sort_buf;
-      all.reserve(n);
-      std::vector<size_t> sort_runs;
-      // A node's range starts where its entry found `all` (its direct jobs
-      // first); its active children's ranges follow, in order; leaving it,
-      // the whole range is sorted and assigned.
-      struct Span {
-        int node;
-        size_t b;
-      };
-      auto enter = [&](Span& s) {
-        s.b = all.size();
-        for (uint32_t k = doff[static_cast<size_t>(s.node)]; k < doff[static_cast<size_t>(s.node) + 1]; ++k) {
-          const size_t j = direct[k];
-          all.push_back(SRec{key[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
-        }
-      };
-      auto active_spans = [&](const Span& s) {
-        std::vector<Span> out;
-        for (int c : w.nodes[s.node].children)
-          if (w.nodes[c].jobs > 0) out.push_back(Span{c, 0});
-        return out;
-      };
-      auto leave = [&](const Span& s) {
-        const int node = s.node;
-        const size_t b = s.b;
-        const size_t e = all.size();
-        const bool assign = node != walk_root || has_direct(node);
-        if (assign && e > b) {
-          natural_order(all.data() + b, e - b, sort_buf, sort_runs, [](const SRec& a, const SRec& x) {
-            if (a.running != x.running) return a.running;
-            if (a.key != x.key) return a.key > x.key;
-            return a.id < x.id;
-          });
-          double dilute = 1;
-          const double stt = w.nodes[node].stt;
-          for (size_t k = b; k < e; ++k) {
-            SRec& x = all[k];
-            const size_t j = x.idx;
-            const double shr = stt / dilute;
-            st[j] = shr * WS;
-            key[j] = base[j] + st[j];
-            x.key = key[j];
-            dilute += x.slots;
-          }
-        }
-      };
-      walk_depth_first(Span{walk_root, 0}, active_spans, enter, leave);
-      std::vector<int8_t> bound_memo(w.nodes.size(), -1);  // path_compensated per node
-      auto bound_of = [&](int node) {
-        if (bound_memo[node] < 0) bound_memo[node] = path_compensated(w.nodes, node) ? 1 : 0;
-        return bound_memo[node] == 1;
-      };
-      for (size_t j : pending) {
-        r.jobs[j].stckt = w.job_node[j] >= 0 ? st[j] : 0.0;
-        r.jobs[j].share_bound = w.job_node[j] >= 0 && bound_of(w.job_node[j]);
-        if (step.dependent) prior[j] += r.jobs[j].stckt;
+      p.r.jobs[j].otckt = v;
+      cnt.u(jobs[j]) += 1;
+      if (!jobs[j].project.empty()) cnt.p(jobs[j]) += 1;
+      if (!jobs[j].department.empty()) cnt.d(jobs[j]) += 1;
+      if (++head[c.c] < cats[c.c].size()) {
+        const size_t nj = cats[c.c][head[c.c]];
+        heap.push(Cand{value_of(nj), jobs[nj].id, c.c});
       }
     }
   }
-  // ---- pass 2: running jobs only ----
-  std::vector<ShareNodeState> p2 = w.nodes;
-  r.nodes = std::move(w.nodes);  // only w.job_node is read below
-  count_jobs(p2, jobs, w.job_node, true);
-  compute_share_targets(p2, conf.compensation_factor);
-  if (use_tree)
-    for (size_t j = 0; j < n; ++j)
-      if (jobs[j].running && w.job_node[j] >= 0) {
-        r.jobs[j].stckt = running_share_tickets(p2, j, p2[w.job_node[j]].direct_running);
-        r.jobs[j].share_bound = path_compensated(p2, w.job_node[j]);
-      }
-  r.nodes_running = std::move(p2);
+  if (step.dependent)
+    for (size_t j : p.pending) p.prior[j] += p.r.jobs[j].otckt;
+}
 
+// ---- pending functional tickets -----------------------------------------------
+// The categories' members in one array (category by category, each in
+// pending order before its sort): a category is a range of it.
+struct Cats {
+  std::vector<size_t> flat;
+  std::vector<size_t> off;  // category c = flat[off[c], off[c + 1])
+  struct View {
+    const size_t* b;
+    size_t n;
+    size_t operator[](size_t i) const { return b[i]; }
+    size_t size() const { return n; }
+  };
+  size_t size() const { return off.size() - 1; }
+  View operator[](size_t c) const { return View{flat.data() + off[c], off[c + 1] - off[c]}; }
+};
+
+// A heap entry: a category's (or group's) value and its next job's submit
+// and id (ties broken without reading the jobs); `at`: the pick its value
+// was computed at.
+struct FCand {
+  double v;
+  int64_t submit;
+  uint64_t id;
+  size_t c;
+  size_t at;
+};
+inline bool fworse(const FCand& a, const FCand& b) {
+  if (a.v != b.v) return a.v < b.v;
+  if (a.submit != b.submit) return b.submit < a.submit;
+  return b.id < a.id;
+}
+
+// EE functional pending pass: categories, greedy picks.
+class FunctionalPicks {
+ public:
+  FunctionalPicks(Pass& p, const PolicyStep& step)
+      : p_(p), jobs_(p.jobs), ids_(p.ids), step_(step), wp_(functional_weights(p.conf, true, true, true, true)),
+        cnt_(p.run_cnt), sum_(p.run_sum) {}
+  void run() {
+    build_categories();
+    max_picks_ = std::min<size_t>(p_.conf.max_functional_jobs_to_schedule, cats_.flat.size());
+    head_.assign(cats_.size(), 0);
+    last_eval_.assign(cats_.size(), 0.0);
+    if (!p_.topt.group_tied_categories) pick_each();
+    else if (max_picks_ > 0) pick_grouped();
+    // Members never picked copy their category's last evaluation (destribute_ftickets).
+    for (size_t c = 0; c < cats_.size(); ++c)
+      for (size_t k = head_[c]; k < cats_[c].size(); ++k) p_.r.jobs[cats_[c][k]].ftckt = last_eval_[c];
+    if (step_.dependent) add_to_prior();
+  }
+
+ private:
+  // Per category, once: its objects' fshares (the same for every member:
+  // they are the category's key) and where its objects' counts live (the
+  // counts' vectors do not grow).  A zero fshare stays 0 whatever its count,
+  // so only the non-zero ones, which name the category's own objects, need one.
+  struct CatInfo {
+    FShares share;
+    const double *u = nullptr, *p = nullptr, *d = nullptr;
+  };
+
+  // Hashed: the picks do not depend on the categories' order (a pick is
+  // the largest value, ties to the earlier job, and jobs are distinct).
+  // Key: -js, then the user, project and department ids (kNoId = not in the key).
+  void build_categories() {
+    FlatIndex cat_index;
+    const std::vector<size_t>& pending = p_.pending;
+    std::vector<uint32_t> cat_of(pending.size(), UINT32_MAX);
+    std::vector<size_t> cat_size;
+    for (size_t k = 0; k < pending.size(); ++k) {
+      const size_t j = pending[k];
+      const FShares f = object_fshares(jobs_[j], ids_);
+      if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
+      // A positive fshare means a named object, so kNoId never stands for a name.
+      const Key5 key{{dbits(f.job), f.user > 0 ? ids_.u[j] : kNoId, f.project > 0 ? ids_.p[j] : kNoId,
+                      f.dept > 0 ? ids_.d[j] : kNoId, 0}};
+      bool added = false;
+      const uint32_t c = cat_index.insert(key, static_cast<uint32_t>(cat_size.size()), &added);
+      if (added) cat_size.push_back(0);
+      cat_of[k] = c;
+      ++cat_size[c];
+    }
+    cats_.off.assign(cat_size.size() + 1, 0);
+    for (size_t c = 0; c < cat_size.size(); ++c) cats_.off[c + 1] = cats_.off[c] + cat_size[c];
+    cats_.flat.resize(cats_.off.back());
+    std::vector<size_t> fill(cats_.off.begin(), cats_.off.end() - 1);
+    for (size_t k = 0; k < pending.size(); ++k)
+      if (cat_of[k] != UINT32_MAX) cats_.flat[fill[cat_of[k]]++] = pending[k];
+    order_categories();
+    info_.resize(cats_.size());
+    for (size_t c = 0; c < cats_.size(); ++c) {
+      const Job& jb = jobs_[cats_[c][0]];
+      info_[c].share = object_fshares(jb, ids_);
+      if (info_[c].share.user != 0) info_[c].u = &cnt_.u(jb);
+      if (info_[c].share.project != 0 && !jb.project.empty()) info_[c].p = &cnt_.p(jb);
+      if (info_[c].share.dept != 0 && !jb.department.empty()) info_[c].d = &cnt_.d(jb);
+    }
+  }
+
+  // Each category's order: prior tickets desc when dependent, then earlier
+  // (submit, id); sorted on flat records so no comparison reads a Job.
+  void order_categories() {
+    struct CRec {
+      double prior;
+      int64_t submit;
+      uint64_t id;
+      size_t idx;
+    };
+    std::vector<CRec> recs;
+    const bool dep = step_.dependent;
+    for (size_t c = 0; c < cats_.size(); ++c) {
+      const size_t b = cats_.off[c], e = cats_.off[c + 1];
+      if (e - b < 2) continue;
+      recs.clear();
+      for (size_t k = b; k < e; ++k) {
+        const size_t j = cats_.flat[k];
+        recs.push_back(CRec{p_.prior[j], jobs_[j].submit_time, jobs_[j].id, j});
+      }
+      mfprio::stable_order(recs.begin(), recs.end(), [dep](const CRec& a, const CRec& x) {
+        if (dep && a.prior != x.prior) return a.prior > x.prior;
+        if (a.submit != x.submit) return a.submit < x.submit;
+        return a.id < x.id;
+      });
+      for (size_t k = b; k < e; ++k) cats_.flat[k] = recs[k - b].idx;
+    }
+  }
+
+  // calc_intern_pending_job_functional_tickets: category c's value as if
+  // its next job started now.
+  double eval(size_t c) const {
+    const CatInfo& ci = info_[c];
+    FShares share = ci.share;
+    FShares s{sum_.user + 0.001, sum_.project + 0.001, sum_.dept + 0.001, sum_.job + 0.001};
+    if (p_.shared_f) {
+      if (ci.u) share.user /= *ci.u + 1;
+      if (ci.p) share.project /= *ci.p + 1;
+      if (ci.d) share.dept /= *ci.d + 1;
+    } else {
+      s.user += share.user;
+      s.project += share.project;
+      s.dept += share.dept;
+    }
+    s.job += share.job;
+    return functional_value(wp_, share, s, p_.F);
+  }
+  double value_now(size_t c) const { return eval(c) + (step_.dependent ? p_.prior[cats_[c][head_[c]]] : 0); }
+  FCand fcand(double v, size_t c, size_t at) const {
+    const Job& jb = jobs_[cats_[c][head_[c]]];
+    return FCand{v, jb.submit_time, jb.id, c, at};
+  }
+
+  // The winner (job j of category best_c) counts as running; the sums take
+  // it in (shared: an object's fshare once), and its tickets are recomputed
+  // without the +0.001.
+  void take(size_t best_c) {
+    const size_t j = cats_[best_c][head_[best_c]];
+    ++head_[best_c];
+    const Job& jb = jobs_[j];
+    const FShares f = object_fshares(jb, ids_);
+    cnt_.u(jb) += 1;
+    if (!jb.project.empty()) cnt_.p(jb) += 1;
+    if (!jb.department.empty()) cnt_.d(jb) += 1;
+    if (p_.shared_f) {
+      if (cnt_.u(jb) == 1) sum_.user += f.user;
+      if (!jb.project.empty() && cnt_.p(jb) == 1) sum_.project += f.project;
+      if (!jb.department.empty() && cnt_.d(jb) == 1) sum_.dept += f.dept;
+    } else {
+      sum_.user += f.user;
+      sum_.project += f.project;
+      sum_.dept += f.dept;
+    }
+    sum_.job += f.job;
+    p_.r.jobs[j].ftckt = functional_value(wp_, p_.job_fshare(jb, cnt_, 0), sum_, p_.F);
+  }
+  // The last pick evaluated every category still holding jobs (the winner's
+  // too): members never picked get that evaluation.
+  void last_evals() {
+    for (size_t c = 0; c < cats_.size(); ++c)
+      if (head_[c] < cats_[c].size()) last_eval_[c] = eval(c);
+  }
+
+  // Each pick is the category with the largest value (ft + prior of its
+  // next job), ties to the earlier job.  Every pick only adds to the sums
+  // and counts (fshares and -js are >= 0), so no value ever grows: a lazy
+  // max-heap of possibly stale values gives the same picks as evaluating
+  // every category at each pick.  Pop the top; if its value was computed at
+  // this pick it beats every other entry's stale (upper-bound) value; else
+  // recompute it and push it back.  One heap entry per category (the
+  // reference for pick_grouped).
+  void pick_each() {
+    std::vector<FCand> fheap;
+    fheap.reserve(cats_.size());
+    if (max_picks_ > 0) {
+      for (size_t c = 0; c < cats_.size(); ++c) fheap.push_back(fcand(value_now(c), c, 0));
+      std::make_heap(fheap.begin(), fheap.end(), fworse);
+    }
+    for (size_t pick = 0; pick < max_picks_ && !fheap.empty(); ++pick) {
+      for (;;) {
+        std::pop_heap(fheap.begin(), fheap.end(), fworse);
+        FCand& top = fheap.back();
+        if (top.at == pick) break;
+        top.v = value_now(top.c);
+        top.at = pick;
+        std::push_heap(fheap.begin(), fheap.end(), fworse);
+      }
+      const size_t best_c = fheap.back().c;
+      fheap.pop_back();
+      if (pick + 1 == max_picks_) last_evals();
+      take(best_c);
+      // Its next job: a new value at the next pick (stale bound: +inf would
+      // do; the current value is one, as values only fall).
+      if (head_[best_c] < cats_[best_c].size()) {
+        fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
+        std::push_heap(fheap.begin(), fheap.end(), fworse);
+      }
+    }
+  }
+
+  // A later dependent policy sorts on these tickets (8.1.9 sge_calc_tickets
+  // and destribute_ftickets): every picked job's, and of a category that
+  // still holds jobs every member's but its first remaining one's, which
+  // keeps its prior for that sort (its ftckt is reported all the same).
+  // Jobs in no category have 0 functional tickets.
+  void add_to_prior() {
+    for (size_t c = 0; c < cats_.size(); ++c)
+      for (size_t k = 0; k < cats_[c].size(); ++k)
+        if (k != head_[c]) p_.prior[cats_[c][k]] += p_.r.jobs[cats_[c][k]].ftckt;
+  }
+
+  void pick_grouped();
+  friend class TiedGroups;
+
+  Pass& p_;
+  const std::vector<Job>& jobs_;
+  const Ids& ids_;
+  const PolicyStep step_;
+  const std::array<double, 4> wp_;
+  Counts cnt_;
+  FShares sum_;
+  Cats cats_;
+  std::vector<CatInfo> info_;
+  std::vector<size_t> head_;
+  std::vector<double> last_eval_;
+  size_t max_picks_ = 0;
+};
+
+// The functional picks with tied categories grouped.  A category's value is
+// a function of its user's fshare over (count + 1) (shared) or the fshare,
+// its project and department objects (their counts are shared by every
+// category naming them), its -js and its next job's prior: categories equal
+// in these have bit-identical values at every pick, so one group entry
+// stands for all of them, its best member the earliest next job (submit,
+// id).  A pick moves only the winner (its next job) and the other categories
+// of the winner's user (the user's count changed).  The groups sit in the
+// same lazy max-heap as pick_each's; an entry is an upper bound of its
+// group's (value, earliest job) and is exact when computed at this pick for
+// the group's current best member.  A category joining a group may improve
+// the group's best member: the join pushes a fresh upper bound (+inf) for
+// that group.
+class TiedGroups {
+ public:
+  explicit TiedGroups(FunctionalPicks& f) : f_(f), gen_(f.cats_.size(), 0) {}
+
+  void run() {
+    index_user_categories();
+    for (size_t c = 0; c < f_.cats_.size(); ++c) join(c, false);
+    gheap_.reserve(groups_.size() + 64);
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const Member& m0 = groups_[g].members.front();
+      gheap_.push_back(FCand{group_value(groups_[g]), m0.submit, m0.id, g, 0});
+    }
+    std::make_heap(gheap_.begin(), gheap_.end(), fworse);
+    for (size_t pick = 0; pick < f_.max_picks_; ++pick) {
+      size_t g = 0;
+      const Member* m = top(pick, &g);
+      if (!m) break;
+      const size_t best_c = m->c;
+      if (pick + 1 == f_.max_picks_) f_.last_evals();
+      f_.take(best_c);
+      ++gen_[best_c];
+      // The group keeps its other members: a bound for them.
+      push_bound(g);
+      if (f_.p_.shared_f && f_.info_[best_c].u) {
+        const uint32_t u = f_.ids_.u[f_.cats_[best_c][0]];
+        for (uint32_t k = ucat_off_[u]; k < ucat_off_[u + 1]; ++k) {
+          const uint32_t c2 = ucat_[k];
+          if (c2 == best_c || f_.head_[c2] >= f_.cats_[c2].size()) continue;
+          ++gen_[c2];
+          join(c2, true);
+        }
+      }
+      if (f_.head_[best_c] < f_.cats_[best_c].size()) join(best_c, true);
+    }
+  }
+
+ private:
+  struct Member {
+    int64_t submit;
+    uint64_t id;
+    uint32_t c, gen;
+  };
+  static bool later(const Member& a, const Member& b) {  // min-heap on (submit, id)
+    if (a.submit != b.submit) return a.submit > b.submit;
+    return a.id > b.id;
+  }
+  struct Group {
+    FShares base;  // user share already divided by its count + 1 (shared)
+    const double *p = nullptr, *d = nullptr;
+    double prior = 0;
+    std::vector<Member> members;  // heap; entries of moved categories are stale (gen)
+  };
+  static constexpr size_t kStale = SIZE_MAX;
+
+  // The categories of each user whose value reads the user's count.
+  void index_user_categories() {
+    if (!f_.p_.shared_f) return;
+    const size_t users = f_.ids_.uo.size();
+    ucat_off_.assign(users + 1, 0);
+    for (size_t c = 0; c < f_.cats_.size(); ++c)
+      if (f_.info_[c].u) ++ucat_off_[f_.ids_.u[f_.cats_[c][0]] + 1];
+    for (size_t u = 0; u < users; ++u) ucat_off_[u + 1] += ucat_off_[u];
+    ucat_.resize(ucat_off_.back());
+    std::vector<uint32_t> fill(ucat_off_.begin(), ucat_off_.end() - 1);
+    for (size_t c = 0; c < f_.cats_.size(); ++c)
+      if (f_.info_[c].u) ucat_[fill[f_.ids_.u[f_.cats_[c][0]]]++] = static_cast<uint32_t>(c);
+  }
+  void push_bound(size_t g) {
+    gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
+    std::push_heap(gheap_.begin(), gheap_.end(), fworse);
+  }
+  // bound: push a fresh upper bound for the group (not while the first
+  // groups are built: the heap is made once from them afterwards).
+  void join(size_t c, bool bound) {
+    const size_t j = f_.cats_[c][f_.head_[c]];
+    const FunctionalPicks::CatInfo& ci = f_.info_[c];
+    FShares base = ci.share;
+    if (f_.p_.shared_f && ci.u) base.user /= *ci.u + 1;
+    const double pr = f_.step_.dependent ? f_.p_.prior[j] : 0.0;
+    const Key5 key{{dbits(base.user), ci.p ? f_.ids_.p[j] : kNoId, ci.d ? f_.ids_.d[j] : kNoId, dbits(base.job),
+                    dbits(pr)}};
+    bool added = false;
+    const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(groups_.size()), &added);
+    if (added) {
+      Group g;
+      g.base = base;
+      g.p = ci.p;
+      g.d = ci.d;
+      g.prior = pr;
+      groups_.push_back(std::move(g));
+    }
+    Group& g = groups_[gi];
+    const Job& jb = f_.jobs_[j];
+    g.members.push_back(Member{jb.submit_time, jb.id, static_cast<uint32_t>(c), gen_[c]});
+    std::push_heap(g.members.begin(), g.members.end(), later);
+    if (bound) push_bound(gi);
+  }
+  // The group's best live member, nullptr when it has none.
+  const Member* best(Group& g) {
+    while (!g.members.empty() && g.members.front().gen != gen_[g.members.front().c]) {
+      std::pop_heap(g.members.begin(), g.members.end(), later);
+      g.members.pop_back();
+    }
+    return g.members.empty() ? nullptr : &g.members.front();
+  }
+  // eval() for every member of the group (same operations, same operands).
+  double group_value(const Group& g) const {
+    const FShares& sum = f_.sum_;
+    FShares share = g.base;
+    FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
+    if (f_.p_.shared_f) {
+      if (g.p) share.project /= *g.p + 1;
+      if (g.d) share.dept /= *g.d + 1;
+    } else {
+      s.user += share.user;
+      s.project += share.project;
+      s.dept += share.dept;
+    }
+    s.job += share.job;
+    return functional_value(f_.wp_, share, s, f_.p_.F) + (f_.step_.dependent ? g.prior : 0);
+  }
+  // This pick's winner: the group whose exact value tops the heap (*g), its best member.
+  const Member* top(size_t pick, size_t* g) {
+    while (!gheap_.empty()) {
+      std::pop_heap(gheap_.begin(), gheap_.end(), fworse);
+      const FCand t = gheap_.back();
+      gheap_.pop_back();
+      *g = t.c;
+      const Member* m = best(groups_[*g]);
+      if (!m) continue;  // emptied: dropped
+      if (t.at == pick && t.submit == m->submit && t.id == m->id) return m;
+      gheap_.push_back(FCand{group_value(groups_[*g]), m->submit, m->id, *g, pick});
+      std::push_heap(gheap_.begin(), gheap_.end(), fworse);
+    }
+    return nullptr;  // unreachable: max_picks <= pending jobs in categories
+  }
+
+  FunctionalPicks& f_;
+  std::vector<Group> groups_;
+  FlatIndex group_of_;  // (user share, project id, department id, -js, prior) -> group
+  std::vector<uint32_t> gen_;
+  std::vector<FCand> gheap_;
+  std::vector<uint32_t> ucat_off_, ucat_;
+};
+
+void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
+
+// ---- pending share-tree tickets: 8.1.9 sge_sort_job_nodes ----------------------
+// A job as the sorts see it: flat, so no sort reads a Job.  key is kept
+// equal to ShareSort::key[idx] (a level's assignment updates both).
+struct SRec {
+  double key;
+  uint64_t id;
+  uint32_t idx;
+  uint32_t slots;  // dilute_slots
+  bool running;
+};
+
+class ShareSort {
+ public:
+  ShareSort(Pass& p, const PolicyStep& step) : p_(p), w_(p.w), step_(step) {}
+
+  void run() {
+    const std::vector<Job>& jobs = p_.jobs;
+    const size_t n = p_.n;
+    index_direct_jobs();
+    key_.assign(n, 0.0);
+    st_.assign(n, 0.0);
+    base_.assign(n, 0.0);
+    for (size_t j = 0; j < n; ++j) {
+      base_[j] = step_.dependent && !jobs[j].running ? p_.prior[j] : 0.0;
+      key_[j] = step_.dependent ? base_[j] + 0.01 * jobs[j].job_share : jobs[j].job_share;
+    }
+    walk_root_ = 0;
+    for (;;) {
+      if (has_direct(walk_root_)) break;
+      int only = -1, active = 0;
+      for (int c : w_.nodes[walk_root_].children)
+        if (w_.nodes[c].jobs > 0) ++active, only = c;
+      if (active != 1) break;
+      walk_root_ = only;
+    }
+    all_.reserve(n);
+    auto active_spans = [&](const Span& s) {
+      std::vector<Span> out;
+      for (int c : w_.nodes[s.node].children)
+        if (w_.nodes[c].jobs > 0) out.push_back(Span{c, 0});
+      return out;
+    };
+    walk_depth_first(Span{walk_root_, 0}, active_spans, [&](Span& s) { enter(s); }, [&](const Span& s) { leave(s); });
+    std::vector<int8_t> bound_memo(w_.nodes.size(), -1);  // path_compensated per node
+    auto bound_of = [&](int node) {
+      if (bound_memo[node] < 0) bound_memo[node] = path_compensated(w_.nodes, node) ? 1 : 0;
+      return bound_memo[node] == 1;
+    };
+    for (size_t j : p_.pending) {
+      p_.r.jobs[j].stckt = w_.job_node[j] >= 0 ? st_[j] : 0.0;
+      p_.r.jobs[j].share_bound = w_.job_node[j] >= 0 && bound_of(w_.job_node[j]);
+      if (step_.dependent) p_.prior[j] += p_.r.jobs[j].stckt;
+    }
+  }
+
+ private:
+  // A node's range of all_ starts where its entry found all_ (its direct
+  // jobs first); its active children's ranges follow, in order; leaving it,
+  // the whole range is sorted and assigned.
+  struct Span {
+    int node;
+    size_t b;
+  };
+
+  // Each node's own jobs in job order: node k's are direct_[doff_[k], doff_[k + 1]).
+  void index_direct_jobs() {
+    const size_t n = p_.n;
+    doff_.assign(w_.nodes.size() + 1, 0);
+    for (size_t j = 0; j < n; ++j)
+      if (w_.job_node[j] >= 0) ++doff_[static_cast<size_t>(w_.job_node[j]) + 1];
+    for (size_t k = 0; k < w_.nodes.size(); ++k) doff_[k + 1] += doff_[k];
+    direct_.resize(doff_.back());
+    std::vector<uint32_t> fill(doff_.begin(), doff_.end() - 1);
+    for (size_t j = 0; j < n; ++j)
+      if (w_.job_node[j] >= 0) direct_[fill[static_cast<size_t>(w_.job_node[j])]++] = static_cast<uint32_t>(j);
+  }
+  bool has_direct(int node) const {
+    return doff_[static_cast<size_t>(node) + 1] > doff_[static_cast<size_t>(node)];
+  }
+  void enter(Span& s) {
+    const std::vector<Job>& jobs = p_.jobs;
+    s.b = all_.size();
+    for (uint32_t k = doff_[static_cast<size_t>(s.node)]; k < doff_[static_cast<size_t>(s.node) + 1]; ++k) {
+      const size_t j = direct_[k];
+      all_.push_back(SRec{key_[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
+    }
+  }
+  // Every job in one array laid out as the lists were concatenated: a node's
+  // range is its direct jobs, then each active child's range in order,
+  // sorted by the child before the node sorts the whole range.  The k-th job
+  // of the sorted range gets stt/dilute.
+  void leave(const Span& s) {
+    const int node = s.node;
+    const size_t b = s.b;
+    const size_t e = all_.size();
+    const bool assign = node != walk_root_ || has_direct(node);
+    if (!assign || e <= b) return;
+    natural_order(all_.data() + b, e - b, sort_buf_, sort_runs_, [](const SRec& a, const SRec& x) {
+      if (a.running != x.running) return a.running;
+      if (a.key != x.key) return a.key > x.key;
+      return a.id < x.id;
+    });
+    double dilute = 1;
+    const double stt = w_.nodes[node].stt;
+    for (size_t k = b; k < e; ++k) {
+      SRec& x = all_[k];
+      const size_t j = x.idx;
+      const double shr = stt / dilute;
+      st_[j] = shr * p_.WS;
+      key_[j] = base_[j] + st_[j];
+      x.key = key_[j];
+      dilute += x.slots;
+    }
+  }
+
+  Pass& p_;
+  const WorkTree& w_;
+  const PolicyStep step_;
+  std::vector<uint32_t> doff_, direct_;
+  std::vector<double> key_, st_, base_;
+  int walk_root_ = 0;
+  std::vector<SRec> all_, sort_buf_;
+  std::vector<size_t> sort_runs_;
+};
+
+// Pass 2: the running jobs' share-tree tickets from running-only targets;
+// totals and max_tix.
+void running_pass2(Pass& p) {
+  const std::vector<Job>& jobs = p.jobs;
+  std::vector<ShareNodeState> p2 = p.w.nodes;
+  count_jobs(p2, jobs, p.w.job_node, true);
+  compute_share_targets(p2, p.conf.compensation_factor);
+  if (p.use_tree)
+    for (size_t j = 0; j < p.n; ++j)
+      if (jobs[j].running && p.w.job_node[j] >= 0) {
+        p.r.jobs[j].stckt = p.running_share_tickets(p2, j, p2[p.w.job_node[j]].direct_running);
+        p.r.jobs[j].share_bound = path_compensated(p2, p.w.job_node[j]);
+      }
+  p.r.nodes_running = std::move(p2);
   double max_tix = 0;
-  for (size_t j = 0; j < n; ++j) {
-    auto& t = r.jobs[j];
+  for (size_t j = 0; j < p.n; ++j) {
+    auto& t = p.r.jobs[j];
     t.tckts = t.stckt + t.ftckt + t.otckt;
     max_tix = std::max(max_tix, t.tckts);
     if (jobs[j].running) max_tix = std::max(max_tix, t.pass1_tckts);
   }
-  r.max_tix = max_tix;
-  return r;
+  p.r.max_tix = max_tix;
+}
+
+}  // namespace
+
+TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
+  Pass p(jobs, m, topt);
+  p.r.jobs.assign(p.n, JobTickets{});
+  running_tickets(p);
+  // ---- pending jobs, policy by policy ----
+  for (size_t j = 0; j < p.n; ++j)
+    if (!jobs[j].running) p.pending.push_back(j);
+  p.prior.assign(p.n, 0.0);
+  for (const PolicyStep& step : policy_order(p.conf.policy_hierarchy)) {
+    if (p.pending.empty()) break;
+    if (step.policy == 'O') pending_override(p, step);
+    else if (step.policy == 'F' && p.F > 0) FunctionalPicks(p, step).run();
+    else if (step.policy == 'S' && p.use_tree) ShareSort(p, step).run();
+  }
+  running_pass2(p);
+  p.r.nodes = std::move(p.w.nodes);
+  return std::move(p.r);
 }
 
 }  // namespace mfprio::gridengine

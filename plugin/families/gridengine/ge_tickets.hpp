@@ -1,24 +1,30 @@
 // ge_tickets.hpp - Grid Engine tickets, Son of Grid Engine 8.1.9 flavour.
-// reference/gridengine.md §3 (all of it; §3.4 as 8.1.9 does it).
+// Grid Engine source/libs/sched/sgeee.c (all of it; the pending share-tree
+// tickets as 8.1.9 computes them).
 //
 //   tckts = stckt + ftckt + otckt
-//   Share tree (§3.2): only nodes with jobs below them are active; per active child
+//   Share tree (sgeee.c:sge_calc_node_targets): only nodes with jobs below them are active; per active child
 //     ltt = shares/sum(active sibling shares), oltt = oltt_parent*ltt,
 //     shr = shares^2/max(usage, oltt), stt = shr/sum(shr), ostt = ostt_parent*stt,
 //     then one compensation pass: a child with ostt > CF*oltt gets
 //     shr = shares^2/(max(usage, oltt) * ostt/(CF*oltt)) and all stt/ostt are redone.
-//   Running jobs (§3.3): T = ostt(leaf)*weight_tickets_share, split by -js
+//   Running jobs (sgeee.c): T = ostt(leaf)*weight_tickets_share, split by -js
 //     (truncated to an integer) or evenly over the leaf's jobs; pass 2 redoes the
 //     targets and the split with running jobs only and its values are kept.
-//   Pending jobs (§3.4, 8.1.9): every job hangs under its leaf; from the walk root
+//   Pending jobs (sgeee.c, 8.1.9): every job hangs under its leaf; from the walk root
 //     (the root, skipping single-child levels) every node sorts its subtree's jobs
 //     (running first, key desc, id asc) and the k-th gets stt/dilute, dilute
 //     growing by max(1, min of the job's first PE range); the value set at the top
 //     level is the pending job's stckt.
-//   Functional (§3.6) and override (§3.7) tickets shared among an object's jobs;
-//   pending jobs greedily, policies in policy_hierarchy order (§3.8).
+//   Functional and override tickets shared among an object's jobs;
+//   pending jobs greedily, policies in policy_hierarchy order, as 8.1.9's
+//   sge_calc_tickets chains them: a dependent step sorts on the earlier steps'
+//   tickets, except that a functional category left with jobs after
+//   max_functional_jobs_to_schedule picks keeps its first remaining job's
+//   ftckt out of that sum, and override rounds rank on override tickets alone
+//   (the prior only orders each override category).
 //   max_tix = the largest tckts over pending jobs (pass 1) and running jobs (both
-//   passes); ntckts = tckts/max_tix, 0.5 for all when max_tix = 0 (§1).
+//   passes); ntckts = tckts/max_tix, 0.5 for all when max_tix = 0 (sgeee.c:sge_do_priority).
 //
 // Entry point: compute_tickets.  compute_share_targets is exposed for tests and
 // the share monitor.
@@ -46,9 +52,9 @@ struct ShareNodeState {
   uint32_t shares = 0;
   int parent = -1;
   std::vector<int> children;
-  bool user_copy = false;   // a per-user copy of a `default` leaf (§3.2)
+  bool user_copy = false;   // a per-user copy of a `default` leaf (sgeee.c:sge_calc_node_targets)
   std::string project;      // nearest project ancestor (or itself), "" if none
-  double usage = 0;         // combined, decayed (§3.2 node usage)
+  double usage = 0;         // combined, decayed (sgeee.c:sge_calc_node_targets node usage)
   uint32_t jobs = 0;        // jobs counted in this pass in the subtree
   uint32_t direct_jobs = 0; // jobs attached to this node itself (leaves)
   uint32_t direct_running = 0;
@@ -61,7 +67,7 @@ struct JobTickets {
   double stckt = 0, ftckt = 0, otckt = 0, tckts = 0;
   double pass1_tckts = 0;     // running jobs: the pass-1 total (counts for max_tix)
   int share_node = -1;        // index into TicketResult::nodes, -1 = no share-tree node
-  bool share_bound = false;   // a node on the job's path was compensated (§3.2)
+  bool share_bound = false;   // a node on the job's path was compensated (sgeee.c:sge_calc_node_targets)
 };
 
 struct TicketResult {

@@ -1,4 +1,4 @@
-// ge_urgency.cpp - job urgency (see ge_urgency.hpp, reference §2).
+// ge_urgency.cpp - job urgency (see ge_urgency.hpp, sge_urgency.c).
 #include "ge_urgency.hpp"
 
 #include <algorithm>

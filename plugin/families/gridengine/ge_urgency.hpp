@@ -1,5 +1,5 @@
 // ge_urgency.hpp - Grid Engine urgency of one job and the normalisation used
-// for nurg and every other normalised column.  reference/gridengine.md §1, §2.
+// for nurg and every other normalised column.  sgeee.c:sge_do_priority, sge_urgency.c.
 //
 //   urg     = rrcontr + wtcontr + dlcontr            (no rounding; qstat's nint is display)
 //   rrcontr = sum over the implicit slots request and every HARD request of
@@ -30,7 +30,7 @@ struct UrgencyParts {
   bool deadline_bound = false;  // deadline reached: dlcontr = weight_deadline
 };
 
-// S of §2 (sge_job_slot_request + pe_urgency_slots).
+// S of sge_urgency.c (sge_job_slot_request + pe_urgency_slots).
 uint32_t urgency_slot_count(const Job& job);
 
 // Fails (with the job id, request and reason in *why) on an unknown complex or a

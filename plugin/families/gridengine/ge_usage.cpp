@@ -12,27 +12,11 @@ double combine_usage(const Usage& u, const UsageWeights& w) {
   return u.cpu * (w.cpu / sum) + u.mem * (w.mem / sum) + u.io * (w.io / sum);
 }
 
-double decay_constant_per_minute(double halftime_minutes) {
-  if (halftime_minutes < 0) return 0.0;
-  if (halftime_minutes == 0) return 1.0;
-  // SUP:calculate_decay_constant: rate per second ln2/(H s), times the 60 s interval.
-  const double rate = std::log(2.0) / (halftime_minutes * 60.0);
-  return 1.0 - rate * 60.0;
-}
-
 double decay_factor(double constant, double elapsed_seconds) {
   if (elapsed_seconds <= 0) return 1.0;
   if (constant <= 0) return 0.0;
   return std::pow(constant, elapsed_seconds / 60.0);
 }
-
-namespace {
-const HalflifeEntry* find_entry(const SchedConf& c, const char* name) {
-  for (const auto& e : c.halflife_decay_list)
-    if (e.name == name) return &e;
-  return nullptr;
-}
-}  // namespace
 
 void decay_usage(UsageRecord* r, const SchedConf& conf, int64_t now) {
   if (r->last_decay == 0 || now <= r->last_decay) {
@@ -40,11 +24,7 @@ void decay_usage(UsageRecord* r, const SchedConf& conf, int64_t now) {
     return;
   }
   const double elapsed = static_cast<double>(now - r->last_decay);
-  const double def = decay_constant_per_minute(conf.halftime * 60.0);
-  auto constant_for = [&](const char* name) {
-    const HalflifeEntry* e = find_entry(conf, name);
-    return e ? decay_constant_per_minute(e->minutes) : def;
-  };
+  auto constant_for = [&](const char* name) { return type_decay_constant(conf, name); };
   r->usage.cpu *= decay_factor(constant_for("cpu"), elapsed);
   r->usage.mem *= decay_factor(constant_for("mem"), elapsed);
   r->usage.io *= decay_factor(constant_for("io"), elapsed);

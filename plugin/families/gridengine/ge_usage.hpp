@@ -1,7 +1,7 @@
 // ge_usage.hpp - per-user (and per-project) usage as Grid Engine keeps it:
 // cpu, mem and io separately, combined by usage_weight_list, decayed by
-// halftime in one-minute steps.  reference/gridengine.md §3.2 (node usage),
-// §3.5 (decay).
+// halftime in one-minute steps.  sgeee.c:sge_calc_node_targets (node usage),
+// sge_support.c:decay_usage (decay).
 //
 // Why one halftime gives 0.49998808 and not 0.5: the code turns the halftime
 // into a per-MINUTE constant by linearising ln 2, c = 1 - (ln 2 / (H*3600)) * 60,
@@ -29,12 +29,11 @@ struct Usage {
   double io = 0;
 };
 
-// sum_t usage_t * w_t / sum_t w_t (0 when all weights are 0).  §3.2.
+// sum_t usage_t * w_t / sum_t w_t (0 when all weights are 0).  sgeee.c:sge_calc_node_targets.
 double combine_usage(const Usage& u, const UsageWeights& w);
 
-// Per-minute decay constant for a halftime given in MINUTES:
-// 1 - ln2/minutes; 1 when minutes == 0 (no decay); 0 when negative (drop at once).
-double decay_constant_per_minute(double halftime_minutes);
+// decay_constant_per_minute and type_decay_constant (the per-minute
+// constants): qconf.hpp (mfprio-acct's usage import decays with them too).
 
 // constant^(elapsed_seconds / 60); elapsed <= 0 gives 1.
 double decay_factor(double constant, double elapsed_seconds);
@@ -54,7 +53,7 @@ void decay_usage(UsageRecord* r, const SchedConf& conf, int64_t now);
 
 // A running job's accumulated totals so far; debited = what was already added
 // to the owner.  Adds max(total - debited, 0) per type, then debited = total.
-// Returns the amount added.  §3.5, EE:decay_and_sum_usage.
+// Returns the amount added.  sge_support.c:decay_usage, EE:decay_and_sum_usage.
 Usage charge_running_job(UsageRecord* owner, const Usage& job_total, Usage* debited);
 
 // A job ended: charge its tail like charge_running_job and count it.

@@ -6,13 +6,13 @@
 // comment anywhere on a line, and a backslash joining the next line.  The
 // credential parameters (USERCFG, GROUPCFG, ACCOUNTCFG, QOSCFG, CLASSCFG)
 // carry a whitespace-separated `KEY=VALUE` list; `[DEFAULT]` names the
-// fallback credential of that kind (reference/maui.md §4, §5).
+// fallback credential of that kind (MPriority.c, MFS.c).
 //
 // Case: parameter names, attribute keys and keyword values (FSPOLICY,
 // JOBPRIOACCRUALPOLICY, booleans) are matched case-insensitively; credential
 // names inside [] are case-sensitive (they are Unix/RM names).  Maui's own
 // reader matches parameter names case-sensitively and silently skips a
-// lower-case one (README "Deliberate differences").
+// lower-case one (mfprio-maui(5), DELIBERATE DIFFERENCES).
 //
 // Numbers: weights, caps and PRIORITY are decimal integers (Moab's doc:
 // "Non-integer values are not supported"); durations use parse_maui_time;
@@ -206,7 +206,7 @@ bool parse_bool(const std::string& s, bool* v) {
   return false;
 }
 
-// `<number>[+|-|^|%]` (reference §5, MFSTargetFromString).
+// `<number>[+|-|^|%]` (MFS.c, MFSTargetFromString).
 bool parse_fs_target(const std::string& s, FsTarget* t) {
   if (s.empty()) return false;
   std::string num = s;
@@ -386,7 +386,7 @@ class Parser {
     if (has_index) {
       for (int k = 0; k < kCredKinds; ++k)
         if (uname == kCredParams[k]) return cred_line(static_cast<CredKind>(k), written, index, value);
-      ignore(written, value);  // partition-indexed weights etc.: never read (§1.1)
+      ignore(written, value);  // partition-indexed weights etc.: never read (MPriority.c)
       return true;
     }
     const auto& dir = directory();
@@ -443,7 +443,7 @@ class Parser {
     switch (p.kind) {
       case Kind::CompWeight:
         if (!value.empty() && value.back() == '%' && p.index != static_cast<int>(Component::Attr)) {
-          // reference §1 (MFS:MFSProcessOConfig, which handles every component
+          // Maui 3.2 src/MFS.c (MFSProcessOConfig, which handles every component
           // weight but ATTRWEIGHT): "FSWEIGHT 20%" stores weight 10 and a
           // percent that pricing never reads.
           if (!parse_int(value.substr(0, value.size() - 1), &n))
@@ -507,7 +507,7 @@ class Parser {
     return fail(name, value, "internal: unhandled parameter");
   }
 
-  // FSPOLICY (reference §5).  Maui 3.2 and Moab 5 know NONE, DEDICATEDPS,
+  // FSPOLICY (MFS.c).  Maui 3.2 and Moab 5 know NONE, DEDICATEDPS,
   // DEDICATEDPES, UTILIZEDPS, SDEDICATEDPES and PDEDICATEDPS; their usage
   // charge has no case for the last two, which are charged as DEDICATEDPS.
   // TRUE is the old spelling of DEDICATEDPS, FALSE of NONE.  PSDEDICATED
@@ -543,7 +543,7 @@ class Parser {
     return true;
   }
 
-  // JOBPRIOACCRUALPOLICY (reference §8).  Maui 3.2: ALWAYS, QUEUEPOLICY,
+  // JOBPRIOACCRUALPOLICY (MPolicy.c).  Maui 3.2: ALWAYS, QUEUEPOLICY,
   // FULLPOLICY.  Moab 5 adds ACCRUE and RESET (read with JOBPRIOEXCEPTIONS)
   // and QUEUEPOLICYRESET, FULLPOLICYRESET, QUEUEPOLICYUSER: a record's queue
   // time is already 0 while it is blocked, so the RESET forms price as
@@ -674,7 +674,7 @@ const SubInfo& sub_info(Sub s) { return kSubTable[static_cast<int>(s)]; }
 const char* cred_kind_param(CredKind k) { return kCredParams[static_cast<int>(k)]; }
 
 Config Config::defaults(Flavor flavor) {
-  // reference/maui.md §1 "Defaults" (MParSetDefaults): every component weight
+  // Maui 3.2 src/MPar.c, MParSetDefaults: every component weight
   // 1, every sub-component weight 0 except QUEUETIMEWEIGHT 1, no caps.
   Config c;
   c.flavor = flavor;
@@ -685,7 +685,7 @@ Config Config::defaults(Flavor flavor) {
   c.sub_cap.fill(0);
   c.sub_weight[static_cast<int>(Sub::QueueTime)] = 1;
   // Maui's DEFAULT_XFMINWCLIMIT is 120 s; the Moab header seen says 0
-  // (reference §10, low confidence).
+  // (Moab's documentation only, low confidence).
   c.xf_min_wclimit = flavor == Flavor::Maui ? 120 : 0;
   return c;
 }

@@ -6,11 +6,11 @@
 // (maui_priority.hpp) and fair share (maui_fairshare.hpp) never look at text.
 //
 // Entry points:
-//   Config::defaults(flavor)   the out-of-the-box settings (reference/maui.md
-//                              §1 "Defaults": FIFO by queue time)
+//   Config::defaults(flavor)   the out-of-the-box settings (Maui 3.2
+//                              src/MPar.c, MParSetDefaults: FIFO by queue time)
 //   parse_maui_cfg(...)        read a whole file's text; validate everything,
 //                              and only then fill *out
-//   parse_maui_time(...)       Maui's duration syntax (reference §11)
+//   parse_maui_time(...)       Maui's duration syntax (MTime.c:MUTimeFromString)
 //   component_info / sub_info  the static tables: names, parameter names,
 //                              which component a sub-component belongs to
 //
@@ -19,7 +19,7 @@
 //     sub-component of both flavors (the Moab-only ones stay at their
 //     defaults when the flavor is Maui and are never priced there).
 //   * Weights and caps are integers (Maui stores them as `long`); a cap <= 0
-//     means "no cap" (reference §1.5-§1.6).
+//     means "no cap" (MPriority.c).
 //   * parse_maui_cfg either succeeds and overwrites *out completely, or fails
 //     with *why = "file:line: PARAMETER 'value': reason" and leaves *out
 //     untouched.
@@ -38,17 +38,17 @@
 
 namespace mfprio::maui {
 
-// Which scheduler's rules to follow (reference/maui.md §10 lists the Moab
-// differences).
+// Which scheduler's rules to follow (the Moab differences come from Moab 5.1.2's
+// documentation alone: no Moab source is public, so they are held with low confidence).
 enum class Flavor { Maui, Moab };
 
-// The seven components in Maui's fixed order (reference §1).
+// The seven components in Maui's fixed order (MPriority.c).
 enum class Component : int { Serv, Targ, Cred, Attr, Fs, Res, Usage };
 inline constexpr int kComponents = 7;
 
 // Every sub-component, grouped by component in Maui's enum order.  Moab-only
 // entries are marked in the table (sub_info().moab_only).  UPROC and UJOB are
-// parsed but never counted (reference §1: outside the summed range).
+// parsed but never counted (MPriority.c: outside the summed range).
 enum class Sub : int {
   // SERV
   QueueTime, XFactor, SpViolation, Bypass, StartCount, Deadline, UserPrio,
@@ -98,12 +98,12 @@ enum class CredKind : int { User, Group, Account, Qos, Class };
 inline constexpr int kCredKinds = 5;
 const char* cred_kind_param(CredKind k);  // "USERCFG", ...
 
-// FSPOLICY (reference §5): what a running job is charged per second.
+// FSPOLICY (MFS.c): what a running job is charged per second.
 // Maui 3.2 and Moab 5 also accept SDEDICATEDPES and PDEDICATEDPS, which their
 // usage charge prices as DEDICATEDPS (Config::fs_policy_name keeps the word).
 enum class FsPolicy { None, DedicatedPS, DedicatedPES, UtilizedPS };
 
-// JOBPRIOACCRUALPOLICY (reference §8).  Accrue and Reset are Moab's: queue
+// JOBPRIOACCRUALPOLICY (MPolicy.c).  Accrue and Reset are Moab's: queue
 // time from submission except while the job violates one of the
 // JOBPRIOEXCEPTIONS (Config::prio_exceptions; maui_fast.hpp's accrual_rule).
 enum class AccrualPolicy { Always, QueuePolicy, FullPolicy, Accrue, Reset };
@@ -114,7 +114,7 @@ enum PrioException : uint32_t {
   kExcIdlePolicy = 1u << 4, kExcSoftPolicy = 1u << 5, kExcSystemHold = 1u << 6, kExcUserHold = 1u << 7,
 };
 
-// How an FSTARGET value is used (reference §5: MFSTargetFromString).
+// How an FSTARGET value is used (MFS.c: MFSTargetFromString).
 enum class TargetMode {
   Target,       // plain number: delta counts both ways
   Floor,        // '+': only a positive delta (usage below target) counts
@@ -131,7 +131,7 @@ struct FsTarget {
 // The attributes of one USERCFG[x] / GROUPCFG[x] / ... line (merged over all
 // the lines naming x).  Fields that do not apply to a kind stay 0.
 struct CredCfg {
-  int64_t priority = 0;     // PRIORITY=; 0 means "not set" (§4 falls back)
+  int64_t priority = 0;     // PRIORITY=; 0 means "not set" (MPriority.c falls back)
   FsTarget fs_target;       // FSTARGET=
   int64_t class_weight = 0; // GROUPCFG CLASSWEIGHT=: replaces CLASSWEIGHT if > 0
   int64_t fs_weight = 0;    // Moab GROUP/ACCOUNT/QOS FSWEIGHT=: added to FSWEIGHT
@@ -168,7 +168,7 @@ struct Config {
   std::array<int64_t, kComponents> comp_weight{1, 1, 1, 1, 1, 1, 1};
   std::array<int64_t, kComponents> comp_cap{};
   // A component weight written "N%": Maui stores weight 10 and this percent,
-  // which pricing never reads (reference §1); -1 when not written that way.
+  // which pricing never reads (MPriority.c); -1 when not written that way.
   std::array<int64_t, kComponents> comp_weight_percent{-1, -1, -1, -1, -1, -1, -1};
   std::array<int64_t, kSubs> sub_weight{1};  // QUEUETIMEWEIGHT 1, every other 0
   std::array<int64_t, kSubs> sub_cap{};
@@ -221,7 +221,7 @@ struct Config {
 bool parse_maui_cfg(const std::string& text, const std::string& file_name,
                     Flavor flavor, Config* out, std::string* why);
 
-// Maui's duration syntax (src/MTime.c:MUTimeFromString, reference §11):
+// Maui's duration syntax (Maui 3.2 src/MTime.c, MUTimeFromString):
 //   "INFINITY"           kInfiniteTime
 //   "N"                  N seconds; C integer syntax (0x.. hex, leading 0 octal)
 //   "A:B"                A hours, B minutes   (not minutes:seconds!)

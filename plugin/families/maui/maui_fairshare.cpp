@@ -1,5 +1,5 @@
 // maui_fairshare.cpp - window arithmetic, the ledger and the FS deltas
-// (reference/maui.md §5; model and invariants in maui_fairshare.hpp).
+// (MFS.c; model and invariants in maui_fairshare.hpp).
 //
 // Differences from Maui worth knowing when reading this:
 //   * Maui charges each scheduling iteration's interval wholly to slot 0 at

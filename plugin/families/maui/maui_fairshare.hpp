@@ -1,6 +1,6 @@
 // maui_fairshare.hpp - fair share as Maui keeps it: usage in clock-aligned
 // windows, decayed per window, turned into per-credential deltas against
-// targets (reference/maui.md §5).
+// targets (MFS.c).
 //
 // Model:
 //   * Time is cut into windows of FSINTERVAL seconds aligned to the epoch:
@@ -68,7 +68,7 @@ double fs_roll(FsWindows* w, int64_t k);
 // sum_{i < depth} w[i] * decay^i; depth is clamped to [1, kMaxFsDepth].
 double fs_decayed_total(const FsWindows& w, int depth, double decay);
 
-// What `seconds` of a running job cost under FSPOLICY (reference §5):
+// What `seconds` of a running job cost under FSPOLICY (MFS.c):
 // DEDICATEDPS procs*seconds, DEDICATEDPES pe*seconds, UTILIZEDPS the measured
 // utilised proc-seconds (utilized_ps; when negative = not measured, the
 // dedicated proc-seconds are charged instead), NONE 0.

@@ -1,4 +1,4 @@
-// maui_pe.hpp - processor equivalents (PE), reference/maui.md §6.
+// maui_pe.hpp - processor equivalents (PE), MJob.c:MJobGetPE.
 //
 // Purpose: the RES.PE sub-factor.  A job's PE is the number of processors
 // "worth" of the machine it blocks: for each requirement, the largest share
@@ -11,7 +11,7 @@
 //   TotalPE  = TotProcs * sum over reqs of tasks * pe_task
 //   TotalPE  = 0 when TotProcs <= 0
 //
-// (src/MJob.c:MJobGetPE; seed 002 §5.1.2.3: 25% of the processors and 50% of
+// (src/MJob.c:MJobGetPE; Maui 3.2 Administrator's Guide §5.1.2.3: 25% of the processors and 50% of
 // the memory of a 128-processor machine gives max(25%, 50%) * 128 = 64.)
 //
 // Entry points: processor_equivalents() for a multi-requirement job,

@@ -146,7 +146,7 @@ Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
   m.qos = nz(j.qos);
   m.cls = nz(j.partition);
   m.submit_time = j.submit_time;
-  // JOBPRIOACCRUALPOLICY over a stateless record (README: differences).
+  // JOBPRIOACCRUALPOLICY over a stateless record (mfprio-maui(5), DELIBERATE DIFFERENCES).
   const RecordQueue q = record_queue(accrual_rule(*cfg_), j, now);
   m.system_queue_time = q.system_queue_time;
   m.eff_queue_duration = q.eff_queue_duration;
@@ -411,6 +411,9 @@ void MauiPolicy::info(const State&, InfoView* v) const {
     if (si.moab_only && cfg.flavor == Flavor::Maui) continue;
     v->weight(si.term_name, static_cast<double>(cfg.sub_weight[s]));
   }
+  // A sub-term's weight in job_factors is CREDWEIGHT x USERWEIGHT (the
+  // component's times the sub-component's): views show it as that product.
+  v->set_bool("view.sub_weight_product", true);
   v->set("config", cfg_path_);
   v->set("flavor", std::string(cfg.flavor == Flavor::Moab ? "moab" : "maui"));
   v->set("fs_policy", cfg.fs_policy_name + (cfg.fs_percent ? "%" : ""));

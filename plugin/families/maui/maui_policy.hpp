@@ -4,7 +4,7 @@
 // and fair-share usage kept per credential in FSINTERVAL windows in the
 // store (acct::WindowCycle, family "maui").
 //
-// Job record -> Maui job (README "priority/maui"): partition is the class,
+// Job record -> Maui job (mfprio-maui(5), JOB RECORD): partition is the class,
 // account the account, group the group, time_limit_min the wallclock limit,
 // min_nodes/cpus/mem_mb the request, deadline, bypass_count, start_count,
 // user_priority, MFPRIO_JOBF_SOFT_VIOLATION; accrual (JOBPRIOACCRUALPOLICY):

@@ -1,5 +1,6 @@
 // maui_priority.cpp - Maui/Moab start priority (formulas and invariants in
-// maui_priority.hpp; every rule cites reference/maui.md).
+// maui_priority.hpp; every rule cites the Maui 3.2 source file it follows:
+// src/MPriority.c, src/MFS.c, src/MJob.c, src/MPolicy.c, or Moab's documentation).
 //
 // One body serves the fast path (terms == nullptr: no allocation, only a few
 // hash lookups for the job's credentials) and the explained path (terms
@@ -61,7 +62,7 @@ class Pricer {
 
   void end() {
     bool bound = false;
-    const double c = apply_cap(sum_, cfg_.cap(comp_), moab_, &bound);  // §1.6 / §10
+    const double c = apply_cap(sum_, cfg_.cap(comp_), moab_, &bound);  // MPriority.c, Moab's documentation only, low confidence
     const double contribution = comp_weight_ * c;
     total_ += contribution;
     if (terms_) {
@@ -110,13 +111,13 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
                                         job.system_queue_time, job.submit_time, now);
   const double wc = static_cast<double>(std::max<int64_t>(0, job.wclimit));
 
-  // ---- SERV (§2) ----
+  // ---- SERV (MPriority.c) ----
   const QueueTerms qterms = queue_terms(moab, xf_min_of(cfg, moab, has_qos), queued, wc);
   const double queuetime = qterms.queuetime, xfactor = qterms.xfactor;
 
   int64_t w_qt = cfg.weight(Sub::QueueTime);
   int64_t w_xf = cfg.weight(Sub::XFactor);
-  if (qos) {  // §1.2
+  if (qos) {  // MPriority.c
     w_qt = weight_sum(w_qt, qos->qt_weight);
     w_xf = weight_sum(w_xf, qos->xf_weight);
   }
@@ -132,7 +133,7 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   p.sub(Sub::UserPrio, static_cast<double>(job.user_prio));
   p.end();
 
-  // ---- TARG (§3; the queue-time target follows Moab, §10) ----
+  // ---- TARG (MPriority.c; the queue-time target follows Moab, Moab's documentation only, low confidence) ----
   double tqt = 0.0, txf = 0.0;
   if (qos) {
     if (qos->qt_target > 0)
@@ -145,30 +146,30 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   p.sub(Sub::TargetXFactor, txf);
   p.end();
 
-  // ---- CRED (§4) ----
+  // ---- CRED (MPriority.c) ----
   int64_t w_class = cfg.weight(Sub::CredClass);
-  if (group && group->class_weight > 0) w_class = group->class_weight;  // §1.3
+  if (group && group->class_weight > 0) w_class = group->class_weight;  // MPriority.c
   p.begin(Component::Cred, cfg.weight(Component::Cred));
   p.sub(Sub::CredUser, static_cast<double>(cred_priority(cfg, CredKind::User, job.user, true)));
   p.sub(Sub::CredGroup, static_cast<double>(cred_priority(cfg, CredKind::Group, job.group, true)));
   p.sub(Sub::CredAccount,
         static_cast<double>(cred_priority(cfg, CredKind::Account, job.account, true)));
-  // Maui's QOS priority has no DEFAULT fallback; Moab's has (§4, §10).
+  // Maui's QOS priority has no DEFAULT fallback; Moab's has (MPriority.c, Moab's documentation only, low confidence).
   p.sub(Sub::CredQos, static_cast<double>(cred_priority(cfg, CredKind::Qos, job.qos, moab)));
   p.sub(Sub::CredClass, w_class,
         static_cast<double>(cred_priority(cfg, CredKind::Class, job.cls, true)));
   p.end();
 
-  // ---- ATTR (Maui: never filled, §1; Moab: JOBPRIOF values from the caller) ----
+  // ---- ATTR (Maui: never filled, MPriority.c; Moab: JOBPRIOF values from the caller) ----
   p.begin(Component::Attr, cfg.weight(Component::Attr));
   p.sub(Sub::AttrAttr, moab ? job.attr_prio : 0.0);
   p.sub(Sub::AttrState, moab ? job.state_prio : 0.0);
   p.sub(Sub::AttrGres, job.gres_prio);
   p.end();
 
-  // ---- FS (§5) ----
+  // ---- FS (MFS.c) ----
   int64_t w_fs = cfg.weight(Component::Fs);
-  if (moab) {  // §10: FSCWeight of the job's group, account and QOS
+  if (moab) {  // Moab's documentation only, low confidence: FSCWeight of the job's group, account and QOS
     if (group) w_fs += group->fs_weight;
     if (account) w_fs += account->fs_weight;
     if (qos) w_fs += qos->fs_weight;
@@ -196,7 +197,7 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   }
   p.end();
 
-  // ---- RES (§6) ----
+  // ---- RES (MJob.c:MJobGetPE) ----
   const double pe = job.pe >= 0.0
                         ? job.pe
                         : processor_equivalents_flat(job.procs, job.mem_mb, job.swap_mb,
@@ -212,7 +213,7 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   p.sub(Sub::Walltime, wc);
   p.end();
 
-  // ---- USAGE (§7: 0 in Maui's start priority; Moab: running jobs) ----
+  // ---- USAGE (MPriority.c:MJobGetRunPriority: 0 in Maui's start priority; Moab: running jobs) ----
   double consumed = 0.0, exectime = 0.0, remaining = 0.0, percent = 0.0;
   if (moab && job.running) {
     const int64_t el = std::max<int64_t>(0, job.elapsed);
@@ -220,7 +221,7 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
     consumed = job.procs * static_cast<double>(el);
     exectime = static_cast<double>(el);
     remaining = job.procs * static_cast<double>(left);
-    // Integer division, elapsed per *remaining* time (MJobGetRunPriority, §7).
+    // Integer division, elapsed per *remaining* time (Maui 3.2 src/MPriority.c, MJobGetRunPriority).
     percent = static_cast<double>((el * 100) / std::max<int64_t>(1, left));
   }
   p.begin(Component::Usage, cfg.weight(Component::Usage));
@@ -230,7 +231,7 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   p.sub(Sub::Percent, percent);
   p.end();
 
-  // ---- final clamp and truncation (§1.7-§1.8) ----
+  // ---- final clamp and truncation (MPriority.c) ----
   return clamp_total(p.total(), cfg.negative_priority);
 }
 

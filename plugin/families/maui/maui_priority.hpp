@@ -1,21 +1,21 @@
 // maui_priority.hpp - the job start priority of Maui 3.x / Moab 5.x
-// (reference/maui.md §1-§8 and §10).
+// (MPriority.c, MPolicy.c and Moab's documentation only, low confidence).
 //
 // Purpose: price one job against a Model (settings + fair-share view + the
 // cluster's resources) at a time `now`:
 //
 //   for each component C in SERV, TARG, CRED, ATTR, FS, RES, USAGE:
-//     sf_i  = sub-factor i, capped by its *CAP when that cap > 0     (§1.5)
-//     C     = sum_i subweight_i * sf_i, capped by the component CAP  (§1.6)
+//     sf_i  = sub-factor i, capped by its *CAP when that cap > 0     (MPriority.c)
+//     C     = sum_i subweight_i * sf_i, capped by the component CAP  (MPriority.c)
 //   total = sum_C weight_C * C
-//   priority = trunc(clamp(total, 1, 1e9))                           (§1.7-8)
+//   priority = trunc(clamp(total, 1, 1e9))                           (MPriority.c, MPolicy.c)
 //   (ENABLENEGJOBPRIORITY: trunc(clamp(total, -1e9, 1e9)) + kNegOffset)
 //
 // Caps: Maui clips from above only.  Moab clips to [-cap, +cap] the SERV,
 // CRED, ATTR and FS sub-factors and every component; TARG, RES and USAGE
-// sub-factors only from above (§10).
+// sub-factors only from above (Moab's documentation only, low confidence).
 //
-// Effective weights (§1.2-§1.3, §10): QUEUETIMEWEIGHT += QOS QTWEIGHT and
+// Effective weights (MPriority.c, Moab's documentation only, low confidence): QUEUETIMEWEIGHT += QOS QTWEIGHT and
 // XFACTORWEIGHT += QOS XFWEIGHT for a job with a QOS; CLASSWEIGHT is replaced
 // by GROUPCFG[g] CLASSWEIGHT when that is > 0; Moab adds the GROUPCFG,
 // ACCOUNTCFG and QOSCFG FSWEIGHT of the job's credentials to FSWEIGHT.
@@ -66,7 +66,7 @@ inline int64_t weight_sum(int64_t a, int64_t b) {
 // both use: each number is formed by one function ----------------------------
 
 // A sub-factor or component after its cap (0 = no cap; a negative cap is
-// ignored, §1); *bound when the cap changed it.
+// ignored: MPriority.c); *bound when the cap changed it.
 inline double apply_cap(double v, int64_t cap, bool two_sided, bool* bound) {
   if (cap <= 0) return v;
   const double c = static_cast<double>(cap);
@@ -75,7 +75,8 @@ inline double apply_cap(double v, int64_t cap, bool two_sided, bool* bound) {
   return v;
 }
 // Moab clips SERV, CRED, ATTR and FS sub-factors both ways; TARG, RES (a
-// stale loop index in Moab's lower clamp) and USAGE only from above (§10).
+// stale loop index in Moab's lower clamp) and USAGE only from above
+// (Moab's documentation only, low confidence).
 inline bool sub_two_sided(bool moab, Component c) {
   return moab && (c == Component::Serv || c == Component::Cred || c == Component::Attr || c == Component::Fs);
 }
@@ -85,13 +86,14 @@ inline bool sub_counted(bool moab, Sub s) {
   const SubInfo& si = sub_info(s);
   return si.counted && !(si.moab_only && !moab);
 }
-// PRIORITY of a credential, falling back to the DEFAULT credential's (§4);
+// PRIORITY of a credential, falling back to the DEFAULT credential's (MPriority.c);
 // "" = the job has none.
 int64_t cred_priority(const Config& cfg, CredKind k, const std::string& name, bool fallback);
-// §1.4 / §8: the seconds a job counts as queued.  Maui uses EffQueueDuration
+// MPriority.c, MPolicy.c: the seconds a job counts as queued.  Maui uses EffQueueDuration
 // when it is > 0, Moab when >= 0 and never a queue date later than now
-// (§10).  Maui casts a negative queue time to unsigned (an enormous
-// XFACTOR); we count it as 0 (README "Deliberate differences").
+// (Moab's documentation only, low confidence).  Maui casts a negative queue
+// time to unsigned (an enormous XFACTOR); we count it as 0 (mfprio-maui(5),
+// DELIBERATE DIFFERENCES).
 inline int64_t queued_seconds(bool moab, bool use_system_queue_time, int64_t eff_queue_duration,
                               int64_t system_queue_time, int64_t submit_time, int64_t now) {
   int64_t eff_qdate;
@@ -135,7 +137,7 @@ struct Job {
   bool sp_violation = false;  // soft policy violation
 
   // Moab ATTR inputs (JOBPRIOF is resolved by the caller): attribute, state
-  // and generic-resource priorities.  Maui never fills ATTR (reference §1).
+  // and generic-resource priorities.  Maui never fills ATTR (MPriority.c).
   double attr_prio = 0.0, state_prio = 0.0, gres_prio = 0.0;
 
   bool running = false;   // Moab USAGE only
@@ -174,7 +176,7 @@ struct Result {
   bool clamped_high = false;  // total > 1e9 -> 1e9
 };
 
-// The final clamp and truncation (§1.7-§1.8) of a total: price()'s and the
+// The final clamp and truncation (MPriority.c) of a total: price()'s and the
 // resolved fast path's one rule.  Without ENABLENEGJOBPRIORITY: [1, 1e9].
 // With it (`negative`) the lower bound is -1e9 and the 32-bit result is
 // trunc(v) + kNegOffset (maui_cfg.hpp), so negative priorities keep their
@@ -223,7 +225,7 @@ inline double xf_min_of(const Config& cfg, bool moab, bool has_qos) {
   return moab || has_qos ? static_cast<double>(cfg.xf_min_wclimit) : 0.0;
 }
 
-// ---- JOBPRIOACCRUALPOLICY (reference §8) ------------------------------------
+// ---- JOBPRIOACCRUALPOLICY (MPolicy.c) ------------------------------------
 
 // Why a job was not selected in this scheduling iteration.
 enum class Block {

@@ -455,7 +455,7 @@ int MultifactorPolicy::charges_for(const Snapshot& snap, const mfprio_job_t* job
           *why = miss;
           return rc;
         }
-        // The vanished-association rule (README "Durability"): its
+        // The vanished-association rule (mfprio-acct(1), DURABILITY): its
         // association is gone (an admin deleted it while the job ran), so
         // its usage is dropped with one warning and the pass goes on.
         vanished(ended, miss);
@@ -640,7 +640,7 @@ void share_columns(ShareView* v) {
 // one source of share_view and share_block.
 template <class RowFn>
 void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, RowFn&& row) {
-  // Slurm's sshare columns (REFERENCE §1.10); -l adds the LONG ones.
+  // Slurm's sshare columns (sshare(1) of Slurm 22.05); -l adds the LONG ones.
   const Layout& L = *snap.layout;
   const size_t n = snap.tree.size();
   const bool fair_tree = algo == FairShareAlgo::FairTree;
@@ -782,6 +782,35 @@ bool MultifactorPolicy::share_block(const State& state, ShareBlockSink* out) con
   return true;
 }
 
+namespace {
+// The host's "slurm-22.05" view layout: Slurm's sprio letters and sshare
+// fields read these terms, weights and share columns (mfprio.h(3), "view").
+void view_info(const Settings& s, const char* algo, InfoView* v) {
+  v->set("view.layout", std::string("slurm-22.05"));
+  static const char* const kSlots[][2] = {{"S", "site"},      {"A", "age"}, {"B", "assoc"}, {"F", "fairshare"},
+                                          {"J", "jobsize"},   {"P", "partition"}, {"Q", "qos"}, {"n", "qosname"},
+                                          {"N", "nice"},      {"T", "tres"}};
+  for (const auto& slot : kSlots) v->set(std::string("view.terms.") + slot[0], std::string(slot[1]));
+  v->set("view.weights.age", static_cast<double>(s.w_age));
+  v->set("view.weights.assoc", static_cast<double>(s.w_assoc));
+  v->set("view.weights.fairshare", static_cast<double>(s.w_fairshare));
+  v->set("view.weights.jobsize", static_cast<double>(s.w_jobsize));
+  v->set("view.weights.partition", static_cast<double>(s.w_partition));
+  v->set("view.weights.qos", static_cast<double>(s.w_qos));
+  if (!s.w_tres.empty()) v->set("view.weights.tres", s.w_tres_text);  // as written: sprio -w prints it so
+  static const char* const kFields[][2] = {
+      {"Account", "account"},       {"User", "user"},           {"RawShares", "raw_shares"},
+      {"NormShares", "norm_shares"}, {"RawUsage", "raw_usage"},  {"NormUsage", "norm_usage"},
+      {"EffectvUsage", "eff_usage"}, {"FairShare", "fairshare"}, {"LevelFS", "level_fs"},
+      {"GrpTRESMins", "grp_tres_mins"}, {"TRESRunMins", "tres_run_mins"}};
+  for (const auto& f : kFields) v->set(std::string("view.share_columns.") + f[0], std::string(f[1]));
+  v->set_bool("view.level_fs", std::string(algo) == "fair_tree");  // sshare -l's LevelFS: Fair Tree only
+  // replay --no-decay: a half-life of about 31,700 years (the usage decays
+  // below 1e-10 relative over a 90-day trace); 0 would need a reset period.
+  v->set("no_decay_conf.PriorityDecayHalfLife", std::string("999999999999-0"));
+}
+}  // namespace
+
 void MultifactorPolicy::info(const State&, InfoView* v) const {
   const Settings& s = *settings_;
   v->weight("age", s.w_age);
@@ -819,6 +848,7 @@ void MultifactorPolicy::info(const State&, InfoView* v) const {
   v->set_int("dampening_factor", s.dampening);
   v->set("accounting_storage_loc", s.store_path);
   v->set("decay_arithmetic", std::string("usage * 2^(-elapsed/half_life)"));
+  view_info(s, algo, v);
 }
 
 }  // namespace mfprio::multifactor

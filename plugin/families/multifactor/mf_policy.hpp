@@ -2,7 +2,7 @@
 // settings from the Priority* keys, partitions from slurm.conf's PartitionName
 // lines and the store (the store's override or add), the association tree and
 // usage from the accounting store, fair share by one of four algorithms, and Slurm's
-// decayed usage (REFERENCE §1.4):
+// decayed usage (Slurm 22.05 priority_multifactor.c, decay):
 //   factor = 2^(-(now - last_decay) / PriorityDecayHalfLife)   (1 when no half-life)
 //   usage  = (reset boundary crossed ? 0 : usage) * factor
 //   usage += seconds run since the job's last charge x billable TRES x QOS UsageFactor

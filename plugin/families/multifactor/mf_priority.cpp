@@ -1,4 +1,4 @@
-// mf_priority.cpp - see mf_priority.hpp.  Factor definitions: REFERENCE §1.3.
+// mf_priority.cpp - see mf_priority.hpp.  Factor definitions: priority_multifactor.c:_get_priority_internal.
 #include "mf_priority.hpp"
 
 #include <algorithm>
@@ -34,7 +34,7 @@ inline double job_tres_count(const mfprio_job_t& job, const Plan& P, uint32_t i)
 
 inline double clamp01(double x) { return x < 0 ? 0 : (x > 1 ? 1 : x); }
 
-// REFERENCE §1.3 job size, N nodes and C CPUs in the cluster.
+// priority_multifactor.c:_get_priority_internal job size, N nodes and C CPUs in the cluster.
 inline double job_size_factor(const Plan& P, const mfprio_job_t& job) {
   if (P.cpus <= 0) return 0;
   const double n = job.min_nodes, cpus = job.cpus;

@@ -1,4 +1,4 @@
-// mf_priority.hpp - one job's multifactor priority (REFERENCE §1.3) from a Snapshot.
+// mf_priority.hpp - one job's multifactor priority (priority_multifactor.c:_get_priority_internal) from a Snapshot.
 //
 //   prio = Wage*age + Wassoc*assoc + Wfs*fs + Wjs*jobsize + Wpart*part
 //        + Wqos*qos + sum_i Wtres[i]*tres[i] + site_factor - nice

@@ -1,5 +1,5 @@
 // mf_settings.cpp - see mf_settings.hpp.  Defaults and value forms follow
-// slurm.conf(5) as summarised in REFERENCE §1.2.
+// slurm.conf(5) of Slurm 22.05.
 #include "mf_settings.hpp"
 
 #include <cctype>
@@ -237,6 +237,7 @@ Settings parse_settings(const std::vector<ConfPair>& conf) {
         std::string why;
         if (!parse_tres_spec(it.value, &s.w_tres, &why, /*allow_negative=*/true)) fail(it, why);
         if (s.w_tres.size() > 16) fail(it, "at most 16 TRES weights");
+        s.w_tres_text = it.value;
       } else if (k == "PRIORITYFLAGS") {
         s.flags = parse_flags(it);
       } else if (k == "FAIRSHAREDAMPENINGFACTOR") {

@@ -60,6 +60,7 @@ struct Settings {
   ResetPeriod reset = ResetPeriod::None;
   uint32_t w_age = 0, w_assoc = 0, w_fairshare = 0, w_jobsize = 0, w_partition = 0, w_qos = 0;
   std::vector<TresWeight> w_tres;
+  std::string w_tres_text;  // PriorityWeightTRES as written (views print it so)
   uint32_t flags = 0;
   uint32_t dampening = 1;               // FairShareDampeningFactor
   std::string store_path;               // AccountingStorageLoc, or the default (conf.hpp)

@@ -133,7 +133,7 @@ struct Plan {
   double w_age = 0, w_jobsize = 0;
   double inv_max_age = 0;              // 1/PriorityMaxAge (0: no age factor)
   bool accrue_always = false, raw_tres = false, incr_only = false;
-  // Job size (REFERENCE §1.3): the cluster's nodes and CPUs, and inverses.
+  // Job size (priority_multifactor.c:_get_priority_internal): the cluster's nodes and CPUs, and inverses.
   SizeMode size_mode = SizeMode::FavorLarge;
   double nodes = 0, cpus = 0, inv_nodes = 0, inv_cpus = 0;
   // PriorityWeightTRES as flat arrays; names point into *settings.

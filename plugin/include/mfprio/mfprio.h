@@ -163,9 +163,14 @@ typedef struct mfprio_host {
 
 /* Filled by job_resolve(); lets set_priority skip name look-ups.  The host
  * zeroes it when it creates the record and never interprets it.  A stale
- * handle (from an older snapshot) is detected and resolved again. */
+ * handle (from an older layout: the family's numbering of who exists, which
+ * a decay pass keeps and a hierarchy change replaces; or one whose indices no
+ * longer name the record's own user, account, partition or QOS) is detected
+ * and the record is resolved again by name. */
 typedef struct mfprio_handle {
-    uint32_t generation;
+    uint32_t generation;      /* the layout's id when resolved (not
+                                 mfprio_stats_t.generation, which counts
+                                 publishes) */
     uint32_t assoc;
     uint16_t partition;
     uint16_t qos;             /* MFPRIO_NO_QOS: the job has no QOS */
@@ -432,7 +437,26 @@ MFPRIO_EXPORT void share_table_free(mfprio_share_table_t *table);
 MFPRIO_EXPORT int share_table_json(char **json);
 MFPRIO_EXPORT int plugin_stats(mfprio_stats_t *out);
 /* OPTIONAL.  Weights (keyed by term name), flags and settings in force, as
- * a JSON object with at least "plugin_type", "abi_version", "weights". */
+ * a JSON object with at least "plugin_type", "abi_version", "weights".
+ * Optional members a host reads (additive: an older host ignores them, an
+ * older plugin without them gets the host's generic views):
+ *   "terms": [{"name", "label", "flags", "width", "parent"}]  the top-level
+ *       terms in column order, for a view with no job to show;
+ *   "view": the view layout the family's admins know, by name:
+ *       {"layout": "slurm-22.05",             the host's layout module
+ *        "terms": {"A": "age", ...},          the layout's slots -> term names
+ *        "weights": {"age": 1000, "tres": "CPU=2000,Mem=1000"},
+ *                                             by term name, TRES as written
+ *        "share_columns": {"RawUsage": "raw_usage", ...},
+ *                                             the layout's share fields -> columns
+ *        "level_fs": true,                    other members: layout options
+ *        "sub_weight_product": true}          a sub-term's weight is its term's
+ *                                             weight x its own (views say so)
+ *       mfprio-host(1) lists the layouts and their slots;
+ *   "no_decay_conf": {"KEY": "VALUE", ...}    conf pairs under which usage
+ *       does not decay (a host's replay --no-decay appends them); absent: the
+ *       family cannot turn its decay off;
+ *   "share_header": text a share view prints above the table. */
 MFPRIO_EXPORT int plugin_info_json(char **json);
 MFPRIO_EXPORT void free_string(char *s);
 #endif /* MFPRIO_PLUGIN_IMPLEMENTATION */

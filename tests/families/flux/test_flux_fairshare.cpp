@@ -1,5 +1,5 @@
 // Golden tests of flux_fairshare: flux-accounting's weighted tree walk
-// (reference/flux.md §3) and the design-mode factor.
+// (flux-accounting weighted_tree.cpp) and the design-mode factor.
 #include <gtest/gtest.h>
 
 #include <map>

@@ -146,7 +146,7 @@ TEST_F(FluxPlugin, UsageBinsAreKeptSparseWithTheMostBinsAllowed) {
   const int64_t before = peak_rss();
   ASSERT_EQ(start("decay_half_life=1:00:00,reset_period=4166-16:00:00"), MFPRIO_OK) << p_->err();
   EXPECT_LT(peak_rss() - before, 100ll << 20);
-  // The usage read is the seeds' (all in the current bin, weight 1).
+  // The usage read is the imported usage (all in the current bin, weight 1).
   EXPECT_NEAR(share("u7", "A", "usage"), 1007.0, 1e-9);
 }
 

@@ -1,5 +1,5 @@
-// Golden tests of flux_priority: flux-accounting's formula (reference/flux.md
-// §2), flux-core's hold/expedite (§1), the seed's design factors.
+// Golden tests of flux_priority: flux-accounting's formula (its
+// src/plugins/mf_priority.cpp), flux-core's hold/expedite (flux-core priority-default.c), the design page's factors.
 #include <gtest/gtest.h>
 
 #include <utility>

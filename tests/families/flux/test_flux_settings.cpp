@@ -1,5 +1,5 @@
 // Golden tests of flux_settings: PriorityParameters parsing and Slurm time
-// strings (reference/flux.md §2 defaults, §4 usage defaults).
+// strings (flux-accounting mf_priority.cpp defaults, flux-accounting job_usage_calculation.py usage defaults).
 #include <gtest/gtest.h>
 
 #include "flux_settings.hpp"

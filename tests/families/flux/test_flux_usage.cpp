@@ -1,4 +1,4 @@
-// Golden tests of flux_usage: half-life bins (reference/flux.md §4) and the
+// Golden tests of flux_usage: half-life bins (flux-accounting job_usage_calculation.py) and the
 // worked example of flux-accounting's job-usage-calculation documentation.
 #include <gtest/gtest.h>
 

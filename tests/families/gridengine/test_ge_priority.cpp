@@ -1,4 +1,4 @@
-// The whole pricing pass (ge_priority.hpp, reference §1).
+// The whole pricing pass (ge_priority.hpp, sgeee.c:sge_do_priority).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Tickets (ge_tickets.hpp, reference §3; share-tree pending tickets as 8.1.9).
+// Tickets (ge_tickets.hpp, sgeee.c; share-tree pending tickets as 8.1.9).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -231,8 +231,8 @@ TEST(GeShareTree, ProjectJobsFindTheirUserInsideTheProjectAndUseProjectUsage) {
 // ---- the pass's incremental picks against a brute-force reference ------------------
 // The functional picks (a lazy heap over categories) and the override rounds
 // (only jobs whose objects carry override tickets take part) must give what
-// evaluating every candidate at every pick gives (§3.6, §3.7), bit for bit.
-// The reference below follows the reference's rules directly (policies not
+// evaluating every candidate at every pick gives (sgeee.c), bit for bit.
+// The reference below follows Grid Engine's rules (sgeee.c) directly (policies not
 // dependent: policy_hierarchy NONE), independently of ge_tickets.cpp; the
 // queues are random but seeded, with many ties.
 namespace {
@@ -613,4 +613,97 @@ TEST(GeOwnUsage, PrecomputedLeafAndProjectUsageEqualsPerPass) {
   bool copied = false;
   for (const auto& n : pre.nodes) copied = copied || (n.user_copy && n.usage > 0);
   EXPECT_TRUE(copied);  // carol's and dan's copies of `default` read their own usage
+}
+
+// ---- policy_hierarchy dependencies as 8.1.9's sge_calc_tickets has them ------------
+// Worked example (by hand): F before S (FS), more pending jobs than
+// max_functional_jobs_to_schedule (1).  weight_tickets_functional 1000,
+// weight_user 1 (the other functional weights 0), weight_tickets_share 1000,
+// share tree Root -> alice (50), bob (50), no usage; fshare alice 100, bob 100.
+// Running: job 10 (alice).  Pending: alice 1, alice 2, bob 3.
+//  Functional, running: alice has 1 running job: sum_user = 100/1 = 100;
+//    job 10 ftckt = 100 * 1000 / 100 = 1000.
+//  Functional, pending (categories A = alice {1, 2}, B = bob {3}), one pick:
+//    A: (100 / (1 + 1)) * 1000 / (100 + 0.001) = 499.995000049999...
+//    B: (100 / (0 + 1)) * 1000 / 100.001       = 999.990000099999...
+//    B wins: job 3 counts as running, sum_user = 200, ftckt 3 = 100*1000/200 = 500.
+//    A is not exhausted: jobs 1 and 2 report A's last evaluation, 499.995...
+//  Tickets S sorts on (dependent): job 3: 500 (picked); job 2: 499.995 (a
+//    member after the category's first remaining one); job 1: 0 (the first
+//    remaining one keeps 0, 8.1.9's destribute_ftickets starts at the second).
+//  Share tree, pass 1: alice and bob active, ltt 0.5, shr = 50^2/max(0, 0.5)
+//    = 5000 each, stt 0.5 each.  The root has two active children: no
+//    assignment there.  alice's list: running job 10 first, then job 2
+//    (499.995), then job 1 (0): job 2 gets 0.5/2 * 1000 = 250, job 1
+//    0.5/3 * 1000 = 166.666...; bob's list: job 3 gets 0.5/1 * 1000 = 500.
+//    (Adding job 1's functional tickets too, as before, made 1 and 2 tie and
+//    job 1 took 250, job 2 166.67: the two swapped.)
+//  Totals: job 1 166.667 + 499.995 = 666.662; job 2 250 + 499.995 = 749.995;
+//    job 3 500 + 500 = 1000.  Job 10: pass 2 (running only: alice alone, stt 1)
+//    1000 share + 1000 functional = 2000 = max_tix.
+//  With weight_ticket 1 and the other weights 0, prio = tckts / 2000, so the
+//    pending order is 3, 2, 1.
+TEST(GePolicyHierarchy, FunctionalBeforeShareTreeLeavesTheFirstRemainingMemberOut) {
+  Model m = share_model(kTwoUsers);
+  m.conf.policy_hierarchy = "FS";
+  m.conf.weight_tickets_functional = 1000;
+  m.conf.weight_user = 1;
+  m.conf.weight_project = m.conf.weight_department = m.conf.weight_job = 0;
+  m.conf.max_functional_jobs_to_schedule = 1;
+  m.conf.weight_ticket = 1;
+  m.conf.weight_urgency = m.conf.weight_priority = 0;
+  m.users["alice"].fshare = 100;
+  m.users["bob"].fshare = 100;
+  std::vector<Job> q = {JobB(1, "alice").waited(30), JobB(2, "alice").waited(20), JobB(3, "bob").waited(10),
+                        JobB(10, "alice").running()};
+  TicketResult r = compute_tickets(q, m);
+  const double a_eval = 50.0 * 1000 / 100.001;
+  EXPECT_NEAR(r.jobs[0].ftckt, a_eval, 1e-9);
+  EXPECT_NEAR(r.jobs[1].ftckt, a_eval, 1e-9);
+  EXPECT_NEAR(r.jobs[2].ftckt, 500.0, 1e-9);
+  EXPECT_NEAR(r.jobs[3].ftckt, 1000.0, 1e-9);
+  EXPECT_NEAR(r.jobs[0].stckt, 1000.0 / 6, 1e-9);
+  EXPECT_NEAR(r.jobs[1].stckt, 250.0, 1e-9);
+  EXPECT_NEAR(r.jobs[2].stckt, 500.0, 1e-9);
+  EXPECT_NEAR(r.jobs[3].stckt, 1000.0, 1e-9);
+  EXPECT_NEAR(r.jobs[0].tckts, 1000.0 / 6 + a_eval, 1e-9);
+  EXPECT_NEAR(r.jobs[1].tckts, 250.0 + a_eval, 1e-9);
+  EXPECT_NEAR(r.max_tix, 2000.0, 1e-9);
+  PricingResult pr;
+  std::string why;
+  ASSERT_TRUE(price_queue(q, m, kNow, &pr, &why)) << why;
+  ASSERT_EQ(pr.pending_order.size(), 3u);
+  EXPECT_EQ(pr.jobs[pr.pending_order[0]].id, 3u);
+  EXPECT_EQ(pr.jobs[pr.pending_order[1]].id, 2u);
+  EXPECT_EQ(pr.jobs[pr.pending_order[2]].id, 1u);
+  // Enough picks for every pending job: every category is exhausted and
+  // every job's functional tickets enter the sort (1 and 2 tie: id order).
+  m.conf.max_functional_jobs_to_schedule = 200;
+  r = compute_tickets(q, m);
+  EXPECT_NEAR(r.jobs[0].stckt, 250.0, 1e-9);
+  EXPECT_NEAR(r.jobs[1].stckt, 1000.0 / 6, 1e-9);
+}
+
+// Worked example: S before O (SO), both dependent; alice has 300 override
+// tickets (shared), jobs 1 (no -ot) and 2 (-ot 10), one leaf.
+//  S: keys 0 and 0 (nothing before it): id order, job 1 gets stt 1 -> 1000,
+//    job 2 1/2 -> 500 share-tree tickets.
+//  O (8.1.9 calculate_pending_shared_override_tickets): categories
+//    {-ot 0, alice} = [1] and {-ot 10, alice} = [2]; a round's value is the
+//    override part alone (300/(0+1) = 300 for job 1, 300 + 10 = 310 for
+//    job 2), not the earlier tickets: job 2 wins with 310, then job 1 gets
+//    300/2 = 150.  (Ranking on -ot + prior, as before, let job 1 win: 300 and 160.)
+TEST(GePolicyHierarchy, DependentOverrideRoundsRankOnOverrideTicketsAlone) {
+  Model m = share_model("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
+                        "id=1\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n");
+  m.conf.policy_hierarchy = "SO";
+  m.users["alice"].oticket = 300;
+  std::vector<Job> q = {JobB(1, "alice"), JobB(2, "alice").ot(10)};
+  TicketResult r = compute_tickets(q, m);
+  EXPECT_NEAR(r.jobs[0].stckt, 1000.0, 1e-9);
+  EXPECT_NEAR(r.jobs[1].stckt, 500.0, 1e-9);
+  EXPECT_NEAR(r.jobs[1].otckt, 310.0, 1e-9);
+  EXPECT_NEAR(r.jobs[0].otckt, 150.0, 1e-9);
+  EXPECT_NEAR(r.jobs[0].tckts, 1150.0, 1e-9);
+  EXPECT_NEAR(r.jobs[1].tckts, 810.0, 1e-9);
 }

@@ -1,4 +1,4 @@
-// Urgency (ge_urgency.hpp, reference §2) and the seed 004 sentences.
+// Urgency (ge_urgency.hpp, sge_urgency.c) and the sentences of "Understanding job priority".
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -55,7 +55,7 @@ TEST(GeSeed004, SixteenCpuJobAfter16HoursMatchesNew32CpuJobOnlyWithDefault1000Pe
   const Model m = seed_site(1000);  // the built-in slots urgency
   EXPECT_NEAR(urg(JobB(1).pe(16).waited(16 * 3600), m), 32012.8, 1e-6);
   EXPECT_NEAR(urg(JobB(2).pe(32), m), 32000.0, 1e-6);
-  // With the seed's 100 per slot the gap closes after 1.6 h, not 16 h.
+  // With the notes' 100 per slot the gap closes after 1.6 h, not 16 h.
   const Model m100 = seed_site(100);
   EXPECT_NEAR(hours_to_pass(JobB(1).pe(16), JobB(2).pe(32), m100), 1.598721, 1e-6);
 }

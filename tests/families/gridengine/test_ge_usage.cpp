@@ -1,4 +1,4 @@
-// Usage combination, decay and charging (ge_usage.hpp, reference §3.5).
+// Usage combination, decay and charging (ge_usage.hpp, sge_support.c:decay_usage).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +8,7 @@
 using namespace mfprio::gridengine;
 
 TEST(GeDecay, OneHalftimeGivesTheCodesPerMinuteFactor) {
-  // (1 - ln2/10080)^10080, not 0.5: the per-minute linearised constant (§3.5).
+  // (1 - ln2/10080)^10080, not 0.5: the per-minute linearised constant (sge_support.c:decay_usage).
   const double c = decay_constant_per_minute(168.0 * 60);
   EXPECT_NEAR(decay_factor(c, 168.0 * 3600), 0.49998808, 5e-9);
   UsageRecord r;

@@ -270,6 +270,73 @@ TEST(GeShareTree, BadValueNamesFileLineKeyAndValue) {
   EXPECT_TRUE(t.nodes.empty());  // untouched on failure
 }
 
+// Issue 25: 8.1.9's qconf -sstree after a qmaster restart prints every id
+// (and every childnodes entry) as 0; the records are in depth-first order,
+// which is how qconf -Mstree reads them.
+TEST(GeShareTree, EveryIdZeroReadsTheTreeFromTheRecordOrder) {
+  const char* restarted =
+      "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=0,0\n"
+      "id=0\nname=physics\ntype=1\nshares=60\nchildnodes=0,0\n"
+      "id=0\nname=alice\ntype=0\nshares=5\nchildnodes=NONE\n"
+      "id=0\nname=default\ntype=0\nshares=3\nchildnodes=NONE\n"
+      "id=0\nname=bob\ntype=0\nshares=40\nchildnodes=NONE\n";
+  ShareTreeSpec t;
+  std::string why;
+  ASSERT_TRUE(parse_share_tree(restarted, "st", &t, &why)) << why;
+  ASSERT_EQ(t.nodes.size(), 5u);
+  EXPECT_EQ(t.nodes[0].children, (std::vector<size_t>{1, 4}));
+  EXPECT_EQ(t.nodes[1].children, (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(t.nodes[2].parent, 1);
+  EXPECT_EQ(t.nodes[3].name, "default");
+  EXPECT_EQ(t.nodes[3].parent, 1);
+  EXPECT_EQ(t.nodes[4].name, "bob");
+  EXPECT_EQ(t.nodes[4].parent, 0);
+  EXPECT_EQ(t.nodes[4].id, 4u);   // ids from the order, as qconf -Mstree gives them
+  EXPECT_EQ(t.nodes[4].line, 21);
+  // The same tree with ids: the same shape.
+  ShareTreeSpec u;
+  ASSERT_TRUE(parse_share_tree("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,4\n"
+                               "id=1\nname=physics\ntype=1\nshares=60\nchildnodes=2,3\n"
+                               "id=2\nname=alice\ntype=0\nshares=5\nchildnodes=NONE\n"
+                               "id=3\nname=default\ntype=0\nshares=3\nchildnodes=NONE\n"
+                               "id=4\nname=bob\ntype=0\nshares=40\nchildnodes=NONE\n",
+                               "st", &u, &why)) << why;
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(u.nodes[i].children, t.nodes[i].children) << i;
+    EXPECT_EQ(u.nodes[i].parent, t.nodes[i].parent) << i;
+  }
+}
+
+TEST(GeShareTree, IdZeroTwiceAmongOtherIdsIsAnError) {
+  ShareTreeSpec t;
+  std::string why;
+  EXPECT_FALSE(parse_share_tree("id=0\nname=Root\nshares=1\nchildnodes=1,0\n"
+                                "id=1\nname=a\nshares=1\nchildnodes=NONE\n"
+                                "id=0\nname=b\nshares=1\nchildnodes=NONE\n",
+                                "st", &t, &why));
+  EXPECT_NE(why.find("st:9"), std::string::npos) << why;
+  EXPECT_NE(why.find("also at line 1"), std::string::npos) << why;
+  EXPECT_NE(why.find("every id is 0"), std::string::npos) << why;
+  // Every record 0, a child entry not: named.
+  EXPECT_FALSE(parse_share_tree("id=0\nname=Root\nshares=1\nchildnodes=3\n"
+                                "id=0\nname=a\nshares=1\nchildnodes=NONE\n",
+                                "st", &t, &why));
+  EXPECT_NE(why.find("st:1: key 'childnodes' value '3'"), std::string::npos) << why;
+  // Every id 0, more records than the childnodes lists take.
+  EXPECT_FALSE(parse_share_tree("id=0\nname=Root\nshares=1\nchildnodes=0\n"
+                                "id=0\nname=a\nshares=1\nchildnodes=NONE\n"
+                                "id=0\nname=b\nshares=1\nchildnodes=NONE\n",
+                                "st", &t, &why));
+  EXPECT_NE(why.find("st:9"), std::string::npos) << why;
+  EXPECT_NE(why.find("no node's child"), std::string::npos) << why;
+  // ... and fewer.
+  EXPECT_FALSE(parse_share_tree("id=0\nname=Root\nshares=1\nchildnodes=0,0\n"
+                                "id=0\nname=a\nshares=1\nchildnodes=NONE\n",
+                                "st", &t, &why));
+  EXPECT_NE(why.find("more children than records follow"), std::string::npos) << why;
+  EXPECT_TRUE(t.nodes.empty());
+}
+
 // Issue 22: a misspelled scheduler key is an error with "did you mean";
 // the keys Grid Engine prints that mfprio does not read are passed over.
 TEST(GeSchedConf, MisspelledKeyNamesTheNearestKey) {

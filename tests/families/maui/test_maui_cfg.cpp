@@ -1,5 +1,5 @@
 // test_maui_cfg.cpp - golden tests for maui_cfg.cpp: defaults (reference
-// §1), every syntax form, DEFAULT credentials, Maui time strings (§11),
+// MPriority.c), every syntax form, DEFAULT credentials, Maui time strings (MTime.c:MUTimeFromString),
 // errors naming file:line, unknown parameters collected.
 #include <gtest/gtest.h>
 

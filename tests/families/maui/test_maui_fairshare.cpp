@@ -1,5 +1,5 @@
 // test_maui_fairshare.cpp - golden tests for maui_fairshare.cpp
-// (reference/maui.md §5): window arithmetic, rolling, decay, charging, deltas.
+// (MFS.c): window arithmetic, rolling, decay, charging, deltas.
 #include <gtest/gtest.h>
 
 #include "maui_fairshare.hpp"

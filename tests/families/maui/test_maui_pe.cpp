@@ -1,4 +1,4 @@
-// test_maui_pe.cpp - golden tests for maui_pe.cpp (reference/maui.md §6).
+// test_maui_pe.cpp - golden tests for maui_pe.cpp (MJob.c:MJobGetPE).
 #include <gtest/gtest.h>
 
 #include "maui_pe.hpp"
@@ -8,7 +8,7 @@ namespace {
 
 constexpr double kSix = 1e-6;
 
-ClusterTotals o2k() {  // the seed's 128-processor machine
+ClusterTotals o2k() {  // the Administrator's Guide's 128-processor machine
   ClusterTotals t;
   t.procs = 128;
   t.mem_mb = 65536;
@@ -18,7 +18,7 @@ ClusterTotals o2k() {  // the seed's 128-processor machine
 }
 
 TEST(ProcessorEquivalents, QuarterOfProcsHalfOfMemoryOn128ProcsIs64) {
-  // Seed 002 §5.1.2.3: max(25%, 50%) * 128 = 64.
+  // Maui 3.2 Administrator's Guide §5.1.2.3: max(25%, 50%) * 128 = 64.
   EXPECT_NEAR(processor_equivalents_flat(32, 32768, 0, 0, o2k()), 64.0, kSix);
 }
 

@@ -1,6 +1,7 @@
-// test_maui_priority.cpp - golden tests for maui_priority.cpp: the seeds'
+// test_maui_priority.cpp - golden tests for maui_priority.cpp: the Maui and Moab
+// "Job Priority Factors" chapters'
 // numbers (XFACTOR table, PE 64, fair-share -25000, QUEUETIMEWEIGHT 20) and
-// reference/maui.md's rules (defaults give FIFO, XFMINWCLIMIT, caps, clamps,
+// Maui 3.2 source's rules (defaults give FIFO, XFMINWCLIMIT, caps, clamps,
 // targets, credentials, accrual, tie order, the term list).
 #include <gtest/gtest.h>
 
@@ -230,7 +231,7 @@ TEST(MauiCred, GroupClassWeightReplacesClassWeight) {
 // ---- FS -------------------------------------------------------------------
 
 Model seed_fs_model() {
-  // Seed 002 §5.1.2.2: user A 50 / 45, group B none / 65, account C 25 / 35,
+  // Maui 3.2 Administrator's Guide §5.1.2.2: user A 50 / 45, group B none / 65, account C 25 / 35,
   // QOS D 10+ / 25, class E none / 20.
   Model m = model_from(
       "QUEUETIMEWEIGHT 0\nFSPOLICY DEDICATEDPS\n"

@@ -38,7 +38,7 @@ class Multifactor : public ::testing::Test {
 };
 
 StoreBuilder classic_tree() {
-  // REFERENCE §1.6, Slurm's documented example.
+  // Slurm's Classic Fairshare Algorithm page, Slurm's documented example.
   StoreBuilder b;
   b.account("A", "root", 40).account("D", "root", 60);
   b.account("B", "A", 30).account("C", "A", 10).account("E", "D", 25).account("F", "D", 35);
@@ -687,7 +687,7 @@ TEST_F(Multifactor, JobEndBatchChargesAllInOneCallOrNone) {
   ASSERT_EQ(p->ops.decay(T0 + 30, nullptr, 0), MFPRIO_OK);
   EXPECT_EQ(p->row("a", "u").raw_usage, 0.0);
   // An association that is gone (a user not in the store): that job is not
-  // charged, with a warning naming it; the others are (README "Durability").
+  // charged, with a warning naming it; the others are (mfprio-acct(1), DURABILITY).
   std::vector<mfprio_job_t> ghost = ended;
   ghost[2].user = "ghost";
   p->logs.clear();

@@ -1,0 +1,38 @@
+/*
+ * lockclock.c - a measurement aid for bench_locks.py (issue 20, item 8):
+ * Slurm's own priority/multifactor, compiled from the installed version's
+ * source package with -Dlock_slurmctld=lockclock_lock
+ * -Dunlock_slurmctld=lockclock_unlock, takes its slurmctld locks through
+ * these two functions, which log how long each job write lock was held.
+ * Nothing of Slurm's code is changed or kept: bench_locks.py compiles the
+ * plugin's unmodified files into the build tree.  GPL-2.0-or-later, like
+ * host-shim/slurm (it includes Slurm's headers).
+ */
+#include <time.h>
+
+#include "src/common/log.h"
+#include "src/slurmctld/locks.h"
+
+static double lockclock_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static __thread double lockclock_t0;
+
+void lockclock_lock(slurmctld_lock_t l)
+{
+	lock_slurmctld(l);
+	if (l.job == WRITE_LOCK)
+		lockclock_t0 = lockclock_us();
+}
+
+void lockclock_unlock(slurmctld_lock_t l)
+{
+	if (l.job == WRITE_LOCK)
+		info("lockclock: job write lock held %.0f us",
+		     lockclock_us() - lockclock_t0);
+	unlock_slurmctld(l);
+}

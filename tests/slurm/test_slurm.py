@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+"""test_slurm.py CASE - priority/mfprio inside a real slurmctld 22.05.
+
+Each case starts its own private cluster (cluster.py: munged, slurmctld,
+slurmd on loopback, files under the build tree) and checks numbers:
+
+  prices_<family>  (maui, gridengine, flux, multifactor): jobs of two users
+      (one of them in two partitions) priced by the controller (squeue %Q,
+      for a multi-partition job the price in one of its partitions) equal mfprio-host's
+      priorities over the same family .so and the same store, given a job
+      file written from `scontrol show job` (not from the adapter), at the
+      pass's time;
+  usage_restart (maui): a running job's usage lowers its user's priority at
+      the next pass (the same job shape of the other user keeps its price),
+      the usage is in the family's store and survives a controller restart;
+  end_once (maui): a short job's end is charged once: its user's usage grows
+      by the job's CPU-seconds and not again at later passes or after a
+      restart (the restart's scan sends the end again: the ledger drops it);
+  bad_cfg (maui): a bad maui.cfg line stops slurmctld with file:line;
+  bad_params: an unknown family= stops slurmctld with slurm.conf's file:line;
+  held_admin (maui): a held job keeps priority 0 through passes and is priced
+      like its twin once released; an admin-set priority stays.
+
+Environment (tests/slurm/meson.build): MFPRIO_BUILD (the build tree of
+priority_mfprio.so), MFPRIO_SLURM_RUN (a scratch directory for the cluster),
+MFPRIO_SLURM_TOOLS (optional: another build tree of the same source whose
+families, mfprio-host and mfprio-acct are used; ./dev test gives build/).
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster import Cluster, ClusterError, tail  # noqa: E402
+
+BUILD = os.environ.get("MFPRIO_BUILD", "")
+# The families and tools may come from another tree of the same source
+# (./dev test: build/, compiled in stage 1); the adapter is BUILD's.
+TOOLS = os.environ.get("MFPRIO_SLURM_TOOLS") or BUILD
+RUN = os.environ.get("MFPRIO_SLURM_RUN", "")
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+USERS = {"daemon": "acct_a", "bin": "acct_a", "nobody": "acct_b"}
+
+MAUI_CFG = """# priority/maui for the live tests
+QUEUETIMEWEIGHT 1
+XFACTORWEIGHT 0
+PROCWEIGHT 10
+CREDWEIGHT 1
+CLASSWEIGHT 1
+CLASSCFG[debug] PRIORITY=1000
+CLASSCFG[batch] PRIORITY=10
+FSPOLICY DEDICATEDPS
+FSINTERVAL 24:00:00
+FSDEPTH 7
+FSDECAY 0.80
+FSWEIGHT 1
+FSUSERWEIGHT 10
+USERCFG[DEFAULT] FSTARGET=50
+"""
+
+ACCOUNTS = {
+    "accounts": [
+        {"name": "acct_a", "parent": "root", "shares": 1},
+        {"name": "acct_b", "parent": "root", "shares": 3},
+    ],
+    "users": [
+        {"name": u, "account": a, "shares": 1, "default": True} for u, a in USERS.items()
+    ],
+    "qos": [{"name": "normal", "priority": 0, "usage_factor": 1.0}],
+    "partitions": [
+        {"name": "batch", "priority_job_factor": 1, "default": True},
+        {"name": "debug", "priority_job_factor": 20},
+    ],
+}
+
+
+def fail(msg):
+    raise AssertionError(msg)
+
+
+def family_setup(family, root):
+    """Priority* lines of slurm.conf for `family` (files written in root)."""
+    plugin_dir = os.path.join(TOOLS, "plugin")
+    head = f"family={family},mfprio_plugin_dir={plugin_dir},mfprio_pass_interval=3600"
+    if family == "maui":
+        path = os.path.join(root, "maui.cfg")
+        with open(path, "w") as f:
+            f.write(MAUI_CFG)
+        return [f"PriorityParameters={head},config={path}", "PriorityCalcPeriod=1"]
+    if family == "gridengine":
+        src = os.path.join(SOURCE, "samples", "gridengine")
+        return [f"PriorityParameters={head},sched_conf={src}/sched_conf,complexes={src}/complexes",
+                "PriorityCalcPeriod=1"]
+    if family == "flux":
+        return [f"PriorityParameters={head},fairshare=100000,queue=10000,bank=0,urgency=1000",
+                "PriorityCalcPeriod=1"]
+    if family == "multifactor":
+        return [f"PriorityParameters={head}", "PriorityCalcPeriod=1", "PriorityDecayHalfLife=1-0",
+                "PriorityMaxAge=1-0", "PriorityWeightAge=1000", "PriorityWeightFairshare=10000",
+                "PriorityWeightJobSize=1000", "PriorityWeightPartition=1000", "PriorityWeightQOS=0",
+                "PriorityFlags=SMALL_RELATIVE_TO_TIME"]
+    fail(f"unknown family {family}")
+
+
+def make_cluster(name, family, extra=()):
+    root = os.path.join(RUN, name)
+    os.makedirs(root, exist_ok=True)
+    os.makedirs(root + ".files", exist_ok=True)
+    lines = family_setup(family, root + ".files")
+    c = Cluster(root, BUILD, lines, ["DefMemPerCPU=100"] + list(extra))
+    if family != "maui":
+        store = os.path.join(root, "state", "mfprio.db")
+        acct = os.path.join(root, "accounts.json")
+        with open(acct, "w") as f:
+            json.dump(ACCOUNTS, f)
+        subprocess.run([os.path.join(TOOLS, "accounting", "mfprio-acct"), "--db", store, "-Q", "import", acct],
+                       check=True)
+    return c
+
+
+def host_conf(c, family, path):
+    """The controller's slurm.conf for mfprio-host: the family's own
+    PriorityType, PriorityParameters without the adapter's items, the
+    build tree's family as PluginDir."""
+    out = []
+    with open(c.conf) as f:
+        for line in f:
+            if line.startswith("PriorityType="):
+                line = f"PriorityType=priority/{family}\n"
+            elif line.startswith("PriorityParameters="):
+                items = [i for i in line.strip().split("=", 1)[1].split(",")
+                         if not i.startswith(("family=", "mfprio_"))]
+                line = ("PriorityParameters=" + ",".join(items) + "\n") if items else ""
+            elif line.startswith("PluginDir="):
+                line = f"PluginDir={os.path.join(TOOLS, 'plugin')}\n"
+            out.append(line)
+    with open(path, "w") as f:
+        f.writelines(out)
+    return path
+
+
+def slurm_time(s):
+    if s in ("Unknown", "None", "N/A", ""):
+        return 0
+    return int(time.mktime(time.strptime(s, "%Y-%m-%dT%H:%M:%S")))
+
+
+def job_line(c, job_id):
+    """One job as mfprio-host reads it, from `scontrol show job` alone."""
+    f = c.show_job(job_id)
+    tres = dict(t.split("=", 1) for t in f.get("ReqTRES", "").split(",") if "=" in t)
+    mem = tres.get("mem", "0")
+    mem_mb = int(float(mem[:-1]) * {"M": 1, "G": 1024, "T": 1024 * 1024}[mem[-1]]) if mem[-1].isalpha() \
+        else int(mem)
+    limit = f.get("TimeLimit", "UNLIMITED")
+    state = {"PENDING": "pending", "RUNNING": "running"}[f["JobState"]]
+    rec = {
+        "id": job_id,
+        "user": f["UserId"].split("(")[0],
+        "group": f["GroupId"].split("(")[0],
+        "partition": f["Partition"],
+        "state": state,
+        "submit": slurm_time(f["SubmitTime"]),
+        "eligible": slurm_time(f["AccrueTime"]) or slurm_time(f["EligibleTime"]),
+        "nodes": int(f["NumNodes"].split("-")[0]),
+        "cpus": int(tres.get("cpu", f["NumCPUs"])),
+        "mem": mem_mb,
+        "nice": int(f.get("Nice", "0")),
+    }
+    if f.get("Account", "(null)") not in ("(null)", ""):
+        rec["account"] = f["Account"]
+    if limit not in ("UNLIMITED", "Partition_Limit"):
+        rec["time_limit"] = limit
+    if state == "running":
+        rec["start"] = slurm_time(f["StartTime"])
+    return rec
+
+
+def host_prices(c, family, job_ids, now):
+    conf = host_conf(c, family, os.path.join(c.root, "host.conf"))
+    jobs = os.path.join(c.root, "jobs.jsonl")
+    running = c.run("squeue", "-h", "-t", "R", "-o", "%i").split()
+    with open(jobs, "w") as f:
+        for j in list(job_ids) + [int(r) for r in running]:
+            f.write(json.dumps(job_line(c, j)) + "\n")
+    r = subprocess.run([os.path.join(TOOLS, "host-shim", "mfprio-host"), "--conf", conf, "--now", str(now),
+                        "sprio", "--job-file", jobs, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"mfprio-host sprio failed: {r.stderr.strip()}")
+    per_part = {}
+    for rec in json.loads(r.stdout):
+        per_part.setdefault(rec["job_id"], set()).add(rec["priority"])
+    return per_part
+
+
+def wait_state(c, job_id, states, timeout=30):
+    deadline = time.time() + timeout
+    st = ""
+    while time.time() < deadline:
+        st = c.run("squeue", "-h", "-j", str(job_id), "-o", "%T", check=False).strip()
+        if st in states or (not st and "GONE" in states):
+            return st
+        time.sleep(0.2)
+    fail(f"job {job_id}: state {st!r}, waited for {states}")
+
+
+def submit_queue(c):
+    """A running job that fills the node, then pending jobs of two users."""
+    blocker = c.submit("daemon", "-n", "8", "-p", "batch")
+    wait_state(c, blocker, ("RUNNING",))
+    jobs = [c.submit("daemon", "-n", "2"),
+            c.submit("nobody", "-n", "2"),
+            c.submit("nobody", "-n", "4", "-p", "debug,batch", "-t", "30"),
+            c.submit("bin", "-n", "1", "-t", "90")]
+    return blocker, jobs
+
+
+def compare(c, family, jobs, need_spread):
+    published = c.next_pass()
+    now = published[0]["_pass_time"]
+    published = [p for p in published if p.get("state") != "running"] + \
+        [p for p in published if p.get("state") == "running"]
+    got = c.squeue_priorities()
+    want = host_prices(c, family, jobs, now)
+    print(f"{family}: pass at {now}: controller {got}, mfprio-host {want}")
+    for j in jobs:
+        if j not in got:
+            fail(f"job {j} not pending in the controller: {got}")
+        # A multi-partition job: the adapter stores one priority per
+        # partition (priority_array) and Slurm's scheduler sets the job's
+        # priority to that of the partition it tried last, so squeue shows
+        # one of them.
+        if got[j] not in want.get(j, set()):
+            fail(f"{family}: job {j}: controller priority {got[j]}, mfprio-host {sorted(want.get(j, set()))}")
+    if need_spread and len({got[j] for j in jobs}) < 2:
+        fail(f"{family}: every job has the same priority {got}: the comparison shows nothing")
+    check_sprio(c, family, published)
+    return now
+
+
+def check_sprio(c, family, published):
+    """sprio's PRIORITY (which it recomputes from the columns the adapter
+    filled) equals the pass's priority of every job in every partition, and
+    so does mfprio-host (with the family's named terms) over the pass file."""
+    want = {(p["id"], p["partition"]): p["_priority"] for p in published if "_priority" in p}
+    out = c.run("sprio", "-h", "-o", "%i|%r|%Y")
+    got = {}
+    for line in out.splitlines():
+        if line.strip():
+            jid, part, prio = (x.strip() for x in line.split("|"))
+            got[(int(jid), part)] = int(prio)
+    print(f"{family}: sprio {sorted(got.items())}")
+    if got != want:
+        fail(f"{family}: sprio {sorted(got.items())}, the pass {sorted(want.items())}")
+    # the family's own named terms for the live jobs: mfprio-host over the
+    # pass the adapter published, at its time, gives the same priorities
+    conf = host_conf(c, family, os.path.join(c.root, "host.conf"))
+    r = subprocess.run([os.path.join(TOOLS, "host-shim", "mfprio-host"), "--conf", conf, "--now",
+                        str(published[0]["_pass_time"]), "sprio", "--job-file", c.pass_file(), "--json"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"mfprio-host sprio on the published pass failed: {r.stderr.strip()}")
+    named = {(j["job_id"], j["partition"]): j["priority"] for j in json.loads(r.stdout)}
+    if named != want or not all(j["terms"] for j in json.loads(r.stdout)):
+        fail(f"{family}: mfprio-host on the published pass {sorted(named.items())}, the pass {sorted(want.items())}")
+    r = subprocess.run(["sshare", "-a"], env=c.env, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"sshare (which loads priority/mfprio in its own process) failed: {r.stderr.strip()}")
+
+
+def case_prices(family):
+    c = make_cluster("prices_" + family, family)
+    try:
+        c.start()
+        # a finished job of daemon's: usage charged at its end, so the
+        # users' fair-share terms differ from the first pass on
+        done = c.submit("daemon", "-n", "8", seconds=2)
+        wait_state(c, done, ("GONE", "COMPLETED"), timeout=40)
+        _, jobs = submit_queue(c)
+        compare(c, family, jobs, False)
+        time.sleep(1.5)
+        # a later pass: age and the running job's usage moved, still equal,
+        # and by now the jobs' prices differ (else equality shows nothing)
+        compare(c, family, jobs, True)
+    finally:
+        c.stop()
+
+
+def user_usage(c, user):
+    conf = host_conf(c, "maui", os.path.join(c.root, "host.conf"))
+    r = subprocess.run([os.path.join(TOOLS, "host-shim", "mfprio-host"), "--conf", conf, "sshare", "-a",
+                        "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"mfprio-host sshare failed: {r.stderr.strip()}")
+    # maui's share table: a USER heading row, its users below it; the
+    # usage of every FSINTERVAL window, summed (undecayed CPU-seconds)
+    rows = json.loads(r.stdout)["rows"]
+    heading = [i for i, row in enumerate(rows) if row.get("credential") == "USER"]
+    for row in rows:
+        if heading and row.get("parent") == heading[0] and row.get("credential") == user:
+            return sum(v for k, v in row.items() if k.startswith("window_"))
+    return 0.0
+
+
+def case_usage_restart():
+    c = make_cluster("usage_restart", "maui")
+    try:
+        c.start()
+        twin_a = c.submit("daemon", "-n", "1", "--begin=now+3600")
+        twin_b = c.submit("nobody", "-n", "1", "--begin=now+3600")
+        c.next_pass()
+        p0 = c.squeue_priorities()
+        if p0[twin_a] != p0[twin_b]:
+            fail(f"before any usage the twins differ: {p0}")
+        run = c.submit("daemon", "-n", "8")
+        wait_state(c, run, ("RUNNING",))
+        time.sleep(2)
+        c.next_pass()
+        p1 = c.squeue_priorities()
+        used = user_usage(c, "daemon")
+        print(f"before {p0}, after daemon ran: {p1}, daemon's usage {used}")
+        if used <= 0:
+            fail("daemon's running job was not charged")
+        if not p1[twin_a] < p1[twin_b]:
+            fail(f"daemon's usage did not lower daemon's priority: {p1}")
+        c.run("scancel", str(run))
+        wait_state(c, run, ("GONE", "COMPLETED", "CANCELLED"))
+        c.next_pass()
+        before = user_usage(c, "daemon")
+        c.stop_ctld()
+        c.start_ctld()
+        c.next_pass()
+        p2 = c.squeue_priorities()
+        after = user_usage(c, "daemon")
+        print(f"after restart: {p2}, daemon's usage {before} -> {after}")
+        if abs(after - before) > 1e-6 * max(1.0, before):
+            fail(f"daemon's usage changed across the restart: {before} -> {after}")
+        if not p2[twin_a] < p2[twin_b]:
+            fail(f"after the restart daemon's priority is not lower: {p2}")
+    finally:
+        c.stop()
+
+
+def case_end_once():
+    c = make_cluster("end_once", "maui")
+    try:
+        c.start()
+        c.next_pass()
+        base = user_usage(c, "bin")
+        j = c.submit("bin", "-n", "4", seconds=3)
+        wait_state(c, j, ("GONE", "COMPLETED"), timeout=40)
+        f = c.show_job(j)
+        secs = slurm_time(f["EndTime"]) - slurm_time(f["StartTime"])
+        c.next_pass()
+        once = user_usage(c, "bin")
+        c.next_pass()
+        c.next_pass()
+        again = user_usage(c, "bin")
+        c.stop_ctld()
+        c.start_ctld()
+        c.next_pass()
+        restarted = user_usage(c, "bin")
+        print(f"bin: {base} -> {once} -> {again} -> {restarted}; job ran {secs}s on 4 CPUs")
+        charged = once - base
+        if secs < 1 or abs(charged - 4 * secs) > 4 * 1.0 + 1e-6:
+            fail(f"charged {charged}, want 4 CPUs x {secs}s")
+        if again != once or restarted != once:
+            fail(f"the end was charged again: {once} -> {again} -> {restarted}")
+    finally:
+        c.stop()
+
+
+def case_bad_cfg():
+    c = make_cluster("bad_cfg", "maui")
+    cfg = os.path.join(c.root + ".files", "maui.cfg")
+    with open(cfg, "a") as f:
+        f.write("FSWEIGHT lots\n")
+    bad_line = MAUI_CFG.count("\n") + 1
+    try:
+        rc = c.start(expect_fail=True)
+        log = tail(c.ctld_log, 40) + tail(os.path.join(c.root, "log", "slurmctld.out"), 40)
+        print(f"slurmctld exit {rc}; log end:\n{log}")
+        if rc == 0:
+            fail("slurmctld exited 0 with a bad maui.cfg")
+        if f"{cfg}:{bad_line}" not in log:
+            fail(f"the log does not name {cfg}:{bad_line}")
+    finally:
+        c.stop()
+
+
+def case_held_admin():
+    """Held jobs keep priority 0 through passes and are priced when
+    released; a priority an admin set stays through passes (as under
+    Slurm's multifactor)."""
+    c = make_cluster("held_admin", "maui")
+    try:
+        c.start()
+        blocker = c.submit("daemon", "-n", "8")
+        wait_state(c, blocker, ("RUNNING",))
+        held = c.submit("nobody", "-n", "2", "--hold")
+        admin = c.submit("nobody", "-n", "2")
+        plain = c.submit("nobody", "-n", "2")
+        c.run("scontrol", "update", f"job={admin}", "priority=777777")
+        c.next_pass()
+        c.next_pass()
+        prio = {int(a): int(b) for a, b in (l.split() for l in c.run(
+            "squeue", "-h", "-o", "%i %Q", "-j", f"{held},{admin},{plain}").splitlines())}
+        print(f"after two passes: held {prio[held]}, admin-set {prio[admin]}, plain {prio[plain]}")
+        if prio[held] != 0:
+            fail(f"the held job has priority {prio[held]}, not 0")
+        if prio[admin] != 777777:
+            fail(f"the admin-set priority became {prio[admin]}")
+        if prio[plain] in (0, 777777):
+            fail(f"the plain job was not priced: {prio[plain]}")
+        c.run("scontrol", "release", str(held))
+        c.next_pass()
+        released = c.squeue_priorities()
+        print(f"released: {released}")
+        if released.get(held) != released.get(plain):
+            fail(f"the released job ({released.get(held)}) is not priced as its twin ({released.get(plain)})")
+    finally:
+        c.stop()
+
+
+def case_bad_params():
+    """A bad PriorityParameters item stops slurmctld with slurm.conf's
+    file:line and the item."""
+    c = make_cluster("bad_params", "maui")
+    with open(c.conf) as f:
+        lines = f.read().splitlines()
+    n = next(i for i, l in enumerate(lines) if l.startswith("PriorityParameters="))
+    lines[n] = lines[n].replace("family=maui", "family=nosuch")
+    with open(c.conf, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    try:
+        rc = c.start(expect_fail=True)
+        log = tail(c.ctld_log, 40) + tail(os.path.join(c.root, "log", "slurmctld.out"), 40)
+        want = f"{c.conf}:{n + 1}: PriorityParameters: family=nosuch: unknown"
+        print(f"slurmctld exit {rc}; want {want!r}")
+        if rc == 0 or want not in log:
+            fail(f"slurmctld exit {rc}, log end:\n{log}")
+    finally:
+        c.stop()
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    if not BUILD or not RUN:
+        print("test_slurm.py: MFPRIO_BUILD and MFPRIO_SLURM_RUN must be set", file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("test_slurm.py: the live Slurm tests run the daemons as root: run as root", file=sys.stderr)
+        return 1
+    case = sys.argv[1]
+    t0 = time.time()
+    try:
+        if case.startswith("prices_"):
+            case_prices(case[len("prices_"):])
+        elif case == "usage_restart":
+            case_usage_restart()
+        elif case == "end_once":
+            case_end_once()
+        elif case == "bad_cfg":
+            case_bad_cfg()
+        elif case == "bad_params":
+            case_bad_params()
+        elif case == "held_admin":
+            case_held_admin()
+        else:
+            print(f"unknown case {case}", file=sys.stderr)
+            return 2
+    except (AssertionError, ClusterError, subprocess.CalledProcessError) as e:
+        print(f"FAIL {case}: {e}")
+        return 1
+    print(f"ok {case} ({time.time() - t0:.1f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
