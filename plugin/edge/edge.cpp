@@ -22,6 +22,7 @@
 
 #include "edge.hpp"
 #include "edge_json.hpp"
+#include "share_block.hpp"
 #include "mfprio/mfprio.h"
 #include "runtime.hpp"
 #include "store.hpp"
@@ -279,8 +280,9 @@ MFPRIO_EXPORT int share_table(mfprio_share_table_t** table) {
     if (!g_rt->policy().has_share_view())
       return fail(MFPRIO_ENOTSUP, std::string("share_table: ") + plugin_type + " has no share view");
     auto st = g_rt->current();
-    if (mfprio_share_table_t* direct = g_rt->policy().share_table_block(*st)) {
-      *table = direct;
+    mfprio::edge::ShareBlockWriter direct;
+    if (g_rt->policy().share_block(*st, &direct)) {
+      *table = direct.release();
       return MFPRIO_OK;
     }
     mfprio::ShareView v;

@@ -1,6 +1,7 @@
 // edge_json.hpp - the views the edge renders from generic terms and share
 // columns: JSON with jansson (job_factors_json, share_table_json,
-// plugin_info_json) and the C share table block.  Families never see these.
+// plugin_info_json); the C share table block is share_block.hpp's.
+// Families never see these.
 #pragma once
 
 #include "mfprio/mfprio.h"
@@ -12,6 +13,5 @@ namespace mfprio::edge {
 char* factors_json(const mfprio_job_t& job, const mfprio_factors_t& f);
 char* share_json(const ShareView& v);
 char* info_json(const char* plugin_type, const InfoView& v);
-mfprio_share_table_t* share_table_block(const ShareView& v);
 
 }  // namespace mfprio::edge

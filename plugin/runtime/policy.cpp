@@ -52,63 +52,84 @@ template <size_t N>
 void put(char (&dst)[N], const char* src) {
   std::snprintf(dst, N, "%s", src ? src : "");
 }
-}  // namespace
 
-// The record's shape: size, pointers, counts.  Every call that reads a job.
-int check_record(const mfprio_job_t* job, const char* where, std::string* why) {
-  if (!job) return failed(why, MFPRIO_EINVAL, std::string(where) + ": job is NULL");
+// The one record check: every rule a record must keep, in order; the first
+// one broken gives the status, and its message when `why` is not null (no
+// message is built otherwise).  `as_job`: a record to price (its owner and
+// the permission rule too), else one to charge (the shape only).
+// check_record, check_job and job_acceptable are this function; a family's
+// fast path may pre-test records (fast_record_head_ok) only to send any
+// record it doubts here, through price_checked.
+int record_fault(const mfprio_job_t* job, const char* where, std::string* why, bool as_job) {
+  if (!job) return why ? failed(why, MFPRIO_EINVAL, std::string(where) + ": job is NULL") : MFPRIO_EINVAL;
   if (job->struct_size < sizeof(mfprio_job_t))
-    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": struct_size " +
-                                   std::to_string(job->struct_size) + " is smaller than " +
-                                   std::to_string(sizeof(mfprio_job_t)) + " (a host built for another ABI?)");
+    return why ? failed(why, MFPRIO_EINVAL,
+                        job_label(*job) + ": struct_size " + std::to_string(job->struct_size) + " is smaller than " +
+                            std::to_string(sizeof(mfprio_job_t)) + " (a host built for another ABI?)")
+               : MFPRIO_EINVAL;
   if (job->tres_count > MFPRIO_MAX_LIST || job->attr_count > MFPRIO_MAX_LIST)
-    return failed(why, MFPRIO_EINVAL, std::string(where) + ": " + job_label(*job) + ": tres_count " +
-                                   std::to_string(job->tres_count) + " or attr_count " +
-                                   std::to_string(job->attr_count) + " is above " +
-                                   std::to_string(MFPRIO_MAX_LIST));
+    return why ? failed(why, MFPRIO_EINVAL,
+                        std::string(where) + ": " + job_label(*job) + ": tres_count " +
+                            std::to_string(job->tres_count) + " or attr_count " + std::to_string(job->attr_count) +
+                            " is above " + std::to_string(MFPRIO_MAX_LIST))
+               : MFPRIO_EINVAL;
   if (job->tres_count && !job->tres)
-    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": tres_count is " +
-                                   std::to_string(job->tres_count) + " but tres is NULL");
+    return why ? failed(why, MFPRIO_EINVAL,
+                        job_label(*job) + ": tres_count is " + std::to_string(job->tres_count) + " but tres is NULL")
+               : MFPRIO_EINVAL;
   if (job->attr_count && !job->attrs)
-    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": attr_count is " +
-                                   std::to_string(job->attr_count) + " but attrs is NULL");
+    return why ? failed(why, MFPRIO_EINVAL,
+                        job_label(*job) + ": attr_count is " + std::to_string(job->attr_count) + " but attrs is NULL")
+               : MFPRIO_EINVAL;
   for (uint32_t i = 0; i < job->tres_count; ++i) {
     const double c = job->tres[i].count;
     if (!(c >= 0) || std::isinf(c))
-      return failed(why, MFPRIO_EINVAL, job_label(*job) + ": TRES '" +
-                                     (job->tres[i].name ? job->tres[i].name : "(null)") +
-                                     "' has a negative, infinite or NaN count");
+      return why ? failed(why, MFPRIO_EINVAL,
+                          job_label(*job) + ": TRES '" + (job->tres[i].name ? job->tres[i].name : "(null)") +
+                              "' has a negative, infinite or NaN count")
+                 : MFPRIO_EINVAL;
   }
   if (!time_ok(job->submit_time) || !time_ok(job->eligible_time) || !time_ok(job->start_time) ||
       !time_ok(job->deadline))
-    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": a time (submit " + std::to_string(job->submit_time) +
-                                   ", eligible " + std::to_string(job->eligible_time) + ", start " +
-                                   std::to_string(job->start_time) + ", deadline " +
-                                   std::to_string(job->deadline) + ") is outside 0.." +
-                                   std::to_string(MFPRIO_TIME_MAX));
+    return why ? failed(why, MFPRIO_EINVAL,
+                        job_label(*job) + ": a time (submit " + std::to_string(job->submit_time) + ", eligible " +
+                            std::to_string(job->eligible_time) + ", start " + std::to_string(job->start_time) +
+                            ", deadline " + std::to_string(job->deadline) + ") is outside 0.." +
+                            std::to_string(MFPRIO_TIME_MAX))
+               : MFPRIO_EINVAL;
   if ((job->flags & MFPRIO_JOBF_URGENCY) && job->urgency > MFPRIO_URGENCY_EXPEDITE)
-    return failed(why, MFPRIO_EINVAL, job_label(*job) + ": urgency " +
-                                   std::to_string(job->urgency) + " is outside 0..31");
+    return why ? failed(why, MFPRIO_EINVAL,
+                        job_label(*job) + ": urgency " + std::to_string(job->urgency) + " is outside 0..31")
+               : MFPRIO_EINVAL;
+  if (!as_job) return MFPRIO_OK;
+  // Every host's job has an owner; the families that look users up (all but
+  // basic) would otherwise price a NULL user as some default.
+  if (!job->user || !*job->user) return why ? failed(why, MFPRIO_EINVAL, job_label(*job) + ": no user") : MFPRIO_EINVAL;
+  // Ordinary users may only lower their own priority.
+  if (job->nice < 0 && !(job->flags & MFPRIO_JOBF_NICE_ADMIN))
+    return why ? failed(why, MFPRIO_EPERM,
+                        job_label(*job) + ": nice " + std::to_string(job->nice) +
+                            " would raise the priority; only an admin may set a negative nice")
+               : MFPRIO_EPERM;
+  if (job->user_priority > 0 && !(job->flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN))
+    return why ? failed(why, MFPRIO_EPERM,
+                        job_label(*job) + ": user priority " + std::to_string(job->user_priority) +
+                            " would raise the priority; only an admin may set a positive one")
+               : MFPRIO_EPERM;
   return MFPRIO_OK;
 }
 
-// The checks every family relies on when pricing, done once here: the
-// record's shape, and that ordinary users may only lower their own priority.
-int check_job(const mfprio_job_t* job, const char* where, std::string* why) {
-  if (int rc = check_record(job, where, why)) return rc;
-  // Every host's job has an owner; the families that look users up (all but
-  // basic) would otherwise price a NULL user as some default.
-  if (!job->user || !*job->user) return failed(why, MFPRIO_EINVAL, job_label(*job) + ": no user");
-  if (job->nice < 0 && !(job->flags & MFPRIO_JOBF_NICE_ADMIN))
-    return failed(why, MFPRIO_EPERM, job_label(*job) + ": nice " +
-                                  std::to_string(job->nice) +
-                                  " would raise the priority; only an admin may set a negative nice");
-  if (job->user_priority > 0 && !(job->flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN))
-    return failed(why, MFPRIO_EPERM, job_label(*job) + ": user priority " +
-                                  std::to_string(job->user_priority) +
-                                  " would raise the priority; only an admin may set a positive one");
-  return MFPRIO_OK;
+}  // namespace
+
+int check_record(const mfprio_job_t* job, const char* where, std::string* why) {
+  return record_fault(job, where, why, /*as_job=*/false);
 }
+
+int check_job(const mfprio_job_t* job, const char* where, std::string* why) {
+  return record_fault(job, where, why, /*as_job=*/true);
+}
+
+bool job_acceptable(const mfprio_job_t& job) { return record_fault(&job, nullptr, nullptr, true) == MFPRIO_OK; }
 
 int check_charge(const mfprio_job_t& job, int64_t until, bool ended, std::string* why) {
   if (job.start_time <= 0 || job.start_time > until)

@@ -146,6 +146,34 @@ struct ShareView {
   static Cell text(std::string t) { return Cell{0, true, std::move(t)}; }
 };
 
+// A share table written straight into the ABI's one-allocation block, for a
+// family whose table is big enough that a ShareView first costs: the family
+// gives the rows one at a time (parents first) to a sink the edge owns
+// (edge/share_block.hpp: the block's layout is written there, once).
+struct ShareCell {
+  // Number: `value`; Text: `text` ("", and a text equal to the last Text
+  // cell's, share one copy); Account / User: the row's own string.
+  enum Kind : uint8_t { Number, Text, Account, User } kind = Number;
+  double value = 0;
+  std::string_view text;
+};
+struct ShareRowSpec {
+  int32_t parent = -1;
+  uint32_t depth = 0;
+  bool is_user = false;
+  std::string_view account, user, partition;  // user: only read for a user row; partition "": none
+  const ShareCell* cells = nullptr;            // one per column
+};
+class ShareBlockSink {
+ public:
+  virtual ~ShareBlockSink() = default;
+  // Once, first.  `string_bytes` bounds the bytes of the rows' strings, each
+  // with its NUL (a user row's account equal to its parent row's, a repeated
+  // text and "" take none): a row past it, or past `rows`, throws.
+  virtual void begin(const std::vector<mfprio_share_column_t>& columns, size_t rows, size_t string_bytes) = 0;
+  virtual void row(const ShareRowSpec& r) = 0;
+};
+
 // Settings in force, as a flat list the edge renders as JSON
 // (plugin_info_json).  Values: a number, a string or a boolean; `weights`
 // are keyed by term name (views print them in the weights row).
@@ -242,46 +270,32 @@ class Policy {
   // --- views: any thread, const ---------------------------------------------
   virtual bool has_share_view() const { return false; }
   virtual void share_view(const State& state, ShareView* out) const;
-  // The same table straight in the ABI's one-allocation form (freed with
-  // std::free; the edge's share_table_block layout), for a family whose
-  // table is big enough that a ShareView first costs; nullptr (default): the
-  // edge builds it from share_view.
-  virtual mfprio_share_table_t* share_table_block(const State&) const { return nullptr; }
+  // The same table given row by row to the edge's block writer, for a
+  // family whose table is big enough that a ShareView first costs; false
+  // (default, nothing given): the edge builds it from share_view.
+  virtual bool share_block(const State&, ShareBlockSink*) const { return false; }
   virtual void info(const State& state, InfoView* out) const;
   // Messages about clamps: the ceiling, and why a family's totals pass it.
   virtual const char* clamp_high_text() const { return "4294967295"; }
   virtual const char* clamp_reason() const { return "the weights sum past 2^32-1"; }
 };
 
-// The checks every family relies on, written once (the edge runs them on
-// every checked path; a family's own fast path must take only records these
-// would accept).  check_record: the record's shape (size, pointer/count
-// pairs, finite non-negative TRES counts, urgency range).  check_job: that,
-// plus the permission rule: ordinary users may only lower their own
-// priority (negative nice and positive user priority need the admin flags).
-// Return a status with *why naming `where` and the job.
+// The checks every family relies on, written once (policy.cpp:
+// record_fault, the one body of the three; the edge runs them on every
+// checked path; a family's own fast path takes only records they would
+// accept).  check_record: the record's shape (size, pointer/count pairs,
+// finite non-negative TRES counts, times, urgency range).  check_job: that,
+// plus an owner and the permission rule: ordinary users may only lower
+// their own priority (negative nice and positive user priority need the
+// admin flags).  Return a status with *why naming `where` and the job.
 int check_record(const mfprio_job_t* job, const char* where, std::string* why);
 int check_job(const mfprio_job_t* job, const char* where, std::string* why);
-// The same rule tested without building a message, for a family's batch
-// fast path: true exactly when check_job would return MFPRIO_OK for a
-// non-null job.  A record it refuses goes through check_job, which names
-// the fault.
 // A time the ABI accepts (mfprio.h: MFPRIO_TIME_MAX).
 inline bool time_ok(int64_t t) { return t >= 0 && t <= MFPRIO_TIME_MAX; }
-inline bool job_acceptable(const mfprio_job_t& j) {
-  if (j.struct_size < sizeof(mfprio_job_t) || j.tres_count > MFPRIO_MAX_LIST || j.attr_count > MFPRIO_MAX_LIST ||
-      (j.tres_count && !j.tres) || (j.attr_count && !j.attrs) || !j.user || !*j.user ||
-      !time_ok(j.submit_time) || !time_ok(j.eligible_time) || !time_ok(j.start_time) || !time_ok(j.deadline) ||
-      ((j.flags & MFPRIO_JOBF_URGENCY) && j.urgency > MFPRIO_URGENCY_EXPEDITE) ||
-      (j.nice < 0 && !(j.flags & MFPRIO_JOBF_NICE_ADMIN)) ||
-      (j.user_priority > 0 && !(j.flags & MFPRIO_JOBF_USER_PRIORITY_ADMIN)))
-    return false;
-  for (uint32_t i = 0; i < j.tres_count; ++i) {
-    const double c = j.tres[i].count;
-    if (!(c >= 0) || c == HUGE_VAL) return false;
-  }
-  return true;
-}
+// check_job's answer without its message: true exactly when check_job would
+// return MFPRIO_OK (a record it refuses goes through check_job, which names
+// the fault).
+bool job_acceptable(const mfprio_job_t& j);
 // The slow path of a family's batch fast loop, as a C-style callback
 // (int (*)(void* ctx, size_t i)): record i of `jobs` through price_checked.
 struct SlowRecords {
@@ -306,13 +320,14 @@ struct SlowRecords {
 // 2^32 range and an old handle is not taken for a current one.
 uint32_t next_layout_id();
 
-// job_acceptable() for a family's fast path, in one pass with one branch for
-// the common case, split in two so a family can read the TRES list its own
-// way.  fast_record_head_ok: everything but the TRES counts.  True only when
-// job_acceptable's other tests pass; it is stricter (the four times tested
-// through their OR, both list counts below 4096, and with allow_attrs false
-// any attribute refused): a record refused here goes to the family's slow
-// path, whose check_job and by-name pricing give the status and message.
+// A family's fast-path pre-test of check_job's rule (not a second rule: on
+// any doubt it answers false, and the record goes to the one check through
+// the family's slow path, price_checked, which gives the status and message),
+// in one pass with one branch for the common case, split in two so a family
+// can read the TRES list its own way.  fast_record_head_ok: everything but
+// the TRES counts.  True only when job_acceptable's other tests pass; it is
+// stricter (the four times tested through their OR, both list counts below
+// 4096, and with allow_attrs false any attribute refused).
 __attribute__((always_inline)) inline bool fast_record_head_ok(const mfprio_job_t& j, bool allow_attrs) {
   const uint64_t times = static_cast<uint64_t>(j.submit_time) | static_cast<uint64_t>(j.eligible_time) |
                          static_cast<uint64_t>(j.start_time) | static_cast<uint64_t>(j.deadline);
@@ -411,6 +426,46 @@ MFPRIO_WHOLE_WORD_READ inline int inline_name_is(const InlineName& n, const char
     if (given[i] == '\0') return 1;
   }
   return n.c[15] ? -1 : given[15] == '\0';
+}
+
+// The first 15 bytes of `s` before its NUL, NUL-padded, as two words (read
+// as inline_name_is reads them: 16 bytes at a time inside a page); true when
+// `s` may go on past them (a caller hashing the whole name goes on from
+// s + 15: nothing is there when it is exactly 15 bytes).  For a word-at-a-
+// time hash of a short name on a fast path (maui's unknown-credential test).
+MFPRIO_WHOLE_WORD_READ inline bool name_words(const char* s, uint64_t* w0, uint64_t* w1) {
+  constexpr uint64_t kLo = 0x0101010101010101ull, kHi = 0x8080808080808080ull;
+  if (__builtin_expect((reinterpret_cast<uintptr_t>(s) & 4095) <= 4096 - 16, 1)) {
+    uint64_t g0, g1;
+    std::memcpy(&g0, s, 8);
+    std::memcpy(&g1, s + 8, 8);
+    const uint64_t z0 = (g0 - kLo) & ~g0 & kHi;
+    if (z0) {
+      *w0 = g0 & ((uint64_t{1} << (__builtin_ctzll(z0) & ~7)) - 1);
+      *w1 = 0;
+      return false;
+    }
+    const uint64_t z1 = (g1 - kLo) & ~g1 & kHi;
+    *w0 = g0;
+    if (!z1) {
+      *w1 = g1 & ~(uint64_t{0xff} << 56);  // 15 bytes, as for a short name
+      return true;
+    }
+    *w1 = g1 & ((uint64_t{1} << (__builtin_ctzll(z1) & ~7)) - 1);
+    return false;
+  }
+  char b[16] = {};
+  for (size_t i = 0; i < 15; ++i) {
+    if (s[i] == '\0') {
+      std::memcpy(w0, b, 8);
+      std::memcpy(w1, b + 8, 8);
+      return false;
+    }
+    b[i] = s[i];
+  }
+  std::memcpy(w0, b, 8);
+  std::memcpy(w1, b + 8, 8);
+  return true;
 }
 
 // A job about to be charged up to `until` (decay's running jobs, job_end's

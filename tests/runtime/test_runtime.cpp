@@ -18,6 +18,7 @@
 #include "../families/multifactor/harness.hpp"
 #include "mf_policy.hpp"
 #include "runtime.hpp"
+#include "share_block.hpp"
 #include "store.hpp"
 
 #include <sqlite3.h>
@@ -55,7 +56,7 @@ class FaultyPolicy final : public Policy {
   }
   bool has_share_view() const override { return true; }
   void share_view(const State& st, ShareView* v) const override { inner_.share_view(st, v); }
-  mfprio_share_table_t* share_table_block(const State& st) const override { return inner_.share_table_block(st); }
+  bool share_block(const State& st, ShareBlockSink* out) const override { return inner_.share_block(st, out); }
 
  private:
   multifactor::MultifactorPolicy inner_;
@@ -143,7 +144,9 @@ TEST_F(RuntimeFailure, ShareTableBlockMatchesTheShareView) {
   const auto st = rt_->current();
   ShareView v;
   policy_->share_view(*st, &v);
-  mfprio_share_table_t* t = policy_->share_table_block(*st);
+  edge::ShareBlockWriter w;  // the edge's writer, as share_table() drives it
+  ASSERT_TRUE(policy_->share_block(*st, &w));
+  mfprio_share_table_t* t = w.release();
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->struct_size, sizeof *t);
   ASSERT_EQ(t->column_count, v.columns.size());

@@ -9,9 +9,6 @@
 #include <stdexcept>
 #include <type_traits>
 
-#if defined(__SSE2__) && defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 
 #include "flux_usage.hpp"
 #include "params.hpp"
@@ -61,38 +58,6 @@ bool same_layout(const Model& a, const Model& b) {
   for (size_t i = 0; i < a.qos.size(); ++i)
     if (a.qos[i].name != b.qos[i].name) return false;
   return true;
-}
-
-// C round() (halves away from zero) without the libm call: exact, as the
-// fraction x - trunc(x) of a double below 2^52 is exact; larger ones, the
-// infinities and NaN are their own rounding.
-inline double round_half_away(double x) {
-  if (!(std::fabs(x) < 4503599627370496.0)) return x;
-  const double t = static_cast<double>(static_cast<int64_t>(x));
-  const double f = x - t;
-  // Without a branch on the fraction (random from record to record).
-  return t + static_cast<double>(f >= 0.5) - static_cast<double>(f <= -0.5);
-}
-
-// x truncated toward zero; INT64_MIN when it does not fit (NaN too), as
-// x86's conversion gives, without C++'s undefined behaviour.
-inline int64_t truncate(double x) {
-#if defined(__SSE2__) && defined(__x86_64__)
-  return _mm_cvttsd_si64(_mm_set_sd(x));
-#else
-  return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? static_cast<int64_t>(x) : INT64_MIN;
-#endif
-}
-
-// The fast path's finish of price_accounting's sum (finish() in
-// flux_priority.cpp): rounded, clamped to 0..kPriorityMax, by masks (the
-// compiler makes branches of the selects): the truncation is the rounded
-// value when it is neither low nor high.
-inline uint32_t finish_fast(double sum, bool* low, bool* high) {
-  const double r = round_half_away(sum);
-  *low = !(r >= 0.0);
-  *high = r > static_cast<double>(kPriorityMax);
-  return (static_cast<uint32_t>(truncate(r)) & -static_cast<uint32_t>(!*low)) | -static_cast<uint32_t>(*high);
 }
 
 // The refusal of a queue the association may not use (price and the batch).
@@ -296,29 +261,26 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     // queue i.
     const size_t nq = m->queues.size();
     s->queue_c.reserve(nq + 2);
-    s->queue_c.push_back(static_cast<double>(w.queue) * 0.0);
-    s->queue_c.push_back(static_cast<double>(w.queue) * 0.0);
-    for (const Queue& q : m->queues) s->queue_c.push_back(static_cast<double>(w.queue) * static_cast<double>(q.priority));
+    s->queue_c.push_back(queue_term(w, 0.0));
+    s->queue_c.push_back(queue_term(w, 0.0));
+    for (const Queue& q : m->queues) s->queue_c.push_back(queue_term(w, static_cast<double>(q.priority)));
     const size_t slots = nq + 2;
-    const double uc16 = static_cast<double>(w.urgency) * static_cast<double>(kUrgencyDefault - kUrgencyDefault);
+    const double uc16 = urgency_term(w, kUrgencyDefault);
     s->fast.resize(m->assocs.size());
     s->slots = static_cast<uint32_t>(slots);
     s->slot_entry.assign(m->assocs.size() * slots, 0);
     for (size_t i = 0; i < m->assocs.size(); ++i) {
       const Association& a = m->assocs[i];
       FluxState::FastAssoc& f = s->fast[i];
-      f.fs_c = static_cast<double>(w.fairshare) * a.fairshare;
-      double b = 0.0;
-      if (a.bank_index >= 0 && static_cast<size_t>(a.bank_index) < m->banks.size())
-        b = m->banks[static_cast<size_t>(a.bank_index)].priority;
-      f.b_c = static_cast<double>(w.bank) * b;
+      f.fs_c = fairshare_term(w, &a);
+      f.b_c = bank_term(w, bank_factor(*m, &a));
       uint64_t permitted = 3;  // unknown or no queue: nothing to permit
       for (int32_t q : a.queues)
         if (q >= 0 && static_cast<size_t>(q) < nq) permitted |= uint64_t{1} << (q + 2);
       for (size_t q = 0; q < slots; ++q) {
         // The priority at the default urgency, as the batch would form it.
         bool low = false, high = false;
-        const uint32_t p = finish_fast(f.fs_c + s->queue_c[q] + f.b_c + uc16, &low, &high);
+        const uint32_t p = accounting_total(f.fs_c, s->queue_c[q], f.b_c, uc16, &low, &high);
         s->slot_entry[i * slots + q] = p | uint64_t{low} << FluxState::kLowBit | uint64_t{high} << FluxState::kHighBit |
                                        uint64_t{!((permitted >> q) & 1u)} << FluxState::kRefusedBit;
       }
@@ -533,13 +495,14 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
   const FluxState::FastAssoc* const fast = s.fast.data();
   const uint64_t* const entry = s.slot_entry.data();
   const double* const queue_c = s.queue_c.data();
+  const auto* const names = s.assoc_names.data();
   const uint32_t lid = s.layout_id;
   const uint32_t n_assoc = static_cast<uint32_t>(s.fast.size());
   // Queue and QOS codes + 2 (16 bits): unknown 0, none 1, index i at i + 2;
   // one comparison each.
   const uint32_t slots = s.slots;
   const uint32_t qos_lim = static_cast<uint32_t>(std::min<size_t>(m.qos.size(), kHandleUnknown)) + 2;
-  const double w_urgency = static_cast<double>(m.settings.weights.urgency);
+  const Weights& w = m.settings.weights;
   uint64_t clamped_low = 0, clamped_high = 0;
   // The loop, with and without statuses to store.
   auto loop = [&](auto with_statuses) {
@@ -556,7 +519,13 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
         const uintptr_t slot = uintptr_t{a.handle.assoc} * slots + ((a.handle.partition + 2u) & 0xffffu);
         const uintptr_t at = reinterpret_cast<uintptr_t>(entry) + slot * sizeof *entry;
         __builtin_prefetch(reinterpret_cast<const void*>(at));
+        // The handle check's names of that association (32 bytes, maybe on
+        // two lines), formed the same way.
+        const uintptr_t nm = reinterpret_cast<uintptr_t>(names) + uintptr_t{a.handle.assoc} * sizeof *names;
+        __builtin_prefetch(reinterpret_cast<const void*>(nm));
+        __builtin_prefetch(reinterpret_cast<const void*>(nm + sizeof *names - 1));
         __builtin_prefetch(a.user);
+        __builtin_prefetch(a.account);
       }
       const mfprio_job_t& j = jobs[i];
       const mfprio_handle_t h = j.handle;
@@ -586,10 +555,9 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
       // (urgency is 0..31: quick_record checked it.)
       constexpr uint32_t kUnweighted = 1u << kUrgencyHold | 1u << kUrgencyDefault | 1u << kUrgencyExpedite;
       if (__builtin_expect(!((kUnweighted >> urgency) & 1u), 0)) {
-        // A weighted urgency: price_accounting's sum, in its order.
+        // A weighted urgency: price_accounting's terms and sum (flux_priority.hpp).
         const FluxState::FastAssoc& fa = fast[h.assoc];
-        const double uc = w_urgency * static_cast<double>(urgency - kUrgencyDefault);
-        p = finish_fast(fa.fs_c + queue_c[q] + fa.b_c + uc, &low, &high);
+        p = accounting_total(fa.fs_c, queue_c[q], fa.b_c, urgency_term(w, urgency), &low, &high);
       }
       // flux-core: hold (0) and expedite (31) win over the sum.
       const bool hold = urgency == kUrgencyHold, expedite = urgency == kUrgencyExpedite;

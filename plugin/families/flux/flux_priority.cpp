@@ -34,19 +34,10 @@ bool permitted(const Association& a, int32_t queue) {
   return std::find(a.queues.begin(), a.queues.end(), queue) != a.queues.end();
 }
 
-// round, then clamp to 0..kPriorityMax.
+// The priority of a sum (finish_sum) into *r.
 void finish(double sum, Result* r) {
   r->total_unclamped = sum;
-  const double p = std::round(sum);  // C round(): halves away from zero
-  if (!(p >= 0.0)) {  // negative, or NaN (never expected)
-    r->priority = 0;
-    r->clamped_low = true;
-  } else if (p > static_cast<double>(kPriorityMax)) {
-    r->priority = kPriorityMax;
-    r->clamped_high = true;
-  } else {
-    r->priority = static_cast<uint32_t>(p);
-  }
+  r->priority = finish_sum(sum, &r->clamped_low, &r->clamped_high);
 }
 
 double clamp01(double x, bool* bound) {
@@ -70,7 +61,7 @@ void price_accounting(const Model& m, const Job& job, const Association* a, int 
   const Weights& w = m.settings.weights;
 
   const double fs = a ? a->fairshare : 0.0;
-  const double fs_c = static_cast<double>(w.fairshare) * fs;
+  const double fs_c = fairshare_term(w, a);
   if (terms)
     add_term(terms, "fairshare", a ? "fair share (weighted tree rank / N)" : "fair share (unknown association)",
              fs, static_cast<double>(w.fairshare), fs_c, false);
@@ -85,7 +76,7 @@ void price_accounting(const Model& m, const Job& job, const Association* a, int 
     else
       q_bound = true;
   }
-  const double q_c = static_cast<double>(w.queue) * q;
+  const double q_c = queue_term(w, q);
   if (terms) {
     std::string label = job.queue == kNone       ? std::string("no queue")
                         : !valid(job.queue, m.queues.size()) ? std::string("queue unknown to accounting")
@@ -94,18 +85,18 @@ void price_accounting(const Model& m, const Job& job, const Association* a, int 
     add_term(terms, "queue", std::move(label), q, static_cast<double>(w.queue), q_c, q_bound);
   }
 
-  double b = 0.0;
-  if (a && valid(a->bank_index, m.banks.size())) b = m.banks[a->bank_index].priority;
-  const double b_c = static_cast<double>(w.bank) * b;
+  const double b = bank_factor(m, a);
+  const double b_c = bank_term(w, b);
   if (terms)
     add_term(terms, "bank", a ? label_with("priority of bank", a->bank) : std::string("bank priority"), b,
              static_cast<double>(w.bank), b_c, false);
 
   const double u = static_cast<double>(urgency - kUrgencyDefault);
-  const double u_c = static_cast<double>(w.urgency) * u;
+  const double u_c = urgency_term(w, urgency);
   if (terms) add_term(terms, "urgency", "urgency - 16", u, static_cast<double>(w.urgency), u_c, false);
 
-  finish(fs_c + q_c + b_c + u_c, r);
+  r->total_unclamped = fs_c + q_c + b_c + u_c;
+  r->priority = accounting_total(fs_c, q_c, b_c, u_c, &r->clamped_low, &r->clamped_high);
 }
 
 void price_design(const Model& m, const Job& job, const Association* a, int64_t now,

@@ -25,12 +25,17 @@
 // 0..4294967295 and the clamp is reported (clamped_low / clamped_high).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "flux_settings.hpp"
+
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 namespace mfprio::flux {
 
@@ -108,6 +113,64 @@ struct Result {
   bool clamped_low = false;   // the rounded sum was below 0
   bool clamped_high = false;  // the rounded sum was above 4294967295
 };
+
+// ---- the accounting formula, one function per number ----------------------
+// price() (by name, explained or not) and the batch's tables and loop
+// (flux_policy.cpp) form every term and the sum only through these, so the
+// doubles and the priority are the same on every path.
+// C round() (halves away from zero) without the libm call: exact, as the
+// fraction x - trunc(x) of a double below 2^52 is exact; larger ones, the
+// infinities and NaN are their own rounding.
+inline double round_half_away(double x) {
+  if (!(std::fabs(x) < 4503599627370496.0)) return x;
+  const double t = static_cast<double>(static_cast<int64_t>(x));
+  const double f = x - t;
+  // Without a branch on the fraction (random from record to record).
+  return t + static_cast<double>(f >= 0.5) - static_cast<double>(f <= -0.5);
+}
+
+// x truncated toward zero; INT64_MIN when it does not fit (NaN too), as
+// x86's conversion gives, without C++'s undefined behaviour.
+inline int64_t truncate(double x) {
+#if defined(__SSE2__) && defined(__x86_64__)
+  return _mm_cvttsd_si64(_mm_set_sd(x));
+#else
+  return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? static_cast<int64_t>(x) : INT64_MIN;
+#endif
+}
+
+// A weighted sum's priority: rounded (C round()), clamped to 0..kPriorityMax
+// (*low: below 0 or NaN; *high: above), by masks (the compiler makes
+// branches of the selects): the truncation is the rounded value when it is
+// neither low nor high.  Both modes' one finish.
+inline uint32_t finish_sum(double sum, bool* low, bool* high) {
+  const double r = round_half_away(sum);
+  *low = !(r >= 0.0);
+  *high = r > static_cast<double>(kPriorityMax);
+  return (static_cast<uint32_t>(truncate(r)) & -static_cast<uint32_t>(!*low)) | -static_cast<uint32_t>(*high);
+}
+
+// W_fs x the association's fair share (0 without one).
+inline double fairshare_term(const Weights& w, const Association* a) {
+  return static_cast<double>(w.fairshare) * (a ? a->fairshare : 0.0);
+}
+// W_q x a queue factor (the queue's priority, or 0: none, unknown, refused).
+inline double queue_term(const Weights& w, double q) { return static_cast<double>(w.queue) * q; }
+// The association's bank priority (0: none or out of range).
+inline double bank_factor(const Model& m, const Association* a) {
+  if (a && a->bank_index >= 0 && static_cast<size_t>(a->bank_index) < m.banks.size())
+    return m.banks[static_cast<size_t>(a->bank_index)].priority;
+  return 0.0;
+}
+inline double bank_term(const Weights& w, double b) { return static_cast<double>(w.bank) * b; }
+// W_u x (urgency - 16).
+inline double urgency_term(const Weights& w, int urgency) {
+  return static_cast<double>(w.urgency) * static_cast<double>(urgency - kUrgencyDefault);
+}
+// The sum in flux-accounting's order (fair share, queue, bank, urgency), finished.
+inline uint32_t accounting_total(double fs_c, double q_c, double b_c, double u_c, bool* low, bool* high) {
+  return finish_sum(fs_c + q_c + b_c + u_c, low, high);
+}
 
 // Computes the design-mode normalisers.  Call after filling the model.
 void prepare_model(Model* m);

@@ -26,30 +26,10 @@ inline double cap_d(double v, double c, bool two_sided) {
   return v;
 }
 
-inline double cap_of(double v, int64_t cap, bool two_sided) {  // = apply_cap
-  if (cap <= 0) return v;
-  const double c = static_cast<double>(cap);
-  if (v > c) return c;
-  if (two_sided && v < -c) return -c;
-  return v;
-}
-
-inline bool sub_two_sided(bool moab, Component c) {
-  return moab && (c == Component::Serv || c == Component::Cred || c == Component::Attr || c == Component::Fs);
-}
-
-// Whether price() counts a sub-component in this flavor (Pricer::sub).
-bool counted_in(const Config& cfg, Sub s) {
-  const SubInfo& si = sub_info(s);
-  return si.counted && !(si.moab_only && cfg.flavor != Flavor::Moab);
-}
-
-int64_t cred_priority(const Config& cfg, CredKind k, const std::string& name, bool fallback) {
-  if (!name.empty()) {
-    const CredCfg* c = cfg.find(k, name);
-    if (c && c->priority != 0) return c->priority;
-  }
-  return fallback ? cfg.default_cred[static_cast<int>(k)].priority : 0;
+// apply_cap without the bound flag (the tables need the value only).
+inline double cap_of(double v, int64_t cap, bool two_sided) {
+  bool bound = false;
+  return apply_cap(v, cap, two_sided, &bound);
 }
 
 constexpr Sub kCredSub[kCredKinds] = {Sub::CredUser, Sub::CredGroup, Sub::CredAccount, Sub::CredQos, Sub::CredClass};
@@ -98,6 +78,14 @@ void NameIndex::rehash(int k) {
     while (t[i] != 0 && t[i] != h) i = (i + 1) & (cap - 1);
     t[i] = h;
   }
+  size_t bits = 64;
+  while (bits < 16 * names[k].size()) bits <<= 1;
+  std::vector<uint64_t>& f = filter[k];
+  f.assign(bits / 64, 0);
+  for (const std::string& n : names[k]) {
+    const uint64_t bit = (name_hash(n.c_str()) >> 32) & (bits - 1);
+    f[bit >> 6] |= uint64_t{1} << (bit & 63);
+  }
 }
 
 bool pack_handle(uint32_t layout_id, const uint32_t idx[kCredKinds], mfprio_handle_t* h) {
@@ -129,7 +117,7 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
   out->usable = m.user_activity.empty();
   out->moab = moab;
   for (int s = 0; s < kSubs; ++s) {
-    out->active[s] = counted_in(cfg, static_cast<Sub>(s));
+    out->active[s] = sub_counted(cfg.flavor == Flavor::Moab, static_cast<Sub>(s));
     out->w[s] = out->active[s] ? cfg.weight(static_cast<Sub>(s)) : 0;
     out->cap[s] = cfg.sub_cap[s] > 0 ? static_cast<double>(cfg.sub_cap[s]) : HUGE_VAL;
   }
@@ -187,9 +175,9 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
       const double prio = static_cast<double>(cred_priority(cfg, kind, name, fallback));
       const double sf = cap_of(prio, cfg.cap(cs), sub_two_sided(moab, Component::Cred));
       if (kind == CredKind::Class) c.cred = sf;  // its weight depends on the group
-      else c.cred = static_cast<double>(counted_in(cfg, cs) ? cfg.weight(cs) : 0) * sf;
+      else c.cred = static_cast<double>(sub_counted(moab, cs) ? cfg.weight(cs) : 0) * sf;
       const double d = cap_of(m.fs.delta(kind, name), cfg.cap(fs), sub_two_sided(moab, Component::Fs));
-      c.fs = static_cast<double>(counted_in(cfg, fs) ? cfg.weight(fs) : 0) * d;
+      c.fs = static_cast<double>(sub_counted(moab, fs) ? cfg.weight(fs) : 0) * d;
     }
     // Slot kSlotUnknown: a name neither the cfg nor the usage knows (no *CFG
     // line, DEFAULT's PRIORITY, the FS delta of usage 0).
@@ -197,9 +185,9 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
     const double prio = static_cast<double>(fallback ? cfg.default_cred[kk].priority : 0);
     const double sf = cap_of(prio, cfg.cap(cs), sub_two_sided(moab, Component::Cred));
     if (kind == CredKind::Class) c.cred = sf;
-    else c.cred = static_cast<double>(counted_in(cfg, cs) ? cfg.weight(cs) : 0) * sf;
+    else c.cred = static_cast<double>(sub_counted(moab, cs) ? cfg.weight(cs) : 0) * sf;
     const double d = cap_of(m.fs.enabled ? m.fs.absent_delta[kk] : 0.0, cfg.cap(fs), sub_two_sided(moab, Component::Fs));
-    c.fs = static_cast<double>(counted_in(cfg, fs) ? cfg.weight(fs) : 0) * d;
+    c.fs = static_cast<double>(sub_counted(moab, fs) ? cfg.weight(fs) : 0) * d;
     // The weights as price() forms them per record (see CredExtra).
     for (CredExtra& x : out->extra[kk]) {
       if (kind == CredKind::Qos) {
@@ -243,13 +231,6 @@ AccrualRule accrual_rule(const Config& cfg) {
   return r;
 }
 
-int64_t record_accrual(const AccrualRule& rule, const mfprio_job_t& j, int64_t now) {
-  int64_t accrual = j.submit_time;
-  if (rule.from_eligible && j.eligible_time > 0) accrual = j.eligible_time;
-  if (j.flags & rule.stop_flags) accrual = now;
-  return accrual;
-}
-
 namespace {
 
 // The five kinds' tables of a plan.
@@ -263,18 +244,6 @@ struct Tables {
     }
   }
 };
-
-// = record_accrual(), with selects instead of branches (the records' times
-// and flags come in no order a predictor could learn).
-inline int64_t pick(bool c, int64_t a, int64_t b) {
-  const int64_t m = -static_cast<int64_t>(c);
-  return (a & m) | (b & ~m);
-}
-__attribute__((always_inline)) inline int64_t record_accrual_flat(const AccrualRule& rule, const mfprio_job_t& j,
-                                                                  int64_t now) {
-  const int64_t a = pick(rule.from_eligible && j.eligible_time > 0, j.eligible_time, j.submit_time);
-  return pick((j.flags & rule.stop_flags) != 0, now, a);
-}
 
 // SWAP and DISK as to_maui() reads them from the TRES list (the last match).
 inline void tres_sizes(const mfprio_job_t& j, double* swap_mb, double* disk_mb) {
@@ -308,23 +277,13 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
   const CredExtra& QX = t.extra[3][slot[3]];
 
   // ---- the record as to_maui() reads it ----
-  const int64_t accrual = record_accrual_flat(k.accrual, j, now);
-  int64_t submit = j.submit_time;
-  const int64_t eff_queue_duration = std::max<int64_t>(0, now - accrual);
-  if (accrual == now && accrual != j.submit_time) submit = now;
+  const RecordQueue rq = record_queue(k.accrual, j, now);
   const double procs = static_cast<double>(j.cpus);
   const int64_t wclimit = static_cast<int64_t>(j.time_limit_min) * 60;
 
   // ---- price() ----
-  int64_t eff_qdate;
-  if (moab ? eff_queue_duration >= 0 : eff_queue_duration > 0)
-    eff_qdate = now - eff_queue_duration;
-  else if (k.use_system_queue_time && accrual > 0)
-    eff_qdate = accrual;
-  else
-    eff_qdate = submit;
-  if (moab) eff_qdate = std::min(now, eff_qdate);
-  const int64_t queued = std::max<int64_t>(0, now - eff_qdate);
+  const int64_t queued =
+      queued_seconds(moab, k.use_system_queue_time, rq.eff_queue_duration, rq.system_queue_time, rq.submit_time, now);
   const double wc = static_cast<double>(std::max<int64_t>(0, wclimit));
   double total = 0.0;
   double sum;
@@ -342,16 +301,9 @@ __attribute__((always_inline)) inline double total_t(const Model& m, const FastC
     total += w * (caps && ((k.comp_cap_bits >> i) & 1) ? cap_d(sum, k.comp_cap[i], moab) : sum);
   };
 
-  // SERV (queue_terms(), with XFMINWCLIMIT as a double)
-  const double queuetime = moab ? static_cast<double>(queued / 60) : static_cast<double>(queued) / 60.0;
-  double xf_den;
-  if (moab) {
-    xf_den = std::max(1.0, std::max(k.xf_min_wclimit, wc));
-  } else {
-    xf_den = std::max(QX.xf_min, wc);  // = has_qos ? XFMINWCLIMIT : 0, without a branch
-    if (!(xf_den > 0.0)) xf_den = 1.0;
-  }
-  const double xfactor = (static_cast<double>(queued) + wc) / xf_den;
+  // SERV (QX.xf_min: XFMINWCLIMIT when the job names a QOS, known or not, else 0)
+  const QueueTerms qt = queue_terms(moab, moab ? k.xf_min_wclimit : QX.xf_min, queued, wc);
+  const double queuetime = qt.queuetime, xfactor = qt.xfactor;
   {
     const bool two = moab;
     sum = QX.serv_qt * capped(Sub::QueueTime, queuetime, two);
@@ -468,13 +420,19 @@ void batch_t(const Model& m, const FastPlan& plan, const mfprio_job_t* jobs, siz
   const Tables t(plan);
   constexpr size_t kAhead = 16;  // prefetch distance for the user's slot and name
   constexpr uint32_t kUserMask = (uint32_t{1} << kIdBits[0]) - 1;
+  const uintptr_t user_names = reinterpret_cast<uintptr_t>(plan.names->inline_names[0].data());
   uint64_t high = 0, low = 0;
   for (size_t i = 0; i < count; ++i) {
     if (i + kAhead < count) {
       const mfprio_job_t& a = jobs[i + kAhead];
       const uint32_t u = (a.handle.assoc + 2) & kUserMask;
       __builtin_prefetch(t.cred[0] + (u < k.lim[0] ? u : 0));
+      // The handle check's inline user name (slot - 2; formed as an integer:
+      // a forged slot's address is never dereferenced, a prefetch never faults).
+      __builtin_prefetch(reinterpret_cast<const void*>(user_names + (uintptr_t{u} - kSlotFirstName) * sizeof(InlineName)));
       __builtin_prefetch(a.user);  // job_acceptable reads its first byte (a prefetch never faults)
+      __builtin_prefetch(a.account);  // the handle check reads the names
+      __builtin_prefetch(a.group);
     }
     const mfprio_job_t& j = jobs[i];
     uint32_t slot[kCredKinds];

@@ -29,6 +29,7 @@
 // price(model, job-by-name, now) (tests/families/maui: differential test).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -54,18 +55,29 @@ struct NameIndex {
   std::array<std::vector<InlineName>, kCredKinds> inline_names;  // the same, for the handle check
   std::array<std::unordered_map<std::string, uint32_t>, kCredKinds> index;
   // Per kind, the names' hashes (name_hash) in an open-addressing table
-  // (0: empty; size a power of two, at most half full): a name whose hash
-  // is absent is not in the index, found with one hash and a probe or two
-  // (the handle check of an unknown credential, per record).
+  // (0: empty; size a power of two, at most half full) behind a one-bit-per-
+  // hash filter of 16 bits a name (a few KiB: it stays in cache): a name
+  // whose bit is clear, or whose hash is absent, is not in the index, found
+  // with one word-at-a-time hash and a bit test (the handle check of an
+  // unknown credential, per record).
   std::array<std::vector<uint64_t>, kCredKinds> hashes;
+  std::array<std::vector<uint64_t>, kCredKinds> filter;
   // kNoCred when absent.
   uint32_t find(int k, const std::string& name) const {
     auto it = index[k].find(name);
     return it == index[k].end() ? kNoCred : it->second;
   }
-  static uint64_t name_hash(const char* s) {  // FNV-1a, never 0
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
+  // Never 0: the first 15 bytes two words at a time (policy.hpp:
+  // name_words), mixed; any rest FNV-1a.
+  static uint64_t name_hash(const char* s) {
+    uint64_t w0, w1;
+    const bool more = name_words(s, &w0, &w1);
+    uint64_t h = (w0 ^ 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    h = (h ^ w1) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    if (__builtin_expect(more, 0))
+      for (s += 15; *s; ++s) h = (h ^ static_cast<unsigned char>(*s)) * 1099511628211ull;
     return h | 1;
   }
   // False only when `name` is surely not in kind k (else ask find()).
@@ -73,6 +85,9 @@ struct NameIndex {
     const std::vector<uint64_t>& t = hashes[k];
     if (t.empty()) return false;
     const uint64_t h = name_hash(name);
+    const std::vector<uint64_t>& f = filter[k];
+    const uint64_t bit = (h >> 32) & (f.size() * 64 - 1);
+    if (!((f[bit >> 6] >> (bit & 63)) & 1)) return false;
     for (size_t i = h & (t.size() - 1);; i = (i + 1) & (t.size() - 1)) {
       if (t[i] == h) return true;
       if (t[i] == 0) return false;
@@ -206,10 +221,8 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
 Result price_fast(const Model& m, const FastPlan& plan, const mfprio_job_t& job, const uint32_t slot[kCredKinds],
                   int64_t now);
 
-// Whether the fast path may read the record (its handle and TRES list).
-inline bool fast_record(const mfprio_job_t& j) { return job_acceptable(j); }
-
-// A whole batch: records fast_record() takes whose handle unpacks for this
+// A whole batch: records the one record check would take (policy.hpp:
+// fast_record_head_ok, any doubt sent to slow()) whose handle unpacks for this
 // plan are priced here (held: 0); slow(ctx, i) prices any other record i and
 // returns its status.  statuses may be null; clamped[0] / [1] count the
 // high / low clamps of the records priced here.
@@ -224,7 +237,31 @@ void price_fast_batch(const Model& m, const FastPlan& plan, const mfprio_job_t* 
 // DEPENDS -> from eligibility.
 AccrualRule accrual_rule(const Config& cfg);
 // JOBPRIOACCRUALPOLICY over a stateless record: the time accrual counts
-// from, and the queue date the Job gets.
-int64_t record_accrual(const AccrualRule& rule, const mfprio_job_t& j, int64_t now);
+// from (selects, not branches: the records' times and flags come in no
+// order a predictor could learn).
+__attribute__((always_inline)) inline int64_t record_accrual(const AccrualRule& rule, const mfprio_job_t& j,
+                                                             int64_t now) {
+  auto pick = [](bool c, int64_t a, int64_t b) {
+    const int64_t m = -static_cast<int64_t>(c);
+    return (a & m) | (b & ~m);
+  };
+  const int64_t a = pick(rule.from_eligible && j.eligible_time > 0, j.eligible_time, j.submit_time);
+  return pick((j.flags & rule.stop_flags) != 0, now, a);
+}
+// A stateless record's queue as a Job carries it (to_maui and the fast path):
+// accrual from record_accrual, the queue duration since then, and a job
+// blocked now has queue time 0 (Maui would keep the value of its last
+// selection, which a stateless record does not carry): its queue date is now.
+struct RecordQueue {
+  int64_t system_queue_time = 0, eff_queue_duration = 0, submit_time = 0;
+};
+__attribute__((always_inline)) inline RecordQueue record_queue(const AccrualRule& rule, const mfprio_job_t& j,
+                                                               int64_t now) {
+  RecordQueue q;
+  q.system_queue_time = record_accrual(rule, j, now);
+  q.eff_queue_duration = std::max<int64_t>(0, now - q.system_queue_time);
+  q.submit_time = q.system_queue_time == now && q.system_queue_time != j.submit_time ? now : j.submit_time;
+  return q;
+}
 
 }  // namespace mfprio::maui

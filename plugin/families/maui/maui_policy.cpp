@@ -147,12 +147,10 @@ Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
   m.cls = nz(j.partition);
   m.submit_time = j.submit_time;
   // JOBPRIOACCRUALPOLICY over a stateless record (mfprio-maui(5), DELIBERATE DIFFERENCES).
-  const int64_t accrual = record_accrual(accrual_rule(*cfg_), j, now);
-  m.system_queue_time = accrual;
-  m.eff_queue_duration = std::max<int64_t>(0, now - accrual);
-  // A job blocked now has queue time 0 (Maui would keep the value of its last
-  // selection, which a stateless record does not carry): its queue date is now.
-  if (accrual == now && accrual != j.submit_time) m.submit_time = now;
+  const RecordQueue q = record_queue(accrual_rule(*cfg_), j, now);
+  m.system_queue_time = q.system_queue_time;
+  m.eff_queue_duration = q.eff_queue_duration;
+  m.submit_time = q.submit_time;
   m.nodes = j.min_nodes;
   m.procs = j.cpus;
   m.mem_mb = static_cast<double>(j.mem_mb);
@@ -177,7 +175,7 @@ namespace {
 // for this state (and the record is whole: the fast path reads the handle
 // and the TRES list).
 bool fast_slots(const MauiState& s, const mfprio_job_t& job, uint32_t slot[kCredKinds]) {
-  return s.fast.usable && fast_record(job) && unpack_handle(job.handle, s.fast.layout_id, s.fast.k.lim.data(), slot) &&
+  return s.fast.usable && job_acceptable(job) && unpack_handle(job.handle, s.fast.layout_id, s.fast.k.lim.data(), slot) &&
          slots_name_record(*s.fast.names, job, slot);
 }
 

@@ -14,22 +14,6 @@ namespace mfprio::maui {
 
 namespace {
 
-double apply_cap(double v, int64_t cap, bool two_sided, bool* bound) {
-  if (cap <= 0) return v;  // 0 = no cap; a negative cap is ignored (MPriority.c)
-  const double c = static_cast<double>(cap);
-  if (v > c) { *bound = true; return c; }
-  if (two_sided && v < -c) { *bound = true; return -c; }
-  return v;
-}
-
-// Moab clips SERV, CRED, ATTR and FS sub-factors both ways; TARG, RES (a
-// stale loop index in Moab's lower clamp) and USAGE only from above (Moab's documentation only, low confidence).
-bool sub_two_sided(Flavor f, Component c) {
-  if (f != Flavor::Moab) return false;
-  return c == Component::Serv || c == Component::Cred || c == Component::Attr ||
-         c == Component::Fs;
-}
-
 class Pricer {
  public:
   Pricer(const Config& cfg, std::vector<Term>* terms)
@@ -56,10 +40,10 @@ class Pricer {
     // sub-component is skipped (the explained path still lists it).  A
     // non-finite factor is kept: 0 x inf is NaN, and NaN must clamp low.
     if (!terms_ && weight == 0 && std::isfinite(raw)) return;
+    if (!sub_counted(moab_, s)) return;
     const SubInfo& si = sub_info(s);
-    if (!si.counted || (si.moab_only && !moab_)) return;
     bool bound = false;
-    const double sf = apply_cap(raw, cfg_.cap(s), sub_two_sided(cfg_.flavor, comp_), &bound);
+    const double sf = apply_cap(raw, cfg_.cap(s), sub_two_sided(moab_, comp_), &bound);
     const double w = static_cast<double>(weight);
     sum_ += w * sf;
     if (terms_) {
@@ -102,7 +86,8 @@ class Pricer {
   int comp_term_ = -1;
 };
 
-// PRIORITY of a credential, falling back to the DEFAULT credential's (MPriority.c).
+}  // namespace
+
 int64_t cred_priority(const Config& cfg, CredKind k, const std::string& name, bool fallback) {
   if (!name.empty()) {
     const CredCfg* c = cfg.find(k, name);
@@ -110,8 +95,6 @@ int64_t cred_priority(const Config& cfg, CredKind k, const std::string& name, bo
   }
   return fallback ? cfg.default_cred[static_cast<int>(k)].priority : 0;
 }
-
-}  // namespace
 
 Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* terms) {
   const Config& cfg = m.cfg;
@@ -124,23 +107,12 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
   const CredCfg* group = job.group.empty() ? nullptr : cfg.find(CredKind::Group, job.group);
   const CredCfg* account = job.account.empty() ? nullptr : cfg.find(CredKind::Account, job.account);
 
-  // MPriority.c, MPolicy.c: the effective queue date.  Maui uses EffQueueDuration when it
-  // is > 0, Moab when >= 0 and never later than now (Moab's documentation only, low confidence).
-  int64_t eff_qdate;
-  if (moab ? job.eff_queue_duration >= 0 : job.eff_queue_duration > 0)
-    eff_qdate = now - job.eff_queue_duration;
-  else if (cfg.use_system_queue_time && job.system_queue_time > 0)
-    eff_qdate = job.system_queue_time;
-  else
-    eff_qdate = job.submit_time;
-  if (moab) eff_qdate = std::min(now, eff_qdate);
-  // Maui casts a negative queue time to unsigned (an enormous XFACTOR); we
-  // count it as 0 (mfprio-maui(5), DELIBERATE DIFFERENCES).
-  const int64_t queued = std::max<int64_t>(0, now - eff_qdate);
+  const int64_t queued = queued_seconds(moab, cfg.use_system_queue_time, job.eff_queue_duration,
+                                        job.system_queue_time, job.submit_time, now);
   const double wc = static_cast<double>(std::max<int64_t>(0, job.wclimit));
 
   // ---- SERV (MPriority.c) ----
-  const QueueTerms qterms = queue_terms(cfg, moab, has_qos, queued, wc);
+  const QueueTerms qterms = queue_terms(moab, xf_min_of(cfg, moab, has_qos), queued, wc);
   const double queuetime = qterms.queuetime, xfactor = qterms.xfactor;
 
   int64_t w_qt = cfg.weight(Sub::QueueTime);

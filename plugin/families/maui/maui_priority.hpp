@@ -62,6 +62,51 @@ inline int64_t weight_sum(int64_t a, int64_t b) {
   return b > 0 ? INT64_MAX : INT64_MIN;
 }
 
+// ---- the per-number rules price() and the resolved fast path (maui_fast.cpp)
+// both use: each number is formed by one function ----------------------------
+
+// A sub-factor or component after its cap (0 = no cap; a negative cap is
+// ignored: MPriority.c); *bound when the cap changed it.
+inline double apply_cap(double v, int64_t cap, bool two_sided, bool* bound) {
+  if (cap <= 0) return v;
+  const double c = static_cast<double>(cap);
+  if (v > c) { *bound = true; return c; }
+  if (two_sided && v < -c) { *bound = true; return -c; }
+  return v;
+}
+// Moab clips SERV, CRED, ATTR and FS sub-factors both ways; TARG, RES (a
+// stale loop index in Moab's lower clamp) and USAGE only from above
+// (Moab's documentation only, low confidence).
+inline bool sub_two_sided(bool moab, Component c) {
+  return moab && (c == Component::Serv || c == Component::Cred || c == Component::Attr || c == Component::Fs);
+}
+// Whether a sub-component is summed in this flavor (UPROC/UJOB never; Moab's
+// own only under Moab).
+inline bool sub_counted(bool moab, Sub s) {
+  const SubInfo& si = sub_info(s);
+  return si.counted && !(si.moab_only && !moab);
+}
+// PRIORITY of a credential, falling back to the DEFAULT credential's (MPriority.c);
+// "" = the job has none.
+int64_t cred_priority(const Config& cfg, CredKind k, const std::string& name, bool fallback);
+// MPriority.c, MPolicy.c: the seconds a job counts as queued.  Maui uses EffQueueDuration
+// when it is > 0, Moab when >= 0 and never a queue date later than now
+// (Moab's documentation only, low confidence).  Maui casts a negative queue
+// time to unsigned (an enormous XFACTOR); we count it as 0 (mfprio-maui(5),
+// DELIBERATE DIFFERENCES).
+inline int64_t queued_seconds(bool moab, bool use_system_queue_time, int64_t eff_queue_duration,
+                              int64_t system_queue_time, int64_t submit_time, int64_t now) {
+  int64_t eff_qdate;
+  if (moab ? eff_queue_duration >= 0 : eff_queue_duration > 0)
+    eff_qdate = now - eff_queue_duration;
+  else if (use_system_queue_time && system_queue_time > 0)
+    eff_qdate = system_queue_time;
+  else
+    eff_qdate = submit_time;
+  if (moab) eff_qdate = std::min(now, eff_qdate);
+  return std::max<int64_t>(0, now - eff_qdate);
+}
+
 // One pending (or running, for Moab's USAGE) job.  Times are epoch seconds.
 struct Job {
   uint64_t job_id = 0;
@@ -161,19 +206,23 @@ Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* ter
 struct QueueTerms {
   double queuetime = 0, xfactor = 0;
 };
-inline QueueTerms queue_terms(const Config& cfg, bool moab, bool has_qos, int64_t queued, double wc) {
+// `xf_min`: the XFACTOR denominator's floor in force (Moab: XFMINWCLIMIT;
+// Maui: XFMINWCLIMIT for a job with a QOS, else 0: xf_min_of).
+inline QueueTerms queue_terms(bool moab, double xf_min, int64_t queued, double wc) {
   QueueTerms t;
   t.queuetime = moab ? static_cast<double>(queued / 60) : static_cast<double>(queued) / 60.0;
   double xf_den;
   if (moab) {
-    xf_den = std::max(1.0, std::max(static_cast<double>(cfg.xf_min_wclimit), wc));
+    xf_den = std::max(1.0, std::max(xf_min, wc));
   } else {
-    const double min_wc = has_qos ? static_cast<double>(cfg.xf_min_wclimit) : 0.0;
-    xf_den = std::max(min_wc, wc);
+    xf_den = std::max(xf_min, wc);
     if (!(xf_den > 0.0)) xf_den = 1.0;
   }
   t.xfactor = (static_cast<double>(queued) + wc) / xf_den;
   return t;
+}
+inline double xf_min_of(const Config& cfg, bool moab, bool has_qos) {
+  return moab || has_qos ? static_cast<double>(cfg.xf_min_wclimit) : 0.0;
 }
 
 // ---- JOBPRIOACCRUALPOLICY (MPolicy.c) ------------------------------------

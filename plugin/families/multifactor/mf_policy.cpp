@@ -10,7 +10,6 @@
 #include <set>
 #include <unordered_set>
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "mf_priority.hpp"
@@ -354,12 +353,17 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
   L->assoc_by_store_id.build(n_assoc, [&](size_t i) { return L->assocs[i].store_id; });
   for (PartitionInfo& pi : L->parts) pi.iname.set(pi.name);
   for (QosInfo& qi : L->qos) qi.iname.set(qi.name);
+  L->account_inames.resize(L->account_name.size());
+  for (size_t k = 0; k < L->account_name.size(); ++k) L->account_inames[k].set(names[L->account_name[k]]);
   L->assoc_names.resize(n_assoc);
   for (size_t i = 0; i < n_assoc; ++i) {
     const AssocInfo& ai = L->assocs[i];
     AssocNames& an = L->assoc_names[i];
     an.user.set(names[data.users[ai.user].name]);
-    an.account.set(names[data.accounts[ai.account].name]);
+    an.account = ai.account;
+    if (ai.partition_name != 0)
+      an.serves = ai.partition >= 0 && ai.partition < AssocNames::kNoPartition ? static_cast<uint16_t>(ai.partition)
+                                                                               : AssocNames::kNoPartition;
     an.user_default = L->user_default[ai.user] == ai.account;
   }
   L->names = std::move(data.names);
@@ -615,10 +619,6 @@ void MultifactorPolicy::price_batch(const State& state, const PassState* pass, c
 namespace {
 
 // One sshare cell of a row: a number, or one of the row's texts.
-struct ShareCellSpec {
-  enum Text : uint8_t { Number, Empty, Parent, Account, User } text = Number;
-  double value = 0;
-};
 constexpr size_t kShareColumns = 11;
 
 void share_columns(ShareView* v) {
@@ -637,7 +637,7 @@ void share_columns(ShareView* v) {
 
 // Every node's sshare row, parents first: row(i, parent, depth, is_user,
 // account, user ("" for accounts), partition, cells[kShareColumns]).  The
-// one source of share_view and share_table_block.
+// one source of share_view and share_block.
 template <class RowFn>
 void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, RowFn&& row) {
   // Slurm's sshare columns (sshare(1) of Slurm 22.05); -l adds the LONG ones.
@@ -660,9 +660,11 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
     compute_fair_share(snap.tree, params, sr);
   }
   std::vector<uint32_t> depth(n, 0);  // parents come before their children
-  ShareCellSpec c[kShareColumns];
-  auto num = [](double v) { return ShareCellSpec{ShareCellSpec::Number, v}; };
-  auto text = [](ShareCellSpec::Text t) { return ShareCellSpec{t, 0}; };
+  ShareCell c[kShareColumns];
+  auto num = [](double v) { return ShareCell{ShareCell::Number, v, {}}; };
+  auto text = [](std::string_view t) { return ShareCell{ShareCell::Text, 0, t}; };
+  const ShareCell account_cell{ShareCell::Account, 0, {}}, user_cell{ShareCell::User, 0, {}};
+  constexpr std::string_view kEmpty, kParent = "parent";
   for (size_t i = 0; i < n; ++i) {
     const int32_t parent = snap.tree.parent[i];
     if (parent >= 0) depth[i] = depth[static_cast<size_t>(parent)] + 1;
@@ -675,10 +677,10 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
       partition = L.name(L.assocs[static_cast<size_t>(a)].partition_name);
     }
     const bool root = parent < 0;
-    c[0] = text(ShareCellSpec::Account);
-    c[1] = text(is_user ? ShareCellSpec::User : ShareCellSpec::Empty);
-    if (root) c[2] = text(ShareCellSpec::Empty);
-    else if (snap.tree.shares_parent[i]) c[2] = text(ShareCellSpec::Parent);
+    c[0] = account_cell;
+    c[1] = is_user ? user_cell : text(kEmpty);
+    if (root) c[2] = text(kEmpty);
+    else if (snap.tree.shares_parent[i]) c[2] = text(kParent);
     else c[2] = num(snap.tree.shares[i]);
     // As Slurm 22.05's sshare shows them (checked against a live slurmctld,
     // tests/data/slurm-live): the root has a blank NormUsage; under Fair Tree
@@ -699,42 +701,21 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
       }
       fs_norm_shares[i] = lv.norm_shares;
       c[3] = num(root ? 0.0 : lv.norm_shares);
-      c[5] = root ? text(ShareCellSpec::Empty) : num(lv.norm_usage);
+      c[5] = root ? text(kEmpty) : num(lv.norm_usage);
       c[6] = num(lv.eff_usage);
-      c[7] = is_user && a >= 0 ? num(snap.assoc_fs[static_cast<size_t>(a)]) : text(ShareCellSpec::Empty);
-      c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(lv.level_fs);
+      c[7] = is_user && a >= 0 ? num(snap.assoc_fs[static_cast<size_t>(a)]) : text(kEmpty);
+      c[8] = root || snap.tree.shares_parent[i] ? text(kEmpty) : num(lv.level_fs);
     } else {
       c[3] = num(root && !root_normalized ? 0.0 : sr.norm_shares[i]);
-      c[5] = root ? text(ShareCellSpec::Empty) : num(sr.norm_usage[i]);
+      c[5] = root ? text(kEmpty) : num(sr.norm_usage[i]);
       c[6] = num(sr.eff_usage[i]);
       c[7] = num(root && !root_normalized ? 0.0 : sr.fairshare[i]);
-      c[8] = root || snap.tree.shares_parent[i] ? text(ShareCellSpec::Empty) : num(sr.level_fs[i]);
+      c[8] = root || snap.tree.shares_parent[i] ? text(kEmpty) : num(sr.level_fs[i]);
     }
-    c[9] = text(ShareCellSpec::Empty);  // limits are not part of mfprio
-    c[10] = text(ShareCellSpec::Empty);
+    c[9] = text(kEmpty);  // limits are not part of mfprio
+    c[10] = text(kEmpty);
     row(i, parent, depth[i], is_user, account, user, partition, c);
   }
-}
-
-// Asks the kernel for a big block's pages in one call (MADV_POPULATE_WRITE,
-// Linux 5.14) instead of one page fault per 4 KiB as the rows are written,
-// as 2 MiB pages where transparent huge pages are allowed (MADV_HUGEPAGE on
-// the aligned middle: a 10^5 table is 24 MB, 6,000 small pages, and their
-// allocation was most of the kernel's time in an `sshare -a` process);
-// nothing happens where a call is unknown or refused.
-void prefault(char* p, size_t n) {
-#ifdef __linux__
-  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE
-  const uintptr_t page = 4096, lo = (reinterpret_cast<uintptr_t>(p) + page - 1) & ~(page - 1),
-                  hi = (reinterpret_cast<uintptr_t>(p) + n) & ~(page - 1);
-  if (n >= (size_t{1} << 20) && hi > lo) {
-    const uintptr_t huge = uintptr_t{2} << 20, hlo = (lo + huge - 1) & ~(huge - 1), hhi = hi & ~(huge - 1);
-    if (hhi > hlo) (void)madvise(reinterpret_cast<void*>(hlo), hhi - hlo, MADV_HUGEPAGE);
-    (void)madvise(reinterpret_cast<void*>(lo), hi - lo, kPopulateWrite);
-  }
-#else
-  (void)p, (void)n;
-#endif
 }
 
 }  // namespace
@@ -745,7 +726,7 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
   v->rows.reserve(snap.tree.size());
   share_rows(snap, settings_->algo(), settings_->dampening,
              [&](size_t, int32_t parent, uint32_t depth, bool is_user, std::string_view account,
-                 std::string_view user, std::string_view partition, const ShareCellSpec* c) {
+                 std::string_view user, std::string_view partition, const ShareCell* c) {
                ShareView::Row r;
                r.parent = parent;
                r.depth = depth;
@@ -755,29 +736,26 @@ void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
                r.partition = std::string(partition);
                r.cells.reserve(kShareColumns);
                for (size_t k = 0; k < kShareColumns; ++k) {
-                 switch (c[k].text) {
-                   case ShareCellSpec::Number: r.cells.push_back(ShareView::num(c[k].value)); break;
-                   case ShareCellSpec::Empty: r.cells.push_back(ShareView::text("")); break;
-                   case ShareCellSpec::Parent: r.cells.push_back(ShareView::text("parent")); break;
-                   case ShareCellSpec::Account: r.cells.push_back(ShareView::text(r.account)); break;
-                   case ShareCellSpec::User: r.cells.push_back(ShareView::text(r.user)); break;
+                 switch (c[k].kind) {
+                   case ShareCell::Number: r.cells.push_back(ShareView::num(c[k].value)); break;
+                   case ShareCell::Text: r.cells.push_back(ShareView::text(std::string(c[k].text))); break;
+                   case ShareCell::Account: r.cells.push_back(ShareView::text(r.account)); break;
+                   case ShareCell::User: r.cells.push_back(ShareView::text(r.user)); break;
                  }
                }
                v->rows.push_back(std::move(r));
              });
 }
 
-mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) const {
-  // The edge's share_table_block layout (one allocation: table, columns,
-  // rows, cells, strings), written from the rows directly: no ShareView,
-  // a cell's text points at its row's account / user or at the one ""
-  // and "parent" of the pool, and a user row's account is its parent row's.
+bool MultifactorPolicy::share_block(const State& state, ShareBlockSink* out) const {
+  // Straight from the rows (no ShareView): the edge's writer copies each
+  // account (a user row's is its parent row's), user and partition once.
   const Snapshot& snap = static_cast<const Snapshot&>(state);
   const Layout& L = *snap.layout;
   ShareView cols;
   share_columns(&cols);
-  const size_t nc = cols.columns.size(), nr = snap.tree.size();
-  size_t strings = 1 + sizeof "parent";
+  const size_t nr = snap.tree.size();
+  size_t strings = sizeof "parent";
   for (size_t i = 0; i < nr; ++i) {
     const int32_t a = L.node_assoc[i];
     if (!snap.tree.is_user[i]) strings += L.node_account(snap.tree, i).size() + 1;  // a user: its parent's
@@ -787,60 +765,21 @@ mfprio_share_table_t* MultifactorPolicy::share_table_block(const State& state) c
       if (part) strings += part + 1;
     }
   }
-  auto align = [](size_t n) { return (n + 15) & ~size_t{15}; };
-  const size_t head = align(sizeof(mfprio_share_table_t));
-  const size_t colb = align(nc * sizeof(mfprio_share_column_t));
-  const size_t rowb = align(nr * sizeof(mfprio_share_row_t));
-  const size_t cellb = align(nr * nc * sizeof(mfprio_share_cell_t));
-  const size_t total = head + colb + rowb + cellb + strings + 1;
-  char* block = static_cast<char*>(std::calloc(1, total));
-  if (!block) throw std::bad_alloc();
-  prefault(block, total);
-  auto* t = reinterpret_cast<mfprio_share_table_t*>(block);
-  auto* col = reinterpret_cast<mfprio_share_column_t*>(block + head);
-  auto* rows = reinterpret_cast<mfprio_share_row_t*>(block + head + colb);
-  auto* cells = reinterpret_cast<mfprio_share_cell_t*>(block + head + colb + rowb);
-  char* pool = block + head + colb + rowb + cellb;
-  auto put = [&](std::string_view s) {
-    char* p = pool;
-    std::memcpy(pool, s.data(), s.size());
-    pool[s.size()] = '\0';
-    pool += s.size() + 1;
-    return p;
-  };
-  const char* empty = put("");
-  const char* parent_text = put("parent");
-  for (size_t i = 0; i < nc; ++i) col[i] = cols.columns[i];
+  out->begin(cols.columns, nr, strings);
   share_rows(snap, settings_->algo(), settings_->dampening,
-             [&](size_t i, int32_t parent, uint32_t depth, bool is_user, std::string_view account,
-                 std::string_view user, std::string_view partition, const ShareCellSpec* c) {
-               mfprio_share_row_t& row = rows[i];
-               row.parent = parent;
-               row.depth = depth;
-               row.is_user = is_user;
-               // A user row's account is its parent row's (already written: parents come first).
-               row.account = is_user && parent >= 0 ? rows[static_cast<size_t>(parent)].account : put(account);
-               const char* u = user.empty() ? empty : put(user);
-               row.user = is_user ? u : nullptr;
-               row.partition = partition.empty() ? nullptr : put(partition);
-               mfprio_share_cell_t* rc = cells + i * nc;
-               for (size_t k = 0; k < nc; ++k) {
-                 switch (c[k].text) {
-                   case ShareCellSpec::Number: rc[k].value = c[k].value, rc[k].text = nullptr; break;
-                   case ShareCellSpec::Empty: rc[k].text = empty; break;
-                   case ShareCellSpec::Parent: rc[k].text = parent_text; break;
-                   case ShareCellSpec::Account: rc[k].text = row.account; break;
-                   case ShareCellSpec::User: rc[k].text = u; break;
-                 }
-               }
-               row.cells = rc;
+             [&](size_t, int32_t parent, uint32_t depth, bool is_user, std::string_view account,
+                 std::string_view user, std::string_view partition, const ShareCell* c) {
+               ShareRowSpec r;
+               r.parent = parent;
+               r.depth = depth;
+               r.is_user = is_user;
+               r.account = account;
+               r.user = user;
+               r.partition = partition;
+               r.cells = c;
+               out->row(r);
              });
-  t->struct_size = sizeof *t;
-  t->column_count = static_cast<uint32_t>(nc);
-  t->row_count = nr;
-  t->columns = col;
-  t->rows = rows;
-  return t;
+  return true;
 }
 
 namespace {

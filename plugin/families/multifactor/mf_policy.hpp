@@ -47,7 +47,7 @@ class MultifactorPolicy final : public Policy {
 
   bool has_share_view() const override { return true; }
   void share_view(const State& state, ShareView* out) const override;
-  mfprio_share_table_t* share_table_block(const State& state) const override;
+  bool share_block(const State& state, ShareBlockSink* out) const override;
   void info(const State& state, InfoView* out) const override;
 
  private:

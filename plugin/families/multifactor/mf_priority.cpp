@@ -66,19 +66,9 @@ inline double job_size_factor(const Plan& P, const mfprio_job_t& job) {
 int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle_t* h,
                 std::string* why) {
   const Layout& snap = *snapshot.layout;
-  if (!job.user || !*job.user) {
-    *why = job_label(job) + ": no user";
-    return MFPRIO_EINVAL;
-  }
-  if (job.tres_count && !job.tres) {
-    *why = job_label(job) + ": tres_count is set but tres is NULL";
-    return MFPRIO_EINVAL;
-  }
-  if (job.nice < 0 && !(job.flags & MFPRIO_JOBF_NICE_ADMIN)) {
-    *why = job_label(job) + ": nice " + std::to_string(job.nice) +
-           " would raise the priority; only an admin may set a negative nice";
-    return MFPRIO_EPERM;
-  }
+  // The record was checked by the caller (check_job before job_resolve and
+  // pricing, check_charge before charging: policy.hpp); a NULL user is
+  // looked up as "" (no association).
   mfprio_handle_t r{};
   r.generation = snap.id;
   const std::string part = nz(job.partition);
@@ -101,7 +91,7 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
     }
     r.partition = static_cast<uint16_t>(it->second);
   }
-  const std::string_view user = job.user;
+  const std::string_view user = nz(job.user);
   const std::string_view account = nz(job.account);
   const uint32_t u = snap.user_index.find(snap.names, user);
   uint32_t acc;
@@ -152,20 +142,27 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
   return MFPRIO_OK;
 }
 
-bool handle_fits(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h) {
+namespace {
+
+// handle_fits' body, inlined into the batch loop.  Reads the association's
+// AssocNames entry (24 bytes: user inline, account index, the partition it
+// serves, default flag), the small per-account, partition and QOS inline
+// tables, and the record's name strings; a name longer than its inline part
+// is compared whole from the pool.
+__attribute__((always_inline)) inline bool handle_names_record(const Snapshot& snap, const mfprio_job_t& job,
+                                                               const mfprio_handle_t& h) {
   const Layout& L = *snap.layout;
   if (h.generation != L.id || h.generation == 0 || h.assoc >= L.assocs.size() || h.partition >= L.parts.size() ||
       (h.qos != kNone && h.qos >= L.qos.size()) || !job.user)
     return false;
   const AssocNames& an = L.assoc_names[h.assoc];
-  const AssocInfo& a = L.assocs[h.assoc];
   // User and account: inline (a long name: the whole name from the pool).
   int u = inline_name_is(an.user, job.user);
-  if (__builtin_expect(u < 0, 0)) u = name_is(L.name(L.node_name[a.node]), job.user);
+  if (__builtin_expect(u < 0, 0)) u = name_is(L.name(L.node_name[L.assocs[h.assoc].node]), job.user);
   if (!u) return false;
   if (job.account && *job.account) {  // the record's account, or (none given) the user's default
-    int c = inline_name_is(an.account, job.account);
-    if (__builtin_expect(c < 0, 0)) c = name_is(L.name(L.account_name[a.account]), job.account);
+    int c = inline_name_is(L.account_inames[an.account], job.account);
+    if (__builtin_expect(c < 0, 0)) c = name_is(L.name(L.account_name[an.account]), job.account);
     if (!c) return false;
   } else if (!an.user_default) {
     return false;
@@ -181,7 +178,7 @@ bool handle_fits(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
       return false;
     }
     // A partition association serves only its own partition.
-    if (a.partition_name != 0 && a.partition != static_cast<int32_t>(h.partition)) return false;
+    if (an.serves != AssocNames::kAnyPartition && an.serves != h.partition) return false;
   }
   // QOS: the record's, or (none given) "normal" when it exists.
   if (job.qos && *job.qos) {
@@ -190,6 +187,12 @@ bool handle_fits(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
     return q < 0 ? name_is(L.qos[h.qos].name, job.qos) : q == 1;
   }
   return h.qos == (L.normal_qos >= 0 ? static_cast<uint16_t>(L.normal_qos) : kNone);
+}
+
+}  // namespace
+
+bool handle_fits(const Snapshot& snap, const mfprio_job_t& job, const mfprio_handle_t& h) {
+  return handle_names_record(snap, job, h);
 }
 
 namespace {
@@ -318,7 +321,10 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
     if (i + kNamesAhead < count) {  // the handle check's reads, further ahead: two hops
       const mfprio_job_t& ahead = jobs[i + kNamesAhead];
       const uint32_t a = ahead.handle.assoc;
-      if (a < n_assoc) __builtin_prefetch(names + a);
+      if (a < n_assoc) {  // (an entry may straddle two lines)
+        __builtin_prefetch(names + a);
+        __builtin_prefetch(reinterpret_cast<const char*>(names + a) + sizeof *names - 1);
+      }
       __builtin_prefetch(ahead.user);  // (a prefetch never faults)
       __builtin_prefetch(ahead.account);
     }
@@ -326,12 +332,11 @@ int job_priority_batch(const Snapshot& snap, const mfprio_job_t* jobs, size_t co
     const mfprio_handle_t& h = j.handle;
     int rc;
     // The fast path takes only records the checked path would accept as they
-    // are: current handle, right size, no pointer/count mismatch, no
-    // permission question.  Anything else goes through slow(), which checks.
-    if (j.struct_size >= sizeof(mfprio_job_t) && h.generation == layout && h.assoc < n_assoc &&
-        h.partition < n_part && (h.qos == kNone || h.qos < n_qos) &&
-        (j.nice >= 0 || (j.flags & MFPRIO_JOBF_NICE_ADMIN)) && j.user_priority <= 0 &&
-        (j.tres_count == 0 || j.tres) && (j.attr_count == 0 || j.attrs) && handle_fits(snap, j, h)) {
+    // are (policy.hpp's pre-test of check_job: any doubt goes to slow(),
+    // which runs the one check) with a current handle naming the record's
+    // own names.
+    if (h.generation == layout && h.assoc < n_assoc && h.partition < n_part && (h.qos == kNone || h.qos < n_qos) &&
+        fast_record_head_ok(j, /*allow_attrs=*/true) && fast_tres_counts_ok(j) && handle_names_record(snap, j, h)) {
       uint32_t clamp;
       priorities[i] = compute<false>(snap, j, h, now, nullptr, &clamp);
       if (clamp == MFPRIO_CLAMP_HIGH) ++clamped[0];

@@ -104,12 +104,20 @@ class NameIndex {
 };
 
 // What the handle check reads per association (mf_priority.cpp:
-// handle_fits): its user's and account's names inline, and whether it is
-// its user's default association.  Dense, read with the association's score.
+// handle_fits), dense (24 bytes) and prefetched with the association's
+// score: its user's name inline, its account (an index: the accounts'
+// inline names are a small table that stays in cache), the partition it
+// serves and whether it is its user's default association.  Nothing else
+// of the association is read on the fast path.
 struct AssocNames {
-  InlineName user, account;
+  static constexpr uint16_t kAnyPartition = 0xffff;  // not a partition association
+  static constexpr uint16_t kNoPartition = 0xfffe;   // a partition no one defines (or past 0xfffd): none
+  InlineName user;
+  uint32_t account = 0;                // index in Layout::account_name / account_inames
+  uint16_t serves = kAnyPartition;     // the partition (index in parts) a partition association serves
   uint8_t user_default = 0;            // in the user's default account (a job naming no account)
 };
+static_assert(sizeof(AssocNames) == 24, "three associations' names in a cache line and a half");
 
 // One of a user's associations, for resolving a job's names.
 struct UserAssoc {
@@ -151,6 +159,7 @@ struct Layout {
   // Names: interned once (the store's pool); everything below holds indices.
   acct::NamePool names;
   std::vector<uint32_t> account_name;       // per account (the store's order): its name
+  std::vector<InlineName> account_inames;   // per account: its name inline (handle checks)
   NameIndex account_index, user_index;      // name -> account, name -> user
   std::vector<uint32_t> user_first;         // user u's associations: user_assocs[user_first[u] .. user_first[u+1])
   std::vector<UserAssoc> user_assocs;       // by user, account, partition

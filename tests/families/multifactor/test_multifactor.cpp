@@ -3,6 +3,8 @@
 // charging and the error paths.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -539,6 +541,39 @@ TEST_F(Multifactor, BatchMatchesSingleCalls) {
   p->ops.set_priority_batch(jobs.data(), jobs.size(), T0, batch.data(), st.data());
   EXPECT_EQ(st[5], MFPRIO_EPERM);
   EXPECT_EQ(batch[5], 0u);
+}
+
+// The batch's fast path takes a resolved record only when the one record
+// check (policy.hpp: check_job) would: a record set_priority refuses is
+// refused in a batch too, with the same status, never priced.
+TEST_F(Multifactor, BatchRefusesWhatSetPriorityRefuses) {
+  StoreBuilder b;
+  b.account("a", "root", 1).partition("x", 1).user("u", "a", 1, 100.0);
+  ASSERT_EQ(start({"PriorityWeightAge=1000", "PriorityWeightTRES=CPU=300,GRES/gpu=100"}, b), MFPRIO_OK) << p->err();
+  static const mfprio_tres_t nan_gpu[] = {{"gres/gpu", std::nan("")}};
+  static const mfprio_tres_t inf_gpu[] = {{"gres/gpu", HUGE_VAL}};
+  std::vector<std::function<void(mfprio_job_t&)>> faults = {
+      [](mfprio_job_t& j) { j.tres = nan_gpu, j.tres_count = 1; },
+      [](mfprio_job_t& j) { j.tres = inf_gpu, j.tres_count = 1; },
+      [](mfprio_job_t& j) { j.submit_time = -5; },
+      [](mfprio_job_t& j) { j.eligible_time = MFPRIO_TIME_MAX + 1; },
+      [](mfprio_job_t& j) { j.flags |= MFPRIO_JOBF_URGENCY, j.urgency = 40; },
+      [](mfprio_job_t& j) { j.user_priority = 5; },
+  };
+  for (size_t f = 0; f < faults.size(); ++f) {
+    mfprio_job_t j = job(1, "u", nullptr, "x");
+    j.eligible_time = T0 - 100;
+    ASSERT_EQ(p->ops.job_resolve(&j), MFPRIO_OK) << p->err();  // resolved while whole
+    faults[f](j);
+    uint32_t single = 7;
+    const int want = p->ops.set_priority(&j, T0, &single);
+    ASSERT_NE(want, MFPRIO_OK) << "fault " << f;
+    uint32_t got = 7;
+    int status = MFPRIO_OK;
+    EXPECT_EQ(p->ops.set_priority_batch(&j, 1, T0, &got, &status), want) << "fault " << f;
+    EXPECT_EQ(status, want) << "fault " << f;
+    EXPECT_EQ(got, 0u) << "fault " << f;
+  }
 }
 
 TEST_F(Multifactor, AdminChangesAreSeenAtTheNextDecay) {
