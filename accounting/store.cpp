@@ -881,6 +881,25 @@ void StoreImpl::flush_ledger() {
 constexpr double kRenormalizeBelow = 1e-100;
 
 CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
+  check_cycle(up);
+  try {
+    sql::Txn txn(db_.get());
+    CycleResult res = cycle_in_txn(up);
+    txn.commit();
+    return res;
+  } catch (...) {
+    drop_buffers();
+    throw;
+  }
+}
+
+void StoreImpl::drop_buffers() {
+  tres_ids_.clear();  // a rolled-back insert may have cached an id that no longer exists
+  journal_buf_.clear();  // rolled back with the transaction
+  ledger_buf_.clear();
+}
+
+void StoreImpl::check_cycle(const CycleUpdate& up) {
   if (read_only_) throw StoreError(path_ + ": store opened read-only");
   if (up.pass) check_pass(*up.pass, up.decay_factor, up.new_state.has_value() || up.defer_usage);
   if (!(up.decay_factor >= 0.0 && up.decay_factor <= 1.0))
@@ -888,22 +907,13 @@ CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
                      " is outside [0, 1]");
   if (up.defer_usage && (up.reset || up.decay_factor != 1.0))
     throw StoreError(path_ + ": a deferred cycle cannot reset or decay usage");
-  try {
-    return apply_cycle_txn(up);
-  } catch (...) {
-    tres_ids_.clear();  // a rolled-back insert may have cached an id that no longer exists
-    journal_buf_.clear();  // rolled back with the transaction
-    ledger_buf_.clear();
-    throw;
-  }
 }
 
-CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
+CycleResult StoreImpl::cycle_in_txn(const CycleUpdate& up) {
   journal_buf_.clear();
   ledger_buf_.clear();
   CycleResult res;
   res.added.reserve(up.charges.size());
-  sql::Txn txn(db_.get());
   const double old_scale = usage_scale();
   double scale = old_scale;
   // Journalled charges join the rows before any reset or decay touches them.
@@ -1026,7 +1036,6 @@ CycleResult StoreImpl::apply_cycle_txn(const CycleUpdate& up) {
         "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
     st->bind(1, new_state->last_decay).bind(2, new_state->last_reset).run();
   }
-  txn.commit();
   return res;
 }
 

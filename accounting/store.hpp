@@ -385,6 +385,11 @@ struct WindowCharge {
   // instead of `rate` (Grid Engine charges cpu, mem and io of one job at
   // different rates in the one ledger step).
   std::vector<double> credential_rates;
+  // Optional: the association that owns these credentials (Flux's user and
+  // bank), looked up inside the transaction as Charge's: when it is not in
+  // the store (deleted while the job ran) nothing is charged and the charge
+  // is listed in WindowResult::dropped_at.
+  std::string owner_user, owner_account, owner_partition;
 };
 
 struct WindowCycle {
@@ -415,6 +420,19 @@ struct WindowCycle {
 struct WindowResult {
   PassApplied pass;            // with WindowCycle::pass
   std::vector<double> added;   // per charge: usage added to each of its credentials
+  std::vector<size_t> dropped_at;  // charges whose owner association is gone (added 0)
+};
+
+// One usage pass as the plugin's runtime writes it: scalar rows
+// (associations, ledger, journal) and windowed rows in ONE transaction;
+// at most one of them carries the PassClock.
+struct PassWrite {
+  std::optional<CycleUpdate> scalar;
+  std::optional<WindowCycle> windows;
+};
+struct PassResult {
+  CycleResult scalar;
+  WindowResult windows;
 };
 
 // How to open a store.  The CLI opens read-only for `show`/`export` so that a
@@ -506,6 +524,8 @@ class Store {
   virtual CycleResult apply_cycle(const CycleUpdate& update) = 0;
   // One windowed-usage pass (see WindowCycle), one transaction.
   virtual WindowResult apply_windows(const WindowCycle& cycle) = 0;
+  // Both in one transaction (see PassWrite): the usage pass.
+  virtual PassResult apply_pass(const PassWrite& pass) = 0;
   // Every row of a family, and the decay state (pass times).
   virtual std::vector<WindowRow> load_windows(const std::string& family) = 0;
   virtual DecayState decay_state() = 0;

@@ -34,6 +34,7 @@ class StoreImpl final : public Store {
   bool changed_by_others() override;
   void apply_admin(const AdminChanges& changes) override;
   WindowResult apply_windows(const WindowCycle& cycle) override;
+  PassResult apply_pass(const PassWrite& pass) override;
   std::vector<WindowRow> load_windows(const std::string& family) override;
   DecayState decay_state() override;
   DecayInfo decay_info() override;
@@ -60,7 +61,13 @@ class StoreImpl final : public Store {
   void check_pass(const PassClock& p, double decay_factor, bool explicit_state) const;
   PassApplied decide_pass(const PassClock& p, bool force_reset, bool windows);
   DecayState decay_state_in_txn();  // decay_state.scale, inside a transaction
-  CycleResult apply_cycle_txn(const CycleUpdate& update);
+  // The bodies of apply_cycle / apply_windows inside the caller's
+  // transaction (apply_pass runs both in one), and their argument checks.
+  CycleResult cycle_in_txn(const CycleUpdate& update);
+  WindowResult windows_in_txn(const WindowCycle& cycle);
+  void check_cycle(const CycleUpdate& update);
+  void check_windows(const WindowCycle& cycle);
+  void drop_buffers();
   void fold_journal();  // journalled charges into the rows, inside a transaction
   void apply_admin_txn(const AdminChanges& changes);
   void admin_deletes(const AdminChanges& changes);  // apply_admin_txn's parts, in its order

@@ -43,6 +43,34 @@ void StoreImpl::put_window(const std::string& family, const WindowRow& w, bool a
 }
 
 WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
+  check_windows(c);
+  sql::Txn txn(db_.get());
+  WindowResult res = windows_in_txn(c);
+  txn.commit();
+  return res;
+}
+
+// One pass's scalar and windowed rows in one transaction: the usage pass
+// the plugin's runtime writes (at most one of them carries the PassClock).
+PassResult StoreImpl::apply_pass(const PassWrite& w) {
+  if (w.scalar && w.windows && w.scalar->pass && w.windows->pass)
+    throw StoreError(path_ + ": a pass's scalar and windowed rows cannot both carry its clock");
+  if (w.scalar) check_cycle(*w.scalar);
+  if (w.windows) check_windows(*w.windows);
+  PassResult res;
+  try {
+    sql::Txn txn(db_.get());
+    if (w.scalar) res.scalar = cycle_in_txn(*w.scalar);
+    if (w.windows) res.windows = windows_in_txn(*w.windows);
+    txn.commit();
+  } catch (...) {
+    drop_buffers();
+    throw;
+  }
+  return res;
+}
+
+void StoreImpl::check_windows(const WindowCycle& c) {
   if (read_only_) throw StoreError(path_ + ": store opened read-only");
   if (c.family.empty()) throw StoreError(path_ + ": windowed usage without a family");
   if (c.window_seconds < 0 || c.window_seconds > kMaxChargeTime)
@@ -56,9 +84,11 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
   } else if (!c.kind_rates.empty()) {
     throw StoreError(path_ + ": per-kind decay rates without a pass");
   }
+}
+
+WindowResult StoreImpl::windows_in_txn(const WindowCycle& c) {
   WindowResult res;
   res.added.reserve(c.charges.size());
-  sql::Txn txn(db_.get());
   if (!c.kind_decay.empty() && c.decay_factor != 1.0)
     throw StoreError(path_ + ": per-kind decay factors and a family decay factor together");
   double family_factor = c.decay_factor;
@@ -108,6 +138,20 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
       st->bind(1, c.family).bind(2, static_cast<int64_t>(ch.job_id));
       if (st->step()) from = std::max(from, st->i64(0));
     }
+    // A charge owned by an association (Charge's rule): looked up here,
+    // inside the pass, at every charge (the window ledger outlives a
+    // deleted association); gone (deleted while its job ran): not charged.
+    if (!ch.owner_user.empty()) {
+      sql::StmtUse st(prep(st_assoc_by_name_,
+          "SELECT a.id FROM assocs a JOIN users u ON u.id = a.user_id JOIN accounts c ON c.id = a.account_id"
+          " WHERE u.name = ?1 AND c.name = ?2 AND a.partition = ?3"));
+      st->bind(1, ch.owner_user).bind(2, ch.owner_account).bind(3, ch.owner_partition);
+      if (!st->step()) {
+        res.added.push_back(0);
+        res.dropped_at.push_back(static_cast<size_t>(&ch - c.charges.data()));
+        continue;
+      }
+    }
     // Windows before drop_before are dropped above and can never count
     // again: a job that started long ago is charged from there (a start in
     // 1970 would otherwise write one row per window since).
@@ -145,7 +189,6 @@ WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
         "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
     st->bind(1, new_state->last_decay).bind(2, new_state->last_reset).run();
   }
-  txn.commit();
   return res;
 }
 

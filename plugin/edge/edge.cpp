@@ -317,7 +317,7 @@ MFPRIO_EXPORT int plugin_stats(mfprio_stats_t* out) {
     mfprio_stats_t s;
     std::memset(&s, 0, sizeof s);
     s.struct_size = sizeof s;
-    s.generation = static_cast<uint32_t>(st->generation);
+    s.generation = static_cast<uint32_t>(st->publish_seq);
     s.last_decay = st->last_decay;
     s.clamped_high = g_rt->clamped_high.load();
     s.clamped_low = g_rt->clamped_low.load();

@@ -132,6 +132,8 @@ int check_job(const mfprio_job_t* job, const char* where, std::string* why) {
 bool job_acceptable(const mfprio_job_t& job) { return record_fault(&job, nullptr, nullptr, true) == MFPRIO_OK; }
 
 int check_charge(const mfprio_job_t& job, int64_t until, bool ended, std::string* why) {
+  if (job.struct_size < sizeof(mfprio_job_t))
+    return failed(why, MFPRIO_EINVAL, job_label(job) + ": struct_size too small");
   if (job.start_time <= 0 || job.start_time > until)
     return failed(why, MFPRIO_EINVAL,
                   job_label(job) + ": " + (ended ? "finished" : "running") + " job without a valid start time");
@@ -223,10 +225,23 @@ std::shared_ptr<const PassState> Policy::price_queue(const State& state, const m
   return nullptr;
 }
 
-int Policy::job_end(acct::Store*, const std::shared_ptr<const State>&, const mfprio_job_t*,
-                    const int64_t*, size_t, PassOutcome*, std::string*) {
+bool Policy::plan_pass(const State&, const UsagePass&, UsagePlan*) const { return false; }
+
+int Policy::charge_job(const State&, const mfprio_job_t&, int64_t, bool, UsagePlan*, std::string*) const {
   return MFPRIO_OK;
 }
+
+std::shared_ptr<State> Policy::after_pass(const State&, const UsagePass&, const UsagePlan&, const acct::PassResult&,
+                                          const StoreView*, bool*) {
+  return nullptr;
+}
+
+acct::StoreData StoreView::load(const acct::LoadOptions& opts) const { return store_->load(opts); }
+acct::TreeData StoreView::load_tree() const { return store_->load_tree(); }
+std::vector<acct::WindowRow> StoreView::load_windows(const std::string& family) const {
+  return store_->load_windows(family);
+}
+acct::DecayState StoreView::decay_state() const { return store_->decay_state(); }
 
 void Policy::share_view(const State&, ShareView*) const {}
 

@@ -6,10 +6,12 @@
 //
 // Call order, as the runtime drives it:
 //   configure(host)                 once, at init: parse and validate the keys
-//   load(store, ...)                at init, after an admin's edit, and to
+//   load(view, layout_id)           at init, after an admin's edit, and to
 //                                   converge on the store after a failed pass
 //   resolve / price / price_batch / price_queue   any thread, const, no I/O
-//   decay / job_end                 control thread; they write the store
+//   plan_pass / charge_job / after_pass   control thread: the rules of the
+//                                   usage pass the runtime runs (runtime.hpp);
+//                                   no family writes the store
 //   share_table / info              any thread, const
 //
 // Invariants a family keeps:
@@ -18,9 +20,9 @@
 //   - price() of the same State, PassState, job and `now` is deterministic,
 //     and the explained path (Explain != null) gives the same priority as
 //     the fast path.
-//   - decay()/job_end() set PassOutcome::committed as soon as the store has
-//     committed, before any later step that may throw: the runtime then
-//     rebuilds from the store instead of applying the pass twice.
+//   - Usage rules are pure but for after_pass (which may keep the family's
+//     control-thread copy of usage): the runtime writes the pass and owns
+//     what follows a failure (runtime.hpp, "The usage pass").
 #pragma once
 
 #include <cmath>
@@ -34,12 +36,9 @@
 
 #include "conf.hpp"
 #include "mfprio/mfprio.h"
+#include "store.hpp"
 
 namespace mfprio {
-
-namespace acct {
-class Store;
-}
 
 // Resource totals of the whole cluster (init's host table) or of a partition.
 struct ClusterTotals {
@@ -63,10 +62,16 @@ struct HostContext {
 };
 
 // The immutable state one pricing reads.  A family derives its own.
+// Two numbers, never one for the other:
+//   layout_id   what a job handle's `generation` field must equal for the
+//               handle to be used (mfprio_handle_t); a new one whenever the
+//               names behind handles change, from next_layout_id() only.
+//   publish_seq plugin_stats' `generation`: +1 per publish, set by the
+//               runtime when it publishes (a family never numbers it).
 struct State {
   virtual ~State() = default;
   uint32_t layout_id = 0;     // what mfprio_handle_t.generation holds; 0: no handles
-  uint64_t generation = 0;    // publish counter (mfprio_stats_t.generation), not the handles'
+  uint64_t publish_seq = 0;   // publish counter (mfprio_stats_t.generation), not the handles'
   int64_t last_decay = 0;     // time of the last decay pass (plugin_stats)
   uint64_t associations = 0;  // plugin_stats
 };
@@ -116,13 +121,37 @@ struct BatchError {
   }
 };
 
-// What decay()/job_end() did.
-struct PassOutcome {
-  std::shared_ptr<const State> next;  // publish this (null: keep the current state)
-  bool committed = false;             // the store has committed this pass
-  bool reload = false;                // the store was changed by others: rebuild from it
-  uint64_t charged = 0;               // charges written
+// Read-only access to the store, for load() and after_pass(): a family
+// reads through it and never writes (the runtime writes the usage pass).
+class StoreView {
+ public:
+  explicit StoreView(acct::Store* store) : store_(store) {}
+  acct::StoreData load(const acct::LoadOptions& opts) const;
+  acct::TreeData load_tree() const;
+  std::vector<acct::WindowRow> load_windows(const std::string& family) const;
+  acct::DecayState decay_state() const;
+
+ private:
+  acct::Store* store_;
 };
+
+// One usage pass as the runtime runs it: a decay pass (ended false, `now`
+// the pass time, `jobs` the running ones) or a batch of job ends (ended
+// true, until[i] each job's end, `now` the host's clock or the last pass,
+// whichever is later).  jobs/until list every record the host gave.
+struct UsagePass {
+  bool ended = false;
+  int64_t now = 0;
+  const mfprio_job_t* jobs = nullptr;
+  const int64_t* until = nullptr;  // stride: until_stride
+  size_t until_stride = 0;         // 0: one time (now) for every job
+  size_t count = 0;
+  int64_t until_of(size_t i) const { return until[i * until_stride]; }
+};
+
+// What a pass writes: scalar rows (associations' usage, the job ledger)
+// and/or windowed rows, with the pass's clock; one transaction.
+using UsagePlan = acct::PassWrite;
 
 // The share view a family builds; the edge turns it into the C table and JSON.
 struct ShareView {
@@ -222,10 +251,10 @@ class Policy {
   virtual std::string store_path() const { return {}; }
   virtual std::string store_origin() const { return {}; }
 
-  // The whole state from the store (null when store_path() is "").  Throws
-  // acct::StoreError (or std::exception) when the store cannot be used.
-  virtual std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id,
-                                            uint64_t generation) = 0;
+  // The whole state from the store (`store` null when store_path() is
+  // ""), its handles numbered `layout_id`.  Throws acct::StoreError (or
+  // std::exception) when the store cannot be used.
+  virtual std::shared_ptr<State> load(const StoreView* store, uint32_t layout_id) = 0;
 
   // --- pricing: any thread, const, no I/O --------------------------------
   // Looks the job's names up once (job_resolve).  Default: nothing to look up.
@@ -254,16 +283,26 @@ class Policy {
                                                        uint32_t* priorities, int* statuses,
                                                        ClampCounts* clamps, BatchError* err) const;
 
-  // --- usage: control thread ----------------------------------------------
-  // One calc period: charge `running` up to now, decay, persist, and put the
-  // next state in out->next.  Returns a status, *why naming the job or store.
-  virtual int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
-                    const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) = 0;
-  // Finished jobs' last intervals, once per job id, all or none.  Default:
-  // the family charges no usage.
-  virtual int job_end(acct::Store* store, const std::shared_ptr<const State>& current,
-                      const mfprio_job_t* jobs, const int64_t* end_times, size_t count,
-                      PassOutcome* out, std::string* why);
+  // --- usage rules: control thread (runtime.hpp runs the pass) -------------
+  // The pass's frame without charges: the decay plan (PassClock, rates,
+  // window bounds) in plan->scalar and/or plan->windows.  False: the family
+  // keeps no usage (nothing is charged; after_pass still follows).
+  virtual bool plan_pass(const State& current, const UsagePass& pass, UsagePlan* plan) const;
+  // Adds what one job charges up to `until` to the plan (the runtime has
+  // checked the record and its start: check_charge).  MFPRIO_ENOENT with
+  // *why naming the job and its association: the association is gone (an
+  // admin deleted it while the job ran); the runtime warns once and goes
+  // on without it.  Any other status refuses the whole pass.
+  virtual int charge_job(const State& current, const mfprio_job_t& job, int64_t until, bool ended,
+                         UsagePlan* plan, std::string* why) const;
+  // The state that follows the committed pass (null: keep `current`; a
+  // decay that keeps it is a reload).  `store` is null when the family
+  // keeps no store.  *reload: the store holds what this state cannot carry
+  // (an admin's edit read here): the runtime rebuilds with load() instead.
+  // May throw: the runtime then rebuilds from the store.
+  virtual std::shared_ptr<State> after_pass(const State& current, const UsagePass& pass, const UsagePlan& plan,
+                                            const acct::PassResult& result, const StoreView* store,
+                                            bool* reload);
   // Whether job_end charges anything (the edge exports job_end either way).
   virtual bool charges_usage() const { return false; }
 
@@ -313,11 +352,12 @@ struct SlowRecords {
   }
 };
 
-// A handle generation for a family that numbers its own layouts (maui,
-// gridengine): never 0 (a zeroed handle), unique within one load of the
-// plugin, seeded from the clock in nanoseconds and the pid, so a plugin
-// unloaded and loaded again (or another process) starts elsewhere in the
-// 2^32 range and an old handle is not taken for a current one.
+// THE handle layout numbering (State::layout_id; the runtime's loads and a
+// family whose pass makes a new layout draw from it): never 0 (a zeroed
+// handle), unique within one load of the plugin, seeded from the clock in
+// nanoseconds and the pid, so a plugin unloaded and loaded again (or
+// another process) starts elsewhere in the 2^32 range and an old handle is
+// not taken for a current one.
 uint32_t next_layout_id();
 
 // A family's fast-path pre-test of check_job's rule (not a second rule: on
@@ -469,8 +509,8 @@ MFPRIO_WHOLE_WORD_READ inline bool name_words(const char* s, uint64_t* w0, uint6
 }
 
 // A job about to be charged up to `until` (decay's running jobs, job_end's
-// finished ones): it has a user and a start time in (0, until].  The rule
-// every family's usage model applies before charging.
+// finished ones): a whole record with a user and a start time in
+// (0, until].  The runtime's check before any family's charge_job.
 int check_charge(const mfprio_job_t& job, int64_t until, bool ended, std::string* why);
 
 // Each priority_<family>.cpp defines this (edge/plugin_main.hpp's macro).

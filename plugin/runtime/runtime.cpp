@@ -58,22 +58,9 @@ HostContext host_context(const mfprio_host_t& host, const char* type) {
   return h;
 }
 
-namespace {
-// Layout ids must differ between runtimes: a host may keep handles across
-// fini/init (or a plugin reload), and a handle from an old runtime must
-// never be taken for a current one.  A process-wide counter seeded from the
-// clock and the pid makes every runtime's range fresh.
-uint32_t fresh_layout_base() {
-  static std::atomic<uint32_t> next{static_cast<uint32_t>(std::time(nullptr)) * 2654435761u ^
-                                    (static_cast<uint32_t>(getpid()) << 16)};
-  uint32_t v = next.fetch_add(1u << 20, std::memory_order_relaxed);
-  return v == 0 ? 1 : v;
-}
-}  // namespace
 
 Runtime::Runtime(std::unique_ptr<Policy> policy, const mfprio_host_t& host)
-    : host_(host_context(host, policy->type())), policy_(std::move(policy)),
-      next_layout_(fresh_layout_base()) {
+    : host_(host_context(host, policy->type())), policy_(std::move(policy)) {
   // Every error of the conf in one message: the checks Slurm makes at start
   // (slurm_conf.hpp: Priority* typos, TRES names), the runtime's own key,
   // then the family's.
@@ -138,27 +125,26 @@ void Runtime::open() {
     }
     store_ = acct::Store::open(path, opts);
   }
-  if (++next_layout_ == 0) ++next_layout_;  // 0 means "not resolved"
-  publish(policy_->load(store_.get(), next_layout_, next_generation_++));
+  const StoreView view(store_.get());
+  publish(policy_->load(store_ ? &view : nullptr, next_layout_id()));
   release_load_scratch();
   if (store_)
     host_.log(MFPRIO_LOG_INFO, "loaded " + std::to_string(current()->associations) +
                                    " associations from " + path);
 }
 
-void Runtime::publish(std::shared_ptr<const State> s) {
-  // A pass's state is numbered by its family (the current one's + 1), a
-  // reload by the runtime: the runtime's next number stays past every
-  // published one, so plugin_stats' generation never goes back (an admin
-  // edit's reload after passes used to reuse an old number).
-  if (s->generation >= next_generation_) next_generation_ = s->generation + 1;
+void Runtime::publish(std::shared_ptr<State> s) {
+  // The one place the publish counter moves: +1 per publish, whoever built
+  // the state (a load, a converge, a pass), so plugin_stats' generation
+  // never goes back and never skips.
+  s->publish_seq = ++published_;
   state_.store(std::move(s), std::memory_order_release);
 }
 
 bool Runtime::converge(std::string* why) {
   try {
-    if (++next_layout_ == 0) ++next_layout_;
-    publish(policy_->load(store_.get(), next_layout_, next_generation_++));
+    const StoreView view(store_.get());
+    publish(policy_->load(store_ ? &view : nullptr, next_layout_id()));
     release_load_scratch();
     stale_ = false;
     return true;
@@ -238,34 +224,13 @@ int Runtime::decay(int64_t now, const mfprio_job_t* running, size_t count, std::
     running = kept.data();
     count = kept.size();
   }
-  PassOutcome out;
-  int rc;
-  try {
-    rc = policy_->decay(store_.get(), cur, now, running, count, &out, why);
-    if (rc == MFPRIO_OK && out.committed && store_ && store_->changed_by_others()) out.reload = true;
-  } catch (const std::exception& e) {
-    if (!out.committed) throw;  // nothing changed: the edge reports it
-    *why = std::string("decay: ") + e.what();
-    rc = MFPRIO_EINTERNAL;
-  }
-  if (out.committed) {
-    jobs_charged += out.charged;
-    summarize_clamps();
-  }
-  if (rc != MFPRIO_OK) {
-    if (out.committed) {
-      // The store moved on: take its state rather than keep a stale one.
-      std::string conv;
-      if (!converge(&conv)) *why += "; " + conv;
-    }
-    return rc;
-  }
-  if (out.reload || !out.next) {  // an admin edited the store: take the new hierarchy
-    if (!converge(why)) return MFPRIO_ESTORE;
-  } else {
-    publish(std::move(out.next));
-  }
-  return MFPRIO_OK;
+  UsagePass pass;
+  pass.now = now;
+  pass.jobs = running;
+  pass.count = count;
+  pass.until = &pass.now;
+  pass.until_stride = 0;
+  return usage_pass(*cur, pass, why);
 }
 
 int Runtime::job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t count, std::string* why) {
@@ -301,25 +266,102 @@ int Runtime::job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t 
                                         std::to_string(clock) + "): charged up to the clock");
     }
   if (!clamped.empty()) end_times = clamped.data();
-  PassOutcome out;
-  int rc;
-  try {
-    rc = policy_->job_end(store_.get(), cur, jobs, end_times, count, &out, why);
-  } catch (const std::exception& e) {
-    if (!out.committed) throw;
-    *why = std::string("job_end: ") + e.what();
-    rc = MFPRIO_EINTERNAL;
-  }
-  if (out.committed) jobs_charged += out.charged;
-  if (rc != MFPRIO_OK) {
-    if (out.committed) {
-      std::string conv;
-      if (!converge(&conv)) *why += "; " + conv;
+  UsagePass pass;
+  pass.ended = true;
+  pass.now = clock;
+  pass.jobs = jobs;
+  pass.count = count;
+  pass.until = end_times;
+  pass.until_stride = 1;
+  return usage_pass(*cur, pass, why);
+}
+
+// The usage pass, written once for every family (runtime.hpp).
+int Runtime::usage_pass(const State& cur, const UsagePass& pass, std::string* why) {
+  const char* what = pass.ended ? "job_end: " : "decay: ";
+  UsagePlan plan;
+  const bool keeps = policy_->plan_pass(cur, pass, &plan);
+  // The charges: the records a pass charges (running ones; every job end),
+  // each checked, then priced by the family's rule.
+  if (keeps) {
+    for (size_t i = 0; i < pass.count; ++i) {
+      const mfprio_job_t& j = pass.jobs[i];
+      if (!pass.ended && j.state != MFPRIO_JOB_RUNNING) continue;  // nothing to charge yet
+      const int64_t until = pass.until_of(i);
+      if (int rc = check_charge(j, until, pass.ended, why)) return rc;
+      std::string miss;
+      const int rc = policy_->charge_job(cur, j, until, pass.ended, &plan, &miss);
+      if (rc == MFPRIO_ENOENT) {  // the vanished-association rule: one warning, the pass goes on
+        host_.log(MFPRIO_LOG_WARNING, what + miss + ": its association is gone; this usage is not charged");
+        continue;
+      }
+      if (rc != MFPRIO_OK) {
+        *why = miss;
+        return rc;
+      }
     }
-    return rc;
   }
-  if (out.next) publish(std::move(out.next));
+  // One transaction: scalar and windowed rows, the pass's clock.
+  acct::PassResult res;
+  bool committed = false;
+  if (keeps && store_) {
+    try {
+      res = store_->apply_pass(plan);
+    } catch (const acct::StoreError& e) {
+      *why = what + std::string(e.what());
+      return MFPRIO_ESTORE;
+    }
+    committed = true;
+    report_dropped(plan, res, what);
+    const size_t charges = (plan.scalar ? plan.scalar->charges.size() : 0) +
+                           (plan.windows ? plan.windows->charges.size() : 0);
+    jobs_charged += charges - res.scalar.dropped - res.windows.dropped_at.size();
+    if (!pass.ended) summarize_clamps();
+  }
+  // What follows the commit: the family's next state, or a rebuild from the
+  // store when it cannot say (an admin's edit) or a step throws.
+  std::shared_ptr<State> next;
+  bool reload = false;
+  try {
+    const StoreView view(store_.get());
+    next = policy_->after_pass(cur, pass, plan, res, store_ ? &view : nullptr, &reload);
+    if (committed && !pass.ended && store_->changed_by_others()) reload = true;
+  } catch (const std::exception& e) {
+    if (!committed) throw;  // nothing changed: the edge reports it
+    *why = what + std::string(e.what());
+    std::string conv;
+    if (!converge(&conv)) *why += "; " + conv;
+    return MFPRIO_EINTERNAL;
+  }
+  if (reload || (!next && !pass.ended)) {
+    if (!converge(why)) return MFPRIO_ESTORE;
+  } else if (next) {
+    publish(std::move(next));
+  }
   return MFPRIO_OK;
+}
+
+// The charges the store found no association for (deleted while the job
+// ran, found gone inside the pass): one warning each, naming the job.
+void Runtime::report_dropped(const UsagePlan& plan, const acct::PassResult& res, const char* what) const {
+  auto warn = [&](uint64_t job, const std::string& user, const std::string& account, const std::string& part) {
+    host_.log(MFPRIO_LOG_WARNING, what + ("job " + std::to_string(job) + ": association user '" + user +
+                                          "' account '" + account + "'" +
+                                          (part.empty() ? "" : " partition '" + part + "'") +
+                                          " is no longer in the store: its association is gone; this usage "
+                                          "is not charged"));
+  };
+  if (plan.scalar && res.scalar.dropped)
+    for (size_t i = 0; i < plan.scalar->charges.size() && i < res.scalar.assoc_ids.size(); ++i)
+      if (res.scalar.assoc_ids[i] == 0) {
+        const acct::Charge& c = plan.scalar->charges[i];
+        warn(c.job_id, c.user, c.account, c.partition);
+      }
+  if (plan.windows)
+    for (size_t i : res.windows.dropped_at) {
+      const acct::WindowCharge& c = plan.windows->charges[i];
+      warn(c.job_id, c.owner_user, c.owner_account, c.owner_partition);
+    }
 }
 
 }  // namespace mfprio

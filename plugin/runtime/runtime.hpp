@@ -16,6 +16,22 @@
 // A job end dated after the host's clock (or the last pass, when later) is
 // charged up to it, with a warning: charges never run past the clock.
 //
+// The usage pass (decay and job_end alike), written here once for every
+// family: the family's plan_pass gives the frame (decay plan, PassClock);
+// the runtime checks each record (check_charge; a decay skips records that
+// are not running), asks the family's charge_job for its charge (ENOENT:
+// the association is gone: one warning naming the job, the pass goes on),
+// writes the scalar and windowed rows and the pass's clock in ONE store
+// transaction (acct::Store::apply_pass), warns once for each charge the
+// store found no association for, counts the charges, then asks the
+// family's after_pass for the next state and publishes it, numbered here
+// (State::publish_seq, +1 per publish).  Handle layouts are numbered by
+// next_layout_id() alone.  How a family's next state follows the commit
+// is its rule: multifactor applies the store's decay factor and per-charge
+// credits to its in-memory usage (no re-read: what the store did is in the
+// result, exactly); the windowed families (maui, gridengine, flux) re-read
+// their rows, whose weighting depends on the clock.
+//
 // The failure rule (ABI: "a pass is never applied twice"): when a pass fails
 // before the store committed, nothing changed.  When it fails after the
 // commit (a reload or snapshot build threw), the runtime rebuilds the state
@@ -34,10 +50,6 @@
 #include "policy.hpp"
 
 namespace mfprio {
-
-namespace acct {
-class Store;
-}
 
 // init()'s host table in C++ form (validates counts and pointers).
 // Throws std::invalid_argument naming the bad member.
@@ -73,7 +85,9 @@ class Runtime {
   bool stale() const { return stale_; }
 
  private:
-  void publish(std::shared_ptr<const State> s);
+  void publish(std::shared_ptr<State> s);
+  int usage_pass(const State& cur, const UsagePass& pass, std::string* why);
+  void report_dropped(const UsagePlan& plan, const acct::PassResult& res, const char* what) const;
   // Rebuilds the state from the store; false (and stale) when that fails.
   bool converge(std::string* why);
   void summarize_clamps();
@@ -83,8 +97,7 @@ class Runtime {
   std::unique_ptr<acct::Store> store_;
   std::atomic<std::shared_ptr<const State>> state_;
   std::atomic<std::shared_ptr<const PassState>> pass_;
-  uint32_t next_layout_ = 0;   // seeded per Runtime (runtime.cpp)
-  uint64_t next_generation_ = 1;
+  uint64_t published_ = 0;     // the publish counter (State::publish_seq)
   uint64_t clamped_high_logged_ = 0;
   bool stale_ = false;
   int64_t max_gap_ = 0;        // PriorityMaxDecayGap, seconds (0: no bound)

@@ -75,6 +75,8 @@ int xShmMap(sqlite3_file* f, int pg, int sz, int extend, void volatile** p) {
   return ff(f)->real()->pMethods->xShmMap(ff(f)->real(), pg, sz, extend, p);
 }
 int xShmLock(sqlite3_file* f, int offset, int n, int flags) {
+  // Only taking a lock fails (a failed unlock would leave SQLite's state unknown).
+  if (!(flags & SQLITE_SHM_UNLOCK) && hit(Op::ShmLock)) return g.rc == SQLITE_IOERR ? SQLITE_IOERR_SHMLOCK : g.rc;
   return ff(f)->real()->pMethods->xShmLock(ff(f)->real(), offset, n, flags);
 }
 void xShmBarrier(sqlite3_file* f) { ff(f)->real()->pMethods->xShmBarrier(ff(f)->real()); }
@@ -151,6 +153,7 @@ const char* op_name(Op op) {
     case Op::Sync: return "xSync";
     case Op::Read: return "xRead";
     case Op::Lock: return "xLock";
+    case Op::ShmLock: return "xShmLock";
   }
   return "?";
 }

@@ -14,7 +14,10 @@
 
 namespace mfprio::acct::fault_vfs {
 
-enum class Op { Write, Sync, Read, Lock };
+// ShmLock: the WAL index's locks (xShmLock), which every transaction takes,
+// a read one too: a read from the page cache after a commit reaches none of
+// the others.
+enum class Op { Write, Sync, Read, Lock, ShmLock };
 
 void install();
 void arm(Op op, uint64_t n, int rc);

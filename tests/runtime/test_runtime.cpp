@@ -39,20 +39,27 @@ class FaultyPolicy final : public Policy {
   const char* type() const override { return inner_.type(); }
   void configure(const HostContext& h) override { inner_.configure(h); }
   std::string store_path() const override { return inner_.store_path(); }
-  std::shared_ptr<const State> load(acct::Store* s, uint32_t id, uint64_t gen) override {
+  std::shared_ptr<State> load(const StoreView* s, uint32_t id) override {
     ++loads;
     if (fail_loads) throw acct::StoreError("injected: load failed");
-    return inner_.load(s, id, gen);
+    return inner_.load(s, id);
   }
   int price(const State& st, const PassState* p, const mfprio_job_t& j, int64_t now, Explain* e,
             uint32_t* prio, uint32_t* clamp, std::string* why) const override {
     return inner_.price(st, p, j, now, e, prio, clamp, why);
   }
-  int decay(acct::Store* s, const std::shared_ptr<const State>& cur, int64_t now, const mfprio_job_t* r,
-            size_t n, PassOutcome* out, std::string* why) override {
-    const int rc = inner_.decay(s, cur, now, r, n, out, why);
-    if (rc == MFPRIO_OK && throw_after_commit) throw std::runtime_error("injected: after the commit");
-    return rc;
+  bool plan_pass(const State& cur, const UsagePass& pass, UsagePlan* plan) const override {
+    return inner_.plan_pass(cur, pass, plan);
+  }
+  int charge_job(const State& cur, const mfprio_job_t& j, int64_t until, bool ended, UsagePlan* plan,
+                 std::string* why) const override {
+    return inner_.charge_job(cur, j, until, ended, plan, why);
+  }
+  // The runtime has committed the pass when it asks for the next state.
+  std::shared_ptr<State> after_pass(const State& cur, const UsagePass& pass, const UsagePlan& plan,
+                                    const acct::PassResult& res, const StoreView* s, bool* reload) override {
+    if (throw_after_commit) throw std::runtime_error("injected: after the commit");
+    return inner_.after_pass(cur, pass, plan, res, s, reload);
   }
   bool has_share_view() const override { return true; }
   void share_view(const State& st, ShareView* v) const override { inner_.share_view(st, v); }
@@ -204,9 +211,9 @@ TEST_F(RuntimeFailure, UnreadableStoreAfterCommitRefusesPassesUntilItCanRebuild)
 TEST_F(RuntimeFailure, RefusedPassBeforeTheCommitChangesNothing) {
   std::string why;
   ASSERT_EQ(rt_->decay(T0, nullptr, 0, &why), MFPRIO_OK) << why;
-  const uint64_t gen = rt_->current()->generation;
+  const uint64_t gen = rt_->current()->publish_seq;
   EXPECT_EQ(rt_->decay(T0 - 10, nullptr, 0, &why), MFPRIO_EINVAL);  // before the last pass
-  EXPECT_EQ(rt_->current()->generation, gen);
+  EXPECT_EQ(rt_->current()->publish_seq, gen);
   EXPECT_EQ(store_last_decay(), T0);
   EXPECT_NEAR(store_usage(), 1000.0, 1e-9);
 }

@@ -3,11 +3,7 @@
 
 namespace mfprio::basic {
 
-std::shared_ptr<const State> BasicPolicy::load(acct::Store*, uint32_t, uint64_t generation) {
-  auto s = std::make_shared<State>();
-  s->generation = generation;
-  return s;
-}
+std::shared_ptr<State> BasicPolicy::load(const StoreView*, uint32_t) { return std::make_shared<State>(); }
 
 int BasicPolicy::price(const State&, const PassState*, const mfprio_job_t& job, int64_t, Explain* explain,
                        uint32_t* priority, uint32_t* clamp, std::string*) const {
@@ -48,20 +44,18 @@ int BasicPolicy::price(const State&, const PassState*, const mfprio_job_t& job, 
   return MFPRIO_OK;
 }
 
-int BasicPolicy::decay(acct::Store*, const std::shared_ptr<const State>& current, int64_t now,
-                       const mfprio_job_t*, size_t, PassOutcome* out, std::string*) {
-  auto s = std::make_shared<State>(*current);  // FIFO keeps no usage: just the pass time
-  s->last_decay = now;
-  s->generation = current->generation + 1;
-  out->next = std::move(s);
-  return MFPRIO_OK;
-}
-
-int BasicPolicy::job_end(acct::Store*, const std::shared_ptr<const State>&, const mfprio_job_t* jobs,
-                         const int64_t*, size_t count, PassOutcome*, std::string*) {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (size_t i = 0; i < count; ++i) base_.erase(jobs[i].job_id);
-  return MFPRIO_OK;
+// FIFO keeps no usage (plan_pass: none): a decay pass only moves the pass
+// time; a job end forgets the job's number.
+std::shared_ptr<State> BasicPolicy::after_pass(const State& current, const UsagePass& pass, const UsagePlan&,
+                                               const acct::PassResult&, const StoreView*, bool*) {
+  if (pass.ended) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < pass.count; ++i) base_.erase(pass.jobs[i].job_id);
+    return nullptr;
+  }
+  auto s = std::make_shared<State>(current);
+  s->last_decay = pass.now;
+  return s;
 }
 
 void BasicPolicy::info(const State&, InfoView* out) const {

@@ -23,13 +23,11 @@ class BasicPolicy final : public Policy {
  public:
   const char* type() const override { return "priority/basic"; }
   void configure(const HostContext&) override {}
-  std::shared_ptr<const State> load(acct::Store*, uint32_t layout_id, uint64_t generation) override;
+  std::shared_ptr<State> load(const StoreView*, uint32_t layout_id) override;
   int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
             uint32_t* priority, uint32_t* clamp, std::string* why) const override;
-  int decay(acct::Store*, const std::shared_ptr<const State>& current, int64_t now, const mfprio_job_t*, size_t,
-            PassOutcome* out, std::string*) override;
-  int job_end(acct::Store*, const std::shared_ptr<const State>&, const mfprio_job_t* jobs, const int64_t*,
-              size_t count, PassOutcome*, std::string*) override;
+  std::shared_ptr<State> after_pass(const State& current, const UsagePass& pass, const UsagePlan& plan,
+                                    const acct::PassResult& result, const StoreView* store, bool* reload) override;
   void info(const State&, InfoView* out) const override;
 
   static constexpr uint32_t kTopPriority = 0xffff0000u;

@@ -124,13 +124,12 @@ void FluxPolicy::configure(const HostContext& host) {
 }
 
 std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
-                                             int64_t as_of, int64_t last_decay, uint64_t generation) const {
+                                             int64_t as_of, int64_t last_decay) const {
   const UsageSettings& us = settings_.usage;
   const int nbins = us.bins();
   const int64_t H = us.half_life;
   const int64_t cur = floor_div(as_of, H);
   auto s = std::make_shared<FluxState>();
-  s->generation = generation;
   s->last_decay = last_decay;
   s->as_of = as_of;
 
@@ -291,18 +290,17 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
   return s;
 }
 
-std::shared_ptr<FluxState> FluxPolicy::reread(acct::Store* store, int64_t as_of, int64_t last_decay,
-                                              uint64_t generation) const {
+std::shared_ptr<FluxState> FluxPolicy::reread(const StoreView* store, int64_t as_of, int64_t last_decay) const {
   acct::LoadOptions lo;
   lo.tres_usage = false;
   const acct::StoreData d = store->load(lo);
-  return build(d, store->load_windows(kFamily), as_of, last_decay, generation);
+  return build(d, store->load_windows(kFamily), as_of, last_decay);
 }
 
-std::shared_ptr<const State> FluxPolicy::load(acct::Store* store, uint32_t layout_id, uint64_t generation) {
+std::shared_ptr<State> FluxPolicy::load(const StoreView* store, uint32_t layout_id) {
   if (!store) throw std::runtime_error(std::string(type()) + ": no accounting store");
   const int64_t last = store->decay_state().last_decay;
-  auto s = reread(store, std::max(last, host_->now()), last, generation);
+  auto s = reread(store, std::max(last, host_->now()), last);
   s->layout_id = layout_id;
   return s;
 }
@@ -577,80 +575,69 @@ void FluxPolicy::price_batch(const State& state, const PassState* pass, const mf
   clamps->high += clamped_high;
 }
 
-int FluxPolicy::charge(acct::Store* store, const FluxState& cur, const mfprio_job_t* jobs, const int64_t* until,
-                       size_t stride, size_t count, bool ended, int64_t pass_time, PassOutcome* out,
-                       std::string* why) {
+// The time a pass's windows are counted back from: the pass, or for job
+// ends the newest of the last reading and the host's clock.
+int64_t FluxPolicy::reference_time(const FluxState& cur, const UsagePass& pass) const {
+  return pass.ended ? std::max(cur.as_of, host_->now()) : pass.now;
+}
+
+bool FluxPolicy::plan_pass(const State& state, const UsagePass& pass, UsagePlan* plan) const {
+  const FluxState& cur = static_cast<const FluxState&>(state);
   const UsageSettings& us = settings_.usage;
   const int64_t H = us.half_life;
-  acct::WindowCycle c;
+  acct::WindowCycle& c = plan->windows.emplace();
   c.family = kFamily;
   c.window_seconds = H;
   c.decay_factor = 1.0;  // bins keep raw usage; the age weight is applied when read
   // Windows older than the bins kept can never count again (the reset period).
-  const int64_t t_ref = ended ? std::max(cur.as_of, host_->now()) : pass_time;
-  c.drop_before = (floor_div(t_ref, H) - us.bins() + 1) * H;
+  c.drop_before = (floor_div(reference_time(cur, pass), H) - us.bins() + 1) * H;
   c.keep_windows = us.bins();
-  size_t skipped = 0;
-  for (size_t i = 0; i < count; ++i) {
-    const mfprio_job_t& j = jobs[i];
-    if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;
-    const int64_t t = until[i * stride];
-    if (int rc = check_charge(j, t, ended, why)) return rc;
-    int32_t a = kNone;
-    std::string miss;
-    if (association(cur, j, &a, &miss) != MFPRIO_OK) {
-      // Its association is gone (an admin deleted it): nothing to charge to.
-      // The pass goes on; the job is charged from its start if it comes back.
-      ++skipped;
-      host_->log(MFPRIO_LOG_WARNING, std::string(ended ? "job_end: " : "decay: ") + miss + ": not charged");
-      continue;
-    }
-    const Association& as = cur.model->assocs[static_cast<size_t>(a)];
-    acct::WindowCharge ch;
-    ch.job_id = j.job_id;
-    ch.start_time = j.start_time;
-    ch.until = t;
-    // flux-accounting's job usage value for one second of the job.
-    ch.rate = job_usage_value(std::max<uint32_t>(1, j.min_nodes), j.cpus, gpus_of(j), 0.0, 1.0, us);
-    ch.ended = ended;
-    ch.credentials.emplace_back(kKind, usage_name(as.user, as.bank));
-    c.charges.push_back(std::move(ch));
-  }
-  if (!ended) {  // the pass times, never moved backwards (acct::PassClock)
+  if (!pass.ended) {  // the pass times, never moved backwards (acct::PassClock)
     c.pass = acct::PassClock{};
-    c.pass->now = pass_time;
+    c.pass->now = pass.now;
   }
-  acct::WindowResult applied;
-  try {
-    applied = store->apply_windows(c);
-  } catch (const acct::StoreError& e) {
-    *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
-    return MFPRIO_ESTORE;
-  }
-  out->committed = true;
-  out->charged = c.charges.size();
-  // The store's pass time (a pass dated before its last one moved nothing).
-  const int64_t last = ended ? cur.last_decay : applied.pass.state.last_decay;
-  auto next = reread(store, t_ref, last, cur.generation + 1);
-  // Handles stay good while the associations, queues and QOS do.  An
-  // admin's edit read here: no handle is trusted in this state, and the
-  // runtime reloads (a decay pass; a fresh id); job_end publishes it as is.
-  const bool same = same_layout(*cur.model, *next->model);
-  next->layout_id = same ? cur.layout_id : 0;
-  if (!same) out->reload = true;
-  out->next = std::move(next);
-  (void)skipped;
+  return true;
+}
+
+int FluxPolicy::charge_job(const State& state, const mfprio_job_t& j, int64_t until, bool ended, UsagePlan* plan,
+                           std::string* why) const {
+  const FluxState& cur = static_cast<const FluxState&>(state);
+  int32_t a = kNone;
+  // ENOENT: its association is gone (an admin deleted it): the runtime's
+  // vanished-association rule; the job is charged from its start if it comes back.
+  if (int rc = association(cur, j, &a, why)) return rc;
+  const Association& as = cur.model->assocs[static_cast<size_t>(a)];
+  acct::WindowCharge ch;
+  ch.job_id = j.job_id;
+  ch.start_time = j.start_time;
+  ch.until = until;
+  // flux-accounting's job usage value for one second of the job.
+  ch.rate = job_usage_value(std::max<uint32_t>(1, j.min_nodes), j.cpus, gpus_of(j), 0.0, 1.0, settings_.usage);
+  ch.ended = ended;
+  ch.credentials.emplace_back(kKind, usage_name(as.user, as.bank));
+  // Looked up again inside the pass: deleted since this state was read,
+  // it is not charged either.
+  ch.owner_user = as.user;
+  ch.owner_account = as.bank;
+  plan->windows->charges.push_back(std::move(ch));
   return MFPRIO_OK;
 }
 
-int FluxPolicy::decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
-                      const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) {
-  return charge(store, static_cast<const FluxState&>(*current), running, &now, 0, count, false, now, out, why);
-}
-
-int FluxPolicy::job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
-                        const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) {
-  return charge(store, static_cast<const FluxState&>(*current), jobs, end_times, 1, count, true, 0, out, why);
+std::shared_ptr<State> FluxPolicy::after_pass(const State& state, const UsagePass& pass, const UsagePlan&,
+                                              const acct::PassResult& result, const StoreView* store,
+                                              bool* reload) {
+  const FluxState& cur = static_cast<const FluxState&>(state);
+  // The store's pass time (a pass dated before its last one moved nothing).
+  const int64_t last = pass.ended ? cur.last_decay : result.windows.pass.state.last_decay;
+  auto next = reread(store, reference_time(cur, pass), last);
+  // Handles stay good while the associations, queues and QOS do.  An
+  // admin's edit read here: the runtime reloads (a fresh layout id).
+  if (!same_layout(*cur.model, *next->model)) {
+    *reload = true;
+    return nullptr;
+  }
+  next->layout_id = cur.layout_id;
+  return next;
 }
 
 void FluxPolicy::share_view(const State& state, ShareView* v) const {

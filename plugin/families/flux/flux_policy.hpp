@@ -84,7 +84,7 @@ class FluxPolicy final : public Policy {
   void configure(const HostContext& host) override;
   std::string store_path() const override { return store_path_; }
   std::string store_origin() const override { return store_origin_; }
-  std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
+  std::shared_ptr<State> load(const StoreView* store, uint32_t layout_id) override;
 
   // Job handles: generation = the state's layout_id (a fresh one per load;
   // a decay's state keeps it when the associations, queues and QOS are the
@@ -99,10 +99,12 @@ class FluxPolicy final : public Policy {
   int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
             uint32_t* priority, uint32_t* clamp, std::string* why) const override;
 
-  int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
-            const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) override;
-  int job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
-              const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) override;
+  // Usage rules (the runtime runs the pass): windowed rows, one half-life each.
+  bool plan_pass(const State& current, const UsagePass& pass, UsagePlan* plan) const override;
+  int charge_job(const State& current, const mfprio_job_t& job, int64_t until, bool ended, UsagePlan* plan,
+                 std::string* why) const override;
+  std::shared_ptr<State> after_pass(const State& current, const UsagePass& pass, const UsagePlan& plan,
+                                    const acct::PassResult& result, const StoreView* store, bool* reload) override;
   bool charges_usage() const override { return true; }
 
   bool has_share_view() const override { return true; }
@@ -112,16 +114,14 @@ class FluxPolicy final : public Policy {
 
  private:
   std::shared_ptr<FluxState> build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
-                                   int64_t as_of, int64_t last_decay, uint64_t generation) const;
-  std::shared_ptr<FluxState> reread(acct::Store* store, int64_t as_of, int64_t last_decay,
-                                    uint64_t generation) const;
+                                   int64_t as_of, int64_t last_decay) const;
+  std::shared_ptr<FluxState> reread(const StoreView* store, int64_t as_of, int64_t last_decay) const;
+  int64_t reference_time(const FluxState& cur, const UsagePass& pass) const;
   // The job's association (ENOENT naming the user or bank when none).
   int association(const FluxState& s, const mfprio_job_t& job, int32_t* assoc, std::string* why) const;
   // The job's association, queue and QOS indices: from a current handle, or
   // by name (ENOENT naming the user, bank or design-mode QOS).
   int ids(const FluxState& s, const mfprio_job_t& job, Job* fj, std::string* why) const;
-  int charge(acct::Store* store, const FluxState& cur, const mfprio_job_t* jobs, const int64_t* until,
-             size_t stride, size_t count, bool ended, int64_t pass_time, PassOutcome* out, std::string* why);
 
   const HostContext* host_ = nullptr;
   Settings settings_;

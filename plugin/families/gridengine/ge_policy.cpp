@@ -268,7 +268,7 @@ void GridEnginePolicy::configure(const HostContext& host) {
 }
 
 std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
-                                                 uint64_t generation, const GeState* prev) const {
+                                                 uint32_t layout_id, const GeState* prev) const {
   auto m = std::make_shared<Model>();
   m->conf = conf_;
   m->complexes = complexes_;
@@ -375,10 +375,12 @@ std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const
   for (const auto& [name, o] : m->departments) names->departments.add(name, m->departments);
   auto s = std::make_shared<GeState>();
   // The same names in the same order as the state before: its handles stay
-  // good (same layout; the objects are this state's).
-  s->layout_id = prev && prev->model->names && *prev->model->names == *names ? prev->layout_id : next_layout_id();
+  // good (same layout; the objects are this state's); else a new layout from
+  // the one numbering (a load: the runtime's `layout_id`).
+  s->layout_id = !prev ? layout_id
+                 : prev->model->names && *prev->model->names == *names ? prev->layout_id
+                                                                      : next_layout_id();
   m->names = std::move(names);
-  s->generation = generation;
   s->last_decay = d.decay.last_decay;
   s->associations = d.assocs.size();
   s->model = std::move(m);
@@ -401,11 +403,11 @@ int GridEnginePolicy::resolve(const State& state, const mfprio_job_t& job, mfpri
   return MFPRIO_OK;
 }
 
-std::shared_ptr<const State> GridEnginePolicy::load(acct::Store* store, uint32_t, uint64_t generation) {
+std::shared_ptr<State> GridEnginePolicy::load(const StoreView* store, uint32_t layout_id) {
   acct::LoadOptions lo;
   lo.tres_usage = false;
   const acct::StoreData d = store->load(lo);
-  return build(d, store->load_windows(kFamily), generation);
+  return build(d, store->load_windows(kFamily), layout_id);
 }
 
 std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& state, const mfprio_job_t* pending,
@@ -417,7 +419,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   const Model& m = *s.model;
   auto pass = std::make_shared<GePass>();
   pass->now = now;
-  pass->generation = s.generation;
+  pass->publish_seq = s.publish_seq;
   std::vector<size_t> slot(pending_count, SIZE_MAX);  // pending i -> jobs index
   // job id -> jobs index (first record): dedups the pending records and is the pass's index.
   JobIndex& first = pass->index;
@@ -552,13 +554,11 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
   return MFPRIO_OK;
 }
 
-int GridEnginePolicy::charge(acct::Store* store, const GeState& cur, const mfprio_job_t* jobs, const int64_t* until,
-                             size_t stride, size_t count, bool ended, int64_t now, PassOutcome* out,
-                             std::string* why) {
-  acct::WindowCycle c;
+bool GridEnginePolicy::plan_pass(const State&, const UsagePass& pass, UsagePlan* plan) const {
+  acct::WindowCycle& c = plan->windows.emplace();
   c.family = kFamily;
   c.window_seconds = 0;
-  if (!ended) {
+  if (!pass.ended) {
     // Grid Engine's decay: a per-minute constant per usage type, over the
     // time since the store's last pass (none before the first pass; the
     // store reads that time inside the pass's transaction, acct::PassClock).
@@ -571,60 +571,46 @@ int GridEnginePolicy::charge(acct::Store* store, const GeState& cur, const mfpri
         c.kind_rates.emplace_back(std::string(prefix) + t, acct::DecayRate{k, 60.0});
     }
     c.pass = acct::PassClock{};
-    c.pass->now = now;
+    c.pass->now = pass.now;
   }
-  for (size_t i = 0; i < count; ++i) {
-    const mfprio_job_t& j = jobs[i];
-    if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;
-    const int64_t t = until[i * stride];
-    if (int rc = check_charge(j, t, ended, why)) return rc;
-    const std::string user = j.user, project = nz(j.account);
-    double io = 0;
-    for (uint32_t k = 0; k < j.tres_count; ++k)
-      if (std::string(nz(j.tres[k].name)) == "io") io = j.tres[k].count;
-    const double rates[3] = {static_cast<double>(std::max<uint32_t>(j.cpus, 1)),
-                             static_cast<double>(j.mem_mb) / 1024.0, io};
-    acct::WindowCharge ch;
-    ch.job_id = j.job_id;
-    ch.start_time = j.start_time;
-    ch.until = t;
-    ch.rate = rates[0];
-    ch.ended = ended;
-    for (int k = 0; k < 3; ++k) {
-      ch.credentials.emplace_back(kTypes[k], user);
+  return true;
+}
+
+int GridEnginePolicy::charge_job(const State&, const mfprio_job_t& j, int64_t until, bool ended, UsagePlan* plan,
+                                 std::string*) const {
+  // cpu (slots), mem (GB) and io per second to the user, and with a
+  // project to the project and the user in it: names, which nothing deletes.
+  const std::string user = j.user, project = nz(j.account);
+  double io = 0;
+  for (uint32_t k = 0; k < j.tres_count; ++k)
+    if (std::string(nz(j.tres[k].name)) == "io") io = j.tres[k].count;
+  const double rates[3] = {static_cast<double>(std::max<uint32_t>(j.cpus, 1)),
+                           static_cast<double>(j.mem_mb) / 1024.0, io};
+  acct::WindowCharge ch;
+  ch.job_id = j.job_id;
+  ch.start_time = j.start_time;
+  ch.until = until;
+  ch.rate = rates[0];
+  ch.ended = ended;
+  for (int k = 0; k < 3; ++k) {
+    ch.credentials.emplace_back(kTypes[k], user);
+    ch.credential_rates.push_back(rates[k]);
+    if (!project.empty()) {
+      ch.credentials.emplace_back(std::string("project_") + kTypes[k], project);
       ch.credential_rates.push_back(rates[k]);
-      if (!project.empty()) {
-        ch.credentials.emplace_back(std::string("project_") + kTypes[k], project);
-        ch.credential_rates.push_back(rates[k]);
-        ch.credentials.emplace_back(std::string("user_project_") + kTypes[k], user + ":" + project);
-        ch.credential_rates.push_back(rates[k]);
-      }
+      ch.credentials.emplace_back(std::string("user_project_") + kTypes[k], user + ":" + project);
+      ch.credential_rates.push_back(rates[k]);
     }
-    c.charges.push_back(std::move(ch));
   }
-  try {
-    store->apply_windows(c);
-  } catch (const acct::StoreError& e) {
-    *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
-    return MFPRIO_ESTORE;
-  }
-  out->committed = true;
-  out->charged = c.charges.size();
-  acct::LoadOptions lo;
-  lo.tres_usage = false;
-  out->next = build(store->load(lo), store->load_windows(kFamily), cur.generation + 1, &cur);
+  plan->windows->charges.push_back(std::move(ch));
   return MFPRIO_OK;
 }
 
-int GridEnginePolicy::decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
-                            const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) {
-  return charge(store, static_cast<const GeState&>(*current), running, &now, 0, count, false, now, out, why);
-}
-
-int GridEnginePolicy::job_end(acct::Store* store, const std::shared_ptr<const State>& current,
-                              const mfprio_job_t* jobs, const int64_t* end_times, size_t count, PassOutcome* out,
-                              std::string* why) {
-  return charge(store, static_cast<const GeState&>(*current), jobs, end_times, 1, count, true, 0, out, why);
+std::shared_ptr<State> GridEnginePolicy::after_pass(const State& state, const UsagePass&, const UsagePlan&,
+                                                    const acct::PassResult&, const StoreView* store, bool*) {
+  acct::LoadOptions lo;
+  lo.tres_usage = false;
+  return build(store->load(lo), store->load_windows(kFamily), 0, &static_cast<const GeState&>(state));
 }
 
 void GridEnginePolicy::share_view(const State& state, ShareView* v) const {

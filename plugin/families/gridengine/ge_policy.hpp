@@ -20,7 +20,8 @@
 // own urgency and tickets as a one-job pass) and normalised with the last
 // pass's min/max urgency and max tickets; with no pass, a one-job pass.
 //
-// Usage: decay() charges every running job slots x seconds (cpu), mem_mb/1024
+// Usage: each decay pass (the runtime runs it; plan_pass/charge_job are the
+// rules) charges every running job slots x seconds (cpu), mem_mb/1024
 // x seconds (mem, GB-seconds) and its TRES "io" x seconds (io) to its user
 // (kinds cpu/mem/io, name user), its project (project_cpu/...), and the
 // user within the project (user_project_cpu/..., name "user:project") as
@@ -101,7 +102,7 @@ struct GePass : PassState {
   PricingResult result;        // parallel to jobs
   JobIndex index;              // job id -> position (first record)
   int64_t now = 0;
-  uint64_t generation = 0;     // the State it was priced against
+  uint64_t publish_seq = 0;    // the State it was priced against (State::publish_seq)
 };
 
 class GridEnginePolicy final : public Policy {
@@ -110,7 +111,7 @@ class GridEnginePolicy final : public Policy {
   void configure(const HostContext& host) override;
   std::string store_path() const override { return store_path_; }
   std::string store_origin() const override { return store_origin_; }
-  std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
+  std::shared_ptr<State> load(const StoreView* store, uint32_t layout_id) override;
 
   // job_resolve: the record's user, project and department ids in the
   // state's name tables (GeState::layout_id as the handle's generation).
@@ -123,10 +124,12 @@ class GridEnginePolicy final : public Policy {
                                                size_t running_count, int64_t now, uint32_t* priorities,
                                                int* statuses, ClampCounts* clamps, BatchError* err) const override;
 
-  int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
-            const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) override;
-  int job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
-              const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) override;
+  // Usage rules (the runtime runs the pass): one decayed row per credential and type.
+  bool plan_pass(const State& current, const UsagePass& pass, UsagePlan* plan) const override;
+  int charge_job(const State& current, const mfprio_job_t& job, int64_t until, bool ended, UsagePlan* plan,
+                 std::string* why) const override;
+  std::shared_ptr<State> after_pass(const State& current, const UsagePass& pass, const UsagePlan& plan,
+                                    const acct::PassResult& result, const StoreView* store, bool* reload) override;
   bool charges_usage() const override { return true; }
 
   bool has_share_view() const override { return true; }
@@ -137,9 +140,7 @@ class GridEnginePolicy final : public Policy {
 
  private:
   std::shared_ptr<GeState> build(const acct::StoreData& data, const std::vector<acct::WindowRow>& rows,
-                                 uint64_t generation, const GeState* prev = nullptr) const;
-  int charge(acct::Store* store, const GeState& cur, const mfprio_job_t* jobs, const int64_t* until,
-             size_t stride, size_t count, bool ended, int64_t now, PassOutcome* out, std::string* why);
+                                 uint32_t layout_id, const GeState* prev = nullptr) const;
 
   const HostContext* host_ = nullptr;
   SchedConf conf_;

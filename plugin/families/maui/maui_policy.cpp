@@ -87,11 +87,9 @@ void MauiPolicy::configure(const HostContext& host) {
 }
 
 std::shared_ptr<MauiState> MauiPolicy::build(std::vector<acct::WindowRow> rows, int64_t as_of, int64_t last_decay,
-                                             uint64_t generation, const MauiState* parent,
-                                             uint32_t layout_id) const {
+                                             const MauiState* parent, uint32_t layout_id) const {
   const Config& cfg = *cfg_;
   auto s = std::make_shared<MauiState>();
-  s->generation = generation;
   s->last_decay = last_decay;
   s->as_of = as_of;
   // Window weights FSDECAY^i for the FSDEPTH windows up to as_of; a row
@@ -114,9 +112,10 @@ std::shared_ptr<MauiState> MauiPolicy::build(std::vector<acct::WindowRow> rows, 
   m->totals = totals_;
   m->fs = build_fs_view(cfg, u);
   s->model = std::move(m);
-  (void)layout_id;  // the family numbers its layouts itself (maui_fast.hpp)
+  // The same names as the state before: its handles stay good; new names
+  // (append-only): a new layout from the one numbering (next_layout_id).
   s->names = extend_names(parent ? parent->names : nullptr, cfg, u);
-  s->layout_id = parent && s->names == parent->names ? parent->layout_id : next_layout_id();
+  s->layout_id = parent && s->names == parent->names ? parent->layout_id : parent ? next_layout_id() : layout_id;
   build_fast(*s->model, *s->names, s->layout_id, &s->fast);
   s->usage = std::move(u);
   s->rows = std::move(rows);
@@ -126,7 +125,7 @@ std::shared_ptr<MauiState> MauiPolicy::build(std::vector<acct::WindowRow> rows, 
   return s;
 }
 
-std::shared_ptr<const State> MauiPolicy::load(acct::Store* store, uint32_t layout_id, uint64_t generation) {
+std::shared_ptr<State> MauiPolicy::load(const StoreView* store, uint32_t layout_id) {
   std::vector<acct::WindowRow> rows;
   int64_t last = 0;
   if (store) {
@@ -134,7 +133,7 @@ std::shared_ptr<const State> MauiPolicy::load(acct::Store* store, uint32_t layou
     last = store->decay_state().last_decay;
   }
   const int64_t as_of = std::max(last, host_->now());
-  return build(std::move(rows), as_of, last, generation, nullptr, layout_id);
+  return build(std::move(rows), as_of, last, nullptr, layout_id);
 }
 
 Job MauiPolicy::to_maui(const mfprio_job_t& j, int64_t now) const {
@@ -255,74 +254,60 @@ int MauiPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
   return MFPRIO_OK;
 }
 
-int MauiPolicy::charge(acct::Store* store, const MauiState& cur, const mfprio_job_t* jobs, const int64_t* until,
-                       size_t stride, size_t count, bool ended, int64_t pass_time, PassOutcome* out,
-                       std::string* why) {
+// The time a pass's windows are counted back from: the pass, or for job
+// ends the newest of the last reading and the host's clock.
+int64_t MauiPolicy::reference_time(const MauiState& cur, const UsagePass& pass) const {
+  return pass.ended ? std::max(cur.as_of, host_->now()) : pass.now;
+}
+
+bool MauiPolicy::plan_pass(const State& state, const UsagePass& pass, UsagePlan* plan) const {
+  const MauiState& cur = static_cast<const MauiState&>(state);
   const Config& cfg = *cfg_;
-  acct::WindowCycle c;
+  acct::WindowCycle& c = plan->windows.emplace();
   c.family = kFamily;
   c.window_seconds = cfg.fs_interval;
   // Windows older than the kept history (Maui's 24) can never count again.
-  // A job end refers to the newest of the last pass and the host's clock.
-  const int64_t t_ref = pass_time > 0 ? pass_time : std::max(cur.as_of, host_->now());
+  const int64_t t_ref = reference_time(cur, pass);
   if (t_ref > 0) c.drop_before = (floor_div(t_ref, cfg.fs_interval) - kMaxFsDepth + 1) * cfg.fs_interval;
   c.keep_windows = kMaxFsDepth;
-  for (size_t i = 0; i < count; ++i) {
-    const mfprio_job_t& j = jobs[i];
-    if (!ended && j.state != MFPRIO_JOB_RUNNING) continue;
-    const int64_t t = until[i * stride];
-    if (int rc = check_charge(j, t, ended, why)) return rc;
-    const Job m = to_maui(j, t);
-    const double pe = processor_equivalents_flat(m.procs, m.mem_mb, m.swap_mb, m.disk_mb, totals_);
-    const double rate = fs_charge_amount(cfg.fs_policy, m.procs, pe, m.procs, 1.0);
-    acct::WindowCharge ch;
-    ch.job_id = j.job_id;
-    ch.start_time = j.start_time;
-    ch.until = t;
-    ch.rate = rate;
-    ch.ended = ended;
-    const std::string* names[kCredKinds] = {&m.user, &m.group, &m.account, &m.qos, &m.cls};
-    for (int k = 0; k < kCredKinds; ++k)
-      if (!names[k]->empty()) ch.credentials.emplace_back(kKindNames[k], *names[k]);
-    ch.credentials.emplace_back("total", "");
-    c.charges.push_back(std::move(ch));
-  }
-  if (!ended) {  // the pass times, never moved backwards (acct::PassClock)
+  if (!pass.ended) {  // the pass times, never moved backwards (acct::PassClock)
     c.pass = acct::PassClock{};
-    c.pass->now = pass_time;
+    c.pass->now = pass.now;
   }
-  if (!store) {  // no store: no usage kept (FSPOLICY NONE)
-    if (!ended) {
-      out->next = build(cur.rows, pass_time, pass_time, cur.generation + 1, &cur, 0);
-    }
-    return MFPRIO_OK;
-  }
-  acct::WindowResult applied;
-  try {
-    applied = store->apply_windows(c);
-  } catch (const acct::StoreError& e) {
-    *why = std::string(ended ? "job_end: " : "decay: ") + e.what();
-    return MFPRIO_ESTORE;
-  }
-  out->committed = true;
-  out->charged = c.charges.size();
-  // The view follows the store: read the windows back (one family's rows).
-  // The store's pass time (a pass dated before its last one moved nothing).
-  const int64_t last = ended ? cur.last_decay : applied.pass.state.last_decay;
-  const int64_t as_of = ended ? std::max(cur.as_of, host_->now()) : pass_time;
-  out->next = build(store->load_windows(kFamily), as_of, last, cur.generation + 1, &cur, 0);
+  return true;
+}
+
+int MauiPolicy::charge_job(const State&, const mfprio_job_t& j, int64_t until, bool ended, UsagePlan* plan,
+                           std::string*) const {
+  // FSPOLICY's amount per second to each named credential and the total;
+  // credentials are names (no store record), so none can vanish.
+  const Job m = to_maui(j, until);
+  const double pe = processor_equivalents_flat(m.procs, m.mem_mb, m.swap_mb, m.disk_mb, totals_);
+  acct::WindowCharge ch;
+  ch.job_id = j.job_id;
+  ch.start_time = j.start_time;
+  ch.until = until;
+  ch.rate = fs_charge_amount(cfg_->fs_policy, m.procs, pe, m.procs, 1.0);
+  ch.ended = ended;
+  const std::string* names[kCredKinds] = {&m.user, &m.group, &m.account, &m.qos, &m.cls};
+  for (int k = 0; k < kCredKinds; ++k)
+    if (!names[k]->empty()) ch.credentials.emplace_back(kKindNames[k], *names[k]);
+  ch.credentials.emplace_back("total", "");
+  plan->windows->charges.push_back(std::move(ch));
   return MFPRIO_OK;
 }
 
-int MauiPolicy::decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
-                      const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) {
-  return charge(store, static_cast<const MauiState&>(*current), running, &now, 0, count, false, now, out, why);
-}
-
-int MauiPolicy::job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
-                        const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) {
-  if (!store) return MFPRIO_OK;
-  return charge(store, static_cast<const MauiState&>(*current), jobs, end_times, 1, count, true, 0, out, why);
+std::shared_ptr<State> MauiPolicy::after_pass(const State& state, const UsagePass& pass, const UsagePlan&,
+                                              const acct::PassResult& result, const StoreView* store, bool*) {
+  const MauiState& cur = static_cast<const MauiState&>(state);
+  if (!store) {  // no store: no usage kept (FSPOLICY NONE); a pass moves the view's time
+    if (pass.ended) return nullptr;
+    return build(cur.rows, pass.now, pass.now, &cur, 0);
+  }
+  // The view follows the store: read the windows back (one family's rows).
+  // The store's pass time (a pass dated before its last one moved nothing).
+  const int64_t last = pass.ended ? cur.last_decay : result.windows.pass.state.last_decay;
+  return build(store->load_windows(kFamily), reference_time(cur, pass), last, &cur, 0);
 }
 
 void MauiPolicy::share_view(const State& state, ShareView* v) const {

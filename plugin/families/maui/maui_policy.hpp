@@ -46,7 +46,7 @@ class MauiPolicy final : public Policy {
   void configure(const HostContext& host) override;
   std::string store_path() const override { return store_path_; }
   std::string store_origin() const override { return store_origin_; }
-  std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
+  std::shared_ptr<State> load(const StoreView* store, uint32_t layout_id) override;
 
   int resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) const override;
   int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
@@ -54,10 +54,12 @@ class MauiPolicy final : public Policy {
   void price_batch(const State& state, const PassState* pass, const mfprio_job_t* jobs, size_t count, int64_t now,
                    uint32_t* priorities, int* statuses, ClampCounts* clamps, BatchError* err) const override;
 
-  int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
-            const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) override;
-  int job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
-              const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) override;
+  // Usage rules (the runtime runs the pass): windowed rows, FSINTERVAL each.
+  bool plan_pass(const State& current, const UsagePass& pass, UsagePlan* plan) const override;
+  int charge_job(const State& current, const mfprio_job_t& job, int64_t until, bool ended, UsagePlan* plan,
+                 std::string* why) const override;
+  std::shared_ptr<State> after_pass(const State& current, const UsagePass& pass, const UsagePlan& plan,
+                                    const acct::PassResult& result, const StoreView* store, bool* reload) override;
   bool charges_usage() const override { return store_path_.size() > 0; }
 
   bool has_share_view() const override { return true; }
@@ -67,14 +69,13 @@ class MauiPolicy final : public Policy {
   const char* clamp_reason() const override { return "Maui's maximum job priority, 1e9"; }
 
  private:
-  // parent: the state a decay/job_end follows (its names and handle
-  // generation carry over when nothing new is named), or null at a load.
-  // layout_id (the runtime's) is not used: maui_fast.hpp numbers layouts.
+  // parent: the state a pass follows (its names and handle layout carry
+  // over when nothing new is named; else a new layout_id from
+  // next_layout_id()), or null at a load (then `layout_id`, the runtime's).
   std::shared_ptr<MauiState> build(std::vector<acct::WindowRow> rows, int64_t as_of, int64_t last_decay,
-                                   uint64_t generation, const MauiState* parent, uint32_t layout_id) const;
+                                   const MauiState* parent, uint32_t layout_id) const;
   Job to_maui(const mfprio_job_t& j, int64_t now) const;
-  int charge(acct::Store* store, const MauiState& cur, const mfprio_job_t* jobs, const int64_t* until,
-             size_t stride, size_t count, bool ended, int64_t pass_time, PassOutcome* out, std::string* why);
+  int64_t reference_time(const MauiState& cur, const UsagePass& pass) const;
 
   Flavor flavor_;
   const HostContext* host_ = nullptr;

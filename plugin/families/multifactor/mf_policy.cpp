@@ -30,15 +30,13 @@ void MultifactorPolicy::configure(const HostContext& host) {
 }
 
 // Loads the whole store: a new layout, usage from the file.
-std::shared_ptr<const State> MultifactorPolicy::load(acct::Store* store, uint32_t layout_id,
-                                                     uint64_t generation) {
+std::shared_ptr<State> MultifactorPolicy::load(const StoreView* store, uint32_t layout_id) {
   acct::TreeData data = store->load_tree();
   std::vector<double> usage;
   ShareTree tree;
   std::shared_ptr<const Layout> layout = build_layout(data, layout_id, &tree, &usage);
-  auto snap = build_snapshot(layout, std::move(tree), usage, data.decay.last_decay, generation, nullptr);
+  auto snap = build_snapshot(layout, std::move(tree), usage, data.decay.last_decay, nullptr);
   usage_ = std::move(usage);
-  next_generation_ = generation + 1;
   return snap;
 }
 
@@ -375,12 +373,10 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
 
 std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<const Layout> layout, ShareTree tree,
                                                             const std::vector<double>& user_usage,
-                                                            int64_t last_decay, uint64_t generation,
-                                                            const Snapshot* prev) const {
+                                                            int64_t last_decay, const Snapshot* prev) const {
   auto s = std::make_shared<Snapshot>();
   s->layout = layout;
   s->layout_id = layout->id;
-  s->generation = generation;
   s->last_decay = last_decay;
   s->associations = layout->assocs.size();
   s->tree = std::move(tree);
@@ -432,74 +428,60 @@ int64_t period_start(ResetPeriod p, int64_t t) {
 }
 }  // namespace
 
-int MultifactorPolicy::charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count,
-                                   const int64_t* until_each, size_t until_stride, bool ended,
-                                   std::vector<acct::Charge>* out, std::string* why) const {
-  for (size_t i = 0; i < count; ++i) {
-    const mfprio_job_t& j = jobs[i];
-    const int64_t until = until_each[i * until_stride];
-    if (j.struct_size < sizeof(mfprio_job_t)) {
-      *why = "job " + std::to_string(j.job_id) + ": struct_size too small";
-      return MFPRIO_EINVAL;
-    }
-    // A handle is trusted only when it is current, in range and names the
-    // job's own names (a forged or stale one is resolved again by name).
-    if (int rc = check_charge(j, until, ended, why)) return rc;
-    mfprio_handle_t h = j.handle;
-    if (!handle_fits(snap, j, h)) {
-      mfprio_job_t copy = j;
-      copy.nice = 0;  // nice does not matter for charging
-      std::string miss;
-      if (int rc = resolve_job(snap, copy, &h, &miss)) {
-        if (rc != MFPRIO_ENOENT) {
-          *why = miss;
-          return rc;
-        }
-        // The vanished-association rule (mfprio-acct(1), DURABILITY): its
-        // association is gone (an admin deleted it while the job ran), so
-        // its usage is dropped with one warning and the pass goes on.
-        vanished(ended, miss);
-        continue;
-      }
-    }
-    // Charged by name: the store finds the association inside the pass's
-    // transaction (a row id cached here may belong to another by then).
-    const Layout& L = *snap.layout;
-    const AssocInfo& ai = L.assocs[h.assoc];
-    acct::Charge c;
-    c.job_id = j.job_id;
-    c.user = L.name(L.node_name[ai.node]);
-    c.account = L.name(L.account_name[ai.account]);
-    c.partition = L.name(ai.partition_name);
-    c.start_time = j.start_time;
-    c.until = until;
-    c.rate = job_charge_rate(snap, j, h);
-    const double uf = h.qos == MFPRIO_NO_QOS ? 1.0 : snap.layout->qos[h.qos].usage_factor;
-    c.tres.emplace_back("cpu", j.cpus * uf);
-    c.tres.emplace_back("mem", static_cast<double>(j.mem_mb) * uf);
-    c.tres.emplace_back("node", j.min_nodes * uf);
-    for (uint32_t k = 0; k < j.tres_count; ++k)
-      if (j.tres[k].name) c.tres.emplace_back(tres_lower(j.tres[k].name), j.tres[k].count * uf);
-    c.ended = ended;
-    out->push_back(std::move(c));
+bool MultifactorPolicy::plan_pass(const State&, const UsagePass& pass, UsagePlan* plan) const {
+  acct::CycleUpdate& up = plan->scalar.emplace();
+  if (pass.ended) {
+    up.defer_usage = true;  // journal appends; the next decay pass folds them (same totals)
+    return true;
   }
+  // The factor, the reset and the pass times come from the store's own last
+  // pass (acct::PassClock): a pass another host already ran is not applied twice.
+  const Settings& s = *settings_;
+  acct::PassClock clock;
+  clock.now = pass.now;
+  if (s.decay_half_life > 0) clock.rate = acct::DecayRate{0.5, static_cast<double>(s.decay_half_life)};
+  if (s.reset != ResetPeriod::None && s.reset != ResetPeriod::Now)
+    clock.reset_if_before = period_start(s.reset, pass.now);
+  up.reset = s.reset == ResetPeriod::Now && !reset_now_done_;
+  up.pass = clock;
+  up.charges.reserve(pass.count);
+  return true;
+}
+
+int MultifactorPolicy::charge_job(const State& state, const mfprio_job_t& j, int64_t until, bool ended,
+                                  UsagePlan* plan, std::string* why) const {
+  const Snapshot& snap = static_cast<const Snapshot&>(state);
+  // A handle is trusted only when it is current, in range and names the
+  // job's own names (a forged or stale one is resolved again by name).
+  mfprio_handle_t h = j.handle;
+  if (!handle_fits(snap, j, h)) {
+    mfprio_job_t copy = j;
+    copy.nice = 0;  // nice does not matter for charging
+    // ENOENT: its association is gone (an admin deleted it while the job
+    // ran): the runtime's vanished-association rule (mfprio-acct(1), DURABILITY).
+    if (int rc = resolve_job(snap, copy, &h, why)) return rc;
+  }
+  // Charged by name: the store finds the association inside the pass's
+  // transaction (a row id cached here may belong to another by then).
+  const Layout& L = *snap.layout;
+  const AssocInfo& ai = L.assocs[h.assoc];
+  acct::Charge c;
+  c.job_id = j.job_id;
+  c.user = L.name(L.node_name[ai.node]);
+  c.account = L.name(L.account_name[ai.account]);
+  c.partition = L.name(ai.partition_name);
+  c.start_time = j.start_time;
+  c.until = until;
+  c.rate = job_charge_rate(snap, j, h);
+  const double uf = h.qos == MFPRIO_NO_QOS ? 1.0 : snap.layout->qos[h.qos].usage_factor;
+  c.tres.emplace_back("cpu", j.cpus * uf);
+  c.tres.emplace_back("mem", static_cast<double>(j.mem_mb) * uf);
+  c.tres.emplace_back("node", j.min_nodes * uf);
+  for (uint32_t k = 0; k < j.tres_count; ++k)
+    if (j.tres[k].name) c.tres.emplace_back(tres_lower(j.tres[k].name), j.tres[k].count * uf);
+  c.ended = ended;
+  plan->scalar->charges.push_back(std::move(c));
   return MFPRIO_OK;
-}
-
-void MultifactorPolicy::vanished(bool ended, const std::string& what) const {
-  host_->log(MFPRIO_LOG_WARNING, std::string(ended ? "job_end: " : "decay: ") + what +
-                                     ": its association is gone; this usage is not charged");
-}
-
-void MultifactorPolicy::dropped(const std::vector<acct::Charge>& charges, const acct::CycleResult& res,
-                                bool ended) const {
-  for (size_t i = 0; i < charges.size() && i < res.assoc_ids.size(); ++i)
-    if (res.assoc_ids[i] == 0) {
-      const acct::Charge& c = charges[i];
-      vanished(ended, "job " + std::to_string(c.job_id) + ": association user '" + c.user + "' account '" +
-                          c.account + "'" + (c.partition.empty() ? "" : " partition '" + c.partition + "'") +
-                          " is no longer in the store");
-    }
 }
 
 void MultifactorPolicy::credit(const Snapshot& snap, const acct::CycleResult& res,
@@ -513,68 +495,26 @@ void MultifactorPolicy::credit(const Snapshot& snap, const acct::CycleResult& re
   }
 }
 
-int MultifactorPolicy::decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
-                             const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) {
-  const Snapshot& snap = static_cast<const Snapshot&>(*current);
-  acct::CycleUpdate up;
-  std::vector<mfprio_job_t> run;
-  for (size_t i = 0; i < count; ++i)
-    if (running[i].state == MFPRIO_JOB_RUNNING) run.push_back(running[i]);
-  if (int rc = charges_for(snap, run.data(), run.size(), &now, 0, false, &up.charges, why)) return rc;
-
-  // The factor, the reset and the pass times come from the store's own last
-  // pass (acct::PassClock): a pass another host already ran is not applied twice.
-  const Settings& s = *settings_;
-  acct::PassClock pass;
-  pass.now = now;
-  if (s.decay_half_life > 0) pass.rate = acct::DecayRate{0.5, static_cast<double>(s.decay_half_life)};
-  if (s.reset != ResetPeriod::None && s.reset != ResetPeriod::Now)
-    pass.reset_if_before = period_start(s.reset, now);
-  up.reset = s.reset == ResetPeriod::Now && !reset_now_done_;
-  up.pass = pass;
-
-  acct::CycleResult res;
-  try {
-    res = store->apply_cycle(up);
-  } catch (const acct::StoreError& e) {
-    *why = std::string("decay: ") + e.what();
-    return MFPRIO_ESTORE;
+// The next state follows the store's result exactly, in memory (no
+// re-read): usage times the store's decay factor (0 after a reset), plus
+// what each charge added to the association the store credited.  A job
+// end moves usage only; fair share follows at the next decay pass, as in
+// Slurm.
+std::shared_ptr<State> MultifactorPolicy::after_pass(const State& state, const UsagePass& pass, const UsagePlan&,
+                                                     const acct::PassResult& result, const StoreView*, bool*) {
+  const Snapshot& snap = static_cast<const Snapshot&>(state);
+  const acct::CycleResult& res = result.scalar;
+  if (pass.ended) {
+    credit(snap, res, &usage_);
+    return nullptr;
   }
-  // Committed: from here on a failure makes the runtime rebuild from the store.
-  out->committed = true;
-  out->charged = up.charges.size() - res.dropped;
-  if (res.dropped) dropped(up.charges, res, false);
   if (res.pass.applied && res.pass.reset) reset_now_done_ = true;
-  // In place, as job_end credits: committed, so a failure from here on
-  // makes the runtime load usage_ again from the store; and no second copy
-  // sits beside the old and the new snapshot at the pass's peak.
+  // In place: committed, so a failure from here on makes the runtime load
+  // usage_ again from the store; and no second copy sits beside the old
+  // and the new snapshot at the pass's peak.
   for (double& u : usage_) u = (res.pass.reset ? 0.0 : u) * res.pass.decay_factor;
   credit(snap, res, &usage_);
-  const int64_t pass_time = res.pass.state.last_decay;
-  out->next = build_snapshot(snap.layout, snap.tree, usage_, pass_time, next_generation_++, &snap);
-  return MFPRIO_OK;
-}
-
-int MultifactorPolicy::job_end(acct::Store* store, const std::shared_ptr<const State>& current,
-                               const mfprio_job_t* jobs, const int64_t* end_times, size_t count,
-                               PassOutcome* out, std::string* why) {
-  const Snapshot& snap = static_cast<const Snapshot&>(*current);
-  acct::CycleUpdate up;
-  if (int rc = charges_for(snap, jobs, count, end_times, 1, true, &up.charges, why)) return rc;
-  up.defer_usage = true;  // journal appends; the next decay pass folds them (same totals)
-  acct::CycleResult res;
-  try {
-    res = store->apply_cycle(up);
-  } catch (const acct::StoreError& e) {
-    *why = std::string("job_end: ") + e.what();
-    return MFPRIO_ESTORE;
-  }
-  out->committed = true;
-  out->charged = up.charges.size() - res.dropped;
-  if (res.dropped) dropped(up.charges, res, true);
-  // Usage moves now; fair share follows at the next decay pass, as in Slurm.
-  credit(snap, res, &usage_);
-  return MFPRIO_OK;
+  return build_snapshot(snap.layout, snap.tree, usage_, res.pass.state.last_decay, &snap);
 }
 
 namespace {

@@ -30,7 +30,7 @@ class MultifactorPolicy final : public Policy {
   void configure(const HostContext& host) override;
   std::string store_path() const override { return settings_->store_path; }
   std::string store_origin() const override { return settings_->store_path_origin; }
-  std::shared_ptr<const State> load(acct::Store* store, uint32_t layout_id, uint64_t generation) override;
+  std::shared_ptr<State> load(const StoreView* store, uint32_t layout_id) override;
 
   int resolve(const State& state, const mfprio_job_t& job, mfprio_handle_t* h, std::string* why) const override;
   int price(const State& state, const PassState* pass, const mfprio_job_t& job, int64_t now, Explain* explain,
@@ -39,10 +39,12 @@ class MultifactorPolicy final : public Policy {
                    int64_t now, uint32_t* priorities, int* statuses, ClampCounts* clamps,
                    BatchError* err) const override;
 
-  int decay(acct::Store* store, const std::shared_ptr<const State>& current, int64_t now,
-            const mfprio_job_t* running, size_t count, PassOutcome* out, std::string* why) override;
-  int job_end(acct::Store* store, const std::shared_ptr<const State>& current, const mfprio_job_t* jobs,
-              const int64_t* end_times, size_t count, PassOutcome* out, std::string* why) override;
+  // Usage rules (the runtime runs the pass): one scalar cycle per pass.
+  bool plan_pass(const State& current, const UsagePass& pass, UsagePlan* plan) const override;
+  int charge_job(const State& current, const mfprio_job_t& job, int64_t until, bool ended, UsagePlan* plan,
+                 std::string* why) const override;
+  std::shared_ptr<State> after_pass(const State& current, const UsagePass& pass, const UsagePlan& plan,
+                                    const acct::PassResult& result, const StoreView* store, bool* reload) override;
   bool charges_usage() const override { return true; }
 
   bool has_share_view() const override { return true; }
@@ -59,14 +61,7 @@ class MultifactorPolicy final : public Policy {
   // `tree`: the layout's finalized tree (a predecessor's copy); usage replaced.
   std::shared_ptr<Snapshot> build_snapshot(std::shared_ptr<const Layout> layout, ShareTree tree,
                                            const std::vector<double>& usage,
-                                           int64_t last_decay, uint64_t generation, const Snapshot* prev) const;
-  // until[i * until_stride] is job i's charge end (stride 0: one time for all).
-  int charges_for(const Snapshot& snap, const mfprio_job_t* jobs, size_t count, const int64_t* until,
-                  size_t until_stride, bool ended, std::vector<acct::Charge>* out, std::string* why) const;
-  // The vanished-association rule: one warning naming the job (and the
-  // association), the charge dropped, the pass goes on.
-  void vanished(bool ended, const std::string& what) const;
-  void dropped(const std::vector<acct::Charge>& charges, const acct::CycleResult& res, bool ended) const;
+                                           int64_t last_decay, const Snapshot* prev) const;
   // Adds the store's per-charge results to `usage` (credited association -> node).
   void credit(const Snapshot& snap, const acct::CycleResult& res, std::vector<double>* usage) const;
 
@@ -76,7 +71,6 @@ class MultifactorPolicy final : public Policy {
   // Control-thread state: usage per tree node (users only), the reset clock.
   std::vector<double> usage_;
   bool reset_now_done_ = false;  // PriorityUsageResetPeriod=NOW: once per plugin start
-  uint64_t next_generation_ = 0; // set by load(); decay publishes the following ones
   // Partitions defined differently by slurm.conf and the store, already
   // reported (once per plugin start; load() runs on the control thread).
   mutable std::set<std::string> warned_partitions_;

@@ -193,7 +193,7 @@ struct Layout {
 };
 
 // What fair share says now: usage, the share results, one value per assoc.
-// State::layout_id is layout->id; generation and last_decay are State's.
+// State::layout_id is layout->id; publish_seq and last_decay are State's.
 struct Snapshot : State {
   std::shared_ptr<const Layout> layout;
   ShareTree tree;                      // the layout's tree with this snapshot's usage
