@@ -566,21 +566,27 @@ bool parse_complexes(const std::string& text, const std::string& file, ComplexTa
 }
 
 // ---- share tree ----------------------------------------------------------------------
-bool parse_share_tree(const std::string& text, const std::string& file, ShareTreeSpec* out,
-                      std::string* why) {
-  struct Rec {
-    int line = 0;
-    bool has_name = false, has_type = false, has_shares = false, has_children = false;
-    ShareTreeNodeSpec node;
-    std::vector<uint32_t> child_ids;
-  };
-  std::vector<Rec> recs;
-  auto read_u32 = [](const std::string& v, uint32_t* x) {
-    int64_t i;
-    if (!to_int64(v, &i) || i < 0 || i > 4294967295LL) return false;
-    *x = static_cast<uint32_t>(i);
-    return true;
-  };
+namespace {
+
+// One id= record of a share-tree text, as read.
+struct ShareRec {
+  int line = 0;
+  bool has_name = false, has_type = false, has_shares = false, has_children = false;
+  ShareTreeNodeSpec node;
+  std::vector<uint32_t> child_ids;
+};
+
+bool read_share_u32(const std::string& v, uint32_t* x) {
+  int64_t i;
+  if (!to_int64(v, &i) || i < 0 || i > 4294967295LL) return false;
+  *x = static_cast<uint32_t>(i);
+  return true;
+}
+
+// The records of the text, each field checked.
+bool read_share_records(const std::string& text, const std::string& file, std::vector<ShareRec>& recs,
+                        std::string* why) {
+  auto read_u32 = read_share_u32;
   for (const auto& [lineno, line] : logical_lines(text)) {
     if (line.empty() || line[0] == '#') continue;
     auto eq = line.find('=');
@@ -591,7 +597,7 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
     std::string key = trim_blank(line.substr(0, eq));
     std::string value = trim_blank(line.substr(eq + 1));
     if (key == "id") {
-      Rec r;
+      ShareRec r;
       r.line = lineno;
       if (!read_u32(value, &r.node.id)) {
         *why = bad(file, lineno, key, value, "node id must be an unsigned integer");
@@ -604,7 +610,7 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
       *why = bad(file, lineno, key, value, "record does not start with id=");
       return false;
     }
-    Rec& r = recs.back();
+    ShareRec& r = recs.back();
     if (key == "name") {
       if (value.empty()) { *why = bad(file, lineno, key, value, "empty node name"); return false; }
       r.node.name = value;
@@ -636,85 +642,85 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
       return false;
     }
   }
-  ShareTreeSpec t;
-  if (recs.empty()) { *out = t; return true; }
-  for (const Rec& r : recs)
-    if (!r.has_name || !r.has_shares) {
-      *why = where(file, r.line) + ": node id=" + std::to_string(r.node.id) + " lacks " +
-             (r.has_name ? "shares=" : "name=");
+  return true;
+}
+
+// Each record's children when every id is 0: 8.1.9's qconf -sstree after a
+// qmaster restart; the nodes get ids from the order.
+bool share_children_by_order(const std::vector<ShareRec>& recs, const std::string& file,
+                             std::vector<ShareTreeNodeSpec>& nodes, std::vector<std::vector<size_t>>& kids,
+                             std::string* why) {
+  // 8.1.9's qconf -sstree after a qmaster restart prints every id as 0 (and
+  // every childnodes entry): its records are in depth-first order, each
+  // node's children right after it, which is how qconf -Mstree reads them
+  // (ids from that order, the root 0).
+  std::vector<std::pair<size_t, size_t>> stack{{0, 0}};  // record, children taken
+  size_t next = 1;
+  while (!stack.empty()) {
+    auto& [i, taken] = stack.back();
+    if (taken == recs[i].child_ids.size()) {
+      stack.pop_back();
+      continue;
+    }
+    if (recs[i].child_ids[taken] != 0) {
+      *why = bad(file, recs[i].line, "childnodes", std::to_string(recs[i].child_ids[taken]),
+                 "every node id is 0 (a tree printed after a qmaster restart), so every child id must be 0");
       return false;
     }
-  t.nodes.resize(recs.size());
+    ++taken;
+    if (next == recs.size()) {
+      *why = bad(file, recs[i].line, "childnodes", std::to_string(recs[i].child_ids.size()) + " ids",
+                 "lists more children than records follow (every id is 0: the records must be in qconf's "
+                 "order, each node's children right after it)");
+      return false;
+    }
+    const size_t c = next++;
+    kids[i].push_back(c);
+    stack.push_back({c, 0});
+  }
+  if (next != recs.size()) {
+    *why = bad(file, recs[next].line, "id", "0",
+               "record is no node's child (every id is 0: the records must be in qconf's order, each "
+               "node's children right after it)");
+    return false;
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i].id = static_cast<uint32_t>(i);
+  return true;
+}
+
+// Each record's children from the childnodes ids.
+bool share_children_by_id(const std::vector<ShareRec>& recs, size_t zero_ids, const std::string& file,
+                          std::vector<std::vector<size_t>>& kids, std::string* why) {
+  std::map<uint32_t, size_t> by_id;
   for (size_t i = 0; i < recs.size(); ++i) {
-    t.nodes[i] = recs[i].node;
-    t.nodes[i].line = recs[i].line;
-  }
-  // Each node's children (record indices), from the ids or, when every id
-  // is 0, from the order.
-  std::vector<std::vector<size_t>> kids(recs.size());
-  size_t zero_ids = 0;
-  for (const Rec& r : recs) zero_ids += r.node.id == 0;
-  if (zero_ids == recs.size() && recs.size() > 1) {
-    // 8.1.9's qconf -sstree after a qmaster restart prints every id as 0 (and
-    // every childnodes entry): its records are in depth-first order, each
-    // node's children right after it, which is how qconf -Mstree reads them
-    // (ids from that order, the root 0).
-    std::vector<std::pair<size_t, size_t>> stack{{0, 0}};  // record, children taken
-    size_t next = 1;
-    while (!stack.empty()) {
-      auto& [i, taken] = stack.back();
-      if (taken == recs[i].child_ids.size()) {
-        stack.pop_back();
-        continue;
-      }
-      if (recs[i].child_ids[taken] != 0) {
-        *why = bad(file, recs[i].line, "childnodes", std::to_string(recs[i].child_ids[taken]),
-                   "every node id is 0 (a tree printed after a qmaster restart), so every child id must be 0");
-        return false;
-      }
-      ++taken;
-      if (next == recs.size()) {
-        *why = bad(file, recs[i].line, "childnodes", std::to_string(recs[i].child_ids.size()) + " ids",
-                   "lists more children than records follow (every id is 0: the records must be in qconf's "
-                   "order, each node's children right after it)");
-        return false;
-      }
-      const size_t c = next++;
-      kids[i].push_back(c);
-      stack.push_back({c, 0});
-    }
-    if (next != recs.size()) {
-      *why = bad(file, recs[next].line, "id", "0",
-                 "record is no node's child (every id is 0: the records must be in qconf's order, each "
-                 "node's children right after it)");
+    const ShareRec& r = recs[i];
+    if (auto [it, fresh] = by_id.emplace(r.node.id, i); !fresh) {
+      if (r.node.id == 0 && zero_ids < recs.size())
+        *why = bad(file, r.line, "id", "0",
+                   "node id 0 given twice (also at line " + std::to_string(recs[it->second].line) +
+                       ") while other ids are not 0: either every id is 0 (qconf -sstree after a qmaster "
+                       "restart) or every id is distinct");
+      else
+        *why = bad(file, r.line, "id", std::to_string(r.node.id), "node id given twice");
       return false;
     }
-    for (size_t i = 0; i < t.nodes.size(); ++i) t.nodes[i].id = static_cast<uint32_t>(i);
-  } else {
-    std::map<uint32_t, size_t> by_id;
-    for (size_t i = 0; i < recs.size(); ++i) {
-      const Rec& r = recs[i];
-      if (auto [it, fresh] = by_id.emplace(r.node.id, i); !fresh) {
-        if (r.node.id == 0 && zero_ids < recs.size())
-          *why = bad(file, r.line, "id", "0",
-                     "node id 0 given twice (also at line " + std::to_string(recs[it->second].line) +
-                         ") while other ids are not 0: either every id is 0 (qconf -sstree after a qmaster "
-                         "restart) or every id is distinct");
-        else
-          *why = bad(file, r.line, "id", std::to_string(r.node.id), "node id given twice");
+  }
+  for (size_t i = 0; i < recs.size(); ++i)
+    for (uint32_t cid : recs[i].child_ids) {
+      auto it = by_id.find(cid);
+      if (it == by_id.end()) {
+        *why = bad(file, recs[i].line, "childnodes", std::to_string(cid), "no node has this id");
         return false;
       }
+      kids[i].push_back(it->second);
     }
-    for (size_t i = 0; i < recs.size(); ++i)
-      for (uint32_t cid : recs[i].child_ids) {
-        auto it = by_id.find(cid);
-        if (it == by_id.end()) {
-          *why = bad(file, recs[i].line, "childnodes", std::to_string(cid), "no node has this id");
-          return false;
-        }
-        kids[i].push_back(it->second);
-      }
-  }
+  return true;
+}
+
+// Parents and children linked; single parents, sibling names distinct, every
+// node reachable from the root (no cycle).
+bool link_share_tree(const std::vector<ShareRec>& recs, const std::vector<std::vector<size_t>>& kids,
+                     const std::string& file, ShareTreeSpec& t, std::string* why) {
   for (size_t i = 0; i < recs.size(); ++i) {
     std::set<std::string> child_names;
     for (size_t c : kids[i]) {
@@ -758,6 +764,37 @@ bool parse_share_tree(const std::string& text, const std::string& file, ShareTre
         return false;
       }
   }
+  return true;
+}
+
+}  // namespace
+
+bool parse_share_tree(const std::string& text, const std::string& file, ShareTreeSpec* out,
+                      std::string* why) {
+  std::vector<ShareRec> recs;
+  if (!read_share_records(text, file, recs, why)) return false;
+  ShareTreeSpec t;
+  if (recs.empty()) { *out = t; return true; }
+  for (const ShareRec& r : recs)
+    if (!r.has_name || !r.has_shares) {
+      *why = where(file, r.line) + ": node id=" + std::to_string(r.node.id) + " lacks " +
+             (r.has_name ? "shares=" : "name=");
+      return false;
+    }
+  t.nodes.resize(recs.size());
+  for (size_t i = 0; i < recs.size(); ++i) {
+    t.nodes[i] = recs[i].node;
+    t.nodes[i].line = recs[i].line;
+  }
+  // Each node's children (record indices), from the ids or, when every id
+  // is 0, from the order.
+  std::vector<std::vector<size_t>> kids(recs.size());
+  size_t zero_ids = 0;
+  for (const ShareRec& r : recs) zero_ids += r.node.id == 0;
+  const bool ok = zero_ids == recs.size() && recs.size() > 1
+                      ? share_children_by_order(recs, file, t.nodes, kids, why)
+                      : share_children_by_id(recs, zero_ids, file, kids, why);
+  if (!ok || !link_share_tree(recs, kids, file, t, why)) return false;
   *out = std::move(t);
   return true;
 }

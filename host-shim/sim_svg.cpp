@@ -11,6 +11,8 @@
 // (a fixed palette, then hues spread by the golden angle).
 #include "sim_svg.hpp"
 
+#include "stable_order.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -189,7 +191,7 @@ double per_name(std::ostringstream& o, double y, const std::vector<PolicyResult>
   const std::vector<GroupStats>& first = ps.front().*member;
   std::vector<size_t> idx(first.size());
   std::iota(idx.begin(), idx.end(), 0);
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return first[a].jobs > first[b].jobs; });
+  stable_order(idx, [&](size_t a, size_t b) { return first[a].jobs > first[b].jobs; });
   if (idx.size() > kMaxNames) idx.resize(kMaxNames);
   double maxw = 60;
   for (const PolicyResult& r : ps)

@@ -187,7 +187,8 @@ struct RefJob {
 };
 
 std::map<uint64_t, int64_t> easy_reference(std::vector<RefJob> jobs, int64_t procs, bool backfill) {
-  std::stable_sort(jobs.begin(), jobs.end(), [](const RefJob& a, const RefJob& b) {
+  // (submit, id) is a total order: a plain sort is already stable here.
+  std::sort(jobs.begin(), jobs.end(), [](const RefJob& a, const RefJob& b) {
     return a.submit != b.submit ? a.submit < b.submit : a.id < b.id;
   });
   struct Run {
