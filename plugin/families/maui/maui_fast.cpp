@@ -134,6 +134,7 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
     v.assign(n + 2, CredFast{});
     out->extra[kk].assign(n + 2, CredExtra{});
     const Sub cs = kCredSub[kk], fs = kFsSub[kk];
+    const int cs_i = static_cast<int>(cs), fs_i = static_cast<int>(fs);  // k.w: the weight when counted, else 0
     const bool fallback = kind != CredKind::Qos || moab;  // Maui's QOS priority has no DEFAULT
     // Slot kSlotNone and the names' slots.
     for (size_t i = 0; i <= n; ++i) {
@@ -151,16 +152,16 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
       }
       const double prio = static_cast<double>(cred_priority(cfg, kind, name, fallback));
       const double sf = cap_of(prio, cfg.cap(cs), sub_two_sided(moab, Component::Cred));
-      c.cred = sf;
-      c.fs = cap_of(m.fs.delta(kind, name), cfg.cap(fs), sub_two_sided(moab, Component::Fs));
+      c.cred = kind == CredKind::Class ? sf : k.w[cs_i] * sf;  // the class's weight depends on the group
+      c.fs = k.w[fs_i] * cap_of(m.fs.delta(kind, name), cfg.cap(fs), sub_two_sided(moab, Component::Fs));
     }
     // Slot kSlotUnknown: a name neither the cfg nor the usage knows (no *CFG
     // line, DEFAULT's PRIORITY, the FS delta of usage 0).
     CredFast& c = v[kSlotUnknown];
     const double prio = static_cast<double>(fallback ? cfg.default_cred[kk].priority : 0);
     const double sf = cap_of(prio, cfg.cap(cs), sub_two_sided(moab, Component::Cred));
-    c.cred = sf;
-    c.fs = cap_of(m.fs.enabled ? m.fs.absent_delta[kk] : 0.0, cfg.cap(fs), sub_two_sided(moab, Component::Fs));
+    c.cred = kind == CredKind::Class ? sf : k.w[cs_i] * sf;
+    c.fs = k.w[fs_i] * cap_of(m.fs.enabled ? m.fs.absent_delta[kk] : 0.0, cfg.cap(fs), sub_two_sided(moab, Component::Fs));
     // The weights as price() forms them per record (see CredExtra).
     for (CredExtra& x : out->extra[kk]) {
       if (kind == CredKind::Qos) {

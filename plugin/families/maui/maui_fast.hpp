@@ -23,8 +23,8 @@
 // against the state read: a forged handle is priced by name, never read out
 // of bounds.
 //
-// FastPlan: per credential slot its capped CRED and FS factors (the same
-// doubles price() computes), and its *CFG line.  price_fast() and price()
+// FastPlan: per credential slot its weighted, capped CRED and FS terms (the
+// same doubles price() computes), and its *CFG line.  price_fast() and price()
 // form the sums in one body (price_kernel, maui_kernel.hpp), so its result
 // is bit-identical to price(model, job-by-name, now) (tests/families/maui:
 // differential test).
@@ -154,8 +154,8 @@ inline bool slots_name_record(const NameIndex& n, const mfprio_job_t& j, const u
 
 // The terms every record reads (16 bytes: the large user table stays small).
 struct CredFast {
-  double cred = 0.0;  // the capped PRIORITY (the kernel weighs it: price_kernel)
-  double fs = 0.0;    // the capped FS delta
+  double cred = 0.0;  // weight x capped PRIORITY (class: the capped PRIORITY only)
+  double fs = 0.0;    // FS weight x capped delta
 };
 // What only some kinds' *CFG lines add (read for group, account and QOS).
 struct CredExtra {

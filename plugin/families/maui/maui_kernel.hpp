@@ -10,7 +10,8 @@
 //   moab      the flavor;
 //   caps      some cap is finite (false: no cap is tested);
 //   tables    the inputs come from build_fast's tables: the CRED and FS
-//             factors are already capped, a sub-component whose weight is 0
+//             terms are already capped and weighed (CRED.CLASS capped:
+//             its weight is the group's), a sub-component whose weight is 0
 //             is skipped (a record's factors are finite: its times and TRES
 //             counts were checked, so it would add +-0), and the
 //             components a record never fills (ATTR, Moab's global and
@@ -64,7 +65,8 @@ struct KernelIn {
   double bypass = 0.0, start_count = 0.0, user_prio = 0.0;
   int64_t deadline = 0;
   // Per credential kind (user, group, account, QOS, class): PRIORITY and
-  // the fair-share delta (capped when `tables`).
+  // the fair-share delta (with tables: weight x the capped value; the
+  // class's PRIORITY only capped).
   double cred[kCredKinds] = {}, fs[kCredKinds] = {};
   double attr = 0.0, state = 0.0, gres = 0.0;  // ATTR (not with tables)
   const UserActivity* ua = nullptr;            // Moab FS extras (null: 0)
@@ -134,18 +136,27 @@ __attribute__((always_inline)) inline double price_kernel(const KernelConsts& k,
   auto bit = [](uint64_t bits, auto e) { return ((bits >> static_cast<int>(e)) & 1) != 0; };
   // Whether sub-component s is summed (tables: it has a weight; else: it is counted).
   auto want = [&](Sub s) { return bit(tables ? k.w_bits : k.counted_bits, s); };
+  // A sum starts at +0; with tables at -0, which adds nothing (x + -0 = x,
+  // so the additions compile away): the two differ only for a sum of +-0,
+  // which adds +-0 to a total that starts at +0 (and so never is -0).
   auto begin = [&](Component c, double w) {
     comp = c;
-    sum = 0.0;
+    sum = tables ? -0.0 : 0.0;
     rec.begin(c, w);
   };
   // `always`: summed whatever its weight (the weight is the record's, or
-  // the tables' term is); `precapped`: the factor is the tables' capped one.
-  auto sub = [&](Sub s, double w, double raw, bool always = false, bool precapped = false) {
+  // the tables' term is); `pre`: kRaw, kCapped (the tables' capped factor,
+  // weighed here) or kWeighted (the tables' weighted, capped term).
+  enum Pre { kRaw, kCapped, kWeighted };
+  auto sub = [&](Sub s, double w, double raw, bool always = false, Pre pre = kRaw) {
     const int i = static_cast<int>(s);
     if (tables ? !(always || bit(k.w_bits, s)) : !bit(k.counted_bits, s)) return;
+    if (pre == kWeighted) {
+      sum += raw;
+      return;
+    }
     bool bound = false;
-    const double sf = !precapped && caps && bit(k.cap_bits, s) ? cap_b(raw, k.cap[i], sub_two_sided(moab, comp), &bound)
+    const double sf = pre == kRaw && caps && bit(k.cap_bits, s) ? cap_b(raw, k.cap[i], sub_two_sided(moab, comp), &bound)
                                                                : raw;
     sum += w * sf;
     rec.sub(s, w, sf, bound);
@@ -193,7 +204,8 @@ __attribute__((always_inline)) inline double price_kernel(const KernelConsts& k,
   begin(Component::Cred, k.comp_w[static_cast<int>(Component::Cred)]);
   constexpr Sub kCred[kCredKinds] = {Sub::CredUser, Sub::CredGroup, Sub::CredAccount, Sub::CredQos, Sub::CredClass};
   for (int c = 0; c < kCredKinds; ++c)
-    sub(kCred[c], c == kCredKinds - 1 ? in.w_class : k.w[static_cast<int>(kCred[c])], in.cred[c], true, tables);
+    sub(kCred[c], c == kCredKinds - 1 ? in.w_class : k.w[static_cast<int>(kCred[c])], in.cred[c], true,
+        !tables ? kRaw : c == kCredKinds - 1 ? kCapped : kWeighted);
   end(k.comp_w[static_cast<int>(Component::Cred)]);
 
   // ---- ATTR (Maui: never filled, MPriority.c; Moab: JOBPRIOF values from the caller) ----
@@ -208,7 +220,7 @@ __attribute__((always_inline)) inline double price_kernel(const KernelConsts& k,
   // ---- FS (MFS.c) ----
   begin(Component::Fs, in.w_fs);
   constexpr Sub kFs[kCredKinds] = {Sub::FsUser, Sub::FsGroup, Sub::FsAccount, Sub::FsQos, Sub::FsClass};
-  for (int c = 0; c < kCredKinds; ++c) sub(kFs[c], k.w[static_cast<int>(kFs[c])], in.fs[c], true, tables);
+  for (int c = 0; c < kCredKinds; ++c) sub(kFs[c], k.w[static_cast<int>(kFs[c])], in.fs[c], true, tables ? kWeighted : kRaw);
   if (moab && !tables) {
     // No ID manager here: the imported global usages are 0.
     sub_k(Sub::FsGUser, 0.0);
