@@ -1,7 +1,6 @@
-// maui_fast.cpp - the resolved fast path (maui_fast.hpp).  Every formula
-// mirrors maui_priority.cpp's price() term by term and in the same order of
-// additions, so the doubles (and the truncated priority) are identical;
-// sub-components whose weight is 0 add +-0 there and are skipped here.
+// maui_fast.cpp - the resolved fast path (maui_fast.hpp): the tables and the
+// record's inputs; the sums are price()'s own body (price_kernel,
+// maui_kernel.hpp), so the doubles (and the truncated priority) are identical.
 #include "maui_fast.hpp"
 
 #include <algorithm>
@@ -17,14 +16,6 @@
 namespace mfprio::maui {
 
 namespace {
-
-// = apply_cap with the cap as a double, +inf for "no cap" (cap <= 0): the
-// same value for every v, NaN included.
-inline double cap_d(double v, double c, bool two_sided) {
-  if (v > c) return c;
-  if (two_sided && v < -c) return -c;
-  return v;
-}
 
 // apply_cap without the bound flag (the tables need the value only).
 inline double cap_of(double v, int64_t cap, bool two_sided) {
@@ -119,33 +110,19 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
   for (int s = 0; s < kSubs; ++s) {
     out->active[s] = sub_counted(cfg.flavor == Flavor::Moab, static_cast<Sub>(s));
     out->w[s] = out->active[s] ? cfg.weight(static_cast<Sub>(s)) : 0;
-    out->cap[s] = cfg.sub_cap[s] > 0 ? static_cast<double>(cfg.sub_cap[s]) : HUGE_VAL;
   }
-  for (int c = 0; c < kComponents; ++c)
-    out->comp_cap[c] = cfg.comp_cap[c] > 0 ? static_cast<double>(cfg.comp_cap[c]) : HUGE_VAL;
 
   FastConsts& k = out->k;
+  fill_kernel_consts(cfg, &k);
+  out->cap = k.cap;
+  out->comp_cap = k.comp_cap;
   k.layout_id = layout_id;
   k.accrual = accrual_rule(cfg);
   k.negative = cfg.negative_priority;
   k.use_system_queue_time = cfg.use_system_queue_time;
   auto has_w = [&](Sub s) { return out->w[static_cast<int>(s)] != 0; };
   k.tres_names = has_w(Sub::Swap) || has_w(Sub::Disk) || has_w(Sub::Pe);
-  k.targ = has_w(Sub::TargetQueueTime) || has_w(Sub::TargetXFactor);
-  k.usage = moab && (has_w(Sub::Consumed) || has_w(Sub::ExecutionTime) || has_w(Sub::Remaining) ||
-                     has_w(Sub::Percent));
   k.xf_min_wclimit = static_cast<double>(cfg.xf_min_wclimit);
-  k.cap = out->cap;
-  k.comp_cap = out->comp_cap;
-  static_assert(kSubs <= 64 && kComponents <= 32, "the bit sets");
-  for (int s = 0; s < kSubs; ++s) {
-    k.w[s] = static_cast<double>(out->w[s]);
-    if (out->w[s] != 0) k.w_bits |= uint64_t{1} << s;
-    if (k.cap[s] != HUGE_VAL) k.cap_bits |= uint64_t{1} << s;
-  }
-  for (int c = 0; c < kComponents; ++c)
-    if (k.comp_cap[c] != HUGE_VAL) k.comp_cap_bits |= uint32_t{1} << c;
-  for (int c = 0; c < kComponents; ++c) k.comp_w[c] = static_cast<double>(cfg.weight(static_cast<Component>(c)));
   k.fs_weight = cfg.weight(Component::Fs);
 
   for (int kk = 0; kk < kCredKinds; ++kk) {
@@ -157,6 +134,7 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
     v.assign(n + 2, CredFast{});
     out->extra[kk].assign(n + 2, CredExtra{});
     const Sub cs = kCredSub[kk], fs = kFsSub[kk];
+    const int cs_i = static_cast<int>(cs), fs_i = static_cast<int>(fs);  // k.w: the weight when counted, else 0
     const bool fallback = kind != CredKind::Qos || moab;  // Maui's QOS priority has no DEFAULT
     // Slot kSlotNone and the names' slots.
     for (size_t i = 0; i <= n; ++i) {
@@ -174,20 +152,16 @@ void build_fast(const Model& m, const NameIndex& names, uint32_t layout_id, Fast
       }
       const double prio = static_cast<double>(cred_priority(cfg, kind, name, fallback));
       const double sf = cap_of(prio, cfg.cap(cs), sub_two_sided(moab, Component::Cred));
-      if (kind == CredKind::Class) c.cred = sf;  // its weight depends on the group
-      else c.cred = static_cast<double>(sub_counted(moab, cs) ? cfg.weight(cs) : 0) * sf;
-      const double d = cap_of(m.fs.delta(kind, name), cfg.cap(fs), sub_two_sided(moab, Component::Fs));
-      c.fs = static_cast<double>(sub_counted(moab, fs) ? cfg.weight(fs) : 0) * d;
+      c.cred = kind == CredKind::Class ? sf : k.w[cs_i] * sf;  // the class's weight depends on the group
+      c.fs = k.w[fs_i] * cap_of(m.fs.delta(kind, name), cfg.cap(fs), sub_two_sided(moab, Component::Fs));
     }
     // Slot kSlotUnknown: a name neither the cfg nor the usage knows (no *CFG
     // line, DEFAULT's PRIORITY, the FS delta of usage 0).
     CredFast& c = v[kSlotUnknown];
     const double prio = static_cast<double>(fallback ? cfg.default_cred[kk].priority : 0);
     const double sf = cap_of(prio, cfg.cap(cs), sub_two_sided(moab, Component::Cred));
-    if (kind == CredKind::Class) c.cred = sf;
-    else c.cred = static_cast<double>(sub_counted(moab, cs) ? cfg.weight(cs) : 0) * sf;
-    const double d = cap_of(m.fs.enabled ? m.fs.absent_delta[kk] : 0.0, cfg.cap(fs), sub_two_sided(moab, Component::Fs));
-    c.fs = static_cast<double>(sub_counted(moab, fs) ? cfg.weight(fs) : 0) * d;
+    c.cred = kind == CredKind::Class ? sf : k.w[cs_i] * sf;
+    c.fs = k.w[fs_i] * cap_of(m.fs.enabled ? m.fs.absent_delta[kk] : 0.0, cfg.cap(fs), sub_two_sided(moab, Component::Fs));
     // The weights as price() forms them per record (see CredExtra).
     for (CredExtra& x : out->extra[kk]) {
       if (kind == CredKind::Qos) {
@@ -256,139 +230,52 @@ inline void tres_sizes(const mfprio_job_t& j, double* swap_mb, double* disk_mb) 
 }
 
 // price()'s total for a record (not held) whose slots were unpacked, with
-// its SWAP and DISK sizes (read only when k.tres_names).  Every term price()
-// adds in the same order; a sub-component whose weight is 0 adds +-0 there
-// (its factor is finite: the record's times and TRES counts were checked),
-// which leaves a sum that starts at +0 unchanged, so it is skipped or added
-// as 0 x factor here.  A component's sum starts at its first term instead
-// of +0 + that term: they differ only when the term is -0, and a zero sum
-// of either sign adds +-0 to the total (which starts at +0), so the total is
-// the same.  caps: some cap is finite (else none is tested).
+// its SWAP and DISK sizes (read only when k.tres_names): the record as
+// to_maui() reads it, its credentials' terms from the tables, summed by the
+// one kernel (price_kernel, maui_kernel.hpp).  caps: some cap is finite
+// (else none is tested).
 template <bool moab, bool caps>
 __attribute__((always_inline)) inline double total_t(const Model& m, const FastConsts& k, const Tables& t,
                                                      const mfprio_job_t& j, const uint32_t slot[kCredKinds],
                                                      int64_t now, double swap_mb, double disk_mb) {
-  const CredFast& U = t.cred[0][slot[0]];
-  const CredFast& G = t.cred[1][slot[1]];
-  const CredFast& A = t.cred[2][slot[2]];
-  const CredFast& Q = t.cred[3][slot[3]];
-  const CredFast& C = t.cred[4][slot[4]];
   const CredExtra& GX = t.extra[1][slot[1]];
   const CredExtra& QX = t.extra[3][slot[3]];
-
-  // ---- the record as to_maui() reads it ----
   const RecordQueue rq = record_queue(k.accrual, j, now);
-  const double procs = static_cast<double>(j.cpus);
   const int64_t wclimit = static_cast<int64_t>(j.time_limit_min) * 60;
 
-  // ---- price() ----
-  const int64_t queued =
+  KernelIn in;
+  in.now = now;
+  in.queued =
       queued_seconds(moab, k.use_system_queue_time, rq.eff_queue_duration, rq.system_queue_time, rq.submit_time, now);
-  const double wc = static_cast<double>(std::max<int64_t>(0, wclimit));
-  double total = 0.0;
-  double sum;
-  // cap_d(v, +inf, ...) is v for every v: the bit sets skip the test.
-  auto capped = [&](Sub s, double v, bool two) {
-    const int i = static_cast<int>(s);
-    return caps && ((k.cap_bits >> i) & 1) ? cap_d(v, k.cap[i], two) : v;
-  };
-  auto sub = [&](Sub s, double raw, bool two) {  // weight from k.w (0: skipped)
-    const int i = static_cast<int>(s);
-    if ((k.w_bits >> i) & 1) sum += k.w[i] * capped(s, raw, two);
-  };
-  auto end = [&](Component c, double w) {
-    const int i = static_cast<int>(c);
-    total += w * (caps && ((k.comp_cap_bits >> i) & 1) ? cap_d(sum, k.comp_cap[i], moab) : sum);
-  };
-
-  // SERV (QX.xf_min: XFMINWCLIMIT when the job names a QOS, known or not, else 0)
-  const QueueTerms qt = queue_terms(moab, moab ? k.xf_min_wclimit : QX.xf_min, queued, wc);
-  const double queuetime = qt.queuetime, xfactor = qt.xfactor;
-  {
-    const bool two = moab;
-    sum = QX.serv_qt * capped(Sub::QueueTime, queuetime, two);
-    sum += QX.serv_xf * capped(Sub::XFactor, xfactor, two);
-    sub(Sub::SpViolation, (j.flags & MFPRIO_JOBF_SOFT_VIOLATION) ? 1.0 : 0.0, two);
-    sub(Sub::Bypass, static_cast<double>(static_cast<int64_t>(j.bypass_count)), two);
-    sub(Sub::StartCount, static_cast<double>(static_cast<int64_t>(j.start_count)), two);
-    if ((k.w_bits >> static_cast<int>(Sub::Deadline)) & 1)
-      sub(Sub::Deadline,
-          j.deadline > 0 ? 1.0 / (1.0 + static_cast<double>(std::max<int64_t>(0, j.deadline - now))) : 0.0, two);
-    sub(Sub::UserPrio, static_cast<double>(static_cast<int64_t>(j.user_priority)), two);
-    end(Component::Serv, k.comp_w[static_cast<int>(Component::Serv)]);
+  in.wc = static_cast<double>(std::max<int64_t>(0, wclimit));
+  // QX.xf_min: XFMINWCLIMIT when the job names a QOS, known or not, else 0.
+  in.xf_min = moab ? k.xf_min_wclimit : QX.xf_min;
+  in.w_qt = QX.serv_qt;
+  in.w_xf = QX.serv_xf;
+  in.w_class = GX.cred_class;
+  in.w_fs = moab ? static_cast<double>(k.fs_weight + GX.fs_weight + t.extra[2][slot[2]].fs_weight + QX.fs_weight)
+                 : k.comp_w[static_cast<int>(Component::Fs)];
+  in.qos = QX.cfg;
+  in.sp_violation = (j.flags & MFPRIO_JOBF_SOFT_VIOLATION) != 0;
+  in.bypass = static_cast<double>(static_cast<int64_t>(j.bypass_count));
+  in.start_count = static_cast<double>(static_cast<int64_t>(j.start_count));
+  in.user_prio = static_cast<double>(static_cast<int64_t>(j.user_priority));
+  in.deadline = j.deadline;
+  for (int c = 0; c < kCredKinds; ++c) {
+    const CredFast& f = t.cred[c][slot[c]];
+    in.cred[c] = f.cred;
+    in.fs[c] = f.fs;
   }
-
-  // TARG
-  if (k.targ) {
-    const CredCfg* qos = QX.cfg;
-    double tqt = 0.0, txf = 0.0;
-    if (qos) {
-      if (qos->qt_target > 0)
-        tqt = std::pow(1000.0, std::min(1.0, static_cast<double>(queued) / static_cast<double>(qos->qt_target)));
-      if (qos->xf_target > 0.0) txf = std::pow(std::max(0.0001, qos->xf_target - xfactor), -2.0);
-    }
-    sum = 0.0;
-    sub(Sub::TargetQueueTime, tqt, false);
-    sub(Sub::TargetXFactor, txf, false);
-    end(Component::Targ, k.comp_w[static_cast<int>(Component::Targ)]);
-  }
-
-  // CRED
-  {
-    sum = U.cred;
-    sum += G.cred;
-    sum += A.cred;
-    sum += Q.cred;
-    sum += GX.cred_class * C.cred;
-    end(Component::Cred, k.comp_w[static_cast<int>(Component::Cred)]);
-  }
-
-  // ATTR: every input is 0 for a record (Moab's JOBPRIOF is not carried): adds +-0.
-
-  // FS (Moab's global and per-user-activity sub-factors are 0 here: +-0)
-  {
-    double w_fs = k.comp_w[static_cast<int>(Component::Fs)];
-    if (moab) {
-      const CredExtra& AX = t.extra[2][slot[2]];
-      w_fs = static_cast<double>(k.fs_weight + GX.fs_weight + AX.fs_weight + QX.fs_weight);
-    }
-    sum = U.fs;
-    sum += G.fs;
-    sum += A.fs;
-    sum += Q.fs;
-    sum += C.fs;
-    end(Component::Fs, w_fs);
-  }
-
-  // RES
-  {
-    const double mem_mb = static_cast<double>(j.mem_mb);
-    sum = 0.0;
-    sub(Sub::Node, static_cast<double>(j.min_nodes), false);
-    sub(Sub::Proc, procs, false);
-    sub(Sub::Mem, mem_mb, false);
-    sub(Sub::Swap, swap_mb, false);
-    sub(Sub::Disk, disk_mb, false);
-    sub(Sub::Ps, procs * wc, false);
-    if ((k.w_bits >> static_cast<int>(Sub::Pe)) & 1)
-      sub(Sub::Pe, processor_equivalents_flat(procs, mem_mb, swap_mb, disk_mb, m.totals), false);
-    sub(Sub::Walltime, wc, false);
-    end(Component::Res, k.comp_w[static_cast<int>(Component::Res)]);
-  }
-
-  // USAGE (Moab, running jobs; 0 otherwise; with no weight it adds +-0)
-  if (moab && k.usage && j.state == MFPRIO_JOB_RUNNING) {
-    const int64_t el = j.start_time > 0 ? std::max<int64_t>(0, now - j.start_time) : 0;
-    const int64_t left = std::max<int64_t>(0, static_cast<int64_t>(wc) - el);
-    sum = 0.0;
-    sub(Sub::Consumed, procs * static_cast<double>(el), false);
-    sub(Sub::ExecutionTime, static_cast<double>(el), false);
-    sub(Sub::Remaining, procs * static_cast<double>(left), false);
-    if ((k.w_bits >> static_cast<int>(Sub::Percent)) & 1)
-      sub(Sub::Percent, static_cast<double>((el * 100) / std::max<int64_t>(1, left)), false);
-    end(Component::Usage, k.comp_w[static_cast<int>(Component::Usage)]);
-  }
-  return total;
+  in.nodes = static_cast<double>(j.min_nodes);
+  in.procs = static_cast<double>(j.cpus);
+  in.mem_mb = static_cast<double>(j.mem_mb);
+  in.swap_mb = swap_mb;
+  in.disk_mb = disk_mb;
+  in.totals = &m.totals;
+  in.running = j.state == MFPRIO_JOB_RUNNING;
+  in.elapsed = j.start_time > 0 ? std::max<int64_t>(0, now - j.start_time) : 0;
+  Recorder<false> rec;
+  return price_kernel<false, moab, caps, true>(k, in, rec);
 }
 
 // The record checks of job_acceptable() in one pass over the fields the

@@ -23,10 +23,11 @@
 // against the state read: a forged handle is priced by name, never read out
 // of bounds.
 //
-// FastPlan: per credential slot its weighted, capped CRED and FS terms
-// (the same doubles price() computes), and its *CFG line.  price_fast() adds
-// the terms in price()'s order, so its result is bit-identical to
-// price(model, job-by-name, now) (tests/families/maui: differential test).
+// FastPlan: per credential slot its weighted, capped CRED and FS terms (the
+// same doubles price() computes), and its *CFG line.  price_fast() and price()
+// form the sums in one body (price_kernel, maui_kernel.hpp), so its result
+// is bit-identical to price(model, job-by-name, now) (tests/families/maui:
+// differential test).
 #pragma once
 
 #include <algorithm>
@@ -40,6 +41,7 @@
 
 #include "maui_cfg.hpp"
 #include "maui_fairshare.hpp"
+#include "maui_kernel.hpp"
 #include "maui_priority.hpp"
 #include "policy.hpp"
 #include "mfprio/mfprio.h"
@@ -176,24 +178,15 @@ struct AccrualRule {
 
 // Numbers every record reads, precomputed from the cfg (the batch copies
 // them into a local, so the stores of its results cannot alias them).
-struct FastConsts {
+struct FastConsts : KernelConsts {
   uint32_t layout_id = 0;
   std::array<uint32_t, kCredKinds> lim{};  // per kind: names + 2 (the slots)
   AccrualRule accrual;      // accrual_rule(cfg)
   bool negative = false;    // ENABLENEGJOBPRIORITY
   bool use_system_queue_time = false;
   bool tres_names = false;  // SWAP, DISK or PE has a weight: read the TRES names
-  bool targ = false;        // a TARG sub-component has a weight
-  bool usage = false;       // Moab: a USAGE sub-component has a weight
   double xf_min_wclimit = 0.0;
-  std::array<double, kSubs> cap{};          // +inf: no cap
-  std::array<double, kComponents> comp_cap{};
-  std::array<double, kSubs> w{};            // the weight when counted, else 0
-  std::array<double, kComponents> comp_w{};  // the component weights
-  int64_t fs_weight = 0;                     // FSWEIGHT (Moab adds the *CFG FSWEIGHTs)
-  uint64_t w_bits = 0;     // bit s: w[s] != 0
-  uint64_t cap_bits = 0;   // bit s: cap[s] is finite (an infinite cap leaves every value alone)
-  uint32_t comp_cap_bits = 0;
+  int64_t fs_weight = 0;    // FSWEIGHT (Moab adds the *CFG FSWEIGHTs)
 };
 
 struct FastPlan {
