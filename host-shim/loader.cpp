@@ -8,9 +8,19 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <limits>
 
 namespace mfprio::host {
 namespace {
+
+// A total (a double in ClusterTotals) as the host table's integer field:
+// negative or NaN is 0, past the field's range its maximum.
+template <class T>
+T table_count(double v) {
+  if (!(v > 0)) return 0;
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
 
 const char* const kOpsSymbols[] = {MFPRIO_OPS_SYMBOLS};
 static_assert(sizeof(kOpsSymbols) / sizeof(kOpsSymbols[0]) == MFPRIO_OPS_COUNT,
@@ -188,9 +198,9 @@ void Plugin::init(const Conf& conf, const ClusterTotals& cluster, const LogSink*
     kv_.push_back(mfprio_kv_t{p.key.c_str(), p.value.c_str(), p.file.c_str(), p.line});
   tres_names_.clear();
   tres_.clear();
-  for (const auto& [name, count] : cluster.tres) tres_names_.push_back(name);
-  for (size_t i = 0; i < cluster.tres.size(); ++i)
-    tres_.push_back(mfprio_tres_t{tres_names_[i].c_str(), cluster.tres[i].second});
+  for (const auto& [name, count] : cluster.extra) tres_names_.push_back(name);
+  for (size_t i = 0; i < cluster.extra.size(); ++i)
+    tres_.push_back(mfprio_tres_t{tres_names_[i].c_str(), cluster.extra[i].second});
 
   host_ = mfprio_host_t{};
   host_.struct_size = sizeof(mfprio_host_t);
@@ -201,9 +211,9 @@ void Plugin::init(const Conf& conf, const ClusterTotals& cluster, const LogSink*
   host_.log_arg = const_cast<LogSink*>(sink);
   host_.clock = clock ? host_clock : nullptr;
   host_.clock_arg = const_cast<Clock*>(clock);
-  host_.cluster_nodes = cluster.nodes;
-  host_.cluster_cpus = cluster.cpus;
-  host_.cluster_mem_mb = cluster.mem_mb;
+  host_.cluster_nodes = table_count<uint32_t>(cluster.nodes);
+  host_.cluster_cpus = table_count<uint32_t>(cluster.cpus);
+  host_.cluster_mem_mb = table_count<uint64_t>(cluster.mem_mb);
   host_.cluster_tres = tres_.data();
   host_.cluster_tres_count = tres_.size();
 

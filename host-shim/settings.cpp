@@ -51,8 +51,8 @@ ClusterTotals derive_from_nodes(const Conf& conf) {
   ClusterTotals t;
   t.nodes = static_cast<uint32_t>(std::min<uint64_t>(n.nodes, std::numeric_limits<uint32_t>::max()));
   t.cpus = static_cast<uint32_t>(std::min<uint64_t>(n.cpus, std::numeric_limits<uint32_t>::max()));
-  t.mem_mb = n.mem_mb;
-  t.tres = n.gres;
+  t.mem_mb = static_cast<double>(n.mem_mb);
+  t.extra = n.gres;
   return t;
 }
 
@@ -94,8 +94,8 @@ HostSettings read_settings(const Conf& conf, const std::string& default_plugindi
   if (const ConfPair* p = conf.find("ClusterCPUs"))
     s.cluster.cpus = static_cast<uint32_t>(u64_value(*p, std::numeric_limits<uint32_t>::max()));
   if (const ConfPair* p = conf.find("ClusterMemMB"))
-    s.cluster.mem_mb = u64_value(*p, std::numeric_limits<uint64_t>::max());
-  if (const ConfPair* p = conf.find("ClusterTRES")) s.cluster.tres = parse_tres_list(*p);
+    s.cluster.mem_mb = static_cast<double>(u64_value(*p, std::numeric_limits<uint64_t>::max()));
+  if (const ConfPair* p = conf.find("ClusterTRES")) s.cluster.extra = parse_tres_list(*p);
   return s;
 }
 

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster.hpp"
 #include "conf.hpp"
 #include "slurm_conf.hpp"
 
@@ -25,13 +26,6 @@ namespace mfprio::host {
 
 struct SettingsError : std::runtime_error {
   using std::runtime_error::runtime_error;
-};
-
-struct ClusterTotals {
-  uint32_t nodes = 0;
-  uint32_t cpus = 0;
-  uint64_t mem_mb = 0;
-  std::vector<std::pair<std::string, double>> tres;  // "gres/gpu" -> 8
 };
 
 struct HostSettings {

@@ -12,15 +12,6 @@
 
 namespace mfprio {
 
-double ClusterTotals::get(const std::string& name) const {
-  if (name == "cpu") return cpus;
-  if (name == "mem") return mem_mb;
-  if (name == "node") return nodes;
-  for (const auto& e : extra)
-    if (e.first == name) return e.second;
-  return 0;
-}
-
 int64_t HostContext::now() const {
   return clock_fn ? clock_fn(clock_arg) : static_cast<int64_t>(std::time(nullptr));
 }

@@ -34,18 +34,12 @@
 #include <utility>
 #include <vector>
 
+#include "cluster.hpp"
 #include "conf.hpp"
 #include "mfprio/mfprio.h"
 #include "store.hpp"
 
 namespace mfprio {
-
-// Resource totals of the whole cluster (init's host table) or of a partition.
-struct ClusterTotals {
-  double nodes = 0, cpus = 0, mem_mb = 0;
-  std::vector<std::pair<std::string, double>> extra;  // "gres/gpu" -> 8 (lower-case names)
-  double get(const std::string& name) const;
-};
 
 // What init() gave, in C++ form; alive from init to fini.
 struct HostContext {

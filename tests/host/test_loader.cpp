@@ -10,6 +10,7 @@
 #include "test_util.hpp"
 
 using namespace mfprio::host;
+using mfprio::ClusterTotals;
 using mfprio::Conf;
 using mfprio::test::TempDir;
 
@@ -133,7 +134,7 @@ TEST(Loader, InitGetsConfClockAndClusterTotals) {
   t.nodes = 4;
   t.cpus = 128;
   t.mem_mb = 512000;
-  t.tres = {{"gres/gpu", 8}};
+  t.extra = {{"gres/gpu", 8}};
   LogSink sink;
   Clock clock;
   clock.fixed = true;

@@ -59,11 +59,11 @@ TEST(Settings, ExplicitClusterTotals) {
   EXPECT_EQ(s.cluster.nodes, 10u);
   EXPECT_EQ(s.cluster.cpus, 640u);
   EXPECT_EQ(s.cluster.mem_mb, 2560000u);
-  ASSERT_EQ(s.cluster.tres.size(), 2u);
-  EXPECT_EQ(s.cluster.tres[0].first, "gres/gpu");
-  EXPECT_EQ(s.cluster.tres[0].second, 8);
-  EXPECT_EQ(s.cluster.tres[1].first, "license/matlab");
-  EXPECT_DOUBLE_EQ(s.cluster.tres[1].second, 2.5);
+  ASSERT_EQ(s.cluster.extra.size(), 2u);
+  EXPECT_EQ(s.cluster.extra[0].first, "gres/gpu");
+  EXPECT_EQ(s.cluster.extra[0].second, 8);
+  EXPECT_EQ(s.cluster.extra[1].first, "license/matlab");
+  EXPECT_DOUBLE_EQ(s.cluster.extra[1].second, 2.5);
 }
 
 TEST(Settings, BadClusterValuesNameFileLineAndKey) {
@@ -85,11 +85,11 @@ TEST(Settings, TotalsAreDerivedFromNodeLines) {
   EXPECT_EQ(s.cluster.nodes, 7u);
   EXPECT_EQ(s.cluster.cpus, 4u * 32 + 2 * 64 + 16);
   EXPECT_EQ(s.cluster.mem_mb, 4u * 128000 + 2 * 1000 + 1000);
-  ASSERT_EQ(s.cluster.tres.size(), 2u);
-  EXPECT_EQ(s.cluster.tres[0].first, "gres/gpu");
-  EXPECT_EQ(s.cluster.tres[0].second, 4 * 4 + 2 * 2);
-  EXPECT_EQ(s.cluster.tres[1].first, "gres/mps");
-  EXPECT_EQ(s.cluster.tres[1].second, 200);
+  ASSERT_EQ(s.cluster.extra.size(), 2u);
+  EXPECT_EQ(s.cluster.extra[0].first, "gres/gpu");
+  EXPECT_EQ(s.cluster.extra[0].second, 4 * 4 + 2 * 2);
+  EXPECT_EQ(s.cluster.extra[1].first, "gres/mps");
+  EXPECT_EQ(s.cluster.extra[1].second, 200);
 }
 
 TEST(Settings, ExplicitKeysOverrideDerivedTotals) {

@@ -123,54 +123,54 @@ void FluxPolicy::configure(const HostContext& host) {
   store_origin_ = std::move(origin);
 }
 
-std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
-                                             int64_t as_of, int64_t last_decay) const {
-  const UsageSettings& us = settings_.usage;
+namespace {
+
+using Bins = std::unordered_map<std::string, std::vector<std::pair<int32_t, double>>>;
+
+// Half-life bins per association: bin = whole half-lives between the
+// window (or an imported usage's usage_time) and now; future times count as current.
+// Kept sparse: only the bins that hold usage.
+Bins usage_bins(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows, const UsageSettings& us,
+                int64_t as_of) {
   const int nbins = us.bins();
   const int64_t H = us.half_life;
   const int64_t cur = floor_div(as_of, H);
-  auto s = std::make_shared<FluxState>();
-  s->last_decay = last_decay;
-  s->as_of = as_of;
-
-  // Half-life bins per association: bin = whole half-lives between the
-  // window (or an imported usage's usage_time) and now; future times count as current.
-  // Kept sparse: only the bins that hold usage.
-  std::unordered_map<std::string, std::vector<std::pair<int32_t, double>>> bins;
+  Bins bins;
   auto add = [&](const std::string& name, int64_t t, double usage) {
     int64_t age = cur - floor_div(t, H);
     if (age < 0) age = 0;
     if (age >= nbins || !(usage > 0)) return;
     bins[name].emplace_back(static_cast<int32_t>(age), usage);
   };
-  const std::vector<double> weights = bin_weights(nbins, us.decay_factor);
   for (const acct::WindowRow& r : rows)
     if (r.kind == kKind) add(r.name, r.start, r.usage);
   for (const acct::UserAssocRec& a : d.assocs)
     if (a.partition.empty() && a.usage_time > 0) add(usage_name(a.user, a.account), a.usage_time, a.raw_usage);
+  return bins;
+}
 
-  auto m = std::make_shared<Model>();
-  m->settings = settings_;
-  m->cluster_nodes = cluster_nodes_;
-  for (const acct::QueueRec& q : d.queues) m->queues.push_back(Queue{q.name, q.priority});
-  std::unordered_map<std::string, int32_t> queue_index;
-  for (size_t i = 0; i < m->queues.size(); ++i) queue_index.emplace(m->queues[i].name, static_cast<int32_t>(i));
-  for (const acct::QosRec& q : d.qos) m->qos.push_back(Qos{q.name, static_cast<double>(q.priority)});
-
-  // Banks: the accounts, root first and parents before children (the store's order).
+// Banks: the accounts, root first and parents before children (the store's order).
+void add_banks(const acct::StoreData& d, FluxState& s, Model& m) {
   for (const acct::AccountRec& a : d.accounts) {
-    s->bank_by_name.emplace(a.name, static_cast<int32_t>(m->banks.size()));
-    m->banks.push_back(Bank{a.name, static_cast<double>(a.priority)});
+    s.bank_by_name.emplace(a.name, static_cast<int32_t>(m.banks.size()));
+    m.banks.push_back(Bank{a.name, static_cast<double>(a.priority)});
     TreeNode n;
     n.name = a.name;
-    n.parent = a.parent.empty() ? -1 : s->bank_by_name.at(a.parent);
+    n.parent = a.parent.empty() ? -1 : s.bank_by_name.at(a.parent);
     n.shares = a.shares;
-    s->nodes.push_back(std::move(n));
-    s->node_assoc.push_back(-1);
-    s->node_priority.push_back(static_cast<double>(a.priority));
+    s.nodes.push_back(std::move(n));
+    s.node_assoc.push_back(-1);
+    s.node_priority.push_back(static_cast<double>(a.priority));
   }
-  std::vector<int32_t> assoc_node;
-  std::vector<size_t> assoc_row;  // association -> its row in d.assocs
+}
+
+// The (user, bank) associations as tree leaves; returns how many rows with a
+// partition were skipped.  *assoc_node: each association's tree node;
+// *assoc_row: its row in d.assocs.
+size_t add_assocs(const acct::StoreData& d, Bins& bins, const std::vector<double>& weights, FluxState& s, Model& m,
+                  std::vector<int32_t>* assoc_node, std::vector<size_t>* assoc_row) {
+  std::unordered_map<std::string, int32_t> queue_index;
+  for (size_t i = 0; i < m.queues.size(); ++i) queue_index.emplace(m.queues[i].name, static_cast<int32_t>(i));
   size_t skipped = 0;
   // d.assocs is by user, account, partition: the user's rows are adjacent.
   for (size_t i = 0; i < d.assocs.size(); ++i) {
@@ -182,11 +182,11 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     Association a;
     a.user = r.user;
     a.bank = r.account;
-    a.bank_index = s->bank_by_name.at(r.account);
+    a.bank_index = s.bank_by_name.at(r.account);
     for (const std::string& q : r.queues)
       if (auto it = queue_index.find(q); it != queue_index.end()) a.queues.push_back(it->second);
-    const int32_t idx = static_cast<int32_t>(m->assocs.size());
-    s->assoc_by_key.emplace(assoc_key(r.user, r.account), idx);
+    const int32_t idx = static_cast<int32_t>(m.assocs.size());
+    s.assoc_by_key.emplace(assoc_key(r.user, r.account), idx);
     TreeNode n;
     n.name = r.user;
     n.parent = a.bank_index;
@@ -194,37 +194,115 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     n.shares = r.shares;
     auto b = bins.find(usage_name(r.user, r.account));
     n.usage = b == bins.end() ? 0.0 : decayed_usage_sparse(&b->second, weights);
-    assoc_node.push_back(static_cast<int32_t>(s->nodes.size()));
-    assoc_row.push_back(i);
-    s->nodes.push_back(std::move(n));
-    s->node_assoc.push_back(idx);
-    s->node_priority.push_back(0);
-    m->assocs.push_back(std::move(a));
+    assoc_node->push_back(static_cast<int32_t>(s.nodes.size()));
+    assoc_row->push_back(i);
+    s.nodes.push_back(std::move(n));
+    s.node_assoc.push_back(idx);
+    s.node_priority.push_back(0);
+    m.assocs.push_back(std::move(a));
   }
-  // Each user's default bank: the store's one rule over its (user, bank)
-  // associations (m->assocs is by user, then bank, like d.assocs).
-  s->is_default.assign(m->assocs.size(), 0);
-  s->assoc_names.resize(m->assocs.size());
-  for (size_t i = 0; i < m->assocs.size(); ++i) {
-    s->assoc_names[i].first.set(m->assocs[i].user);
-    s->assoc_names[i].second.set(m->assocs[i].bank);
+  return skipped;
+}
+
+// Interned names, and each user's default bank: the store's one rule over
+// its (user, bank) associations (m.assocs is by user, then bank, like d.assocs).
+void set_names_and_defaults(const acct::StoreData& d, const std::vector<size_t>& assoc_row, FluxState& s,
+                            const Model& m) {
+  s.is_default.assign(m.assocs.size(), 0);
+  s.assoc_names.resize(m.assocs.size());
+  for (size_t i = 0; i < m.assocs.size(); ++i) {
+    s.assoc_names[i].first.set(m.assocs[i].user);
+    s.assoc_names[i].second.set(m.assocs[i].bank);
   }
-  s->queue_names.resize(m->queues.size());
-  for (size_t i = 0; i < m->queues.size(); ++i) s->queue_names[i].set(m->queues[i].name);
-  s->qos_names.resize(m->qos.size());
-  for (size_t i = 0; i < m->qos.size(); ++i) s->qos_names[i].set(m->qos[i].name);
-  for (size_t i = 0; i < m->assocs.size();) {
+  s.queue_names.resize(m.queues.size());
+  for (size_t i = 0; i < m.queues.size(); ++i) s.queue_names[i].set(m.queues[i].name);
+  s.qos_names.resize(m.qos.size());
+  for (size_t i = 0; i < m.qos.size(); ++i) s.qos_names[i].set(m.qos[i].name);
+  for (size_t i = 0; i < m.assocs.size();) {
     size_t j = i;
-    while (j < m->assocs.size() && m->assocs[j].user == m->assocs[i].user) ++j;
-    const auto first = m->assocs.begin() + static_cast<long>(i), last = m->assocs.begin() + static_cast<long>(j);
-    const std::string& user = m->assocs[i].user;
+    while (j < m.assocs.size() && m.assocs[j].user == m.assocs[i].user) ++j;
+    const auto first = m.assocs.begin() + static_cast<long>(i), last = m.assocs.begin() + static_cast<long>(j);
+    const std::string& user = m.assocs[i].user;
     auto it = acct::default_association(first, last, [&](const Association& a) {
-      return d.assocs[assoc_row[static_cast<size_t>(&a - m->assocs.data())]].is_default;
+      return d.assocs[assoc_row[static_cast<size_t>(&a - m.assocs.data())]].is_default;
     });
-    s->default_assoc.emplace(user, static_cast<int32_t>(it - m->assocs.begin()));
-    s->is_default[static_cast<size_t>(it - m->assocs.begin())] = 1;
+    s.default_assoc.emplace(user, static_cast<int32_t>(it - m.assocs.begin()));
+    s.is_default[static_cast<size_t>(it - m.assocs.begin())] = 1;
     i = j;
   }
+}
+
+// Usage per node for the view: users' own, banks' summed over their subtree.
+void sum_node_usage(FluxState& s) {
+  s.node_usage.assign(s.nodes.size(), 0.0);
+  for (size_t i = s.nodes.size(); i-- > 0;) {
+    if (s.nodes[i].is_user) s.node_usage[i] = s.nodes[i].usage;
+  }
+  for (size_t i = s.nodes.size(); i-- > 0;) {
+    // Users come after every bank and banks after their parents: one
+    // backward sweep adds each node into its parent.
+    const int32_t p = s.nodes[i].parent;
+    if (p >= 0) s.node_usage[static_cast<size_t>(p)] += s.node_usage[i];
+  }
+}
+
+// The batch's fast path: the terms price_accounting forms, per credential.
+void fill_fast_path(const Settings& settings, FluxState& s, const Model& m) {
+  const Weights& w = settings.weights;
+  s.fast_ok = settings.mode == Mode::kAccounting && m.queues.size() <= 62;
+  if (!s.fast_ok) return;
+  // Slots: a handle's queue code + 2 (see price_batch): 0 a queue
+  // accounting does not know, 1 none (both W_queue * 0, permitted), i + 2
+  // queue i.
+  const size_t nq = m.queues.size();
+  s.queue_c.reserve(nq + 2);
+  s.queue_c.push_back(queue_term(w, 0.0));
+  s.queue_c.push_back(queue_term(w, 0.0));
+  for (const Queue& q : m.queues) s.queue_c.push_back(queue_term(w, static_cast<double>(q.priority)));
+  const size_t slots = nq + 2;
+  const double uc16 = urgency_term(w, kUrgencyDefault);
+  s.fast.resize(m.assocs.size());
+  s.slots = static_cast<uint32_t>(slots);
+  s.slot_entry.assign(m.assocs.size() * slots, 0);
+  for (size_t i = 0; i < m.assocs.size(); ++i) {
+    const Association& a = m.assocs[i];
+    FluxState::FastAssoc& f = s.fast[i];
+    f.fs_c = fairshare_term(w, &a);
+    f.b_c = bank_term(w, bank_factor(m, &a));
+    uint64_t permitted = 3;  // unknown or no queue: nothing to permit
+    for (int32_t q : a.queues)
+      if (q >= 0 && static_cast<size_t>(q) < nq) permitted |= uint64_t{1} << (q + 2);
+    for (size_t q = 0; q < slots; ++q) {
+      // The priority at the default urgency, as the batch would form it.
+      bool low = false, high = false;
+      const uint32_t p = accounting_total(f.fs_c, s.queue_c[q], f.b_c, uc16, &low, &high);
+      s.slot_entry[i * slots + q] = p | uint64_t{low} << FluxState::kLowBit | uint64_t{high} << FluxState::kHighBit |
+                                    uint64_t{!((permitted >> q) & 1u)} << FluxState::kRefusedBit;
+    }
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std::vector<acct::WindowRow>& rows,
+                                             int64_t as_of, int64_t last_decay) const {
+  const UsageSettings& us = settings_.usage;
+  auto s = std::make_shared<FluxState>();
+  s->last_decay = last_decay;
+  s->as_of = as_of;
+  Bins bins = usage_bins(d, rows, us, as_of);
+  const std::vector<double> weights = bin_weights(us.bins(), us.decay_factor);
+
+  auto m = std::make_shared<Model>();
+  m->settings = settings_;
+  m->cluster_nodes = cluster_nodes_;
+  for (const acct::QueueRec& q : d.queues) m->queues.push_back(Queue{q.name, q.priority});
+  for (const acct::QosRec& q : d.qos) m->qos.push_back(Qos{q.name, static_cast<double>(q.priority)});
+  add_banks(d, *s, *m);
+  std::vector<int32_t> assoc_node;
+  std::vector<size_t> assoc_row;  // association -> its row in d.assocs
+  const size_t skipped = add_assocs(d, bins, weights, *s, *m, &assoc_node, &assoc_row);
+  set_names_and_defaults(d, assoc_row, *s, *m);
   if (skipped && host_)
     host_->log(MFPRIO_LOG_DEBUG, std::to_string(skipped) +
                                      " associations with a partition ignored (Flux associations are user and bank)");
@@ -239,52 +317,9 @@ std::shared_ptr<FluxState> FluxPolicy::build(const acct::StoreData& d, const std
     const size_t n = static_cast<size_t>(assoc_node[i]);
     if (n < fs.ranked.size() && fs.ranked[n]) m->assocs[i].fairshare = fs.fairshare[n];
   }
-  // Usage per node for the view: users' own, banks' summed over their subtree.
-  s->node_usage.assign(s->nodes.size(), 0.0);
-  for (size_t i = s->nodes.size(); i-- > 0;) {
-    if (s->nodes[i].is_user) s->node_usage[i] = s->nodes[i].usage;
-  }
-  for (size_t i = s->nodes.size(); i-- > 0;) {
-    // Users come after every bank and banks after their parents: one
-    // backward sweep adds each node into its parent.
-    const int32_t p = s->nodes[i].parent;
-    if (p >= 0) s->node_usage[static_cast<size_t>(p)] += s->node_usage[i];
-  }
+  sum_node_usage(*s);
   prepare_model(m.get());
-  // The batch's fast path: the terms price_accounting forms, per credential.
-  const Weights& w = settings_.weights;
-  s->fast_ok = settings_.mode == Mode::kAccounting && m->queues.size() <= 62;
-  if (s->fast_ok) {
-    // Slots: a handle's queue code + 2 (see price_batch): 0 a queue
-    // accounting does not know, 1 none (both W_queue * 0, permitted), i + 2
-    // queue i.
-    const size_t nq = m->queues.size();
-    s->queue_c.reserve(nq + 2);
-    s->queue_c.push_back(queue_term(w, 0.0));
-    s->queue_c.push_back(queue_term(w, 0.0));
-    for (const Queue& q : m->queues) s->queue_c.push_back(queue_term(w, static_cast<double>(q.priority)));
-    const size_t slots = nq + 2;
-    const double uc16 = urgency_term(w, kUrgencyDefault);
-    s->fast.resize(m->assocs.size());
-    s->slots = static_cast<uint32_t>(slots);
-    s->slot_entry.assign(m->assocs.size() * slots, 0);
-    for (size_t i = 0; i < m->assocs.size(); ++i) {
-      const Association& a = m->assocs[i];
-      FluxState::FastAssoc& f = s->fast[i];
-      f.fs_c = fairshare_term(w, &a);
-      f.b_c = bank_term(w, bank_factor(*m, &a));
-      uint64_t permitted = 3;  // unknown or no queue: nothing to permit
-      for (int32_t q : a.queues)
-        if (q >= 0 && static_cast<size_t>(q) < nq) permitted |= uint64_t{1} << (q + 2);
-      for (size_t q = 0; q < slots; ++q) {
-        // The priority at the default urgency, as the batch would form it.
-        bool low = false, high = false;
-        const uint32_t p = accounting_total(f.fs_c, s->queue_c[q], f.b_c, uc16, &low, &high);
-        s->slot_entry[i * slots + q] = p | uint64_t{low} << FluxState::kLowBit | uint64_t{high} << FluxState::kHighBit |
-                                       uint64_t{!((permitted >> q) & 1u)} << FluxState::kRefusedBit;
-      }
-    }
-  }
+  fill_fast_path(settings_, *s, *m);
   s->associations = m->assocs.size();
   s->model = std::move(m);
   return s;

@@ -24,8 +24,9 @@
 
 namespace mfprio::maui {
 
-// The configured resources of the (global) partition.
-struct ClusterTotals {
+// The configured resources of the (global) partition: the denominators of a
+// processor equivalent (not the cluster totals of common/cluster.hpp).
+struct PeResources {
   double procs = 0.0;
   double mem_mb = 0.0;
   double swap_mb = 0.0;
@@ -41,10 +42,10 @@ struct PeRequest {
   double disk_mb_per_task = 0.0;
 };
 
-double processor_equivalents(const PeRequest* reqs, size_t n, const ClusterTotals& t);
+double processor_equivalents(const PeRequest* reqs, size_t n, const PeResources& t);
 
 // One requirement, given as the job's totals.
 double processor_equivalents_flat(double procs, double mem_mb, double swap_mb, double disk_mb,
-                                  const ClusterTotals& t);
+                                  const PeResources& t);
 
 }  // namespace mfprio::maui

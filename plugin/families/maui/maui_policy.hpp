@@ -81,7 +81,7 @@ class MauiPolicy final : public Policy {
   const HostContext* host_ = nullptr;
   std::shared_ptr<const Config> cfg_;
   std::string cfg_path_;
-  ClusterTotals totals_;
+  PeResources totals_;
   std::string store_path_, store_origin_;
 };
 

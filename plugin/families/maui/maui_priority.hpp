@@ -154,7 +154,7 @@ struct UserActivity {
 
 struct Model {
   Config cfg;
-  ClusterTotals totals;       // for PE
+  PeResources totals;       // for PE
   FsView fs;                  // build_fs_view(cfg, ledger.decayed(...))
   std::unordered_map<std::string, UserActivity> user_activity;  // Moab only
 };

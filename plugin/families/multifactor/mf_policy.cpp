@@ -40,186 +40,173 @@ std::shared_ptr<State> MultifactorPolicy::load(const StoreView* store, uint32_t 
   return snap;
 }
 
-std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& data, uint32_t id, ShareTree* tree,
-                                                              std::vector<double>* usage) const {
-  auto L = std::make_shared<Layout>();
-  L->id = id;
-  L->settings = settings_;
-  L->cluster = cluster_;
-  const Settings& s = *settings_;
+namespace {
 
-  // Partitions: slurm.conf's PartitionName lines, then the store's, which
-  // override a conf partition of the same name or add one.
-  struct Merged {
-    std::string name;
-    uint32_t job_factor = 1;
-    std::vector<TresWeight> billing;
-    ClusterTotals totals;
-    bool is_default = false;
-  };
-  std::vector<Merged> merged;
-  std::unordered_map<std::string, size_t> merged_at;
-  for (const ConfPartition& c : s.partitions) {
-    Merged m;
-    m.name = c.name;
-    m.job_factor = c.job_factor;
-    m.billing = c.billing_weights;
-    m.totals = cluster_;
-    if (c.has_totals) {
-      m.totals.nodes = static_cast<double>(c.totals.nodes);
-      m.totals.cpus = static_cast<double>(c.totals.cpus);
-      m.totals.mem_mb = static_cast<double>(c.totals.mem_mb);
-      // A partition has only its own nodes' GRES; licenses and the like stay the cluster's.
-      for (auto& e : m.totals.extra)
-        if (e.first.rfind("gres/", 0) == 0) e.second = 0;
-      for (const auto& g : c.totals.gres) {
-        auto it = std::find_if(m.totals.extra.begin(), m.totals.extra.end(),
-                               [&](const auto& e) { return e.first == g.first; });
-        if (it != m.totals.extra.end()) it->second = g.second;
-        else m.totals.extra.push_back(g);
-      }
-    }
-    m.is_default = c.is_default;
-    merged_at[m.name] = merged.size();
-    merged.push_back(std::move(m));
+// A partition as slurm.conf and then the store define it.
+struct Merged {
+  std::string name;
+  uint32_t job_factor = 1;
+  std::vector<TresWeight> billing;
+  ClusterTotals totals;
+  bool is_default = false;
+};
+
+void set_extra(ClusterTotals& t, const std::pair<std::string, double>& c) {
+  auto it = std::find_if(t.extra.begin(), t.extra.end(), [&](const auto& e) { return e.first == c.first; });
+  if (it != t.extra.end()) it->second = c.second;
+  else t.extra.push_back(c);
+}
+
+Merged from_conf(const ConfPartition& c, const ClusterTotals& cluster) {
+  Merged m;
+  m.name = c.name;
+  m.job_factor = c.job_factor;
+  m.billing = c.billing_weights;
+  m.totals = cluster;
+  if (c.has_totals) {
+    m.totals.nodes = static_cast<double>(c.totals.nodes);
+    m.totals.cpus = static_cast<double>(c.totals.cpus);
+    m.totals.mem_mb = static_cast<double>(c.totals.mem_mb);
+    // A partition has only its own nodes' GRES; licenses and the like stay the cluster's.
+    for (auto& e : m.totals.extra)
+      if (e.first.rfind("gres/", 0) == 0) e.second = 0;
+    for (const auto& g : c.totals.gres) set_extra(m.totals, g);
   }
-  for (const acct::PartitionRec& r : data.partitions) {
-    Merged m;
-    m.name = r.name;
-    m.job_factor = r.job_factor;
-    m.is_default = r.is_default;
-    std::string why;
-    if (!parse_tres_spec(r.billing_weights, &m.billing, &why, false))
-      throw acct::StoreError("partition '" + r.name + "': TRESBillingWeights: " + why);
-    auto at = merged_at.find(r.name);
-    m.totals = at != merged_at.end() ? merged[at->second].totals : cluster_;
-    if (!r.tres_totals.empty()) {
-      m.totals = cluster_;
-      std::vector<std::pair<std::string, double>> counts;
-      if (!parse_tres_counts(r.tres_totals, &counts, &why))
-        throw acct::StoreError("partition '" + r.name + "': TRES totals: " + why);
-      for (const auto& c : counts) {
-        if (c.first == "cpu") m.totals.cpus = c.second;
-        else if (c.first == "mem") m.totals.mem_mb = c.second;
-        else if (c.first == "node") m.totals.nodes = c.second;
-        else {
-          auto it = std::find_if(m.totals.extra.begin(), m.totals.extra.end(),
-                                 [&](const auto& e) { return e.first == c.first; });
-          if (it != m.totals.extra.end()) it->second = c.second;
-          else m.totals.extra.push_back(c);
-        }
-      }
+  m.is_default = c.is_default;
+  return m;
+}
+
+// `base`: the conf partition's totals when it defines one, else the cluster's.
+Merged from_store(const acct::PartitionRec& r, const ClusterTotals& base, const ClusterTotals& cluster) {
+  Merged m;
+  m.name = r.name;
+  m.job_factor = r.job_factor;
+  m.is_default = r.is_default;
+  std::string why;
+  if (!parse_tres_spec(r.billing_weights, &m.billing, &why, false))
+    throw acct::StoreError("partition '" + r.name + "': TRESBillingWeights: " + why);
+  m.totals = base;
+  if (!r.tres_totals.empty()) {
+    m.totals = cluster;
+    std::vector<std::pair<std::string, double>> counts;
+    if (!parse_tres_counts(r.tres_totals, &counts, &why))
+      throw acct::StoreError("partition '" + r.name + "': TRES totals: " + why);
+    for (const auto& c : counts) {
+      if (c.first == "cpu") m.totals.cpus = c.second;
+      else if (c.first == "mem") m.totals.mem_mb = c.second;
+      else if (c.first == "node") m.totals.nodes = c.second;
+      else set_extra(m.totals, c);
     }
-    if (at == merged_at.end()) {
-      merged_at[m.name] = merged.size();
-      merged.push_back(std::move(m));
-      continue;
-    }
-    // Both define it: the store wins; a difference is reported once.
-    const Merged& c = merged[at->second];
-    const ConfPartition* cp = nullptr;
-    for (const ConfPartition& x : s.partitions)
-      if (x.name == r.name) cp = &x;
-    std::string diff;
-    if (c.job_factor != m.job_factor)
-      diff += "PriorityJobFactor " + std::to_string(c.job_factor) + " vs " + std::to_string(m.job_factor);
-    bool same_billing = c.billing.size() == m.billing.size();
-    for (size_t i = 0; same_billing && i < c.billing.size(); ++i)
-      same_billing = c.billing[i].name == m.billing[i].name && c.billing[i].weight == m.billing[i].weight;
-    if (!same_billing)
-      diff += std::string(diff.empty() ? "" : ", ") + "TRESBillingWeights '" + (cp ? cp->billing : "") +
-              "' vs '" + r.billing_weights + "'";
-    if (c.is_default != m.is_default)
-      diff += std::string(diff.empty() ? "" : ", ") + "Default " + (c.is_default ? "YES" : "NO") + " vs " +
-              (m.is_default ? "YES" : "NO");
-    if (!diff.empty() && warned_partitions_.insert(r.name).second && host_)
-      host_->log(MFPRIO_LOG_WARNING, "partition '" + r.name + "': slurm.conf (" + (cp ? cp->origin : "") +
-                                         ") and the accounting store differ (" + diff +
-                                         ", conf vs store): the store's values are used");
-    merged[at->second] = std::move(m);
   }
+  return m;
+}
+
+// How the conf's partition `c` and the store's `m` differ ("" when alike).
+std::string partition_diff(const Merged& c, const Merged& m, const ConfPartition* cp, const acct::PartitionRec& r) {
+  std::string diff;
+  if (c.job_factor != m.job_factor)
+    diff += "PriorityJobFactor " + std::to_string(c.job_factor) + " vs " + std::to_string(m.job_factor);
+  bool same_billing = c.billing.size() == m.billing.size();
+  for (size_t i = 0; same_billing && i < c.billing.size(); ++i)
+    same_billing = c.billing[i].name == m.billing[i].name && c.billing[i].weight == m.billing[i].weight;
+  if (!same_billing)
+    diff += std::string(diff.empty() ? "" : ", ") + "TRESBillingWeights '" + (cp ? cp->billing : "") +
+            "' vs '" + r.billing_weights + "'";
+  if (c.is_default != m.is_default)
+    diff += std::string(diff.empty() ? "" : ", ") + "Default " + (c.is_default ? "YES" : "NO") + " vs " +
+            (m.is_default ? "YES" : "NO");
+  return diff;
+}
+
+// The merged partitions into the layout (one implicit partition when none).
+void fill_partitions(const Settings& s, std::vector<Merged>& merged, const ClusterTotals& cluster, Layout& L) {
   if (merged.empty()) {
-    L->implicit_partitions = true;
+    L.implicit_partitions = true;
     PartitionInfo p;
     p.job_factor = 1;
     p.factor = 1;  // every partition alike: normalized 1/1, raw 1
-    p.totals = cluster_;
-    L->parts.push_back(std::move(p));
-  } else {
-    uint32_t max_factor = 0;
-    for (const Merged& m : merged) max_factor = std::max(max_factor, m.job_factor);
-    for (Merged& m : merged) {
-      PartitionInfo p;
-      p.name = m.name;
-      p.job_factor = m.job_factor;
-      p.factor = s.has(kNoNormalPart) ? m.job_factor
-                                      : (max_factor ? double(m.job_factor) / max_factor : 0.0);
-      p.billing = std::move(m.billing);
-      p.totals = std::move(m.totals);
-      if (m.is_default) L->default_part = static_cast<int32_t>(L->parts.size());
-      L->part_index[m.name] = static_cast<uint32_t>(L->parts.size());
-      L->parts.push_back(std::move(p));
-    }
+    p.totals = cluster;
+    L.parts.push_back(std::move(p));
+    return;
   }
-  L->plan.w_age = s.w_age;
-  L->plan.w_jobsize = s.w_jobsize;
-  L->plan.inv_max_age = s.max_age > 0 ? 1.0 / static_cast<double>(s.max_age) : 0.0;
-  L->plan.accrue_always = s.has(kAccrueAlways);
-  L->plan.raw_tres = s.has(kNoNormalTres);
-  L->plan.incr_only = s.has(kIncrOnly);
-  L->plan.size_mode = s.has(kSmallRelativeToTime)
-                          ? (s.favor_small ? SizeMode::PerTimeSmall : SizeMode::PerTime)
-                          : (s.favor_small ? SizeMode::FavorSmall : SizeMode::FavorLarge);
-  L->plan.nodes = cluster_.nodes;
-  L->plan.cpus = cluster_.cpus;
-  L->plan.inv_nodes = cluster_.nodes > 0 ? 1.0 / cluster_.nodes : 0.0;
-  L->plan.inv_cpus = cluster_.cpus > 0 ? 1.0 / cluster_.cpus : 0.0;
-  L->plan.n_tres = static_cast<uint32_t>(std::min(s.w_tres.size(), kMaxTresWeights));
-  for (uint32_t i = 0; i < L->plan.n_tres; ++i) {
-    L->plan.tres_kind[i] = s.w_tres[i].kind;
-    L->plan.tres_weight[i] = s.w_tres[i].weight;
-    L->plan.tres_name[i] = s.w_tres[i].name.c_str();
+  uint32_t max_factor = 0;
+  for (const Merged& m : merged) max_factor = std::max(max_factor, m.job_factor);
+  for (Merged& m : merged) {
+    PartitionInfo p;
+    p.name = m.name;
+    p.job_factor = m.job_factor;
+    p.factor = s.has(kNoNormalPart) ? m.job_factor : (max_factor ? double(m.job_factor) / max_factor : 0.0);
+    p.billing = std::move(m.billing);
+    p.totals = std::move(m.totals);
+    if (m.is_default) L.default_part = static_cast<int32_t>(L.parts.size());
+    L.part_index[m.name] = static_cast<uint32_t>(L.parts.size());
+    L.parts.push_back(std::move(p));
   }
-  for (PartitionInfo& p : L->parts) {
+}
+
+// The pricing plan and each partition's score and TRES denominators.
+void fill_plan(const Settings& s, const ClusterTotals& cluster, Layout& L) {
+  L.plan.w_age = s.w_age;
+  L.plan.w_jobsize = s.w_jobsize;
+  L.plan.inv_max_age = s.max_age > 0 ? 1.0 / static_cast<double>(s.max_age) : 0.0;
+  L.plan.accrue_always = s.has(kAccrueAlways);
+  L.plan.raw_tres = s.has(kNoNormalTres);
+  L.plan.incr_only = s.has(kIncrOnly);
+  L.plan.size_mode = s.has(kSmallRelativeToTime)
+                         ? (s.favor_small ? SizeMode::PerTimeSmall : SizeMode::PerTime)
+                         : (s.favor_small ? SizeMode::FavorSmall : SizeMode::FavorLarge);
+  L.plan.nodes = cluster.nodes;
+  L.plan.cpus = cluster.cpus;
+  L.plan.inv_nodes = cluster.nodes > 0 ? 1.0 / cluster.nodes : 0.0;
+  L.plan.inv_cpus = cluster.cpus > 0 ? 1.0 / cluster.cpus : 0.0;
+  L.plan.n_tres = static_cast<uint32_t>(std::min(s.w_tres.size(), kMaxTresWeights));
+  for (uint32_t i = 0; i < L.plan.n_tres; ++i) {
+    L.plan.tres_kind[i] = s.w_tres[i].kind;
+    L.plan.tres_weight[i] = s.w_tres[i].weight;
+    L.plan.tres_name[i] = s.w_tres[i].name.c_str();
+  }
+  for (PartitionInfo& p : L.parts) {
     p.score = s.w_partition * p.factor;
     for (size_t i = 0; i < s.w_tres.size(); ++i) {
       const double t = p.totals.get(s.w_tres[i].name);
       p.tres_inv_total[i] = t > 0 ? 1.0 / t : 0.0;
     }
   }
+}
 
-  if (L->parts.size() >= 0xffff)
-    throw acct::StoreError("more than 65534 partitions: job handles hold 16-bit partition indices");
-  if (data.qos.size() >= 0xffff)
-    throw acct::StoreError("more than 65534 QOS: job handles hold 16-bit QOS indices");
-
-  // QOS.
+void fill_qos(const Settings& s, const std::vector<acct::QosRec>& qos, Layout& L) {
   uint32_t max_qos = 0;
-  for (const acct::QosRec& q : data.qos) max_qos = std::max(max_qos, q.priority);
-  for (const acct::QosRec& q : data.qos) {
+  for (const acct::QosRec& q : qos) max_qos = std::max(max_qos, q.priority);
+  for (const acct::QosRec& q : qos) {
     QosInfo qi;
     qi.name = q.name;
     qi.priority = q.priority;
     qi.usage_factor = q.usage_factor;
     qi.factor = s.has(kNoNormalQos) ? q.priority : (max_qos ? double(q.priority) / max_qos : 0.0);
     qi.score = s.w_qos * qi.factor;
-    if (q.name == "normal") L->normal_qos = static_cast<int32_t>(L->qos.size());
-    L->qos_index[q.name] = static_cast<uint32_t>(L->qos.size());
-    L->qos.push_back(std::move(qi));
+    if (q.name == "normal") L.normal_qos = static_cast<int32_t>(L.qos.size());
+    L.qos_index[q.name] = static_cast<uint32_t>(L.qos.size());
+    L.qos.push_back(std::move(qi));
   }
+}
 
-  // The tree, in preorder: each account's user associations (the store
-  // returns them sorted by user, account, partition, so an account's group
-  // is already in name order), then its sub-accounts (the store returns
-  // accounts breadth-first with siblings by name: root first, parents before
-  // children).  Integer indices only: names stay in the store's pool.
+// Sub-accounts and each account's associations, as CSR lists in index order.
+struct AccountLists {
+  std::vector<uint32_t> sub_begin, sub, users_begin, users_of;
+};
+
+AccountLists account_lists(const acct::TreeData& data) {
   const acct::NamePool& names = data.names;
   const size_t n_acc = data.accounts.size();
   const size_t n_assoc = data.assocs.size();
   const size_t n_users = data.users.size();
   if (n_acc == 0 || data.accounts[0].parent != -1) throw acct::StoreError("the store has no root account");
-  // Sub-accounts and each account's associations, as CSR lists in index order.
-  std::vector<uint32_t> sub_begin(n_acc + 1, 0), sub(n_acc - 1), users_begin(n_acc + 1, 0), users_of(n_assoc);
+  AccountLists a;
+  std::vector<uint32_t>&sub_begin = a.sub_begin, &sub = a.sub, &users_begin = a.users_begin, &users_of = a.users_of;
+  sub_begin.assign(n_acc + 1, 0);
+  sub.resize(n_acc - 1);
+  users_begin.assign(n_acc + 1, 0);
+  users_of.resize(n_assoc);
   for (size_t i = 1; i < n_acc; ++i) {
     const int32_t p = data.accounts[i].parent;
     if (p < 0 || static_cast<size_t>(p) >= i)
@@ -236,15 +223,27 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
     sub_begin[i + 1] += sub_begin[i];
     users_begin[i + 1] += users_begin[i];
   }
-  {
-    std::vector<uint32_t> fill(sub_begin.begin(), sub_begin.end() - 1);
-    for (size_t i = 1; i < n_acc; ++i) sub[fill[static_cast<size_t>(data.accounts[i].parent)]++] = static_cast<uint32_t>(i);
-    fill.assign(users_begin.begin(), users_begin.end() - 1);
-    for (size_t k = 0; k < n_assoc; ++k) users_of[fill[data.assocs[k].account]++] = static_cast<uint32_t>(k);
-  }
+  std::vector<uint32_t> fill(sub_begin.begin(), sub_begin.end() - 1);
+  for (size_t i = 1; i < n_acc; ++i) sub[fill[static_cast<size_t>(data.accounts[i].parent)]++] = static_cast<uint32_t>(i);
+  fill.assign(users_begin.begin(), users_begin.end() - 1);
+  for (size_t k = 0; k < n_assoc; ++k) users_of[fill[data.assocs[k].account]++] = static_cast<uint32_t>(k);
+  return a;
+}
 
+// The tree, in preorder: each account's user associations (the store
+// returns them sorted by user, account, partition, so an account's group
+// is already in name order), then its sub-accounts (the store returns
+// accounts breadth-first with siblings by name: root first, parents before
+// children).  Integer indices only: names stay in the store's pool.
+// Returns, per association in store order, its index in L.assocs.
+std::vector<uint32_t> build_tree(const acct::TreeData& data, const AccountLists& lists, Layout& L, ShareTree& t,
+                                 std::vector<double>& usage) {
+  const acct::NamePool& names = data.names;
+  const size_t n_acc = data.accounts.size();
+  const size_t n_assoc = data.assocs.size();
+  const std::vector<uint32_t>&sub_begin = lists.sub_begin, &sub = lists.sub, &users_begin = lists.users_begin,
+                             &users_of = lists.users_of;
   // Every array has its final size up front; nodes are written in place.
-  ShareTree& t = *tree;
   t = ShareTree{};
   const size_t n_nodes = n_acc + n_assoc;
   t.parent.resize(n_nodes);
@@ -253,10 +252,10 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
   t.shares.resize(n_nodes);
   t.usage.resize(n_nodes);
   t.active.assign(n_nodes, 0);
-  L->node_name.resize(n_nodes);
-  L->node_assoc.resize(n_nodes);
-  L->assocs.resize(n_assoc);
-  usage->assign(n_nodes, 0.0);
+  L.node_name.resize(n_nodes);
+  L.node_assoc.resize(n_nodes);
+  L.assocs.resize(n_assoc);
+  usage.assign(n_nodes, 0.0);
   std::vector<uint32_t> node_priority(n_nodes);  // effective association priority (inherited)
   std::vector<uint32_t> assoc_of(n_assoc);       // store order -> assocs index
   struct Frame {
@@ -280,8 +279,8 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
     t.usage[anode] = 0;
     const uint32_t prio = a.priority ? a.priority : (f.parent >= 0 ? node_priority[f.parent] : 0);
     node_priority[anode] = prio;
-    L->node_name[anode] = a.name;
-    L->node_assoc[anode] = -1;
+    L.node_name[anode] = a.name;
+    L.node_assoc[anode] = -1;
     // Users are leaves: add them now; push sub-accounts in reverse so they pop in order.
     const uint32_t j_end = users_begin[f.account + 1];
     for (uint32_t j = users_begin[f.account]; j < j_end; ++j) {
@@ -297,11 +296,11 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
       t.shares_parent[unode] = u.shares_parent;
       t.shares[unode] = u.shares;
       t.usage[unode] = u.raw_usage;
-      (*usage)[unode] = u.raw_usage;
+      usage[unode] = u.raw_usage;
       const uint32_t uprio = u.priority ? u.priority : prio;
       node_priority[unode] = uprio;
       max_prio = std::max(max_prio, uprio);
-      AssocInfo& ai = L->assocs[aidx];
+      AssocInfo& ai = L.assocs[aidx];
       ai.node = unode;
       ai.store_id = u.id;
       ai.priority = uprio;
@@ -309,12 +308,12 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
       ai.user = u.user;
       ai.account = f.account;
       if (u.partition != 0) {
-        auto pit = L->part_index.find(std::string(names[u.partition]));
-        ai.partition = pit == L->part_index.end() ? -1 : static_cast<int32_t>(pit->second);
+        auto pit = L.part_index.find(std::string(names[u.partition]));
+        ai.partition = pit == L.part_index.end() ? -1 : static_cast<int32_t>(pit->second);
       }
       assoc_of[k] = aidx;
-      L->node_name[unode] = data.users[u.user].name;
-      L->node_assoc[unode] = static_cast<int32_t>(aidx);
+      L.node_name[unode] = data.users[u.user].name;
+      L.node_assoc[unode] = static_cast<int32_t>(aidx);
       ++aidx;
     }
     for (uint32_t j = sub_begin[f.account + 1]; j > sub_begin[f.account]; --j)
@@ -322,52 +321,112 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
   }
   if (node != n_nodes)
     throw acct::StoreError("the account tree is not connected to root (an account's parent is missing)");
-  L->max_assoc_priority = max_prio;
-  L->raw_assoc_priority = s.has(kNoNormalAssoc);
+  L.max_assoc_priority = max_prio;
+  return assoc_of;
+}
 
-  // Name look-ups for resolve_job: accounts and users by name, each user's
-  // associations as one run (the store's order), and its default account
-  // (acct::default_association: the one rule; the store marks is_default on
-  // the associations in the user's chosen account).
-  L->account_name.resize(n_acc);
-  for (size_t i = 0; i < n_acc; ++i) L->account_name[i] = data.accounts[i].name;
-  L->account_index.build(names, n_acc, [&](size_t i) { return data.accounts[i].name; });
-  L->user_index.build(names, n_users, [&](size_t i) { return data.users[i].name; });
-  L->user_first.assign(n_users + 1, 0);
-  L->user_default.assign(n_users, NameIndex::kNone);
-  L->user_assocs.resize(n_assoc);
+// Name look-ups for resolve_job: accounts and users by name, each user's
+// associations as one run (the store's order), and its default account
+// (acct::default_association: the one rule; the store marks is_default on
+// the associations in the user's chosen account).
+void fill_name_lookups(const acct::TreeData& data, const std::vector<uint32_t>& assoc_of, Layout& L) {
+  const acct::NamePool& names = data.names;
+  const size_t n_acc = data.accounts.size();
+  const size_t n_assoc = data.assocs.size();
+  const size_t n_users = data.users.size();
+  L.account_name.resize(n_acc);
+  for (size_t i = 0; i < n_acc; ++i) L.account_name[i] = data.accounts[i].name;
+  L.account_index.build(names, n_acc, [&](size_t i) { return data.accounts[i].name; });
+  L.user_index.build(names, n_users, [&](size_t i) { return data.users[i].name; });
+  L.user_first.assign(n_users + 1, 0);
+  L.user_default.assign(n_users, NameIndex::kNone);
+  L.user_assocs.resize(n_assoc);
   for (size_t k = 0; k < n_assoc; ++k) {
     const acct::TreeAssoc& u = data.assocs[k];
-    ++L->user_first[u.user + 1];
-    L->user_assocs[k] = UserAssoc{assoc_of[k], u.account, u.partition};
+    ++L.user_first[u.user + 1];
+    L.user_assocs[k] = UserAssoc{assoc_of[k], u.account, u.partition};
   }
-  for (size_t u = 0; u < n_users; ++u) L->user_first[u + 1] += L->user_first[u];
+  for (size_t u = 0; u < n_users; ++u) L.user_first[u + 1] += L.user_first[u];
   for (size_t u = 0; u < n_users; ++u) {
-    const auto b = data.assocs.begin() + L->user_first[u], e = data.assocs.begin() + L->user_first[u + 1];
+    const auto b = data.assocs.begin() + L.user_first[u], e = data.assocs.begin() + L.user_first[u + 1];
     if (b == e) continue;
     if (b->user != u) throw acct::StoreError("the store's associations are not ordered by user");
-    L->user_default[u] = acct::default_association(b, e, [](const acct::TreeAssoc& a) { return a.is_default; })->account;
+    L.user_default[u] = acct::default_association(b, e, [](const acct::TreeAssoc& a) { return a.is_default; })->account;
   }
-  L->assoc_by_store_id.build(n_assoc, [&](size_t i) { return L->assocs[i].store_id; });
-  for (PartitionInfo& pi : L->parts) pi.iname.set(pi.name);
-  for (QosInfo& qi : L->qos) qi.iname.set(qi.name);
-  L->account_inames.resize(L->account_name.size());
-  for (size_t k = 0; k < L->account_name.size(); ++k) L->account_inames[k].set(names[L->account_name[k]]);
-  L->assoc_names.resize(n_assoc);
+  L.assoc_by_store_id.build(n_assoc, [&](size_t i) { return L.assocs[i].store_id; });
+  for (PartitionInfo& pi : L.parts) pi.iname.set(pi.name);
+  for (QosInfo& qi : L.qos) qi.iname.set(qi.name);
+  L.account_inames.resize(L.account_name.size());
+  for (size_t k = 0; k < L.account_name.size(); ++k) L.account_inames[k].set(names[L.account_name[k]]);
+  L.assoc_names.resize(n_assoc);
   for (size_t i = 0; i < n_assoc; ++i) {
-    const AssocInfo& ai = L->assocs[i];
-    AssocNames& an = L->assoc_names[i];
+    const AssocInfo& ai = L.assocs[i];
+    AssocNames& an = L.assoc_names[i];
     an.user.set(names[data.users[ai.user].name]);
     an.account = ai.account;
     if (ai.partition_name != 0)
       an.serves = ai.partition >= 0 && ai.partition < AssocNames::kNoPartition ? static_cast<uint16_t>(ai.partition)
                                                                                : AssocNames::kNoPartition;
-    an.user_default = L->user_default[ai.user] == ai.account;
+    an.user_default = L.user_default[ai.user] == ai.account;
   }
+}
+
+}  // namespace
+
+// Partitions: slurm.conf's PartitionName lines, then the store's, which
+// override a conf partition of the same name or add one.
+void MultifactorPolicy::merge_partitions(const acct::TreeData& data, Layout& L) const {
+  const Settings& s = *settings_;
+  std::vector<Merged> merged;
+  std::unordered_map<std::string, size_t> merged_at;
+  for (const ConfPartition& c : s.partitions) {
+    merged_at[c.name] = merged.size();
+    merged.push_back(from_conf(c, cluster_));
+  }
+  for (const acct::PartitionRec& r : data.partitions) {
+    auto at = merged_at.find(r.name);
+    Merged m = from_store(r, at != merged_at.end() ? merged[at->second].totals : cluster_, cluster_);
+    if (at == merged_at.end()) {
+      merged_at[m.name] = merged.size();
+      merged.push_back(std::move(m));
+      continue;
+    }
+    // Both define it: the store wins; a difference is reported once.
+    const ConfPartition* cp = nullptr;
+    for (const ConfPartition& x : s.partitions)
+      if (x.name == r.name) cp = &x;
+    const std::string diff = partition_diff(merged[at->second], m, cp, r);
+    if (!diff.empty() && warned_partitions_.insert(r.name).second && host_)
+      host_->log(MFPRIO_LOG_WARNING, "partition '" + r.name + "': slurm.conf (" + (cp ? cp->origin : "") +
+                                         ") and the accounting store differ (" + diff +
+                                         ", conf vs store): the store's values are used");
+    merged[at->second] = std::move(m);
+  }
+  fill_partitions(s, merged, cluster_, L);
+}
+
+std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& data, uint32_t id, ShareTree* tree,
+                                                              std::vector<double>* usage) const {
+  auto L = std::make_shared<Layout>();
+  L->id = id;
+  L->settings = settings_;
+  L->cluster = cluster_;
+  const Settings& s = *settings_;
+  merge_partitions(data, *L);
+  fill_plan(s, cluster_, *L);
+  if (L->parts.size() >= 0xffff)
+    throw acct::StoreError("more than 65534 partitions: job handles hold 16-bit partition indices");
+  if (data.qos.size() >= 0xffff)
+    throw acct::StoreError("more than 65534 QOS: job handles hold 16-bit QOS indices");
+  fill_qos(s, data.qos, *L);
+  const AccountLists lists = account_lists(data);
+  const std::vector<uint32_t> assoc_of = build_tree(data, lists, *L, *tree, *usage);
+  L->raw_assoc_priority = s.has(kNoNormalAssoc);
+  fill_name_lookups(data, assoc_of, *L);
   L->names = std::move(data.names);
   L->names.chars.shrink_to_fit();  // grown by doubling while the store was read
   L->names.begin.shrink_to_fit();
-  t.finalize();
+  tree->finalize();
   return L;
 }
 

@@ -58,6 +58,8 @@ class MultifactorPolicy final : public Policy {
   // node's usage (users: the store's; accounts: 0).
   std::shared_ptr<const Layout> build_layout(acct::TreeData& data, uint32_t id, ShareTree* tree,
                                              std::vector<double>* usage) const;
+  // Partitions: slurm.conf's, then the store's, into L (warns once per differing partition).
+  void merge_partitions(const acct::TreeData& data, Layout& L) const;
   // `tree`: the layout's finalized tree (a predecessor's copy); usage replaced.
   std::shared_ptr<Snapshot> build_snapshot(std::shared_ptr<const Layout> layout, ShareTree tree,
                                            const std::vector<double>& usage,

@@ -8,8 +8,8 @@ namespace {
 
 constexpr double kSix = 1e-6;
 
-ClusterTotals o2k() {  // the Administrator's Guide's 128-processor machine
-  ClusterTotals t;
+PeResources o2k() {  // the Administrator's Guide's 128-processor machine
+  PeResources t;
   t.procs = 128;
   t.mem_mb = 65536;
   t.disk_mb = 1e6;
@@ -44,7 +44,7 @@ TEST(ProcessorEquivalents, MultipleRequirementsSumTheirOwnMaxima) {
 TEST(ProcessorEquivalents, UnconfiguredResourceIsIgnoredAndNoProcsGivesZero) {
   // Swap total 0: a swap request does not count.
   EXPECT_NEAR(processor_equivalents_flat(4, 0, 1e9, 0, o2k()), 4.0, kSix);
-  ClusterTotals none;
+  PeResources none;
   EXPECT_EQ(processor_equivalents_flat(4, 100, 0, 0, none), 0.0);
   EXPECT_EQ(processor_equivalents(nullptr, 0, o2k()), 0.0);
 }
