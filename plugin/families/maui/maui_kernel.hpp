@@ -72,7 +72,7 @@ struct KernelIn {
   const UserActivity* ua = nullptr;            // Moab FS extras (null: 0)
   double nodes = 0.0, procs = 0.0, mem_mb = 0.0, swap_mb = 0.0, disk_mb = 0.0;
   double pe = -1.0;  // < 0: processor_equivalents_flat over `totals`
-  const ClusterTotals* totals = nullptr;
+  const PeResources* totals = nullptr;
   bool running = false;  // Moab USAGE
   int64_t elapsed = 0;   // >= 0
 };
