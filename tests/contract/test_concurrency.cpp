@@ -18,43 +18,10 @@
 #include <vector>
 
 #include "../families/multifactor/harness.hpp"
+#include "families.hpp"
 
 namespace mfprio::test {
 namespace {
-
-constexpr int64_t kHour = 3600;
-constexpr int64_t T0 = 1'700'000'000 - (1'700'000'000 % kHour);
-
-std::string sample(const std::string& rel) { return std::string(MFPRIO_SAMPLES) + "/" + rel; }
-
-struct Family {
-  const char* so;
-  std::vector<std::string> conf;  // besides AccountingStorageLoc
-  bool charges;                   // its priorities follow charged usage
-  bool whole_queue;               // priced by prioritize (normalised over the queue)
-};
-
-std::vector<Family> families() {
-  return {
-      {"priority_basic.so", {}, false, false},
-      {"priority_multifactor.so",
-       {"PriorityWeightFairshare=100000", "PriorityDecayHalfLife=1:00:00", "PriorityFlags=NO_FAIR_TREE"},
-       true, false},
-      {"priority_maui.so", {"PriorityParameters=config=" + sample("maui.cfg")}, true, false},
-      {"priority_moab.so", {"PriorityParameters=config=" + sample("maui.cfg")}, true, false},
-      {"priority_gridengine.so",
-       {"PriorityParameters=sched_conf=" + sample("gridengine/sched_conf") +
-        ",complexes=" + sample("gridengine/complexes")},
-       true, true},
-      {"priority_flux.so", {"PriorityParameters=decay_half_life=1:00:00,reset_period=4:00:00"}, true, false},
-  };
-}
-
-std::string family_name(const ::testing::TestParamInfo<Family>& info) {
-  std::string n = info.param.so;
-  n = n.substr(std::string("priority_").size());
-  return n.substr(0, n.find('.'));
-}
 
 // Two accounts with one user each, both with usage measured at T0.
 void write_store(const std::string& db, uint32_t v_shares) {

@@ -828,7 +828,7 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
 // Grid Engine sets them in its pricing pass; sshare --job-file prices the
 // file's queue first (generically: any family with prioritize).
 TEST_F(RealPluginE2E, ShareViewAfterThePricingPassShowsTargetsAndTickets) {
-  if (!std::filesystem::exists(plugin_dir + "/priority_gridengine.so")) GTEST_SKIP() << "not built";
+  MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_gridengine.so");
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
   const std::string db = dir.path() + "/ge.db";
   ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
