@@ -289,6 +289,9 @@ std::vector<TermColumn> term_columns_from_info(const std::string& info_json) {
     const char* k;
     json_t* v;
     json_object_foreach(const_cast<json_t*>(w), k, v) {
+      // "SERV.QUEUETIME" beside "SERV" is a sub-term's weight, not a column.
+      const char* dot = std::strrchr(k, '.');
+      if (dot && json_object_get(w, std::string(k, dot).c_str())) continue;
       TermColumn c;
       c.name = k;
       c.label = k;

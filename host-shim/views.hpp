@@ -63,7 +63,8 @@ std::vector<TermColumn> term_columns(const std::vector<SprioRow>& rows);
 
 // A layout for when no row is shown: plugin_info_json's "terms" array
 // ([{"name", "label", "flags", "width", "parent"}...], top-level ones), else
-// the names of its "weights" object with upper-case labels.  Empty when
+// the names of its "weights" object with upper-case labels (a sub-term's
+// weight, "SERV.QUEUETIME" beside "SERV", is no column).  Empty when
 // neither is present.
 std::vector<TermColumn> term_columns_from_info(const std::string& info_json);
 

@@ -505,6 +505,11 @@ TEST(SprioView, LayoutFromPluginInfoWhenNoRowIsShown) {
   ASSERT_EQ(cols.size(), 2u);
   EXPECT_EQ(cols[0].label, "AGE");
   EXPECT_EQ(cols[1].label, "TRES");
+  // A sub-term's weight beside its term's is no column of its own.
+  cols = term_columns_from_info(R"({"weights": {"SERV": 1, "SERV.QUEUETIME": 5, "tres.cpu": 2}})");
+  ASSERT_EQ(cols.size(), 2u);
+  EXPECT_EQ(cols[0].name, "SERV");
+  EXPECT_EQ(cols[1].name, "tres.cpu");
   EXPECT_TRUE(term_columns_from_info("nope").empty());
 }
 

@@ -2,6 +2,7 @@
 // ABI: real dlopen, the admin's maui.cfg read from a file, fair-share
 // windows in a real SQLite store charged by decay and job_end.
 #include <gtest/gtest.h>
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include <cmath>
@@ -81,6 +82,34 @@ TEST_F(MauiPlugin, QueueTimeWeightOverFourHoursTwentyAndTheTermsThatSayIt) {
   EXPECT_NEAR(term(f, "SERV").contribution, 5200.0, 1e-6);
   EXPECT_NEAR(term(f, "SERV.QUEUETIME").factor, 260.0, 1e-6);
   EXPECT_EQ(term(f, "SERV.QUEUETIME").parent, static_cast<int32_t>(term_index(f, "SERV")));
+}
+
+// plugin_info_json's weights hold each component's weight and, beside it
+// under the sub-term's own name, each sub-component's (a dotted name used to
+// be dropped under a component that already held a number).
+TEST_F(MauiPlugin, InfoJsonCarriesComponentWeightsBesideTheirSubWeights) {
+  ASSERT_EQ(start("SERVICEWEIGHT 2\nQUEUETIMEWEIGHT 5\nCREDWEIGHT 3\nUSERWEIGHT 7\n", "priority_maui.so", false),
+            MFPRIO_OK)
+      << p_->err();
+  char* raw = nullptr;
+  ASSERT_EQ(p_->ops.plugin_info_json(&raw), MFPRIO_OK) << p_->err();
+  const std::string text = raw ? raw : "";
+  p_->ops.free_string(raw);
+  json_t* root = json_loads(text.c_str(), 0, nullptr);
+  ASSERT_NE(root, nullptr) << text;
+  const json_t* w = json_object_get(root, "weights");
+  auto weight = [&](const char* key) {
+    const json_t* v = json_object_get(w, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+  };
+  EXPECT_EQ(weight("SERV"), 2.0) << text;
+  EXPECT_EQ(weight("SERV.QUEUETIME"), 5.0) << text;
+  EXPECT_EQ(weight("CRED"), 3.0) << text;
+  EXPECT_EQ(weight("CRED.USER"), 7.0) << text;
+  EXPECT_EQ(weight("FS.USER"), 0.0) << text;
+  // Dotted settings still nest: the view object is whole.
+  EXPECT_TRUE(json_is_true(json_object_get(json_object_get(root, "view"), "sub_weight_product"))) << text;
+  json_decref(root);
 }
 
 TEST_F(MauiPlugin, BlockedJobAccruesNoQueueTimeUnderQueuePolicy) {

@@ -433,6 +433,21 @@ TEST_F(Multifactor, TresFactorWeighsShareOfPartition) {
   EXPECT_EQ(term(f, "gres/gpu").parent, static_cast<int32_t>(term_index(f, "tres")));
 }
 
+// plugin_info_json: the TRES weights (a term with no weight of its own) nest
+// under "tres"; the view's weights keep the TRES weights as written.
+TEST_F(Multifactor, InfoJsonNestsTresWeightsUnderTres) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightAge=10", "PriorityWeightTRES=CPU=1000,GRES/gpu=2000"}, b), MFPRIO_OK) << p->err();
+  char* raw = nullptr;
+  ASSERT_EQ(p->ops.plugin_info_json(&raw), MFPRIO_OK) << p->err();
+  const std::string info = raw ? raw : "";
+  p->ops.free_string(raw);
+  EXPECT_NE(info.find(R"("weights":{"age":10.0,)"), std::string::npos) << info;
+  EXPECT_NE(info.find(R"("tres":{"cpu":1000.0,"gres/gpu":2000.0})"), std::string::npos) << info;
+  EXPECT_NE(info.find(R"("tres":"CPU=1000,GRES/gpu=2000")"), std::string::npos) << info;
+}
+
 TEST_F(Multifactor, SiteFactorAddsNiceSubtractsIncrOnlyKeeps) {
   StoreBuilder b;
   b.account("a", "root", 1).user("u", "a", 1);
