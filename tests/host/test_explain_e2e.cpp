@@ -64,6 +64,19 @@ TEST_F(ExplainE2E, OneJobShowsItsRankTheGapAndWhatEachTermWouldNeed) {
   EXPECT_FALSE(has(r.out, "a sub-term's weight is")) << r.out;
 }
 
+// A family that declares no products (multifactor): sprio --json's
+// sub-term weights are plain.
+TEST_F(ExplainE2E, SprioJsonHasNoWeightProductWhenTheFamilyDeclaresNone) {
+  std::ifstream in(mf_conf);
+  std::stringstream text;
+  text << in.rdbuf() << "PriorityWeightTRES=CPU=1000\n";
+  const std::string conf = dir.write("mf-tres.conf", text.str());
+  ProcessResult r = host({"--conf", conf, "--now", std::to_string(kNow), "sprio", "--json", "--job-file", jobs});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"name\": \"cpu\"")) << r.out;  // the TRES term's sub-term is there
+  EXPECT_FALSE(has(r.out, "weight_product")) << r.out;
+}
+
 TEST_F(ExplainE2E, TwoJobsFindTheAgeTermAndTheOvertakingTime) {
   ProcessResult r = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--job-file", jobs, "1", "2", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -167,6 +180,26 @@ TEST_F(ExplainSites, MauiSubTermWeightsAreShownAsTheProductsTheyAre) {
   ASSERT_EQ(j.status, 0) << j.err;
   EXPECT_TRUE(has(j.out, "\"name\": \"CRED.USER\",\n          \"factor\": -100.0,\n          \"weight\": 100.0,")) << j.out;
   EXPECT_TRUE(has(j.out, "\"weight_product\": [\n            2.0,\n            50.0\n          ]")) << j.out;
+}
+
+// sprio --json gives each of Maui's sub-terms the product its weight is, as
+// explain --json does; a component (no parent) has none.
+TEST_F(ExplainSites, MauiSprioJsonSubTermsCarryTheirWeightProduct) {
+  const std::string jobs = data + "/negprio-jobs.jsonl";
+  const std::string conf = maui_conf("CREDWEIGHT 2\nUSERWEIGHT 50\n");
+  ProcessResult r = host({"--conf", conf, "--now", std::to_string(kNow), "sprio", "--json", "--job-file", jobs, "-j", "8"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // One term's object: from its name to the end of the object.
+  auto term_obj = [&](const std::string& name) {
+    const size_t at = r.out.find("\"name\": \"" + name + "\"");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('}', at) - at);
+  };
+  const std::string user = term_obj("CRED.USER");
+  EXPECT_TRUE(has(user, "\"weight\": 100.0,")) << r.out;
+  EXPECT_TRUE(has(user, "\"weight_product\": [\n          2.0,\n          50.0\n        ]")) << r.out;
+  const std::string cred = term_obj("CRED");
+  ASSERT_FALSE(cred.empty()) << r.out;
+  EXPECT_FALSE(has(cred, "weight_product")) << r.out;
 }
 
 TEST_F(ExplainSites, GridEngineWaitingTimeIsTimeDependentAndTextColumnsAreNotTerms) {
