@@ -827,11 +827,7 @@ TEST_F(Cli, QueuesAreAddedModifiedPermittedAndDeleted) {
   EXPECT_NE(std::string::npos, r.out.find("alice|A||1|0|yes|None|0||")) << r.out;
 }
 
-}  // namespace
-}  // namespace mfprio::acct
-
-namespace mfprio::acct {
-namespace {
+// ---- Grid Engine: qconf -sstree and its usage --------------------------------
 
 class CliSstree : public ::testing::Test {
  protected:
@@ -840,58 +836,51 @@ class CliSstree : public ::testing::Test {
     args.insert(args.begin(), {"--db", db});
     return test::run_acct(dir, args);
   }
+  // Imports `sstree` (qconf -sstree's text) and checks the store holds the
+  // tree both forms of it describe: physics (75, a project) with alice (10)
+  // and a default leaf (5), and root's default leaf (25).
+  void import_physics_tree(const std::string& sstree) {
+    std::ofstream(dir.file("tree")) << sstree;
+    Result r = acct({"import-sstree", dir.file("tree")});
+    ASSERT_EQ(0, r.status) << r.err;
+    EXPECT_EQ("imported 1 accounts, 3 user leaves, 1 projects\n", r.out);
+    r = acct({"show", "tree", "-p"});
+    ASSERT_EQ(0, r.status) << r.err;
+    EXPECT_EQ(
+        "Account|User|Partition|Shares|RawUsage|\n"
+        "root|||1|0|\n"
+        "root|default||25|0|\n"
+        "physics|||75|0|\n"
+        "physics|alice||10|0|\n"
+        "physics|default||5|0|\n",
+        r.out);
+  }
   TempDir dir;
   std::string db = dir.file("acct.db");
 };
 
 TEST_F(CliSstree, ImportsAccountsUserLeavesDefaultAndProjects) {
-  std::ofstream(dir.file("tree")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
-                                     "id=1\nname=physics\ntype=1\nshares=75\nchildnodes=3,4\n"
-                                     "id=2\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n"
-                                     "id=3\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
-                                     "id=4\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n";
-  Result r = acct({"import-sstree", dir.file("tree")});
-  ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_EQ("imported 1 accounts, 3 user leaves, 1 projects\n", r.out);
-  r = acct({"show", "tree", "-p"});
-  ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_EQ(
-      "Account|User|Partition|Shares|RawUsage|\n"
-      "root|||1|0|\n"
-      "root|default||25|0|\n"
-      "physics|||75|0|\n"
-      "physics|alice||10|0|\n"
-      "physics|default||5|0|\n",
-      r.out);
-  r = acct({"export"});
+  ASSERT_NO_FATAL_FAILURE(import_physics_tree("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+                                              "id=1\nname=physics\ntype=1\nshares=75\nchildnodes=3,4\n"
+                                              "id=2\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n"
+                                              "id=3\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
+                                              "id=4\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n"));
+  Result r = acct({"export"});
   EXPECT_NE(r.out.find("\"projects\": [\n{\"name\":\"physics\""), std::string::npos) << r.out;
 }
 
-// Issue 25: 8.1.9's qconf -sstree after a qmaster restart (every id 0).
+// Grid Engine 8.1.9's qconf -sstree after a qmaster restart (every id 0).
 TEST_F(CliSstree, EveryIdZeroAfterAQmasterRestartImportsByOrder) {
-  std::ofstream(dir.file("tree")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=0,0\n"
-                                     "id=0\nname=physics\ntype=1\nshares=75\nchildnodes=0,0\n"
-                                     "id=0\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
-                                     "id=0\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n"
-                                     "id=0\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n";
-  Result r = acct({"import-sstree", dir.file("tree")});
-  ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_EQ("imported 1 accounts, 3 user leaves, 1 projects\n", r.out);
-  r = acct({"show", "tree", "-p"});
-  ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_EQ(
-      "Account|User|Partition|Shares|RawUsage|\n"
-      "root|||1|0|\n"
-      "root|default||25|0|\n"
-      "physics|||75|0|\n"
-      "physics|alice||10|0|\n"
-      "physics|default||5|0|\n",
-      r.out);
+  ASSERT_NO_FATAL_FAILURE(import_physics_tree("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=0,0\n"
+                                              "id=0\nname=physics\ntype=1\nshares=75\nchildnodes=0,0\n"
+                                              "id=0\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
+                                              "id=0\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n"
+                                              "id=0\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n"));
   // Ids 0 mixed with others: the line, nothing written.
   std::ofstream(dir.file("tree2")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,0\n"
                                       "id=1\nname=x\ntype=0\nshares=1\nchildnodes=NONE\n"
                                       "id=0\nname=y\ntype=0\nshares=1\nchildnodes=NONE\n";
-  r = acct({"import-sstree", dir.file("tree2")});
+  Result r = acct({"import-sstree", dir.file("tree2")});
   EXPECT_EQ(1, r.status);
   EXPECT_NE(r.err.find(dir.file("tree2") + ":11"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("either every id is 0"), std::string::npos) << r.err;
@@ -1074,13 +1063,7 @@ TEST_F(Cli, NamesMustBeUtf8WithoutControlCharacters) {
   ok({"add", "account", "café"});
 }
 
-}  // namespace
-}  // namespace mfprio::acct
-
-// ---- issue 15: sacctmgr's grammar ------------------------------------------
-
-namespace mfprio::acct {
-namespace {
+// ---- sacctmgr's grammar -----------------------------------------------------
 
 class Grammar : public Cli {
  protected:
