@@ -461,7 +461,7 @@ TEST_F(Cli, ImportFluxSkipsAUtf8BomAndRefusesInvisibleCharactersInNames) {
   EXPECT_EQ(t.out, acct({"show", "tree", "-p"}).out);  // nothing changed
 }
 
-// Issue 23 finding 3: a users file without the job_usage or queues column
+// A users file without the job_usage or queues column
 // keeps the stored usage and queue permissions (an omitted field keeps its
 // stored value); a column given (even an empty queue list) sets them.
 TEST_F(Cli, ImportFluxAgainWithoutUsageOrQueuesColumnsKeepsThem) {
@@ -491,7 +491,7 @@ TEST_F(Cli, ImportFluxAgainWithoutUsageOrQueuesColumnsKeepsThem) {
   EXPECT_NE(std::string::npos, ex.find(R"("raw_usage":10)")) << ex;
 }
 
-// Issue 22: `flux account export-db`'s whole set: the root bank's shares go
+// `flux account export-db`'s whole set: the root bank's shares go
 // to the root account; the weights and config tables become the flux
 // family's PriorityParameters line (an Include-able fragment).
 TEST_F(Cli, ImportFluxTakesTheRootSharesAndTheWeightAndConfigTables) {
@@ -543,7 +543,7 @@ TEST_F(Cli, ImportFluxTakesTheRootSharesAndTheWeightAndConfigTables) {
   EXPECT_NE(std::string::npos, s.err.find(dir.file("c.csv") + ":2: key 'priority_decay_half_life': '1w'")) << s.err;
 }
 
-// Issue 22: Grid Engine's users, projects and departments with their
+// Grid Engine's users, projects and departments with their
 // functional shares and override tickets, from the site's qconf output.
 TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
   const char* data = std::getenv("MFPRIO_TEST_DATA");
@@ -574,7 +574,7 @@ TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
   EXPECT_EQ(2, acct({"import-qconf"}).status);
 }
 
-// Issue 22: sacctmgr's dump / load flat-file format.  The live Slurm
+// sacctmgr's dump / load flat-file format.  The live Slurm
 // cluster's association tree (tests/data/slurm-live/variant's `sacctmgr
 // show assoc`), as a dump file, loads into a store whose associations are
 // what sacctmgr showed; dumped and loaded again it gives the same store.
@@ -901,7 +901,7 @@ TEST_F(CliSstree, ABadLineIsNamedAndNothingIsWritten) {
   EXPECT_EQ("Account|User|Partition|Shares|RawUsage|\nroot|||1|0|\n", r.out);
 }
 
-// Issue 25: Grid Engine usage with the time it was measured, from
+// Grid Engine usage with the time it was measured, from
 // sge_share_mon and from the qmaster's spooled users and projects.
 // Halftime 168 h (the default): c = 1 - ln2/10080 per minute.
 std::map<std::string, double> ge_rows(const std::string& db) {
@@ -1003,7 +1003,7 @@ TEST_F(CliSstree, SgeUsageErrorsNameTheLineAndWriteNothing) {
   EXPECT_EQ(0u, r.out.find("LastDecay|LastReset|Scale|\n0|0|")) << r.out;
 }
 
-// Issue 12: the decay state can be shown and repaired; repair is a write.
+// The decay state can be shown and repaired; repair is a write.
 TEST_F(Cli, ShowDecayAndModifyDecayRepairThePassTimes) {
   doc_tree();
   Result r = acct({"show", "decay", "-p"});

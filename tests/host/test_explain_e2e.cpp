@@ -112,7 +112,7 @@ TEST_F(ExplainE2E, AJobThatIsNotPendingIsAnError) {
   EXPECT_TRUE(has(r.err, "explain needs JOB_A [JOB_B]")) << r.err;
 }
 
-// Issue 22: explain names a clamp and a tie broken by submit time, never
+// explain names a clamp and a tie broken by submit time, never
 // states a negative growth, and lists waiting time as time-dependent.
 class ExplainSites : public testing::Test {
  protected:
@@ -164,7 +164,7 @@ TEST_F(ExplainSites, MauiClampAndTieAreNamedAndNoNegativeGrowthIsStated) {
   EXPECT_FALSE(has(r.out, "clamped low")) << r.out;
 }
 
-// Issue 22: Maui's sub-component weights are products (CREDWEIGHT x
+// Maui's sub-component weights are products (CREDWEIGHT x
 // USERWEIGHT); the family says so ("view": {"sub_weight_product": true}) and
 // explain shows each sub-term under its component with its weight as that product.
 TEST_F(ExplainSites, MauiSubTermWeightsAreShownAsTheProductsTheyAre) {

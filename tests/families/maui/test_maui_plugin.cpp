@@ -129,7 +129,7 @@ TEST_F(MauiPlugin, PriorityIsClampedToOneBillion) {
   EXPECT_EQ(f.clamped, MFPRIO_CLAMP_HIGH);
 }
 
-// Issue 23 finding 5: QUEUETIMEWEIGHT plus a QOS's QTWEIGHT past the int64
+// QUEUETIMEWEIGHT plus a QOS's QTWEIGHT past the int64
 // range saturates; it never wraps to a negative weight that flips the order.
 TEST_F(MauiPlugin, WeightSumsPastInt64DoNotWrap) {
   ASSERT_EQ(start("QUEUETIMEWEIGHT 9223372036854775807\nXFACTORWEIGHT 9223372036854775807\n"
@@ -153,7 +153,7 @@ TEST_F(MauiPlugin, WeightSumsPastInt64DoNotWrap) {
   EXPECT_EQ(got[0], 1000000000u);  // the fast path sums the same way
 }
 
-// Issue 23 finding 4: a handle resolved for one record and kept on another
+// A handle resolved for one record and kept on another
 // (the job's user, group, account, QOS or class changed) is not trusted:
 // the record is priced by its own names, single and batch.
 TEST_F(MauiPlugin, AHandleOfAnotherRecordIsNotTrusted) {
@@ -190,7 +190,7 @@ TEST_F(MauiPlugin, AHandleOfAnotherRecordIsNotTrusted) {
     }
 }
 
-// Issue 23 finding 1 (windowed families): a pass dated before the store's
+// Windowed families: a pass dated before the store's
 // last pass (another host ran a later one) never moves the store's pass
 // time back.
 TEST_F(MauiPlugin, APassBeforeTheStoresLastDoesNotMoveItBack) {
@@ -344,7 +344,7 @@ TEST_F(MauiPlugin, MoabCapBindsBothSigns) {
   EXPECT_NEAR(term(fb, "CRED").contribution, -100.0, 1e-9);
 }
 
-// Issue 22: the sites' own moab.cfg (tests/data/admins/accrue-moab.cfg).
+// The sites' own moab.cfg (tests/data/admins/accrue-moab.cfg).
 std::string admins_file(const std::string& name) {
   const char* dir = std::getenv("MFPRIO_TEST_DATA");
   EXPECT_NE(dir, nullptr) << "MFPRIO_TEST_DATA not set";

@@ -722,7 +722,7 @@ TEST_F(Multifactor, JobEndBatchChargesAllInOneCallOrNone) {
   EXPECT_NEAR(p->row("a", "v").raw_usage, 90.0, 1e-9);
 }
 
-// Issue 23 finding 1: two hosts on one store (a controller and an admin's
+// Two hosts on one store (a controller and an admin's
 // decay, a backup controller) decay an hour once, and a pass dated before
 // the store's last pass applies nothing and does not move it back.
 TEST_F(Multifactor, TwoHostsOnOneStoreDecayEachHourOnce) {
@@ -755,7 +755,7 @@ TEST_F(Multifactor, TwoHostsOnOneStoreDecayEachHourOnce) {
   EXPECT_EQ(last_pass(), T0 + 7200);
 }
 
-// Issue 23 finding 2: a user deleted while a job runs does not stop the
+// A user deleted while a job runs does not stop the
 // passes, and a new user taking the deleted one's row id is never charged
 // the old user's job.
 TEST_F(Multifactor, VanishedAssociationIsNotChargedAndNobodyElseIs) {
@@ -794,7 +794,7 @@ TEST_F(Multifactor, VanishedAssociationIsNotChargedAndNobodyElseIs) {
   EXPECT_NE(logged.find("bob"), std::string::npos) << logged;
 }
 
-// Issue 23 finding 4: a handle kept after the job's user, account, QOS or
+// A handle kept after the job's user, account, QOS or
 // partition changed is not trusted: the record is priced (and charged) by its
 // own names, on every path, batch included.
 TEST_F(Multifactor, HandleOfAnotherRecordIsNotTrusted) {
