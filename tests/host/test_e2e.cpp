@@ -787,13 +787,8 @@ TEST_F(RealPluginE2E, CHostDescribesEveryRealFamilyGenerically) {
 TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_gridengine.so");
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
-  const std::string db = dir.path() + "/ge.db";
-  ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
-                                                    "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +
-                                                    "\nAccountingStorageLoc=" + db + "\nClusterCPUs=256\n");
-  r = host({"--conf", conf, "--now", "1763726400", "sprio", "-l", "-P", "--job-file", src + "jobs.jsonl"});
+  const std::string conf = mfprio::test::gridengine_sample_conf(dir.path(), src, plugin_dir, "ClusterCPUs=256\n");
+  ProcessResult r = host({"--conf", conf, "--now", "1763726400", "sprio", "-l", "-P", "--job-file", src + "jobs.jsonl"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 5u) << r.out;  // the header and the four pending jobs; job 105 runs
@@ -830,13 +825,8 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
 TEST_F(RealPluginE2E, ShareViewAfterThePricingPassShowsTargetsAndTickets) {
   MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_gridengine.so");
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
-  const std::string db = dir.path() + "/ge.db";
-  ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
-                                                    "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +
-                                                    "\nAccountingStorageLoc=" + db + "\nClusterCPUs=256\n");
-  r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P"});
+  const std::string conf = mfprio::test::gridengine_sample_conf(dir.path(), src, plugin_dir, "ClusterCPUs=256\n");
+  ProcessResult r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "\n  carol|100|100.00|30.00|0.0000|0.0000|0.0000|0.0|0\n")) << r.out;  // no pass yet
   r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P", "--job-file", src + "jobs.jsonl"});

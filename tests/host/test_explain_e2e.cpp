@@ -204,13 +204,7 @@ TEST_F(ExplainSites, MauiSprioJsonSubTermsCarryTheirWeightProduct) {
 
 TEST_F(ExplainSites, GridEngineWaitingTimeIsTimeDependentAndTextColumnsAreNotTerms) {
   const std::string ge = src + "/samples/gridengine";
-  const std::string db = dir.path() + "/ge.db";
-  ProcessResult a = mfprio::test::run_acct({"--db", db, "import-sstree", ge + "/sstree"});
-  ASSERT_EQ(a.status, 0) << a.err;
-  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPluginDir=" + plugin_dir +
-                                                    "\nAccountingStorageLoc=" + db +
-                                                    "\nPriorityParameters=sched_conf=" + ge + "/sched_conf,complexes=" +
-                                                    ge + "/complexes\n");
+  const std::string conf = mfprio::test::gridengine_sample_conf(dir.path(), ge, plugin_dir);
   ProcessResult r = host({"--conf", conf, "--now", std::to_string(kNow), "explain", "--job-file", ge + "/jobs.jsonl", "102"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "time-dependent terms: urgency (wtcontr)")) << r.out;
