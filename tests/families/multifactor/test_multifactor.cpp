@@ -473,6 +473,21 @@ TEST_F(Multifactor, TresFactorWeighsShareOfPartition) {
   EXPECT_EQ(term(f, "gres/gpu").parent, static_cast<int32_t>(term_index(f, "tres")));
 }
 
+// plugin_info_json: the TRES weights (a term with no weight of its own) nest
+// under "tres"; the view's weights keep the TRES weights as written.
+TEST_F(Multifactor, InfoJsonNestsTresWeightsUnderTres) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightAge=10", "PriorityWeightTRES=CPU=1000,GRES/gpu=2000"}, b), MFPRIO_OK) << p->err();
+  char* raw = nullptr;
+  ASSERT_EQ(p->ops.plugin_info_json(&raw), MFPRIO_OK) << p->err();
+  const std::string info = raw ? raw : "";
+  p->ops.free_string(raw);
+  EXPECT_NE(info.find(R"("weights":{"age":10.0,)"), std::string::npos) << info;
+  EXPECT_NE(info.find(R"("tres":{"cpu":1000.0,"gres/gpu":2000.0})"), std::string::npos) << info;
+  EXPECT_NE(info.find(R"("tres":"CPU=1000,GRES/gpu=2000")"), std::string::npos) << info;
+}
+
 TEST_F(Multifactor, SiteFactorAddsNiceSubtractsIncrOnlyKeeps) {
   StoreBuilder b;
   b.account("a", "root", 1).user("u", "a", 1);
@@ -747,7 +762,7 @@ TEST_F(Multifactor, JobEndBatchChargesAllInOneCallOrNone) {
   EXPECT_NEAR(p->row("a", "v").raw_usage, 90.0, 1e-9);
 }
 
-// Issue 23 finding 1: two hosts on one store (a controller and an admin's
+// Two hosts on one store (a controller and an admin's
 // decay, a backup controller) decay an hour once, and a pass dated before
 // the store's last pass applies nothing and does not move it back.
 TEST_F(Multifactor, TwoHostsOnOneStoreDecayEachHourOnce) {
@@ -780,7 +795,7 @@ TEST_F(Multifactor, TwoHostsOnOneStoreDecayEachHourOnce) {
   EXPECT_EQ(last_pass(), T0 + 7200);
 }
 
-// Issue 23 finding 2: a user deleted while a job runs does not stop the
+// A user deleted while a job runs does not stop the
 // passes, and a new user taking the deleted one's row id is never charged
 // the old user's job.
 TEST_F(Multifactor, VanishedAssociationIsNotChargedAndNobodyElseIs) {
@@ -819,7 +834,7 @@ TEST_F(Multifactor, VanishedAssociationIsNotChargedAndNobodyElseIs) {
   EXPECT_NE(logged.find("bob"), std::string::npos) << logged;
 }
 
-// Issue 23 finding 4: a handle kept after the job's user, account, QOS or
+// A handle kept after the job's user, account, QOS or
 // partition changed is not trusted: the record is priced (and charged) by its
 // own names, on every path, batch included.
 TEST_F(Multifactor, HandleOfAnotherRecordIsNotTrusted) {
