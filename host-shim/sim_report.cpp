@@ -181,6 +181,10 @@ std::string sim_report_text(const SimHeader& h, const std::vector<PolicyResult>&
   out << "\n";
   group_table(out, "USER", ps, &PolicyResult::users, true);
   out << "\n";
+  if (ps.front().partitions.size() > 1) {
+    group_table(out, "PARTITION", ps, &PolicyResult::partitions, false);
+    out << "\n";
+  }
   group_table(out, "JOB SIZE", ps, &PolicyResult::sizes, false);
   out << "\n";
   group_table(out, "RUN TIME", ps, &PolicyResult::runtimes, false);
@@ -232,7 +236,9 @@ std::string sim_report_json(const SimHeader& h, const std::vector<PolicyResult>&
     json_t* users = json_array();
     for (const GroupStats& g : p.users) json_array_append_new(users, group_json(g));
     json_object_set_new(o, "users", users);
-    for (const auto& [key, member] : {std::pair{"sizes", &PolicyResult::sizes}, std::pair{"runtimes", &PolicyResult::runtimes}}) {
+    for (const auto& [key, member] : {std::pair{"partitions", &PolicyResult::partitions},
+                                      std::pair{"sizes", &PolicyResult::sizes},
+                                      std::pair{"runtimes", &PolicyResult::runtimes}}) {
       json_t* a = json_array();
       for (const GroupStats& g : p.*member) json_array_append_new(a, group_json(g));
       json_object_set_new(o, key, a);
@@ -277,6 +283,7 @@ std::string sim_report_csv(const SimHeader& h, const std::vector<PolicyResult>& 
     };
     groups("account", p.accounts);
     groups("user", p.users);
+    groups("partition", p.partitions);
     groups("size", p.sizes);
     groups("runtime", p.runtimes);
   }
