@@ -183,10 +183,16 @@ void thin_samples(PolicyResult* r) {
     r->sample_t[k] = r->sample_t[i];
     r->sample_share[k] = std::move(r->sample_share[i]);
     r->sample_util[k] = r->sample_util[i];
+    r->sample_demand_share[k] = std::move(r->sample_demand_share[i]);
+    r->sample_acct_util[k] = std::move(r->sample_acct_util[i]);
+    r->sample_demand[k] = r->sample_demand[i];
   }
   r->sample_t.resize(k);
   r->sample_share.resize(k);
   r->sample_util.resize(k);
+  r->sample_demand_share.resize(k);
+  r->sample_acct_util.resize(k);
+  r->sample_demand.resize(k);
 }
 
 }  // namespace
@@ -330,7 +336,8 @@ class PolicyRun {
             PolicyResult* res)
       : w_(world), jobs_(world.jobs), n_(world.jobs.size()), opt_(opt), index_(index), plugin_(plugin),
         ops_(plugin ? plugin->ops() : kNoOps), clock_(clock), res_(*res), dec_(opt.decisions), start_(n_, -1), end_(n_, -1),
-        pending_(n_), running_(n_), acct_done_(world.accounts.size(), 0.0), t0_(world.jobs.front().submit),
+        pending_(n_), running_(n_), acct_done_(world.accounts.size(), 0.0), acct_demand_(world.accounts.size(), 0.0),
+        t0_(world.jobs.front().submit),
         next_tick_(t0_), period_(res->calc_period) {}
 
   void resolve_records();
@@ -388,7 +395,9 @@ class PolicyRun {
   std::vector<uint8_t> started_now_;               // per queue slot: 0 not, 1 in order, 2 backfilled
   std::vector<std::pair<int64_t, uint32_t>> by_est_;  // (estimated end, job)
   std::vector<double> acct_done_;                  // CPU time of each account's ended jobs
+  std::vector<double> acct_demand_;                // CPU time of each account's submitted jobs
   uint64_t used_ = 0, finished_ = 0;
+  uint64_t pending_cpus_ = 0;                      // processors the pending jobs ask for
   size_t next_arrival_ = 0;
   const int64_t t0_;
   int64_t next_tick_;
@@ -494,6 +503,9 @@ bool PolicyRun::arrivals(int64_t now) {
   bool any = false;
   for (; next_arrival_ < n_ && jobs_[next_arrival_].submit == now; ++next_arrival_) {
     pending_.insert(static_cast<uint32_t>(next_arrival_));
+    const SimJob& s = jobs_[next_arrival_];
+    pending_cpus_ += s.cpus;
+    acct_demand_[s.account] += static_cast<double>(s.cpus) * static_cast<double>(s.run);
     any = true;
     if (dec_)
       std::fprintf(dec_, "submit %lld %llu %u\n", static_cast<long long>(now),
@@ -676,6 +688,7 @@ void PolicyRun::start_job(uint32_t j, int64_t now, const char* how) {
   rec_[j].start_count = 1;
   start_[j] = now;
   used_ += jobs_[j].cpus;
+  pending_cpus_ -= jobs_[j].cpus;
   ends_q_.push({now + jobs_[j].run, rec_[j].job_id, j});
   if (dec_)
     std::fprintf(dec_, "start %lld %llu %u %lld %lld %s %u\n", static_cast<long long>(now),
@@ -683,8 +696,10 @@ void PolicyRun::start_job(uint32_t j, int64_t now, const char* how) {
                  static_cast<long long>(now + jobs_[j].est), how, rec_[j].bypass_count);
 }
 
-// Each account's share of the CPU time delivered so far, at a pass (thinned
-// by two past 2 x kMaxSamples, so the plot keeps the whole span).
+// At a pass (thinned by two past 2 x kMaxSamples, so the plot keeps the
+// whole span; none before any CPU time is delivered): each account's share
+// of the CPU time delivered so far and of the submitted jobs' CPU time, the
+// fraction of processors busy (all, each account's) and the demand.
 void PolicyRun::sample(int64_t now) {
   if (passes_seen_++ % sample_every_ != 0) return;
   if (res_.sample_t.size() >= 2 * kMaxSamples) {
@@ -692,15 +707,26 @@ void PolicyRun::sample(int64_t now) {
     sample_every_ *= 2;
   }
   std::vector<double> cum = acct_done_;
-  double total = 0;
-  for (uint32_t r : running_.items())
+  std::vector<double> busy(cum.size(), 0.0);
+  double total = 0, asked = 0;
+  for (uint32_t r : running_.items()) {
     cum[jobs_[r].account] += static_cast<double>(jobs_[r].cpus) * static_cast<double>(now - start_[r]);
+    busy[jobs_[r].account] += jobs_[r].cpus;
+  }
   for (double x : cum) total += x;
   if (total <= 0) return;
   for (double& x : cum) x /= total;
+  const double procs = static_cast<double>(w_.procs);
+  for (double& x : busy) x /= procs;
+  std::vector<double> demand = acct_demand_;
+  for (double x : demand) asked += x;
+  for (double& x : demand) x /= asked;  // > 0: some job has run
   res_.sample_t.push_back(now);
   res_.sample_share.push_back(std::move(cum));
-  res_.sample_util.push_back(static_cast<double>(used_) / static_cast<double>(w_.procs));
+  res_.sample_util.push_back(static_cast<double>(used_) / procs);
+  res_.sample_demand_share.push_back(std::move(demand));
+  res_.sample_acct_util.push_back(std::move(busy));
+  res_.sample_demand.push_back(static_cast<double>(used_ + pending_cpus_) / procs);
 }
 
 // A fresh store at `db` holding the world's accounts.

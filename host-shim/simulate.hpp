@@ -123,12 +123,18 @@ struct PolicyResult {
   std::vector<GroupStats> sizes, runtimes;  // job-size and run-time classes that have jobs
   // for the plot: sorted waits and bounded slowdowns, and per sample time
   // (a calc pass; 512..1024 kept) each account's share of the CPU time
-  // delivered so far and the fraction of processors busy
+  // delivered so far and the fraction of processors busy.  With the demand
+  // (the report's "timeline", man mfprio-host(1)): each account's share of
+  // the CPU time of the jobs submitted so far and of the processors now; the
+  // processors the running and pending jobs ask for / the machine's.
   std::vector<int64_t> waits;
   std::vector<double> bslds;
   std::vector<int64_t> sample_t;
-  std::vector<std::vector<double>> sample_share;  // [sample][account]
+  std::vector<std::vector<double>> sample_share;         // [sample][account]
   std::vector<double> sample_util;
+  std::vector<std::vector<double>> sample_demand_share;  // [sample][account]
+  std::vector<std::vector<double>> sample_acct_util;     // [sample][account]
+  std::vector<double> sample_demand;
   double elapsed_s = 0;           // wall time (never in --json/--csv)
 };
 
