@@ -281,11 +281,12 @@ SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& ac
     auto it = defaults.find(j.user);
     return it != defaults.end() ? it->second : std::string("(none)");
   };
-  std::vector<std::string> accts, users, parts;
+  std::vector<std::string> accts, users;
+  std::set<std::string> part_names;
   for (const ReplayJob& r : w.plan.jobs) {
     accts.push_back(account_of(r.job));
     users.push_back(r.job.user);
-    parts.push_back(r.job.partition ? r.job.partition : "");
+    part_names.insert(r.job.partition ? r.job.partition : "");
   }
   auto uniq = [](std::vector<std::string> v) {
     std::sort(v.begin(), v.end());
@@ -294,7 +295,7 @@ SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& ac
   };
   w.accounts = uniq(accts);
   w.users = uniq(users);
-  w.partitions = uniq(parts);
+  w.partitions.assign(part_names.begin(), part_names.end());
   for (uint32_t i = 0; i < w.plan.jobs.size(); ++i) {
     const ReplayJob& r = w.plan.jobs[i];
     if (r.cpus > w.procs) {
@@ -311,7 +312,7 @@ SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& ac
     s.cpus = r.cpus;
     s.account = index_of(w.accounts, accts[i]);
     s.user = index_of(w.users, users[i]);
-    s.partition = index_of(w.partitions, parts[i]);
+    s.partition = index_of(w.partitions, r.job.partition ? r.job.partition : "");
     w.cpu_seconds += static_cast<double>(s.cpus) * static_cast<double>(s.run);
     w.jobs.push_back(s);
   }
