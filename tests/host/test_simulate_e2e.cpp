@@ -868,4 +868,23 @@ TEST_F(SimulateE2E, TimelineOfASmallTraceMatchesItsHandComputedValues) {
   EXPECT_EQ(array_after("demand_share", g2).substr(0, 15), "0.230769230769,");
 }
 
+// A site whose queues are in its accounts document (Flux's): the queue no
+// job is mapped to is named, the one they are mapped to is not.
+TEST_F(SimulateE2E, QueuesOfTheAccountsDocumentThatNoJobUsesAreNamed) {
+  std::string text = "; MaxProcs: 8\n";
+  for (int i = 1; i <= 20; ++i)  // queue 1 (field 15)
+    text += std::to_string(i) + " " + std::to_string(i * 10) + " -1 5 1 -1 -1 1 5 -1 1 " + std::to_string(1 + i % 4) +
+            " 1 -1 1 -1 -1 -1\n";
+  const std::string swf = dir.write("queues.swf", text);
+  const std::string accounts = dir.write("queues.json", R"({"accounts": [{"name": "a", "parent": "root", "shares": 1}],
+    "queues": [{"name": "standby"}, {"name": "urgent"}]})");
+  const std::string map = dir.write("queues.map", "user * auto\nqueue q1 urgent\n");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--accounts", accounts, "--map", map, "--csv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "simulate: warning: " + accounts + ": 1 queue no job of the trace uses (see --map): standby\n"))
+      << r.err;
+  EXPECT_FALSE(has(r.err, "urgent")) << r.err;
+  EXPECT_TRUE(has(r.out, ",partition,urgent,20,")) << r.out;
+}
+
 }  // namespace
