@@ -177,7 +177,11 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
   if (!opts.read_only && sqlite3_db_readonly(db_.get(), "main") == 1)
     throw StoreError(path + ": cannot open for writing: permission denied");
   sql::exec(db_.get(), "PRAGMA foreign_keys = ON");
-  if (!opts.read_only) {
+  if (!opts.read_only && !opts.durable) {
+    sql::exec(db_.get(), "PRAGMA locking_mode = EXCLUSIVE");
+    sql::exec(db_.get(), "PRAGMA journal_mode = MEMORY");
+    sql::exec(db_.get(), "PRAGMA synchronous = OFF");
+  } else if (!opts.read_only) {
     sql::exec(db_.get(), "PRAGMA journal_mode = WAL");
     // FULL: in WAL mode every commit fsyncs the WAL before COMMIT returns, so
     // a transaction that returned is on disk and survives a power loss or an

@@ -440,6 +440,10 @@ struct PassResult {
 struct OpenOptions {
   bool read_only = false;
   bool create = true;          // create the file (mode 0600) if missing
+  // false: a throw-away store (mfprio-host simulate's, MfprioStoreDurable=no):
+  // one connection holds it (locking_mode EXCLUSIVE), its rollback journal
+  // is in memory and nothing is synced.  A crash may leave it corrupt.
+  bool durable = true;
 };
 
 // One association to upsert, keyed by (user, account, partition).  The user

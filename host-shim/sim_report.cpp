@@ -108,6 +108,46 @@ json_t* group_json(const GroupStats& g) {
   return o;
 }
 
+json_t* real_array(const std::vector<double>& v) {
+  json_t* a = json_array();
+  for (double x : v) json_array_append_new(a, real(x));
+  return a;
+}
+
+// v[s], 0 when v has no such element (a result not made by run_policy).
+double at(const std::vector<double>& v, size_t s) { return s < v.size() ? v[s] : 0.0; }
+double at(const std::vector<std::vector<double>>& m, size_t s, size_t k) { return s < m.size() ? at(m[s], k) : 0.0; }
+
+// Column k of a [sample][account] matrix.
+std::vector<double> column(const std::vector<std::vector<double>>& m, size_t k) {
+  std::vector<double> out;
+  out.reserve(m.size());
+  for (const std::vector<double>& row : m) out.push_back(at(row, k));
+  return out;
+}
+
+// The samples over time (man mfprio-host(1), "timeline"): one array per
+// measure, an element per sample.
+json_t* timeline_json(const PolicyResult& p) {
+  json_t* o = json_object();
+  json_t* t = json_array();
+  for (int64_t x : p.sample_t) json_array_append_new(t, json_integer(x));
+  json_object_set_new(o, "t", t);
+  json_object_set_new(o, "utilization", real_array(p.sample_util));
+  json_object_set_new(o, "demand", real_array(p.sample_demand));
+  json_t* accts = json_array();
+  for (size_t k = 0; k < p.accounts.size(); ++k) {
+    json_t* a = json_object();
+    json_object_set_new(a, "name", json_string(p.accounts[k].name.c_str()));
+    json_object_set_new(a, "delivered_share", real_array(column(p.sample_share, k)));
+    json_object_set_new(a, "demand_share", real_array(column(p.sample_demand_share, k)));
+    json_object_set_new(a, "utilization", real_array(column(p.sample_acct_util, k)));
+    json_array_append_new(accts, a);
+  }
+  json_object_set_new(o, "accounts", accts);
+  return o;
+}
+
 std::string csv_quote(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -181,6 +221,10 @@ std::string sim_report_text(const SimHeader& h, const std::vector<PolicyResult>&
   out << "\n";
   group_table(out, "USER", ps, &PolicyResult::users, true);
   out << "\n";
+  if (ps.front().partitions.size() > 1) {
+    group_table(out, "PARTITION", ps, &PolicyResult::partitions, false);
+    out << "\n";
+  }
   group_table(out, "JOB SIZE", ps, &PolicyResult::sizes, false);
   out << "\n";
   group_table(out, "RUN TIME", ps, &PolicyResult::runtimes, false);
@@ -232,11 +276,14 @@ std::string sim_report_json(const SimHeader& h, const std::vector<PolicyResult>&
     json_t* users = json_array();
     for (const GroupStats& g : p.users) json_array_append_new(users, group_json(g));
     json_object_set_new(o, "users", users);
-    for (const auto& [key, member] : {std::pair{"sizes", &PolicyResult::sizes}, std::pair{"runtimes", &PolicyResult::runtimes}}) {
+    for (const auto& [key, member] : {std::pair{"partitions", &PolicyResult::partitions},
+                                      std::pair{"sizes", &PolicyResult::sizes},
+                                      std::pair{"runtimes", &PolicyResult::runtimes}}) {
       json_t* a = json_array();
       for (const GroupStats& g : p.*member) json_array_append_new(a, group_json(g));
       json_object_set_new(o, key, a);
     }
+    json_object_set_new(o, "timeline", timeline_json(p));
     json_array_append_new(arr, o);
   }
   return json_dump_string(doc.get(), JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) + "\n";
@@ -248,7 +295,7 @@ std::string sim_report_csv(const SimHeader& h, const std::vector<PolicyResult>& 
   out << "policy,conf,plugin_type,scope,name,jobs,wait_mean,wait_p50,wait_p95,bounded_slowdown_mean,cpu_seconds,"
          "delivered_share,target_share,utilization,makespan,jain_index,wait_p99,wait_max,bounded_slowdown_p50,"
          "bounded_slowdown_p95,bounded_slowdown_p99,later_than_fifo,jain_user_wait,jain_user_bounded_slowdown,"
-         "worst_user,worst_user_wait_mean\n";
+         "worst_user,worst_user_wait_mean,time,demand,demand_share\n";
   // The measures every row has, after its first columns.
   auto tail = [](const GroupStats& g) {
     return "," + fmt("%.3f", g.wait_p99) + "," + fmt("%.3f", g.wait_max) + "," + fmt("%.6f", g.bsld_p50) + "," +
@@ -267,18 +314,30 @@ std::string sim_report_csv(const SimHeader& h, const std::vector<PolicyResult>& 
         << fmt("%.3f", p.wait_p95) << "," << fmt("%.6f", p.bsld_mean) << "," << fmt("%.0f", p.cpu_seconds)
         << ",1,1," << fmt("%.6f", p.utilization) << "," << p.makespan << "," << fmt("%.6f", p.jain) << tail(o) << ","
         << fmt("%.6f", p.jain_user_wait) << "," << fmt("%.6f", p.jain_user_bsld) << "," << csv_quote(p.worst_user)
-        << "," << fmt("%.3f", p.worst_user_wait) << "\n";
+        << "," << fmt("%.3f", p.worst_user_wait) << ",,,\n";
     auto groups = [&](const char* scope, const std::vector<GroupStats>& gs) {
       for (const GroupStats& g : gs)
         out << head << scope << "," << csv_quote(g.name) << "," << g.jobs << "," << fmt("%.3f", g.wait_mean) << ","
             << fmt("%.3f", g.wait_p50) << "," << fmt("%.3f", g.wait_p95) << "," << fmt("%.6f", g.bsld_mean) << ","
             << fmt("%.0f", g.cpu_seconds) << "," << fmt("%.6f", g.delivered_share) << ","
-            << fmt("%.6f", g.target_share) << ",,," << tail(g) << ",,,,\n";
+            << fmt("%.6f", g.target_share) << ",,," << tail(g) << ",,,,,,,\n";
     };
     groups("account", p.accounts);
     groups("user", p.users);
+    groups("partition", p.partitions);
     groups("size", p.sizes);
     groups("runtime", p.runtimes);
+    // The timeline: per sample a "time" row (the machine) and a "time_account"
+    // row per account; the columns that do not apply are empty.
+    for (size_t s = 0; s < p.sample_t.size(); ++s) {
+      const std::string t = std::to_string(p.sample_t[s]);
+      out << head << "time,,,,,,,,,," << fmt("%.6f", at(p.sample_util, s)) << ",,,,,,,,,,,,," << t << ","
+          << fmt("%.6f", at(p.sample_demand, s)) << ",\n";
+      for (size_t k = 0; k < p.accounts.size(); ++k)
+        out << head << "time_account," << csv_quote(p.accounts[k].name) << ",,,,,,,"
+            << fmt("%.6f", at(p.sample_share, s, k)) << ",," << fmt("%.6f", at(p.sample_acct_util, s, k))
+            << ",,,,,,,,,,,,," << t << ",," << fmt("%.6f", at(p.sample_demand_share, s, k)) << "\n";
+    }
   }
   return out.str();
 }

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <queue>
+#include <random>
 #include <stdexcept>
 
 #include "index_set.hpp"
@@ -182,10 +183,16 @@ void thin_samples(PolicyResult* r) {
     r->sample_t[k] = r->sample_t[i];
     r->sample_share[k] = std::move(r->sample_share[i]);
     r->sample_util[k] = r->sample_util[i];
+    r->sample_demand_share[k] = std::move(r->sample_demand_share[i]);
+    r->sample_acct_util[k] = std::move(r->sample_acct_util[i]);
+    r->sample_demand[k] = r->sample_demand[i];
   }
   r->sample_t.resize(k);
   r->sample_share.resize(k);
   r->sample_util.resize(k);
+  r->sample_demand_share.resize(k);
+  r->sample_acct_util.resize(k);
+  r->sample_demand.resize(k);
 }
 
 }  // namespace
@@ -221,21 +228,47 @@ double percentile_sorted(const std::vector<double>& v, double p) {
   return v[std::min(rank, v.size()) - 1];
 }
 
+namespace {
+
+// --map on the plan's records: names renamed, "user * auto" accounts and
+// "partition * auto" partitions put in; the rules whose trace name no job
+// has are listed in w->unmatched_rules.
+void apply_map(const SimMap& map, SimWorld* w) {
+  w->mapped = std::make_shared<std::set<std::string>>();
+  auto keep = [&](const std::string& s) { return w->mapped->insert(s).first->c_str(); };
+  std::set<std::string> seen[3];  // the trace's users, accounts, partitions
+  std::mt19937_64 rng(map.seed + 1);
+  std::vector<double> weights;
+  double sum = 0;
+  for (const auto& p : map.spread) {
+    weights.push_back(p.second);
+    sum += p.second;
+  }
+  for (ReplayJob& r : w->plan.jobs) {
+    const std::string acct = r.job.account ? r.job.account : "", part = r.job.partition ? r.job.partition : "";
+    seen[0].insert(r.job.user);
+    seen[1].insert(acct);
+    seen[2].insert(part);
+    const auto drawn = map.user_account.find(r.job.user);  // user * auto
+    r.job.account = drawn != map.user_account.end() ? keep(drawn->second) : keep(map.account(acct));
+    if (drawn == map.user_account.end()) r.job.user = keep(map.user(r.job.user));
+    if (!map.auto_partitions || map.partitions.count(part)) r.job.partition = keep(map.partition(part));
+    else r.job.partition = keep(sum > 0 ? map.spread[weighted_draw(rng, weights, sum)].first : std::string());
+  }
+  const std::pair<const char*, const std::map<std::string, std::string>*> kinds[] = {
+      {"user", &map.users}, {"account", &map.accounts}, {"partition", &map.partitions}};
+  for (int k = 0; k < 3; ++k)
+    for (const auto& rule : *kinds[k].second)
+      if (!seen[k].count(rule.first)) w->unmatched_rules.push_back(std::string(kinds[k].first) + " " + rule.first);
+}
+
+}  // namespace
+
 SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& accounts_text,
                     const std::string& accounts_label, const SimMap* map) {
   SimWorld w;
   w.plan = plan_replay(trace);
-  if (map) {
-    w.mapped = std::make_shared<std::set<std::string>>();
-    auto keep = [&](const std::string& s) { return w.mapped->insert(s).first->c_str(); };
-    for (ReplayJob& r : w.plan.jobs) {
-      const auto drawn = map->user_account.find(r.job.user);  // user * auto
-      r.job.account = drawn != map->user_account.end() ? keep(drawn->second)
-                                                       : keep(map->account(r.job.account ? r.job.account : ""));
-      if (drawn == map->user_account.end()) r.job.user = keep(map->user(r.job.user));
-      r.job.partition = keep(map->partition(r.job.partition ? r.job.partition : ""));
-    }
-  }
+  if (map) apply_map(*map, &w);
   w.procs = procs ? procs : trace.max_procs > 0 ? static_cast<uint32_t>(std::min<int64_t>(trace.max_procs, UINT32_MAX)) : 0;
   if (!w.procs)
     throw std::runtime_error(trace.file + ": the header gives no MaxProcs; say how many processors with --procs N");
@@ -249,9 +282,11 @@ SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& ac
     return it != defaults.end() ? it->second : std::string("(none)");
   };
   std::vector<std::string> accts, users;
+  std::set<std::string> part_names;
   for (const ReplayJob& r : w.plan.jobs) {
     accts.push_back(account_of(r.job));
     users.push_back(r.job.user);
+    part_names.insert(r.job.partition ? r.job.partition : "");
   }
   auto uniq = [](std::vector<std::string> v) {
     std::sort(v.begin(), v.end());
@@ -260,6 +295,7 @@ SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& ac
   };
   w.accounts = uniq(accts);
   w.users = uniq(users);
+  w.partitions.assign(part_names.begin(), part_names.end());
   for (uint32_t i = 0; i < w.plan.jobs.size(); ++i) {
     const ReplayJob& r = w.plan.jobs[i];
     if (r.cpus > w.procs) {
@@ -276,6 +312,7 @@ SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& ac
     s.cpus = r.cpus;
     s.account = index_of(w.accounts, accts[i]);
     s.user = index_of(w.users, users[i]);
+    s.partition = index_of(w.partitions, r.job.partition ? r.job.partition : "");
     w.cpu_seconds += static_cast<double>(s.cpus) * static_cast<double>(s.run);
     w.jobs.push_back(s);
   }
@@ -300,7 +337,8 @@ class PolicyRun {
             PolicyResult* res)
       : w_(world), jobs_(world.jobs), n_(world.jobs.size()), opt_(opt), index_(index), plugin_(plugin),
         ops_(plugin ? plugin->ops() : kNoOps), clock_(clock), res_(*res), dec_(opt.decisions), start_(n_, -1), end_(n_, -1),
-        pending_(n_), running_(n_), acct_done_(world.accounts.size(), 0.0), t0_(world.jobs.front().submit),
+        pending_(n_), running_(n_), acct_done_(world.accounts.size(), 0.0), acct_demand_(world.accounts.size(), 0.0),
+        t0_(world.jobs.front().submit),
         next_tick_(t0_), period_(res->calc_period) {}
 
   void resolve_records();
@@ -358,7 +396,9 @@ class PolicyRun {
   std::vector<uint8_t> started_now_;               // per queue slot: 0 not, 1 in order, 2 backfilled
   std::vector<std::pair<int64_t, uint32_t>> by_est_;  // (estimated end, job)
   std::vector<double> acct_done_;                  // CPU time of each account's ended jobs
+  std::vector<double> acct_demand_;                // CPU time of each account's submitted jobs
   uint64_t used_ = 0, finished_ = 0;
+  uint64_t pending_cpus_ = 0;                      // processors the pending jobs ask for
   size_t next_arrival_ = 0;
   const int64_t t0_;
   int64_t next_tick_;
@@ -464,6 +504,9 @@ bool PolicyRun::arrivals(int64_t now) {
   bool any = false;
   for (; next_arrival_ < n_ && jobs_[next_arrival_].submit == now; ++next_arrival_) {
     pending_.insert(static_cast<uint32_t>(next_arrival_));
+    const SimJob& s = jobs_[next_arrival_];
+    pending_cpus_ += s.cpus;
+    acct_demand_[s.account] += static_cast<double>(s.cpus) * static_cast<double>(s.run);
     any = true;
     if (dec_)
       std::fprintf(dec_, "submit %lld %llu %u\n", static_cast<long long>(now),
@@ -646,6 +689,7 @@ void PolicyRun::start_job(uint32_t j, int64_t now, const char* how) {
   rec_[j].start_count = 1;
   start_[j] = now;
   used_ += jobs_[j].cpus;
+  pending_cpus_ -= jobs_[j].cpus;
   ends_q_.push({now + jobs_[j].run, rec_[j].job_id, j});
   if (dec_)
     std::fprintf(dec_, "start %lld %llu %u %lld %lld %s %u\n", static_cast<long long>(now),
@@ -653,8 +697,10 @@ void PolicyRun::start_job(uint32_t j, int64_t now, const char* how) {
                  static_cast<long long>(now + jobs_[j].est), how, rec_[j].bypass_count);
 }
 
-// Each account's share of the CPU time delivered so far, at a pass (thinned
-// by two past 2 x kMaxSamples, so the plot keeps the whole span).
+// At a pass (thinned by two past 2 x kMaxSamples, so the plot keeps the
+// whole span; none before any CPU time is delivered): each account's share
+// of the CPU time delivered so far and of the submitted jobs' CPU time, the
+// fraction of processors busy (all, each account's) and the demand.
 void PolicyRun::sample(int64_t now) {
   if (passes_seen_++ % sample_every_ != 0) return;
   if (res_.sample_t.size() >= 2 * kMaxSamples) {
@@ -662,15 +708,26 @@ void PolicyRun::sample(int64_t now) {
     sample_every_ *= 2;
   }
   std::vector<double> cum = acct_done_;
-  double total = 0;
-  for (uint32_t r : running_.items())
+  std::vector<double> busy(cum.size(), 0.0);
+  double total = 0, asked = 0;
+  for (uint32_t r : running_.items()) {
     cum[jobs_[r].account] += static_cast<double>(jobs_[r].cpus) * static_cast<double>(now - start_[r]);
+    busy[jobs_[r].account] += jobs_[r].cpus;
+  }
   for (double x : cum) total += x;
   if (total <= 0) return;
   for (double& x : cum) x /= total;
+  const double procs = static_cast<double>(w_.procs);
+  for (double& x : busy) x /= procs;
+  std::vector<double> demand = acct_demand_;
+  for (double x : demand) asked += x;
+  for (double& x : demand) x /= asked;  // > 0: some job has run
   res_.sample_t.push_back(now);
   res_.sample_share.push_back(std::move(cum));
-  res_.sample_util.push_back(static_cast<double>(used_) / static_cast<double>(w_.procs));
+  res_.sample_util.push_back(static_cast<double>(used_) / procs);
+  res_.sample_demand_share.push_back(std::move(demand));
+  res_.sample_acct_util.push_back(std::move(busy));
+  res_.sample_demand.push_back(static_cast<double>(used_ + pending_cpus_) / procs);
 }
 
 // A fresh store at `db` holding the world's accounts.
@@ -751,12 +808,14 @@ void record_metrics(const SimWorld& world, const std::vector<int64_t>& start, co
   const size_t n = jobs.size();
   res->jobs = n;
   res->first_submit = jobs.front().submit;
-  std::vector<std::vector<uint32_t>> by_acct(world.accounts.size()), by_user(world.users.size());
+  std::vector<std::vector<uint32_t>> by_acct(world.accounts.size()), by_user(world.users.size()),
+      by_part(world.partitions.size());
   std::vector<uint32_t> all(n);
   for (uint32_t j = 0; j < n; ++j) {
     all[j] = j;
     by_acct[jobs[j].account].push_back(j);
     by_user[jobs[j].user].push_back(j);
+    by_part[jobs[j].partition].push_back(j);
     res->last_end = std::max(res->last_end, end[j]);
     res->waits.push_back(start[j] - jobs[j].submit);
   }
@@ -792,6 +851,10 @@ void record_metrics(const SimWorld& world, const std::vector<int64_t>& start, co
   };
   fill(&res->accounts, world.accounts, by_acct, acct_target);
   fill(&res->users, world.users, by_user, user_target);
+  for (size_t i = 0; i < world.partitions.size(); ++i)
+    if (!by_part[i].empty())
+      res->partitions.push_back(
+          group_stats(world.partitions[i].empty() ? "(none)" : world.partitions[i], by_part[i], world, start, fifo));
   class_stats(world, start, fifo, true, &res->sizes);
   class_stats(world, start, fifo, false, &res->runtimes);
   res->jain = jain_delivered(res->accounts);
@@ -813,6 +876,9 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
   make_store(world, db, tmpdir);
   Conf conf = Conf::load(conf_path);
   conf.add(ConfPair{"AccountingStorageLoc", db, "<simulate: fresh store>", 0});
+  // Thrown away after the run: no sync, the journal in memory, one
+  // connection (the per-pass commits cost a third less CPU; the same usage).
+  conf.add(ConfPair{"MfprioStoreDurable", "no", "<simulate: fresh store>", 0});
   HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, opt.plugin_dir);
   if (settings.cluster.cpus == 0) settings.cluster.cpus = world.procs;
   res.calc_period = conf_calc_period(conf);

@@ -56,6 +56,7 @@ struct SimJob {
   uint32_t cpus = 0;
   uint32_t account = 0;  // index in SimWorld::accounts
   uint32_t user = 0;     // index in SimWorld::users
+  uint32_t partition = 0;  // index in SimWorld::partitions
 };
 
 // What every policy shares: the trace's jobs on the machine, sorted by
@@ -66,6 +67,8 @@ struct SimWorld {
   uint32_t procs = 0;
   uint64_t skipped_too_big = 0;      // jobs asking for more than the machine
   std::vector<std::string> accounts, users;  // sorted names
+  std::vector<std::string> partitions;       // sorted names the jobs give ("" none: the default)
+  std::vector<std::string> unmatched_rules;  // --map rules ("partition p7") whose trace name no job has
   std::string import_json;           // the mfprio-acct import document
   double cpu_seconds = 0;            // sum of cpus x run over jobs
   std::shared_ptr<std::set<std::string>> mapped;  // the names --map gave (the records point into it)
@@ -75,7 +78,8 @@ struct SimWorld {
 // from the trace (replay --emit-accounts' rules).  A job without an account
 // is the user's default account in that document.  procs 0: the header's
 // MaxProcs (throws std::runtime_error when neither is known).
-// map (--map): the trace's users, accounts and partitions renamed first.
+// map (--map): the trace's users, accounts and partitions renamed first
+// (and, with "partition * auto", each job's partition drawn).
 SimWorld make_world(const SwfTrace& trace, uint32_t procs, const std::string& accounts_json_text,
                     const std::string& accounts_label, const SimMap* map = nullptr);
 
@@ -115,15 +119,22 @@ struct PolicyResult {
   double cpu_seconds = 0;
   std::optional<double> charged_usage;  // share view's top row raw_usage, when there is one
   std::vector<GroupStats> accounts, users;
+  std::vector<GroupStats> partitions;       // by the (mapped) job's partition; "(none)": no partition
   std::vector<GroupStats> sizes, runtimes;  // job-size and run-time classes that have jobs
   // for the plot: sorted waits and bounded slowdowns, and per sample time
   // (a calc pass; 512..1024 kept) each account's share of the CPU time
-  // delivered so far and the fraction of processors busy
+  // delivered so far and the fraction of processors busy.  With the demand
+  // (the report's "timeline", man mfprio-host(1)): each account's share of
+  // the CPU time of the jobs submitted so far and of the processors now; the
+  // processors the running and pending jobs ask for / the machine's.
   std::vector<int64_t> waits;
   std::vector<double> bslds;
   std::vector<int64_t> sample_t;
-  std::vector<std::vector<double>> sample_share;  // [sample][account]
+  std::vector<std::vector<double>> sample_share;         // [sample][account]
   std::vector<double> sample_util;
+  std::vector<std::vector<double>> sample_demand_share;  // [sample][account]
+  std::vector<std::vector<double>> sample_acct_util;     // [sample][account]
+  std::vector<double> sample_demand;
   double elapsed_s = 0;           // wall time (never in --json/--csv)
 };
 

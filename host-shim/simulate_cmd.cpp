@@ -82,6 +82,52 @@ std::vector<std::string> policy_names(const std::vector<std::string>& confs) {
   return out;
 }
 
+// One warning line: "simulate: warning: LABEL: N NOUNs WHY: a, b, ..." (the
+// first ten names).  Nothing when `names` is empty.
+void warn_names(const std::string& label, const char* noun, const std::string& why,
+                const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < names.size() && i < 10; ++i) list += (i ? ", " : "") + names[i];
+  std::fprintf(stderr, "simulate: warning: %s: %zu %s%s %s: %s%s\n", label.c_str(), names.size(), noun,
+               names.size() == 1 ? "" : "s", why.c_str(), list.c_str(), names.size() > 10 ? ", ..." : "");
+}
+
+// The partitions (classes, queues) the site names that no job of the
+// (mapped) trace uses, per conf and for the accounts document; and per conf
+// that (with the document) names any, the partitions jobs name that neither
+// defines: a policy keyed on them sees nothing of theirs, or refuses the job.
+void warn_partitions(const SimWorld& world, const SitePartitions& site, const std::string& accounts_label) {
+  std::vector<uint8_t> used_at(world.partitions.size(), 0);
+  for (const SimJob& j : world.jobs) used_at[j.partition] = 1;
+  std::vector<std::string> used;  // sorted
+  for (size_t i = 0; i < used_at.size(); ++i)
+    if (used_at[i] && !world.partitions[i].empty()) used.push_back(world.partitions[i]);
+  std::set<std::string> in_document;
+  for (const SiteSource& s : site.sources) {
+    if (!s.from_conf) in_document.insert(s.names.begin(), s.names.end());
+    std::vector<std::string> unused;
+    for (const std::string& n : s.names)
+      if (!std::binary_search(used.begin(), used.end(), n)) unused.push_back(n);
+    warn_names(s.label, s.kind.c_str(), "no job of the trace uses (see --map)", unused);
+  }
+  for (const SiteSource& s : site.sources) {
+    if (!s.from_conf || (s.names.empty() && in_document.empty())) continue;
+    std::vector<std::string> unknown;
+    for (const std::string& n : used)
+      if (!in_document.count(n) && std::find(s.names.begin(), s.names.end(), n) == s.names.end())
+        unknown.push_back(n);
+    warn_names(s.label, "partition", in_document.empty() ? "the jobs name that it does not define (see --map)"
+                                     : "the jobs name that neither it nor " + accounts_label + " defines (see --map)",
+               unknown);
+  }
+}
+
+// The --map rules whose trace name no job of the trace has.
+void warn_unmatched_rules(const SimWorld& world, const std::string& map_label) {
+  warn_names(map_label, "rule", "no job of the trace matches", world.unmatched_rules);
+}
+
 // The accounts of the --accounts document that no job of the (mapped) trace
 // uses, neither itself nor below it, named on stderr: a policy keyed on them
 // sees nothing of theirs.
@@ -104,13 +150,10 @@ void warn_unused_accounts(const SimWorld& world, const std::string& label) {
   for (const std::string& acct : world.accounts)
     for (std::string x = acct; !x.empty() && used.insert(x).second; x = parent.count(x) ? parent[x] : "") {
     }
-  std::string unused;
-  size_t count = 0;
+  std::vector<std::string> unused;
   for (const std::string& name : order)
-    if (!used.count(name) && ++count <= 10) unused += (unused.empty() ? "" : ", ") + name;
-  if (count)
-    std::fprintf(stderr, "simulate: warning: %s: %zu account%s no job of the trace uses (see --map): %s%s\n",
-                 label.c_str(), count, count == 1 ? "" : "s", unused.c_str(), count > 10 ? ", ..." : "");
+    if (!used.count(name)) unused.push_back(name);
+  warn_names(label, "account", "no job of the trace uses (see --map)", unused);
 }
 
 }  // namespace
@@ -122,7 +165,7 @@ int cmd_simulate(const Options& o) {
   std::optional<SimMap> map;
   std::string site_accounts = accounts_text;
   if (!o.map.empty()) {
-    std::string text = "user * auto\n";
+    std::string text = "user * auto\npartition * auto\n";
     if (o.map != "auto") {
       try {
         text = read_bounded(o.map, kImportBounds);
@@ -131,6 +174,7 @@ int cmd_simulate(const Options& o) {
       }
     }
     map = parse_sim_map(text, o.map);
+    map->seed = o.seed;
     if (map->any_user == "auto") {
       map->any_user.clear();
       std::vector<std::string> users;
@@ -139,8 +183,15 @@ int cmd_simulate(const Options& o) {
       site_accounts = spread_users(&*map, users, accounts_text, o.accounts, o.seed);
     }
   }
+  // The machine's processors size a partition that names no nodes.
+  const double procs = o.procs ? o.procs : trace.max_procs > 0 ? static_cast<double>(trace.max_procs) : 1.0;
+  const SitePartitions site = site_partitions(o.confs, accounts_text, o.accounts, procs);
+  if (map && map->auto_partitions)
+    for (const SitePartition& p : site.all) map->spread.emplace_back(p.name, p.cpus);
   const SimWorld world = make_world(trace, o.procs, site_accounts, o.accounts, map ? &*map : nullptr);
   if (!o.accounts.empty()) warn_unused_accounts(world, o.accounts);
+  warn_partitions(world, site, o.accounts);
+  if (map) warn_unmatched_rules(world, o.map);
 
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> decisions(nullptr, &std::fclose);
   if (!o.trace_decisions.empty()) {

@@ -91,6 +91,8 @@ Runtime::Runtime(std::unique_ptr<Policy> policy, const mfprio_host_t& host)
     if (iequals(c.key, "MfprioCreateStore")) {
       create_store_ = !(iequals(c.value, "no") || c.value == "0");
       if (c.line == 0) conf_given_ = c.file;  // a host's pair: its file is the conf it was given
+    } else if (iequals(c.key, "MfprioStoreDurable")) {  // simulate's throw-away stores say no
+      durable_store_ = !(iequals(c.value, "no") || c.value == "0");
     }
 }
 
@@ -112,6 +114,7 @@ void Runtime::open() {
   if (!path.empty()) {
     acct::OpenOptions opts;
     opts.create = create_store_;
+    opts.durable = durable_store_;
     // A view (MfprioCreateStore=no) only reads: read-only, so it works on a
     // read-only file system or a store it may not write.
     opts.read_only = !create_store_;

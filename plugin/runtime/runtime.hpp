@@ -103,6 +103,7 @@ class Runtime {
   int64_t max_gap_ = 0;        // PriorityMaxDecayGap, seconds (0: no bound)
   bool create_store_ = true;   // MfprioCreateStore (views say no: never create, open read-only)
   std::string conf_given_;     // the file of a host's MfprioCreateStore pair (line 0): the conf given
+  bool durable_store_ = true;  // MfprioStoreDurable (simulate says no: acct::OpenOptions::durable)
 };
 
 }  // namespace mfprio

@@ -59,6 +59,10 @@ PolicyResult policy(const std::string& name) {
   p.waits = {0, 60, 3600};
   p.sample_t = {1000, 44200, 87400};
   p.sample_share = {{1.0, 0.0}, {0.6, 0.4}, {0.7, 0.3}};
+  p.sample_util = {0.5, 1.0, 0.25};
+  p.sample_demand = {0.75, 2.5, 0.25};
+  p.sample_demand_share = {{0.5, 0.5}, {0.8, 0.2}, {0.7, 0.3}};
+  p.sample_acct_util = {{0.5, 0.0}, {0.625, 0.375}, {0.0, 0.25}};
   return p;
 }
 
@@ -93,8 +97,16 @@ TEST(SimReport, JsonHasTheDocumentedKeysAndIsTheSameEveryTime) {
   ASSERT_EQ(json_array_size(pol), 2u);
   json_t* p0 = json_array_get(pol, 0);
   for (const char* k : {"name", "conf", "plugin_type", "pricing_op", "calc_period", "backfill", "target_rule", "overall",
-                        "accounts", "users", "sizes", "runtimes"})
+                        "accounts", "users", "partitions", "sizes", "runtimes", "timeline"})
     EXPECT_NE(json_object_get(p0, k), nullptr) << k;
+  json_t* tl = json_object_get(p0, "timeline");
+  for (const char* k : {"t", "utilization", "demand"}) EXPECT_EQ(json_array_size(json_object_get(tl, k)), 3u) << k;
+  EXPECT_DOUBLE_EQ(json_real_value(json_array_get(json_object_get(tl, "demand"), 1)), 2.5);
+  json_t* tl_b = json_array_get(json_object_get(tl, "accounts"), 1);
+  EXPECT_STREQ(json_string_value(json_object_get(tl_b, "name")), "b&2");
+  EXPECT_DOUBLE_EQ(json_real_value(json_array_get(json_object_get(tl_b, "delivered_share"), 1)), 0.4);
+  EXPECT_DOUBLE_EQ(json_real_value(json_array_get(json_object_get(tl_b, "demand_share"), 1)), 0.2);
+  EXPECT_DOUBLE_EQ(json_real_value(json_array_get(json_object_get(tl_b, "utilization"), 2)), 0.25);
   json_t* ov = json_object_get(p0, "overall");
   for (const char* k : {"jobs", "first_submit", "last_end", "makespan", "utilization", "wait_mean", "wait_p50",
                         "wait_p95", "bounded_slowdown_mean", "jain_index", "backfilled", "pricing_calls",
@@ -128,7 +140,10 @@ TEST(SimReport, TextPutsThePoliciesSideBySide) {
 
 TEST(SimReport, CsvHasOneRowPerPolicyScopeAndName) {
   const std::string c = sim_report_csv(header(), {policy("fs"), policy("fifo")});
-  EXPECT_EQ(count(c, "\n"), 1u + 2 * (1 + 2 + 1 + 1 + 1)) << c;
+  // overall, 2 accounts, 1 user, 1 size, 1 run time; per sample a machine row and one per account
+  EXPECT_EQ(count(c, "\n"), 1u + 2 * (1 + 2 + 1 + 1 + 1 + 3 * (1 + 2))) << c;
+  EXPECT_EQ(count(c, ",time,,,,,,,,,,1.000000,,,,,,,,,,,,,44200,2.500000,\n"), 2u) << c;
+  EXPECT_EQ(count(c, ",time_account,b&2,,,,,,,0.400000,,0.375000,,,,,,,,,,,,,44200,,0.200000\n"), 2u) << c;
   EXPECT_EQ(count(c, ",size,1 cpu,"), 2u);
   EXPECT_EQ(count(c, ",runtime,<=10m,"), 2u);
   EXPECT_EQ(count(c, ",overall,"), 2u);

@@ -431,9 +431,10 @@ TEST_F(SimulateE2E, NasaTraceUnderBasicKeepsEveryInvariant) {
 }
 
 // The JSON of two policies on a real trace, byte for byte against the file
-// kept in tests/data/sim (made before the simulator became a class, issue
-// 24): the event loop, pricing, backfill and recording may be reorganised,
-// never change a start.  The conf paths are printed as given: only their
+// kept in tests/data/sim, gzipped (made before the simulator became a class,
+// issue 24; since then only new members were added, "partitions" and
+// "timeline", the old ones checked equal with jq): the event loop, pricing, backfill, recording and the store's
+// durability may be reorganised, never change a start or a usage.  The conf paths are printed as given: only their
 // directory is cut here.
 std::string golden_json(const std::string& out, const std::string& dir) {
   std::string s = out;
@@ -448,8 +449,8 @@ TEST_F(SimulateE2E, JsonOfTwoPoliciesIsByteIdenticalToTheKeptReport) {
     const char* golden;
     std::vector<std::string> extra;
   };
-  const std::vector<Case> cases = {{"hpc2n.swf.gz", "hpc2n_mf7_basic.json", {}},
-                                   {"NASA-iPSC-1993-3.1-cln.swf.gz", "nasa_mf7_basic_nobackfill.json",
+  const std::vector<Case> cases = {{"hpc2n.swf.gz", "hpc2n_mf7_basic.json.gz", {}},
+                                   {"NASA-iPSC-1993-3.1-cln.swf.gz", "nasa_mf7_basic_nobackfill.json.gz",
                                     {"--backfill", "none"}}};
   const std::string mf7 = conf("mf7", "PriorityType=priority/multifactor\nPriorityWeightFairshare=100000\n"
                                       "PriorityWeightAge=1000\nPriorityDecayHalfLife=7-0\n");
@@ -463,7 +464,9 @@ TEST_F(SimulateE2E, JsonOfTwoPoliciesIsByteIdenticalToTheKeptReport) {
     const std::string want_path = mfprio::test::env_or_die("MFPRIO_TEST_DATA") + "/sim/" + c.golden;
     ASSERT_TRUE(std::filesystem::exists(want_path)) << want_path;
     const std::string got = golden_json(r.out, dir.path());
-    const std::string want = slurp(want_path);
+    const ProcessResult unzipped = run_process({"/bin/sh", "-c", "exec gzip -dc \"$0\"", want_path});
+    ASSERT_EQ(unzipped.status, 0) << unzipped.err;
+    const std::string& want = unzipped.out;
     EXPECT_EQ(got.size(), want.size()) << c.trace;
     EXPECT_TRUE(got == want) << c.trace << ": the report differs from " << want_path;
   }
@@ -672,11 +675,28 @@ TEST_F(SimulateE2E, MapPutsTheSampleTraceOntoAMultiPartitionSite) {
   EXPECT_TRUE(has(r.err, "account")) << r.err;
   EXPECT_TRUE(has(r.err, "no job of the trace uses")) << r.err;
   EXPECT_TRUE(has(r.err, "chemistry")) << r.err;
+  // The site's partitions no job uses, one line per conf and for the document.
+  EXPECT_TRUE(has(r.err, "simulate: warning: " + site + ": 1 partition no job of the trace uses (see --map): debug\n"))
+      << r.err;
+  EXPECT_TRUE(has(r.err, "simulate: warning: " + accounts + ": 2 partitions no job of the trace uses (see --map): gpu, debug\n"))
+      << r.err;
+  // A rule for a partition (class) no job of the trace names.
+  const std::string map2 = dir.write("site2.map", "class p1 batch\nclass p9 debug\nuser * alice\naccount * theory\n");
+  r = host({"simulate", "--swf", swf, "--conf", site, "--accounts", accounts, "--procs", "64", "--map", map2});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "simulate: warning: " + map2 + ": 1 rule no job of the trace matches: partition p9\n")) << r.err;
+  // Unmapped, the jobs name p1, which neither the conf nor the document defines.
+  r = host({"simulate", "--swf", swf, "--conf", site, "--accounts", accounts, "--procs", "64"});
+  EXPECT_TRUE(has(r.err, "simulate: warning: " + site + ": 1 partition the jobs name that neither it nor " + accounts +
+                             " defines (see --map): p1\n"))
+      << r.err;
   // Bad map lines: FILE:LINE, exit 1, nothing simulated.
   for (const auto& [text, why] : std::vector<std::pair<std::string, std::string>>{
            {"user u1\n", "site.bad:1: expected KIND TRACE SITE, got 2 words"},
            {"\nnode n1 n2\n", "site.bad:2: 'node' is not user, account, group, partition, queue or class"},
-           {"user u1 a\nuser u1 b\n", "site.bad:2: user 'u1' is given twice"}}) {
+           {"user u1 a\nuser u1 b\n", "site.bad:2: user 'u1' is given twice"},
+           {"account * auto\n", "site.bad:1: auto spreads users and partitions only"},
+           {"partition * auto\nqueue * batch\n", "site.bad:2: queue * is given twice"}}) {
     const std::string bad = dir.write("site.bad", text);
     r = host({"simulate", "--swf", swf, "--conf", site, "--accounts", accounts, "--map", bad});
     EXPECT_EQ(r.status, 1) << text;
@@ -719,6 +739,152 @@ TEST_F(SimulateE2E, MapAutoSpreadsUsersOverTheSitesLeafAccounts) {
   EXPECT_GT(theory, experiment) << a.out;  // 3:1 in expectation
   EXPECT_GT(experiment, 0u) << a.out;
   EXPECT_TRUE(has(a.err, "chemistry, labs")) << a.err;  // the accounts no job uses
+}
+
+// --map auto spreads the jobs over the site's partitions too: batch (3
+// nodes of 16 processors), debug (1 node) from the conf and gpu ("tres"
+// cpu=32) from the accounts document, weights 48 : 16 : 32.  2000 jobs: each
+// count within 4 standard deviations of its expectation (binomial), every
+// partition used; the same seed gives the same report, another seed another
+// draw.
+TEST_F(SimulateE2E, MapAutoSpreadsJobsOverTheSitesPartitionsByProcessors) {
+  std::string text = "; MaxProcs: 64\n";
+  for (int i = 1; i <= 2000; ++i)
+    text += std::to_string(i) + " " + std::to_string(i * 10) + " -1 5 1 -1 -1 1 5 -1 1 " + std::to_string(1 + i % 20) +
+            " 1 -1 -1 -1 -1 -1\n";
+  const std::string swf = dir.write("parts.swf", text);
+  const std::string site = conf("site", "PriorityType=priority/basic\nNodeName=n[01-04] CPUs=16\n"
+                                        "PartitionName=batch Nodes=n[01-03] Default=YES\nPartitionName=debug Nodes=n04\n");
+  const std::string accounts = dir.write("acct.json", R"({"accounts": [
+    {"name": "a", "parent": "root", "shares": 3}, {"name": "b", "parent": "root", "shares": 1}],
+   "partitions": [{"name": "gpu", "tres": "cpu=32,gres/gpu=4"}]})");
+  auto run = [&](const char* seed) {
+    ProcessResult r = host({"simulate", "--swf", swf, "--conf", site, "--accounts", accounts, "--map", "auto", "--seed",
+                            seed, "--csv"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::map<std::string, double> jobs;  // partition -> jobs
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);) {
+      std::vector<std::string> f;
+      std::istringstream cs(l);
+      for (std::string x; std::getline(cs, x, ',');) f.push_back(x);
+      if (f.size() > 5 && f[3] == "partition") jobs[f[4]] = std::stod(f[5]);
+    }
+    EXPECT_FALSE(has(r.err, "partition")) << r.err;  // every partition used, none unknown
+    return std::make_pair(jobs, r.out);
+  };
+  const auto [a, a_out] = run("7");
+  ASSERT_EQ(a.size(), 3u) << a_out;
+  const double n = 2000, want[] = {48.0 / 96, 16.0 / 96, 32.0 / 96};
+  const char* names[] = {"batch", "debug", "gpu"};
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_TRUE(a.count(names[k])) << names[k] << "\n" << a_out;
+    const double got = a.at(names[k]), mean = n * want[k], sd = std::sqrt(n * want[k] * (1 - want[k]));
+    EXPECT_GT(got, 0) << names[k];
+    EXPECT_LT(std::fabs(got - mean), 4 * sd) << names[k] << ": " << got << " jobs, expected " << mean;
+  }
+  const auto b = run("7");
+  EXPECT_EQ(b.second, a_out);
+  const auto c = run("8");
+  EXPECT_NE(c.first, a) << "another seed, the same counts per partition";
+}
+
+// The timeline (demand and utilization over time) of a small trace under
+// FIFO on 4 processors, by hand.  Jobs (times from the trace's start):
+//   1: g1, 4 cpus, 0..1000         2: g2, 2 cpus, submitted 0, runs 1000..1600
+//   3: g2, 2 cpus, submitted 400, runs 1000..1600   4: g1, 4 cpus, submitted 1050, runs 1600..1700
+// Passes while jobs wait, every 300 s: 0 (nothing delivered yet: no
+// sample), 300, 600, 900, 1200, 1500, and the one after the last end, 1800.
+// CPU time submitted: g1 4000 (+400 at 1050), g2 1200 (+1200 at 400).
+// Delivered by 1200: g1 4000, g2 2 x 2 x 200 = 800; by 1500: g2 2000.
+TEST_F(SimulateE2E, TimelineOfASmallTraceMatchesItsHandComputedValues) {
+  const std::string swf = dir.write("timeline.swf",
+                                    "; MaxProcs: 4\n; UnixStartTime: 1000000\n"
+                                    "1 0 -1 1000 4 -1 -1 4 1000 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                    "2 0 -1 600 2 -1 -1 2 600 -1 1 2 2 -1 -1 -1 -1 -1\n"
+                                    "3 400 -1 600 2 -1 -1 2 600 -1 1 2 2 -1 -1 -1 -1 -1\n"
+                                    "4 1050 -1 100 4 -1 -1 4 100 -1 1 1 1 -1 -1 -1 -1 -1\n");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--csv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // scope/name/time -> the row's fields
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream in(r.out);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_TRUE(has(header, ",utilization,") && has(header, ",time,demand,demand_share")) << header;
+  for (std::string l; std::getline(in, l);) {
+    std::vector<std::string> f;
+    std::istringstream cs(l + ",");
+    for (std::string x; std::getline(cs, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 29u) << l;
+    if (f[3] == "time" || f[3] == "time_account") rows[f[3] + "/" + f[4] + "/" + f[26]] = f;
+  }
+  // machine: t, utilization, demand ((running + pending processors) / 4)
+  const std::vector<std::vector<std::string>> machine = {{"300", "1.000000", "1.500000"}, {"600", "1.000000", "2.000000"},
+                                                         {"900", "1.000000", "2.000000"}, {"1200", "1.000000", "2.000000"},
+                                                         {"1500", "1.000000", "2.000000"}, {"1800", "0.000000", "0.000000"}};
+  // per account: t, name, delivered share, share of the processors, demand share
+  const std::vector<std::vector<std::string>> accounts = {
+      {"300", "g1", "1.000000", "1.000000", "0.769231"},  {"300", "g2", "0.000000", "0.000000", "0.230769"},
+      {"600", "g1", "1.000000", "1.000000", "0.625000"},  {"600", "g2", "0.000000", "0.000000", "0.375000"},
+      {"900", "g1", "1.000000", "1.000000", "0.625000"},  {"900", "g2", "0.000000", "0.000000", "0.375000"},
+      {"1200", "g1", "0.833333", "0.000000", "0.647059"}, {"1200", "g2", "0.166667", "1.000000", "0.352941"},
+      {"1500", "g1", "0.666667", "0.000000", "0.647059"}, {"1500", "g2", "0.333333", "1.000000", "0.352941"},
+      {"1800", "g1", "0.647059", "0.000000", "0.647059"}, {"1800", "g2", "0.352941", "0.000000", "0.352941"}};
+  EXPECT_EQ(rows.size(), machine.size() + accounts.size()) << r.out;
+  for (const auto& m : machine) {
+    const std::string key = "time//" + std::to_string(1000000 + std::stol(m[0]));
+    ASSERT_TRUE(rows.count(key)) << key << "\n" << r.out;
+    EXPECT_EQ(rows[key][13], m[1]) << key;
+    EXPECT_EQ(rows[key][27], m[2]) << key;
+  }
+  for (const auto& a : accounts) {
+    const std::string key = "time_account/" + a[1] + "/" + std::to_string(1000000 + std::stol(a[0]));
+    ASSERT_TRUE(rows.count(key)) << key << "\n" << r.out;
+    EXPECT_EQ(rows[key][11], a[2]) << key;
+    EXPECT_EQ(rows[key][13], a[3]) << key;
+    EXPECT_EQ(rows[key][28], a[4]) << key;
+  }
+  // JSON: the same samples, one array per measure.
+  r = host({"simulate", "--swf", swf, "--conf", basic(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string j = r.out;
+  const size_t tl = j.find("\"timeline\": {");
+  ASSERT_NE(tl, std::string::npos) << j;
+  auto array_after = [&](const std::string& key, size_t from) {
+    const size_t at = j.find("\"" + key + "\": [", from);
+    if (at == std::string::npos) return std::string("(missing)");
+    std::string out;
+    for (size_t k = j.find('[', at) + 1; k < j.size() && j[k] != ']'; ++k)
+      if (j[k] != ' ' && j[k] != '\n') out += j[k];
+    return out;
+  };
+  EXPECT_EQ(array_after("t", tl), "1000300,1000600,1000900,1001200,1001500,1001800");
+  EXPECT_EQ(array_after("utilization", tl), "1.0,1.0,1.0,1.0,1.0,0.0");
+  EXPECT_EQ(array_after("demand", tl), "1.5,2.0,2.0,2.0,2.0,0.0");
+  const size_t g2 = j.find("\"name\": \"g2\"", tl);
+  ASSERT_NE(g2, std::string::npos) << j;
+  EXPECT_EQ(array_after("utilization", g2), "0.0,0.0,0.0,1.0,1.0,0.0");
+  EXPECT_EQ(array_after("demand_share", g2).substr(0, 15), "0.230769230769,");
+}
+
+// A site whose queues are in its accounts document (Flux's): the queue no
+// job is mapped to is named, the one they are mapped to is not.
+TEST_F(SimulateE2E, QueuesOfTheAccountsDocumentThatNoJobUsesAreNamed) {
+  std::string text = "; MaxProcs: 8\n";
+  for (int i = 1; i <= 20; ++i)  // queue 1 (field 15)
+    text += std::to_string(i) + " " + std::to_string(i * 10) + " -1 5 1 -1 -1 1 5 -1 1 " + std::to_string(1 + i % 4) +
+            " 1 -1 1 -1 -1 -1\n";
+  const std::string swf = dir.write("queues.swf", text);
+  const std::string accounts = dir.write("queues.json", R"({"accounts": [{"name": "a", "parent": "root", "shares": 1}],
+    "queues": [{"name": "standby"}, {"name": "urgent"}]})");
+  const std::string map = dir.write("queues.map", "user * auto\nqueue q1 urgent\n");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", basic(), "--accounts", accounts, "--map", map, "--csv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "simulate: warning: " + accounts + ": 1 queue no job of the trace uses (see --map): standby\n"))
+      << r.err;
+  EXPECT_FALSE(has(r.err, "urgent")) << r.err;
+  EXPECT_TRUE(has(r.out, ",partition,urgent,20,")) << r.out;
 }
 
 }  // namespace
