@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "slurm/slurm.h"
@@ -46,6 +47,7 @@
 
 #include <mfprio/mfprio.h>
 
+#include "mfprio_slurm_accounts.h"
 #include "mfprio_slurm_conf.h"
 #include "mfprio_slurm_jobs.h"
 
@@ -82,6 +84,8 @@ static struct {
 	uint64_t set_calls, set_ns; /* priority_p_set since the last pass */
 	int64_t last_pass; /* the last pass's time (sprio prices at it) */
 	time_t ends_since; /* ended jobs with end_time >= this go to the family */
+	bool with_dbd; /* AccountingStorageType=accounting_storage/slurmdbd */
+	uint64_t accounts_sig; /* the last association tree the family took */
 } st = {.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static void family_log(void *arg, int level, const char *message)
@@ -186,6 +190,21 @@ static bool retry_ends(int rc)
 		rc == MFPRIO_ESTATE || rc == MFPRIO_EINTERNAL;
 }
 
+/* slurmdbd's associations to the family when they changed (the first pass
+ * after a start sends them). */
+static void sync_accounts(void)
+{
+	char msg[MFPRIO_ERRMSG_MAX + 64];
+	int rc = mfs_accounts_sync(&st.ops, &st.accounts_sig, msg, sizeof(msg));
+
+	if (rc == MFS_ACCOUNTS_SENT)
+		info("%s: %s: slurmdbd's associations taken: %s", plugin_type,
+		     st.family, msg);
+	else if (rc == MFS_ACCOUNTS_REFUSED)
+		error("%s: %s: slurmdbd's associations refused: %s",
+		      plugin_type, st.family, msg);
+}
+
 static void run_pass(void)
 {
 	slurmctld_lock_t read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK,
@@ -204,6 +223,8 @@ static void run_pass(void)
 
 	/* no slurmctld lock from here until store_priorities */
 	t_family = now_us();
+	if (st.with_dbd)
+		sync_accounts();
 	if (mfs_batch_end_count(b)) {
 		rc = mfs_batch_charge_ends(b, &st.ops);
 		if (rc != MFPRIO_OK)
@@ -320,6 +341,13 @@ int init(void)
 	st.loaded = true;
 	info("%s: family %s loaded from %s", plugin_type, st.family, dir);
 
+	st.with_dbd = slurm_conf.accounting_storage_type &&
+		!strcasecmp(slurm_conf.accounting_storage_type,
+			    "accounting_storage/slurmdbd");
+	st.accounts_sig = 0;
+	if (st.with_dbd && !st.ops.set_accounts)
+		info("%s: family %s has no set_accounts: its own store is the account tree, not slurmdbd's",
+		     plugin_type, st.family);
 	st.stop = false;
 	st.ends_since = 0; /* the family's ledger drops repeats */
 	slurm_thread_create(&st.thread, pass_thread, NULL);
