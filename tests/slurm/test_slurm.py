@@ -20,6 +20,11 @@ slurmd on loopback, files under the build tree) and checks numbers:
   bad_params: an unknown family= stops slurmctld with slurm.conf's file:line;
   held_admin (maui): a held job keeps priority 0 through passes and is priced
       like its twin once released; an admin-set priority stays.
+  accounts_dbd (multifactor, slurmdbd + a private MariaDB): the family's
+      store is slurmdbd's tree (set_accounts); `sacctmgr add user` and
+      `modify user set fairshare=` reach it by the next pass, and the
+      controller's priorities equal mfprio-host's on that store before and
+      after (daemon's job rises, bin's does not).
 
 Environment (tests/slurm/meson.build): MFPRIO_BUILD (the build tree of
 priority_mfprio.so), MFPRIO_SLURM_RUN (a scratch directory for the cluster),
@@ -424,6 +429,81 @@ def case_held_admin():
         c.stop()
 
 
+def store_assocs(c):
+    """The family's store, as mfprio-acct shows it: {(account, user): shares}."""
+    out = subprocess.run([os.path.join(TOOLS, "accounting", "mfprio-acct"), "--db",
+                          os.path.join(c.root, "state", "mfprio.db"), "-n", "-P", "show", "associations",
+                          "format=account,user,share"], capture_output=True, text=True)
+    if out.returncode != 0:
+        fail(f"mfprio-acct show associations: {out.stderr.strip()}")
+    rows = {}
+    for line in out.stdout.splitlines():
+        acct, user, share = line.split("|")
+        rows[(acct, user)] = int(share) if share.isdigit() else share
+    return rows
+
+
+def wait_store(c, pred, what, timeout=30):
+    """Passes until the family's store satisfies pred (slurmdbd's update
+    reaches slurmctld's association manager asynchronously)."""
+    deadline = time.time() + timeout
+    rows = {}
+    while time.time() < deadline:
+        c.next_pass()
+        rows = store_assocs(c)
+        if pred(rows):
+            return rows
+        time.sleep(0.5)
+    fail(f"{what}: the family's store after {timeout}s: {rows}\n{tail(c.ctld_log)}")
+
+
+def case_accounts_dbd():
+    """Accounts from slurmdbd (family multifactor, no mfprio-acct import):
+    the family's store holds slurmdbd's tree after the first pass; a
+    `sacctmgr add user` and a `modify user set fairshare=` reach it by the
+    next pass, and the controller's priorities move as mfprio-host computes
+    them on that store."""
+    root = os.path.join(RUN, "accounts_dbd")
+    os.makedirs(root + ".files", exist_ok=True)
+    # the classic fair-share formula (NO_FAIR_TREE): a user's factor follows
+    # its shares even while its siblings have no usage (Fair Tree ranks a
+    # user without usage first whatever the shares)
+    lines = [l + ",NO_FAIR_TREE" if l.startswith("PriorityFlags=") else l
+             for l in family_setup("multifactor", root + ".files")]
+    c = Cluster(root, BUILD, lines, ["DefMemPerCPU=100"], dbd_accounts={"daemon": "acct_a", "bin": "acct_a"})
+    try:
+        c.start()
+        rows = wait_store(c, lambda r: ("acct_a", "daemon") in r and ("acct_a", "bin") in r,
+                          "slurmdbd's associations")
+        print(f"first pass: {rows}")
+        if ("acct_b", "nobody") in rows:
+            fail(f"nobody is in the store before sacctmgr added it: {rows}")
+        blocker = c.submit("daemon", "-n", "8")
+        wait_state(c, blocker, ("RUNNING",))
+        c.run("sacctmgr", "-i", "add", "account", "acct_b", "fairshare=3")
+        c.run("sacctmgr", "-i", "add", "user", "nobody", "account=acct_b")
+        rows = wait_store(c, lambda r: r.get(("acct_b", "nobody")) == 1 and r.get(("acct_b", "")) == 3,
+                          "sacctmgr add user nobody")
+        jobs = [c.submit("daemon", "-n", "2"), c.submit("nobody", "-n", "2"), c.submit("bin", "-n", "1")]
+        time.sleep(2)  # the blocker's usage: daemon's fair share falls below nobody's
+        now = compare(c, "multifactor", jobs, False)
+        before = c.squeue_priorities()
+        c.run("sacctmgr", "-i", "modify", "user", "daemon", "set", "fairshare=50")
+        rows = wait_store(c, lambda r: r.get(("acct_a", "daemon")) == 50, "sacctmgr modify user set fairshare=50")
+        print(f"after modify: {rows}")
+        later = compare(c, "multifactor", jobs, True)
+        after = c.squeue_priorities()
+        print(f"daemon's job {jobs[0]}: {before[jobs[0]]} -> {after[jobs[0]]} (passes at {now}, {later})")
+        # daemon (all the usage) gets 50 of acct_a's 51 shares: its fair-share
+        # factor rises; bin (no usage) keeps factor 1; age adds a few points
+        if not after[jobs[0]] > before[jobs[0]] + 50:
+            fail(f"daemon's fairshare=50 (from 1) did not raise its job's priority: {before} -> {after}")
+        if abs(after[jobs[2]] - before[jobs[2]]) > 5:
+            fail(f"bin's job moved with daemon's shares: {before} -> {after}")
+    finally:
+        c.stop()
+
+
 def case_bad_params():
     """A bad PriorityParameters item stops slurmctld with slurm.conf's
     file:line and the item."""
@@ -470,6 +550,8 @@ def main():
             case_bad_params()
         elif case == "held_admin":
             case_held_admin()
+        elif case == "accounts_dbd":
+            case_accounts_dbd()
         else:
             print(f"unknown case {case}", file=sys.stderr)
             return 2
