@@ -14,10 +14,15 @@
  *     each job once), decays (charges the running jobs, publishes a snapshot)
  *     and prices the pending queue (prioritize); then stores the priorities
  *     (priority_array for multi-partition jobs) under the job write lock.
- *   - priority_p_job_end (job write lock held) does nothing but wake the pass
- *     early: ends are found by the pass's scan of job_list (ended jobs stay
- *     there MinJobAge seconds), so every end reaches the family, also where
- *     slurmctld never calls priority_p_job_end (no slurmdbd).
+ *   - priority_p_job_end (job write lock held) keeps Slurm's own usage
+ *     bookkeeping (usage.c, memory only) and wakes the pass early: ends are
+ *     found by the pass's scan of job_list (ended jobs stay there MinJobAge
+ *     seconds), so every end reaches the family, also where slurmctld never
+ *     calls priority_p_job_end (no slurmdbd).
+ *   - with slurmdbd, the pass first hands the family slurmdbd's tree when it
+ *     changed (accounts.c: assoc_mgr read lock, copy, unlock, set_accounts),
+ *     and under its job read lock keeps Slurm's usage bookkeeping for the
+ *     running and ended jobs (usage.c: assoc_mgr write lock inside).
  * Held (priority 0) and admin-set (scontrol update priority=) jobs are left
  * alone, as under Slurm's multifactor.
  */
@@ -50,6 +55,7 @@
 #include "mfprio_slurm_accounts.h"
 #include "mfprio_slurm_conf.h"
 #include "mfprio_slurm_jobs.h"
+#include "mfprio_slurm_usage.h"
 
 #ifndef MFPRIO_PLUGINDIR
 #error "MFPRIO_PLUGINDIR (mfprio's install directory of the family plugins) must be defined"
@@ -218,6 +224,7 @@ static void run_pass(void)
 	t_read = now_us();
 	now = time(NULL);
 	mfs_batch_scan(b, job_list, st.ends_since, now);
+	mfs_usage_pass(job_list, now);
 	t_read = now_us() - t_read;
 	unlock_slurmctld(read_lock);
 
@@ -345,6 +352,7 @@ int init(void)
 		!strcasecmp(slurm_conf.accounting_storage_type,
 			    "accounting_storage/slurmdbd");
 	st.accounts_sig = 0;
+	mfs_usage_init(slurm_conf.state_save_location);
 	if (st.with_dbd && !st.ops.set_accounts)
 		info("%s: family %s has no set_accounts: its own store is the account tree, not slurmdbd's",
 		     plugin_type, st.family);
@@ -366,6 +374,7 @@ int fini(void)
 		st.thread_running = false;
 	}
 	unload();
+	mfs_usage_fini();
 	return SLURM_SUCCESS;
 }
 
@@ -444,8 +453,12 @@ extern List priority_p_get_priority_factors_list(
 
 extern void priority_p_job_end(job_record_t *job_ptr)
 {
-	(void) job_ptr;
-	/* Under the job write lock: no I/O here.  The pass finds the end in
-	 * job_list; wake it so the charge is not a whole period late. */
+	/* Under the job write lock: no I/O here.  Slurm's own bookkeeping
+	 * (memory only) takes the job's end now, as priority/multifactor
+	 * does; the family's charge waits for the pass, which finds the end
+	 * in job_list: wake it so the charge is not a whole period late. */
+	if (!st.loaded)
+		return;
+	mfs_usage_job_end(job_ptr);
 	wake_pass();
 }

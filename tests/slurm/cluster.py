@@ -55,7 +55,7 @@ class Cluster:
     multifactor from `plugin_dir_first`, searched before Debian's)."""
 
     def __init__(self, root, build, priority_lines, extra_lines=(), priority_type="priority/mfprio",
-                 plugin_dir_first=None, dbd_accounts=None):
+                 plugin_dir_first=None, dbd_accounts=None, enforce="associations"):
         self.root = root
         self.build = build
         self.node = "mfpn1"
@@ -113,7 +113,7 @@ class Cluster:
         if dbd_accounts:
             lines += ["AccountingStorageType=accounting_storage/slurmdbd", "AccountingStorageHost=localhost",
                       f"AccountingStoragePort={DBD_PORT}", f"AccountingStoragePass=socket={self.sock}",
-                      "AccountingStorageEnforce=associations"]
+                      f"AccountingStorageEnforce={enforce}"]
             os.makedirs(os.path.join(root, "mariadb"))
             with open(os.path.join(root, "slurmdbd.conf"), "w") as f:
                 f.write("\n".join([

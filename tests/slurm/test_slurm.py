@@ -25,6 +25,10 @@ slurmd on loopback, files under the build tree) and checks numbers:
       `modify user set fairshare=` reach it by the next pass, and the
       controller's priorities equal mfprio-host's on that store before and
       after (daemon's job rises, bin's does not).
+  bookkeeping_dbd (multifactor, slurmdbd, AccountingStorageEnforce=limits):
+      `scontrol show assoc_mgr` shows a running job's GrpTRESRunMins
+      reservation shrinking, released at its end, and UsageRaw grown by its
+      CPU-seconds in its association, account, root and QOS.
 
 Environment (tests/slurm/meson.build): MFPRIO_BUILD (the build tree of
 priority_mfprio.so), MFPRIO_SLURM_RUN (a scratch directory for the cluster),
@@ -504,6 +508,72 @@ def case_accounts_dbd():
         c.stop()
 
 
+def assoc_mgr(c, user):
+    """`scontrol show assoc_mgr` for user's association, its account's and
+    root's, and QOS normal: {(account, user): {"usage": UsageRaw,
+    "run_mins": {tres: used GrpTRESRunMins}}}."""
+    out = c.run("scontrol", "show", "assoc_mgr", "flags=assoc,qos")
+    recs, cur = {}, None
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("ClusterName="):
+            f = dict(t.split("=", 1) for t in line.split() if "=" in t)
+            cur = recs.setdefault((f.get("Account", ""), f.get("UserName", "").split("(")[0]), {})
+        elif line.startswith("QOS=") and not line.startswith("QOS=N/A"):
+            cur = recs.setdefault(("qos", line.split()[0].split("=", 1)[1].split("(")[0]), {})
+        elif cur is not None and line.startswith("UsageRaw"):
+            cur["usage"] = float(line.split("=", 1)[1].split("/")[0])
+        elif cur is not None and line.startswith("GrpTRESRunMins="):
+            cur["run_mins"] = {k: int(v.split("(")[1].rstrip(")")) for k, v in
+                               (t.split("=", 1) for t in line.split("=", 1)[1].split(","))}
+    return recs
+
+
+def case_bookkeeping_dbd():
+    """Slurm's own usage bookkeeping (AccountingStorageEnforce=limits): a
+    running job's GrpTRESRunMins reservation shrinks at each pass and is
+    released at its end; UsageRaw grows by its CPU-seconds in its
+    association, its account, root and its QOS, as under
+    priority/multifactor."""
+    root = os.path.join(RUN, "bookkeeping_dbd")
+    os.makedirs(root + ".files", exist_ok=True)
+    c = Cluster(root, BUILD, family_setup("multifactor", root + ".files"), ["DefMemPerCPU=100"],
+                dbd_accounts={"daemon": "acct_a", "bin": "acct_a"}, enforce="associations,limits")
+    try:
+        c.start()
+        c.next_pass()
+        before = assoc_mgr(c, "daemon")
+        print(f"before: {before.get(('acct_a', 'daemon'))}")
+        j = c.submit("daemon", "-n", "4", "-t", "10", seconds=8)
+        wait_state(c, j, ("RUNNING",))
+        time.sleep(3)
+        c.next_pass()
+        running = assoc_mgr(c, "daemon")[("acct_a", "daemon")]
+        print(f"running: {running}")
+        cpu_mins = running["run_mins"].get("cpu", 0)
+        if not 30 <= cpu_mins < 40:
+            fail(f"while the job runs, GrpTRESRunMins cpu is {cpu_mins}: want 4 CPUs x 10 min reserved, "
+                 f"less what ran ({running})")
+        wait_state(c, j, ("GONE", "COMPLETED"), timeout=40)
+        f = c.show_job(j)
+        secs = slurm_time(f["EndTime"]) - slurm_time(f["StartTime"])
+        c.next_pass()
+        after = assoc_mgr(c, "daemon")
+        print(f"after {secs}s: {after}")
+        for key in (("acct_a", "daemon"), ("acct_a", ""), ("root", ""), ("qos", "normal")):
+            rec = after.get(key)
+            if rec is None:
+                fail(f"scontrol show assoc_mgr has no {key}: {sorted(after)}")
+            left = {k: v for k, v in rec.get("run_mins", {}).items() if v}
+            if left:
+                fail(f"{key}: GrpTRESRunMins not released after the job ended: {left}")
+            grown = rec.get("usage", 0.0) - before.get(key, {}).get("usage", 0.0)
+            if abs(grown - 4 * secs) > 4 * 1.5:
+                fail(f"{key}: UsageRaw grew by {grown}, want 4 CPUs x {secs}s")
+    finally:
+        c.stop()
+
+
 def case_bad_params():
     """A bad PriorityParameters item stops slurmctld with slurm.conf's
     file:line and the item."""
@@ -552,6 +622,8 @@ def main():
             case_held_admin()
         elif case == "accounts_dbd":
             case_accounts_dbd()
+        elif case == "bookkeeping_dbd":
+            case_bookkeeping_dbd()
         else:
             print(f"unknown case {case}", file=sys.stderr)
             return 2

@@ -1,0 +1,29 @@
+/*
+ * mfprio_slurm_usage.h - Slurm's own usage bookkeeping (usage.c): what
+ * priority/multifactor keeps in slurmctld's association manager for
+ * accounting limits and sshare (association and QOS raw usage, TRES usage,
+ * group wall, the running TRES-seconds of GrpTRESRunMins given back as jobs
+ * run and at their end), kept the same way for the jobs the family is given.
+ * The family's own usage (its store) is separate and unchanged by this.
+ * GPL-2.0-or-later (usage.c includes Slurm's headers).
+ */
+#ifndef MFPRIO_SLURM_USAGE_H
+#define MFPRIO_SLURM_USAGE_H
+
+#include <time.h>
+
+struct job_record;
+
+/* init: reads the last pass's time from STATE_DIR/mfprio-slurm-usage. */
+void mfs_usage_init(const char *state_dir);
+void mfs_usage_fini(void);
+/* The pass, under the job read lock (and partition read lock): decays every
+ * association's and QOS's usage, charges the running jobs since the last
+ * pass and accounts the ends found (takes the assoc_mgr write lock itself);
+ * then writes the state file (small, atomic). */
+void mfs_usage_pass(void *job_list, time_t now);
+/* priority_p_job_end, under the job write lock: the job's last interval and
+ * the rest of its GrpTRESRunMins reservation (once per job). */
+void mfs_usage_job_end(struct job_record *job_ptr);
+
+#endif
