@@ -216,7 +216,7 @@ class Cluster:
             time.sleep(0.05)
         raise ClusterError("munged did not start: " + tail(f"{self.root}/munge/munged.log"))
 
-    def start_ctld(self, expect_fail=False):
+    def start_ctld(self, expect_fail=False, wait_node=True):
         self._spawn("slurmctld", ["slurmctld", "-D", "-i", "-f", self.conf], "slurmctld.out")
         if expect_fail:
             try:
@@ -228,7 +228,8 @@ class Cluster:
         self._wait_ctld()
         if "slurmd" not in self.procs or self.procs["slurmd"].poll() is not None:
             self._spawn("slurmd", ["slurmd", "-D", "-N", self.node, "-f", self.conf], "slurmd.out")
-        self._wait_node()
+        if wait_node:  # a drained node stays drained
+            self._wait_node()
         return 0
 
     def _wait_ctld(self):

@@ -574,6 +574,88 @@ def case_bookkeeping_dbd():
         c.stop()
 
 
+def sprio_rows(c):
+    out = c.run("sprio", "-h", "-o", "%i|%r|%Y")
+    return {(int(a), b.strip()): int(p) for a, b, p in (l.split("|") for l in out.splitlines() if l.strip())}
+
+
+def settled_priorities(c, timeout=30):
+    """squeue's priorities once two reads 2 s apart agree and every job has
+    one (Slurm's multifactor prices at its first decay pass)."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        now = c.squeue_priorities()
+        if now and now == last and all(p > 0 for p in now.values()):
+            return now
+        last = now
+        time.sleep(2)
+    fail(f"priorities did not settle in {timeout}s: {last}\n{tail(c.ctld_log)}")
+
+
+def case_equal_multifactor():
+    """family=multifactor equals Slurm's own priority/multifactor: the same
+    controller state (slurmdbd's tree, the usage of two finished jobs, four
+    pending jobs on a drained node, one in two partitions, and one not yet
+    eligible) priced by priority/mfprio, then,
+    after a restart with PriorityType=priority/multifactor, by Slurm's
+    plugin (its usage is what the adapter's bookkeeping kept in the
+    association manager, saved and restored by slurmctld): the same
+    priority for every job, and sprio the same in every partition."""
+    root = os.path.join(RUN, "equal_multifactor")
+    os.makedirs(root + ".files", exist_ok=True)
+    # no age term: the two controllers price at different times
+    lines = ["PriorityWeightAge=0" if l.startswith("PriorityWeightAge=") else l
+             for l in family_setup("multifactor", root + ".files")]
+    c = Cluster(root, BUILD, lines, ["DefMemPerCPU=100"],
+                dbd_accounts={"daemon": "acct_a", "bin": "acct_a", "nobody": "acct_b"})
+    try:
+        c.start()
+        c.run("sacctmgr", "-i", "modify", "account", "acct_b", "set", "fairshare=3")
+        done = [c.submit("daemon", "-n", "8", seconds=3), c.submit("bin", "-n", "2", seconds=3)]
+        for j in done:
+            wait_state(c, j, ("GONE", "COMPLETED"), timeout=60)
+        # the node drained: the jobs stay pending, eligible (sprio shows
+        # them), and nothing runs across the switch
+        c.run("scontrol", "update", f"nodename={c.node}", "state=drain", "reason=mfprio-test")
+        jobs = [c.submit("daemon", "-n", "2"),
+                c.submit("nobody", "-n", "2"),
+                c.submit("nobody", "-n", "4", "-p", "debug,batch", "-t", "30"),
+                c.submit("bin", "-n", "1", "-t", "90")]
+        pending_ids = [j for j in jobs if j not in c.squeue_priorities()]
+        if pending_ids:
+            fail(f"jobs {pending_ids} are not pending on the drained node")
+        # a job not yet eligible (its begin time ahead) is priced but sprio
+        # leaves it out, under either plugin
+        later = c.submit("bin", "-n", "1", "--begin=now+3600")
+        wait_store(c, lambda r: r.get(("acct_b", "")) == 3, "acct_b's fairshare=3")
+        c.next_pass()
+        ours = c.squeue_priorities()
+        ours_sprio = sprio_rows(c)
+        print(f"priority/mfprio family=multifactor: {ours}; sprio {sorted(ours_sprio.items())}")
+        if not ours.get(later) or any(j == later for j, _ in ours_sprio):
+            fail(f"the job not yet eligible ({later}): priority {ours.get(later)}, sprio {sorted(ours_sprio)}")
+        if len(set(ours[j] for j in jobs)) < 3:
+            fail(f"too few distinct priorities to compare: {ours}")
+        c.stop_ctld()
+        with open(c.conf) as f:
+            conf = [l for l in f.read().splitlines() if not l.startswith("PriorityParameters=")]
+        with open(c.conf, "w") as f:
+            f.write("\n".join("PriorityType=priority/multifactor" if l.startswith("PriorityType=") else l
+                              for l in conf) + "\n")
+        c.start_ctld(wait_node=False)
+        theirs = settled_priorities(c)
+        theirs_sprio = sprio_rows(c)
+        print(f"priority/multifactor: {theirs}; sprio {sorted(theirs_sprio.items())}")
+        diff = {j: (ours.get(j), theirs.get(j)) for j in jobs + [later] if ours.get(j) != theirs.get(j)}
+        if diff:
+            fail(f"priorities differ (mfprio, Slurm's multifactor): {diff}")
+        if ours_sprio != theirs_sprio:
+            fail(f"sprio differs: mfprio {sorted(ours_sprio.items())}, multifactor {sorted(theirs_sprio.items())}")
+    finally:
+        c.stop()
+
+
 def case_bad_params():
     """A bad PriorityParameters item stops slurmctld with slurm.conf's
     file:line and the item."""
@@ -624,6 +706,8 @@ def main():
             case_accounts_dbd()
         elif case == "bookkeeping_dbd":
             case_bookkeeping_dbd()
+        elif case == "equal_multifactor":
+            case_equal_multifactor()
         else:
             print(f"unknown case {case}", file=sys.stderr)
             return 2
