@@ -155,6 +155,24 @@ static void apply_qos(slurmdb_qos_rec_t *q, const add_t *dec,
 	}
 }
 
+/* The job's billable TRES as slurmctld has it (computed when the job
+ * started); computed here, without writing the job record (only the job
+ * read lock is held), when slurmctld has not. */
+static double billable_of(job_record_t *job_ptr)
+{
+	part_record_t *part = job_ptr->part_ptr;
+
+	if (!fuzzy_equal(job_ptr->billable_tres, NO_VAL))
+		return job_ptr->billable_tres;
+	if (!job_ptr->tres_alloc_cnt)
+		return 0.0;
+	if (!part || !part->billing_weights)
+		return (double) job_ptr->total_cpus;
+	return assoc_mgr_tres_weighted(job_ptr->tres_alloc_cnt,
+				       part->billing_weights,
+				       slurm_conf.priority_flags, true);
+}
+
 /* The job's usage over [from, to] and the run seconds given back: `release`
  * seconds of its reservation (what it ran, or at its end all that is
  * left).  assoc_mgr write lock held (assoc, qos). */
@@ -175,7 +193,7 @@ static void charge(job_record_t *job_ptr, time_t from, time_t to,
 	td = t * pow(decay_per_second(), t);
 	if (qos && qos->usage_factor >= 0)
 		uf = qos->usage_factor;
-	billable = calc_job_billable_tres(job_ptr, from, true);
+	billable = billable_of(job_ptr);
 	memset(&dec, 0, sizeof(dec));
 	memset(&nodec, 0, sizeof(nodec));
 	memset(run, 0, sizeof(run));

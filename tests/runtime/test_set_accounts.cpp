@@ -270,6 +270,30 @@ TEST_F(SetAccounts, ABadTreeIsRefusedWholeNamingItsRow) {
   EXPECT_EQ(after.assocs.size(), before.assocs.size());
 }
 
+// Fairshare=parent (Slurm's SLURMDB_FS_USE_PARENT) and a partition
+// association reach the store as such.
+TEST_F(SetAccounts, FairshareParentAndPartitionAssociations) {
+  std::vector<Row> t = {{"", "a", "", "", 0, 0, MFPRIO_ASSOCF_SHARES_PARENT},
+                        {"u", "a", "", "", 1},
+                        {"u", "a", "", "debug", 4, 7, 0}};
+  ASSERT_EQ(send(t), MFPRIO_OK) << errmsg_();
+  const acct::StoreData d = store();
+  for (const auto& a : d.accounts) {
+    if (a.name == "a") {
+      EXPECT_TRUE(a.shares_parent);
+    }
+  }
+  bool found = false;
+  for (const auto& r : d.assocs)
+    if (r.user == "u" && r.partition == "debug") {
+      found = true;
+      EXPECT_EQ(r.shares, 4u);
+      EXPECT_EQ(r.priority, 7u);
+    }
+  EXPECT_TRUE(found) << "no partition association";
+  EXPECT_EQ(d.assocs.size(), 2u);
+}
+
 // A host with a newer, larger element: the plugin steps by the host's size.
 TEST_F(SetAccounts, ALargerElementSizeIsTheStride) {
   struct Wider {
