@@ -161,14 +161,16 @@ int mfs_accounts_sync(const mfprio_ops_t *ops, uint64_t *last, char *err,
 	uint64_t sig;
 	int rc;
 
-	if (!ops->set_accounts || !assoc_mgr_assoc_list)
+	if (!ops->set_accounts)
 		return MFS_ACCOUNTS_SAME;
+	if (!assoc_mgr_assoc_list)
+		return MFS_ACCOUNTS_NOT_LOADED;
 	assoc_mgr_lock(&locks);
 	/* not loaded yet (slurmdbd not reached, no saved state): never hand
 	 * the family an empty tree, which would delete its accounts */
 	if (!assoc_mgr_root_assoc || !list_count(assoc_mgr_assoc_list)) {
 		assoc_mgr_unlock(&locks);
-		return MFS_ACCOUNTS_SAME;
+		return MFS_ACCOUNTS_NOT_LOADED;
 	}
 	sig = signature_locked();
 	if (sig == *last) {

@@ -19,7 +19,8 @@
 
 #include <mfprio/mfprio.h>
 
-#define MFS_ACCOUNTS_SAME 0     /* nothing sent: unchanged, not loaded, or no op */
+#define MFS_ACCOUNTS_SAME 0     /* nothing sent: unchanged, or no op */
+#define MFS_ACCOUNTS_NOT_LOADED 3 /* nothing sent: the association manager has not loaded yet */
 #define MFS_ACCOUNTS_SENT 1     /* the family took the tree; err: a summary */
 #define MFS_ACCOUNTS_REFUSED 2  /* the family refused it; err: its message */
 

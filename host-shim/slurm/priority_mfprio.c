@@ -92,6 +92,7 @@ static struct {
 	time_t ends_since; /* ended jobs with end_time >= this go to the family */
 	bool with_dbd; /* AccountingStorageType=accounting_storage/slurmdbd */
 	uint64_t accounts_sig; /* the last association tree the family took */
+	bool accounts_waiting; /* slurmdbd's tree not loaded yet: pass again soon */
 } st = {.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static void family_log(void *arg, int level, const char *message)
@@ -203,6 +204,8 @@ static void sync_accounts(void)
 	char msg[MFPRIO_ERRMSG_MAX + 64];
 	int rc = mfs_accounts_sync(&st.ops, &st.accounts_sig, msg, sizeof(msg));
 
+	__atomic_store_n(&st.accounts_waiting, rc == MFS_ACCOUNTS_NOT_LOADED,
+			 __ATOMIC_RELAXED);
 	if (rc == MFS_ACCOUNTS_SENT)
 		info("%s: %s: slurmdbd's associations taken: %s", plugin_type,
 		     st.family, msg);
@@ -285,6 +288,11 @@ static void *pass_thread(void *arg)
 		slurm_mutex_lock(&st.mutex);
 		if (period < 1)
 			period = 1;
+		/* slurmctld loads the associations after the plugin: until the
+		 * family has them, the next pass is a few seconds away */
+		if (__atomic_load_n(&st.accounts_waiting, __ATOMIC_RELAXED) &&
+		    period > 5)
+			period = 5;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += period;
 		while (!st.stop && !st.wake &&
