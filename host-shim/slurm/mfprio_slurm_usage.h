@@ -22,6 +22,11 @@ void mfs_usage_fini(void);
  * pass and accounts the ends found (takes the assoc_mgr write lock itself);
  * then writes the state file (small, atomic). */
 void mfs_usage_pass(void *job_list, time_t now);
+/* priority_p_reconfig(assoc_clear), under the job read lock (and
+ * partition read lock): slurmctld cleared every reservation and made the
+ * running jobs' whole TRES x TimeLimit again; give back what each ran
+ * before the last pass (the passes give back the rest). */
+void mfs_usage_reconfig(void *job_list);
 /* priority_p_job_end, under the job write lock: the job's last interval and
  * the rest of its GrpTRESRunMins reservation (once per job). */
 void mfs_usage_job_end(struct job_record *job_ptr);

@@ -419,9 +419,17 @@ static void wake_pass(void)
 /* scontrol reconfigure: a pass now (the family keeps its settings). */
 extern void priority_p_reconfig(bool assoc_clear)
 {
-	(void) assoc_clear;
 	if (!st.loaded)
 		return;
+	if (assoc_clear) {
+		/* slurmctld redid every GrpTRESRunMins reservation (called
+		 * with no slurmctld lock held) */
+		slurmctld_lock_t lock = {NO_LOCK, READ_LOCK, NO_LOCK,
+					 READ_LOCK, NO_LOCK};
+		lock_slurmctld(lock);
+		mfs_usage_reconfig(job_list);
+		unlock_slurmctld(lock);
+	}
 	info("%s: reconfigure: a pass now; a change of PriorityParameters or the family's files takes effect at the next slurmctld start",
 	     plugin_type);
 	wake_pass();

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,11 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "mfprio_slurm_usage.h"
+
+/* Held (after the slurmctld lock the caller holds, before the assoc_mgr
+ * lock) by the pass, priority_p_job_end and priority_p_reconfig: the pass
+ * and a reconfigure both hold only the job read lock. */
+static pthread_mutex_t us_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 static struct {
 	time_t last;        /* the last pass (0: none yet) */
@@ -275,11 +281,15 @@ void mfs_usage_job_end(job_record_t *job_ptr)
 				  .tres = READ_LOCK};
 
 	if (!job_ptr->start_time || !job_ptr->assoc_ptr ||
-	    !assoc_mgr_assoc_list || done(job_ptr->job_id))
+	    !assoc_mgr_assoc_list)
 		return;
-	assoc_mgr_lock(&locks);
-	end_locked(job_ptr);
-	assoc_mgr_unlock(&locks);
+	slurm_mutex_lock(&us_mutex);
+	if (!done(job_ptr->job_id)) {
+		assoc_mgr_lock(&locks);
+		end_locked(job_ptr);
+		assoc_mgr_unlock(&locks);
+	}
+	slurm_mutex_unlock(&us_mutex);
 }
 
 static void decay_all(double factor)
@@ -316,9 +326,10 @@ static void decay_all(double factor)
 	list_iterator_destroy(it);
 }
 
-/* At the first pass after a restart: slurmctld reserved each running job's
- * whole TRES x TimeLimit again; give back what it ran before the last pass. */
-static void recovered_run_secs(job_record_t *job_ptr)
+/* slurmctld reserved a running job's whole TRES x TimeLimit again (a
+ * restart, or `scontrol reconfigure`, which clears and redoes every
+ * reservation): give back what it ran before the last pass. */
+static void give_back_before_last(job_record_t *job_ptr)
 {
 	add_t none;
 	int ntres = (int) g_tres_count;
@@ -354,12 +365,17 @@ void mfs_usage_pass(void *list, time_t now)
 				  .tres = READ_LOCK};
 	ListIterator it;
 	job_record_t *job_ptr;
-	time_t last = us.last ? us.last : now;
+	time_t last;
 	size_t keep = 0;
 
-	if (!list || !assoc_mgr_assoc_list || !assoc_mgr_qos_list ||
-	    now < last)
+	if (!list || !assoc_mgr_assoc_list || !assoc_mgr_qos_list)
 		return;
+	slurm_mutex_lock(&us_mutex);
+	last = us.last ? us.last : now;
+	if (now < last) {
+		slurm_mutex_unlock(&us_mutex);
+		return;
+	}
 	assoc_mgr_lock(&locks);
 	decay_all(pow(decay_per_second(), difftime(now, last)));
 	it = list_iterator_create((List) list);
@@ -370,7 +386,7 @@ void mfs_usage_pass(void *list, time_t now)
 			time_t from = job_ptr->start_time > last ?
 				job_ptr->start_time : last;
 			if (us.recovered && job_ptr->start_time < last)
-				recovered_run_secs(job_ptr);
+				give_back_before_last(job_ptr);
 			if (from < now)
 				charge(job_ptr, from, now,
 				       reserved_in(job_ptr, from, now));
@@ -393,6 +409,34 @@ void mfs_usage_pass(void *list, time_t now)
 	us.last = now;
 	us.recovered = false;
 	save();
+	slurm_mutex_unlock(&us_mutex);
+}
+
+void mfs_usage_reconfig(void *list)
+{
+	assoc_mgr_lock_t locks = {.assoc = WRITE_LOCK, .qos = WRITE_LOCK,
+				  .tres = READ_LOCK};
+	ListIterator it;
+	job_record_t *job_ptr;
+
+	if (!list || !assoc_mgr_assoc_list || !assoc_mgr_qos_list)
+		return;
+	slurm_mutex_lock(&us_mutex);
+	if (us.last) {
+		assoc_mgr_lock(&locks);
+		it = list_iterator_create((List) list);
+		while ((job_ptr = list_next(it)))
+			if (IS_JOB_RUNNING(job_ptr) && job_ptr->assoc_ptr &&
+			    job_ptr->start_time &&
+			    job_ptr->start_time < us.last)
+				give_back_before_last(job_ptr);
+		list_iterator_destroy(it);
+		assoc_mgr_unlock(&locks);
+	}
+	/* a reconfigure before the first pass after a restart: the pass need
+	 * not give it back again */
+	us.recovered = false;
+	slurm_mutex_unlock(&us_mutex);
 }
 
 void mfs_usage_fini(void)

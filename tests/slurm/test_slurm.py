@@ -28,7 +28,8 @@ slurmd on loopback, files under the build tree) and checks numbers:
   bookkeeping_dbd (multifactor, slurmdbd, AccountingStorageEnforce=limits):
       `scontrol show assoc_mgr` shows a running job's GrpTRESRunMins
       reservation shrinking, released at its end, and UsageRaw grown by its
-      CPU-seconds in its association, account, root and QOS.
+      CPU-seconds in its association, account, root and QOS; across a
+      controller restart a running job's reservation and usage stay right.
 
 Environment (tests/slurm/meson.build): MFPRIO_BUILD (the build tree of
 priority_mfprio.so), MFPRIO_SLURM_RUN (a scratch directory for the cluster),
@@ -570,6 +571,27 @@ def case_bookkeeping_dbd():
             grown = rec.get("usage", 0.0) - before.get(key, {}).get("usage", 0.0)
             if abs(grown - 4 * secs) > 4 * 1.5:
                 fail(f"{key}: UsageRaw grew by {grown}, want 4 CPUs x {secs}s")
+        # A restart while a job runs: slurmctld reserves its whole
+        # TRES x TimeLimit again; the first pass gives back what it ran
+        # before (8 CPUs x 12 s = 96 CPU-seconds, more than a minute), and
+        # its usage is not charged twice.
+        j = c.submit("daemon", "-n", "8", "-t", "10", seconds=120)
+        wait_state(c, j, ("RUNNING",))
+        time.sleep(12)
+        c.next_pass()
+        t_pre = time.time()
+        pre = assoc_mgr(c, "daemon")[("acct_a", "daemon")]
+        c.stop_ctld()
+        c.start_ctld()
+        c.next_pass()
+        post = assoc_mgr(c, "daemon")[("acct_a", "daemon")]
+        elapsed = time.time() - t_pre
+        print(f"restart after {elapsed:.1f}s: {pre} -> {post}")
+        if not pre["run_mins"]["cpu"] - 2 <= post["run_mins"]["cpu"] <= pre["run_mins"]["cpu"]:
+            fail(f"GrpTRESRunMins cpu across the restart: {pre['run_mins']['cpu']} -> {post['run_mins']['cpu']} "
+                 f"(80 reserved; what ran before the restart must stay given back)")
+        if not 0 <= post["usage"] - pre["usage"] <= 8 * (elapsed + 2):
+            fail(f"UsageRaw across the restart: {pre['usage']} -> {post['usage']} in {elapsed:.1f}s of 8 CPUs")
     finally:
         c.stop()
 
