@@ -19,9 +19,10 @@ void mfs_usage_init(const char *state_dir);
 void mfs_usage_fini(void);
 /* The pass, under the job read lock (and partition read lock): decays every
  * association's and QOS's usage, charges the running jobs since the last
- * pass and accounts the ends found (takes the assoc_mgr write lock itself);
- * then writes the state file (small, atomic). */
+ * pass and accounts the ends found (takes the assoc_mgr write lock itself). */
 void mfs_usage_pass(void *job_list, time_t now);
+/* After the pass, no lock held: writes the state file (small, atomic). */
+void mfs_usage_save(void);
 /* priority_p_reconfig(assoc_clear), under the job read lock (and
  * partition read lock): slurmctld cleared every reservation and made the
  * running jobs' whole TRES x TimeLimit again; give back what each ran

@@ -230,6 +230,7 @@ static void run_pass(void)
 	mfs_usage_pass(job_list, now);
 	t_read = now_us() - t_read;
 	unlock_slurmctld(read_lock);
+	mfs_usage_save();
 
 	/* no slurmctld lock from here until store_priorities */
 	t_family = now_us();

@@ -58,6 +58,7 @@ static struct {
 			       again at recovery for the time before it */
 	struct {
 		uint32_t job_id;
+		time_t start;   /* a requeued job ends again with another start */
 		time_t end;
 	} *done;            /* ends accounted (pruned when long past) */
 	size_t done_count, done_cap;
@@ -244,10 +245,11 @@ static uint64_t reserved_in(job_record_t *job_ptr, time_t from, time_t to)
 	return t > f ? t - f : 0;
 }
 
-static bool done(uint32_t job_id)
+static bool done(job_record_t *job_ptr)
 {
 	for (size_t i = 0; i < us.done_count; i++)
-		if (us.done[i].job_id == job_id)
+		if (us.done[i].job_id == job_ptr->job_id &&
+		    us.done[i].start == job_ptr->start_time)
 			return true;
 	return false;
 }
@@ -259,6 +261,7 @@ static void mark_done(job_record_t *job_ptr)
 		us.done = xrealloc(us.done, us.done_cap * sizeof(*us.done));
 	}
 	us.done[us.done_count].job_id = job_ptr->job_id;
+	us.done[us.done_count].start = job_ptr->start_time;
 	us.done[us.done_count].end = job_ptr->end_time;
 	us.done_count++;
 }
@@ -284,7 +287,7 @@ void mfs_usage_job_end(job_record_t *job_ptr)
 	    !assoc_mgr_assoc_list)
 		return;
 	slurm_mutex_lock(&us_mutex);
-	if (!done(job_ptr->job_id)) {
+	if (!done(job_ptr)) {
 		assoc_mgr_lock(&locks);
 		end_locked(job_ptr);
 		assoc_mgr_unlock(&locks);
@@ -371,11 +374,15 @@ void mfs_usage_pass(void *list, time_t now)
 	if (!list || !assoc_mgr_assoc_list || !assoc_mgr_qos_list)
 		return;
 	slurm_mutex_lock(&us_mutex);
-	last = us.last ? us.last : now;
-	if (now < last) {
-		slurm_mutex_unlock(&us_mutex);
-		return;
+	if (us.last > now) {
+		/* a clock set back, or a state file from elsewhere: the
+		 * bookkeeping goes on from now (nothing charged twice) */
+		error("priority/mfprio: %s: last pass %lld is after now (%lld): Slurm's usage bookkeeping restarts from now",
+		      us.path, (long long) us.last, (long long) now);
+		us.last = now;
+		us.recovered = false;
 	}
+	last = us.last ? us.last : now;
 	assoc_mgr_lock(&locks);
 	decay_all(pow(decay_per_second(), difftime(now, last)));
 	it = list_iterator_create((List) list);
@@ -394,7 +401,7 @@ void mfs_usage_pass(void *list, time_t now)
 			    IS_JOB_COMPLETING(job_ptr)) &&
 			   job_ptr->end_time > last &&
 			   job_ptr->end_time <= now &&
-			   !done(job_ptr->job_id)) {
+			   !done(job_ptr)) {
 			end_locked(job_ptr);
 		}
 	}
@@ -408,6 +415,12 @@ void mfs_usage_pass(void *list, time_t now)
 	us.done_count = keep;
 	us.last = now;
 	us.recovered = false;
+	slurm_mutex_unlock(&us_mutex);
+}
+
+void mfs_usage_save(void)
+{
+	slurm_mutex_lock(&us_mutex);
 	save();
 	slurm_mutex_unlock(&us_mutex);
 }
