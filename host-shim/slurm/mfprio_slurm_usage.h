@@ -17,10 +17,15 @@ struct job_record;
 /* init: reads the last pass's time from STATE_DIR/mfprio-slurm-usage. */
 void mfs_usage_init(const char *state_dir);
 void mfs_usage_fini(void);
-/* The pass, under the job read lock (and partition read lock): decays every
- * association's and QOS's usage, charges the running jobs since the last
- * pass and accounts the ends found (takes the assoc_mgr write lock itself). */
-void mfs_usage_pass(void *job_list, time_t now);
+/* The pass, under the job read lock (and partition read lock): notes the
+ * running jobs' intervals since the last pass and the ends found (ids and
+ * counts copied; no assoc_mgr lock taken). */
+void mfs_usage_collect(void *job_list, time_t now);
+/* Then, no slurmctld lock held: takes the assoc_mgr write lock, decays every
+ * association's and QOS's usage and applies what was collected (slurmctld's
+ * other threads may hold assoc_mgr locks for a while: the job lock is not
+ * held while waiting for it). */
+void mfs_usage_apply(time_t now);
 /* After the pass, no lock held: writes the state file (small, atomic). */
 void mfs_usage_save(void);
 /* priority_p_reconfig(assoc_clear), under the job read lock (and

@@ -20,9 +20,10 @@
  *     seconds), so every end reaches the family, also where slurmctld never
  *     calls priority_p_job_end (no slurmdbd).
  *   - with slurmdbd, the pass first hands the family slurmdbd's tree when it
- *     changed (accounts.c: assoc_mgr read lock, copy, unlock, set_accounts),
- *     and under its job read lock keeps Slurm's usage bookkeeping for the
- *     running and ended jobs (usage.c: assoc_mgr write lock inside).
+ *     changed (accounts.c: assoc_mgr read lock, copy, unlock, set_accounts);
+ *     Slurm's usage bookkeeping (usage.c) notes the running and ended jobs'
+ *     intervals under the job read lock and applies them after it, under
+ *     the assoc_mgr write lock alone.
  * Held (priority 0) and admin-set (scontrol update priority=) jobs are left
  * alone, as under Slurm's multifactor.
  */
@@ -219,7 +220,7 @@ static void run_pass(void)
 	slurmctld_lock_t read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK,
 				      NO_LOCK};
 	mfs_batch_t *b = mfs_batch_create();
-	double t_read, t_family, t_write = 0.0;
+	double t_read, t_usage, t_family, t_write = 0.0;
 	time_t now;
 	int rc = MFPRIO_OK;
 
@@ -227,9 +228,12 @@ static void run_pass(void)
 	t_read = now_us();
 	now = time(NULL);
 	mfs_batch_scan(b, job_list, st.ends_since, now);
-	mfs_usage_pass(job_list, now);
+	t_usage = now_us();
+	mfs_usage_collect(job_list, now);
+	t_usage = now_us() - t_usage;
 	t_read = now_us() - t_read;
 	unlock_slurmctld(read_lock);
+	mfs_usage_apply(now);
 	mfs_usage_save();
 
 	/* no slurmctld lock from here until store_priorities */
@@ -266,11 +270,11 @@ static void run_pass(void)
 						     __ATOMIC_RELAXED);
 		uint64_t ns = __atomic_exchange_n(&st.set_ns, 0,
 						  __ATOMIC_RELAXED);
-		debug("%s: pass: %zu pending records, %zu running, %zu ended; job read lock held %.0f us, family %.0f us (no lock), job write lock held %.0f us; priority_p_set since the last pass: %" PRIu64 " calls, mean %.1f us",
+		debug("%s: pass: %zu pending records, %zu running, %zu ended; job read lock held %.0f us, family %.0f us (no lock), job write lock held %.0f us; priority_p_set since the last pass: %" PRIu64 " calls, mean %.1f us; Slurm's usage bookkeeping %.0f us of the read lock",
 		      plugin_type, mfs_batch_pending_count(b),
 		      mfs_batch_running_count(b), mfs_batch_end_count(b),
 		      t_read, t_family, t_write, calls,
-		      calls ? ns / 1e3 / calls : 0.0);
+		      calls ? ns / 1e3 / calls : 0.0, t_usage);
 	}
 	mfs_batch_free(b);
 }

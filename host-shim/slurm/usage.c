@@ -46,22 +46,42 @@
 
 #include "mfprio_slurm_usage.h"
 
-/* Held (after the slurmctld lock the caller holds, before the assoc_mgr
- * lock) by the pass, priority_p_job_end and priority_p_reconfig: the pass
- * and a reconfigure both hold only the job read lock. */
+/* The bookkeeping's own state.  us_mutex is held only for short
+ * stretches and never while waiting for another lock: inside the job lock
+ * the caller holds (the pass's collect, priority_p_job_end) and by
+ * mfs_usage_save.  The time up to which the give-backs are applied
+ * (`applied`) is read and written only under the assoc_mgr write lock. */
 static pthread_mutex_t us_mutex = PTHREAD_MUTEX_INITIALIZER;
 
+/* One job's interval, collected under the job read lock and applied after
+ * it, by the ids (a record may be gone by then: its part is dropped, as
+ * slurmctld drops a deleted association's usage). */
+typedef struct {
+	uint32_t job_id, assoc_id, qos_id, part_qos_id;
+	time_t from, to;
+	uint64_t release;   /* reservation seconds given back */
+	uint64_t before;    /* after a restart: the seconds before the last
+			       pass, given back too (slurmctld reserved them
+			       again) */
+	double billable;
+	uint64_t *tres;     /* allocated counts (g_tres_count), owned */
+	int ntres;
+} pend_t;
+
 static struct {
-	time_t last;        /* the last pass (0: none yet) */
-	bool recovered;     /* `last` came from the state file: the first pass
-			       gives back the run seconds slurmctld reserved
-			       again at recovery for the time before it */
+	time_t collected;   /* the last pass's time: intervals start here */
+	time_t applied;     /* give-backs applied up to here (assoc lock) */
+	bool recovered;     /* `collected` came from the state file */
+	bool reconfigured;  /* a reconfigure gave back what ran before
+			       `applied`: the pending `before`s are done */
 	struct {
 		uint32_t job_id;
 		time_t start;   /* a requeued job ends again with another start */
 		time_t end;
 	} *done;            /* ends accounted (pruned when long past) */
 	size_t done_count, done_cap;
+	pend_t *pend;       /* collected, not applied yet (the pass thread) */
+	size_t npend, pend_cap;
 	char path[4096];
 } us;
 
@@ -90,7 +110,7 @@ void mfs_usage_init(const char *state_dir)
 	snprintf(us.path, sizeof(us.path), "%s/mfprio-slurm-usage", state_dir);
 	if ((f = fopen(us.path, "r"))) {
 		if (fscanf(f, "last_pass %lld", &t) == 1 && t > 0) {
-			us.last = (time_t) t;
+			us.collected = us.applied = (time_t) t;
 			us.recovered = true;
 		}
 		fclose(f);
@@ -109,7 +129,7 @@ static void save(void)
 		error("priority/mfprio: %s: %m", tmp);
 		return;
 	}
-	fprintf(f, "last_pass %lld\n", (long long) us.last);
+	fprintf(f, "last_pass %lld\n", (long long) us.collected);
 	if (fclose(f) != 0 || rename(tmp, us.path) != 0) {
 		error("priority/mfprio: %s: %m", us.path);
 		unlink(tmp);
@@ -165,7 +185,7 @@ static void apply_qos(slurmdb_qos_rec_t *q, const add_t *dec,
 /* The job's billable TRES as slurmctld has it (computed when the job
  * started); computed here, without writing the job record (only the job
  * read lock is held), when slurmctld has not. */
-static double billable_of(job_record_t *job_ptr)
+static double billable_of(job_record_t *job_ptr, bool assoc_locked)
 {
 	part_record_t *part = job_ptr->part_ptr;
 
@@ -177,59 +197,7 @@ static double billable_of(job_record_t *job_ptr)
 		return (double) job_ptr->total_cpus;
 	return assoc_mgr_tres_weighted(job_ptr->tres_alloc_cnt,
 				       part->billing_weights,
-				       slurm_conf.priority_flags, true);
-}
-
-/* The job's usage over [from, to] and the run seconds given back: `release`
- * seconds of its reservation (what it ran, or at its end all that is
- * left).  assoc_mgr write lock held (assoc, qos). */
-static void charge(job_record_t *job_ptr, time_t from, time_t to,
-		   uint64_t release)
-{
-	int ntres = (int) g_tres_count;
-	double t = difftime(to, from), uf = 1.0, billable;
-	double td;
-	add_t dec, nodec;
-	long double dec_tres[ntres > 0 ? ntres : 1], nodec_tres[ntres > 0 ? ntres : 1];
-	uint64_t run[ntres > 0 ? ntres : 1];
-	slurmdb_qos_rec_t *qos = job_ptr->qos_ptr, *part_qos = NULL;
-	slurmdb_assoc_rec_t *a;
-
-	if (t < 0)
-		t = 0;
-	td = t * pow(decay_per_second(), t);
-	if (qos && qos->usage_factor >= 0)
-		uf = qos->usage_factor;
-	billable = billable_of(job_ptr);
-	memset(&dec, 0, sizeof(dec));
-	memset(&nodec, 0, sizeof(nodec));
-	memset(run, 0, sizeof(run));
-	memset(dec_tres, 0, sizeof(dec_tres));
-	memset(nodec_tres, 0, sizeof(nodec_tres));
-	dec.tres = dec_tres;
-	nodec.tres = nodec_tres;
-	dec.usage = (long double) billable * td * uf;
-	nodec.usage = (long double) billable * t * uf;
-	dec.wall = (long double) td * uf;
-	nodec.wall = (long double) t * uf;
-	for (int i = 0; job_ptr->tres_alloc_cnt && i < ntres; i++) {
-		uint64_t n = job_ptr->tres_alloc_cnt[i];
-		if (!n || n == NO_CONSUME_VAL64)
-			continue;
-		dec.tres[i] = (long double) n * td * uf;
-		nodec.tres[i] = (long double) n * t * uf;
-		run[i] = (uint64_t) ((double) release * uf) * n;
-	}
-	if (qos)
-		apply_qos(qos, &dec, &nodec, run, ntres);
-	if (job_ptr->part_ptr && job_ptr->part_ptr->qos_ptr &&
-	    job_ptr->part_ptr->qos_ptr != qos)
-		part_qos = job_ptr->part_ptr->qos_ptr;
-	if (part_qos)
-		apply_qos(part_qos, &dec, &nodec, run, ntres);
-	for (a = job_ptr->assoc_ptr; a && a->usage;
-	     a = a->usage->parent_assoc_ptr)
-		apply(a->usage, &dec, run, ntres);
+				       slurm_conf.priority_flags, assoc_locked);
 }
 
 /* Seconds of the reservation [start, start + limit) inside [from, to]. */
@@ -243,6 +211,83 @@ static uint64_t reserved_in(job_record_t *job_ptr, time_t from, time_t to)
 	if (t > limit_end)
 		t = limit_end;
 	return t > f ? t - f : 0;
+}
+
+/* The interval [from, to] of a job, `release` seconds of its reservation
+ * given back; the job's records under its lock. */
+static void pend_of(pend_t *p, job_record_t *job_ptr, time_t from, time_t to,
+		    uint64_t release, bool assoc_locked)
+{
+	int ntres = (int) g_tres_count;
+
+	memset(p, 0, sizeof(*p));
+	p->job_id = job_ptr->job_id;
+	p->assoc_id = job_ptr->assoc_id;
+	p->qos_id = job_ptr->qos_ptr ? job_ptr->qos_ptr->id : 0;
+	if (job_ptr->part_ptr && job_ptr->part_ptr->qos_ptr &&
+	    job_ptr->part_ptr->qos_ptr != job_ptr->qos_ptr)
+		p->part_qos_id = job_ptr->part_ptr->qos_ptr->id;
+	p->from = from;
+	p->to = to > from ? to : from;
+	p->release = release;
+	p->billable = billable_of(job_ptr, assoc_locked);
+	if (job_ptr->tres_alloc_cnt && ntres > 0) {
+		p->tres = xcalloc(ntres, sizeof(uint64_t));
+		memcpy(p->tres, job_ptr->tres_alloc_cnt,
+		       ntres * sizeof(uint64_t));
+		p->ntres = ntres;
+	}
+}
+
+static void pend_free(pend_t *p)
+{
+	xfree(p->tres);
+}
+
+/* Applies one interval to the QOS and association records given.
+ * assoc_mgr write lock held (assoc, qos; tres read). */
+static void apply_pend(const pend_t *p, bool with_before,
+		       slurmdb_qos_rec_t *qos, slurmdb_qos_rec_t *part_qos,
+		       slurmdb_assoc_rec_t *assoc)
+{
+	int ntres = p->ntres < (int) g_tres_count ? p->ntres :
+		(int) g_tres_count;
+	double t = difftime(p->to, p->from), uf = 1.0, td;
+	add_t dec, nodec;
+	long double dec_tres[ntres > 0 ? ntres : 1], nodec_tres[ntres > 0 ? ntres : 1];
+	uint64_t run[ntres > 0 ? ntres : 1];
+	uint64_t release = p->release + (with_before ? p->before : 0);
+
+	if (t < 0)
+		t = 0;
+	td = t * pow(decay_per_second(), t);
+	if (qos && qos->usage_factor >= 0)
+		uf = qos->usage_factor;
+	memset(&dec, 0, sizeof(dec));
+	memset(&nodec, 0, sizeof(nodec));
+	memset(run, 0, sizeof(run));
+	memset(dec_tres, 0, sizeof(dec_tres));
+	memset(nodec_tres, 0, sizeof(nodec_tres));
+	dec.tres = dec_tres;
+	nodec.tres = nodec_tres;
+	dec.usage = (long double) p->billable * td * uf;
+	nodec.usage = (long double) p->billable * t * uf;
+	dec.wall = (long double) td * uf;
+	nodec.wall = (long double) t * uf;
+	for (int i = 0; p->tres && i < ntres; i++) {
+		uint64_t n = p->tres[i];
+		if (!n || n == NO_CONSUME_VAL64)
+			continue;
+		dec.tres[i] = (long double) n * td * uf;
+		nodec.tres[i] = (long double) n * t * uf;
+		run[i] = (uint64_t) ((double) release * uf) * n;
+	}
+	if (qos)
+		apply_qos(qos, &dec, &nodec, run, ntres);
+	if (part_qos && part_qos != qos)
+		apply_qos(part_qos, &dec, &nodec, run, ntres);
+	for (; assoc && assoc->usage; assoc = assoc->usage->parent_assoc_ptr)
+		apply(assoc->usage, &dec, run, ntres);
 }
 
 static bool done(job_record_t *job_ptr)
@@ -266,15 +311,15 @@ static void mark_done(job_record_t *job_ptr)
 	us.done_count++;
 }
 
-/* A job's end: its last interval, then all that is left of its reservation. */
-static void end_locked(job_record_t *job_ptr)
+/* A job's end: its last interval from the last pass (or its start), and all
+ * that is left of its reservation.  us_mutex held. */
+static void end_of(pend_t *p, job_record_t *job_ptr, bool assoc_locked)
 {
-	time_t from = job_ptr->start_time > us.last ? job_ptr->start_time :
-		us.last;
-	time_t to = job_ptr->end_time > from ? job_ptr->end_time : from;
-	uint64_t left = reserved_in(job_ptr, from, (time_t) INT64_MAX);
+	time_t from = job_ptr->start_time > us.collected ?
+		job_ptr->start_time : us.collected;
 
-	charge(job_ptr, from, to, left);
+	pend_of(p, job_ptr, from, job_ptr->end_time,
+		reserved_in(job_ptr, from, (time_t) INT64_MAX), assoc_locked);
 	mark_done(job_ptr);
 }
 
@@ -282,17 +327,26 @@ void mfs_usage_job_end(job_record_t *job_ptr)
 {
 	assoc_mgr_lock_t locks = {.assoc = WRITE_LOCK, .qos = WRITE_LOCK,
 				  .tres = READ_LOCK};
+	pend_t p;
+	bool todo;
 
 	if (!job_ptr->start_time || !job_ptr->assoc_ptr ||
 	    !assoc_mgr_assoc_list)
 		return;
 	slurm_mutex_lock(&us_mutex);
-	if (!done(job_ptr)) {
-		assoc_mgr_lock(&locks);
-		end_locked(job_ptr);
-		assoc_mgr_unlock(&locks);
-	}
+	todo = !done(job_ptr);
+	if (todo)
+		end_of(&p, job_ptr, false);
 	slurm_mutex_unlock(&us_mutex);
+	if (!todo)
+		return;
+	/* the job write lock is held: its pointers are the records' */
+	assoc_mgr_lock(&locks);
+	apply_pend(&p, false, job_ptr->qos_ptr,
+		   job_ptr->part_ptr ? job_ptr->part_ptr->qos_ptr : NULL,
+		   job_ptr->assoc_ptr);
+	assoc_mgr_unlock(&locks);
+	pend_free(&p);
 }
 
 static void decay_all(double factor)
@@ -329,43 +383,17 @@ static void decay_all(double factor)
 	list_iterator_destroy(it);
 }
 
-/* slurmctld reserved a running job's whole TRES x TimeLimit again (a
- * restart, or `scontrol reconfigure`, which clears and redoes every
- * reservation): give back what it ran before the last pass. */
-static void give_back_before_last(job_record_t *job_ptr)
+static pend_t *pend_add(void)
 {
-	add_t none;
-	int ntres = (int) g_tres_count;
-	long double zero[ntres > 0 ? ntres : 1];
-	uint64_t run[ntres > 0 ? ntres : 1];
-	uint64_t secs = reserved_in(job_ptr, job_ptr->start_time, us.last);
-	slurmdb_assoc_rec_t *a;
-	double uf = 1.0;
-
-	if (!limits() || !secs)
-		return;
-	if (job_ptr->qos_ptr && job_ptr->qos_ptr->usage_factor >= 0)
-		uf = job_ptr->qos_ptr->usage_factor;
-	memset(&none, 0, sizeof(none));
-	memset(run, 0, sizeof(run));
-	memset(zero, 0, sizeof(zero));
-	none.tres = zero;
-	for (int i = 0; job_ptr->tres_alloc_cnt && i < ntres; i++)
-		if (job_ptr->tres_alloc_cnt[i] &&
-		    job_ptr->tres_alloc_cnt[i] != NO_CONSUME_VAL64)
-			run[i] = (uint64_t) ((double) secs * uf) *
-				job_ptr->tres_alloc_cnt[i];
-	if (job_ptr->qos_ptr)
-		apply_qos(job_ptr->qos_ptr, &none, &none, run, ntres);
-	for (a = job_ptr->assoc_ptr; a && a->usage;
-	     a = a->usage->parent_assoc_ptr)
-		apply(a->usage, &none, run, ntres);
+	if (us.npend == us.pend_cap) {
+		us.pend_cap = us.pend_cap ? 2 * us.pend_cap : 64;
+		us.pend = xrealloc(us.pend, us.pend_cap * sizeof(*us.pend));
+	}
+	return &us.pend[us.npend++];
 }
 
-void mfs_usage_pass(void *list, time_t now)
+void mfs_usage_collect(void *list, time_t now)
 {
-	assoc_mgr_lock_t locks = {.assoc = WRITE_LOCK, .qos = WRITE_LOCK,
-				  .tres = READ_LOCK};
 	ListIterator it;
 	job_record_t *job_ptr;
 	time_t last;
@@ -374,17 +402,15 @@ void mfs_usage_pass(void *list, time_t now)
 	if (!list || !assoc_mgr_assoc_list || !assoc_mgr_qos_list)
 		return;
 	slurm_mutex_lock(&us_mutex);
-	if (us.last > now) {
+	if (us.collected > now) {
 		/* a clock set back, or a state file from elsewhere: the
 		 * bookkeeping goes on from now (nothing charged twice) */
 		error("priority/mfprio: %s: last pass %lld is after now (%lld): Slurm's usage bookkeeping restarts from now",
-		      us.path, (long long) us.last, (long long) now);
-		us.last = now;
+		      us.path, (long long) us.collected, (long long) now);
+		us.collected = now;
 		us.recovered = false;
 	}
-	last = us.last ? us.last : now;
-	assoc_mgr_lock(&locks);
-	decay_all(pow(decay_per_second(), difftime(now, last)));
+	last = us.collected ? us.collected : now;
 	it = list_iterator_create((List) list);
 	while ((job_ptr = list_next(it))) {
 		if (!job_ptr->start_time || !job_ptr->assoc_ptr)
@@ -392,30 +418,120 @@ void mfs_usage_pass(void *list, time_t now)
 		if (IS_JOB_RUNNING(job_ptr)) {
 			time_t from = job_ptr->start_time > last ?
 				job_ptr->start_time : last;
+			pend_t *p;
+			if (from >= now && !(us.recovered &&
+					     job_ptr->start_time < last))
+				continue;
+			p = pend_add();
+			pend_of(p, job_ptr, from, now,
+				reserved_in(job_ptr, from, now), false);
 			if (us.recovered && job_ptr->start_time < last)
-				give_back_before_last(job_ptr);
-			if (from < now)
-				charge(job_ptr, from, now,
-				       reserved_in(job_ptr, from, now));
+				p->before = reserved_in(job_ptr,
+							job_ptr->start_time,
+							last);
 		} else if ((IS_JOB_FINISHED(job_ptr) ||
 			    IS_JOB_COMPLETING(job_ptr)) &&
 			   job_ptr->end_time > last &&
-			   job_ptr->end_time <= now &&
-			   !done(job_ptr)) {
-			end_locked(job_ptr);
+			   job_ptr->end_time <= now && !done(job_ptr)) {
+			end_of(pend_add(), job_ptr, false);
 		}
 	}
 	list_iterator_destroy(it);
-	assoc_mgr_unlock(&locks);
 	/* an end is kept as accounted while slurmctld may still report it
 	 * (the job stays in job_list MinJobAge seconds) */
 	for (size_t i = 0; i < us.done_count; i++)
 		if (us.done[i].end + 2 * (time_t) slurm_conf.min_job_age + 600 > now)
 			us.done[keep++] = us.done[i];
 	us.done_count = keep;
-	us.last = now;
+	us.collected = now;
 	us.recovered = false;
 	slurm_mutex_unlock(&us_mutex);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = (*(slurmdb_assoc_rec_t *const *) a)->id;
+	uint32_t y = (*(slurmdb_assoc_rec_t *const *) b)->id;
+	return x < y ? -1 : x > y;
+}
+
+static int qos_by_id(const void *a, const void *b)
+{
+	uint32_t x = (*(slurmdb_qos_rec_t *const *) a)->id;
+	uint32_t y = (*(slurmdb_qos_rec_t *const *) b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* The records of a list sorted by id (assoc_mgr lock held). */
+static void **sorted(List list, size_t *n, int (*cmp)(const void *, const void *))
+{
+	void **v, *x;
+	ListIterator it;
+	size_t i = 0;
+
+	*n = (size_t) list_count(list);
+	v = xcalloc(*n ? *n : 1, sizeof(void *));
+	it = list_iterator_create(list);
+	while ((x = list_next(it)) && i < *n)
+		v[i++] = x;
+	list_iterator_destroy(it);
+	*n = i;
+	qsort(v, *n, sizeof(void *), cmp);
+	return v;
+}
+
+static void *find_id(void **v, size_t n, uint32_t id, bool qos)
+{
+	size_t lo = 0, hi = n;
+
+	if (!id)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t got = qos ? ((slurmdb_qos_rec_t *) v[mid])->id :
+			((slurmdb_assoc_rec_t *) v[mid])->id;
+		if (got == id)
+			return v[mid];
+		if (got < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void mfs_usage_apply(time_t now)
+{
+	assoc_mgr_lock_t locks = {.assoc = WRITE_LOCK, .qos = WRITE_LOCK,
+				  .tres = READ_LOCK};
+	void **assocs, **qos;
+	size_t na, nq;
+	bool with_before;
+
+	if (!assoc_mgr_assoc_list || !assoc_mgr_qos_list)
+		return;
+	/* the pass thread alone adds to and empties us.pend */
+	assoc_mgr_lock(&locks);
+	if (us.applied && now > us.applied)
+		decay_all(pow(decay_per_second(), difftime(now, us.applied)));
+	with_before = !us.reconfigured;
+	assocs = sorted(assoc_mgr_assoc_list, &na, by_id);
+	qos = sorted(assoc_mgr_qos_list, &nq, qos_by_id);
+	for (size_t i = 0; i < us.npend; i++) {
+		const pend_t *p = &us.pend[i];
+		apply_pend(p, with_before, find_id(qos, nq, p->qos_id, true),
+			   find_id(qos, nq, p->part_qos_id, true),
+			   find_id(assocs, na, p->assoc_id, false));
+	}
+	if (now > us.applied)
+		us.applied = now;
+	us.reconfigured = false;
+	assoc_mgr_unlock(&locks);
+	xfree(assocs);
+	xfree(qos);
+	for (size_t i = 0; i < us.npend; i++)
+		pend_free(&us.pend[i]);
+	us.npend = 0;
 }
 
 void mfs_usage_save(void)
@@ -425,6 +541,9 @@ void mfs_usage_save(void)
 	slurm_mutex_unlock(&us_mutex);
 }
 
+/* slurmctld reserved every running job's whole TRES x TimeLimit again (a
+ * reconfigure clears and redoes every reservation): give back what each ran
+ * before the give-backs applied so far; the passes give back the rest. */
 void mfs_usage_reconfig(void *list)
 {
 	assoc_mgr_lock_t locks = {.assoc = WRITE_LOCK, .qos = WRITE_LOCK,
@@ -434,26 +553,32 @@ void mfs_usage_reconfig(void *list)
 
 	if (!list || !assoc_mgr_assoc_list || !assoc_mgr_qos_list)
 		return;
-	slurm_mutex_lock(&us_mutex);
-	if (us.last) {
-		assoc_mgr_lock(&locks);
-		it = list_iterator_create((List) list);
-		while ((job_ptr = list_next(it)))
-			if (IS_JOB_RUNNING(job_ptr) && job_ptr->assoc_ptr &&
-			    job_ptr->start_time &&
-			    job_ptr->start_time < us.last)
-				give_back_before_last(job_ptr);
-		list_iterator_destroy(it);
-		assoc_mgr_unlock(&locks);
+	assoc_mgr_lock(&locks);
+	it = list_iterator_create((List) list);
+	while (us.applied && (job_ptr = list_next(it))) {
+		pend_t p;
+		if (!IS_JOB_RUNNING(job_ptr) || !job_ptr->assoc_ptr ||
+		    !job_ptr->start_time || job_ptr->start_time >= us.applied)
+			continue;
+		pend_of(&p, job_ptr, job_ptr->start_time, job_ptr->start_time,
+			reserved_in(job_ptr, job_ptr->start_time, us.applied),
+			true);
+		apply_pend(&p, false, job_ptr->qos_ptr,
+			   job_ptr->part_ptr ? job_ptr->part_ptr->qos_ptr : NULL,
+			   job_ptr->assoc_ptr);
+		pend_free(&p);
 	}
-	/* a reconfigure before the first pass after a restart: the pass need
-	 * not give it back again */
-	us.recovered = false;
-	slurm_mutex_unlock(&us_mutex);
+	list_iterator_destroy(it);
+	/* what a restart's first pass still has to give back is given */
+	us.reconfigured = true;
+	assoc_mgr_unlock(&locks);
 }
 
 void mfs_usage_fini(void)
 {
+	for (size_t i = 0; i < us.npend; i++)
+		pend_free(&us.pend[i]);
+	xfree(us.pend);
 	xfree(us.done);
-	us.done_count = us.done_cap = 0;
+	memset(&us, 0, sizeof(us));
 }
