@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare_flux.py - the side-by-side of issue 13: mfprio's cold recompute
+"""compare_flux.py - the side-by-side: mfprio's cold recompute
 against flux-accounting's update-fshare on the same tree.
 
   bench/compare_flux.py [--build DIR] [--assocs N] [--runs R] [--dir OUT] [--keep]
@@ -19,7 +19,7 @@ against flux-accounting's update-fshare on the same tree.
    time is printed.
 4. If flux-accounting is installed (`flux account-update-fshare` runs), its
    update-fshare is timed R times on each database.  Otherwise the script
-   says so and prints the figures recorded in issue 13 on this machine class
+   says so and prints the figures once measured on this machine class
    (8.3 - 10.5 s unindexed, 387 ms indexed).
 
 No timing is asserted: the script prints figures and exits 0 (1 on a setup
@@ -77,7 +77,7 @@ CREATE TABLE bank_table (
 )"""
 BANK_INDEX = "CREATE INDEX association_table_bank ON association_table(bank)"
 
-# issue 13, measured on this machine class with flux-accounting's own code
+# measured once on this machine class with flux-accounting's own code
 RECORDED = {"unindexed": "8.3 - 10.5 s", "indexed": "387 ms"}
 
 MULTIFACTOR_CONF = [
@@ -203,7 +203,7 @@ def main():
                     "flux-accounting update-fshare, " + name, fmt(fm), fmt(flo), fmt(fhi), fm / med))
         else:
             print("flux-accounting is not installed here (no `flux account-update-fshare`): its figures as")
-            print("recorded in issue 13 on this machine class, same tree and size:")
+            print("once measured on this machine class, same tree and size:")
             for name in ("unindexed", "indexed"):
                 print("%-62s %10s" % ("  flux-accounting update-fshare, " + name, RECORDED[name]))
             print("rerun with flux-accounting installed (and --keep) to time it on the databases above.")

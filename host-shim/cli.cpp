@@ -350,7 +350,7 @@ const char* command_usage(Command c) {
              "The priority factors of the pending jobs in FILE, in the view layout the plugin declares (Slurm's\n"
              "sprio for slurm-22.05, any family with -o; else one column per term);\n"
              "held jobs and jobs not yet eligible are left out, as sprio leaves them out.\n"
-             "  --job-file FILE        the job feed (JSON Lines, host-shim/README.md)\n"
+             "  --job-file FILE        the job feed (JSON Lines, mfprio-host(1) JOB FILE)\n"
              "  -j, --jobs=LIST        only these job ids\n"
              "  -u, --user(s)=LIST     only these users' jobs\n"
              "  -A, --account=LIST     only these accounts' jobs (mfprio; not in Slurm 22.05's sprio)\n"

@@ -12,6 +12,7 @@
 
 #include "jobs_json.hpp"
 #include "json_util.hpp"
+#include "layout.hpp"
 #include "replay.hpp"
 #include "stable_order.hpp"
 
@@ -178,15 +179,6 @@ struct Ranked {
   const Priced& at_rank(long r) const { return priced[order[static_cast<size_t>(r)]]; }
 };
 
-// The family declares its sub-terms' weights to be products (plugin_info_json
-// "view": {"sub_weight_product": true}).
-bool sub_weight_product(Plugin& plugin) {
-  const std::string info = plugin.info_json();
-  JsonPtr root(info.empty() ? nullptr : json_loads(info.c_str(), 0, nullptr));
-  const json_t* view = root && json_is_object(root.get()) ? json_object_get(root.get(), "view") : nullptr;
-  return json_is_true(json_object_get(view, "sub_weight_product"));
-}
-
 // The json array of names and the text line "time-dependent terms: ...".
 void put_timed(const std::vector<std::string>& timed, json_t* owner, std::ostringstream& text) {
   json_t* jt = json_array();
@@ -314,13 +306,9 @@ void explain_sub_terms(const mfprio_factors_t& f, uint32_t t, bool product, json
     json_object_set_new(js, "weight", json_real(sub.weight));
     json_object_set_new(js, "contribution", json_real(sub.contribution));
     std::string weight = num(sub.weight, 2);
-    if (product && top.weight != 0) {
-      const double own = sub.weight / top.weight;
-      weight = num(top.weight, 0) + " x " + num(own, same(own, std::round(own)) ? 0 : 2);
-      json_t* wp = json_array();
-      json_array_append_new(wp, json_real(top.weight));
-      json_array_append_new(wp, json_real(own));
-      json_object_set_new(js, "weight_product", wp);
+    if (const auto wp = product ? weight_product(top.weight, sub.weight) : std::nullopt) {
+      weight = num(wp->term, 0) + " x " + num(wp->own, same(wp->own, std::round(wp->own)) ? 0 : 2);
+      put_weight_product(js, *wp);
     }
     json_array_append_new(subs, js);
     std::snprintf(line, sizeof line, "    %-18s %12s %12s %14s\n", term_name(sub).c_str(),
@@ -526,7 +514,8 @@ int cmd_explain(const Options& o, Plugin& plugin, Clock& clock, int64_t now) {
   JsonPtr doc(json_object());
   std::ostringstream text;
   const Gap g = explain_header(plugin, pr, records, rk, ranks[0], now, doc.get(), text);
-  explain_terms(pr, A, g, sub_weight_product(plugin), now, doc.get(), text);
+  explain_terms(pr, A, g, parse_view_info(plugin.info_json()).flag("sub_weight_product", false), now, doc.get(),
+                text);
   if (ranks.size() == 1) {
     // What moves the job with time alone: the terms whose contribution moves in a day.
     mfprio_factors_t a1{};

@@ -1,6 +1,6 @@
 // jobs_json.hpp - the job feed: one JSON object per line (JSON Lines), read
 // with jansson, checked field by field, turned into mfprio_job_t records
-// (one per partition).  The format is documented in host-shim/README.md.
+// (one per partition).  The format is mfprio-host(1)'s JOB FILE.
 //
 // Call order: parse_job_line / read_job_file -> expand_records -> give
 // records[i].job to the plugin.  A JobRecord points into its JobSpec, so the

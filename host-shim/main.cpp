@@ -402,8 +402,13 @@ int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
                        [&](size_t a, size_t b) { return q.records[a].spec->id < q.records[b].spec->id; });
   std::vector<SprioRow> shown;
   JsonPtr array(json_array());
+  // A family whose sub-term weights are products (view.sub_weight_product):
+  // each sub-term carries its weight_product, as in explain --json.
+  const bool products =
+      o.json && breakdown && parse_view_info(plugin.info_json()).flag("sub_weight_product", false);
   for (size_t i : q.order) {
     if (!q.ok[i]) continue;
+    if (products) put_weight_products(objects[i].get());
     if (o.json) json_array_append_new(array.get(), objects[i].release());
     else shown.push_back(std::move(rows[i]));
   }

@@ -5,7 +5,7 @@
 //   either accounts_json (for `--emit-accounts`, no plugin needed)
 //   or Plugin::open/init -> run_replay.
 //
-// Mapping (documented in host-shim/README.md): SWF user id U -> user "uU",
+// Mapping (for users: mfprio-host(1), replay): SWF user id U -> user "uU",
 // group id G -> account "gG" (-1: the user's default account), partition
 // number N -> partition "pN", else queue number Q -> "qQ", else the default
 // partition.  Trace time t -> epoch epoch0 + t (epoch0: --start, else the

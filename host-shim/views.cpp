@@ -289,6 +289,9 @@ std::vector<TermColumn> term_columns_from_info(const std::string& info_json) {
     const char* k;
     json_t* v;
     json_object_foreach(const_cast<json_t*>(w), k, v) {
+      // "SERV.QUEUETIME" beside "SERV" is a sub-term's weight, not a column.
+      const char* dot = std::strrchr(k, '.');
+      if (dot && json_object_get(w, std::string(k, dot).c_str())) continue;
       TermColumn c;
       c.name = k;
       c.label = k;
@@ -404,6 +407,33 @@ Weights parse_weights(const std::string& info_json) {
     }
   }
   return w;
+}
+
+std::optional<WeightProduct> weight_product(double term_weight, double weight) {
+  if (term_weight == 0) return std::nullopt;
+  return WeightProduct{term_weight, weight / term_weight};
+}
+
+void put_weight_product(json_t* term_obj, const WeightProduct& p) {
+  json_t* wp = json_array();
+  json_array_append_new(wp, json_real(p.term));
+  json_array_append_new(wp, json_real(p.own));
+  json_object_set_new(term_obj, "weight_product", wp);
+}
+
+void put_weight_products(json_t* factors_doc) {
+  const json_t* terms = json_object_get(factors_doc, "terms");
+  size_t i;
+  json_t* t;
+  json_array_foreach(terms, i, t) {
+    const json_t* parent = json_object_get(t, "parent");
+    if (!json_is_integer(parent) || json_integer_value(parent) < 0) continue;
+    const json_t* top = json_array_get(terms, static_cast<size_t>(json_integer_value(parent)));
+    const json_t* top_weight = json_object_get(top, "weight");
+    const json_t* weight = json_object_get(t, "weight");
+    if (!json_is_number(top_weight) || !json_is_number(weight)) continue;  // "inf"/"nan" are strings
+    if (auto p = weight_product(json_number_value(top_weight), json_number_value(weight))) put_weight_product(t, *p);
+  }
 }
 
 int ShareTable::column(const std::string& name) const {

@@ -31,12 +31,14 @@
 // padding, '|' after every field, header first, no dash line.
 #pragma once
 
+#include <jansson.h>
 #include <mfprio/mfprio.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,7 +65,8 @@ std::vector<TermColumn> term_columns(const std::vector<SprioRow>& rows);
 
 // A layout for when no row is shown: plugin_info_json's "terms" array
 // ([{"name", "label", "flags", "width", "parent"}...], top-level ones), else
-// the names of its "weights" object with upper-case labels.  Empty when
+// the names of its "weights" object with upper-case labels (a sub-term's
+// weight, "SERV.QUEUETIME" beside "SERV", is no column).  Empty when
 // neither is present.
 std::vector<TermColumn> term_columns_from_info(const std::string& info_json);
 
@@ -94,6 +97,20 @@ std::string format_sprio(const std::vector<SprioRow>& rows, const SprioOptions& 
 // another string as is; an object name -> number as name=value,... with %g).
 // Keys compare case-insensitively.  known=false when there is no such object.
 Weights parse_weights(const std::string& info_json);
+
+// A sub-term's weight as the product it is, for a family that declares
+// "view": {"sub_weight_product": true} (Maui's CREDWEIGHT x USERWEIGHT): its
+// term's weight times the sub-term's own (weight / the term's).  None when
+// the term weighs 0 (no product to show).  sprio --json and explain --json
+// write it as "weight_product": [term's, own].
+struct WeightProduct {
+  double term = 0, own = 0;
+};
+std::optional<WeightProduct> weight_product(double term_weight, double weight);
+void put_weight_product(json_t* term_obj, const WeightProduct& p);
+// Each sub-term of a job_factors_json document ("terms": [{"weight",
+// "parent"}...]) gets its "weight_product".
+void put_weight_products(json_t* factors_doc);
 
 // ---- sshare --------------------------------------------------------------
 

@@ -27,10 +27,10 @@
 
 namespace mfprio {
 
-void fair_share_classic(const ShareTree& tree, double dampening, ShareResult& out) {
+void fair_share_classic(const ShareTree& tree, const ShareInputs& in, double dampening, ShareResult& out) {
   const size_t n = tree.size();
   out.reset(n);
-  fill_path_shares_and_usage(tree, out);
+  fill_path_shares_and_usage(tree, in.usage, out);
   const auto& S = out.norm_shares;
   const auto& U = out.norm_usage;
   auto& Ue = out.eff_usage;

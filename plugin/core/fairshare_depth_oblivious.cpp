@@ -57,10 +57,10 @@ double depth_oblivious_ue(double ue_parent, double s_parent, double u, double s,
 
 }  // namespace
 
-void fair_share_depth_oblivious(const ShareTree& tree, double dampening, ShareResult& out) {
+void fair_share_depth_oblivious(const ShareTree& tree, const ShareInputs& in, double dampening, ShareResult& out) {
   const size_t n = tree.size();
   out.reset(n);
-  fill_path_shares_and_usage(tree, out);
+  fill_path_shares_and_usage(tree, in.usage, out);
   const auto& S = out.norm_shares;
   const auto& U = out.norm_usage;
   auto& Ue = out.eff_usage;

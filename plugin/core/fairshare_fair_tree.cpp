@@ -32,6 +32,7 @@
 #include <limits>
 #include <vector>
 
+#include "release.hpp"
 #include "share_tree.hpp"
 
 namespace mfprio {
@@ -73,20 +74,21 @@ struct Frame {
 
 }  // namespace
 
-void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
+void fair_share_fair_tree(const ShareTree& tree, const ShareInputs& in, ShareResult& out) {
   const size_t n = tree.size();
   const bool all = !out.fairshare_only;  // U and Ue too (views), or only what the ranking needs
-  out.reset(n, all);
+  const double* usage = in.usage;
+  out.reset(n, all);  // fairshare_only: no fairshare yet (sized once S, read only here, is gone)
   auto& S = out.norm_shares;
   auto& lfs = out.level_fs;
 
-  const double root_usage = tree.usage[0];
+  const double root_usage = usage[0];
   const double u0 = root_usage > 0.0 ? 1.0 : 0.0;
   S[0] = 1.0;
   if (all) out.eff_usage[0] = out.norm_usage[0] = u0;
   lfs[0] = u0 > 0.0 ? 1.0 : kInf;
   for (size_t i = 1; i < n; ++i) {
-    const FairTreeLevel l = fair_tree_level(tree, i, S[static_cast<size_t>(tree.fs_parent[i])]);
+    const FairTreeLevel l = fair_tree_level(tree, usage, i, S[static_cast<size_t>(tree.fs_parent[i])]);
     S[i] = l.norm_shares;
     if (all) {
       out.eff_usage[i] = l.eff_usage;
@@ -94,23 +96,32 @@ void fair_share_fair_tree(const ShareTree& tree, ShareResult& out) {
     }
     lfs[i] = l.level_fs;
   }
+  if (!all) {
+    release(S);  // a pass's peak: S, LevelFS and F are never all alive at once
+    out.fairshare.assign(n, 0.0);
+  }
 
   // Order every group.  Keys are sorted by value (no indirect lookups in the
   // comparator); ties beyond LevelFS and kind keep the builder's order (the
   // position in tree.group), which makes std::sort behave as a stable sort.
-  std::vector<SortKey> keys(tree.group.size());
-  for (uint32_t j = 0; j < keys.size(); ++j) {
-    const uint32_t m = tree.group[j];
-    keys[j] = SortKey{lfs[m], j, tree.is_user[m]};
-  }
+  // One group's keys at a time: the scratch is the largest group's, not the
+  // tree's.
+  std::vector<uint32_t> order(tree.group.size());
+  std::vector<SortKey> keys;
   for (size_t a = 0; a < n; ++a) {
     const uint32_t gb = tree.group_begin[a];
     const uint32_t ge = tree.group_begin[a + 1];
-    if (ge - gb > 1) std::sort(keys.begin() + gb, keys.begin() + ge, VisitOrder{});
+    if (ge - gb == 1) order[gb] = tree.group[gb];
+    if (ge - gb <= 1) continue;
+    keys.resize(ge - gb);
+    for (uint32_t j = gb; j < ge; ++j) {
+      const uint32_t m = tree.group[j];
+      keys[j - gb] = SortKey{lfs[m], j, tree.is_user[m]};
+    }
+    std::sort(keys.begin(), keys.end(), VisitOrder{});
+    for (uint32_t j = gb; j < ge; ++j) order[j] = tree.group[keys[j - gb].pos];
   }
-  std::vector<uint32_t> order(keys.size());
-  for (uint32_t j = 0; j < keys.size(); ++j) order[j] = tree.group[keys[j].pos];
-  keys = {};
+  release(keys);
 
   size_t users = 0;
   for (size_t i = 0; i < n; ++i) users += tree.is_user[i] ? 1 : 0;

@@ -39,10 +39,10 @@ constexpr double kMinUsageFraction = 0.01;  // the ticket-based page's 0.01 * S 
 
 }  // namespace
 
-void fair_share_ticket(const ShareTree& tree, ShareResult& out) {
+void fair_share_ticket(const ShareTree& tree, const ShareInputs& in, ShareResult& out) {
   const size_t n = tree.size();
   out.reset(n);
-  fill_path_shares_and_usage(tree, out);
+  fill_path_shares_and_usage(tree, in.usage, out);
   const auto& S = out.norm_shares;
   const auto& U = out.norm_usage;
   auto& Ueff = out.eff_usage;
@@ -59,7 +59,7 @@ void fair_share_ticket(const ShareTree& tree, ShareResult& out) {
   // Activity: users as given, accounts when any descendant user is active.
   std::vector<uint8_t> act(n, 0);
   for (size_t i = n; i-- > 1;) {
-    if (tree.is_user[i]) act[i] = tree.active[i] ? 1 : 0;
+    if (tree.is_user[i]) act[i] = in.active[i] ? 1 : 0;
     if (act[i]) act[static_cast<size_t>(tree.parent[i])] = 1;
   }
   if (!act[0]) return;  // nobody is pending: no tickets, all fairshare 0

@@ -22,6 +22,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "release.hpp"
+
 namespace mfprio {
 
 namespace {
@@ -73,7 +75,7 @@ void ShareTree::finalize() {
   for (size_t i = 0; i < n; ++i)
     if (!shares_parent[i] && !(std::isfinite(shares[i]) && shares[i] >= 0.0))
       invalid(node_name(i) + ": raw shares must be finite and >= 0");
-  check_and_sum_usage();
+  sum_usage(usage);
 
   // --- CSR children, index order (a counting sort by parent). ---
   child_begin.assign(n + 1, 0);
@@ -120,38 +122,39 @@ void ShareTree::finalize() {
   }
 }
 
-void ShareTree::check_and_sum_usage() {
+void ShareTree::sum_usage(std::vector<double>& u) const {
   const size_t n = parent.size();
+  if (u.size() != n) invalid("usage has " + std::to_string(u.size()) + " entries for " + std::to_string(n) + " nodes");
   for (size_t i = 0; i < n; ++i)
-    if (is_user[i] && !(std::isfinite(usage[i]) && usage[i] >= 0.0))
+    if (is_user[i] && !(std::isfinite(u[i]) && u[i] >= 0.0))
       invalid(node_name(i) + ": raw usage must be finite and >= 0");
   // --- Usage: accounts are the sum of their children, bottom-up. ---
   // Children have larger indices than their parent, so one reverse sweep adds
   // every subtree into its parent after the subtree itself is complete.
   for (size_t i = 0; i < n; ++i)
-    if (!is_user[i]) usage[i] = 0.0;
-  for (size_t i = n - 1; i >= 1; --i) usage[static_cast<size_t>(parent[i])] += usage[i];
-  if (!std::isfinite(usage[0])) invalid("total usage overflows a double");
+    if (!is_user[i]) u[i] = 0.0;
+  for (size_t i = n - 1; i >= 1; --i) u[static_cast<size_t>(parent[i])] += u[i];
+  if (!std::isfinite(u[0])) invalid("total usage overflows a double");
 }
 
 void ShareTree::finalize_usage() {
   if (!finalized() || usage.size() != size()) invalid("finalize_usage: the tree is not finalized");
-  check_and_sum_usage();
+  sum_usage(usage);
 }
 
 void ShareResult::reset(size_t n, bool all) {
-  for (std::vector<double>* v : {&norm_shares, &level_fs, &fairshare}) v->assign(n, 0.0);
-  for (std::vector<double>* v : {&norm_usage, &eff_usage, &tickets}) {
+  for (std::vector<double>* v : {&norm_shares, &level_fs}) v->assign(n, 0.0);
+  for (std::vector<double>* v : {&fairshare, &norm_usage, &eff_usage, &tickets}) {
     if (all) v->assign(n, 0.0);
-    else *v = {};
+    else release(*v);
   }
 }
 
-void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out) {
+void fill_path_shares_and_usage(const ShareTree& tree, const double* usage, ShareResult& out) {
   const size_t n = tree.size();
   auto& S = out.norm_shares;
   auto& U = out.norm_usage;
-  const double root_usage = tree.usage[0];
+  const double root_usage = usage[0];
   S[0] = 1.0;
   U[0] = root_usage > 0.0 ? 1.0 : 0.0;
   for (size_t i = 1; i < n; ++i) {
@@ -161,29 +164,38 @@ void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out) {
     } else if (tree.group_shares[f] > 0.0) {
       S[i] = S[f] * (tree.shares[i] / tree.group_shares[f]);
     }  // else: nobody in the group has shares, S = 0
-    if (root_usage > 0.0) U[i] = std::min(1.0, tree.usage[i] / root_usage);
+    if (root_usage > 0.0) U[i] = std::min(1.0, usage[i] / root_usage);
   }
 }
 
 void compute_fair_share(const ShareTree& tree, const FairShareParams& params, ShareResult& out) {
+  if (tree.usage.size() != tree.size())
+    throw std::invalid_argument("compute_fair_share: the share tree's usage has a different length");
+  compute_fair_share(tree, inputs_of(tree), params, out);
+}
+
+void compute_fair_share(const ShareTree& tree, const ShareInputs& in, const FairShareParams& params,
+                        ShareResult& out) {
   if (!tree.finalized())
     throw std::invalid_argument("compute_fair_share: the share tree is not finalized");
   const bool damped =
       params.algo == FairShareAlgo::Classic || params.algo == FairShareAlgo::DepthOblivious;
   if (damped && !(std::isfinite(params.dampening) && params.dampening > 0.0))
     throw std::invalid_argument("compute_fair_share: FairShareDampeningFactor must be > 0");
+  if (!in.usage || (params.algo == FairShareAlgo::TicketBased && !in.active))
+    throw std::invalid_argument("compute_fair_share: no usage (or, ticket based, no active flags) given");
   switch (params.algo) {
     case FairShareAlgo::FairTree:
-      fair_share_fair_tree(tree, out);
+      fair_share_fair_tree(tree, in, out);
       return;
     case FairShareAlgo::Classic:
-      fair_share_classic(tree, params.dampening, out);
+      fair_share_classic(tree, in, params.dampening, out);
       return;
     case FairShareAlgo::DepthOblivious:
-      fair_share_depth_oblivious(tree, params.dampening, out);
+      fair_share_depth_oblivious(tree, in, params.dampening, out);
       return;
     case FairShareAlgo::TicketBased:
-      fair_share_ticket(tree, out);
+      fair_share_ticket(tree, in, out);
       return;
   }
   throw std::invalid_argument("compute_fair_share: unknown algorithm");

@@ -70,10 +70,22 @@ struct ShareTree {
   // Throws std::invalid_argument when the tree is not finalized or a usage
   // is bad.
   void finalize_usage();
-
- private:
-  void check_and_sum_usage();
+  // The same for usage kept outside the tree (a structure shared by many
+  // snapshots, each with its own usage): `node_usage` has one entry per
+  // node; the users' are checked, the accounts' replaced by the sums.
+  void sum_usage(std::vector<double>& node_usage) const;
 };
+
+// What an algorithm reads besides the structure: per node, the usage
+// (accounts summed: finalize / sum_usage) and the active flags
+// (TicketBased).  A tree's own vectors (inputs_of), or a snapshot's kept
+// beside a structure it shares with its predecessor (no copy of the
+// structure per pass).
+struct ShareInputs {
+  const double* usage = nullptr;
+  const uint8_t* active = nullptr;
+};
+inline ShareInputs inputs_of(const ShareTree& t) { return ShareInputs{t.usage.data(), t.active.data()}; }
 
 // Per-node results.  Vectors have the tree's size.
 struct ShareResult {
@@ -86,14 +98,15 @@ struct ShareResult {
                                     // user is active); 0 for the other algorithms
 
   // Set by a caller that reads only `fairshare` and `level_fs` (a pass's
-  // snapshot): Fair Tree then leaves norm_usage, eff_usage and tickets empty
-  // (24 bytes a node less at the pass's peak, beside the state it replaces).
+  // snapshot): Fair Tree then leaves norm_shares, norm_usage, eff_usage and
+  // tickets empty (32 bytes a node less at the pass's peak, beside the state
+  // it replaces).
   // The other algorithms fill every field whatever this says.
   bool fairshare_only = false;
 
   // Sizes every vector to n and zeroes it (each algorithm starts here);
-  // with all = false, only norm_shares, level_fs and fairshare (the others
-  // are emptied).
+  // with all = false, only norm_shares and level_fs (the others are
+  // emptied: Fair Tree sizes fairshare once it no longer needs norm_shares).
   void reset(size_t n, bool all = true);
 };
 
@@ -103,14 +116,19 @@ struct FairShareParams {
 };
 
 // Computes every field of `out` for `tree` (which must be finalized); Fair
-// Tree skips three when out.fairshare_only is set (see ShareResult).
+// Tree skips four when out.fairshare_only is set (see ShareResult).
 void compute_fair_share(const ShareTree& tree, const FairShareParams& params, ShareResult& out);
+// The same with the per-node inputs given apart (`in.usage` summed as
+// sum_usage leaves it; `in.active` read by TicketBased only, may be NULL
+// for the others).
+void compute_fair_share(const ShareTree& tree, const ShareInputs& in, const FairShareParams& params,
+                        ShareResult& out);
 
 // Shared by Classic, DepthOblivious and TicketBased (assoc_mgr.c:assoc_mgr_normalize_assoc_shares): fills
 // out.norm_shares / out.norm_usage (already sized by out.reset) with S = product along the
 // path of shares / group_shares (FairShare=parent: its fair-share parent's S)
 // and U = raw usage / root raw usage (0 when root has none, capped at 1).
-void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out);
+void fill_path_shares_and_usage(const ShareTree& tree, const double* usage, ShareResult& out);
 
 // Fair Tree's per-node level values (Slurm 22.05 fair_tree.c), the first half of
 // fair_share_fair_tree (everything but the ranking): for node i > 0, given
@@ -121,13 +139,14 @@ void fill_path_shares_and_usage(const ShareTree& tree, ShareResult& out);
 struct FairTreeLevel {
   double norm_shares = 0, norm_usage = 0, eff_usage = 0, level_fs = 0;
 };
-inline FairTreeLevel fair_tree_level(const ShareTree& tree, size_t i, double fs_parent_norm_shares) {
+inline FairTreeLevel fair_tree_level(const ShareTree& tree, const double* usage, size_t i,
+                                     double fs_parent_norm_shares) {
   FairTreeLevel r;
   const auto f = static_cast<size_t>(tree.fs_parent[i]);
-  const double root_usage = tree.usage[0];
-  const double parent_usage = tree.usage[f];
-  if (root_usage > 0.0) r.norm_usage = std::min(1.0, tree.usage[i] / root_usage);
-  if (parent_usage > 0.0) r.eff_usage = std::min(1.0, tree.usage[i] / parent_usage);
+  const double root_usage = usage[0];
+  const double parent_usage = usage[f];
+  if (root_usage > 0.0) r.norm_usage = std::min(1.0, usage[i] / root_usage);
+  if (parent_usage > 0.0) r.eff_usage = std::min(1.0, usage[i] / parent_usage);
   if (tree.shares_parent[i]) {
     r.norm_shares = fs_parent_norm_shares;
     r.level_fs = std::numeric_limits<double>::infinity();
@@ -144,9 +163,9 @@ inline FairTreeLevel fair_tree_level(const ShareTree& tree, size_t i, double fs_
 }
 
 // The individual algorithms (one file each).
-void fair_share_fair_tree(const ShareTree& tree, ShareResult& out);
-void fair_share_classic(const ShareTree& tree, double dampening, ShareResult& out);
-void fair_share_depth_oblivious(const ShareTree& tree, double dampening, ShareResult& out);
-void fair_share_ticket(const ShareTree& tree, ShareResult& out);
+void fair_share_fair_tree(const ShareTree& tree, const ShareInputs& in, ShareResult& out);
+void fair_share_classic(const ShareTree& tree, const ShareInputs& in, double dampening, ShareResult& out);
+void fair_share_depth_oblivious(const ShareTree& tree, const ShareInputs& in, double dampening, ShareResult& out);
+void fair_share_ticket(const ShareTree& tree, const ShareInputs& in, ShareResult& out);
 
 }  // namespace mfprio

@@ -13,8 +13,9 @@
 //                                column name: number or string}]}
 //   plugin_info_json  {"plugin_type", "abi_version", "weights": {...},
 //                      "terms": [{"name", "label", "flags", "width", "parent"}], settings...}
-//                     a dotted setting key nests ("view.layout" -> {"view": {"layout"}}:
-//                     the view layout a family declares, mfprio.h's man page)
+//                     a dotted key nests (put_items: "view.layout" -> {"view": {"layout"}},
+//                     the view layout a family declares, mfprio.h's man page) unless its
+//                     outer part is a key of its own ("SERV": 1, "SERV.QUEUETIME": 5)
 // Non-finite numbers are written as the strings "inf", "-inf", "nan" (JSON
 // has no such numbers); blank text cells are left out.
 #include "edge_json.hpp"
@@ -26,7 +27,9 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace mfprio::edge {
 namespace {
@@ -146,20 +149,34 @@ json_t* item_value(const InfoView::Item& it) {
   return json_null();
 }
 
-// Sets key in o; a dotted key nests: "view.terms.A" -> {"view": {"terms": {"A": ...}}}.
-void set_path(json_t* o, const std::string& key, json_t* value) {
-  size_t start = 0;
-  for (size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', start)) {
-    const std::string part = key.substr(start, dot - start);
-    json_t* sub = json_object_get(o, part.c_str());
-    if (!json_is_object(sub)) {
-      sub = json_object();
-      json_object_set_new(o, part.c_str(), sub);
+// Sets each item's key in o.  A dotted key nests under its parts, at most
+// `levels` dots deep ("view.terms.A" -> {"view": {"terms": {"A": v}}};
+// weights nest once, "tres.cpu" -> {"tres": {"cpu": v}}), except under a
+// part that is itself one of the items' keys: from there the rest of the key
+// stays flat beside it, so a value and its sub-values both appear whatever
+// their order ("SERV": 1, "SERV.QUEUETIME": 5: maui's component weight and
+// its sub-weight, the sub-term's name as job_factors gives it).
+void put_items(json_t* o, const std::vector<InfoView::Item>& items, size_t levels) {
+  std::set<std::string> keys;
+  for (const InfoView::Item& it : items) keys.insert(it.key);
+  for (const InfoView::Item& it : items) {
+    json_t* at = o;
+    size_t start = 0;
+    size_t nested = 0;
+    for (size_t dot = it.key.find('.'); dot != std::string::npos && nested < levels;
+         dot = it.key.find('.', dot + 1), ++nested) {
+      if (keys.count(it.key.substr(0, dot))) break;
+      const std::string part = it.key.substr(start, dot - start);
+      json_t* sub = json_object_get(at, part.c_str());
+      if (!json_is_object(sub)) {
+        sub = json_object();
+        json_object_set_new(at, part.c_str(), sub);
+      }
+      at = sub;
+      start = dot + 1;
     }
-    o = sub;
-    start = dot + 1;
+    json_object_set_new(at, it.key.substr(start).c_str(), item_value(it));
   }
-  json_object_set_new(o, key.substr(start).c_str(), value);
 }
 }  // namespace
 
@@ -168,21 +185,7 @@ char* info_json(const char* plugin_type, const InfoView& v) {
   json_object_set_new(o, "plugin_type", json_string(plugin_type));
   json_object_set_new(o, "abi_version", json_integer(MFPRIO_ABI_VERSION));
   json_t* w = json_object();
-  for (const InfoView::Item& it : v.weights) {
-    // "tres.cpu" style keys nest: weights {"tres": {"cpu": 1000}}.
-    const size_t dot = it.key.find('.');
-    if (dot != std::string::npos) {
-      const std::string outer = it.key.substr(0, dot);
-      json_t* sub = json_object_get(w, outer.c_str());
-      if (!sub) {
-        sub = json_object();
-        json_object_set_new(w, outer.c_str(), sub);
-      }
-      json_object_set_new(sub, it.key.substr(dot + 1).c_str(), item_value(it));
-    } else {
-      json_object_set_new(w, it.key.c_str(), item_value(it));
-    }
-  }
+  put_items(w, v.weights, 1);
   json_object_set_new(o, "weights", w);
   if (!v.terms.empty()) {
     json_t* terms = json_array();
@@ -197,7 +200,7 @@ char* info_json(const char* plugin_type, const InfoView& v) {
     }
     json_object_set_new(o, "terms", terms);
   }
-  for (const InfoView::Item& it : v.settings) set_path(o, it.key, item_value(it));
+  put_items(o, v.settings, std::string::npos);
   return dump(o);
 }
 

@@ -1,5 +1,5 @@
 /*
- * abi_misuse.c - the ABI misuse suite (issue 12): a plain C99 host that
+ * abi_misuse.c - the ABI misuse suite: a plain C99 host that
  * dlopens a real plugin and calls every operation wrongly.  Every call must
  * return a status from the header's list, errmsg() must stay a bounded
  * C string (<= 4 KiB), and nothing may crash (a crash fails the test:

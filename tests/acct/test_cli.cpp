@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include <cstdlib>
 #include <sys/stat.h>
@@ -38,6 +39,47 @@ class Cli : public ::testing::Test {
   void ok(std::vector<std::string> args) {
     Result r = acct(args);
     ASSERT_EQ(0, r.status) << r.err;
+  }
+  // tests/data/`rel` (MFPRIO_TEST_DATA); throws when the variable is unset.
+  static std::string data_path(const std::string& rel) {
+    const char* data = std::getenv("MFPRIO_TEST_DATA");
+    if (!data) throw std::runtime_error("MFPRIO_TEST_DATA not set");
+    return std::string(data) + "/" + rel;
+  }
+  // The rows of the live Slurm cluster's `sacctmgr show assoc -P` capture
+  // (tests/data/slurm-live/variant), each split at '|', without the header;
+  // tests/data/admins/live-dump.cfg was written from it.
+  static std::vector<std::vector<std::string>> live_assoc_rows() {
+    const std::string live = data_path("slurm-live/variant/sacctmgr_assoc.txt");
+    std::ifstream in(live);
+    if (!in.good()) throw std::runtime_error("missing " + live);
+    std::vector<std::vector<std::string>> rows;
+    std::string l;
+    std::getline(in, l);  // header
+    while (std::getline(in, l)) {
+      std::stringstream ss(l);
+      rows.emplace_back();
+      for (std::string x; std::getline(ss, x, '|');) rows.back().push_back(x);
+    }
+    return rows;
+  }
+  // Each command is refused: exit status `status` (0: any but 0) and one
+  // line on stderr, holding `want` when it is not "".
+  void refused(const std::vector<std::vector<std::string>>& commands, int status, const std::string& want = "") {
+    for (const std::vector<std::string>& a : commands) {
+      Result r = acct(a);
+      std::string line;
+      for (const std::string& w : a) line += w + " ";
+      if (status) {
+        EXPECT_EQ(status, r.status) << line << ": " << r.err;
+      } else {
+        EXPECT_NE(0, r.status) << line << ": " << r.out;
+      }
+      if (!want.empty()) {
+        EXPECT_NE(std::string::npos, r.err.find(want)) << r.err;
+      }
+      EXPECT_EQ(r.err.size() - 1, r.err.find('\n')) << r.err;
+    }
   }
   void doc_tree() {
     ok({"add", "account", "A", "Fairshare=40"});
@@ -156,18 +198,12 @@ TEST_F(Cli, AnEmptyAccountOrPartitionSelectorIsRefusedAndChangesNothing) {
   const std::string before = acct({"export"}).out;
   // Without the rule "Partition=" selected every association without a
   // partition, in every account: User1's two were deleted.
-  for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
-           {"delete", "user", "User1", "Partition="},
+  refused({{"delete", "user", "User1", "Partition="},
            {"delete", "user", "User1", "where", "Partition="},
            {"delete", "user", "User1", "Account="},
            {"delete", "user", "User1", "Account=B,"},
-           {"modify", "user", "User1", "where", "Partition=", "set", "fairshare=7"},
-       }) {
-    Result r = acct(a);
-    EXPECT_EQ(2, r.status) << a[3] << ": " << r.err;
-    EXPECT_NE(std::string::npos, r.err.find("empty name")) << r.err;
-    EXPECT_EQ(r.err.size() - 1, r.err.find('\n')) << r.err;
-  }
+           {"modify", "user", "User1", "where", "Partition=", "set", "fairshare=7"}},
+          2, "empty name");
   EXPECT_EQ(before, acct({"export"}).out);
 }
 
@@ -175,16 +211,11 @@ TEST_F(Cli, HugeUsageFactorsAndBillingWeightsAreRefusedAtAddAndImport) {
   // 1e308 was stored, and every decay pass then failed for everybody.
   ok({"add", "qos", "fast", "UsageFactor=2.5"});
   const std::string before = acct({"export"}).out;
-  for (const std::vector<std::string>& a : std::vector<std::vector<std::string>>{
-           {"add", "qos", "big", "UsageFactor=1e308"},
+  refused({{"add", "qos", "big", "UsageFactor=1e308"},
            {"modify", "qos", "fast", "set", "UsageFactor=1000001"},
            {"add", "partition", "p", "TRESBillingWeights=cpu=1e308"},
-           {"add", "partition", "p", "TRESBillingWeights=mem=2e9"},
-       }) {
-    Result r = acct(a);
-    EXPECT_NE(0, r.status) << a[2] << ": " << r.out;
-    EXPECT_EQ(r.err.size() - 1, r.err.find('\n')) << r.err;
-  }
+           {"add", "partition", "p", "TRESBillingWeights=mem=2e9"}},
+          0);
   std::ofstream(dir.file("q.json")) << R"({"qos": [{"name": "huge", "usage_factor": 1e308}]})";
   Result r = acct({"import", dir.file("q.json")});
   EXPECT_EQ(1, r.status);
@@ -461,7 +492,7 @@ TEST_F(Cli, ImportFluxSkipsAUtf8BomAndRefusesInvisibleCharactersInNames) {
   EXPECT_EQ(t.out, acct({"show", "tree", "-p"}).out);  // nothing changed
 }
 
-// Issue 23 finding 3: a users file without the job_usage or queues column
+// A users file without the job_usage or queues column
 // keeps the stored usage and queue permissions (an omitted field keeps its
 // stored value); a column given (even an empty queue list) sets them.
 TEST_F(Cli, ImportFluxAgainWithoutUsageOrQueuesColumnsKeepsThem) {
@@ -491,13 +522,11 @@ TEST_F(Cli, ImportFluxAgainWithoutUsageOrQueuesColumnsKeepsThem) {
   EXPECT_NE(std::string::npos, ex.find(R"("raw_usage":10)")) << ex;
 }
 
-// Issue 22: `flux account export-db`'s whole set: the root bank's shares go
+// `flux account export-db`'s whole set: the root bank's shares go
 // to the root account; the weights and config tables become the flux
 // family's PriorityParameters line (an Include-able fragment).
 TEST_F(Cli, ImportFluxTakesTheRootSharesAndTheWeightAndConfigTables) {
-  const char* data = std::getenv("MFPRIO_TEST_DATA");
-  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
-  const std::string x = std::string(data) + "/admins/flux-export/";
+  const std::string x = data_path("admins/flux-export/");
   for (const char* f : {"bank_table.csv", "association_table.csv", "queue_table.csv",
                         "priority_factor_weight_table.csv", "config_table.csv"})
     ASSERT_TRUE(std::ifstream(x + f).good()) << "missing " << x << f;
@@ -543,12 +572,10 @@ TEST_F(Cli, ImportFluxTakesTheRootSharesAndTheWeightAndConfigTables) {
   EXPECT_NE(std::string::npos, s.err.find(dir.file("c.csv") + ":2: key 'priority_decay_half_life': '1w'")) << s.err;
 }
 
-// Issue 22: Grid Engine's users, projects and departments with their
+// Grid Engine's users, projects and departments with their
 // functional shares and override tickets, from the site's qconf output.
 TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
-  const char* data = std::getenv("MFPRIO_TEST_DATA");
-  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
-  const std::string q = std::string(data) + "/admins/qconf/";
+  const std::string q = data_path("admins/qconf/");
   for (const char* f : {"suser.txt", "sprj.txt", "su.txt"})
     ASSERT_TRUE(std::ifstream(q + f).good()) << "missing " << q << f;
   Result r = acct({"import-qconf", "--users", q + "suser.txt", "--projects", q + "sprj.txt", "--usersets",
@@ -574,7 +601,7 @@ TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
   EXPECT_EQ(2, acct({"import-qconf"}).status);
 }
 
-// Issue 22: sacctmgr's dump / load flat-file format.  The live Slurm
+// sacctmgr's dump / load flat-file format.  The live Slurm
 // cluster's association tree (tests/data/slurm-live/variant's `sacctmgr
 // show assoc`), as a dump file, loads into a store whose associations are
 // what sacctmgr showed; dumped and loaded again it gives the same store.
@@ -583,20 +610,12 @@ TEST_F(Cli, ImportQconfReadsUsersProjectsAndDepartments) {
 // every row; with --conf it is the conf's ClusterName (lower-cased, as
 // slurmctld registers it).
 TEST_F(Cli, ShowAssocFillsTheClusterColumn) {
-  const char* data = std::getenv("MFPRIO_TEST_DATA");
-  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
-  const std::string dump = std::string(data) + "/admins/live-dump.cfg";
-  const std::string live = std::string(data) + "/slurm-live/variant/sacctmgr_assoc.txt";
-  std::ifstream lin(live);
-  ASSERT_TRUE(lin.good()) << "missing " << live;
+  const std::string dump = data_path("admins/live-dump.cfg");
+  const std::vector<std::vector<std::string>> rows = live_assoc_rows();
   ASSERT_EQ(0, acct({"load", "file=" + dump}).status);
-  std::string expected = "Cluster|Account|User\n", l;
-  std::getline(lin, l);  // header
-  while (std::getline(lin, l)) {
-    std::vector<std::string> f;
-    std::stringstream ss(l);
-    for (std::string x; std::getline(ss, x, '|');) f.push_back(x);
-    ASSERT_GE(f.size(), 3u) << l;
+  std::string expected = "Cluster|Account|User\n";
+  for (const std::vector<std::string>& f : rows) {
+    ASSERT_GE(f.size(), 3u);
     expected += f[0] + "|" + f[1] + "|" + f[2] + "\n";
   }
   Result shown = acct({"show", "assoc", "format=Cluster,Account,User", "-P"});
@@ -644,9 +663,7 @@ TEST_F(Cli, ShowClusterHasSacctmgrsColumns) {
   EXPECT_EQ("", r.out);
   EXPECT_EQ(2, run_acct(dir, {"--conf", conf, "--json", "show", "cluster"}).status);
   // --db after load: the loaded cluster's name, no controller.
-  const char* data = std::getenv("MFPRIO_TEST_DATA");
-  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
-  ASSERT_EQ(0, acct({"load", "file=" + std::string(data) + "/admins/live-dump.cfg"}).status);
+  ASSERT_EQ(0, acct({"load", "file=" + data_path("admins/live-dump.cfg")}).status);
   r = acct({"show", "cluster", "format=Cluster,ControlHost,Share", "-P", "-n"});
   EXPECT_EQ("live||1\n", r.out) << r.err;
 }
@@ -724,25 +741,17 @@ TEST_F(Cli, ImportQconfGlobalGivesAutoUsersTheirFshare) {
 }
 
 TEST_F(Cli, LoadAndDumpRoundTripTheLiveClustersAssociations) {
-  const char* data = std::getenv("MFPRIO_TEST_DATA");
-  ASSERT_NE(data, nullptr) << "MFPRIO_TEST_DATA not set";
-  const std::string dump = std::string(data) + "/admins/live-dump.cfg";
-  const std::string live = std::string(data) + "/slurm-live/variant/sacctmgr_assoc.txt";
-  std::ifstream lin(live);
-  ASSERT_TRUE(lin.good()) << "missing " << live;
+  const std::string dump = data_path("admins/live-dump.cfg");
+  const std::vector<std::vector<std::string>> rows = live_assoc_rows();
   ASSERT_TRUE(std::ifstream(dump).good()) << "missing " << dump;
   Result r = acct({"load", "file=" + dump});
   ASSERT_EQ(0, r.status) << r.err;
   EXPECT_NE(std::string::npos, r.out.find("loaded cluster 'live': 4 accounts, 7 user associations\n")) << r.out;
   EXPECT_NE(std::string::npos, r.out.find("note: " + dump + ":9: qos: read, not kept")) << r.out;
   // sacctmgr's rows: Cluster|Account|User|Partition|Share|Priority|ParentName|QOS|Def QOS.
-  std::string expected = "Account|User|Partition|Share|Priority\n", l;
-  std::getline(lin, l);  // header
-  while (std::getline(lin, l)) {
-    std::vector<std::string> f;
-    std::stringstream ss(l);
-    for (std::string x; std::getline(ss, x, '|');) f.push_back(x);
-    ASSERT_GE(f.size(), 6u) << l;
+  std::string expected = "Account|User|Partition|Share|Priority\n";
+  for (const std::vector<std::string>& f : rows) {
+    ASSERT_GE(f.size(), 6u);
     expected += f[1] + "|" + f[2] + "|" + f[3] + "|" + f[4] + "|" + f[5] + "\n";
   }
   Result shown = acct({"show", "assoc", "format=Account,User,Partition,Share,Priority", "-P"});
@@ -827,11 +836,7 @@ TEST_F(Cli, QueuesAreAddedModifiedPermittedAndDeleted) {
   EXPECT_NE(std::string::npos, r.out.find("alice|A||1|0|yes|None|0||")) << r.out;
 }
 
-}  // namespace
-}  // namespace mfprio::acct
-
-namespace mfprio::acct {
-namespace {
+// ---- Grid Engine: qconf -sstree and its usage --------------------------------
 
 class CliSstree : public ::testing::Test {
  protected:
@@ -840,58 +845,51 @@ class CliSstree : public ::testing::Test {
     args.insert(args.begin(), {"--db", db});
     return test::run_acct(dir, args);
   }
+  // Imports `sstree` (qconf -sstree's text) and checks the store holds the
+  // tree both forms of it describe: physics (75, a project) with alice (10)
+  // and a default leaf (5), and root's default leaf (25).
+  void import_physics_tree(const std::string& sstree) {
+    std::ofstream(dir.file("tree")) << sstree;
+    Result r = acct({"import-sstree", dir.file("tree")});
+    ASSERT_EQ(0, r.status) << r.err;
+    EXPECT_EQ("imported 1 accounts, 3 user leaves, 1 projects\n", r.out);
+    r = acct({"show", "tree", "-p"});
+    ASSERT_EQ(0, r.status) << r.err;
+    EXPECT_EQ(
+        "Account|User|Partition|Shares|RawUsage|\n"
+        "root|||1|0|\n"
+        "root|default||25|0|\n"
+        "physics|||75|0|\n"
+        "physics|alice||10|0|\n"
+        "physics|default||5|0|\n",
+        r.out);
+  }
   TempDir dir;
   std::string db = dir.file("acct.db");
 };
 
 TEST_F(CliSstree, ImportsAccountsUserLeavesDefaultAndProjects) {
-  std::ofstream(dir.file("tree")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
-                                     "id=1\nname=physics\ntype=1\nshares=75\nchildnodes=3,4\n"
-                                     "id=2\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n"
-                                     "id=3\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
-                                     "id=4\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n";
-  Result r = acct({"import-sstree", dir.file("tree")});
-  ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_EQ("imported 1 accounts, 3 user leaves, 1 projects\n", r.out);
-  r = acct({"show", "tree", "-p"});
-  ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_EQ(
-      "Account|User|Partition|Shares|RawUsage|\n"
-      "root|||1|0|\n"
-      "root|default||25|0|\n"
-      "physics|||75|0|\n"
-      "physics|alice||10|0|\n"
-      "physics|default||5|0|\n",
-      r.out);
-  r = acct({"export"});
+  ASSERT_NO_FATAL_FAILURE(import_physics_tree("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+                                              "id=1\nname=physics\ntype=1\nshares=75\nchildnodes=3,4\n"
+                                              "id=2\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n"
+                                              "id=3\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
+                                              "id=4\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n"));
+  Result r = acct({"export"});
   EXPECT_NE(r.out.find("\"projects\": [\n{\"name\":\"physics\""), std::string::npos) << r.out;
 }
 
-// Issue 25: 8.1.9's qconf -sstree after a qmaster restart (every id 0).
+// Grid Engine 8.1.9's qconf -sstree after a qmaster restart (every id 0).
 TEST_F(CliSstree, EveryIdZeroAfterAQmasterRestartImportsByOrder) {
-  std::ofstream(dir.file("tree")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=0,0\n"
-                                     "id=0\nname=physics\ntype=1\nshares=75\nchildnodes=0,0\n"
-                                     "id=0\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
-                                     "id=0\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n"
-                                     "id=0\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n";
-  Result r = acct({"import-sstree", dir.file("tree")});
-  ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_EQ("imported 1 accounts, 3 user leaves, 1 projects\n", r.out);
-  r = acct({"show", "tree", "-p"});
-  ASSERT_EQ(0, r.status) << r.err;
-  EXPECT_EQ(
-      "Account|User|Partition|Shares|RawUsage|\n"
-      "root|||1|0|\n"
-      "root|default||25|0|\n"
-      "physics|||75|0|\n"
-      "physics|alice||10|0|\n"
-      "physics|default||5|0|\n",
-      r.out);
+  ASSERT_NO_FATAL_FAILURE(import_physics_tree("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=0,0\n"
+                                              "id=0\nname=physics\ntype=1\nshares=75\nchildnodes=0,0\n"
+                                              "id=0\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n"
+                                              "id=0\nname=default\ntype=0\nshares=5\nchildnodes=NONE\n"
+                                              "id=0\nname=default\ntype=0\nshares=25\nchildnodes=NONE\n"));
   // Ids 0 mixed with others: the line, nothing written.
   std::ofstream(dir.file("tree2")) << "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,0\n"
                                       "id=1\nname=x\ntype=0\nshares=1\nchildnodes=NONE\n"
                                       "id=0\nname=y\ntype=0\nshares=1\nchildnodes=NONE\n";
-  r = acct({"import-sstree", dir.file("tree2")});
+  Result r = acct({"import-sstree", dir.file("tree2")});
   EXPECT_EQ(1, r.status);
   EXPECT_NE(r.err.find(dir.file("tree2") + ":11"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("either every id is 0"), std::string::npos) << r.err;
@@ -912,7 +910,7 @@ TEST_F(CliSstree, ABadLineIsNamedAndNothingIsWritten) {
   EXPECT_EQ("Account|User|Partition|Shares|RawUsage|\nroot|||1|0|\n", r.out);
 }
 
-// Issue 25: Grid Engine usage with the time it was measured, from
+// Grid Engine usage with the time it was measured, from
 // sge_share_mon and from the qmaster's spooled users and projects.
 // Halftime 168 h (the default): c = 1 - ln2/10080 per minute.
 std::map<std::string, double> ge_rows(const std::string& db) {
@@ -1014,7 +1012,7 @@ TEST_F(CliSstree, SgeUsageErrorsNameTheLineAndWriteNothing) {
   EXPECT_EQ(0u, r.out.find("LastDecay|LastReset|Scale|\n0|0|")) << r.out;
 }
 
-// Issue 12: the decay state can be shown and repaired; repair is a write.
+// The decay state can be shown and repaired; repair is a write.
 TEST_F(Cli, ShowDecayAndModifyDecayRepairThePassTimes) {
   doc_tree();
   Result r = acct({"show", "decay", "-p"});
@@ -1074,13 +1072,7 @@ TEST_F(Cli, NamesMustBeUtf8WithoutControlCharacters) {
   ok({"add", "account", "café"});
 }
 
-}  // namespace
-}  // namespace mfprio::acct
-
-// ---- issue 15: sacctmgr's grammar ------------------------------------------
-
-namespace mfprio::acct {
-namespace {
+// ---- sacctmgr's grammar -----------------------------------------------------
 
 class Grammar : public Cli {
  protected:

@@ -249,7 +249,7 @@ INSTANTIATE_TEST_SUITE_P(
                 R"(queues[1] (name "q"): duplicate of queues[0])"},
         BadCase{"NegativeUsageTime", R"({"users": [{"name": "u", "account": "A", "usage_time": -1}]})",
                 R"("usage_time" -1 is outside)"},
-        // Issue 12: one name rule (UTF-8, no control characters), descriptions
+        // One name rule (UTF-8, no control characters), descriptions
         // that keep -P rows whole, usage that cannot sum past a double.
         BadCase{"C1ControlInName", R"({"accounts": [{"name": "a\u0085b"}]})",
                 R"(name "a\xc2\x85b" contains a control character)"},

@@ -781,7 +781,7 @@ TEST(StoreOpen, RefusesASymlinkAtTheStorePathAndWritesNothingThrough) {
 }
 
 }  // namespace
-// Issue 12: charge times before 1970 (or past 9999) cannot overflow
+// Charge times before 1970 (or past 9999) cannot overflow
 // until - start; they are refused and the pass changes nothing.
 TEST(StoreCharges, ChargeBefore1970IsRefusedWithoutOverflow) {
   TempDir dir;

@@ -1,5 +1,5 @@
-// test_store_faults.cpp - fault injection in the store (issue 12, STYLE.md
-// habit 12).  Through fault_vfs (the default VFS in this process), the Nth
+// test_store_faults.cpp - fault injection in the store (STYLE.md habit
+// 12).  Through fault_vfs (the default VFS in this process), the Nth
 // xWrite / xSync / xRead / xLock fails with SQLITE_IOERR, SQLITE_FULL or
 // SQLITE_BUSY, for every N until the operation runs without reaching N.
 // For each operation (import, a charge batch, a decay pass, deferred

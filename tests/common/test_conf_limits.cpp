@@ -1,4 +1,4 @@
-// test_conf_limits.cpp - common/conf.cpp against hostile input (issue 12):
+// test_conf_limits.cpp - common/conf.cpp against hostile input:
 // `Include /dev/zero` and other non-regular targets, lines longer than the
 // 64 KiB bound and configurations larger than 16 MiB in total; messages name
 // file:line and quote at most a short prefix of the line.

@@ -1,5 +1,5 @@
 // test_usage.cpp - the family contract for the usage pass, run over every
-// family's .so (real dlopen, a real SQLite store; issue 19 item 1).
+// family's .so (real dlopen, a real SQLite store).
 //
 // Pinned for every family (basic, multifactor, maui, moab, gridengine,
 // flux), whatever its usage model:

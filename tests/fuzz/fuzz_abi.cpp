@@ -197,7 +197,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // user, account, partition or QOS from the dictionary) and kept on this
   // one.  It must be priced exactly as by name (a zeroed handle), on the
   // single and the batch path: the handle names the record's own names or
-  // it is not used (issue 23: a kept handle priced and charged the old names).
+  // it is not used (a kept handle once priced and charged the old names).
   {
     const std::string ouser = pick_name(p, users, 8), oaccount = pick_name(p, accounts, 8),
                       opart = pick_name(p, parts, 5), oqos = pick_name(p, qos, 5), ogroup = pick_name(p, users, 8);

@@ -70,4 +70,15 @@ ProcessResult run_acct(std::vector<std::string> args, const std::string& cwd) {
   return run_process(args, cwd);
 }
 
+std::string gridengine_sample_conf(const std::string& dir, const std::string& samples, const std::string& plugin_dir,
+                                   const std::string& extra) {
+  const std::string db = dir + "/ge.db", conf = dir + "/ge.conf";
+  const ProcessResult r = run_acct({"--db", db, "import-sstree", samples + "/sstree"});
+  if (r.status != 0) throw std::runtime_error("mfprio-acct import-sstree failed: " + r.err);
+  std::ofstream(conf) << "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" << samples
+                      << "/sched_conf,complexes=" << samples << "/complexes\nPluginDir=" << plugin_dir
+                      << "\nAccountingStorageLoc=" << db << "\n" << extra;
+  return conf;
+}
+
 }  // namespace mfprio::test

@@ -208,7 +208,7 @@ TEST(Cli, EveryCommandHasHelpAndTheProgramAVersion) {
 
 }  // namespace
 
-// Issue 22: `COMMAND --help` describes every option its usage names (it used
+// `COMMAND --help` describes every option its usage names (it used
 // to print only the usage line for decay, job-end, replay, simulate and
 // explain): each "--option" of the usage lines starts a described line.
 TEST(Cli, EveryCommandHelpDescribesEveryOptionOfItsUsage) {

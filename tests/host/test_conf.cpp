@@ -199,7 +199,7 @@ TEST(Conf, IequalsComparesAsciiCaseInsensitively) {
 
 }  // namespace
 
-// --- issue 15: what Slurm's own reader accepts --------------------------------
+// --- what Slurm's own reader accepts ------------------------------------------
 
 namespace {
 

@@ -1,4 +1,4 @@
-// test_conf_e2e.cpp - issue 15, a Slurm admin's own slurm.conf:
+// test_conf_e2e.cpp - a Slurm admin's own slurm.conf:
 //   - the real sites' confs under tests/data/real-confs/ load unchanged
 //     (PriorityType and the store path added as pairs) through the real
 //     parser, the host's settings and the real priority_multifactor.so, and

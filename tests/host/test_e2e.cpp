@@ -707,7 +707,7 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
   EXPECT_TRUE(has(r.out, "Credential|Target|Usage%|FSFactor|Decayed|")) << r.out;
   EXPECT_TRUE(has(r.out, "bob|20.00-|100.00|")) << r.out;   // all the usage is bob's, a ceiling target
   EXPECT_TRUE(has(r.out, "TOTAL||100.00||36000.0|")) << r.out;  // 10 procs x 3600 s
-  // Issue 22: diagnose -p's per-job percentages: each job's term cells are its
+  // diagnose -p's per-job percentages: each job's term cells are its
   // share of that job's priority with the value; the Percent row stays.
   r = host({"--conf", conf, "--now", "1763703600", "sprio", "--percent", "--job-file", jobs, "-P"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -730,7 +730,7 @@ TEST_F(RealPluginE2E, MauiSampleConfigDrivesSprioAndTheFairShareView) {
   EXPECT_TRUE(has(r.out, "FS Policy: DEDICATEDPS")) << r.out;
 }
 
-// Issue 22: diagnose -f lists every FSTARGET before any usage exists.
+// diagnose -f lists every FSTARGET before any usage exists.
 TEST_F(RealPluginE2E, MauiShareViewShowsTargetsBeforeAnyUsage) {
   MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_maui.so");
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/maui.cfg";
@@ -791,17 +791,12 @@ TEST_F(RealPluginE2E, CHostDescribesEveryRealFamilyGenerically) {
 TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_gridengine.so");
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
-  const std::string db = dir.path() + "/ge.db";
-  ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
-                                                    "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +
-                                                    "\nAccountingStorageLoc=" + db + "\nClusterCPUs=256\n");
-  r = host({"--conf", conf, "--now", "1763726400", "sprio", "-l", "-P", "--job-file", src + "jobs.jsonl"});
+  const std::string conf = mfprio::test::gridengine_sample_conf(dir.path(), src, plugin_dir, "ClusterCPUs=256\n");
+  ProcessResult r = host({"--conf", conf, "--now", "1763726400", "sprio", "-l", "-P", "--job-file", src + "jobs.jsonl"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
   ASSERT_EQ(l.size(), 5u) << r.out;  // the header and the four pending jobs; job 105 runs
-  // Issue 22: PRIORITY is qstat's prio (what a Grid Engine admin reads); the
+  // PRIORITY is qstat's prio (what a Grid Engine admin reads); the
   // 32-bit ordering key shows as KEY in the long format only.
   EXPECT_EQ(l[0], "JOBID|PARTITION|USER|ACCOUNT|PRIORITY|KEY|URGENCY|TICKETS|POSIX|NURG|URG|NTCKTS|TCKTS|NPPRIOR|PPRI|");
   // The 32-bit priority orders the jobs as prio does.
@@ -828,19 +823,14 @@ TEST_F(RealPluginE2E, GridEngineQconfOutputsDriveSprioAndTheShareMonitor) {
   EXPECT_TRUE(has(r.out, "  carol|100|100.00|30.00|")) << r.out;
 }
 
-// Issue 22: the share-tree view shows the last pass's targets and tickets.
+// The share-tree view shows the last pass's targets and tickets.
 // Grid Engine sets them in its pricing pass; sshare --job-file prices the
 // file's queue first (generically: any family with prioritize).
 TEST_F(RealPluginE2E, ShareViewAfterThePricingPassShowsTargetsAndTickets) {
   MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_gridengine.so");
   const std::string src = mfprio::test::env_or_die("MFPRIO_TEST_SRCDIR") + "/../../samples/gridengine/";
-  const std::string db = dir.path() + "/ge.db";
-  ProcessResult r = mfprio::test::run_acct({"--db", db, "import-sstree", src + "sstree"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPriorityParameters=sched_conf=" + src +
-                                                    "sched_conf,complexes=" + src + "complexes\nPluginDir=" + plugin_dir +
-                                                    "\nAccountingStorageLoc=" + db + "\nClusterCPUs=256\n");
-  r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P"});
+  const std::string conf = mfprio::test::gridengine_sample_conf(dir.path(), src, plugin_dir, "ClusterCPUs=256\n");
+  ProcessResult r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "\n  carol|100|100.00|30.00|0.0000|0.0000|0.0000|0.0|0\n")) << r.out;  // no pass yet
   r = host({"--conf", conf, "--now", "1763726400", "sshare", "-a", "-P", "--job-file", src + "jobs.jsonl"});

@@ -64,6 +64,19 @@ TEST_F(ExplainE2E, OneJobShowsItsRankTheGapAndWhatEachTermWouldNeed) {
   EXPECT_FALSE(has(r.out, "a sub-term's weight is")) << r.out;
 }
 
+// A family that declares no products (multifactor): sprio --json's
+// sub-term weights are plain.
+TEST_F(ExplainE2E, SprioJsonHasNoWeightProductWhenTheFamilyDeclaresNone) {
+  std::ifstream in(mf_conf);
+  std::stringstream text;
+  text << in.rdbuf() << "PriorityWeightTRES=CPU=1000\n";
+  const std::string conf = dir.write("mf-tres.conf", text.str());
+  ProcessResult r = host({"--conf", conf, "--now", std::to_string(kNow), "sprio", "--json", "--job-file", jobs});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"name\": \"cpu\"")) << r.out;  // the TRES term's sub-term is there
+  EXPECT_FALSE(has(r.out, "weight_product")) << r.out;
+}
+
 TEST_F(ExplainE2E, TwoJobsFindTheAgeTermAndTheOvertakingTime) {
   ProcessResult r = host({"--conf", mf_conf, "--now", std::to_string(kNow), "explain", "--job-file", jobs, "1", "2", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -99,7 +112,7 @@ TEST_F(ExplainE2E, AJobThatIsNotPendingIsAnError) {
   EXPECT_TRUE(has(r.err, "explain needs JOB_A [JOB_B]")) << r.err;
 }
 
-// Issue 22: explain names a clamp and a tie broken by submit time, never
+// explain names a clamp and a tie broken by submit time, never
 // states a negative growth, and lists waiting time as time-dependent.
 class ExplainSites : public testing::Test {
  protected:
@@ -151,7 +164,7 @@ TEST_F(ExplainSites, MauiClampAndTieAreNamedAndNoNegativeGrowthIsStated) {
   EXPECT_FALSE(has(r.out, "clamped low")) << r.out;
 }
 
-// Issue 22: Maui's sub-component weights are products (CREDWEIGHT x
+// Maui's sub-component weights are products (CREDWEIGHT x
 // USERWEIGHT); the family says so ("view": {"sub_weight_product": true}) and
 // explain shows each sub-term under its component with its weight as that product.
 TEST_F(ExplainSites, MauiSubTermWeightsAreShownAsTheProductsTheyAre) {
@@ -169,15 +182,29 @@ TEST_F(ExplainSites, MauiSubTermWeightsAreShownAsTheProductsTheyAre) {
   EXPECT_TRUE(has(j.out, "\"weight_product\": [\n            2.0,\n            50.0\n          ]")) << j.out;
 }
 
+// sprio --json gives each of Maui's sub-terms the product its weight is, as
+// explain --json does; a component (no parent) has none.
+TEST_F(ExplainSites, MauiSprioJsonSubTermsCarryTheirWeightProduct) {
+  const std::string jobs = data + "/negprio-jobs.jsonl";
+  const std::string conf = maui_conf("CREDWEIGHT 2\nUSERWEIGHT 50\n");
+  ProcessResult r = host({"--conf", conf, "--now", std::to_string(kNow), "sprio", "--json", "--job-file", jobs, "-j", "8"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // One term's object: from its name to the end of the object.
+  auto term_obj = [&](const std::string& name) {
+    const size_t at = r.out.find("\"name\": \"" + name + "\"");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('}', at) - at);
+  };
+  const std::string user = term_obj("CRED.USER");
+  EXPECT_TRUE(has(user, "\"weight\": 100.0,")) << r.out;
+  EXPECT_TRUE(has(user, "\"weight_product\": [\n          2.0,\n          50.0\n        ]")) << r.out;
+  const std::string cred = term_obj("CRED");
+  ASSERT_FALSE(cred.empty()) << r.out;
+  EXPECT_FALSE(has(cred, "weight_product")) << r.out;
+}
+
 TEST_F(ExplainSites, GridEngineWaitingTimeIsTimeDependentAndTextColumnsAreNotTerms) {
   const std::string ge = src + "/samples/gridengine";
-  const std::string db = dir.path() + "/ge.db";
-  ProcessResult a = mfprio::test::run_acct({"--db", db, "import-sstree", ge + "/sstree"});
-  ASSERT_EQ(a.status, 0) << a.err;
-  const std::string conf = dir.write("ge.conf", "PriorityType=priority/gridengine\nPluginDir=" + plugin_dir +
-                                                    "\nAccountingStorageLoc=" + db +
-                                                    "\nPriorityParameters=sched_conf=" + ge + "/sched_conf,complexes=" +
-                                                    ge + "/complexes\n");
+  const std::string conf = mfprio::test::gridengine_sample_conf(dir.path(), ge, plugin_dir);
   ProcessResult r = host({"--conf", conf, "--now", std::to_string(kNow), "explain", "--job-file", ge + "/jobs.jsonl", "102"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "time-dependent terms: urgency (wtcontr)")) << r.out;

@@ -137,7 +137,7 @@ TEST(JobsJson, StatesAreRecognised) {
   EXPECT_EQ(parse(R"({"id": 1, "user": "u", "state": "completed"})").state, MFPRIO_JOB_COMPLETED);
 }
 
-// Issue 22: a field that is not a job field is an error (it used to be
+// A field that is not a job field is an error (it used to be
 // ignored, so a misspelled one silently lost its value); the feed's own
 // data goes in fields starting with '_'.
 TEST(JobsJson, UnknownFieldsAreErrorsUnlessTheyStartWithUnderscore) {
@@ -440,7 +440,7 @@ TEST(JobsJson, GridEngineKeysBecomeFieldsAndAttributes) {
   EXPECT_EQ(a["requests.matlab"], "true");
 }
 
-// Issue 25: pe_slots at the top level, like the other qsub fields (it was
+// pe_slots at the top level, like the other qsub fields (it was
 // refused, or before the field check silently dropped: `-pe mpi 16-` with
 // urgency_slots max then counted 4294967295 slots).
 TEST(JobsJson, PeSlotsAtTheTopLevelIsAnAttribute) {
@@ -469,7 +469,7 @@ TEST(JobsJson, GridEngineKeysAreCheckedAndMustAgree) {
 
 }  // namespace
 
-// Issue 22: a field that is not a job field is an error naming the line and
+// A field that is not a job field is an error naming the line and
 // the nearest known field; the feed's own fields start with '_'.
 TEST(JobsJson, MisspelledFieldsAreErrorsNamingTheNearestField) {
   const char* dir = std::getenv("MFPRIO_TEST_DATA");

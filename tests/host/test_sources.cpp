@@ -1,4 +1,4 @@
-// test_sources.cpp - issue 19: host-shim carries no family's words.  Reads
+// test_sources.cpp - host-shim carries no family's words.  Reads
 // the sources of host-shim/ (MFPRIO_TEST_SRCDIR/../../host-shim) and checks
 // the code, not the comments: no string literal names a plugin type
 // ("priority/maui", ...) or a family's Priority* conf key, and no code

@@ -505,6 +505,11 @@ TEST(SprioView, LayoutFromPluginInfoWhenNoRowIsShown) {
   ASSERT_EQ(cols.size(), 2u);
   EXPECT_EQ(cols[0].label, "AGE");
   EXPECT_EQ(cols[1].label, "TRES");
+  // A sub-term's weight beside its term's is no column of its own.
+  cols = term_columns_from_info(R"({"weights": {"SERV": 1, "SERV.QUEUETIME": 5, "tres.cpu": 2}})");
+  ASSERT_EQ(cols.size(), 2u);
+  EXPECT_EQ(cols[0].name, "SERV");
+  EXPECT_EQ(cols[1].name, "tres.cpu");
   EXPECT_TRUE(term_columns_from_info("nope").empty());
 }
 
@@ -553,7 +558,7 @@ TEST(SprioPercent, EachTermsShareOfTheListedPrioritiesAddsUpTo100) {
   const std::string out = format_sprio(rows, opt, Weights{});
   // SERV: (300 + 100) / 1000; FS: (100 + 500) / 1000.
   EXPECT_NE(out.find("Percent|||40.0|60.0|"), std::string::npos) << out;
-  // Issue 22: each job's cells are diagnose -p's: its share of that job's
+  // Each job's cells are diagnose -p's: its share of that job's
   // priority, then the value.
   EXPECT_NE(out.find("\n1||400|75.0(300)|25.0(100)|\n"), std::string::npos) << out;
   EXPECT_NE(out.find("\n2||0|16.7(100)|83.3(-500)|\n"), std::string::npos) << out;

@@ -240,7 +240,7 @@ TEST_F(RuntimeFailure, DecayFarBeyondTheLastPassIsRefusedAndChangesNothing) {
 }  // namespace
 }  // namespace mfprio::test
 
-// Issue 12: decay through the real multifactor policy while the store's
+// Decay through the real multifactor policy while the store's
 // Nth write/sync/read/lock fails (tests/acct/fault_vfs).  Whatever N, the
 // published snapshot agrees with the store (usage and last pass), a failed
 // pass is refused cleanly, and the retry runs the pass once.

@@ -1,4 +1,4 @@
-// maui_fast.hpp - the resolved fast path of maui/moab pricing (issue 13).
+// maui_fast.hpp - the resolved fast path of maui/moab pricing.
 //
 // job_resolve looks a job's five credential names (user, group, account,
 // QOS, class) up once in the state's NameIndex and packs their indices into

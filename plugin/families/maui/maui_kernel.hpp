@@ -36,7 +36,8 @@
 namespace mfprio::maui {
 
 // The numbers every record reads, from the cfg (fill_kernel_consts;
-// build_fast keeps them in its FastConsts, price() forms them per call).
+// build_fast keeps them in its FastConsts, once per state, and the policy's
+// by-name price() reads them there; price() without them forms them per call).
 struct KernelConsts {
   bool targ = false;   // a TARG sub-component has a weight
   bool usage = false;  // Moab: a USAGE sub-component has a weight

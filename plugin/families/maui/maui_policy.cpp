@@ -235,13 +235,13 @@ int MauiPolicy::price(const State& state, const PassState*, const mfprio_job_t& 
   }
   const Job m = to_maui(job, now);
   if (!explain) {
-    const Result r = maui::price(*s.model, m, now, nullptr);
+    const Result r = maui::price(*s.model, s.fast.k, m, now, nullptr);  // the state's constants
     *priority = r.priority;
     *clamp = r.clamped_high ? MFPRIO_CLAMP_HIGH : r.clamped_low ? MFPRIO_CLAMP_LOW : MFPRIO_CLAMP_NONE;
     return MFPRIO_OK;
   }
   std::vector<Term> terms;
-  const Result r = maui::price(*s.model, m, now, &terms);
+  const Result r = maui::price(*s.model, s.fast.k, m, now, &terms);
   *priority = r.priority;
   *clamp = r.clamped_high ? MFPRIO_CLAMP_HIGH : r.clamped_low ? MFPRIO_CLAMP_LOW : MFPRIO_CLAMP_NONE;
   for (const Term& t : terms) {

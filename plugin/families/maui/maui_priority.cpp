@@ -114,9 +114,7 @@ KernelIn kernel_in(const Model& m, const Job& job, int64_t now) {
 }
 
 template <bool kExplain>
-double total_of(const Model& m, const KernelIn& in, Recorder<kExplain>& rec) {
-  KernelConsts k;
-  fill_kernel_consts(m.cfg, &k);
+double total_of(const Model& m, const KernelConsts& k, const KernelIn& in, Recorder<kExplain>& rec) {
   return m.cfg.flavor == Flavor::Moab ? price_kernel<kExplain, true, true, false>(k, in, rec)
                                       : price_kernel<kExplain, false, true, false>(k, in, rec);
 }
@@ -124,15 +122,21 @@ double total_of(const Model& m, const KernelIn& in, Recorder<kExplain>& rec) {
 }  // namespace
 
 Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* terms) {
+  KernelConsts k;
+  fill_kernel_consts(m.cfg, &k);
+  return price(m, k, job, now, terms);
+}
+
+Result price(const Model& m, const KernelConsts& k, const Job& job, int64_t now, std::vector<Term>* terms) {
   const KernelIn in = kernel_in(m, job, now);
   double total;
   if (terms) {
     terms->clear();
     Recorder<true> rec{terms};
-    total = total_of(m, in, rec);
+    total = total_of(m, k, in, rec);
   } else {
     Recorder<false> rec;
-    total = total_of(m, in, rec);
+    total = total_of(m, k, in, rec);
   }
   // ---- final clamp and truncation (MPriority.c) ----
   return clamp_total(total, m.cfg.negative_priority);

@@ -196,8 +196,13 @@ inline Result clamp_total(double total, bool negative = false) {
 }
 
 // The job's start priority at `now`.  terms, when non-null, is cleared and
-// filled (the only allocating path).
+// filled (the only allocating path).  The first form forms the cfg's kernel
+// constants (weights, caps, bit sets: fill_kernel_consts) for the call; a
+// state prices with the ones it built once with its model (FastPlan::k),
+// which must be m.cfg's.
+struct KernelConsts;
 Result price(const Model& m, const Job& job, int64_t now, std::vector<Term>* terms);
+Result price(const Model& m, const KernelConsts& k, const Job& job, int64_t now, std::vector<Term>* terms);
 
 // SERV's queue time (minutes; Moab counts whole minutes) and expansion factor
 // for a job queued `queued` seconds with walltime `wc` seconds: the one rule

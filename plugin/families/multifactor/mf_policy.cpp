@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mf_priority.hpp"
+#include "release.hpp"
 #include "tres.hpp"
 
 namespace mfprio::multifactor {
@@ -31,13 +32,18 @@ void MultifactorPolicy::configure(const HostContext& host) {
 
 // Loads the whole store: a new layout, usage from the file.
 std::shared_ptr<State> MultifactorPolicy::load(const StoreView* store, uint32_t layout_id) {
-  acct::TreeData data = store->load_tree();
   std::vector<double> usage;
-  ShareTree tree;
-  std::shared_ptr<const Layout> layout = build_layout(data, layout_id, &tree, &usage);
-  auto snap = build_snapshot(layout, std::move(tree), usage, data.decay.last_decay, nullptr);
-  usage_ = std::move(usage);
-  return snap;
+  std::shared_ptr<const Layout> layout;
+  int64_t last_decay = 0;
+  {
+    // The store's rows are gone (build_layout frees what it has read)
+    // before fair share runs: they never sit beside the pass's scratch.
+    acct::TreeData data = store->load_tree();
+    last_decay = data.decay.last_decay;
+    layout = build_layout(data, layout_id, &usage);
+  }
+  ended_credits_.clear();  // the store's usage has them
+  return build_snapshot(layout, std::move(usage), last_decay, nullptr);
 }
 
 namespace {
@@ -235,9 +241,9 @@ AccountLists account_lists(const acct::TreeData& data) {
 // is already in name order), then its sub-accounts (the store returns
 // accounts breadth-first with siblings by name: root first, parents before
 // children).  Integer indices only: names stay in the store's pool.
-// Returns, per association in store order, its index in L.assocs.
-std::vector<uint32_t> build_tree(const acct::TreeData& data, const AccountLists& lists, Layout& L, ShareTree& t,
-                                 std::vector<double>& usage) {
+// Returns, per association in store order, its index in L.assocs.  The
+// users' usage is in t.usage (accounts 0).
+std::vector<uint32_t> build_tree(const acct::TreeData& data, const AccountLists& lists, Layout& L, ShareTree& t) {
   const acct::NamePool& names = data.names;
   const size_t n_acc = data.accounts.size();
   const size_t n_assoc = data.assocs.size();
@@ -252,10 +258,9 @@ std::vector<uint32_t> build_tree(const acct::TreeData& data, const AccountLists&
   t.shares.resize(n_nodes);
   t.usage.resize(n_nodes);
   t.active.assign(n_nodes, 0);
-  L.node_name.resize(n_nodes);
-  L.node_assoc.resize(n_nodes);
+  L.node_item.resize(n_nodes);
   L.assocs.resize(n_assoc);
-  usage.assign(n_nodes, 0.0);
+  L.assoc_names.resize(n_assoc);
   std::vector<uint32_t> node_priority(n_nodes);  // effective association priority (inherited)
   std::vector<uint32_t> assoc_of(n_assoc);       // store order -> assocs index
   struct Frame {
@@ -279,8 +284,7 @@ std::vector<uint32_t> build_tree(const acct::TreeData& data, const AccountLists&
     t.usage[anode] = 0;
     const uint32_t prio = a.priority ? a.priority : (f.parent >= 0 ? node_priority[f.parent] : 0);
     node_priority[anode] = prio;
-    L.node_name[anode] = a.name;
-    L.node_assoc[anode] = -1;
+    L.node_item[anode] = f.account;
     // Users are leaves: add them now; push sub-accounts in reverse so they pop in order.
     const uint32_t j_end = users_begin[f.account + 1];
     for (uint32_t j = users_begin[f.account]; j < j_end; ++j) {
@@ -296,24 +300,23 @@ std::vector<uint32_t> build_tree(const acct::TreeData& data, const AccountLists&
       t.shares_parent[unode] = u.shares_parent;
       t.shares[unode] = u.shares;
       t.usage[unode] = u.raw_usage;
-      usage[unode] = u.raw_usage;
       const uint32_t uprio = u.priority ? u.priority : prio;
       node_priority[unode] = uprio;
       max_prio = std::max(max_prio, uprio);
       AssocInfo& ai = L.assocs[aidx];
       ai.node = unode;
-      ai.store_id = u.id;
       ai.priority = uprio;
       ai.partition_name = u.partition;
       ai.user = u.user;
       ai.account = f.account;
-      if (u.partition != 0) {
+      if (u.partition != 0) {  // the partition it serves (one no one defines: none)
         auto pit = L.part_index.find(std::string(names[u.partition]));
-        ai.partition = pit == L.part_index.end() ? -1 : static_cast<int32_t>(pit->second);
+        L.assoc_names[aidx].serves = pit != L.part_index.end() && pit->second < AssocNames::kNoPartition
+                                         ? static_cast<uint16_t>(pit->second)
+                                         : AssocNames::kNoPartition;
       }
       assoc_of[k] = aidx;
-      L.node_name[unode] = data.users[u.user].name;
-      L.node_assoc[unode] = static_cast<int32_t>(aidx);
+      L.node_item[unode] = aidx;
       ++aidx;
     }
     for (uint32_t j = sub_begin[f.account + 1]; j > sub_begin[f.account]; --j)
@@ -336,15 +339,16 @@ void fill_name_lookups(const acct::TreeData& data, const std::vector<uint32_t>& 
   const size_t n_users = data.users.size();
   L.account_name.resize(n_acc);
   for (size_t i = 0; i < n_acc; ++i) L.account_name[i] = data.accounts[i].name;
-  L.account_index.build(names, n_acc, [&](size_t i) { return data.accounts[i].name; });
-  L.user_index.build(names, n_users, [&](size_t i) { return data.users[i].name; });
+  L.user_name.resize(n_users);
+  for (size_t i = 0; i < n_users; ++i) L.user_name[i] = data.users[i].name;
+  L.account_index.build(n_acc, [&](uint32_t i) { return names[L.account_name[i]]; });
+  L.user_index.build(n_users, [&](uint32_t i) { return names[L.user_name[i]]; });
   L.user_first.assign(n_users + 1, 0);
   L.user_default.assign(n_users, NameIndex::kNone);
   L.user_assocs.resize(n_assoc);
   for (size_t k = 0; k < n_assoc; ++k) {
-    const acct::TreeAssoc& u = data.assocs[k];
-    ++L.user_first[u.user + 1];
-    L.user_assocs[k] = UserAssoc{assoc_of[k], u.account, u.partition};
+    ++L.user_first[data.assocs[k].user + 1];
+    L.user_assocs[k] = assoc_of[k];
   }
   for (size_t u = 0; u < n_users; ++u) L.user_first[u + 1] += L.user_first[u];
   for (size_t u = 0; u < n_users; ++u) {
@@ -353,20 +357,20 @@ void fill_name_lookups(const acct::TreeData& data, const std::vector<uint32_t>& 
     if (b->user != u) throw acct::StoreError("the store's associations are not ordered by user");
     L.user_default[u] = acct::default_association(b, e, [](const acct::TreeAssoc& a) { return a.is_default; })->account;
   }
-  L.assoc_by_store_id.build(n_assoc, [&](size_t i) { return L.assocs[i].store_id; });
+  {
+    std::vector<int64_t> ids(n_assoc);  // per assocs index
+    for (size_t k = 0; k < n_assoc; ++k) ids[assoc_of[k]] = data.assocs[k].id;
+    L.assoc_by_store_id.build(n_assoc, [&](size_t i) { return ids[i]; });
+  }
   for (PartitionInfo& pi : L.parts) pi.iname.set(pi.name);
   for (QosInfo& qi : L.qos) qi.iname.set(qi.name);
   L.account_inames.resize(L.account_name.size());
   for (size_t k = 0; k < L.account_name.size(); ++k) L.account_inames[k].set(names[L.account_name[k]]);
-  L.assoc_names.resize(n_assoc);
-  for (size_t i = 0; i < n_assoc; ++i) {
+  for (size_t i = 0; i < n_assoc; ++i) {  // (serves: build_tree)
     const AssocInfo& ai = L.assocs[i];
     AssocNames& an = L.assoc_names[i];
-    an.user.set(names[data.users[ai.user].name]);
+    an.user.set(names[L.user_name[ai.user]]);
     an.account = ai.account;
-    if (ai.partition_name != 0)
-      an.serves = ai.partition >= 0 && ai.partition < AssocNames::kNoPartition ? static_cast<uint16_t>(ai.partition)
-                                                                               : AssocNames::kNoPartition;
     an.user_default = L.user_default[ai.user] == ai.account;
   }
 }
@@ -405,7 +409,7 @@ void MultifactorPolicy::merge_partitions(const acct::TreeData& data, Layout& L) 
   fill_partitions(s, merged, cluster_, L);
 }
 
-std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& data, uint32_t id, ShareTree* tree,
+std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& data, uint32_t id,
                                                               std::vector<double>* usage) const {
   auto L = std::make_shared<Layout>();
   L->id = id;
@@ -419,52 +423,67 @@ std::shared_ptr<const Layout> MultifactorPolicy::build_layout(acct::TreeData& da
   if (data.qos.size() >= 0xffff)
     throw acct::StoreError("more than 65534 QOS: job handles hold 16-bit QOS indices");
   fill_qos(s, data.qos, *L);
-  const AccountLists lists = account_lists(data);
-  const std::vector<uint32_t> assoc_of = build_tree(data, lists, *L, *tree, *usage);
-  L->raw_assoc_priority = s.has(kNoNormalAssoc);
-  fill_name_lookups(data, assoc_of, *L);
+  {
+    std::vector<uint32_t> assoc_of;
+    {
+      const AccountLists lists = account_lists(data);
+      assoc_of = build_tree(data, lists, *L, L->tree);
+    }
+    L->raw_assoc_priority = s.has(kNoNormalAssoc);
+    fill_name_lookups(data, assoc_of, *L);
+  }
+  // The store's records are read: freed before the tree's derived arrays
+  // are built (the load's peak).
   L->names = std::move(data.names);
   L->names.chars.shrink_to_fit();  // grown by doubling while the store was read
   L->names.begin.shrink_to_fit();
-  tree->finalize();
+  release(data.assocs);
+  release(data.users);
+  release(data.accounts);
+  L->tree.finalize();
+  // The first snapshot's usage (accounts summed); the layout keeps the structure alone.
+  *usage = std::move(L->tree.usage);
+  release(L->tree.usage);
   return L;
 }
 
-std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<const Layout> layout, ShareTree tree,
-                                                            const std::vector<double>& user_usage,
-                                                            int64_t last_decay, const Snapshot* prev) const {
+std::shared_ptr<Snapshot> MultifactorPolicy::build_snapshot(std::shared_ptr<const Layout> layout,
+                                                            std::vector<double> usage, int64_t last_decay,
+                                                            const Snapshot* prev) const {
   auto s = std::make_shared<Snapshot>();
   s->layout = layout;
   s->layout_id = layout->id;
   s->last_decay = last_decay;
   s->associations = layout->assocs.size();
-  s->tree = std::move(tree);
-  s->tree.usage = user_usage;
+  s->usage = std::move(usage);
   const size_t na = layout->assocs.size();
   if (settings_->algo() == FairShareAlgo::TicketBased) {
     // Active = had a pending job priced since the previous pass.
-    s->tree.active.assign(s->tree.size(), 0);
+    s->active.assign(layout->tree.size(), 0);
     if (prev && prev->layout == layout && prev->pending_mark)
       for (size_t a = 0; a < na; ++a)
         if (prev->pending_mark[a].load(std::memory_order_relaxed))
-          s->tree.active[layout->assocs[a].node] = 1;
+          s->active[layout->assocs[a].node] = 1;
     s->pending_mark = std::shared_ptr<std::atomic<uint8_t>[]>(new std::atomic<uint8_t>[na ? na : 1]());
   }
-  s->tree.finalize_usage();  // the structure was finalized with the layout
+  layout->tree.sum_usage(s->usage);  // the structure was finalized with the layout
   FairShareParams params;
   params.algo = settings_->algo();
   params.dampening = settings_->dampening;
   ShareResult shares;
-  shares.fairshare_only = true;  // views compute the other columns again from s->tree
-  compute_fair_share(s->tree, params, shares);
+  shares.fairshare_only = true;  // views compute the other columns again from the snapshot
+  compute_fair_share(layout->tree, s->inputs(), params, shares);
+  // Each scratch array goes as soon as it is read: this is a pass's peak,
+  // beside the snapshot it replaces.
+  release(shares.level_fs);
+  release(shares.norm_shares);
   s->assoc_fs.resize(na);
+  for (size_t a = 0; a < na; ++a) s->assoc_fs[a] = shares.fairshare[layout->assocs[a].node];
+  release(shares.fairshare);
   s->assoc_score.resize(na);
   const Settings& set = *settings_;
-  for (size_t a = 0; a < na; ++a) {
-    const AssocInfo& ai = layout->assocs[a];
-    s->assoc_fs[a] = shares.fairshare[ai.node];
-    s->assoc_score[a] = set.w_assoc * layout->assoc_factor(ai) + set.w_fairshare * s->assoc_fs[a];
-  }
+  for (size_t a = 0; a < na; ++a)
+    s->assoc_score[a] = set.w_assoc * layout->assoc_factor(layout->assocs[a]) + set.w_fairshare * s->assoc_fs[a];
   return s;
 }
 
@@ -526,7 +545,7 @@ int MultifactorPolicy::charge_job(const State& state, const mfprio_job_t& j, int
   const AssocInfo& ai = L.assocs[h.assoc];
   acct::Charge c;
   c.job_id = j.job_id;
-  c.user = L.name(L.node_name[ai.node]);
+  c.user = L.user_of(ai);
   c.account = L.name(L.account_name[ai.account]);
   c.partition = L.name(ai.partition_name);
   c.start_time = j.start_time;
@@ -543,37 +562,44 @@ int MultifactorPolicy::charge_job(const State& state, const mfprio_job_t& j, int
   return MFPRIO_OK;
 }
 
-void MultifactorPolicy::credit(const Snapshot& snap, const acct::CycleResult& res,
-                               std::vector<double>* usage) const {
-  // The store credits the association a job was first charged to (its
-  // ledger); memory credits the same one, found by its store id.
-  const Layout& L = *snap.layout;
+namespace {
+// The store credits the association a job was first charged to (its
+// ledger); memory credits the same one, found by its store id: add(node,
+// amount) for each charge, in the store's order.
+template <class Add>
+void for_each_credit(const Layout& L, const acct::CycleResult& res, Add add) {
   for (size_t i = 0; i < res.added.size() && i < res.assoc_ids.size(); ++i) {
     const uint32_t k = L.assoc_by_store_id.find(res.assoc_ids[i]);
-    if (k != acct::IdIndex::kNone) (*usage)[L.assocs[k].node] += res.added[i];
+    if (k != acct::IdIndex::kNone) add(L.assocs[k].node, res.added[i]);
   }
 }
+}  // namespace
 
 // The next state follows the store's result exactly, in memory (no
 // re-read): usage times the store's decay factor (0 after a reset), plus
 // what each charge added to the association the store credited.  A job
-// end moves usage only; fair share follows at the next decay pass, as in
+// end moves usage only (kept as a list until the next pass: the snapshot's
+// usage is the one copy); fair share follows at the next decay pass, as in
 // Slurm.
 std::shared_ptr<State> MultifactorPolicy::after_pass(const State& state, const UsagePass& pass, const UsagePlan&,
                                                      const acct::PassResult& result, const StoreView*, bool*) {
   const Snapshot& snap = static_cast<const Snapshot&>(state);
   const acct::CycleResult& res = result.scalar;
   if (pass.ended) {
-    credit(snap, res, &usage_);
+    for_each_credit(*snap.layout, res, [&](uint32_t node, double v) { ended_credits_.emplace_back(node, v); });
     return nullptr;
   }
   if (res.pass.applied && res.pass.reset) reset_now_done_ = true;
-  // In place: committed, so a failure from here on makes the runtime load
-  // usage_ again from the store; and no second copy sits beside the old
-  // and the new snapshot at the pass's peak.
-  for (double& u : usage_) u = (res.pass.reset ? 0.0 : u) * res.pass.decay_factor;
-  credit(snap, res, &usage_);
-  return build_snapshot(snap.layout, snap.tree, usage_, res.pass.state.last_decay, &snap);
+  // The users' usage is the snapshot's (accounts are summed again), plus
+  // the job ends since, in their order: the same additions as always.
+  // Committed, so a failure from here on makes the runtime load again from
+  // the store.
+  std::vector<double> usage = snap.usage;
+  for (const auto& [node, v] : ended_credits_) usage[node] += v;
+  ended_credits_.clear();
+  for (double& u : usage) u = (res.pass.reset ? 0.0 : u) * res.pass.decay_factor;
+  for_each_credit(*snap.layout, res, [&](uint32_t node, double v) { usage[node] += v; });
+  return build_snapshot(snap.layout, std::move(usage), res.pass.state.last_decay, &snap);
 }
 
 namespace {
@@ -641,7 +667,9 @@ template <class RowFn>
 void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, RowFn&& row) {
   // Slurm's sshare columns (sshare(1) of Slurm 22.05); -l adds the LONG ones.
   const Layout& L = *snap.layout;
-  const size_t n = snap.tree.size();
+  const ShareTree& tree = L.tree;
+  const double* usage = snap.usage.data();
+  const size_t n = tree.size();
   const bool fair_tree = algo == FairShareAlgo::FairTree;
   // What build_snapshot computed: same tree, same settings.  Fair Tree's
   // columns are its per-node level values (fair_tree_level, the same
@@ -656,7 +684,7 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
     FairShareParams params;
     params.algo = algo;
     params.dampening = dampening;
-    compute_fair_share(snap.tree, params, sr);
+    compute_fair_share(tree, snap.inputs(), params, sr);
   }
   std::vector<uint32_t> depth(n, 0);  // parents come before their children
   ShareCell c[kShareColumns];
@@ -665,22 +693,22 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
   const ShareCell account_cell{ShareCell::Account, 0, {}}, user_cell{ShareCell::User, 0, {}};
   constexpr std::string_view kEmpty, kParent = "parent";
   for (size_t i = 0; i < n; ++i) {
-    const int32_t parent = snap.tree.parent[i];
+    const int32_t parent = tree.parent[i];
     if (parent >= 0) depth[i] = depth[static_cast<size_t>(parent)] + 1;
-    const bool is_user = snap.tree.is_user[i] != 0;
-    const std::string_view account = L.node_account(snap.tree, i);
+    const bool is_user = tree.is_user[i] != 0;
+    const std::string_view account = L.node_account(i);
     std::string_view user, partition;
-    const int32_t a = L.node_assoc[i];
+    const int32_t a = L.node_assoc(i);
     if (a >= 0) {
-      user = L.name(L.node_name[i]);
+      user = L.user_of(L.assocs[static_cast<size_t>(a)]);
       partition = L.name(L.assocs[static_cast<size_t>(a)].partition_name);
     }
     const bool root = parent < 0;
     c[0] = account_cell;
     c[1] = is_user ? user_cell : text(kEmpty);
     if (root) c[2] = text(kEmpty);
-    else if (snap.tree.shares_parent[i]) c[2] = text(kParent);
-    else c[2] = num(snap.tree.shares[i]);
+    else if (tree.shares_parent[i]) c[2] = text(kParent);
+    else c[2] = num(tree.shares[i]);
     // As Slurm 22.05's sshare shows them (checked against a live slurmctld,
     // tests/data/slurm-live): the root has a blank NormUsage; under Fair Tree
     // its NormShares is 0.000000 and only users have a FairShare; under
@@ -689,27 +717,27 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
     // 2^(-(EffectvUsage/NormShares)/dampening) (the root's 0.500000 with
     // usage); FairShare=parent rows leave LevelFS blank.
     const bool root_normalized = algo == FairShareAlgo::Classic || algo == FairShareAlgo::DepthOblivious;
-    c[4] = num(snap.tree.usage[i]);
+    c[4] = num(usage[i]);
     if (fair_tree) {
       FairTreeLevel lv;
       if (root) {
         lv.norm_shares = 1.0;
-        lv.eff_usage = lv.norm_usage = snap.tree.usage[0] > 0.0 ? 1.0 : 0.0;
+        lv.eff_usage = lv.norm_usage = usage[0] > 0.0 ? 1.0 : 0.0;
       } else {
-        lv = fair_tree_level(snap.tree, i, fs_norm_shares[static_cast<size_t>(snap.tree.fs_parent[i])]);
+        lv = fair_tree_level(tree, usage, i, fs_norm_shares[static_cast<size_t>(tree.fs_parent[i])]);
       }
       fs_norm_shares[i] = lv.norm_shares;
       c[3] = num(root ? 0.0 : lv.norm_shares);
       c[5] = root ? text(kEmpty) : num(lv.norm_usage);
       c[6] = num(lv.eff_usage);
       c[7] = is_user && a >= 0 ? num(snap.assoc_fs[static_cast<size_t>(a)]) : text(kEmpty);
-      c[8] = root || snap.tree.shares_parent[i] ? text(kEmpty) : num(lv.level_fs);
+      c[8] = root || tree.shares_parent[i] ? text(kEmpty) : num(lv.level_fs);
     } else {
       c[3] = num(root && !root_normalized ? 0.0 : sr.norm_shares[i]);
       c[5] = root ? text(kEmpty) : num(sr.norm_usage[i]);
       c[6] = num(sr.eff_usage[i]);
       c[7] = num(root && !root_normalized ? 0.0 : sr.fairshare[i]);
-      c[8] = root || snap.tree.shares_parent[i] ? text(kEmpty) : num(sr.level_fs[i]);
+      c[8] = root || tree.shares_parent[i] ? text(kEmpty) : num(sr.level_fs[i]);
     }
     c[9] = text(kEmpty);  // limits are not part of mfprio
     c[10] = text(kEmpty);
@@ -722,7 +750,7 @@ void share_rows(const Snapshot& snap, FairShareAlgo algo, uint32_t dampening, Ro
 void MultifactorPolicy::share_view(const State& state, ShareView* v) const {
   const Snapshot& snap = static_cast<const Snapshot&>(state);
   share_columns(v);
-  v->rows.reserve(snap.tree.size());
+  v->rows.reserve(snap.layout->tree.size());
   share_rows(snap, settings_->algo(), settings_->dampening,
              [&](size_t, int32_t parent, uint32_t depth, bool is_user, std::string_view account,
                  std::string_view user, std::string_view partition, const ShareCell* c) {
@@ -753,13 +781,13 @@ bool MultifactorPolicy::share_block(const State& state, ShareBlockSink* out) con
   const Layout& L = *snap.layout;
   ShareView cols;
   share_columns(&cols);
-  const size_t nr = snap.tree.size();
+  const size_t nr = L.tree.size();
   size_t strings = sizeof "parent";
   for (size_t i = 0; i < nr; ++i) {
-    const int32_t a = L.node_assoc[i];
-    if (!snap.tree.is_user[i]) strings += L.node_account(snap.tree, i).size() + 1;  // a user: its parent's
+    const int32_t a = L.node_assoc(i);
+    if (a < 0) strings += L.node_account(i).size() + 1;  // a user: its parent's
     if (a >= 0) {
-      strings += L.name(L.node_name[i]).size() + 1;
+      strings += L.user_of(L.assocs[static_cast<size_t>(a)]).size() + 1;
       const size_t part = L.name(L.assocs[static_cast<size_t>(a)].partition_name).size();
       if (part) strings += part + 1;
     }

@@ -53,25 +53,23 @@ class MultifactorPolicy final : public Policy {
   void info(const State& state, InfoView* out) const override;
 
  private:
-  // The layout from the store's tree (its name pool moves into the layout);
-  // *tree gets the finalized share tree (the first snapshot's), *usage each
-  // node's usage (users: the store's; accounts: 0).
-  std::shared_ptr<const Layout> build_layout(acct::TreeData& data, uint32_t id, ShareTree* tree,
-                                             std::vector<double>* usage) const;
+  // The layout from the store's tree (its name pool moves into the layout,
+  // the records it has read are freed); *usage gets each node's usage
+  // (users: the store's; accounts: their sums), the first snapshot's.
+  std::shared_ptr<const Layout> build_layout(acct::TreeData& data, uint32_t id, std::vector<double>* usage) const;
   // Partitions: slurm.conf's, then the store's, into L (warns once per differing partition).
   void merge_partitions(const acct::TreeData& data, Layout& L) const;
-  // `tree`: the layout's finalized tree (a predecessor's copy); usage replaced.
-  std::shared_ptr<Snapshot> build_snapshot(std::shared_ptr<const Layout> layout, ShareTree tree,
-                                           const std::vector<double>& usage,
+  // `usage`: per node of the layout's tree (users' read; accounts summed here).
+  std::shared_ptr<Snapshot> build_snapshot(std::shared_ptr<const Layout> layout, std::vector<double> usage,
                                            int64_t last_decay, const Snapshot* prev) const;
-  // Adds the store's per-charge results to `usage` (credited association -> node).
-  void credit(const Snapshot& snap, const acct::CycleResult& res, std::vector<double>* usage) const;
 
   const HostContext* host_ = nullptr;
   std::shared_ptr<const Settings> settings_;
   ClusterTotals cluster_;
-  // Control-thread state: usage per tree node (users only), the reset clock.
-  std::vector<double> usage_;
+  // Control-thread state: what job ends added since the published snapshot
+  // (tree node, amount, in order: the next decay pass adds them to the
+  // snapshot's usage first), the reset clock.
+  std::vector<std::pair<uint32_t, double>> ended_credits_;
   bool reset_now_done_ = false;  // PriorityUsageResetPeriod=NOW: once per plugin start
   // Partitions defined differently by slurm.conf and the store, already
   // reported (once per plugin start; load() runs on the control thread).

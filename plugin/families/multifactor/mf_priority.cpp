@@ -93,7 +93,7 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
   }
   const std::string_view user = nz(job.user);
   const std::string_view account = nz(job.account);
-  const uint32_t u = snap.user_index.find(snap.names, user);
+  const uint32_t u = snap.find_user(user);
   uint32_t acc;
   if (account.empty()) {
     if (u == NameIndex::kNone || snap.user_default[u] == NameIndex::kNone) {
@@ -102,7 +102,7 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
     }
     acc = snap.user_default[u];
   } else {
-    acc = snap.account_index.find(snap.names, account);
+    acc = snap.find_account(account);
   }
   // The user's association in that account for this partition, else the
   // one for any partition.
@@ -110,13 +110,14 @@ int resolve_job(const Snapshot& snapshot, const mfprio_job_t& job, mfprio_handle
   uint32_t found = NameIndex::kNone, any = NameIndex::kNone;
   if (u != NameIndex::kNone && acc != NameIndex::kNone)
     for (uint32_t k = snap.user_first[u]; k < snap.user_first[u + 1]; ++k) {
-      const UserAssoc& ua = snap.user_assocs[k];
+      const uint32_t a = snap.user_assocs[k];
+      const AssocInfo& ua = snap.assocs[a];
       if (ua.account != acc) continue;
-      if (ua.partition == 0) {
-        if (any == NameIndex::kNone) any = ua.assoc;
-        if (pname.empty()) found = ua.assoc;
-      } else if (snap.names[ua.partition] == pname) {
-        found = ua.assoc;
+      if (ua.partition_name == 0) {
+        if (any == NameIndex::kNone) any = a;
+        if (pname.empty()) found = a;
+      } else if (snap.names[ua.partition_name] == pname) {
+        found = a;
       }
       if (found != NameIndex::kNone) break;
     }
@@ -158,7 +159,7 @@ __attribute__((always_inline)) inline bool handle_names_record(const Snapshot& s
   const AssocNames& an = L.assoc_names[h.assoc];
   // User and account: inline (a long name: the whole name from the pool).
   int u = inline_name_is(an.user, job.user);
-  if (__builtin_expect(u < 0, 0)) u = name_is(L.name(L.node_name[L.assocs[h.assoc].node]), job.user);
+  if (__builtin_expect(u < 0, 0)) u = name_is(L.user_of(L.assocs[h.assoc]), job.user);
   if (!u) return false;
   if (job.account && *job.account) {  // the record's account, or (none given) the user's default
     int c = inline_name_is(L.account_inames[an.account], job.account);
@@ -286,7 +287,7 @@ uint32_t compute(const Snapshot& snap, const mfprio_job_t& job, const mfprio_han
                             MFPRIO_TERMF_LIST | (P.n_tres ? 0u : uint32_t{MFPRIO_TERMF_ZERO_WEIGHT}), 20);
     for (uint32_t i = 0; i < P.n_tres; ++i)
       out->term(P.tres_name[i], P.tres_name[i], tres_f[i], P.tres_weight[i], tres_w[i], t);
-    out->resolved(std::string(L.node_account(snap.tree, a.node)),
+    out->resolved(std::string(L.node_account(a.node)),
                   L.implicit_partitions ? std::string(job.partition ? job.partition : "") : p.name, qos_name);
     out->total(total, prio, *clamp);
   }

@@ -51,56 +51,52 @@ struct QosInfo {
   double usage_factor = 1;
 };
 
-struct AssocInfo {                     // a user association
-  uint32_t node = 0;                   // its node in `tree`
+struct AssocInfo {                     // a user association (20 bytes)
+  uint32_t node = 0;                   // its node in Layout::tree
   uint32_t priority = 0;               // effective (inherited) association priority
-  int32_t partition = -1;              // partition association: index in parts
   uint32_t partition_name = 0;         // in Layout::names; 0 ("") unless a partition association
-  uint32_t user = 0;                   // its user (user_index's numbering)
+  uint32_t user = 0;                   // its user (user_name's numbering)
   uint32_t account = 0;                // its account (account_name's numbering)
-  int64_t store_id = 0;
 };
 
-// Name -> index over names interned in a NamePool: open addressing, linear
-// probing, 8 bytes a slot, no per-entry allocation.
+// Name -> index: open addressing, linear probing, 4 bytes a slot (the
+// entry's number; its name is name_of(number), a table the owner keeps
+// anyway), at most 2/3 full (6 bytes a name), no per-entry allocation.
 class NameIndex {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
-  // Entry i (i < n) is named names[name_of(i)]; the first wins on a repeat.
+  // Entry i (i < n) is named name_of(i); the first wins on a repeat.
   template <class NameOf>
-  void build(const acct::NamePool& names, size_t n, NameOf name_of) {
-    size_t cap = 16;
-    while (cap < n + n / 2) cap <<= 1;
-    slots_.assign(cap, Slot{0, kNone});
-    mask_ = cap - 1;
+  void build(size_t n, NameOf name_of) {
+    slots_.assign(n + n / 2 + 8, kNone);
     for (size_t i = 0; i < n; ++i) {
-      const uint32_t nm = name_of(i);
-      const std::string_view key = names[nm];
-      for (size_t h = hash(key) & mask_;; h = (h + 1) & mask_) {
-        if (slots_[h].value == kNone) {
-          slots_[h] = Slot{nm, static_cast<uint32_t>(i)};
+      const std::string_view key = name_of(static_cast<uint32_t>(i));
+      for (size_t h = home(key);; h = next(h)) {
+        if (slots_[h] == kNone) {
+          slots_[h] = static_cast<uint32_t>(i);
           break;
         }
-        if (names[slots_[h].name] == key) break;
+        if (name_of(slots_[h]) == key) break;
       }
     }
   }
-  uint32_t find(const acct::NamePool& names, std::string_view key) const {
+  template <class NameOf>
+  uint32_t find(std::string_view key, NameOf name_of) const {
     if (slots_.empty()) return kNone;
-    for (size_t h = hash(key) & mask_;; h = (h + 1) & mask_) {
-      const Slot& s = slots_[h];
-      if (s.value == kNone) return kNone;
-      if (names[s.name] == key) return s.value;
+    for (size_t h = home(key);; h = next(h)) {
+      const uint32_t v = slots_[h];
+      if (v == kNone || name_of(v) == key) return v;
     }
   }
 
  private:
-  struct Slot {
-    uint32_t name, value;
-  };
-  static size_t hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
-  std::vector<Slot> slots_;
-  size_t mask_ = 0;
+  // The hash scaled onto the table (any size, no modulo).
+  size_t home(std::string_view s) const {
+    return static_cast<size_t>((static_cast<unsigned __int128>(std::hash<std::string_view>{}(s)) * slots_.size()) >>
+                               64);
+  }
+  size_t next(size_t h) const { return h + 1 == slots_.size() ? 0 : h + 1; }
+  std::vector<uint32_t> slots_;
 };
 
 // What the handle check reads per association (mf_priority.cpp:
@@ -118,13 +114,6 @@ struct AssocNames {
   uint8_t user_default = 0;            // in the user's default account (a job naming no account)
 };
 static_assert(sizeof(AssocNames) == 24, "three associations' names in a cache line and a half");
-
-// One of a user's associations, for resolving a job's names.
-struct UserAssoc {
-  uint32_t assoc;                      // index in Layout::assocs
-  uint32_t account;                    // index in Layout::account_name
-  uint32_t partition;                  // name (0: any partition)
-};
 
 // Settings folded into the constants the priority path needs.
 enum class SizeMode : uint8_t { FavorLarge, FavorSmall, PerTime, PerTimeSmall };
@@ -160,9 +149,10 @@ struct Layout {
   acct::NamePool names;
   std::vector<uint32_t> account_name;       // per account (the store's order): its name
   std::vector<InlineName> account_inames;   // per account: its name inline (handle checks)
-  NameIndex account_index, user_index;      // name -> account, name -> user
+  std::vector<uint32_t> user_name;          // per user (the store's order): its name
+  NameIndex account_index, user_index;      // name -> account, name -> user (find_account, find_user)
   std::vector<uint32_t> user_first;         // user u's associations: user_assocs[user_first[u] .. user_first[u+1])
-  std::vector<UserAssoc> user_assocs;       // by user, account, partition
+  std::vector<uint32_t> user_assocs;        // assocs indices, by user, account, partition
   std::vector<uint32_t> user_default;       // per user: default account (acct::default_association); kNone: none
   acct::IdIndex assoc_by_store_id;          // store association id -> assocs index
   std::unordered_map<std::string, uint32_t> part_index, qos_index;
@@ -179,24 +169,34 @@ struct Layout {
                               : (max_assoc_priority ? double(a.priority) / max_assoc_priority : 0.0);
   }
 
-  // The share tree's names, per node, for sshare and explain.  The tree
-  // itself lives in the snapshots: the first is built with the layout, each
-  // later one copies its predecessor's (same layout) with new usage.
-  std::vector<uint32_t> node_name;          // account nodes: the account; user nodes: the user
-  std::vector<int32_t> node_assoc;          // user node -> assoc index, -1 for accounts
+  // The share tree's structure (finalized; its `usage` is empty: each
+  // snapshot keeps its own beside this one structure, never a copy of it).
+  ShareTree tree;
+  std::vector<uint32_t> node_item;          // user node: its assoc index; account node: its account
 
   std::string_view name(uint32_t i) const { return names[i]; }
-  // A node's account: its own name, or for a user its parent account's.
-  std::string_view node_account(const ShareTree& t, size_t node) const {
-    return names[node_name[t.is_user[node] ? static_cast<size_t>(t.parent[node]) : node]];
+  uint32_t find_user(std::string_view n) const {
+    return user_index.find(n, [this](uint32_t u) { return names[user_name[u]]; });
   }
+  uint32_t find_account(std::string_view n) const {
+    return account_index.find(n, [this](uint32_t a) { return names[account_name[a]]; });
+  }
+  std::string_view user_of(const AssocInfo& a) const { return names[user_name[a.user]]; }
+  // A node's account: its own name, or for a user its association's.
+  std::string_view node_account(size_t node) const {
+    const uint32_t k = node_item[node];
+    return names[account_name[tree.is_user[node] ? assocs[k].account : k]];
+  }
+  // A user node's association (-1 for an account node).
+  int32_t node_assoc(size_t node) const { return tree.is_user[node] ? static_cast<int32_t>(node_item[node]) : -1; }
 };
 
 // What fair share says now: usage, the share results, one value per assoc.
 // State::layout_id is layout->id; publish_seq and last_decay are State's.
 struct Snapshot : State {
   std::shared_ptr<const Layout> layout;
-  ShareTree tree;                      // the layout's tree with this snapshot's usage
+  std::vector<double> usage;           // per node of layout->tree: users' decayed usage, accounts' sums
+  std::vector<uint8_t> active;         // TicketBased: per node, had a pending job (else empty)
   // The fair-share factor per assoc.  The other per-node results (sshare's
   // columns) are computed again from `tree` when a view asks: the same
   // inputs give the same numbers, and a snapshot stays small.
@@ -204,6 +204,11 @@ struct Snapshot : State {
   std::vector<double> assoc_score;     // Wassoc*assoc + Wfs*fs per assoc (hot, dense)
   // Readers mark associations with pending jobs (see file comment).
   std::shared_ptr<std::atomic<uint8_t>[]> pending_mark;
+
+  // What the fair-share algorithms read besides layout->tree.
+  ShareInputs inputs() const {
+    return ShareInputs{usage.data(), active.empty() ? layout->tree.active.data() : active.data()};
+  }
 };
 
 

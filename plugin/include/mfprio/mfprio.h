@@ -507,6 +507,9 @@ MFPRIO_EXPORT int share_table_json(char **json);
 MFPRIO_EXPORT int plugin_stats(mfprio_stats_t *out);
 /* OPTIONAL.  Weights (keyed by term name), flags and settings in force, as
  * a JSON object with at least "plugin_type", "abi_version", "weights".
+ * A sub-term's weight is keyed by its own name beside its term's
+ * ("SERV": 1, "SERV.QUEUETIME": 5); weights under a term that has none of
+ * its own nest ("tres": {"cpu": 1000}).
  * Optional members a host reads (additive: an older host ignores them, an
  * older plugin without them gets the host's generic views):
  *   "terms": [{"name", "label", "flags", "width", "parent"}]  the top-level

@@ -452,7 +452,7 @@ TEST_F(FluxPlugin, ResolvedStaleAndForgedHandlesPriceAsTheNames) {
   EXPECT_EQ(sr[0], MFPRIO_OK);
 }
 
-// Issue 23 finding 4: a handle resolved for one record and kept on another
+// A handle resolved for one record and kept on another
 // (the job's user, bank, queue or QOS changed) is not trusted: the record
 // is priced, and admitted to its queue, by its own names, single and batch.
 TEST_F(FluxPlugin, AHandleOfAnotherRecordIsNotTrusted) {

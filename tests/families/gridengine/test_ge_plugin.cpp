@@ -399,7 +399,7 @@ TEST_F(GePlugin, AFailedFirstRecordOfAJobLeavesTheNextRecordInThePass) {
   EXPECT_NE(alone[0], alone[1]);  // (alice has the pending job of the two with the earlier id: distinct prices)
 }
 
-// Issue 23 finding 8: a job takes part in a pass once, whatever the host
+// A job takes part in a pass once, whatever the host
 // gives: a running record twice, or a job both pending and running.
 TEST_F(GePlugin, DuplicateRunningRecordsAndAPendingJobGivenRunningCountOnce) {
   acct::AdminChanges ch;
@@ -421,7 +421,7 @@ TEST_F(GePlugin, DuplicateRunningRecordsAndAPendingJobGivenRunningCountOnce) {
   EXPECT_DOUBLE_EQ(term(factors(a, T0), "ftckt").factor, ftckt_once);
 }
 
-// Issue 23 finding 6: a request of inf is refused for its job alone, and a
+// A request of inf is refused for its job alone, and a
 // huge one (1e307 x urgency 1000 is past the double range) keeps every
 // urgency finite: no NaN priority, no "nan"/"inf" in the JSON.
 TEST_F(GePlugin, InfiniteOrHugeRequestsKeepUrgencyFinite) {
@@ -453,7 +453,7 @@ TEST_F(GePlugin, InfiniteOrHugeRequestsKeepUrgencyFinite) {
   EXPECT_EQ(p_->ops.set_priority(&inf, T0, &pr[3]), MFPRIO_EINVAL);
 }
 
-// Issue 23 finding 1 (Grid Engine): two hosts on one store decay an hour
+// Two hosts on one store decay an hour
 // once; a pass dated before the store's last one applies nothing and does
 // not move it back.
 TEST_F(GePlugin, TwoHostsOnOneStoreDecayEachHourOnce) {

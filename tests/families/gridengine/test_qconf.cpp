@@ -173,7 +173,7 @@ TEST(GeComplexes, BadValueNamesFileLineKeyAndValue) {
   EXPECT_FALSE(parse_complexes("x x INT == YES NO 0 0\nx y INT == YES NO 0 0\n", "cx", &t, &why));
 }
 
-// Issue 22: a Univa/Altair Grid Engine 8.3 `qconf -sc` has a 9th column
+// A Univa/Altair Grid Engine 8.3 `qconf -sc` has a 9th column
 // (aapre).  Read by the header's column names; the extra column is passed over.
 TEST(GeComplexes, ReadsUnivaAltairTableByItsHeader) {
   const char* dir = std::getenv("MFPRIO_TEST_DATA");
@@ -270,7 +270,7 @@ TEST(GeShareTree, BadValueNamesFileLineKeyAndValue) {
   EXPECT_TRUE(t.nodes.empty());  // untouched on failure
 }
 
-// Issue 25: 8.1.9's qconf -sstree after a qmaster restart prints every id
+// Grid Engine 8.1.9's qconf -sstree after a qmaster restart prints every id
 // (and every childnodes entry) as 0; the records are in depth-first order,
 // which is how qconf -Mstree reads them.
 TEST(GeShareTree, EveryIdZeroReadsTheTreeFromTheRecordOrder) {
@@ -337,7 +337,7 @@ TEST(GeShareTree, IdZeroTwiceAmongOtherIdsIsAnError) {
   EXPECT_TRUE(t.nodes.empty());
 }
 
-// Issue 22: a misspelled scheduler key is an error with "did you mean";
+// A misspelled scheduler key is an error with "did you mean";
 // the keys Grid Engine prints that mfprio does not read are passed over.
 TEST(GeSchedConf, MisspelledKeyNamesTheNearestKey) {
   const char* dir = std::getenv("MFPRIO_TEST_DATA");

@@ -158,7 +158,7 @@ TEST(MauiCfgSyntax, DefaultCredentialsAreKeptApart) {
   EXPECT_EQ(c.find(CredKind::User, "DEFAULT"), nullptr);
 }
 
-// Issue 23 finding 7: only DEFAULT (upper case) is the fallback; a user
+// Only DEFAULT (upper case) is the fallback; a user
 // called "default" is just that user.
 TEST(MauiCfgSyntax, LowerCaseDefaultIsACredentialNotTheFallback) {
   const Config c = parse_ok(
@@ -330,7 +330,7 @@ TEST(MauiTime, MalformedStringsAreRejected) {
 }  // namespace
 }  // namespace mfprio::maui
 
-// ---- issue 22: the sites' own files -----------------------------------------
+// ---- the sites' own files ---------------------------------------------------
 
 namespace mfprio::maui {
 namespace {

@@ -2,6 +2,7 @@
 // ABI: real dlopen, the admin's maui.cfg read from a file, fair-share
 // windows in a real SQLite store charged by decay and job_end.
 #include <gtest/gtest.h>
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include <cmath>
@@ -83,6 +84,34 @@ TEST_F(MauiPlugin, QueueTimeWeightOverFourHoursTwentyAndTheTermsThatSayIt) {
   EXPECT_EQ(term(f, "SERV.QUEUETIME").parent, static_cast<int32_t>(term_index(f, "SERV")));
 }
 
+// plugin_info_json's weights hold each component's weight and, beside it
+// under the sub-term's own name, each sub-component's (a dotted name used to
+// be dropped under a component that already held a number).
+TEST_F(MauiPlugin, InfoJsonCarriesComponentWeightsBesideTheirSubWeights) {
+  ASSERT_EQ(start("SERVICEWEIGHT 2\nQUEUETIMEWEIGHT 5\nCREDWEIGHT 3\nUSERWEIGHT 7\n", "priority_maui.so", false),
+            MFPRIO_OK)
+      << p_->err();
+  char* raw = nullptr;
+  ASSERT_EQ(p_->ops.plugin_info_json(&raw), MFPRIO_OK) << p_->err();
+  const std::string text = raw ? raw : "";
+  p_->ops.free_string(raw);
+  json_t* root = json_loads(text.c_str(), 0, nullptr);
+  ASSERT_NE(root, nullptr) << text;
+  const json_t* w = json_object_get(root, "weights");
+  auto weight = [&](const char* key) {
+    const json_t* v = json_object_get(w, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+  };
+  EXPECT_EQ(weight("SERV"), 2.0) << text;
+  EXPECT_EQ(weight("SERV.QUEUETIME"), 5.0) << text;
+  EXPECT_EQ(weight("CRED"), 3.0) << text;
+  EXPECT_EQ(weight("CRED.USER"), 7.0) << text;
+  EXPECT_EQ(weight("FS.USER"), 0.0) << text;
+  // Dotted settings still nest: the view object is whole.
+  EXPECT_TRUE(json_is_true(json_object_get(json_object_get(root, "view"), "sub_weight_product"))) << text;
+  json_decref(root);
+}
+
 TEST_F(MauiPlugin, BlockedJobAccruesNoQueueTimeUnderQueuePolicy) {
   ASSERT_EQ(start("QUEUETIMEWEIGHT 1\n", "priority_maui.so", false), MFPRIO_OK) << p_->err();
   mfprio_job_t j = job(1, "alice");
@@ -100,7 +129,7 @@ TEST_F(MauiPlugin, PriorityIsClampedToOneBillion) {
   EXPECT_EQ(f.clamped, MFPRIO_CLAMP_HIGH);
 }
 
-// Issue 23 finding 5: QUEUETIMEWEIGHT plus a QOS's QTWEIGHT past the int64
+// QUEUETIMEWEIGHT plus a QOS's QTWEIGHT past the int64
 // range saturates; it never wraps to a negative weight that flips the order.
 TEST_F(MauiPlugin, WeightSumsPastInt64DoNotWrap) {
   ASSERT_EQ(start("QUEUETIMEWEIGHT 9223372036854775807\nXFACTORWEIGHT 9223372036854775807\n"
@@ -124,7 +153,7 @@ TEST_F(MauiPlugin, WeightSumsPastInt64DoNotWrap) {
   EXPECT_EQ(got[0], 1000000000u);  // the fast path sums the same way
 }
 
-// Issue 23 finding 4: a handle resolved for one record and kept on another
+// A handle resolved for one record and kept on another
 // (the job's user, group, account, QOS or class changed) is not trusted:
 // the record is priced by its own names, single and batch.
 TEST_F(MauiPlugin, AHandleOfAnotherRecordIsNotTrusted) {
@@ -161,7 +190,7 @@ TEST_F(MauiPlugin, AHandleOfAnotherRecordIsNotTrusted) {
     }
 }
 
-// Issue 23 finding 1 (windowed families): a pass dated before the store's
+// Windowed families: a pass dated before the store's
 // last pass (another host ran a later one) never moves the store's pass
 // time back.
 TEST_F(MauiPlugin, APassBeforeTheStoresLastDoesNotMoveItBack) {
@@ -315,7 +344,7 @@ TEST_F(MauiPlugin, MoabCapBindsBothSigns) {
   EXPECT_NEAR(term(fb, "CRED").contribution, -100.0, 1e-9);
 }
 
-// Issue 22: the sites' own moab.cfg (tests/data/admins/accrue-moab.cfg).
+// The sites' own moab.cfg (tests/data/admins/accrue-moab.cfg).
 std::string admins_file(const std::string& name) {
   const char* dir = std::getenv("MFPRIO_TEST_DATA");
   EXPECT_NE(dir, nullptr) << "MFPRIO_TEST_DATA not set";

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "count_allocations.hpp"  // the fast path of price() allocates nothing
+#include "maui_kernel.hpp"
 #include "maui_priority.hpp"
 
 namespace mfprio::maui {
@@ -504,6 +505,40 @@ TEST(MauiFast, PriceWithoutTermsAllocatesNothing) {
     uint64_t sum = 0;
     for (int i = 0; i < 1000; ++i) sum += price(m, j, kNow + i, nullptr).priority;
     EXPECT_EQ(mfprio::test::allocations(), before) << (f == Flavor::Maui ? "maui" : "moab");
+    EXPECT_GT(sum, 0u);
+  }
+}
+
+// A state prices by name with the kernel constants it formed once with its
+// model (FastPlan::k; they were formed again on every call): the same
+// numbers, bit for bit, and the constants given are the ones used.
+TEST(MauiPrice, ConstantsFormedOnceGiveTheSameNumbersAsPerCall) {
+  const std::string text =
+      "QUEUETIMEWEIGHT 20\nXFACTORWEIGHT 5\nSERVICECAP 4000\nCREDWEIGHT 2\nUSERWEIGHT 3\nQOSWEIGHT 7\n"
+      "USERCFG[A] PRIORITY=50\nQOSCFG[D] PRIORITY=9 QTTARGET=600\nRESWEIGHT 4\nPROCWEIGHT 6\nRESCAP 100\n";
+  for (Flavor f : {Flavor::Maui, Flavor::Moab}) {
+    const Model m = model_from(text, f);
+    KernelConsts k;
+    fill_kernel_consts(m.cfg, &k);
+    for (int64_t q : {int64_t{0}, int64_t{60}, kHour, 30 * kHour}) {
+      const Job j = JobB().user("A").qos("D").queued(q).procs(static_cast<double>(q % 7 + 1));
+      std::vector<Term> t1, t2;
+      const Result a = price(m, j, kNow, &t1), b = price(m, k, j, kNow, &t2);
+      EXPECT_EQ(a.total_unclamped, b.total_unclamped) << q;
+      EXPECT_EQ(a.priority, b.priority) << q;
+      ASSERT_EQ(t1.size(), t2.size());
+      for (size_t i = 0; i < t1.size(); ++i) EXPECT_EQ(t1[i].contribution, t2[i].contribution) << t1[i].name;
+      EXPECT_EQ(price(m, k, j, kNow, nullptr).priority, a.priority);
+    }
+    // Another cfg's constants (QUEUETIMEWEIGHT 40): the ones given are used.
+    KernelConsts other;
+    fill_kernel_consts(model_from("QUEUETIMEWEIGHT 40\n", f).cfg, &other);
+    const Job j = JobB().queued(kHour);
+    EXPECT_NE(price(m, other, j, kNow, nullptr).total_unclamped, price(m, j, kNow, nullptr).total_unclamped);
+    const long before = mfprio::test::allocations();
+    uint64_t sum = 0;
+    for (int i = 0; i < 100; ++i) sum += price(m, k, j, kNow + i, nullptr).priority;
+    EXPECT_EQ(mfprio::test::allocations(), before);
     EXPECT_GT(sum, 0u);
   }
 }

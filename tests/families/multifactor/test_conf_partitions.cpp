@@ -1,4 +1,4 @@
-// test_conf_partitions.cpp - issue 15 through the real parser and the real
+// test_conf_partitions.cpp - slurm.conf through the real parser and the real
 // plugins: slurm.conf's PartitionName lines used by priority/multifactor
 // (factor, default, billing, Nodes= totals; the store overriding, a
 // conflict warned once; an unknown partition a per-job error), the checks

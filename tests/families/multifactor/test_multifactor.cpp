@@ -309,6 +309,46 @@ TEST_F(Multifactor, JobEndChargesOnceAndPersists) {
   EXPECT_NEAR(p->row("a", "u").raw_usage, 200.0, 1e-9);
 }
 
+// Job ends between passes move usage only; the next pass adds them, in
+// their order, to the snapshot's usage before it decays it (the plugin
+// keeps no second copy of the usage): the user's row after the pass is the
+// store's, and the fair share of the users differs as their usage does.
+TEST_F(Multifactor, JobEndsBetweenPassesAreInTheNextPassAsTheStoreHasThem) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1, 1000).user("v", "a", 1, 1000).user("w", "a", 1, 1000);
+  ASSERT_EQ(start({"PriorityDecayHalfLife=1-0"}, b), MFPRIO_OK) << p->err();
+  ASSERT_EQ(p->ops.decay(T0, nullptr, 0), MFPRIO_OK) << p->err();
+  auto end = [&](uint64_t id, const char* user, int64_t ran, uint32_t cpus) {
+    mfprio_job_t j = job(id, user, "a");
+    j.state = MFPRIO_JOB_COMPLETED;
+    j.start_time = T0;
+    j.cpus = cpus;
+    p->set_clock(T0 + ran);
+    ASSERT_EQ(p->ops.job_end(&j, T0 + ran), MFPRIO_OK) << p->err();
+  };
+  end(1, "u", 100, 2);
+  end(2, "v", 300, 1);
+  end(3, "u", 50, 4);
+  // Not in the view before the pass (fair share follows at the next pass).
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 1000.0, 1e-9);
+  ASSERT_EQ(p->ops.decay(T0 + 43200, nullptr, 0), MFPRIO_OK) << p->err();
+  const double f = std::exp2(-0.5);  // half a half-life
+  const double u = p->row("a", "u").raw_usage, v = p->row("a", "v").raw_usage, w = p->row("a", "w").raw_usage;
+  EXPECT_NEAR(u, (1000.0 + 200.0 + 200.0) * f, 1e-6);
+  EXPECT_NEAR(v, (1000.0 + 300.0) * f, 1e-6);
+  EXPECT_NEAR(w, 1000.0 * f, 1e-6);
+  EXPECT_LT(p->row("a", "u").fairshare, p->row("a", "w").fairshare);
+  // A second pass starts from the first's usage (nothing added twice).
+  ASSERT_EQ(p->ops.decay(T0 + 86400, nullptr, 0), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 1400.0 * 0.5, 1e-6);
+  // The store holds the same.
+  ASSERT_EQ(p->fini(), MFPRIO_OK);
+  p = std::make_unique<Plugin>();
+  ASSERT_EQ(p->init({"AccountingStorageLoc=" + db}), MFPRIO_OK) << p->err();
+  EXPECT_NEAR(p->row("a", "u").raw_usage, 700.0, 1e-6);
+  EXPECT_NEAR(p->row("a", "v").raw_usage, 650.0, 1e-6);
+}
+
 TEST_F(Multifactor, WeightsSummingPast32BitsAreClampedAndCounted) {
   StoreBuilder b;
   b.account("a", "root", 1).user("u", "a", 1);
@@ -431,6 +471,21 @@ TEST_F(Multifactor, TresFactorWeighsShareOfPartition) {
   ASSERT_EQ(term_children(f, "tres"), 2u);
   EXPECT_NEAR(term(f, "gres/gpu").factor, 0.25, 1e-12);
   EXPECT_EQ(term(f, "gres/gpu").parent, static_cast<int32_t>(term_index(f, "tres")));
+}
+
+// plugin_info_json: the TRES weights (a term with no weight of its own) nest
+// under "tres"; the view's weights keep the TRES weights as written.
+TEST_F(Multifactor, InfoJsonNestsTresWeightsUnderTres) {
+  StoreBuilder b;
+  b.account("a", "root", 1).user("u", "a", 1);
+  ASSERT_EQ(start({"PriorityWeightAge=10", "PriorityWeightTRES=CPU=1000,GRES/gpu=2000"}, b), MFPRIO_OK) << p->err();
+  char* raw = nullptr;
+  ASSERT_EQ(p->ops.plugin_info_json(&raw), MFPRIO_OK) << p->err();
+  const std::string info = raw ? raw : "";
+  p->ops.free_string(raw);
+  EXPECT_NE(info.find(R"("weights":{"age":10.0,)"), std::string::npos) << info;
+  EXPECT_NE(info.find(R"("tres":{"cpu":1000.0,"gres/gpu":2000.0})"), std::string::npos) << info;
+  EXPECT_NE(info.find(R"("tres":"CPU=1000,GRES/gpu=2000")"), std::string::npos) << info;
 }
 
 TEST_F(Multifactor, SiteFactorAddsNiceSubtractsIncrOnlyKeeps) {
@@ -707,7 +762,7 @@ TEST_F(Multifactor, JobEndBatchChargesAllInOneCallOrNone) {
   EXPECT_NEAR(p->row("a", "v").raw_usage, 90.0, 1e-9);
 }
 
-// Issue 23 finding 1: two hosts on one store (a controller and an admin's
+// Two hosts on one store (a controller and an admin's
 // decay, a backup controller) decay an hour once, and a pass dated before
 // the store's last pass applies nothing and does not move it back.
 TEST_F(Multifactor, TwoHostsOnOneStoreDecayEachHourOnce) {
@@ -740,7 +795,7 @@ TEST_F(Multifactor, TwoHostsOnOneStoreDecayEachHourOnce) {
   EXPECT_EQ(last_pass(), T0 + 7200);
 }
 
-// Issue 23 finding 2: a user deleted while a job runs does not stop the
+// A user deleted while a job runs does not stop the
 // passes, and a new user taking the deleted one's row id is never charged
 // the old user's job.
 TEST_F(Multifactor, VanishedAssociationIsNotChargedAndNobodyElseIs) {
@@ -779,7 +834,7 @@ TEST_F(Multifactor, VanishedAssociationIsNotChargedAndNobodyElseIs) {
   EXPECT_NE(logged.find("bob"), std::string::npos) << logged;
 }
 
-// Issue 23 finding 4: a handle kept after the job's user, account, QOS or
+// A handle kept after the job's user, account, QOS or
 // partition changed is not trusted: the record is priced (and charged) by its
 // own names, on every path, batch included.
 TEST_F(Multifactor, HandleOfAnotherRecordIsNotTrusted) {
