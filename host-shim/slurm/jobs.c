@@ -15,6 +15,7 @@
 
 #include "slurm/slurm.h"
 #include "src/common/list.h"
+#include "src/common/read_config.h"
 #include "src/common/log.h"
 #include "src/common/slurm_protocol_defs.h"
 #include "src/common/xstring.h"
@@ -608,9 +609,20 @@ void *mfs_factors_list(void *list, void *req_arg,
 		return out;
 	it = list_iterator_create((List) list);
 	while ((job_ptr = list_next(it))) {
+		time_t eligible;
+
 		/* pending, not held; admin-set priorities are not the family's */
 		if (!IS_JOB_PENDING(job_ptr) || !job_ptr->priority ||
 		    job_ptr->direct_set_prio || !job_ptr->details)
+			continue;
+		/* not eligible yet (a begin time ahead): sprio leaves it out,
+		 * as under priority/multifactor (PriorityFlags=ACCRUE_ALWAYS:
+		 * eligible from its submission) */
+		eligible = (slurm_conf.priority_flags &
+			    PRIORITY_FLAGS_ACCRUE_ALWAYS) ?
+			job_ptr->details->submit_time :
+			job_ptr->details->begin_time;
+		if (!eligible || eligible > (time_t) now)
 			continue;
 		if (part_count(job_ptr) > 1) {
 			ListIterator pit =

@@ -14,10 +14,16 @@
  *     each job once), decays (charges the running jobs, publishes a snapshot)
  *     and prices the pending queue (prioritize); then stores the priorities
  *     (priority_array for multi-partition jobs) under the job write lock.
- *   - priority_p_job_end (job write lock held) does nothing but wake the pass
- *     early: ends are found by the pass's scan of job_list (ended jobs stay
- *     there MinJobAge seconds), so every end reaches the family, also where
- *     slurmctld never calls priority_p_job_end (no slurmdbd).
+ *   - priority_p_job_end (job write lock held) keeps Slurm's own usage
+ *     bookkeeping (usage.c, memory only) and wakes the pass early: ends are
+ *     found by the pass's scan of job_list (ended jobs stay there MinJobAge
+ *     seconds), so every end reaches the family, also where slurmctld never
+ *     calls priority_p_job_end (no slurmdbd).
+ *   - with slurmdbd, the pass first hands the family slurmdbd's tree when it
+ *     changed (accounts.c: assoc_mgr read lock, copy, unlock, set_accounts);
+ *     Slurm's usage bookkeeping (usage.c) notes the running and ended jobs'
+ *     intervals under the job read lock and applies them after it, under
+ *     the assoc_mgr write lock alone.
  * Held (priority 0) and admin-set (scontrol update priority=) jobs are left
  * alone, as under Slurm's multifactor.
  */
@@ -29,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "slurm/slurm.h"
@@ -46,8 +53,10 @@
 
 #include <mfprio/mfprio.h>
 
+#include "mfprio_slurm_accounts.h"
 #include "mfprio_slurm_conf.h"
 #include "mfprio_slurm_jobs.h"
+#include "mfprio_slurm_usage.h"
 
 #ifndef MFPRIO_PLUGINDIR
 #error "MFPRIO_PLUGINDIR (mfprio's install directory of the family plugins) must be defined"
@@ -82,6 +91,9 @@ static struct {
 	uint64_t set_calls, set_ns; /* priority_p_set since the last pass */
 	int64_t last_pass; /* the last pass's time (sprio prices at it) */
 	time_t ends_since; /* ended jobs with end_time >= this go to the family */
+	bool with_dbd; /* AccountingStorageType=accounting_storage/slurmdbd */
+	uint64_t accounts_sig; /* the last association tree the family took */
+	bool accounts_waiting; /* slurmdbd's tree not loaded yet: pass again soon */
 } st = {.mutex = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static void family_log(void *arg, int level, const char *message)
@@ -186,12 +198,29 @@ static bool retry_ends(int rc)
 		rc == MFPRIO_ESTATE || rc == MFPRIO_EINTERNAL;
 }
 
+/* slurmdbd's associations to the family when they changed (the first pass
+ * after a start sends them). */
+static void sync_accounts(void)
+{
+	char msg[MFPRIO_ERRMSG_MAX + 64];
+	int rc = mfs_accounts_sync(&st.ops, &st.accounts_sig, msg, sizeof(msg));
+
+	__atomic_store_n(&st.accounts_waiting, rc == MFS_ACCOUNTS_NOT_LOADED,
+			 __ATOMIC_RELAXED);
+	if (rc == MFS_ACCOUNTS_SENT)
+		info("%s: %s: slurmdbd's associations taken: %s", plugin_type,
+		     st.family, msg);
+	else if (rc == MFS_ACCOUNTS_REFUSED)
+		error("%s: %s: slurmdbd's associations refused: %s",
+		      plugin_type, st.family, msg);
+}
+
 static void run_pass(void)
 {
 	slurmctld_lock_t read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK,
 				      NO_LOCK};
 	mfs_batch_t *b = mfs_batch_create();
-	double t_read, t_family, t_write = 0.0;
+	double t_read, t_usage, t_family, t_write = 0.0;
 	time_t now;
 	int rc = MFPRIO_OK;
 
@@ -199,11 +228,18 @@ static void run_pass(void)
 	t_read = now_us();
 	now = time(NULL);
 	mfs_batch_scan(b, job_list, st.ends_since, now);
+	t_usage = now_us();
+	mfs_usage_collect(job_list, now);
+	t_usage = now_us() - t_usage;
 	t_read = now_us() - t_read;
 	unlock_slurmctld(read_lock);
+	mfs_usage_apply(now);
+	mfs_usage_save();
 
 	/* no slurmctld lock from here until store_priorities */
 	t_family = now_us();
+	if (st.with_dbd)
+		sync_accounts();
 	if (mfs_batch_end_count(b)) {
 		rc = mfs_batch_charge_ends(b, &st.ops);
 		if (rc != MFPRIO_OK)
@@ -234,11 +270,11 @@ static void run_pass(void)
 						     __ATOMIC_RELAXED);
 		uint64_t ns = __atomic_exchange_n(&st.set_ns, 0,
 						  __ATOMIC_RELAXED);
-		debug("%s: pass: %zu pending records, %zu running, %zu ended; job read lock held %.0f us, family %.0f us (no lock), job write lock held %.0f us; priority_p_set since the last pass: %" PRIu64 " calls, mean %.1f us",
+		debug("%s: pass: %zu pending records, %zu running, %zu ended; job read lock held %.0f us, family %.0f us (no lock), job write lock held %.0f us; priority_p_set since the last pass: %" PRIu64 " calls, mean %.1f us; Slurm's usage bookkeeping %.0f us of the read lock",
 		      plugin_type, mfs_batch_pending_count(b),
 		      mfs_batch_running_count(b), mfs_batch_end_count(b),
 		      t_read, t_family, t_write, calls,
-		      calls ? ns / 1e3 / calls : 0.0);
+		      calls ? ns / 1e3 / calls : 0.0, t_usage);
 	}
 	mfs_batch_free(b);
 }
@@ -257,6 +293,11 @@ static void *pass_thread(void *arg)
 		slurm_mutex_lock(&st.mutex);
 		if (period < 1)
 			period = 1;
+		/* slurmctld loads the associations after the plugin: until the
+		 * family has them, the next pass is a few seconds away */
+		if (__atomic_load_n(&st.accounts_waiting, __ATOMIC_RELAXED) &&
+		    period > 5)
+			period = 5;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += period;
 		while (!st.stop && !st.wake &&
@@ -320,6 +361,14 @@ int init(void)
 	st.loaded = true;
 	info("%s: family %s loaded from %s", plugin_type, st.family, dir);
 
+	st.with_dbd = slurm_conf.accounting_storage_type &&
+		!strcasecmp(slurm_conf.accounting_storage_type,
+			    "accounting_storage/slurmdbd");
+	st.accounts_sig = 0;
+	mfs_usage_init(slurm_conf.state_save_location);
+	if (st.with_dbd && !st.ops.set_accounts)
+		info("%s: family %s has no set_accounts: its own store is the account tree, not slurmdbd's",
+		     plugin_type, st.family);
 	st.stop = false;
 	st.ends_since = 0; /* the family's ledger drops repeats */
 	slurm_thread_create(&st.thread, pass_thread, NULL);
@@ -338,6 +387,7 @@ int fini(void)
 		st.thread_running = false;
 	}
 	unload();
+	mfs_usage_fini();
 	return SLURM_SUCCESS;
 }
 
@@ -374,9 +424,17 @@ static void wake_pass(void)
 /* scontrol reconfigure: a pass now (the family keeps its settings). */
 extern void priority_p_reconfig(bool assoc_clear)
 {
-	(void) assoc_clear;
 	if (!st.loaded)
 		return;
+	if (assoc_clear) {
+		/* slurmctld redid every GrpTRESRunMins reservation (called
+		 * with no slurmctld lock held) */
+		slurmctld_lock_t lock = {NO_LOCK, READ_LOCK, NO_LOCK,
+					 READ_LOCK, NO_LOCK};
+		lock_slurmctld(lock);
+		mfs_usage_reconfig(job_list);
+		unlock_slurmctld(lock);
+	}
 	info("%s: reconfigure: a pass now; a change of PriorityParameters or the family's files takes effect at the next slurmctld start",
 	     plugin_type);
 	wake_pass();
@@ -416,8 +474,12 @@ extern List priority_p_get_priority_factors_list(
 
 extern void priority_p_job_end(job_record_t *job_ptr)
 {
-	(void) job_ptr;
-	/* Under the job write lock: no I/O here.  The pass finds the end in
-	 * job_list; wake it so the charge is not a whole period late. */
+	/* Under the job write lock: no I/O here.  Slurm's own bookkeeping
+	 * (memory only) takes the job's end now, as priority/multifactor
+	 * does; the family's charge waits for the pass, which finds the end
+	 * in job_list: wake it so the charge is not a whole period late. */
+	if (!st.loaded)
+		return;
+	mfs_usage_job_end(job_ptr);
 	wake_pass();
 }

@@ -355,4 +355,14 @@ MFPRIO_EXPORT const char* errmsg(void) {
 
 MFPRIO_EXPORT void free_string(char* s) { std::free(s); }
 
+MFPRIO_EXPORT int set_accounts(const mfprio_accounts_t* accounts) {
+  return guarded("set_accounts", [&] {
+    if (!g_rt) return not_ready("set_accounts");
+    if (!accounts) return fail(MFPRIO_EINVAL, "set_accounts: accounts is NULL");
+    std::string why;
+    if (int rc = g_rt->set_accounts(*accounts, &why)) return fail(rc, why);
+    return MFPRIO_OK;
+  });
+}
+
 }  // extern "C"

@@ -175,6 +175,13 @@ static void every_op_refused_state(const char *when) {
     if (ops.share_table) CHECK(CALL(ops.share_table(&t)) == MFPRIO_ESTATE, "%s", when);
     if (ops.share_table_json) CHECK(CALL(ops.share_table_json(&json)) == MFPRIO_ESTATE, "%s", when);
     if (ops.plugin_stats) CHECK(CALL(ops.plugin_stats(&s)) == MFPRIO_ESTATE, "%s", when);
+    if (ops.set_accounts) {
+        mfprio_accounts_t a;
+        memset(&a, 0, sizeof a);
+        a.struct_size = sizeof a;
+        CHECK(CALL(ops.set_accounts(&a)) == MFPRIO_ESTATE, "%s: set_accounts", when);
+        CHECK(CALL(ops.set_accounts(NULL)) == MFPRIO_ESTATE, "%s: set_accounts(NULL)", when);
+    }
     if (ops.plugin_info_json) CALL(ops.plugin_info_json(&json));  /* may answer without init */
     if (ops.share_table_free) ops.share_table_free(NULL);
     if (ops.free_string) ops.free_string(NULL);
@@ -290,6 +297,66 @@ static void init_misuse(void) {
     memcpy(big, &h, sizeof h);
     CHECK(CALL(ops.init((const mfprio_host_t *)(void *)big)) == MFPRIO_OK, "larger host table: %s", ops.errmsg());
     ops.fini();
+    free(huge);
+}
+
+/* set_accounts with bad shapes: every one refused (nothing written), none
+ * crashes; a tree with NULL or huge names, repeated rows and unknown flags
+ * names its row. */
+static void accounts_misuse(void) {
+    mfprio_accounts_t a;
+    mfprio_assoc_t rows[3];
+    mfprio_qos_rec_t q[1];
+    char *huge;
+    if (!ops.set_accounts) return;
+    huge = big_string(1u << 20, 'x');
+    REFUSED(ops.set_accounts(NULL));
+    memset(&a, 0, sizeof a);
+    REFUSED(ops.set_accounts(&a)); /* struct_size 0 */
+    a.struct_size = sizeof a;
+    a.flags = 0x80u;
+    REFUSED(ops.set_accounts(&a)); /* unknown flag */
+    a.flags = 0;
+    a.assoc_count = 1; /* no array */
+    a.assoc_size = sizeof(mfprio_assoc_t);
+    REFUSED(ops.set_accounts(&a));
+    a.assoc_count = SIZE_MAX;
+    REFUSED(ops.set_accounts(&a));
+    memset(rows, 0, sizeof rows);
+    a.assocs = rows;
+    a.assoc_count = 1;
+    a.assoc_size = 0;
+    REFUSED(ops.set_accounts(&a)); /* element size 0 */
+    a.assoc_size = sizeof(mfprio_assoc_t);
+    REFUSED(ops.set_accounts(&a)); /* account NULL */
+    rows[0].account = huge;
+    REFUSED(ops.set_accounts(&a)); /* a 1 MB name */
+    rows[0].account = "acct\n1";
+    REFUSED(ops.set_accounts(&a)); /* a control character */
+    rows[0].account = "a1";
+    rows[0].flags = 0x100u;
+    REFUSED(ops.set_accounts(&a)); /* unknown row flag */
+    rows[0].flags = 0;
+    rows[1] = rows[0];
+    a.assoc_count = 2;
+    REFUSED(ops.set_accounts(&a)); /* repeated */
+    rows[1].user = "u1";
+    rows[1].account = "nowhere";
+    REFUSED(ops.set_accounts(&a)); /* a user under an account the tree lacks */
+    a.assoc_count = 1;
+    a.flags = MFPRIO_ACCOUNTSF_QOS;
+    a.qos = q;
+    a.qos_count = 1;
+    a.qos_size = sizeof(mfprio_qos_rec_t);
+    memset(q, 0, sizeof q);
+    q[0].name = "nq";
+    q[0].usage_factor = NAN;
+    REFUSED(ops.set_accounts(&a)); /* NaN UsageFactor */
+    q[0].usage_factor = -1.0;
+    REFUSED(ops.set_accounts(&a));
+    q[0].name = NULL;
+    q[0].usage_factor = 1.0;
+    REFUSED(ops.set_accounts(&a));
     free(huge);
 }
 
@@ -597,6 +664,7 @@ static int run(const char *path, const char *acct, const char *accounts, int nex
     CHECK(CALL(ops.init(&h)) == MFPRIO_OK, "init: %s", ops.errmsg());
     CHECK(CALL(ops.init(&h)) == MFPRIO_ESTATE, "second init");
     job_misuse(acct != NULL);
+    accounts_misuse();
     CHECK(CALL(ops.fini()) == MFPRIO_OK, "fini: %s", ops.errmsg());
     every_op_refused_state("after fini");
     /* init again after fini works. */

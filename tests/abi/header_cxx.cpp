@@ -55,6 +55,7 @@ int main() {
       {"plugin_stats", SLOT(plugin_stats)},
       {"plugin_info_json", SLOT(plugin_info_json)},
       {"free_string", SLOT(free_string)},
+      {"set_accounts", SLOT(set_accounts)},
   };
   static_assert(sizeof members / sizeof members[0] == MFPRIO_OPS_COUNT, "one entry per operation");
   int bad = 0;

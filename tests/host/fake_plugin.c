@@ -8,7 +8,8 @@
  *   FAKE_OMIT_VERSION     leave out plugin_version
  *   FAKE_REQUIRED_ONLY    only init, fini, set_priority, decay, errmsg
  *   FAKE_OMIT_FREE_STRING every operation but free_string (json ops without it: corrupt)
- * By default it exports exactly the v2 symbols: identity + all 18 operations.
+ * By default it exports exactly the v2 symbols: identity + all 19 operations
+ * (set_accounts checks its struct size and accepts any tree).
  *
  * Its terms (see fake_factors), in Slurm's sprio order: site (RAW, the
  * site_factor); age = (now - eligible) / 1 day capped at 1, weight 1000;
@@ -599,4 +600,12 @@ int plugin_info_json(char **json) {
 #ifndef FAKE_OMIT_FREE_STRING
 void free_string(char *s) { free(s); }
 #endif
+
+int set_accounts(const mfprio_accounts_t *accounts) {
+    if (!accounts || accounts->struct_size < sizeof(*accounts)) {
+        set_err("set_accounts: bad accounts");
+        return MFPRIO_EINVAL;
+    }
+    return MFPRIO_OK;
+}
 #endif /* FAKE_NO_OPTIONAL */

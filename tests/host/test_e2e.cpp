@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "json_util.hpp"
+#include "mfprio/mfprio.h"
 #include "run_process.hpp"
 #include "test_util.hpp"
 
@@ -562,20 +563,23 @@ TEST_F(AbiHostE2E, DescribesTermsAndShareColumnsGenerically) {
   ProcessResult r = abi_host({"--describe", so("fake"), kv, jobs_txt(), kNow});
   ASSERT_EQ(r.status, 0) << r.err;
   auto l = lines(r.out);
-  ASSERT_GE(l.size(), 13u + 1 + 10 + 1 + 11 + 6) << r.out;
+  // one "op <name> yes|no" line per optional operation, then the breakdown
+  const size_t n = MFPRIO_OPS_COUNT - MFPRIO_OPS_REQUIRED;
+  ASSERT_GE(l.size(), n + 1 + 10 + 1 + 11 + 6) << r.out;
   EXPECT_EQ(l[0], "op job_resolve yes");
-  EXPECT_EQ(l[12], "op free_string yes");
-  EXPECT_EQ(l[13], "job 3 priority 1163 terms 10");
-  EXPECT_EQ(l[14].substr(0, 44), "term 0 site label=SITE parent=-1 flags=0x4 w");
-  EXPECT_EQ(l[22].substr(0, 53), "term 8 nice label=NICE parent=-1 flags=0x6 width=11 f");
-  EXPECT_EQ(l[24], "columns 11 rows 6");
-  EXPECT_EQ(l[25], "column 0 account label=Account decimals=-1 width=20 flags=0xe");
-  EXPECT_EQ(l[36], "row 0 parent=-1 depth=0 root|||1.000000|1000|1.000000|1.000000||||");
-  EXPECT_EQ(l[38], "row 2 parent=1 depth=2 physics|alice|1|1.000000|600|0.600000|0.600000|0.500000|1.666667||");
+  EXPECT_EQ(l[n - 2], "op free_string yes");
+  EXPECT_EQ(l[n - 1], "op set_accounts yes");
+  EXPECT_EQ(l[n], "job 3 priority 1163 terms 10");
+  EXPECT_EQ(l[n + 1].substr(0, 44), "term 0 site label=SITE parent=-1 flags=0x4 w");
+  EXPECT_EQ(l[n + 9].substr(0, 53), "term 8 nice label=NICE parent=-1 flags=0x6 width=11 f");
+  EXPECT_EQ(l[n + 11], "columns 11 rows 6");
+  EXPECT_EQ(l[n + 12], "column 0 account label=Account decimals=-1 width=20 flags=0xe");
+  EXPECT_EQ(l[n + 23], "row 0 parent=-1 depth=0 root|||1.000000|1000|1.000000|1.000000||||");
+  EXPECT_EQ(l[n + 25], "row 2 parent=1 depth=2 physics|alice|1|1.000000|600|0.600000|0.600000|0.500000|1.666667||");
   r = abi_host({"--describe", so("noopt"), kv, jobs_txt(), kNow});
   ASSERT_EQ(r.status, 0) << r.err;
   l = lines(r.out);
-  ASSERT_EQ(l.size(), 13u) << r.out;  // only "op <name> no" lines: no breakdown, no share table
+  ASSERT_EQ(l.size(), n) << r.out;  // only "op <name> no" lines: no breakdown, no share table
   for (const std::string& line : l) EXPECT_EQ(line.substr(line.size() - 3), " no") << line;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench_locks.py FAMILY|slurm-multifactor N - how long one priority/mfprio pass holds
+"""bench_locks.py FAMILY|slurm-multifactor N [dbd] - how long one priority/mfprio pass holds
 slurmctld's job locks with N pending jobs (issue 20, item 8).  Not a test:
 a measurement, printed.
 
@@ -9,6 +9,10 @@ both partitions, every 10th in two partitions), then asks for passes and
 reads the adapter's own figures from slurmctld's log (SlurmctldDebug=debug:
 "job read lock held X us ... job write lock held Z us"), and the time
 priority_p_set takes, from the submit RPC's log line.
+
+dbd: with slurmdbd (a private MariaDB), so the pass also checks slurmdbd's
+associations for changes (set_accounts) and keeps Slurm's own usage
+bookkeeping under its job read lock.
 
 slurm-multifactor: the same queue under Slurm's own priority/multifactor,
 built from the installed version's source with lockclock.c timing its job
@@ -48,6 +52,7 @@ def build_timed_multifactor():
 
 def main():
     family, n = sys.argv[1], int(sys.argv[2])
+    dbd = len(sys.argv) > 3 and sys.argv[3] == "dbd"
     extra = ["MaxJobCount=250000", "SlurmctldDebug=debug"]
     own = family == "slurm-multifactor"
     if own:
@@ -59,6 +64,11 @@ def main():
         # multifactor runs its decay pass only with slurmdbd's associations
         c = ts.Cluster(root, ts.BUILD, lines, ["DefMemPerCPU=100"] + extra, priority_type="priority/multifactor",
                        plugin_dir_first=timed, dbd_accounts=ts.USERS)
+    elif dbd:
+        root = os.path.join(ts.RUN, f"bench_{family}_{n}_dbd")
+        os.makedirs(root + ".files", exist_ok=True)
+        c = ts.Cluster(root, ts.BUILD, ts.family_setup(family, root + ".files"), ["DefMemPerCPU=100"] + extra,
+                       dbd_accounts=ts.USERS)
     else:
         c = ts.make_cluster(f"bench_{family}_{n}", family, extra)
     # the log line per pass is at debug level
@@ -106,13 +116,14 @@ def main():
                 f.seek(mark)
                 for line in f:
                     m = re.search(r"pass: (\d+) pending records.*read lock held (\d+) us, family (\d+) us.*"
-                                  r"write lock held (\d+) us.*: (\d+) calls, mean ([\d.]+) us", line)
+                                  r"write lock held (\d+) us.*: (\d+) calls, mean ([\d.]+) us"
+                                  r"; Slurm's usage bookkeeping (\d+) us", line)
                     if m:
                         figures.append(m.groups())
-        for rec, rd, fam, wr, calls, mean in figures:
-            print(f"{family}: {rec} pending records: job read lock {int(rd) / 1000:.1f} ms, family "
-                  f"{int(fam) / 1000:.1f} ms (no lock), job write lock {int(wr) / 1000:.1f} ms; "
-                  f"priority_p_set: {calls} calls, mean {mean} us")
+        for rec, rd, fam, wr, calls, mean, usage in figures:
+            print(f"{family}: {rec} pending records: job read lock {int(rd) / 1000:.1f} ms (Slurm's usage "
+                  f"bookkeeping {int(usage) / 1000:.1f} ms of it), family {int(fam) / 1000:.1f} ms (no lock), "
+                  f"job write lock {int(wr) / 1000:.1f} ms; priority_p_set: {calls} calls, mean {mean} us")
     finally:
         c.stop()
 

@@ -55,7 +55,7 @@ class Cluster:
     multifactor from `plugin_dir_first`, searched before Debian's)."""
 
     def __init__(self, root, build, priority_lines, extra_lines=(), priority_type="priority/mfprio",
-                 plugin_dir_first=None, dbd_accounts=None):
+                 plugin_dir_first=None, dbd_accounts=None, enforce="associations"):
         self.root = root
         self.build = build
         self.node = "mfpn1"
@@ -113,7 +113,7 @@ class Cluster:
         if dbd_accounts:
             lines += ["AccountingStorageType=accounting_storage/slurmdbd", "AccountingStorageHost=localhost",
                       f"AccountingStoragePort={DBD_PORT}", f"AccountingStoragePass=socket={self.sock}",
-                      "AccountingStorageEnforce=associations"]
+                      f"AccountingStorageEnforce={enforce}"]
             os.makedirs(os.path.join(root, "mariadb"))
             with open(os.path.join(root, "slurmdbd.conf"), "w") as f:
                 f.write("\n".join([
@@ -154,17 +154,13 @@ class Cluster:
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise ClusterError("mariadb-install-db failed: " + r.stderr[-2000:])
-        log = open(os.path.join(self.root, "log", "mariadbd.log"), "a")
-        self.procs["mariadbd"] = subprocess.Popen(
-            ["mariadbd", "--no-defaults", f"--datadir={data}", f"--socket={data}/mysql.sock",
-             f"--port={MARIADB_PORT}", "--bind-address=127.0.0.1", "--user=root", "--skip-log-bin",
-             "--innodb-buffer-pool-size=64M", "--innodb-flush-log-at-trx-commit=0"],
-            stdout=log, stderr=subprocess.STDOUT)
+        self._spawn("mariadbd", ["mariadbd", "--no-defaults", f"--datadir={data}", f"--socket={data}/mysql.sock",
+                                 f"--port={MARIADB_PORT}", "--bind-address=127.0.0.1", "--user=root",
+                                 "--skip-log-bin", "--innodb-buffer-pool-size=64M",
+                                 "--innodb-flush-log-at-trx-commit=0"], "mariadbd.log", env=None)
         self._wait(lambda: socket.create_connection(("127.0.0.1", MARIADB_PORT), 0.2).close() or True,
                    "mariadbd", os.path.join(self.root, "log", "mariadbd.log"), "mariadbd")
-        dlog = open(os.path.join(self.root, "log", "slurmdbd.out"), "a")
-        self.procs["slurmdbd"] = subprocess.Popen(["slurmdbd", "-D"], stdout=dlog, stderr=subprocess.STDOUT,
-                                                  env=self.env)
+        self._spawn("slurmdbd", ["slurmdbd", "-D"], "slurmdbd.out")
         self._wait(lambda: subprocess.run(["sacctmgr", "-n", "show", "cluster"], env=self.env,
                                           capture_output=True).returncode == 0,
                    "slurmdbd", os.path.join(self.root, "log", "slurmdbd.log"), "slurmdbd")
@@ -173,6 +169,26 @@ class Cluster:
         self.run("sacctmgr", "-i", "add", "account", ",".join(accounts))
         for user, acct in sorted(self.dbd_accounts.items()):
             self.run("sacctmgr", "-i", "add", "user", user, f"account={acct}")
+
+    def _spawn(self, name, cmd, log_name, env="cluster"):
+        """Starts daemon `name` in the foreground of its own process, its
+        output appended to log/<log_name>, with the cluster's SLURM_CONF
+        (env=None: the test's own environment)."""
+        with open(os.path.join(self.root, "log", log_name), "a") as out:
+            self.procs[name] = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                                env=self.env if env == "cluster" else env)
+        return self.procs[name]
+
+    def _stop(self, name):
+        """Stops daemon `name` (SIGTERM, SIGKILL after 30 s) if it runs."""
+        p = self.procs.pop(name, None)
+        if p and p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
 
     def _wait(self, probe, what, log, proc, timeout=60):
         deadline = time.time() + timeout
@@ -191,7 +207,7 @@ class Cluster:
         cmd = ["setpriv", "--reuid=munge", "--regid=munge", "--clear-groups", "munged", "-F",
                f"--socket={self.sock}", f"--pid-file={self.root}/munge/munged.pid",
                f"--log-file={self.root}/munge/munged.log", f"--seed-file={self.root}/munge/munged.seed"]
-        self.procs["munged"] = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        self._spawn("munged", cmd, "munged.out", env=None)
         for _ in range(100):
             if os.path.exists(self.sock):
                 return
@@ -200,10 +216,8 @@ class Cluster:
             time.sleep(0.05)
         raise ClusterError("munged did not start: " + tail(f"{self.root}/munge/munged.log"))
 
-    def start_ctld(self, expect_fail=False):
-        out = open(os.path.join(self.root, "log", "slurmctld.out"), "a")
-        self.procs["slurmctld"] = subprocess.Popen(["slurmctld", "-D", "-i", "-f", self.conf],
-                                                   stdout=out, stderr=subprocess.STDOUT, env=self.env)
+    def start_ctld(self, expect_fail=False, wait_node=True):
+        self._spawn("slurmctld", ["slurmctld", "-D", "-i", "-f", self.conf], "slurmctld.out")
         if expect_fail:
             try:
                 rc = self.procs["slurmctld"].wait(timeout=20)
@@ -213,10 +227,9 @@ class Cluster:
             return rc
         self._wait_ctld()
         if "slurmd" not in self.procs or self.procs["slurmd"].poll() is not None:
-            sout = open(os.path.join(self.root, "log", "slurmd.out"), "a")
-            self.procs["slurmd"] = subprocess.Popen(["slurmd", "-D", "-N", self.node, "-f", self.conf],
-                                                    stdout=sout, stderr=subprocess.STDOUT, env=self.env)
-        self._wait_node()
+            self._spawn("slurmd", ["slurmd", "-D", "-N", self.node, "-f", self.conf], "slurmd.out")
+        if wait_node:  # a drained node stays drained
+            self._wait_node()
         return 0
 
     def _wait_ctld(self):
@@ -242,14 +255,7 @@ class Cluster:
                            tail(f"{self.root}/log/slurmd.log"))
 
     def stop_ctld(self):
-        p = self.procs.pop("slurmctld", None)
-        if p and p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        self._stop("slurmctld")
 
     def _cancel_all(self):
         """Ends every job first: a job step outlives slurmd and would report
@@ -267,14 +273,7 @@ class Cluster:
     def stop(self):
         self._cancel_all()
         for name in ("slurmd", "slurmctld", "slurmdbd", "mariadbd", "munged"):
-            p = self.procs.pop(name, None)
-            if p and p.poll() is None:
-                p.terminate()
-                try:
-                    p.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+            self._stop(name)
 
     # ---- clients ---------------------------------------------------------
     def run(self, *args, user=None, check=True):

@@ -20,6 +20,16 @@ slurmd on loopback, files under the build tree) and checks numbers:
   bad_params: an unknown family= stops slurmctld with slurm.conf's file:line;
   held_admin (maui): a held job keeps priority 0 through passes and is priced
       like its twin once released; an admin-set priority stays.
+  accounts_dbd (multifactor, slurmdbd + a private MariaDB): the family's
+      store is slurmdbd's tree (set_accounts); `sacctmgr add user` and
+      `modify user set fairshare=` reach it by the next pass, and the
+      controller's priorities equal mfprio-host's on that store before and
+      after (daemon's job rises, bin's does not).
+  bookkeeping_dbd (multifactor, slurmdbd, AccountingStorageEnforce=limits):
+      `scontrol show assoc_mgr` shows a running job's GrpTRESRunMins
+      reservation shrinking, released at its end, and UsageRaw grown by its
+      CPU-seconds in its association, account, root and QOS; across a
+      controller restart a running job's reservation and usage stay right.
 
 Environment (tests/slurm/meson.build): MFPRIO_BUILD (the build tree of
 priority_mfprio.so), MFPRIO_SLURM_RUN (a scratch directory for the cluster),
@@ -424,6 +434,250 @@ def case_held_admin():
         c.stop()
 
 
+def store_assocs(c):
+    """The family's store, as mfprio-acct shows it: {(account, user): shares}."""
+    out = subprocess.run([os.path.join(TOOLS, "accounting", "mfprio-acct"), "--db",
+                          os.path.join(c.root, "state", "mfprio.db"), "-n", "-P", "show", "associations",
+                          "format=account,user,share"], capture_output=True, text=True)
+    if out.returncode != 0:
+        fail(f"mfprio-acct show associations: {out.stderr.strip()}")
+    rows = {}
+    for line in out.stdout.splitlines():
+        acct, user, share = line.split("|")
+        rows[(acct, user)] = int(share) if share.isdigit() else share
+    return rows
+
+
+def wait_store(c, pred, what, timeout=30):
+    """Passes until the family's store satisfies pred (slurmdbd's update
+    reaches slurmctld's association manager asynchronously)."""
+    deadline = time.time() + timeout
+    rows = {}
+    while time.time() < deadline:
+        c.next_pass()
+        rows = store_assocs(c)
+        if pred(rows):
+            return rows
+        time.sleep(0.5)
+    fail(f"{what}: the family's store after {timeout}s: {rows}\n{tail(c.ctld_log)}")
+
+
+def case_accounts_dbd():
+    """Accounts from slurmdbd (family multifactor, no mfprio-acct import):
+    the family's store holds slurmdbd's tree after the first pass; a
+    `sacctmgr add user` and a `modify user set fairshare=` reach it by the
+    next pass, and the controller's priorities move as mfprio-host computes
+    them on that store."""
+    root = os.path.join(RUN, "accounts_dbd")
+    os.makedirs(root + ".files", exist_ok=True)
+    # the classic fair-share formula (NO_FAIR_TREE): a user's factor follows
+    # its shares even while its siblings have no usage (Fair Tree ranks a
+    # user without usage first whatever the shares)
+    lines = [l + ",NO_FAIR_TREE" if l.startswith("PriorityFlags=") else l
+             for l in family_setup("multifactor", root + ".files")]
+    c = Cluster(root, BUILD, lines, ["DefMemPerCPU=100"], dbd_accounts={"daemon": "acct_a", "bin": "acct_a"})
+    try:
+        c.start()
+        rows = wait_store(c, lambda r: ("acct_a", "daemon") in r and ("acct_a", "bin") in r,
+                          "slurmdbd's associations")
+        print(f"first pass: {rows}")
+        if ("acct_b", "nobody") in rows:
+            fail(f"nobody is in the store before sacctmgr added it: {rows}")
+        blocker = c.submit("daemon", "-n", "8")
+        wait_state(c, blocker, ("RUNNING",))
+        c.run("sacctmgr", "-i", "add", "account", "acct_b", "fairshare=3")
+        c.run("sacctmgr", "-i", "add", "user", "nobody", "account=acct_b")
+        rows = wait_store(c, lambda r: r.get(("acct_b", "nobody")) == 1 and r.get(("acct_b", "")) == 3,
+                          "sacctmgr add user nobody")
+        jobs = [c.submit("daemon", "-n", "2"), c.submit("nobody", "-n", "2"), c.submit("bin", "-n", "1")]
+        time.sleep(2)  # the blocker's usage: daemon's fair share falls below nobody's
+        now = compare(c, "multifactor", jobs, False)
+        before = c.squeue_priorities()
+        c.run("sacctmgr", "-i", "modify", "user", "daemon", "set", "fairshare=50")
+        rows = wait_store(c, lambda r: r.get(("acct_a", "daemon")) == 50, "sacctmgr modify user set fairshare=50")
+        print(f"after modify: {rows}")
+        later = compare(c, "multifactor", jobs, True)
+        after = c.squeue_priorities()
+        print(f"daemon's job {jobs[0]}: {before[jobs[0]]} -> {after[jobs[0]]} (passes at {now}, {later})")
+        # daemon (all the usage) gets 50 of acct_a's 51 shares: its fair-share
+        # factor rises; bin (no usage) keeps factor 1; age adds a few points
+        if not after[jobs[0]] > before[jobs[0]] + 50:
+            fail(f"daemon's fairshare=50 (from 1) did not raise its job's priority: {before} -> {after}")
+        if abs(after[jobs[2]] - before[jobs[2]]) > 5:
+            fail(f"bin's job moved with daemon's shares: {before} -> {after}")
+    finally:
+        c.stop()
+
+
+def assoc_mgr(c, user):
+    """`scontrol show assoc_mgr` for user's association, its account's and
+    root's, and QOS normal: {(account, user): {"usage": UsageRaw,
+    "run_mins": {tres: used GrpTRESRunMins}}}."""
+    out = c.run("scontrol", "show", "assoc_mgr", "flags=assoc,qos")
+    recs, cur = {}, None
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("ClusterName="):
+            f = dict(t.split("=", 1) for t in line.split() if "=" in t)
+            cur = recs.setdefault((f.get("Account", ""), f.get("UserName", "").split("(")[0]), {})
+        elif line.startswith("QOS=") and not line.startswith("QOS=N/A"):
+            cur = recs.setdefault(("qos", line.split()[0].split("=", 1)[1].split("(")[0]), {})
+        elif cur is not None and line.startswith("UsageRaw"):
+            cur["usage"] = float(line.split("=", 1)[1].split("/")[0])
+        elif cur is not None and line.startswith("GrpTRESRunMins="):
+            cur["run_mins"] = {k: int(v.split("(")[1].rstrip(")")) for k, v in
+                               (t.split("=", 1) for t in line.split("=", 1)[1].split(","))}
+    return recs
+
+
+def case_bookkeeping_dbd():
+    """Slurm's own usage bookkeeping (AccountingStorageEnforce=limits): a
+    running job's GrpTRESRunMins reservation shrinks at each pass and is
+    released at its end; UsageRaw grows by its CPU-seconds in its
+    association, its account, root and its QOS, as under
+    priority/multifactor."""
+    root = os.path.join(RUN, "bookkeeping_dbd")
+    os.makedirs(root + ".files", exist_ok=True)
+    c = Cluster(root, BUILD, family_setup("multifactor", root + ".files"), ["DefMemPerCPU=100"],
+                dbd_accounts={"daemon": "acct_a", "bin": "acct_a"}, enforce="associations,limits")
+    try:
+        c.start()
+        c.next_pass()
+        before = assoc_mgr(c, "daemon")
+        print(f"before: {before.get(('acct_a', 'daemon'))}")
+        j = c.submit("daemon", "-n", "4", "-t", "10", seconds=8)
+        wait_state(c, j, ("RUNNING",))
+        time.sleep(3)
+        c.next_pass()
+        running = assoc_mgr(c, "daemon")[("acct_a", "daemon")]
+        print(f"running: {running}")
+        cpu_mins = running["run_mins"].get("cpu", 0)
+        if not 30 <= cpu_mins < 40:
+            fail(f"while the job runs, GrpTRESRunMins cpu is {cpu_mins}: want 4 CPUs x 10 min reserved, "
+                 f"less what ran ({running})")
+        wait_state(c, j, ("GONE", "COMPLETED"), timeout=40)
+        f = c.show_job(j)
+        secs = slurm_time(f["EndTime"]) - slurm_time(f["StartTime"])
+        c.next_pass()
+        after = assoc_mgr(c, "daemon")
+        print(f"after {secs}s: {after}")
+        for key in (("acct_a", "daemon"), ("acct_a", ""), ("root", ""), ("qos", "normal")):
+            rec = after.get(key)
+            if rec is None:
+                fail(f"scontrol show assoc_mgr has no {key}: {sorted(after)}")
+            left = {k: v for k, v in rec.get("run_mins", {}).items() if v}
+            if left:
+                fail(f"{key}: GrpTRESRunMins not released after the job ended: {left}")
+            grown = rec.get("usage", 0.0) - before.get(key, {}).get("usage", 0.0)
+            if abs(grown - 4 * secs) > 4 * 1.5:
+                fail(f"{key}: UsageRaw grew by {grown}, want 4 CPUs x {secs}s")
+        # A restart while a job runs: slurmctld reserves its whole
+        # TRES x TimeLimit again; the first pass gives back what it ran
+        # before (8 CPUs x 12 s = 96 CPU-seconds, more than a minute), and
+        # its usage is not charged twice.
+        j = c.submit("daemon", "-n", "8", "-t", "10", seconds=120)
+        wait_state(c, j, ("RUNNING",))
+        time.sleep(12)
+        c.next_pass()
+        t_pre = time.time()
+        pre = assoc_mgr(c, "daemon")[("acct_a", "daemon")]
+        c.stop_ctld()
+        c.start_ctld()
+        c.next_pass()
+        post = assoc_mgr(c, "daemon")[("acct_a", "daemon")]
+        elapsed = time.time() - t_pre
+        print(f"restart after {elapsed:.1f}s: {pre} -> {post}")
+        if not pre["run_mins"]["cpu"] - 2 <= post["run_mins"]["cpu"] <= pre["run_mins"]["cpu"]:
+            fail(f"GrpTRESRunMins cpu across the restart: {pre['run_mins']['cpu']} -> {post['run_mins']['cpu']} "
+                 f"(80 reserved; what ran before the restart must stay given back)")
+        if not 0 <= post["usage"] - pre["usage"] <= 8 * (elapsed + 2):
+            fail(f"UsageRaw across the restart: {pre['usage']} -> {post['usage']} in {elapsed:.1f}s of 8 CPUs")
+    finally:
+        c.stop()
+
+
+def sprio_rows(c):
+    out = c.run("sprio", "-h", "-o", "%i|%r|%Y")
+    return {(int(a), b.strip()): int(p) for a, b, p in (l.split("|") for l in out.splitlines() if l.strip())}
+
+
+def settled_priorities(c, timeout=30):
+    """squeue's priorities once two reads 2 s apart agree and every job has
+    one (Slurm's multifactor prices at its first decay pass)."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        now = c.squeue_priorities()
+        if now and now == last and all(p > 0 for p in now.values()):
+            return now
+        last = now
+        time.sleep(2)
+    fail(f"priorities did not settle in {timeout}s: {last}\n{tail(c.ctld_log)}")
+
+
+def case_equal_multifactor():
+    """family=multifactor equals Slurm's own priority/multifactor: the same
+    controller state (slurmdbd's tree, the usage of two finished jobs, four
+    pending jobs on a drained node, one in two partitions, and one not yet
+    eligible) priced by priority/mfprio, then,
+    after a restart with PriorityType=priority/multifactor, by Slurm's
+    plugin (its usage is what the adapter's bookkeeping kept in the
+    association manager, saved and restored by slurmctld): the same
+    priority for every job, and sprio the same in every partition."""
+    root = os.path.join(RUN, "equal_multifactor")
+    os.makedirs(root + ".files", exist_ok=True)
+    # no age term: the two controllers price at different times
+    lines = ["PriorityWeightAge=0" if l.startswith("PriorityWeightAge=") else l
+             for l in family_setup("multifactor", root + ".files")]
+    c = Cluster(root, BUILD, lines, ["DefMemPerCPU=100"],
+                dbd_accounts={"daemon": "acct_a", "bin": "acct_a", "nobody": "acct_b"})
+    try:
+        c.start()
+        c.run("sacctmgr", "-i", "modify", "account", "acct_b", "set", "fairshare=3")
+        done = [c.submit("daemon", "-n", "8", seconds=3), c.submit("bin", "-n", "2", seconds=3)]
+        for j in done:
+            wait_state(c, j, ("GONE", "COMPLETED"), timeout=60)
+        # the node drained: the jobs stay pending, eligible (sprio shows
+        # them), and nothing runs across the switch
+        c.run("scontrol", "update", f"nodename={c.node}", "state=drain", "reason=mfprio-test")
+        jobs = [c.submit("daemon", "-n", "2"),
+                c.submit("nobody", "-n", "2"),
+                c.submit("nobody", "-n", "4", "-p", "debug,batch", "-t", "30"),
+                c.submit("bin", "-n", "1", "-t", "90")]
+        pending_ids = [j for j in jobs if j not in c.squeue_priorities()]
+        if pending_ids:
+            fail(f"jobs {pending_ids} are not pending on the drained node")
+        # a job not yet eligible (its begin time ahead) is priced but sprio
+        # leaves it out, under either plugin
+        later = c.submit("bin", "-n", "1", "--begin=now+3600")
+        wait_store(c, lambda r: r.get(("acct_b", "")) == 3, "acct_b's fairshare=3")
+        c.next_pass()
+        ours = c.squeue_priorities()
+        ours_sprio = sprio_rows(c)
+        print(f"priority/mfprio family=multifactor: {ours}; sprio {sorted(ours_sprio.items())}")
+        if not ours.get(later) or any(j == later for j, _ in ours_sprio):
+            fail(f"the job not yet eligible ({later}): priority {ours.get(later)}, sprio {sorted(ours_sprio)}")
+        if len(set(ours[j] for j in jobs)) < 3:
+            fail(f"too few distinct priorities to compare: {ours}")
+        c.stop_ctld()
+        with open(c.conf) as f:
+            conf = [l for l in f.read().splitlines() if not l.startswith("PriorityParameters=")]
+        with open(c.conf, "w") as f:
+            f.write("\n".join("PriorityType=priority/multifactor" if l.startswith("PriorityType=") else l
+                              for l in conf) + "\n")
+        c.start_ctld(wait_node=False)
+        theirs = settled_priorities(c)
+        theirs_sprio = sprio_rows(c)
+        print(f"priority/multifactor: {theirs}; sprio {sorted(theirs_sprio.items())}")
+        diff = {j: (ours.get(j), theirs.get(j)) for j in jobs + [later] if ours.get(j) != theirs.get(j)}
+        if diff:
+            fail(f"priorities differ (mfprio, Slurm's multifactor): {diff}")
+        if ours_sprio != theirs_sprio:
+            fail(f"sprio differs: mfprio {sorted(ours_sprio.items())}, multifactor {sorted(theirs_sprio.items())}")
+    finally:
+        c.stop()
+
+
 def case_bad_params():
     """A bad PriorityParameters item stops slurmctld with slurm.conf's
     file:line and the item."""
@@ -470,6 +724,12 @@ def main():
             case_bad_params()
         elif case == "held_admin":
             case_held_admin()
+        elif case == "accounts_dbd":
+            case_accounts_dbd()
+        elif case == "bookkeeping_dbd":
+            case_bookkeeping_dbd()
+        elif case == "equal_multifactor":
+            case_equal_multifactor()
         else:
             print(f"unknown case {case}", file=sys.stderr)
             return 2

@@ -27,6 +27,8 @@
  *            -> decay(now, running)   every calc period
  *            -> job_end(job, end)     when a job finishes
  *               (job_end_batch: many finished jobs, one transaction)
+ *            -> set_accounts(tree)    when the host's account tree changed
+ *               (optional: hosts that keep the associations themselves)
  *            -> fini()                once, before dlclose
  * Any thread, also while the control thread is inside decay():
  *     set_priority, set_priority_batch, prioritize, job_resolve,
@@ -340,6 +342,72 @@ typedef struct mfprio_stats {
     uint64_t jobs_charged;    /* charges written by decay/job_end so far */
 } mfprio_stats_t;
 
+/* ---- the host's account tree (set_accounts) ------------------------- */
+
+/* A host that keeps the associations itself (Slurm's slurmdbd, through
+ * slurmctld's association manager) hands the family the whole tree with
+ * set_accounts(); the family then prices from it, with no second hierarchy
+ * kept by hand.  Each array comes with its element size (the caller's
+ * sizeof), which the plugin uses as the stride, reading only the fields
+ * that fit: elements may grow at their end like every struct here. */
+
+/* assoc flags */
+#define MFPRIO_ASSOCF_DEFAULT 0x1u       /* user rows: the user's default account */
+#define MFPRIO_ASSOCF_SHARES_PARENT 0x2u /* Fairshare=parent: counts as its parent's */
+
+/* One row of the tree: an account (user NULL or "") or a user's
+ * association with an account (user set).  The root account is "root"; it
+ * is implicit (a row for it may only set its shares and priority). */
+typedef struct mfprio_assoc {
+    const char *user;         /* NULL or "": an account row */
+    const char *account;      /* account rows: the account; user rows: its account */
+    const char *parent;       /* account rows: the parent account (NULL or "": root);
+                                 user rows: ignored */
+    const char *partition;    /* user rows: NULL or "": every partition */
+    uint32_t shares;          /* raw shares (Slurm's Fairshare=N) */
+    uint32_t priority;        /* association priority; 0: inherited */
+    uint32_t flags;           /* MFPRIO_ASSOCF_* */
+    uint32_t reserved_;       /* zero */
+} mfprio_assoc_t;
+
+typedef struct mfprio_qos_rec {
+    const char *name;
+    uint32_t priority;        /* the QOS's Priority */
+    uint32_t reserved_;       /* zero */
+    double usage_factor;      /* UsageFactor (>= 0; 1 when the host has none) */
+} mfprio_qos_rec_t;
+
+/* partition flags */
+#define MFPRIO_PARTF_DEFAULT 0x1u        /* the default partition */
+
+typedef struct mfprio_partition_rec {
+    const char *name;
+    uint32_t job_factor;      /* PriorityJobFactor, 0..65533 */
+    uint32_t flags;           /* MFPRIO_PARTF_* */
+    const char *billing_weights; /* TRESBillingWeights as written; NULL or "": none */
+    const char *tres_totals;  /* "cpu=240,mem=491520,node=10"; NULL or "": the cluster's */
+} mfprio_partition_rec_t;
+
+/* accounts flags: which record kinds the call replaces besides the
+ * associations (a kind not flagged is left as the family has it). */
+#define MFPRIO_ACCOUNTSF_QOS 0x1u        /* qos[] is the whole QOS list */
+#define MFPRIO_ACCOUNTSF_PARTITIONS 0x2u /* partitions[] is the whole partition list */
+
+typedef struct mfprio_accounts {
+    uint32_t struct_size;     /* sizeof(mfprio_accounts_t) */
+    uint32_t flags;           /* MFPRIO_ACCOUNTSF_* */
+    const mfprio_assoc_t *assocs;  /* account rows and user rows, any order */
+    size_t assoc_count;
+    uint32_t assoc_size;      /* sizeof(mfprio_assoc_t) */
+    uint32_t qos_size;        /* sizeof(mfprio_qos_rec_t) */
+    const mfprio_qos_rec_t *qos;
+    size_t qos_count;
+    const mfprio_partition_rec_t *partitions;
+    size_t partition_count;
+    uint32_t partition_size;  /* sizeof(mfprio_partition_rec_t) */
+    uint32_t reserved_;       /* zero */
+} mfprio_accounts_t;
+
 /* ---- the operations -------------------------------------------------- */
 
 typedef int (*mfprio_init_fn)(const mfprio_host_t *host);
@@ -368,6 +436,7 @@ typedef int (*mfprio_plugin_stats_fn)(mfprio_stats_t *out);
 typedef int (*mfprio_plugin_info_json_fn)(char **json);
 typedef const char *(*mfprio_errmsg_fn)(void);
 typedef void (*mfprio_free_string_fn)(char *s);
+typedef int (*mfprio_set_accounts_fn)(const mfprio_accounts_t *accounts);
 
 #ifdef MFPRIO_PLUGIN_IMPLEMENTATION
 /* Declarations for plugin authors; a host uses the typedefs above. */
@@ -462,6 +531,22 @@ MFPRIO_EXPORT int plugin_stats(mfprio_stats_t *out);
  *   "share_header": text a share view prints above the table. */
 MFPRIO_EXPORT int plugin_info_json(char **json);
 MFPRIO_EXPORT void free_string(char *s);
+/* OPTIONAL.  The host's whole account tree replaces the family's: what
+ * differs (accounts, user associations, users' default accounts, and QOS and
+ * partitions when flagged) is written to the family's store in one
+ * transaction, then a new snapshot is published (handles resolved before
+ * are stale and resolved again).  Usage stays with every association that
+ * stays; an association the tree no longer has is deleted with its usage.
+ * The same tree again writes nothing.  A user with no row flagged
+ * DEFAULT gets the first of its accounts by name.  Refused whole (EINVAL,
+ * errmsg naming the row) for an unusable name, an unknown parent or a
+ * parent cycle, a user row under an account the tree does not have, two
+ * defaults for one user, a repeated row, a bad number or element size;
+ * ENOTSUP when the family keeps no store; ESTORE when the write failed:
+ * nothing changed (a tree that moves an account out of one it deletes is
+ * written in two steps, the moves first, and a failure between them leaves
+ * the moves).  Control thread, as decay. */
+MFPRIO_EXPORT int set_accounts(const mfprio_accounts_t *accounts);
 #endif /* MFPRIO_PLUGIN_IMPLEMENTATION */
 
 /* The names a host looks up with dlsym(), in the order of mfprio_ops_t.
@@ -472,7 +557,7 @@ MFPRIO_EXPORT void free_string(char *s);
         "job_resolve", "set_priority_batch", "prioritize", "job_end",           \
         "job_end_batch", "job_factors", "job_factors_json", "share_table",      \
         "share_table_free", "share_table_json", "plugin_stats",                 \
-        "plugin_info_json", "free_string"
+        "plugin_info_json", "free_string", "set_accounts"
 
 typedef struct mfprio_ops {
     /* required */
@@ -495,9 +580,10 @@ typedef struct mfprio_ops {
     mfprio_plugin_stats_fn plugin_stats;
     mfprio_plugin_info_json_fn plugin_info_json;
     mfprio_free_string_fn free_string;
+    mfprio_set_accounts_fn set_accounts;
 } mfprio_ops_t;
 
-#define MFPRIO_OPS_COUNT 18
+#define MFPRIO_OPS_COUNT 19
 #define MFPRIO_OPS_REQUIRED 5
 
 #ifdef __cplusplus
