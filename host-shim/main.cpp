@@ -325,6 +325,11 @@ bool sprio_entry(const Options& o, Plugin& plugin, int64_t now, bool breakdown, 
   row->partition = resolved(r.partition, row->f.partition_name);
   row->user = r.spec->user;
   row->account = resolved(r.spec->account, row->f.account_name);
+  row->name = r.spec->name;
+  row->state = r.spec->state;
+  row->submit = r.spec->submit;
+  row->start = r.spec->start;
+  row->deadline = r.spec->deadline;
   return true;
 }
 
@@ -358,6 +363,18 @@ void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> sh
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
+  }
+  if (!o.view.empty()) {  // a named job view: only the plugin's own layout has it
+    const Layout* own = find_layout(view.layout);
+    std::string names;
+    for (const std::string& n : own ? own->views() : std::vector<std::string>{}) names += (names.empty() ? "" : ", ") + n;
+    bool known = false;
+    for (const std::string& n : own ? own->views() : std::vector<std::string>{}) known = known || n == o.view;
+    if (!known)
+      throw UsageError("--view " + o.view + ": the plugin's view layout (" +
+                       (view.layout.empty() ? std::string("generic") : view.layout) + ") has " +
+                       (names.empty() ? std::string("no job views") : "the views " + names));
+    layout = own;
   }
   std::string text;
   if (!layout || !layout->sprio(shown, o, view, &text)) {

@@ -101,7 +101,9 @@ struct Detail {
   int64_t submit = 0;
   std::optional<int64_t> deadline;
   bool urg_flat = false, tix_flat = false, share_bound = false, dl_bound = false, prio_off = false;
-  std::string project;
+  std::string project, department;
+  double override_tickets = 0;  // the job's own (qalter -ot)
+  double sum_tckts = 0;         // the pass's ticket total
 };
 
 void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain* ex) {
@@ -125,19 +127,26 @@ void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain
   // The qstat columns as values (factor) and text, long format only.
   char b[32];
   const uint32_t info = MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG;
-  ex->term("prio", "PRIO", p.prio, 0, 0, -1, info | MFPRIO_TERMF_PRIORITY, 0, fmt(b, "%.5f", p.prio));
+  const int at = ex->term("prio", "PRIO", p.prio, 0, 0, -1, info | MFPRIO_TERMF_PRIORITY, 0, fmt(b, "%.5f", p.prio));
   ex->term("nurg", "NURG", p.nurg, 0, 0, -1, info, 0, fmt(b, "%.5f", p.nurg));
   ex->term("urg", "URG", p.urg, 0, 0, -1, info, 0, fmt(b, "%.0f", p.urg));
   ex->term("ntckts", "NTCKTS", p.ntckts, 0, 0, -1, info, 0, fmt(b, "%.5f", p.ntckts));
   ex->term("tckts", "TCKTS", p.tckts, 0, 0, -1, info, 0, fmt(b, "%.0f", p.tckts));
   ex->term("npprior", "NPPRIOR", p.npprior, 0, 0, -1, info, 0, fmt(b, "%.5f", p.npprior));
   ex->term("ppri", "PPRI", p.ppri, 0, 0, -1, info, 0, fmt(b, "%.0f", static_cast<double>(p.ppri)));
+  // qstat -ext's and -pri's other job columns, below prio (no generic column):
+  // the sge-8.1.9 view layout reads them by name.
+  ex->term("slots", "SLOTS", p.slots, 0, 0, at, 0);
+  ex->term("ovrts", "OVRTS", d.override_tickets, 0, 0, at, 0);
+  ex->term("share", "SHARE", d.sum_tckts > 0 ? p.tckts / d.sum_tckts : 0.0, 0, 0, at, 0);
+  ex->term("department", "DEPARTMENT", 0, 0, 0, at, MFPRIO_TERMF_TEXT, 0,
+           d.department.empty() ? "defaultdepartment" : d.department.c_str());
   ex->resolved(d.project, "", "");
   ex->total(p.prio, p.priority, MFPRIO_CLAMP_NONE);
 }
 
 Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobTickets& t, double lo, double hi,
-                 double max_tix, int64_t now) {
+                 double max_tix, double sum_tckts, int64_t now) {
   Detail d;
   d.now = now;
   d.submit = j.submit_time;
@@ -148,6 +157,9 @@ Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobT
   d.dl_bound = j.deadline && *j.deadline - now <= 1;
   d.prio_off = c.weight_priority == 0 && !c.report_pjob_tickets;
   d.project = j.project;
+  d.department = j.department;
+  d.override_tickets = j.override_tickets;
+  d.sum_tckts = sum_tckts;
   (void)p;
   return d;
 }
@@ -527,7 +539,7 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
       if (explain)
         explain_job(c, p,
                     detail_of(c, pass->jobs[k], p, pass->result.tickets.jobs[k], pass->result.min_urg,
-                              pass->result.max_urg, pass->result.max_tix, pass->now),
+                              pass->result.max_urg, pass->result.max_tix, pass->result.sum_tckts, pass->now),
                     explain);
       return MFPRIO_OK;
     }
@@ -538,11 +550,12 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
   PricingResult r;
   if (!gridengine::price_queue(std::vector<Job>{j}, m, now, &r, why)) return MFPRIO_EINVAL;
   JobPrice p = r.jobs[0];
-  double lo = r.min_urg, hi = r.max_urg, max_tix = r.max_tix;
+  double lo = r.min_urg, hi = r.max_urg, max_tix = r.max_tix, sum_tckts = r.sum_tckts;
   if (pass) {
     lo = pass->result.min_urg;
     hi = pass->result.max_urg;
     max_tix = pass->result.max_tix;
+    sum_tckts = pass->result.sum_tckts + p.tckts;  // this job would join the pass
     const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
     p.nurg = urg_off ? 0.5 : normalize(p.urg, lo, hi);
     p.ntckts = normalize(p.tckts, 0, max_tix);
@@ -550,7 +563,7 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
     p.priority = priority_to_u32(p.prio);
   }
   *priority = p.priority;
-  if (explain) explain_job(c, p, detail_of(c, j, p, r.tickets.jobs[0], lo, hi, max_tix, now), explain);
+  if (explain) explain_job(c, p, detail_of(c, j, p, r.tickets.jobs[0], lo, hi, max_tix, sum_tckts, now), explain);
   return MFPRIO_OK;
 }
 
@@ -677,6 +690,14 @@ void GridEnginePolicy::info(const State&, InfoView* v) const {
     for (char& ch : label) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     v->term(n, label, MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG | (label == "PRIO" ? MFPRIO_TERMF_PRIORITY : 0u));
   }
+  // The host's "sge-8.1.9" view layout: qstat -pri/-urg/-ext's columns read these terms.
+  v->set("view.layout", std::string("sge-8.1.9"));
+  static const char* const kColumns[][2] = {
+      {"prior", "prio"},    {"nurg", "nurg"},       {"npprior", "npprior"}, {"ntckts", "ntckts"}, {"urg", "urg"},
+      {"rrcontr", "rrcontr"}, {"wtcontr", "wtcontr"}, {"dlcontr", "dlcontr"}, {"ppri", "ppri"},     {"tckts", "tckts"},
+      {"ovrts", "ovrts"},   {"otckt", "otckt"},     {"ftckt", "ftckt"},     {"stckt", "stckt"},   {"share", "share"},
+      {"slots", "slots"},   {"department", "department"}};
+  for (const auto& col : kColumns) v->set(std::string("view.terms.") + col[0], std::string(col[1]));
   v->set("sched_conf", sched_conf_path_.empty() ? std::string("(built-in defaults)") : sched_conf_path_);
   v->set("complexes", complexes_path_.empty() ? std::string("(built-in: slots urgency 1000)") : complexes_path_);
   v->set("weight_user", c.weight_user);

@@ -217,18 +217,20 @@ class LeafIndex {
   std::unordered_map<int, std::unordered_map<std::string, int>> inside_;
 };
 
-// sgeee.c:sge_calc_node_targets / SUP:search_userprj_node: the job's project node when the tree has one,
-// then the user's leaf (or `default`) inside it; else the user (or `default`)
+// sgeee.c:sge_calc_node_targets / SUP:search_userprj_node: a job with a
+// project: the project's node, then the user's leaf (or `default`) inside it,
+// and no node at all when the tree has no such project (search_userprj_node
+// searches only project nodes for it: the real 8.1.9 gives such a job 0 share
+// tickets, tests/data/ge); a job without a project: the user (or `default`)
 // outside project subtrees.  Returns the node and whether it is a `default` leaf.
 std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job) {
   int scope = 0;
   bool in_project = false;
   if (!job.project.empty()) {
     int p = nodes[0].type == NodeType::Project && nodes[0].name == job.project ? 0 : index.project(job.project);
-    if (p >= 0) {
-      scope = p;
-      in_project = true;
-    }
+    if (p < 0) return {-1, false};
+    scope = p;
+    in_project = true;
   }
   int u = index.user(scope, in_project, job.user);
   if (u >= 0 && nodes[u].children.empty()) return {u, false};
