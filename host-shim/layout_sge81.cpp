@@ -176,6 +176,7 @@ std::string format_qstat(const std::vector<SprioRow>& rows, QstatView view,
 
 void sort_qstat_rows(std::vector<SprioRow>* rows, const std::map<std::string, std::string>& terms) {
   struct Key {
+    bool pending;
     double prio;
     int64_t submit;
     uint64_t id;
@@ -185,9 +186,11 @@ void sort_qstat_rows(std::vector<SprioRow>* rows, const std::map<std::string, st
   keys.reserve(rows->size());
   for (size_t i = 0; i < rows->size(); ++i) {
     const SprioRow& r = (*rows)[i];
-    keys.push_back(Key{Cells{r, terms}.num("prior"), r.submit, r.job_id, i});
+    const bool pending = r.state != MFPRIO_JOB_RUNNING && r.state != MFPRIO_JOB_SUSPENDED;
+    keys.push_back(Key{pending, pending ? Cells{r, terms}.num("prior") : 0.0, pending ? r.submit : 0, r.job_id, i});
   }
   mfprio::stable_order(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.pending != b.pending) return b.pending;  // qstat lists the running jobs first
     if (a.prio != b.prio) return a.prio > b.prio;
     if (a.submit != b.submit) return a.submit < b.submit;
     return a.id < b.id;

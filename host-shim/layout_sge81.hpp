@@ -7,8 +7,9 @@
 //            children rrcontr, wtcontr, dlcontr) read the term's
 //            contribution, the others its factor; a term anywhere in the
 //            breakdown (a child too) is found by its name.
-// The rows are the shown jobs in qstat's order (prior descending, then
-// submission, then job id; -S sorts them instead), each as
+// The rows are the shown jobs in qstat's order (the running ones by job id,
+// then the pending ones by prior descending, then submission, then job id;
+// -S sorts them instead), each as
 // `qstat -u '*' -pri`, `-urg` or `-ext` prints a job of it: the job name
 // (job file "name"), the user, the project (the account, "NA" without one),
 // the state (qw, hqw, r, s), the submission (a running job: its start) and
@@ -33,7 +34,7 @@ enum class QstatView { Pri, Urg, Ext };
 // The table of `rows` in the order given; header: the two header lines first.
 std::string format_qstat(const std::vector<SprioRow>& rows, QstatView view, const std::map<std::string, std::string>& terms,
                          bool header);
-// qstat's order: prior descending, then submission time, then job id.
+// qstat's order: running jobs by job id, then pending ones by prior descending, submission, job id.
 void sort_qstat_rows(std::vector<SprioRow>* rows, const std::map<std::string, std::string>& terms);
 
 }  // namespace mfprio::host

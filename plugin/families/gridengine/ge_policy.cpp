@@ -103,7 +103,7 @@ struct Detail {
   bool urg_flat = false, tix_flat = false, share_bound = false, dl_bound = false, prio_off = false;
   std::string project, department;
   double override_tickets = 0;  // the job's own (qalter -ot)
-  double sum_tckts = 0;         // the pass's ticket total
+  double sum_tckts = 0;         // the pass's ticket total of the job's kind (pending or running)
 };
 
 void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain* ex) {
@@ -146,7 +146,7 @@ void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain
 }
 
 Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobTickets& t, double lo, double hi,
-                 double max_tix, double sum_tckts, int64_t now) {
+                 double max_tix, const PricingResult& r, int64_t now) {
   Detail d;
   d.now = now;
   d.submit = j.submit_time;
@@ -159,7 +159,7 @@ Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobT
   d.project = j.project;
   d.department = j.department;
   d.override_tickets = j.override_tickets;
-  d.sum_tckts = sum_tckts;
+  d.sum_tckts = j.running ? r.sum_tckts_running : r.sum_tckts_pending;
   (void)p;
   return d;
 }
@@ -539,7 +539,7 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
       if (explain)
         explain_job(c, p,
                     detail_of(c, pass->jobs[k], p, pass->result.tickets.jobs[k], pass->result.min_urg,
-                              pass->result.max_urg, pass->result.max_tix, pass->result.sum_tckts, pass->now),
+                              pass->result.max_urg, pass->result.max_tix, pass->result, pass->now),
                     explain);
       return MFPRIO_OK;
     }
@@ -550,12 +550,16 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
   PricingResult r;
   if (!gridengine::price_queue(std::vector<Job>{j}, m, now, &r, why)) return MFPRIO_EINVAL;
   JobPrice p = r.jobs[0];
-  double lo = r.min_urg, hi = r.max_urg, max_tix = r.max_tix, sum_tckts = r.sum_tckts;
+  double lo = r.min_urg, hi = r.max_urg, max_tix = r.max_tix;
+  PricingResult sums;  // share's denominators: the pass's, with this job joining it
+  sums.sum_tckts_pending = r.sum_tckts_pending;
+  sums.sum_tckts_running = r.sum_tckts_running;
   if (pass) {
     lo = pass->result.min_urg;
     hi = pass->result.max_urg;
     max_tix = pass->result.max_tix;
-    sum_tckts = pass->result.sum_tckts + p.tckts;  // this job would join the pass
+    sums.sum_tckts_pending += pass->result.sum_tckts_pending;
+    sums.sum_tckts_running += pass->result.sum_tckts_running;
     const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
     p.nurg = urg_off ? 0.5 : normalize(p.urg, lo, hi);
     p.ntckts = normalize(p.tckts, 0, max_tix);
@@ -563,7 +567,7 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
     p.priority = priority_to_u32(p.prio);
   }
   *priority = p.priority;
-  if (explain) explain_job(c, p, detail_of(c, j, p, r.tickets.jobs[0], lo, hi, max_tix, sum_tckts, now), explain);
+  if (explain) explain_job(c, p, detail_of(c, j, p, r.tickets.jobs[0], lo, hi, max_tix, sums, now), explain);
   return MFPRIO_OK;
 }
 

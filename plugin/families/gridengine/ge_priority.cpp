@@ -93,7 +93,7 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     p.otckt = t.otckt;
     p.tckts = t.tckts;
     p.slots = up[i].slots;
-    r.sum_tckts += t.tckts;
+    (j.running ? r.sum_tckts_running : r.sum_tckts_pending) += t.tckts;
     p.ntckts = normalize(p.tckts, 0, r.max_tix);
     p.ppri = j.posix_priority;
     p.npprior = prio_off ? 0.5 : normalize(j.posix_priority + 1024.0, 0, 2048);

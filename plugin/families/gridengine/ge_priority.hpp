@@ -65,7 +65,9 @@ struct PricingResult {
   std::vector<JobPrice> jobs;         // parallel to the input jobs
   std::vector<size_t> pending_order;  // indices of pending jobs, first = next to dispatch
   double min_urg = 0, max_urg = 0, max_tix = 0;
-  double sum_tckts = 0;               // every job's tckts, the denominator of share
+  // The tckts of every pending job and of every running job: the
+  // denominators of qstat -ext's share (a job's tckts over its kind's total).
+  double sum_tckts_pending = 0, sum_tckts_running = 0;
   TicketResult tickets;               // share-tree state for the share monitor
 };
 

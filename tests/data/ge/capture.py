@@ -21,7 +21,9 @@ loopback port 16444, never the system's cell), starts sge_qmaster, applies
     jobs.in         one JSON object per line: user, project, posix_priority, job_share,
                     override_tickets (qalter -ot), pe ("mpi 4-8"), requests {complex: text},
                     deadline_in (seconds after submission; qsub -dl), wait (seconds to sleep
-                    before this submission)
+                    before this submission), running (true: the job runs; running jobs come
+                    first: an execd and a queue all.q with their slots are started, the jobs
+                    are dispatched, then the queue is disabled so the others stay pending)
 
 submits the jobs (qsub -w n -b y, each as its Unix user: users gea..geh are created when
 missing), triggers one scheduler run (qconf -tsm) and writes into NAME/out/:
@@ -119,7 +121,33 @@ class Cell:
     def qconf(self, *args, stdin_file=None):
         return run(["qconf"] + list(args) + ([stdin_file] if stdin_file else []), self.env)
 
+    def start_execd(self, slots, pes):
+        """sge_execd on this host and a queue all.q of `slots` slots (no load thresholds)."""
+        self.qconf("-ah", "localhost")
+        os.makedirs(os.path.join(self.dir, "spool", "execd"), exist_ok=True)
+        subprocess.run(["chown", "-R", "sgeadmin:sgeadmin", os.path.join(self.dir, "spool")], check=True)
+        run([LIB + "/sge_execd"], self.env)
+        for _ in range(100):
+            host = [l for l in run(["qhost"], self.env).splitlines() if l.startswith("localhost")]
+            if host and host[0].split()[2] != "-":
+                break
+            time.sleep(0.3)
+        else:
+            sys.exit("capture: sge_execd did not report")
+        # qconf -aq takes the template through $EDITOR: a script that fills it in.
+        ed = os.path.join(self.dir, "queue-editor.sh")
+        with open(ed, "w") as f:
+            f.write("#!/bin/sh\nsed -i -e 's/^hostlist .*/hostlist localhost/' -e 's/^slots .*/slots %d/' "
+                    "-e 's/^pe_list .*/pe_list %s/' -e 's/^load_thresholds .*/load_thresholds NONE/' "
+                    "-e 's|^shell .*|shell /bin/sh|' \"$1\"\n" % (slots, " ".join(pes) or "NONE"))
+        os.chmod(ed, 0o755)
+        run(["qconf", "-aq", "all.q"], dict(self.env, EDITOR=ed))
+        self.execd = True
+
     def stop(self):
+        if getattr(self, "execd", False):
+            run(["qconf", "-kej", "localhost"], self.env, check=False)  # the execd and its jobs
+            time.sleep(2)
         pidfile = os.path.join(self.spool, "qmaster.pid")
         if os.path.exists(pidfile):
             pid = int(open(pidfile).read().split()[0])
@@ -193,13 +221,35 @@ def qconf_objects(text):
     return out
 
 
+def wait_running(cell, ids):
+    for _ in range(60):
+        cell.qconf("-tsm")
+        time.sleep(1)
+        import xml.etree.ElementTree as ET
+        root = ET.fromstring(run(["qstat", "-u", "*", "-xml"], cell.env))
+        running = {int(j.findtext("JB_job_number")) for j in root.iter("job_list") if j.get("state") == "running"}
+        if set(ids) <= running:
+            return
+    sys.exit("capture: jobs %s did not start" % ids)
+
+
 def submit(cell, inp, jobs_in):
     """qsub each job; returns the records with Grid Engine's job ids."""
     out = []
+    running = [s for s in jobs_in if s.get("running")]
+    if running:
+        if jobs_in[:len(running)] != running:
+            sys.exit("capture: running jobs come first in jobs.in")
+        slots = sum(int(s["pe"].split()[1]) if s.get("pe") else 1 for s in running)
+        pe_dir = os.path.join(inp, "pe")
+        cell.start_execd(slots, sorted(os.listdir(pe_dir)) if os.path.isdir(pe_dir) else [])
     for n, spec in enumerate(jobs_in):
+        if running and n == len(running):  # the running ones start; the queue takes no more
+            wait_running(cell, [job_id for job_id, _, _ in out])
+            run(["qmod", "-d", "all.q"], cell.env)
         if spec.get("wait"):
             time.sleep(spec["wait"])
-        args = ["qsub", "-w", "n", "-b", "y", "-N", "j%d" % (n + 1)]
+        args = ["qsub", "-w", "n", "-b", "y", "-wd", "/tmp", "-o", "/dev/null", "-e", "/dev/null", "-N", "j%d" % (n + 1)]
         if spec.get("project"):
             args += ["-P", spec["project"]]
         if spec.get("posix_priority", 0) < 0:
@@ -240,10 +290,20 @@ def departments(cell):
 def job_records(cell, submitted, xml_text):
     import xml.etree.ElementTree as ET
     root = ET.fromstring(xml_text)
-    submit_times = {}
+    submit_times, start_times, queues = {}, {}, {}
+    stamp = lambda t: calendar.timegm(time.strptime(t, "%Y-%m-%dT%H:%M:%S"))
     for j in root.iter("job_list"):
-        t = j.findtext("JB_submission_time")
-        submit_times[int(j.findtext("JB_job_number"))] = calendar.timegm(time.strptime(t, "%Y-%m-%dT%H:%M:%S"))
+        jid = int(j.findtext("JB_job_number"))
+        if j.findtext("JB_submission_time"):
+            submit_times[jid] = stamp(j.findtext("JB_submission_time"))
+        else:  # a running job's list entry has its start only: qstat -j has the submission
+            for line in run(["qstat", "-j", str(jid)], cell.env).splitlines():
+                if line.startswith("submission_time:"):
+                    t = line.split(":", 1)[1].strip()
+                    submit_times[jid] = calendar.timegm(time.strptime(t, "%a %b %d %H:%M:%S %Y"))
+        if j.get("state") == "running":
+            start_times[jid] = stamp(j.findtext("JAT_start_time"))
+            queues[jid] = j.findtext("queue_name")
     dept = departments(cell)
     pes = {}
     records = []
@@ -271,6 +331,10 @@ def job_records(cell, submitted, xml_text):
             r["requests"] = spec["requests"]
         if deadline is not None:
             r["deadline"] = deadline
+        if job_id in start_times:
+            r["state"] = "running"
+            r["start"] = start_times[job_id]
+            r["queue"] = queues[job_id]
         records.append(r)
     return records
 
