@@ -391,6 +391,26 @@ double functional_value(const std::array<double, 4>& w, const FShares& share, co
   return t;
 }
 
+// calc_intern_pending_job_functional_tickets: the value of a pending job with
+// object shares `share` as if it started now, against the sums + 0.001.
+// Shared fshares: each object's share over its running count + 1 (u, p, d:
+// the counts; nullptr: not divided); else the shares join the sums.
+double pending_functional_value(const std::array<double, 4>& w, FShares share, const FShares& sum, const double* u,
+                                const double* p, const double* d, bool shared, double F) {
+  FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
+  if (shared) {
+    if (u) share.user /= *u + 1;
+    if (p) share.project /= *p + 1;
+    if (d) share.dept /= *d + 1;
+  } else {
+    s.user += share.user;
+    s.project += share.project;
+    s.dept += share.dept;
+  }
+  s.job += share.job;
+  return functional_value(w, share, s, F);
+}
+
 struct PolicyStep {
   char policy;
   bool dependent;
@@ -849,19 +869,7 @@ class FunctionalPicks {
   // its next job started now.
   double eval(size_t c) const {
     const CatInfo& ci = info_[c];
-    FShares share = ci.share;
-    FShares s{sum_.user + 0.001, sum_.project + 0.001, sum_.dept + 0.001, sum_.job + 0.001};
-    if (p_.shared_f) {
-      if (ci.u) share.user /= *ci.u + 1;
-      if (ci.p) share.project /= *ci.p + 1;
-      if (ci.d) share.dept /= *ci.d + 1;
-    } else {
-      s.user += share.user;
-      s.project += share.project;
-      s.dept += share.dept;
-    }
-    s.job += share.job;
-    return functional_value(wp_, share, s, p_.F);
+    return pending_functional_value(wp_, ci.share, sum_, ci.u, ci.p, ci.d, p_.shared_f, p_.F);
   }
   double value_now(size_t c) const { return eval(c) + (step_.dependent ? p_.prior[cats_[c][head_[c]]] : 0); }
   FCand fcand(double v, size_t c, size_t at) const {
@@ -1082,21 +1090,11 @@ class TiedGroups {
     }
     return g.members.empty() ? nullptr : &g.members.front();
   }
-  // eval() for every member of the group (same operations, same operands).
+  // eval() for every member of the group (same operations, same operands:
+  // the base's user share is divided already).
   double group_value(const Group& g) const {
-    const FShares& sum = f_.sum_;
-    FShares share = g.base;
-    FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
-    if (f_.p_.shared_f) {
-      if (g.p) share.project /= *g.p + 1;
-      if (g.d) share.dept /= *g.d + 1;
-    } else {
-      s.user += share.user;
-      s.project += share.project;
-      s.dept += share.dept;
-    }
-    s.job += share.job;
-    return functional_value(f_.wp_, share, s, f_.p_.F) + (f_.step_.dependent ? g.prior : 0);
+    return pending_functional_value(f_.wp_, g.base, f_.sum_, nullptr, g.p, g.d, f_.p_.shared_f, f_.p_.F) +
+           (f_.step_.dependent ? g.prior : 0);
   }
   // This pick's winner: the group whose exact value tops the heap (*g), its best member.
   const Member* top(size_t pick, size_t* g) {
