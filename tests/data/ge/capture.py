@@ -139,7 +139,8 @@ class Cell:
         with open(ed, "w") as f:
             f.write("#!/bin/sh\nsed -i -e 's/^hostlist .*/hostlist localhost/' -e 's/^slots .*/slots %d/' "
                     "-e 's/^pe_list .*/pe_list %s/' -e 's/^load_thresholds .*/load_thresholds NONE/' "
-                    "-e 's|^shell .*|shell /bin/sh|' \"$1\"\n" % (slots, " ".join(pes) or "NONE"))
+                    "-e 's|^shell .*|shell /bin/sh|' -e 's|^tmpdir .*|tmpdir %s|' \"$1\"\n"
+                    % (slots, " ".join(pes) or "NONE", self.dir))  # job tmpdirs go with the cell
         os.chmod(ed, 0o755)
         run(["qconf", "-aq", "all.q"], dict(self.env, EDITOR=ed))
         self.execd = True
