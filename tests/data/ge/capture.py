@@ -19,7 +19,7 @@ loopback port 16444, never the system's cell), starts sge_qmaster, applies
     projects/NAME   projects (qconf -Aprj)
     sstree          the share tree (qconf -Astree)
     jobs.in         one JSON object per line: user, project, posix_priority, job_share,
-                    override_tickets (qalter -ot), pe ("mpi 4-8"), requests {complex: text},
+                    override_tickets (qalter -ot), pe ("mpi 4-8"), requests {complex: text}, name (qsub -N),
                     deadline_in (seconds after submission; qsub -dl), wait (seconds to sleep
                     before this submission), running (true: the job runs; running jobs come
                     first: an execd and a queue all.q with their slots are started, the jobs
@@ -250,7 +250,7 @@ def submit(cell, inp, jobs_in):
             run(["qmod", "-d", "all.q"], cell.env)
         if spec.get("wait"):
             time.sleep(spec["wait"])
-        args = ["qsub", "-w", "n", "-b", "y", "-wd", "/tmp", "-o", "/dev/null", "-e", "/dev/null", "-N", "j%d" % (n + 1)]
+        args = ["qsub", "-w", "n", "-b", "y", "-wd", "/tmp", "-o", "/dev/null", "-e", "/dev/null", "-N", spec.get("name", "j%d" % (n + 1))]
         if spec.get("project"):
             args += ["-P", spec["project"]]
         if spec.get("posix_priority", 0) < 0:
@@ -309,7 +309,8 @@ def job_records(cell, submitted, xml_text):
     pes = {}
     records = []
     for job_id, spec, deadline in submitted:
-        r = {"id": job_id, "name": "j%d" % (len(records) + 1), "user": spec["user"], "submit": submit_times[job_id]}
+        r = {"id": job_id, "name": spec.get("name", "j%d" % (len(records) + 1)), "user": spec["user"],
+             "submit": submit_times[job_id]}
         if spec.get("project"):
             r["account"] = spec["project"]
         r["department"] = dept.get(spec["user"], "defaultdepartment")
