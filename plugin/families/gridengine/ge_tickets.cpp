@@ -219,18 +219,23 @@ class LeafIndex {
 
 // sgeee.c:sge_calc_node_targets / SUP:search_userprj_node: a job with a
 // project: the project's node, then the user's leaf (or `default`) inside it,
-// and no node at all when the tree has no such project (search_userprj_node
-// searches only project nodes for it: the real 8.1.9 gives such a job 0 share
-// tickets, tests/data/ge); a job without a project: the user (or `default`)
+// and no node at all when the tree has no node for a project that exists
+// (`is_project`: a project object; search_userprj_node searches only project
+// nodes for it: the real 8.1.9 gives such a job 0 share tickets,
+// tests/data/ge); a job without a project, or whose account is no project at
+// all (a host's account, which qsub -P would refuse): the user (or `default`)
 // outside project subtrees.  Returns the node and whether it is a `default` leaf.
-std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job) {
+std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job,
+                                   bool is_project) {
   int scope = 0;
   bool in_project = false;
   if (!job.project.empty()) {
     int p = nodes[0].type == NodeType::Project && nodes[0].name == job.project ? 0 : index.project(job.project);
-    if (p < 0) return {-1, false};
-    scope = p;
-    in_project = true;
+    if (p < 0 && is_project) return {-1, false};
+    if (p >= 0) {
+      scope = p;
+      in_project = true;
+    }
   }
   int u = index.user(scope, in_project, job.user);
   if (u >= 0 && nodes[u].children.empty()) return {u, false};
@@ -271,7 +276,7 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   for (size_t j = 0; j < jobs.size(); ++j) {
     bool added = false;
     const uint32_t at = found.insert(Key5{{ids.u[j], ids.p[j], 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
-    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j]));
+    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j], ids.po[ids.p[j]] != nullptr));
     auto [leaf, is_default] = leaves[at];
     if (leaf >= 0 && is_default) {
       const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | ids.u[j];
@@ -320,8 +325,9 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   return w;
 }
 
-// Count jobs into the tree: `running_only` for pass 2.
-void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<Job>& jobs,
+// Count jobs into the tree: every job (running: the running jobs' indices,
+// ascending), or with `running_only` (pass 2) the running ones alone.
+void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<size_t>& running,
                 const std::vector<int>& job_node, bool running_only) {
   for (auto& n : nodes) {
     n.jobs = n.direct_jobs = n.direct_running = 0;
@@ -329,11 +335,14 @@ void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<Job>& jobs
     n.ltt = n.oltt = n.stt = n.ostt = n.shr = 0;
     n.compensated = false;
   }
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    if (job_node[j] < 0 || (running_only && !jobs[j].running)) continue;
+  if (!running_only)
+    for (const int n : job_node)
+      if (n >= 0) nodes[n].direct_jobs++;
+  for (const size_t j : running) {
     const int n = job_node[j];
-    nodes[n].direct_jobs++;
-    if (jobs[j].running) nodes[n].direct_running++;
+    if (n < 0) continue;
+    if (running_only) nodes[n].direct_jobs++;
+    nodes[n].direct_running++;
   }
   // Each node's jobs up its path once (not once per job).
   for (size_t i = 0; i < nodes.size(); ++i)
@@ -575,7 +584,7 @@ struct Pass {
   std::vector<double> leaf_running_js;  // per node: the -js of its running jobs
   Counts run_cnt;                       // running jobs per user, project, department
   FShares run_sum;                      // running jobs' functional shares
-  std::vector<size_t> pending;
+  std::vector<size_t> running, pending;  // the jobs' indices by kind, ascending
   std::vector<double> prior;            // tickets of earlier dependent policies
 
   // T = ostt(leaf)*WS split by -js (truncated) or evenly over `divisor` jobs.
@@ -621,46 +630,43 @@ void running_tickets(Pass& p) {
   const size_t n = p.n;
   p.w = build_work_tree(jobs, p.m, p.ids);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
-  count_jobs(p.w.nodes, jobs, p.w.job_node, false);
+  count_jobs(p.w.nodes, p.running, p.w.job_node, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);
   for (size_t j = 0; j < n; ++j) p.r.jobs[j].share_node = p.w.job_node[j];
 
+  // The running jobs only, in job order (the sums add in the same order).
   p.leaf_running_js.assign(p.w.nodes.size(), 0.0);
-  for (size_t k = 0; k < n; ++k)
-    if (jobs[k].running && p.w.job_node[k] >= 0) p.leaf_running_js[p.w.job_node[k]] += jobs[k].job_share;
+  for (const size_t k : p.running)
+    if (p.w.job_node[k] >= 0) p.leaf_running_js[p.w.job_node[k]] += jobs[k].job_share;
 
-  for (const Job& j : jobs)
-    if (j.running) {
-      p.run_cnt.u(j) += 1;
-      if (!j.project.empty()) p.run_cnt.p(j) += 1;
-      if (!j.department.empty()) p.run_cnt.d(j) += 1;
-    }
-  for (const Job& j : jobs)
-    if (j.running) {
-      FShares f = p.job_fshare(j, p.run_cnt, 0);
-      p.run_sum.user += f.user;
-      p.run_sum.project += f.project;
-      p.run_sum.dept += f.dept;
-      p.run_sum.job += f.job;
-    }
+  for (const size_t k : p.running) {
+    const Job& j = jobs[k];
+    p.run_cnt.u(j) += 1;
+    if (!j.project.empty()) p.run_cnt.p(j) += 1;
+    if (!j.department.empty()) p.run_cnt.d(j) += 1;
+  }
+  for (const size_t k : p.running) {
+    FShares f = p.job_fshare(jobs[k], p.run_cnt, 0);
+    p.run_sum.user += f.user;
+    p.run_sum.project += f.project;
+    p.run_sum.dept += f.dept;
+    p.run_sum.job += f.job;
+  }
   if (p.F > 0) {
     auto wr = functional_weights(p.conf, p.run_sum.user > 0, p.run_sum.project > 0, p.run_sum.dept > 0,
                                  p.run_sum.job > 0);
-    for (size_t j = 0; j < n; ++j)
-      if (jobs[j].running)
-        p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(jobs[j], p.run_cnt, 0), p.run_sum, p.F);
+    for (const size_t j : p.running)
+      p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(jobs[j], p.run_cnt, 0), p.run_sum, p.F);
   }
-  for (size_t j = 0; j < n; ++j)
-    if (jobs[j].running)
-      p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, p.conf.share_override_tickets);
+  for (const size_t j : p.running)
+    p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, p.conf.share_override_tickets);
 
   // Running jobs' pass-1 share tickets (divided over running + pending of the leaf).
   if (p.use_tree)
-    for (size_t j = 0; j < n; ++j)
-      if (jobs[j].running && p.w.job_node[j] >= 0)
+    for (const size_t j : p.running)
+      if (p.w.job_node[j] >= 0)
         p.r.jobs[j].pass1_tckts = p.running_share_tickets(p.w.nodes, j, p.w.nodes[p.w.job_node[j]].direct_jobs);
-  for (size_t j = 0; j < n; ++j)
-    if (jobs[j].running) p.r.jobs[j].pass1_tckts += p.r.jobs[j].ftckt + p.r.jobs[j].otckt;
+  for (const size_t j : p.running) p.r.jobs[j].pass1_tckts += p.r.jobs[j].ftckt + p.r.jobs[j].otckt;
 }
 
 // Pending override tickets.  Shared: 8.1.9's
@@ -1250,24 +1256,22 @@ class ShareSort {
 // Pass 2: the running jobs' share-tree tickets from running-only targets;
 // totals and max_tix.
 void running_pass2(Pass& p) {
-  const std::vector<Job>& jobs = p.jobs;
   std::vector<ShareNodeState> p2 = p.w.nodes;
-  count_jobs(p2, jobs, p.w.job_node, true);
+  count_jobs(p2, p.running, p.w.job_node, true);
   compute_share_targets(p2, p.conf.compensation_factor);
   if (p.use_tree)
-    for (size_t j = 0; j < p.n; ++j)
-      if (jobs[j].running && p.w.job_node[j] >= 0) {
+    for (const size_t j : p.running)
+      if (p.w.job_node[j] >= 0) {
         p.r.jobs[j].stckt = p.running_share_tickets(p2, j, p2[p.w.job_node[j]].direct_running);
         p.r.jobs[j].share_bound = path_compensated(p2, p.w.job_node[j]);
       }
   p.r.nodes_running = std::move(p2);
   double max_tix = 0;
-  for (size_t j = 0; j < p.n; ++j) {
-    auto& t = p.r.jobs[j];
+  for (auto& t : p.r.jobs) {
     t.tckts = t.stckt + t.ftckt + t.otckt;
     max_tix = std::max(max_tix, t.tckts);
-    if (jobs[j].running) max_tix = std::max(max_tix, t.pass1_tckts);
   }
+  for (const size_t j : p.running) max_tix = std::max(max_tix, p.r.jobs[j].pass1_tckts);
   p.r.max_tix = max_tix;
 }
 
@@ -1276,10 +1280,9 @@ void running_pass2(Pass& p) {
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
   Pass p(jobs, m, topt);
   p.r.jobs.assign(p.n, JobTickets{});
+  for (size_t j = 0; j < p.n; ++j) (jobs[j].running ? p.running : p.pending).push_back(j);
   running_tickets(p);
   // ---- pending jobs, policy by policy ----
-  for (size_t j = 0; j < p.n; ++j)
-    if (!jobs[j].running) p.pending.push_back(j);
   p.prior.assign(p.n, 0.0);
   for (const PolicyStep& step : policy_order(p.conf.policy_hierarchy)) {
     if (p.pending.empty()) break;
