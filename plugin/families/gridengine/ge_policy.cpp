@@ -422,6 +422,28 @@ std::shared_ptr<State> GridEnginePolicy::load(const StoreView* store, uint32_t l
   return build(d, store->load_windows(kFamily), layout_id);
 }
 
+void GridEnginePolicy::PassPool::give_back(GePass* p) {
+  std::unique_ptr<GePass> old;  // freed outside the lock
+  std::lock_guard<std::mutex> lock(mu);
+  old = std::move(spare);
+  spare.reset(p);
+}
+
+std::shared_ptr<GePass> GridEnginePolicy::reusable_pass() const {
+  std::unique_ptr<GePass> p;
+  {
+    std::lock_guard<std::mutex> lock(pool_->mu);
+    p = std::move(pool_->spare);
+  }
+  if (!p) p = std::make_unique<GePass>();
+  // The pool may go before the pass (the policy ends while a host holds it): then it is freed.
+  std::weak_ptr<PassPool> pool = pool_;
+  return std::shared_ptr<GePass>(p.release(), [pool](GePass* x) {
+    if (auto q = pool.lock()) q->give_back(x);
+    else delete x;
+  });
+}
+
 std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& state, const mfprio_job_t* pending,
                                                                size_t pending_count, const mfprio_job_t* running,
                                                                size_t running_count, int64_t now,
@@ -429,17 +451,27 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
                                                                ClampCounts*, BatchError* err) const {
   const GeState& s = static_cast<const GeState&>(state);
   const Model& m = *s.model;
-  auto pass = std::make_shared<GePass>();
+  const std::shared_ptr<GePass> pass = reusable_pass();
   pass->now = now;
   pass->publish_seq = s.publish_seq;
-  std::vector<size_t> slot(pending_count, SIZE_MAX);  // pending i -> jobs index
+  std::vector<size_t>& slot = pass->slot;  // pending i -> jobs index
+  slot.assign(pending_count, SIZE_MAX);
   // job id -> jobs index (first record): dedups the pending records and is the pass's index.
   JobIndex& first = pass->index;
   first.reserve(pending_count + running_count);
-  pass->jobs.reserve(pending_count + running_count);
-  std::vector<UrgencyParts> urgency;  // parallel to pass->jobs: the pass reuses it
+  // Jobs [0, used) are this pass's; the ones past it are a reused pass's,
+  // overwritten in place by to_ge_job (every field set).
+  std::vector<Job>& jobs = pass->jobs;
+  size_t used = 0;
+  const auto next_job = [&jobs, &used]() -> Job& {
+    if (used == jobs.size()) jobs.emplace_back();
+    return jobs[used++];
+  };
+  std::vector<UrgencyParts>& urgency = pass->urgency;  // parallel to the jobs: the pass reads it
+  urgency.clear();
   urgency.reserve(pending_count + running_count);
-  std::vector<JobNameIds> name_ids;  // parallel to pass->jobs: the handles' ids
+  std::vector<JobNameIds>& name_ids = pass->name_ids;  // parallel to the jobs: the handles' ids
+  name_ids.clear();
   name_ids.reserve(pending_count + running_count);
   Job scratch;  // a later record of a job already in the pass: checked, then dropped
   RequestCache cache;
@@ -449,14 +481,14 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     int rc = job_acceptable(pending[i]) ? MFPRIO_OK : check_job(&pending[i], "prioritize", &why);
     const bool held = pending[i].state == MFPRIO_JOB_HELD;
     // The record's place, taken now (one probe) and given back if it fails.
-    const uint32_t pos = static_cast<uint32_t>(pass->jobs.size());
+    const uint32_t pos = static_cast<uint32_t>(used);
     size_t where = 0;
     const uint32_t at = rc == MFPRIO_OK && !held ? first.insert(pending[i].job_id, pos, &where) : JobIndex::kNone;
     const bool dup = at != JobIndex::kNone && at != pos;
     Job* j = nullptr;
     UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
     if (rc == MFPRIO_OK && !held) {
-      j = dup ? &scratch : &pass->jobs.emplace_back();
+      j = dup ? &scratch : &next_job();
       rc = to_ge_job(pending[i], m, j, &why, &cache);
       if (rc == MFPRIO_OK && !job_urgency(*j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     }
@@ -464,7 +496,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     priorities[i] = 0;
     if (rc != MFPRIO_OK) {
       if (j && !dup) {
-        pass->jobs.pop_back();
+        --used;
         first.undo(where);
       }
       err->note(rc, why);
@@ -486,20 +518,21 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     // A job takes part once: a running record of a job already in the pass
     // (given twice, or pending as well) is left out; the first record counts.
     if (first.find(running[i].job_id) != JobIndex::kNone) continue;
-    Job& j = pass->jobs.emplace_back();
+    Job& j = next_job();
     UrgencyParts up;
     int rc = to_ge_job(running[i], m, &j, &why, &cache);
     if (rc == MFPRIO_OK && !job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
-      pass->jobs.pop_back();
+      --used;
       err->note(rc, "prioritize (running): " + why);
       continue;
     }
     j.running = true;
-    first.insert(j.id, static_cast<uint32_t>(pass->jobs.size() - 1));
+    first.insert(j.id, static_cast<uint32_t>(used - 1));
     urgency.push_back(up);
     name_ids.push_back(handle_ids(s, running[i]));
   }
+  jobs.resize(used);  // a reused pass's extra jobs go
   std::string why;
   if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency,
                                  /*with_order=*/false, &name_ids)) {
