@@ -5,7 +5,10 @@ Run as root on a machine with Debian 12's gridengine-master and gridengine-clien
 (`apt-get install gridengine-master gridengine-client`; no execd is needed: every
 job stays pending, and the scheduler still prices every pending job).
 
-    sudo tests/data/ge/capture.py [SCENARIO ...]      (default: every scenario here)
+    sudo tests/data/ge/capture.py [--out DIR] [SCENARIO ...]   (default: every scenario here)
+
+--out DIR writes DIR/NAME/out/ instead of NAME/out/ here (a live run that leaves the kept
+captures alone: test_ge_capture.py ... DIR compares it).
 
 For each scenario directory tests/data/ge/NAME/in/ it sets up a private cell
 (SGE_ROOT in a temporary directory, cell "mfprio", classic spooling, qmaster on
@@ -362,9 +365,9 @@ def schedule(cell):
     return now, text
 
 
-def capture(name):
+def capture(name, out_root=HERE):
     inp = os.path.join(HERE, name, "in")
-    out = os.path.join(HERE, name, "out")
+    out = os.path.join(out_root, name, "out")
     os.makedirs(out, exist_ok=True)
     cell = Cell()
     try:
@@ -403,9 +406,19 @@ def main():
     if not os.path.exists(LIB + "/sge_qmaster"):
         sys.exit("capture: install gridengine-master and gridengine-client first")
     ensure_users()
-    names = sys.argv[1:] or sorted(d for d in os.listdir(HERE) if os.path.isdir(os.path.join(HERE, d, "in")))
-    for name in names:
-        capture(name)
+    args = sys.argv[1:]
+    out_root = HERE
+    if args[:1] == ["--out"]:
+        if len(args) < 2:
+            sys.exit("capture: --out needs a directory")
+        out_root = os.path.abspath(args[1])
+        args = args[2:]
+    known = sorted(d for d in os.listdir(HERE) if os.path.isdir(os.path.join(HERE, d, "in")))
+    for name in args:
+        if name not in known:
+            sys.exit("capture: no scenario %s (known: %s)" % (name, " ".join(known)))
+    for name in args or known:
+        capture(name, out_root)
 
 
 if __name__ == "__main__":
