@@ -350,6 +350,20 @@ void note_clamps(const std::vector<SprioRow>& shown) {
                  low, low == 1 ? "y" : "ies", low_at);
 }
 
+// sprio --view NAME: the plugin's own layout, which must have that job view
+// (else a UsageError naming the views it has).
+const Layout* view_layout(const Options& o, const ViewInfo& view) {
+  const Layout* own = find_layout(view.layout);
+  const std::vector<std::string> views = own ? own->views() : std::vector<std::string>{};
+  std::string names;
+  for (const std::string& n : views) names += (names.empty() ? "" : ", ") + n;
+  if (std::find(views.begin(), views.end(), o.view) == views.end())
+    throw UsageError("--view " + o.view + ": the plugin's view layout (" +
+                     (view.layout.empty() ? std::string("generic") : view.layout) + ") has " +
+                     (names.empty() ? std::string("no job views") : "the views " + names));
+  return own;
+}
+
 // The text view: the layout the plugin names (plugin_info_json "view"), the
 // format layout for -o, else the generic one.
 void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> shown) {
@@ -364,18 +378,7 @@ void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> sh
       throw UsageError(e.what());
     }
   }
-  if (!o.view.empty()) {  // a named job view: only the plugin's own layout has it
-    const Layout* own = find_layout(view.layout);
-    std::string names;
-    for (const std::string& n : own ? own->views() : std::vector<std::string>{}) names += (names.empty() ? "" : ", ") + n;
-    bool known = false;
-    for (const std::string& n : own ? own->views() : std::vector<std::string>{}) known = known || n == o.view;
-    if (!known)
-      throw UsageError("--view " + o.view + ": the plugin's view layout (" +
-                       (view.layout.empty() ? std::string("generic") : view.layout) + ") has " +
-                       (names.empty() ? std::string("no job views") : "the views " + names));
-    layout = own;
-  }
+  if (!o.view.empty()) layout = view_layout(o, view);
   std::string text;
   if (!layout || !layout->sprio(shown, o, view, &text)) {
     // When no row names the terms, the layout comes from plugin_info_json.
@@ -396,6 +399,7 @@ void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> sh
 }
 
 int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
+  if (!o.view.empty()) view_layout(o, parse_view_info(plugin.info_json()));  // checked before any pricing
   SprioQueue q;
   select_records(o, now, &q);
   resolve_shown(plugin, &q);

@@ -117,7 +117,13 @@ def scenario(name):
             failures.append("%s: sprio --view %s differs from qstat -%s:\n--- 8.1.9\n%s--- ours\n%s" %
                             (name, view, view, real, mine))
         n += 1
-    return n
+    # A view the layout lacks: refused before any pricing, naming the ones it has; nothing printed.
+    p = subprocess.run([HOST, "--conf", conf, "--now", now, "sprio", "--view", "nope", "--job-file", jobs],
+                       capture_output=True, text=True)
+    if p.returncode == 0 or p.stdout or "--view nope: the plugin's view layout (sge-8.1.9) has the views pri, urg, ext" \
+            not in p.stderr or "job" in p.stderr:
+        failures.append("%s: sprio --view nope: exit %d, out %r, err %r" % (name, p.returncode, p.stdout, p.stderr))
+    return n + 1
 
 
 def main():
