@@ -131,7 +131,8 @@ void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain
   ex->term("nurg", "NURG", p.nurg, 0, 0, -1, info, 0, fmt(b, "%.5f", p.nurg));
   ex->term("urg", "URG", p.urg, 0, 0, -1, info, 0, fmt(b, "%.0f", p.urg));
   ex->term("ntckts", "NTCKTS", p.ntckts, 0, 0, -1, info, 0, fmt(b, "%.5f", p.ntckts));
-  ex->term("tckts", "TCKTS", p.tckts, 0, 0, -1, info, 0, fmt(b, "%.0f", p.tckts));
+  // qstat prints tickets truncated ((int) casts): 1342.9 is 1342.
+  ex->term("tckts", "TCKTS", p.tckts, 0, 0, -1, info, 0, fmt(b, "%.0f", std::trunc(p.tckts)));
   ex->term("npprior", "NPPRIOR", p.npprior, 0, 0, -1, info, 0, fmt(b, "%.5f", p.npprior));
   ex->term("ppri", "PPRI", p.ppri, 0, 0, -1, info, 0, fmt(b, "%.0f", static_cast<double>(p.ppri)));
   // qstat -ext's and -pri's other job columns, below prio (no generic column):

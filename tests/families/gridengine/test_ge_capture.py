@@ -97,6 +97,11 @@ def scenario(name):
             n += 1
             if mine != j[tag]:
                 failures.append("%s: job %d: %s %s, 8.1.9 %s (ours %r)" % (name, jid, term, mine, j[tag], v))
+            # The text sprio -l prints for a qstat column is qstat's (TCKTS truncated, not rounded).
+            if terms[term].get("text") is not None and term in ("prio", "nurg", "ntckts", "npprior", "tckts"):
+                n += 1
+                if terms[term]["text"] != j[tag]:
+                    failures.append("%s: job %d: %s text %s, 8.1.9 %s" % (name, jid, term, terms[term]["text"], j[tag]))
     # qstat's order: the running jobs, then the pending ones by prio desc (then submission and job
     # id: no ties in the captures).
     theirs_order = [int(j["JB_job_number"]) for j in theirs]
