@@ -16,6 +16,7 @@ usage: test_ge_capture.py MFPRIO_HOST MFPRIO_ACCT PLUGIN_DIR DATA_DIR
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -54,9 +55,8 @@ def mask_usage(text, running):
     return "".join(lines)
 
 
-def scenario(name):
+def scenario(name, tmp):
     out = os.path.join(DATA, name, "out")
-    tmp = tempfile.mkdtemp(prefix="ge-capture-test-")
     db = os.path.join(tmp, "ge.db")
     if os.path.exists(os.path.join(out, "sstree")):
         run([ACCT, "--db", db, "import-sstree", os.path.join(out, "sstree")])
@@ -137,7 +137,11 @@ def main():
         sys.exit("no captured scenario under %s" % DATA)
     total = 0
     for name in names:
-        total += scenario(name)
+        tmp = tempfile.mkdtemp(prefix="ge-capture-test-")
+        try:
+            total += scenario(name, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     for f in failures:
         print("FAIL " + f)
     print("%d scenarios, %d values and tables compared, %d differ" % (len(names), total, len(failures)))
