@@ -185,6 +185,10 @@ bool sprio_long(ViewArg& v) {
   if (v.name == "--weights") return v.flag(&o->weights);
   if (v.name == "--percent") return v.flag(&o->percent);
   if (v.name == "--all-states") return v.flag(&o->all_states);
+  if (v.name == "--view") {
+    o->view = v.val();
+    return true;
+  }
   if (v.name == "--parsable") return v.flag(&o->parsable);
   if (v.name == "--jobs") {
     v.r.next();
@@ -327,7 +331,7 @@ const char* usage_text() {
   return "usage: mfprio-host --conf FILE [--plugin-dir DIR] [--now T] [-v|--verbose] COMMAND [options]\n"
          "commands:\n"
          "  sprio --job-file FILE [-j IDS] [-u USERS] [-A ACCOUNTS] [-p PARTITIONS] [-o FORMAT | -l] [-S SORT]\n"
-         "        [-n] [-w] [-h] [--percent] [-P | --json] [--all-states] [--helpformat] [--now T]\n"
+         "        [-n] [-w] [-h] [--percent] [-P | --json] [--all-states] [--view NAME] [--helpformat] [--now T]\n"
          "  sshare [-a] [-A ACCOUNTS] [-u USERS] [-U] [-m] [-l] [-n] [-o FIELDS] [-p | -P | --json] [-e]\n"
          "  decay --now T [--running FILE]\n"
          "  job-end --job-file FILE --end T\n"
@@ -366,6 +370,7 @@ const char* command_usage(Command c) {
              "  --json                 the plugin's factor objects (mfprio)\n"
              "  --percent              a Percent row (mfprio; Maui's diagnose -p)\n"
              "  --all-states           every record of FILE, not only eligible pending ones (mfprio)\n"
+             "  --view NAME            one of the layout's job views (mfprio-host(1), VIEW LAYOUTS)\n"
              "  --helpformat           the format letters\n"
              "  --now T                the time to price at\n";
     case Command::Sshare:
@@ -562,6 +567,8 @@ Options parse_cli(const std::vector<std::string>& args) {
   if (o.conf.empty() && !emit_only && !o.helpformat) throw UsageError("--conf FILE is required");
   if (o.parsable && o.json) throw UsageError(std::string(sshare ? "-p/-P" : "-P") + " and --json exclude each other");
   if (sprio && o.percent && o.has_format) throw UsageError("--percent and -o/--format exclude each other");
+  if (sprio && !o.view.empty() && (o.has_format || o.long_format || o.percent || o.json || o.weights))
+    throw UsageError("--view prints the layout's own columns: not with -o, -l, --percent, --json or -w");
   if (sprio && o.long_format && o.has_format)
     throw UsageError("-o/--format and -l/--long exclude each other (as in Slurm's sprio)");
   if ((sprio || sshare) && o.has_format && o.format.empty()) throw UsageError("-o/--format needs a format");

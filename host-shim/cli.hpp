@@ -31,6 +31,7 @@ struct Options {
   bool long_format = false, normalized = false, weights = false, parsable = false, json = false;
   bool parsable_no_ending = false;  // sshare -P (Slurm's --parsable2); -p keeps the trailing '|'
   bool percent = false;  // sprio --percent
+  std::string view;      // sprio --view NAME: one of the plugin's layout's named job views
   bool noheader = false, all_states = false;
   std::vector<std::string> users;  // -u a,b
   std::vector<uint64_t> job_ids;   // sprio -j/--jobs LIST

@@ -285,7 +285,7 @@ bool parse_mem_mb(const std::string& s, uint64_t* mb) {
 
 // Every field parse_job_line reads.
 constexpr const char* kJobFields[] = {
-    "id", "user", "group", "account", "bank", "project", "qos", "partition", "queue", "state", "submit",
+    "id", "name", "user", "group", "account", "bank", "project", "qos", "partition", "queue", "state", "submit",
     "eligible", "start", "nodes", "cpus", "mem", "gres", "tres", "time_limit", "nice", "nice_admin",
     "site_factor", "prev_priority", "dependent", "deadline", "bypass_count", "start_count", "user_priority",
     "user_priority_admin", "urgency", "soft_violation", "blocked", "attrs", "posix_priority", "slots",
@@ -339,6 +339,7 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
   j.user = p.string("user", v);
   if (j.user.empty()) p.fail_field("user", "must not be empty");
   if ((v = get("group"))) j.group = p.string("group", v);
+  if ((v = get("name"))) j.name = p.string("name", v);  // views only (no family reads it)
   // account, or its names in other families (Flux bank, Grid Engine project): all given must agree.
   const char* account_from = nullptr;
   for (const char* key : {"account", "bank", "project"}) {

@@ -26,6 +26,7 @@ struct JobSpec {
   std::string file;
   uint32_t line = 0;
   uint64_t id = 0;
+  std::string name;                       // the job's name (views print it)
   std::string user, group, account, qos;  // account: also from "bank" or "project"
   std::vector<std::string> partitions;  // empty: the default partition ("queue" too)
   uint32_t state = MFPRIO_JOB_PENDING;

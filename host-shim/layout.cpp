@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "json_util.hpp"
+#include "layout_sge81.hpp"
 #include "layout_slurm2205.hpp"
 
 namespace mfprio::host {
@@ -14,6 +15,7 @@ namespace {
 // The layouts, by name.  A new layout is one file plus one line here.
 const Layout* const kLayouts[] = {
     &slurm2205_layout(),
+    &sge81_layout(),
 };
 
 void string_map(const json_t* obj, std::map<std::string, std::string>* out) {

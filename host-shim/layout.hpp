@@ -58,6 +58,8 @@ class Layout {
   virtual void check(const Options& o) const = 0;
   // What sprio --helpformat / sshare -e list for this layout's -o.
   virtual std::string helpformat(Command c) const = 0;
+  // The job views sprio --view NAME prints (sprio() gets o.view set); none by default.
+  virtual std::vector<std::string> views() const { return {}; }
 };
 
 // The layout named `name`, or nullptr (the generic layout).

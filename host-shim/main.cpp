@@ -325,6 +325,11 @@ bool sprio_entry(const Options& o, Plugin& plugin, int64_t now, bool breakdown, 
   row->partition = resolved(r.partition, row->f.partition_name);
   row->user = r.spec->user;
   row->account = resolved(r.spec->account, row->f.account_name);
+  row->name = r.spec->name;
+  row->state = r.spec->state;
+  row->submit = r.spec->submit;
+  row->start = r.spec->start;
+  row->deadline = r.spec->deadline;
   return true;
 }
 
@@ -345,6 +350,20 @@ void note_clamps(const std::vector<SprioRow>& shown) {
                  low, low == 1 ? "y" : "ies", low_at);
 }
 
+// sprio --view NAME: the plugin's own layout, which must have that job view
+// (else a UsageError naming the views it has).
+const Layout* view_layout(const Options& o, const ViewInfo& view) {
+  const Layout* own = find_layout(view.layout);
+  const std::vector<std::string> views = own ? own->views() : std::vector<std::string>{};
+  std::string names;
+  for (const std::string& n : views) names += (names.empty() ? "" : ", ") + n;
+  if (std::find(views.begin(), views.end(), o.view) == views.end())
+    throw UsageError("--view " + o.view + ": the plugin's view layout (" +
+                     (view.layout.empty() ? std::string("generic") : view.layout) + ") has " +
+                     (names.empty() ? std::string("no job views") : "the views " + names));
+  return own;
+}
+
 // The text view: the layout the plugin names (plugin_info_json "view"), the
 // format layout for -o, else the generic one.
 void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> shown) {
@@ -359,6 +378,7 @@ void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> sh
       throw UsageError(e.what());
     }
   }
+  if (!o.view.empty()) layout = view_layout(o, view);
   std::string text;
   if (!layout || !layout->sprio(shown, o, view, &text)) {
     // When no row names the terms, the layout comes from plugin_info_json.
@@ -379,6 +399,7 @@ void print_sprio_text(const Options& o, Plugin& plugin, std::vector<SprioRow> sh
 }
 
 int cmd_sprio(const Options& o, Plugin& plugin, int64_t now) {
+  if (!o.view.empty()) view_layout(o, parse_view_info(plugin.info_json()));  // checked before any pricing
   SprioQueue q;
   select_records(o, now, &q);
   resolve_shown(plugin, &q);

@@ -47,6 +47,10 @@ namespace mfprio::host {
 struct SprioRow {
   uint64_t job_id = 0;
   std::string partition, user, account;
+  // The record's own fields a layout may print (job file: name, state, submit, deadline).
+  std::string name;
+  uint32_t state = MFPRIO_JOB_PENDING;
+  int64_t submit = 0, start = 0, deadline = 0;
   mfprio_factors_t f{};  // f.term_count = 0: no breakdown (the plugin has no job_factors)
 };
 

@@ -142,8 +142,9 @@ TEST(JobsJson, StatesAreRecognised) {
 // data goes in fields starting with '_'.
 TEST(JobsJson, UnknownFieldsAreErrorsUnlessTheyStartWithUnderscore) {
   EXPECT_EQ(parse(R"({"id": 3, "user": "u", "_name": "my job", "_extra": [1,2]})").id, 3u);
-  EXPECT_NE(error_of(R"({"id": 3, "user": "u", "name": "my job"})").find("jobs.jsonl:7: field 'name' is not a job field"),
+  EXPECT_NE(error_of(R"({"id": 3, "user": "u", "title": "my job"})").find("jobs.jsonl:7: field 'title' is not a job field"),
             std::string::npos);
+  EXPECT_EQ(parse(R"({"id": 3, "user": "u", "name": "my job"})").name, "my job");  // a view prints it
 }
 
 TEST(JobsJson, TypeErrorsNameFileLineAndField) {

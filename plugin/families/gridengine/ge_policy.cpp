@@ -101,7 +101,9 @@ struct Detail {
   int64_t submit = 0;
   std::optional<int64_t> deadline;
   bool urg_flat = false, tix_flat = false, share_bound = false, dl_bound = false, prio_off = false;
-  std::string project;
+  std::string project, department;
+  double override_tickets = 0;  // the job's own (qalter -ot)
+  double sum_tckts = 0;         // the pass's ticket total of the job's kind (pending or running)
 };
 
 void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain* ex) {
@@ -125,19 +127,27 @@ void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain
   // The qstat columns as values (factor) and text, long format only.
   char b[32];
   const uint32_t info = MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG;
-  ex->term("prio", "PRIO", p.prio, 0, 0, -1, info | MFPRIO_TERMF_PRIORITY, 0, fmt(b, "%.5f", p.prio));
+  const int at = ex->term("prio", "PRIO", p.prio, 0, 0, -1, info | MFPRIO_TERMF_PRIORITY, 0, fmt(b, "%.5f", p.prio));
   ex->term("nurg", "NURG", p.nurg, 0, 0, -1, info, 0, fmt(b, "%.5f", p.nurg));
   ex->term("urg", "URG", p.urg, 0, 0, -1, info, 0, fmt(b, "%.0f", p.urg));
   ex->term("ntckts", "NTCKTS", p.ntckts, 0, 0, -1, info, 0, fmt(b, "%.5f", p.ntckts));
-  ex->term("tckts", "TCKTS", p.tckts, 0, 0, -1, info, 0, fmt(b, "%.0f", p.tckts));
+  // qstat prints tickets truncated ((int) casts): 1342.9 is 1342.
+  ex->term("tckts", "TCKTS", p.tckts, 0, 0, -1, info, 0, fmt(b, "%.0f", std::trunc(p.tckts)));
   ex->term("npprior", "NPPRIOR", p.npprior, 0, 0, -1, info, 0, fmt(b, "%.5f", p.npprior));
   ex->term("ppri", "PPRI", p.ppri, 0, 0, -1, info, 0, fmt(b, "%.0f", static_cast<double>(p.ppri)));
+  // qstat -ext's and -pri's other job columns, below prio (no generic column):
+  // the sge-8.1.9 view layout reads them by name.
+  ex->term("slots", "SLOTS", p.slots, 0, 0, at, 0);
+  ex->term("ovrts", "OVRTS", d.override_tickets, 0, 0, at, 0);
+  ex->term("share", "SHARE", d.sum_tckts > 0 ? p.tckts / d.sum_tckts : 0.0, 0, 0, at, 0);
+  ex->term("department", "DEPARTMENT", 0, 0, 0, at, MFPRIO_TERMF_TEXT, 0,
+           d.department.empty() ? "defaultdepartment" : d.department.c_str());
   ex->resolved(d.project, "", "");
   ex->total(p.prio, p.priority, MFPRIO_CLAMP_NONE);
 }
 
 Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobTickets& t, double lo, double hi,
-                 double max_tix, int64_t now) {
+                 double max_tix, const PricingResult& r, int64_t now) {
   Detail d;
   d.now = now;
   d.submit = j.submit_time;
@@ -148,6 +158,9 @@ Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobT
   d.dl_bound = j.deadline && *j.deadline - now <= 1;
   d.prio_off = c.weight_priority == 0 && !c.report_pjob_tickets;
   d.project = j.project;
+  d.department = j.department;
+  d.override_tickets = j.override_tickets;
+  d.sum_tckts = j.running ? r.sum_tckts_running : r.sum_tckts_pending;
   (void)p;
   return d;
 }
@@ -410,6 +423,28 @@ std::shared_ptr<State> GridEnginePolicy::load(const StoreView* store, uint32_t l
   return build(d, store->load_windows(kFamily), layout_id);
 }
 
+void GridEnginePolicy::PassPool::give_back(GePass* p) {
+  std::unique_ptr<GePass> old;  // freed outside the lock
+  std::lock_guard<std::mutex> lock(mu);
+  old = std::move(spare);
+  spare.reset(p);
+}
+
+std::shared_ptr<GePass> GridEnginePolicy::reusable_pass() const {
+  std::unique_ptr<GePass> p;
+  {
+    std::lock_guard<std::mutex> lock(pool_->mu);
+    p = std::move(pool_->spare);
+  }
+  if (!p) p = std::make_unique<GePass>();
+  // The pool may go before the pass (the policy ends while a host holds it): then it is freed.
+  std::weak_ptr<PassPool> pool = pool_;
+  return std::shared_ptr<GePass>(p.release(), [pool](GePass* x) {
+    if (auto q = pool.lock()) q->give_back(x);
+    else delete x;
+  });
+}
+
 std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& state, const mfprio_job_t* pending,
                                                                size_t pending_count, const mfprio_job_t* running,
                                                                size_t running_count, int64_t now,
@@ -417,17 +452,27 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
                                                                ClampCounts*, BatchError* err) const {
   const GeState& s = static_cast<const GeState&>(state);
   const Model& m = *s.model;
-  auto pass = std::make_shared<GePass>();
+  const std::shared_ptr<GePass> pass = reusable_pass();
   pass->now = now;
   pass->publish_seq = s.publish_seq;
-  std::vector<size_t> slot(pending_count, SIZE_MAX);  // pending i -> jobs index
+  std::vector<size_t>& slot = pass->slot;  // pending i -> jobs index
+  slot.assign(pending_count, SIZE_MAX);
   // job id -> jobs index (first record): dedups the pending records and is the pass's index.
   JobIndex& first = pass->index;
   first.reserve(pending_count + running_count);
-  pass->jobs.reserve(pending_count + running_count);
-  std::vector<UrgencyParts> urgency;  // parallel to pass->jobs: the pass reuses it
+  // Jobs [0, used) are this pass's; the ones past it are a reused pass's,
+  // overwritten in place by to_ge_job (every field set).
+  std::vector<Job>& jobs = pass->jobs;
+  size_t used = 0;
+  const auto next_job = [&jobs, &used]() -> Job& {
+    if (used == jobs.size()) jobs.emplace_back();
+    return jobs[used++];
+  };
+  std::vector<UrgencyParts>& urgency = pass->urgency;  // parallel to the jobs: the pass reads it
+  urgency.clear();
   urgency.reserve(pending_count + running_count);
-  std::vector<JobNameIds> name_ids;  // parallel to pass->jobs: the handles' ids
+  std::vector<JobNameIds>& name_ids = pass->name_ids;  // parallel to the jobs: the handles' ids
+  name_ids.clear();
   name_ids.reserve(pending_count + running_count);
   Job scratch;  // a later record of a job already in the pass: checked, then dropped
   RequestCache cache;
@@ -437,14 +482,14 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     int rc = job_acceptable(pending[i]) ? MFPRIO_OK : check_job(&pending[i], "prioritize", &why);
     const bool held = pending[i].state == MFPRIO_JOB_HELD;
     // The record's place, taken now (one probe) and given back if it fails.
-    const uint32_t pos = static_cast<uint32_t>(pass->jobs.size());
+    const uint32_t pos = static_cast<uint32_t>(used);
     size_t where = 0;
     const uint32_t at = rc == MFPRIO_OK && !held ? first.insert(pending[i].job_id, pos, &where) : JobIndex::kNone;
     const bool dup = at != JobIndex::kNone && at != pos;
     Job* j = nullptr;
     UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
     if (rc == MFPRIO_OK && !held) {
-      j = dup ? &scratch : &pass->jobs.emplace_back();
+      j = dup ? &scratch : &next_job();
       rc = to_ge_job(pending[i], m, j, &why, &cache);
       if (rc == MFPRIO_OK && !job_urgency(*j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     }
@@ -452,7 +497,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     priorities[i] = 0;
     if (rc != MFPRIO_OK) {
       if (j && !dup) {
-        pass->jobs.pop_back();
+        --used;
         first.undo(where);
       }
       err->note(rc, why);
@@ -474,20 +519,21 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     // A job takes part once: a running record of a job already in the pass
     // (given twice, or pending as well) is left out; the first record counts.
     if (first.find(running[i].job_id) != JobIndex::kNone) continue;
-    Job& j = pass->jobs.emplace_back();
+    Job& j = next_job();
     UrgencyParts up;
     int rc = to_ge_job(running[i], m, &j, &why, &cache);
     if (rc == MFPRIO_OK && !job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
-      pass->jobs.pop_back();
+      --used;
       err->note(rc, "prioritize (running): " + why);
       continue;
     }
     j.running = true;
-    first.insert(j.id, static_cast<uint32_t>(pass->jobs.size() - 1));
+    first.insert(j.id, static_cast<uint32_t>(used - 1));
     urgency.push_back(up);
     name_ids.push_back(handle_ids(s, running[i]));
   }
+  jobs.resize(used);  // a reused pass's extra jobs go
   std::string why;
   if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency,
                                  /*with_order=*/false, &name_ids)) {
@@ -527,7 +573,7 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
       if (explain)
         explain_job(c, p,
                     detail_of(c, pass->jobs[k], p, pass->result.tickets.jobs[k], pass->result.min_urg,
-                              pass->result.max_urg, pass->result.max_tix, pass->now),
+                              pass->result.max_urg, pass->result.max_tix, pass->result, pass->now),
                     explain);
       return MFPRIO_OK;
     }
@@ -539,10 +585,15 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
   if (!gridengine::price_queue(std::vector<Job>{j}, m, now, &r, why)) return MFPRIO_EINVAL;
   JobPrice p = r.jobs[0];
   double lo = r.min_urg, hi = r.max_urg, max_tix = r.max_tix;
+  PricingResult sums;  // share's denominators: the pass's, with this job joining it
+  sums.sum_tckts_pending = r.sum_tckts_pending;
+  sums.sum_tckts_running = r.sum_tckts_running;
   if (pass) {
     lo = pass->result.min_urg;
     hi = pass->result.max_urg;
     max_tix = pass->result.max_tix;
+    sums.sum_tckts_pending += pass->result.sum_tckts_pending;
+    sums.sum_tckts_running += pass->result.sum_tckts_running;
     const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
     p.nurg = urg_off ? 0.5 : normalize(p.urg, lo, hi);
     p.ntckts = normalize(p.tckts, 0, max_tix);
@@ -550,7 +601,7 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
     p.priority = priority_to_u32(p.prio);
   }
   *priority = p.priority;
-  if (explain) explain_job(c, p, detail_of(c, j, p, r.tickets.jobs[0], lo, hi, max_tix, now), explain);
+  if (explain) explain_job(c, p, detail_of(c, j, p, r.tickets.jobs[0], lo, hi, max_tix, sums, now), explain);
   return MFPRIO_OK;
 }
 
@@ -677,6 +728,14 @@ void GridEnginePolicy::info(const State&, InfoView* v) const {
     for (char& ch : label) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     v->term(n, label, MFPRIO_TERMF_TEXT | MFPRIO_TERMF_LONG | (label == "PRIO" ? MFPRIO_TERMF_PRIORITY : 0u));
   }
+  // The host's "sge-8.1.9" view layout: qstat -pri/-urg/-ext's columns read these terms.
+  v->set("view.layout", std::string("sge-8.1.9"));
+  static const char* const kColumns[][2] = {
+      {"prior", "prio"},    {"nurg", "nurg"},       {"npprior", "npprior"}, {"ntckts", "ntckts"}, {"urg", "urg"},
+      {"rrcontr", "rrcontr"}, {"wtcontr", "wtcontr"}, {"dlcontr", "dlcontr"}, {"ppri", "ppri"},     {"tckts", "tckts"},
+      {"ovrts", "ovrts"},   {"otckt", "otckt"},     {"ftckt", "ftckt"},     {"stckt", "stckt"},   {"share", "share"},
+      {"slots", "slots"},   {"department", "department"}};
+  for (const auto& col : kColumns) v->set(std::string("view.terms.") + col[0], std::string(col[1]));
   v->set("sched_conf", sched_conf_path_.empty() ? std::string("(built-in defaults)") : sched_conf_path_);
   v->set("complexes", complexes_path_.empty() ? std::string("(built-in: slots urgency 1000)") : complexes_path_);
   v->set("weight_user", c.weight_user);

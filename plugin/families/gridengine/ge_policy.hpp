@@ -34,6 +34,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -103,6 +104,10 @@ struct GePass : PassState {
   JobIndex index;              // job id -> position (first record)
   int64_t now = 0;
   uint64_t publish_seq = 0;    // the State it was priced against (State::publish_seq)
+  // The pass's scratch, kept with it so a reused pass reuses them too.
+  std::vector<UrgencyParts> urgency;   // parallel to jobs
+  std::vector<JobNameIds> name_ids;    // parallel to jobs
+  std::vector<size_t> slot;            // pending record -> jobs index
 };
 
 class GridEnginePolicy final : public Policy {
@@ -147,9 +152,21 @@ class GridEnginePolicy final : public Policy {
   ComplexTable complexes_ = ComplexTable::builtin();
   std::string sched_conf_path_, complexes_path_;
   std::string store_path_, store_origin_;
+  // A pass no one holds any more (its Jobs, strings and vectors keep their
+  // capacity: a pass over a queue like the last allocates almost nothing),
+  // else a new one.  The last holder of a pass given out hands it back
+  // (the shared_ptr's deleter, under the pool's mutex: the next user
+  // happens after every reader of it).
+  struct PassPool {
+    std::mutex mu;
+    std::unique_ptr<GePass> spare;  // one idle pass at most
+    void give_back(GePass* p);
+  };
+  std::shared_ptr<GePass> reusable_pass() const;
   // The last pass's jobs, for the share view (which gets no PassState):
   // re-priced against the state the view is asked for.
   mutable std::atomic<std::shared_ptr<const GePass>> last_pass_;
+  std::shared_ptr<PassPool> pool_ = std::make_shared<PassPool>();
 };
 
 // Numeric request values already parsed in this pass (a queue repeats the

@@ -60,7 +60,11 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     if (!urgency && !job_urgency(jobs[i], model, now, &computed[i], why)) return false;
   }
   const std::vector<UrgencyParts>& up = urgency ? *urgency : computed;
-  PricingResult r;
+  // Built in *out (valid jobs: nothing fails from here): a reused result
+  // keeps its vectors' capacity; every field is set below.
+  PricingResult& r = *out;
+  r.pending_order.clear();
+  r.sum_tckts_pending = r.sum_tckts_running = 0;
   TicketOptions topt;
   topt.name_ids = name_ids;
   r.tickets = compute_tickets(jobs, model, topt);
@@ -92,11 +96,14 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     p.ftckt = t.ftckt;
     p.otckt = t.otckt;
     p.tckts = t.tckts;
+    p.slots = up[i].slots;
+    (j.running ? r.sum_tckts_running : r.sum_tckts_pending) += t.tckts;
     p.ntckts = normalize(p.tckts, 0, r.max_tix);
     p.ppri = j.posix_priority;
     p.npprior = prio_off ? 0.5 : normalize(j.posix_priority + 1024.0, 0, 2048);
     p.prio = c.weight_urgency * p.nurg + c.weight_ticket * p.ntckts + c.weight_priority * p.npprior;
     p.priority = priority_to_u32(p.prio);
+    p.terms.clear();
     if (!with_terms) continue;
 
     auto add = [&](const char* name, const char* label, double f, double w, bool bound, int parent) {
@@ -118,10 +125,7 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     add("otckt", "override tickets", p.otckt, 1.0, false, tk);
     add("priority", "normalized POSIX priority (npprior)", p.npprior, c.weight_priority, prio_off, -1);
   }
-  if (!with_order) {
-    *out = std::move(r);
-    return true;
-  }
+  if (!with_order) return true;
   // Sorted on flat records: no comparison reads a Job or a JobPrice.
   struct ORec {
     double prio;
@@ -140,7 +144,6 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
   });
   r.pending_order.reserve(order.size());
   for (const ORec& o : order) r.pending_order.push_back(o.idx);
-  *out = std::move(r);
   return true;
 }
 

@@ -56,6 +56,7 @@ struct JobPrice {
   double ntckts = 0, tckts = 0, stckt = 0, ftckt = 0, otckt = 0;
   double npprior = 0;
   int ppri = 0;
+  uint32_t slots = 1;     // S of the urgency (qstat's slots of a pending job)
   uint32_t priority = 0;  // order-preserving map of prio, see above
   std::vector<Term> terms;
 };
@@ -64,6 +65,9 @@ struct PricingResult {
   std::vector<JobPrice> jobs;         // parallel to the input jobs
   std::vector<size_t> pending_order;  // indices of pending jobs, first = next to dispatch
   double min_urg = 0, max_urg = 0, max_tix = 0;
+  // The tckts of every pending job and of every running job: the
+  // denominators of qstat -ext's share (a job's tckts over its kind's total).
+  double sum_tckts_pending = 0, sum_tckts_running = 0;
   TicketResult tickets;               // share-tree state for the share monitor
 };
 

@@ -217,14 +217,21 @@ class LeafIndex {
   std::unordered_map<int, std::unordered_map<std::string, int>> inside_;
 };
 
-// sgeee.c:sge_calc_node_targets / SUP:search_userprj_node: the job's project node when the tree has one,
-// then the user's leaf (or `default`) inside it; else the user (or `default`)
+// sgeee.c:sge_calc_node_targets / SUP:search_userprj_node: a job with a
+// project: the project's node, then the user's leaf (or `default`) inside it,
+// and no node at all when the tree has no node for a project that exists
+// (`is_project`: a project object; search_userprj_node searches only project
+// nodes for it: the real 8.1.9 gives such a job 0 share tickets,
+// tests/data/ge); a job without a project, or whose account is no project at
+// all (a host's account, which qsub -P would refuse): the user (or `default`)
 // outside project subtrees.  Returns the node and whether it is a `default` leaf.
-std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job) {
+std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job,
+                                   bool is_project) {
   int scope = 0;
   bool in_project = false;
   if (!job.project.empty()) {
     int p = nodes[0].type == NodeType::Project && nodes[0].name == job.project ? 0 : index.project(job.project);
+    if (p < 0 && is_project) return {-1, false};
     if (p >= 0) {
       scope = p;
       in_project = true;
@@ -269,7 +276,7 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   for (size_t j = 0; j < jobs.size(); ++j) {
     bool added = false;
     const uint32_t at = found.insert(Key5{{ids.u[j], ids.p[j], 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
-    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j]));
+    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j], ids.po[ids.p[j]] != nullptr));
     auto [leaf, is_default] = leaves[at];
     if (leaf >= 0 && is_default) {
       const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | ids.u[j];
@@ -318,8 +325,9 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   return w;
 }
 
-// Count jobs into the tree: `running_only` for pass 2.
-void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<Job>& jobs,
+// Count jobs into the tree: every job (running: the running jobs' indices,
+// ascending), or with `running_only` (pass 2) the running ones alone.
+void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<size_t>& running,
                 const std::vector<int>& job_node, bool running_only) {
   for (auto& n : nodes) {
     n.jobs = n.direct_jobs = n.direct_running = 0;
@@ -327,11 +335,14 @@ void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<Job>& jobs
     n.ltt = n.oltt = n.stt = n.ostt = n.shr = 0;
     n.compensated = false;
   }
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    if (job_node[j] < 0 || (running_only && !jobs[j].running)) continue;
+  if (!running_only)
+    for (const int n : job_node)
+      if (n >= 0) nodes[n].direct_jobs++;
+  for (const size_t j : running) {
     const int n = job_node[j];
-    nodes[n].direct_jobs++;
-    if (jobs[j].running) nodes[n].direct_running++;
+    if (n < 0) continue;
+    if (running_only) nodes[n].direct_jobs++;
+    nodes[n].direct_running++;
   }
   // Each node's jobs up its path once (not once per job).
   for (size_t i = 0; i < nodes.size(); ++i)
@@ -387,6 +398,26 @@ double functional_value(const std::array<double, 4>& w, const FShares& share, co
   if (sum.dept != 0) t += w[2] * share.dept * F / sum.dept;
   if (sum.job != 0) t += w[3] * share.job * F / sum.job;
   return t;
+}
+
+// calc_intern_pending_job_functional_tickets: the value of a pending job with
+// object shares `share` as if it started now, against the sums + 0.001.
+// Shared fshares: each object's share over its running count + 1 (u, p, d:
+// the counts; nullptr: not divided); else the shares join the sums.
+double pending_functional_value(const std::array<double, 4>& w, FShares share, const FShares& sum, const double* u,
+                                const double* p, const double* d, bool shared, double F) {
+  FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
+  if (shared) {
+    if (u) share.user /= *u + 1;
+    if (p) share.project /= *p + 1;
+    if (d) share.dept /= *d + 1;
+  } else {
+    s.user += share.user;
+    s.project += share.project;
+    s.dept += share.dept;
+  }
+  s.job += share.job;
+  return functional_value(w, share, s, F);
 }
 
 struct PolicyStep {
@@ -553,7 +584,7 @@ struct Pass {
   std::vector<double> leaf_running_js;  // per node: the -js of its running jobs
   Counts run_cnt;                       // running jobs per user, project, department
   FShares run_sum;                      // running jobs' functional shares
-  std::vector<size_t> pending;
+  std::vector<size_t> running, pending;  // the jobs' indices by kind, ascending
   std::vector<double> prior;            // tickets of earlier dependent policies
 
   // T = ostt(leaf)*WS split by -js (truncated) or evenly over `divisor` jobs.
@@ -599,46 +630,43 @@ void running_tickets(Pass& p) {
   const size_t n = p.n;
   p.w = build_work_tree(jobs, p.m, p.ids);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
-  count_jobs(p.w.nodes, jobs, p.w.job_node, false);
+  count_jobs(p.w.nodes, p.running, p.w.job_node, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);
   for (size_t j = 0; j < n; ++j) p.r.jobs[j].share_node = p.w.job_node[j];
 
+  // The running jobs only, in job order (the sums add in the same order).
   p.leaf_running_js.assign(p.w.nodes.size(), 0.0);
-  for (size_t k = 0; k < n; ++k)
-    if (jobs[k].running && p.w.job_node[k] >= 0) p.leaf_running_js[p.w.job_node[k]] += jobs[k].job_share;
+  for (const size_t k : p.running)
+    if (p.w.job_node[k] >= 0) p.leaf_running_js[p.w.job_node[k]] += jobs[k].job_share;
 
-  for (const Job& j : jobs)
-    if (j.running) {
-      p.run_cnt.u(j) += 1;
-      if (!j.project.empty()) p.run_cnt.p(j) += 1;
-      if (!j.department.empty()) p.run_cnt.d(j) += 1;
-    }
-  for (const Job& j : jobs)
-    if (j.running) {
-      FShares f = p.job_fshare(j, p.run_cnt, 0);
-      p.run_sum.user += f.user;
-      p.run_sum.project += f.project;
-      p.run_sum.dept += f.dept;
-      p.run_sum.job += f.job;
-    }
+  for (const size_t k : p.running) {
+    const Job& j = jobs[k];
+    p.run_cnt.u(j) += 1;
+    if (!j.project.empty()) p.run_cnt.p(j) += 1;
+    if (!j.department.empty()) p.run_cnt.d(j) += 1;
+  }
+  for (const size_t k : p.running) {
+    FShares f = p.job_fshare(jobs[k], p.run_cnt, 0);
+    p.run_sum.user += f.user;
+    p.run_sum.project += f.project;
+    p.run_sum.dept += f.dept;
+    p.run_sum.job += f.job;
+  }
   if (p.F > 0) {
     auto wr = functional_weights(p.conf, p.run_sum.user > 0, p.run_sum.project > 0, p.run_sum.dept > 0,
                                  p.run_sum.job > 0);
-    for (size_t j = 0; j < n; ++j)
-      if (jobs[j].running)
-        p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(jobs[j], p.run_cnt, 0), p.run_sum, p.F);
+    for (const size_t j : p.running)
+      p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(jobs[j], p.run_cnt, 0), p.run_sum, p.F);
   }
-  for (size_t j = 0; j < n; ++j)
-    if (jobs[j].running)
-      p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, p.conf.share_override_tickets);
+  for (const size_t j : p.running)
+    p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, p.conf.share_override_tickets);
 
   // Running jobs' pass-1 share tickets (divided over running + pending of the leaf).
   if (p.use_tree)
-    for (size_t j = 0; j < n; ++j)
-      if (jobs[j].running && p.w.job_node[j] >= 0)
+    for (const size_t j : p.running)
+      if (p.w.job_node[j] >= 0)
         p.r.jobs[j].pass1_tckts = p.running_share_tickets(p.w.nodes, j, p.w.nodes[p.w.job_node[j]].direct_jobs);
-  for (size_t j = 0; j < n; ++j)
-    if (jobs[j].running) p.r.jobs[j].pass1_tckts += p.r.jobs[j].ftckt + p.r.jobs[j].otckt;
+  for (const size_t j : p.running) p.r.jobs[j].pass1_tckts += p.r.jobs[j].ftckt + p.r.jobs[j].otckt;
 }
 
 // Pending override tickets.  Shared: 8.1.9's
@@ -847,19 +875,7 @@ class FunctionalPicks {
   // its next job started now.
   double eval(size_t c) const {
     const CatInfo& ci = info_[c];
-    FShares share = ci.share;
-    FShares s{sum_.user + 0.001, sum_.project + 0.001, sum_.dept + 0.001, sum_.job + 0.001};
-    if (p_.shared_f) {
-      if (ci.u) share.user /= *ci.u + 1;
-      if (ci.p) share.project /= *ci.p + 1;
-      if (ci.d) share.dept /= *ci.d + 1;
-    } else {
-      s.user += share.user;
-      s.project += share.project;
-      s.dept += share.dept;
-    }
-    s.job += share.job;
-    return functional_value(wp_, share, s, p_.F);
+    return pending_functional_value(wp_, ci.share, sum_, ci.u, ci.p, ci.d, p_.shared_f, p_.F);
   }
   double value_now(size_t c) const { return eval(c) + (step_.dependent ? p_.prior[cats_[c][head_[c]]] : 0); }
   FCand fcand(double v, size_t c, size_t at) const {
@@ -1080,21 +1096,11 @@ class TiedGroups {
     }
     return g.members.empty() ? nullptr : &g.members.front();
   }
-  // eval() for every member of the group (same operations, same operands).
+  // eval() for every member of the group (same operations, same operands:
+  // the base's user share is divided already).
   double group_value(const Group& g) const {
-    const FShares& sum = f_.sum_;
-    FShares share = g.base;
-    FShares s{sum.user + 0.001, sum.project + 0.001, sum.dept + 0.001, sum.job + 0.001};
-    if (f_.p_.shared_f) {
-      if (g.p) share.project /= *g.p + 1;
-      if (g.d) share.dept /= *g.d + 1;
-    } else {
-      s.user += share.user;
-      s.project += share.project;
-      s.dept += share.dept;
-    }
-    s.job += share.job;
-    return functional_value(f_.wp_, share, s, f_.p_.F) + (f_.step_.dependent ? g.prior : 0);
+    return pending_functional_value(f_.wp_, g.base, f_.sum_, nullptr, g.p, g.d, f_.p_.shared_f, f_.p_.F) +
+           (f_.step_.dependent ? g.prior : 0);
   }
   // This pick's winner: the group whose exact value tops the heap (*g), its best member.
   const Member* top(size_t pick, size_t* g) {
@@ -1250,24 +1256,22 @@ class ShareSort {
 // Pass 2: the running jobs' share-tree tickets from running-only targets;
 // totals and max_tix.
 void running_pass2(Pass& p) {
-  const std::vector<Job>& jobs = p.jobs;
   std::vector<ShareNodeState> p2 = p.w.nodes;
-  count_jobs(p2, jobs, p.w.job_node, true);
+  count_jobs(p2, p.running, p.w.job_node, true);
   compute_share_targets(p2, p.conf.compensation_factor);
   if (p.use_tree)
-    for (size_t j = 0; j < p.n; ++j)
-      if (jobs[j].running && p.w.job_node[j] >= 0) {
+    for (const size_t j : p.running)
+      if (p.w.job_node[j] >= 0) {
         p.r.jobs[j].stckt = p.running_share_tickets(p2, j, p2[p.w.job_node[j]].direct_running);
         p.r.jobs[j].share_bound = path_compensated(p2, p.w.job_node[j]);
       }
   p.r.nodes_running = std::move(p2);
   double max_tix = 0;
-  for (size_t j = 0; j < p.n; ++j) {
-    auto& t = p.r.jobs[j];
+  for (auto& t : p.r.jobs) {
     t.tckts = t.stckt + t.ftckt + t.otckt;
     max_tix = std::max(max_tix, t.tckts);
-    if (jobs[j].running) max_tix = std::max(max_tix, t.pass1_tckts);
   }
+  for (const size_t j : p.running) max_tix = std::max(max_tix, p.r.jobs[j].pass1_tckts);
   p.r.max_tix = max_tix;
 }
 
@@ -1276,10 +1280,9 @@ void running_pass2(Pass& p) {
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
   Pass p(jobs, m, topt);
   p.r.jobs.assign(p.n, JobTickets{});
+  for (size_t j = 0; j < p.n; ++j) (jobs[j].running ? p.running : p.pending).push_back(j);
   running_tickets(p);
   // ---- pending jobs, policy by policy ----
-  for (size_t j = 0; j < p.n; ++j)
-    if (!jobs[j].running) p.pending.push_back(j);
   p.prior.assign(p.n, 0.0);
   for (const PolicyStep& step : policy_order(p.conf.policy_hierarchy)) {
     if (p.pending.empty()) break;
