@@ -30,7 +30,7 @@ class MauiPlugin : public ::testing::Test {
     p_ = std::make_unique<Plugin>(plugin_path(so));
     p_->cpus = 64;
     std::vector<std::string> conf = {"PriorityParameters=config=" + cfg_};
-    if (store) conf.push_back("AccountingStorageLoc=" + dir_.file("acct.db"));
+    if (store) conf.push_back("AccountingStorageLoc=" + store_location(dir_, "acct.db"));
     return p_->init(conf, T0);
   }
   mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) { return p_->factors(j, now); }
@@ -168,14 +168,14 @@ TEST_F(MauiPlugin, APassBeforeTheStoresLastDoesNotMoveItBack) {
   cfg_ = dir_.file("maui.cfg");
   std::ofstream(cfg_) << "FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\nFSWEIGHT 1\n";
   const std::vector<std::string> conf = {"PriorityParameters=config=" + cfg_,
-                                         "AccountingStorageLoc=" + dir_.file("acct.db")};
+                                         "AccountingStorageLoc=" + store_location(dir_, "acct.db")};
   OtherHost first(plugin_path("priority_maui.so"), conf), second(plugin_path("priority_maui.so"), conf);
   ASSERT_EQ(first.decay(T0), 0);
   p_ = std::make_unique<Plugin>(plugin_path("priority_maui.so"));
   ASSERT_EQ(p_->init(conf, T0), MFPRIO_OK) << p_->err();
   ASSERT_EQ(second.decay(T0 + 2 * kHour), 0);
   ASSERT_EQ(p_->ops.decay(T0 + kHour, nullptr, 0), MFPRIO_OK) << p_->err();
-  EXPECT_EQ(acct::Store::open(dir_.file("acct.db"))->decay_state().last_decay, T0 + 2 * kHour);
+  EXPECT_EQ(acct::Store::open(store_location(dir_, "acct.db"))->decay_state().last_decay, T0 + 2 * kHour);
   mfprio_stats_t st{};
   st.struct_size = sizeof st;
   ASSERT_EQ(p_->ops.plugin_stats(&st), MFPRIO_OK);
@@ -222,7 +222,7 @@ TEST_F(MauiPlugin, AJobEndPastTheHostsClockIsChargedUpToTheClock) {
   ASSERT_EQ(p_->ops.decay(T0, &a, 1), MFPRIO_OK) << p_->err();
   p_->set_clock(T0 + 100);
   ASSERT_EQ(p_->ops.job_end(&a, T0 + 86400), MFPRIO_OK) << p_->err();
-  const std::string db = dir_.file("acct.db");
+  const std::string db = store_location(dir_, "acct.db");
   // Charged to the clock, T0 + 100: the kept windows T0+77 .. T0+99.
   EXPECT_EQ(sql_count(db, "SELECT count(*) FROM usage_windows WHERE kind = 'user' AND name = 'alice'"), 23);
   EXPECT_EQ(sql_count(db, "SELECT max(start) FROM usage_windows WHERE kind = 'user'"), T0 + 99);
@@ -242,7 +242,7 @@ TEST_F(MauiPlugin, AJobEndADayAfterTheLastPassWritesOnlyTheKeptWindows) {
   const int64_t end = T0 + 86400;
   p_->set_clock(end);
   ASSERT_EQ(p_->ops.job_end(&a, end), MFPRIO_OK) << p_->err();
-  const std::string db = dir_.file("acct.db");
+  const std::string db = store_location(dir_, "acct.db");
   const int64_t creds = sql_count(db, "SELECT count(DISTINCT kind || '/' || name) FROM usage_windows");
   ASSERT_GT(creds, 0);
   EXPECT_LE(sql_count(db, "SELECT count(*) FROM usage_windows"), 24 * creds);
@@ -394,7 +394,7 @@ TEST_F(MauiPlugin, ImportedHistoryIsReadUnderTheConfiguredInterval) {
     "fairshare_usage": [{"kind": "user", "name": "alice", "windows": [30, 10]},
                         {"kind": "user", "name": "bob", "windows": [10, 30]}]})";
   {
-    auto st = acct::Store::open(dir_.file("acct.db"), acct::OpenOptions{});
+    auto st = acct::Store::open(store_location(dir_, "acct.db"), acct::OpenOptions{});
     acct::import_json_file(*st, json);
   }
   ASSERT_EQ(start("FSPOLICY DEDICATEDPS\nFSINTERVAL 01:00:00\nFSDEPTH 2\nFSDECAY 0.5\n"), MFPRIO_OK) << p_->err();
@@ -409,7 +409,7 @@ TEST_F(MauiPlugin, ImportedHistoryIsReadUnderTheConfiguredInterval) {
 TEST_F(MauiPlugin, BadHistoryIsRefusedNamingTheRecord) {
   const std::string json = dir_.file("hist.json");
   std::ofstream(json) << R"({"fairshare_usage": [{"kind": "user", "name": "alice", "windows": [1, -2]}]})";
-  auto st = acct::Store::open(dir_.file("acct.db"), acct::OpenOptions{});
+  auto st = acct::Store::open(store_location(dir_, "acct.db"), acct::OpenOptions{});
   try {
     acct::import_json_file(*st, json);
     FAIL() << "accepted a negative window";

@@ -22,7 +22,7 @@ constexpr int64_t T0 = 1'700'000'000;
 class ConfPartitions : public ::testing::Test {
  protected:
   TempDir dir;
-  std::string db = dir.file("acct.db");
+  std::string db = store_location(dir, "acct.db");
   std::unique_ptr<Plugin> p;
 
   // Writes slurm.conf (with the store line), reads it with the real parser
