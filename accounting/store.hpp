@@ -564,6 +564,13 @@ class Store {
   // Admin writes (add/modify/delete/import), one transaction.
   virtual void apply_admin(const AdminChanges& changes) = 0;
 
+  // mfprio-acct migrate (store_copy.cpp): every row of this store (ids,
+  // usage scale, journal, both ledgers, windows, decay state, settings) into
+  // `target`, which must be a store as Store::open creates it (else
+  // StoreError naming what it holds, and nothing is written), SQLite or
+  // PostgreSQL either side.  One read transaction here, one write there.
+  virtual void copy_to(Store& target) = 0;
+
   // Test hook for crash tests, compiled only with MFPRIO_TEST_HOOKS (the
   // mfprio-acct-testhooks build): when the environment variable
   // MFPRIO_ACCT_KILL_AFTER_ROWS=N is set at open, the process raises SIGKILL on
