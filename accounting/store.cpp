@@ -230,7 +230,7 @@ void StoreImpl::open_sqlite(const std::string& path, const OpenOptions& opts) {
   sql::exec(db_, "PRAGMA temp_store = MEMORY");
   version_ = migrate(db_, MigrateOptions{opts.read_only, opts.create, opts.cluster, ""});
   // A file holds one cluster: the one its settings name, when they name one.
-  if (!opts.cluster.empty()) {
+  if (opts.cluster_given && !opts.cluster.empty()) {
     sql::Stmt st(db_, "SELECT value FROM settings WHERE key = ?1");
     st.bind(1, kSettingCluster);
     if (st.step() && !st.view(0).empty() && st.view(0) != opts.cluster)

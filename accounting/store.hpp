@@ -448,9 +448,12 @@ struct OpenOptions {
   // cluster is the schema mfprio_<cluster> of the database (names of 1 to
   // 48 of a-z, 0-9, _; others refused), so hierarchy, usage, windows and
   // ledgers are the cluster's by construction.  An SQLite file holds one
-  // cluster: a cluster other than the one its settings name (when they name
-  // one, kSettingCluster) is refused; "" opens any file.
-  std::string cluster;
+  // cluster and opens whatever `cluster` says (slurm.conf's ClusterName
+  // may differ from the Cluster a sacctmgr load recorded), unless
+  // cluster_given: then a cluster other than the one its settings name
+  // (when they name one, kSettingCluster) is refused.
+  std::string cluster{};
+  bool cluster_given = false;  // mfprio-acct's cluster= on the command line
 };
 inline constexpr const char* kDefaultCluster = "default";
 
