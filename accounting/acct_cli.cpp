@@ -37,7 +37,6 @@
 #include "import_sge_usage.hpp"
 #include "import_sstree.hpp"
 #include "numbers.hpp"
-#include "store_loc.hpp"
 #include "strings.hpp"
 
 namespace mfprio::acct {
