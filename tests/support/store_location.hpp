@@ -15,7 +15,8 @@
 // made once per server holding the default cluster's migrated schema: such
 // a store exists, empty, before the test first opens it) and returns its
 // URI, later calls the same URI, so a test that reopens "its file" reopens
-// its database.  The databases a test
+// its database.  PgTestServer::get().database_for(key) gives an empty
+// database instead (tests of what Store::open makes on a server).  The databases a test
 // made are dropped (WITH (FORCE)) when the test ends (a GoogleTest listener);
 // those made outside a test (a suite's SetUp) at exit.
 //
@@ -35,6 +36,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -90,19 +92,22 @@ class PgTestServer {
     return u;
   }
 
-  // The database of `key` (a path in a test's TempDir): made empty on the
-  // first call, the same URI after; dropped at the end of the current test.
-  std::string database_for(const std::string& key) {
+  // The database of `key` (a path in a test's TempDir): made on the first
+  // call, the same URI after; dropped at the end of the current test.  Made
+  // empty, or with_schema: holding the default cluster's migrated schema (a
+  // store that exists, empty, as store_location gives it).
+  std::string database_for(const std::string& key, bool with_schema = false) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = by_key_.find(key);
     if (it != by_key_.end()) return it->second;
     connect();
-    ensure_template();
+    const std::string tmpl = with_schema ? std::string(kTemplate) : std::string(kTemplate) + "_empty";
+    ensure_template(tmpl, with_schema);
     static std::atomic<unsigned> counter{0};
     const auto ns = std::chrono::steady_clock::now().time_since_epoch().count();
     const std::string name = "mfprio_t" + std::to_string(getpid()) + "_" + std::to_string(counter++) + "_" +
                              std::to_string(static_cast<unsigned long long>(ns) % 1000000007ULL);
-    exec("CREATE DATABASE " + name + " TEMPLATE " + kTemplate + " STRATEGY WAL_LOG");
+    exec("CREATE DATABASE " + name + " TEMPLATE " + tmpl + " STRATEGY WAL_LOG");
     made_.push_back(name);
     return by_key_[key] = pg_uri_with_db(base_uri(), name);
   }
@@ -151,36 +156,35 @@ class PgTestServer {
     PQclear(r);
     if (!ok) throw std::runtime_error("the tests' PostgreSQL server: " + sql + ": " + PQerrorMessage(conn_));
   }
-  // The template every test database is copied from, made once per server:
-  // an empty database where Store::open has made the default cluster's
-  // schema (so a test's store opens without running the migrations, ~0.4 s
-  // each).  Test processes race to make it: a session advisory lock makes
-  // one of them do it while the others wait, then find it.
-  void ensure_template() {
-    if (have_template_) return;
+  // A template test databases are copied from, made once per server: an
+  // empty database, and (with_schema) one where Store::open has made the
+  // default cluster's schema (so a test's store opens without running the
+  // migrations, ~0.4 s each).  Test processes race to make them: a session
+  // advisory lock makes one of them do it while the others wait, then find it.
+  void ensure_template(const std::string& tmpl, bool with_schema) {
+    if (have_template_.count(tmpl)) return;
     exec("SELECT pg_advisory_lock(72021)");
     try {
-      const std::string q = std::string("SELECT 1 FROM pg_database WHERE datname = '") + kTemplate + "'";
-      PGresult* r = PQexec(conn_, q.c_str());
+      PGresult* r = PQexec(conn_, ("SELECT 1 FROM pg_database WHERE datname = '" + tmpl + "'").c_str());
       const bool exists = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
       PQclear(r);
       if (!exists) {
-        exec(std::string("DROP DATABASE IF EXISTS ") + kTemplate + "_new WITH (FORCE)");  // a crashed maker's
-        exec(std::string("CREATE DATABASE ") + kTemplate + "_new");
-        acct::Store::open(pg_uri_with_db(base_uri(), std::string(kTemplate) + "_new"));  // the schema, then closed
-        exec(std::string("ALTER DATABASE ") + kTemplate + "_new RENAME TO " + kTemplate);
+        exec("DROP DATABASE IF EXISTS " + tmpl + "_new WITH (FORCE)");  // a crashed maker's
+        exec("CREATE DATABASE " + tmpl + "_new");
+        if (with_schema) acct::Store::open(pg_uri_with_db(base_uri(), tmpl + "_new"));  // the schema, then closed
+        exec("ALTER DATABASE " + tmpl + "_new RENAME TO " + tmpl);
       }
     } catch (...) {
       PQclear(PQexec(conn_, "SELECT pg_advisory_unlock(72021)"));
       throw;
     }
     exec("SELECT pg_advisory_unlock(72021)");
-    have_template_ = true;
+    have_template_.insert(tmpl);
   }
 
   std::mutex mu_;
   PGconn* conn_ = nullptr;
-  bool have_template_ = false;
+  std::set<std::string> have_template_;
   std::vector<std::string> made_;
   std::map<std::string, std::string> by_key_;
 };
@@ -202,7 +206,7 @@ class PgDropAtTestEnd : public ::testing::EmptyTestEventListener {
 inline std::string store_location(const TempDir& dir, const std::string& name) {
   if (!on_postgresql()) return dir.file(name);
   PgDropAtTestEnd::install();
-  return PgTestServer::get().database_for(dir.file(name));
+  return PgTestServer::get().database_for(dir.file(name), true);
 }
 
 }  // namespace mfprio::test
