@@ -62,7 +62,8 @@ std::vector<Job> make_jobs(int n, unsigned seed) {
   for (int i = 1; i <= n; ++i) {
     const int64_t start = kT0 + static_cast<int64_t>(rng() % (kSpan - 3600));
     const int64_t run = 60 + static_cast<int64_t>(rng() % 3500);
-    jobs.push_back(Job{static_cast<uint64_t>(i), users[rng() % 4], start, start + run, 1 + rng() % 16});
+    const auto cpus = static_cast<uint32_t>(1 + rng() % 16);
+    jobs.push_back(Job{static_cast<uint64_t>(i), users[rng() % 4], start, start + run, cpus});
   }
   return jobs;
 }
