@@ -33,10 +33,10 @@
 #include "import_flux.hpp"
 #include "import_qconf.hpp"
 #include "sacctmgr_dump.hpp"
+#include "store_loc.hpp"
 #include "import_sge_usage.hpp"
 #include "import_sstree.hpp"
 #include "numbers.hpp"
-#include "store_loc.hpp"
 #include "strings.hpp"
 
 namespace mfprio::acct {
@@ -68,6 +68,7 @@ Commands (sacctmgr's words and synonyms; keys case-insensitive):
   export | charge ...
   dump CLUSTER [file=F] / load file=F   the tree in sacctmgr's flat-file format
   grants admin=ROLE controller=ROLE [apply]   PostgreSQL: the two roles' grants (printed, or applied)
+  migrate --to LOCATION   copy the whole store into a new one (SQLite file or postgresql:// URI)
 Run `mfprio-acct COMMAND --help` for a command's keys.
 --db may be a PostgreSQL URI (postgresql://...); cluster=NAME on the line picks the cluster.
 
@@ -153,6 +154,10 @@ constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FIL
                             projects/); carried to the store's decay clock with
                             sched_conf's halftimes (default 168 h)
   export                    the whole store as JSON on stdout
+  migrate --to LOCATION     every row of the store (hierarchy, usage and its scale, journal,
+                            ledgers, windows, decay state, settings) into a new store:
+                            a file that does not exist yet, or a postgresql:// URI whose
+                            cluster holds nothing yet (else refused, nothing written)
   dump CLUSTER [file=F]     the tree in sacctmgr's dump format (stdout without file=)
   load file=F               a sacctmgr dump file: the tree, shares, priorities, default
                             accounts, AdminLevel; QOS and limits are read, noted, not kept;
@@ -970,7 +975,7 @@ void print_help(const std::vector<std::string>& words, std::ostream& out) {
   else if (verb == "show") out << kHelpShow;
   else if (verb == "import" || verb == "import-flux" || verb == "import-sstree" || verb == "import-qconf" ||
            verb == "import-sge-usage" ||
-           verb == "export" || verb == "dump" || verb == "load" ||
+           verb == "export" || verb == "dump" || verb == "load" || verb == "migrate" ||
            verb == "charge")
     out << kHelpOther;
   else out << kUsage;
@@ -1327,6 +1332,33 @@ int cmd_admin(const Options& o, const std::string& db, const std::string& cmd, c
   return 0;
 }
 
+// migrate --to LOCATION: Store::copy_to into a new store.  A file the
+// command created is removed again when the copy fails.
+int cmd_migrate(const Options& o, const std::string& db, const std::vector<std::string>& rest, std::ostream& out) {
+  std::string to;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == "--to" && i + 1 < rest.size()) to = rest[++i];
+    else if (rest[i].rfind("--to=", 0) == 0) to = rest[i].substr(5);
+    else throw UsageError("migrate: unexpected \"" + rest[i] + "\" (migrate --to LOCATION)");
+  }
+  if (to.empty()) throw UsageError("migrate needs --to LOCATION (a new SQLite file or a postgresql:// URI)");
+  if (to == db) throw UsageError("migrate --to names the store itself (" + db + ")");
+  auto src = open_for_read(o, db);
+  const bool is_file = !mfprio::is_server_store(to);
+  struct stat sb;
+  const bool existed = is_file && ::stat(to.c_str(), &sb) == 0;
+  try {
+    auto dst = open_for_write(o, to, true);
+    src->copy_to(*dst);
+    if (!o.quiet) out << "migrated " << src->path() << " to " << dst->path() << "\n";
+  } catch (...) {
+    if (is_file && !existed)
+      for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((to + suffix).c_str());
+    throw;
+  }
+  return 0;
+}
+
 // The store's cluster: sacctmgr's cluster= (or clusters=) on the line, else
 // the conf's ClusterName, else "" (store.hpp: the default cluster).  The
 // word stays on the line: the commands take it as the filter or key it was.
@@ -1384,7 +1416,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   for (const std::string& w : words)
     if (w.size() > 1 && w[0] == '-' && w.find('=') == std::string::npos) {
       const std::string c = lower(words[0]);
-      if (c != "charge" && c != "import-flux" && c != "import-qconf" && c != "import-sge-usage")
+      if (c != "charge" && c != "import-flux" && c != "import-qconf" && c != "import-sge-usage" && c != "migrate")
         throw UsageError("unknown option \"" + w + "\" (see --help)");
     }
   if (!o.db.empty() && !o.conf.empty()) throw UsageError("give --db or --conf, not both");
@@ -1440,6 +1472,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   }
   if (cmd == "charge") return cmd_charge(o, db, rest, out);
   if (cmd == "grants") return cmd_grants(o, db, rest, out);
+  if (cmd == "migrate") return cmd_migrate(o, db, rest, out);
   if (cmd == "add" || cmd == "modify" || cmd == "delete") return cmd_admin(o, db, cmd, entity, rest, out);
   throw UsageError("unknown command \"" + words[0] + "\" (see --help)");
 }

@@ -578,6 +578,12 @@ class Store {
   // are 1 to 63 of a-z, 0-9, _ (not starting with a digit).  An SQLite
   // store has no roles: StoreError.
   virtual std::string grants(const std::string& admin, const std::string& controller, bool apply) = 0;
+  // mfprio-acct migrate (store_copy.cpp): every row of this store (ids,
+  // usage scale, journal, both ledgers, windows, decay state, settings) into
+  // `target`, which must be a store as Store::open creates it (else
+  // StoreError naming what it holds, and nothing is written), SQLite or
+  // PostgreSQL either side.  One read transaction here, one write there.
+  virtual void copy_to(Store& target) = 0;
 
   // Test hook for crash tests, compiled only with MFPRIO_TEST_HOOKS (the
   // mfprio-acct-testhooks build): when the environment variable

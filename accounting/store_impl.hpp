@@ -41,6 +41,7 @@ class StoreImpl final : public Store {
   DecayState decay_state() override;
   DecayInfo decay_info() override;
   void set_decay_state(const DecayState& s) override;
+  void copy_to(Store& target) override;  // store_copy.cpp
 
  private:
   void open_sqlite(const std::string& path, const OpenOptions& opts);

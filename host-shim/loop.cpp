@@ -24,13 +24,22 @@ void sleep_until_wall(double wall) {
   }
 }
 
-// Runs `step` until it returns MFPRIO_OK, at most 1 + retries times, a
-// second apart; each failure is printed.  False when every try failed.
+// The store's last decay pass as the plugin last saw it (0: unknown).
+int64_t last_pass(const Plugin& plugin) {
+  if (!plugin.ops().plugin_stats) return 0;
+  mfprio_stats_t st{};
+  st.struct_size = sizeof st;
+  return plugin.ops().plugin_stats(&st) == MFPRIO_OK ? st.last_decay : 0;
+}
+
+// Runs `step` until it returns MFPRIO_OK or `done_elsewhere` says another
+// host did it, at most 1 + retries times, a second apart; each failure is
+// printed.  False when every try failed.
 bool with_retries(const LoopOptions& opt, const Plugin& plugin, const std::string& what,
-                  const std::function<int()>& step) {
+                  const std::function<int()>& step, const std::function<bool()>& done_elsewhere) {
   for (int attempt = 0;; ++attempt) {
     const int rc = step();
-    if (rc == MFPRIO_OK) return true;
+    if (rc == MFPRIO_OK || done_elsewhere()) return true;
     std::fprintf(stderr, "mfprio-host: loop: %s: %s (%s)%s\n", what.c_str(), plugin.last_error().c_str(),
                  status_name(rc), attempt < opt.retries ? "; retrying in 1 s" : "; giving up");
     if (attempt >= opt.retries) return false;
@@ -47,6 +56,14 @@ int run_loop(const std::vector<JobRecord>& records, const LoopOptions& opt, Plug
   for (int64_t k = 1;; ++k) {
     const int64_t t = opt.start + k * opt.period;
     if (opt.speed > 0) sleep_until_wall(opt.origin + static_cast<double>(t - opt.start) / opt.speed);
+    // A pass the store already has (the other host's; a restart's catch-up)
+    // is skipped with the job ends before it: that pass's host charged them.
+    const auto passed = [&] { return last_pass(plugin) >= t; };
+    if (passed()) {
+      prev = t;
+      if (t >= opt.until) return 0;
+      continue;
+    }
     clock->fixed = true;
     clock->now = t;
     std::vector<mfprio_job_t> ended, running;
@@ -63,17 +80,17 @@ int run_loop(const std::vector<JobRecord>& records, const LoopOptions& opt, Plug
     const std::string at = " at " + std::to_string(t);
     if (!ended.empty() && ops.job_end_batch) {
       if (!with_retries(opt, plugin, "job_end_batch" + at,
-                        [&] { return ops.job_end_batch(ended.data(), ended.size(), ends.data()); }))
+                        [&] { return ops.job_end_batch(ended.data(), ended.size(), ends.data()); }, passed))
         return 1;
     } else if (ops.job_end) {
       for (size_t i = 0; i < ended.size(); ++i)
         if (!with_retries(opt, plugin, "job_end of job " + std::to_string(ended[i].job_id) + at,
-                          [&] { return ops.job_end(&ended[i], ends[i]); }))
+                          [&] { return ops.job_end(&ended[i], ends[i]); }, passed))
           return 1;
     }
     if (!with_retries(opt, plugin, "decay" + at, [&] {
           return ops.decay(t, running.empty() ? nullptr : running.data(), running.size());
-        }))
+        }, passed))
       return 1;
     if (opt.report_passes)
       out << "loop: pass at " << t << ": ended " << ended.size() << ", running " << running.size() << std::endl;

@@ -12,14 +12,18 @@
 // store_location(dir, "acct.db") stands where dir.file("acct.db") stood: on
 // SQLite it is exactly that path; on PostgreSQL the first call for a
 // (dir, name) creates a database (CREATE DATABASE ... TEMPLATE, a template
-// made once per server) and returns its URI, later calls the same URI, so a
-// test that reopens "its file" reopens its database.  The databases a test
+// made once per server holding the default cluster's migrated schema: such
+// a store exists, empty, before the test first opens it) and returns its
+// URI, later calls the same URI, so a test that reopens "its file" reopens
+// its database.  The databases a test
 // made are dropped (WITH (FORCE)) when the test ends (a GoogleTest listener);
 // those made outside a test (a suite's SetUp) at exit.
 //
-// Measured on this machine (2 cores shared, load ~2.7, PostgreSQL 15, fsync
-// off), psql's start included: CREATE DATABASE from the empty template 76 ms
-// (STRATEGY FILE_COPY; WAL_LOG 88 ms), DROP ... WITH (FORCE) 76 ms.
+// Measured on this machine (2 cores shared, PostgreSQL 15, fsync off), psql's
+// start included: CREATE DATABASE from the template 88 ms at load 2.7, 150
+// ms at load 15 (STRATEGY WAL_LOG; FILE_COPY checkpoints: 76 ms idle but
+// 1.1 s at load 15), DROP ... WITH (FORCE) 70-110 ms; the schema's
+// migrations on a fresh database ~420 ms, which the template saves.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -35,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "store.hpp"
 #include "tempdir.hpp"
 
 namespace mfprio::test {
@@ -97,7 +102,7 @@ class PgTestServer {
     const auto ns = std::chrono::steady_clock::now().time_since_epoch().count();
     const std::string name = "mfprio_t" + std::to_string(getpid()) + "_" + std::to_string(counter++) + "_" +
                              std::to_string(static_cast<unsigned long long>(ns) % 1000000007ULL);
-    exec("CREATE DATABASE " + name + " TEMPLATE " + kTemplate + " STRATEGY FILE_COPY");
+    exec("CREATE DATABASE " + name + " TEMPLATE " + kTemplate + " STRATEGY WAL_LOG");
     made_.push_back(name);
     return by_key_[key] = pg_uri_with_db(base_uri(), name);
   }
@@ -146,18 +151,30 @@ class PgTestServer {
     PQclear(r);
     if (!ok) throw std::runtime_error("the tests' PostgreSQL server: " + sql + ": " + PQerrorMessage(conn_));
   }
-  // The template every test database is copied from, made once per server
-  // (test processes race to make it: the loser's duplicate_database is fine).
+  // The template every test database is copied from, made once per server:
+  // an empty database where Store::open has made the default cluster's
+  // schema (so a test's store opens without running the migrations, ~0.4 s
+  // each).  Test processes race to make it: a session advisory lock makes
+  // one of them do it while the others wait, then find it.
   void ensure_template() {
     if (have_template_) return;
-    PGresult* r = PQexec(conn_, (std::string("CREATE DATABASE ") + kTemplate).c_str());
-    const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-    const std::string code = state ? state : "";
-    PQclear(r);
-    if (!ok && code != "42P04" && code != "23505")
-      throw std::runtime_error(std::string("the tests' PostgreSQL server: CREATE DATABASE ") + kTemplate + ": " +
-                               PQerrorMessage(conn_));
+    exec("SELECT pg_advisory_lock(72021)");
+    try {
+      const std::string q = std::string("SELECT 1 FROM pg_database WHERE datname = '") + kTemplate + "'";
+      PGresult* r = PQexec(conn_, q.c_str());
+      const bool exists = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+      PQclear(r);
+      if (!exists) {
+        exec(std::string("DROP DATABASE IF EXISTS ") + kTemplate + "_new WITH (FORCE)");  // a crashed maker's
+        exec(std::string("CREATE DATABASE ") + kTemplate + "_new");
+        acct::Store::open(pg_uri_with_db(base_uri(), std::string(kTemplate) + "_new"));  // the schema, then closed
+        exec(std::string("ALTER DATABASE ") + kTemplate + "_new RENAME TO " + kTemplate);
+      }
+    } catch (...) {
+      PQclear(PQexec(conn_, "SELECT pg_advisory_unlock(72021)"));
+      throw;
+    }
+    exec("SELECT pg_advisory_unlock(72021)");
     have_template_ = true;
   }
 

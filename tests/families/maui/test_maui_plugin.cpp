@@ -2,7 +2,8 @@
 // ABI: real dlopen, the admin's maui.cfg read from a file, fair-share
 // windows in a real SQLite store charged by decay and job_end.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
+#include <algorithm>
+#include <set>
 
 #include <cmath>
 #include <cstdlib>
@@ -200,17 +201,29 @@ TEST_F(MauiPlugin, FairSharePolicyWithoutStoreKeyUsesTheDefaultStore) {
   EXPECT_TRUE(std::filesystem::exists(dir_.file("mfprio.db")));
 }
 
-// One SQL number from the store.
-int64_t sql_count(const std::string& db, const char* q) {
-  sqlite3* h = nullptr;
-  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* st = nullptr;
+// The maui family's window rows of the store (either backend), and the
+// numbers the tests ask of them.
+std::vector<acct::WindowRow> maui_windows(const std::string& db) {
+  acct::OpenOptions ro;
+  ro.read_only = true;
+  ro.create = false;
+  return acct::Store::open(db, ro)->load_windows("maui");
+}
+int64_t user_rows(const std::vector<acct::WindowRow>& rows, const std::string& name) {
+  int64_t n = 0;
+  for (const auto& r : rows) n += r.kind == "user" && r.name == name;
+  return n;
+}
+int64_t user_start(const std::vector<acct::WindowRow>& rows, bool latest) {
   int64_t v = -1;
-  if (sqlite3_prepare_v2(h, q, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  for (const auto& r : rows)
+    if (r.kind == "user") v = v < 0 ? r.start : latest ? std::max(v, r.start) : std::min(v, r.start);
   return v;
+}
+int64_t credentials(const std::vector<acct::WindowRow>& rows) {
+  std::set<std::string> seen;
+  for (const auto& r : rows) seen.insert(r.kind + "/" + r.name);
+  return static_cast<int64_t>(seen.size());
 }
 
 TEST_F(MauiPlugin, AJobEndPastTheHostsClockIsChargedUpToTheClock) {
@@ -222,10 +235,10 @@ TEST_F(MauiPlugin, AJobEndPastTheHostsClockIsChargedUpToTheClock) {
   ASSERT_EQ(p_->ops.decay(T0, &a, 1), MFPRIO_OK) << p_->err();
   p_->set_clock(T0 + 100);
   ASSERT_EQ(p_->ops.job_end(&a, T0 + 86400), MFPRIO_OK) << p_->err();
-  const std::string db = store_location(dir_, "acct.db");
+  const auto rows = maui_windows(store_location(dir_, "acct.db"));
   // Charged to the clock, T0 + 100: the kept windows T0+77 .. T0+99.
-  EXPECT_EQ(sql_count(db, "SELECT count(*) FROM usage_windows WHERE kind = 'user' AND name = 'alice'"), 23);
-  EXPECT_EQ(sql_count(db, "SELECT max(start) FROM usage_windows WHERE kind = 'user'"), T0 + 99);
+  EXPECT_EQ(user_rows(rows, "alice"), 23);
+  EXPECT_EQ(user_start(rows, true), T0 + 99);
   bool warned = false;
   for (const std::string& l : p_->logs) warned = warned || l.find("is after the host's clock") != std::string::npos;
   EXPECT_TRUE(warned);
@@ -242,14 +255,14 @@ TEST_F(MauiPlugin, AJobEndADayAfterTheLastPassWritesOnlyTheKeptWindows) {
   const int64_t end = T0 + 86400;
   p_->set_clock(end);
   ASSERT_EQ(p_->ops.job_end(&a, end), MFPRIO_OK) << p_->err();
-  const std::string db = store_location(dir_, "acct.db");
-  const int64_t creds = sql_count(db, "SELECT count(DISTINCT kind || '/' || name) FROM usage_windows");
+  const auto rows = maui_windows(store_location(dir_, "acct.db"));
+  const int64_t creds = credentials(rows);
   ASSERT_GT(creds, 0);
-  EXPECT_LE(sql_count(db, "SELECT count(*) FROM usage_windows"), 24 * creds);
+  EXPECT_LE(static_cast<int64_t>(rows.size()), 24 * creds);
   // The kept windows (24, the one holding `end` itself empty) hold the
   // job's last 23 seconds: 2 processors x 1 s each.
-  EXPECT_EQ(sql_count(db, "SELECT count(*) FROM usage_windows WHERE kind = 'user' AND name = 'alice'"), 23);
-  EXPECT_EQ(sql_count(db, "SELECT min(start) FROM usage_windows WHERE kind = 'user'"), end - 23);
+  EXPECT_EQ(user_rows(rows, "alice"), 23);
+  EXPECT_EQ(user_start(rows, false), end - 23);
   // The next pass, at the end, counts them as any other.
   ASSERT_EQ(p_->ops.decay(end, nullptr, 0), MFPRIO_OK) << p_->err();
   EXPECT_NEAR(share("alice", "window_0"), 0.0, 1e-9);  // the window holding `end` itself is empty

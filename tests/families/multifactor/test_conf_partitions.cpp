@@ -31,7 +31,9 @@ class ConfPartitions : public ::testing::Test {
             bool with_store_key = true) {
     b.write(db);
     const std::string conf = dir.file("slurm.conf");
-    std::ofstream(conf) << text << (with_store_key ? "AccountingStorageLoc=acct.db\n" : "");
+    // SQLite: relative to the conf's directory, as sites write it; PostgreSQL: the URI.
+    const std::string key = on_postgresql() ? db : std::string("acct.db");
+    std::ofstream(conf) << text << (with_store_key ? "AccountingStorageLoc=" + key + "\n" : "");
     pairs_ = Conf::load(conf).pairs();
     p = std::make_unique<Plugin>(plugin_path(so));
     return p->init_pairs(pairs_, T0);
