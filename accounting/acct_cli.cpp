@@ -67,8 +67,10 @@ Commands (sacctmgr's words and synonyms; keys case-insensitive):
   import FILE.json | import-flux ... | import-sstree FILE | import-qconf ... | import-sge-usage ...
   export | charge ...
   dump CLUSTER [file=F] / load file=F   the tree in sacctmgr's flat-file format
+  grants admin=ROLE controller=ROLE [apply]   PostgreSQL: the two roles' grants (printed, or applied)
   migrate --to LOCATION   copy the whole store into a new one (SQLite file or postgresql:// URI)
 Run `mfprio-acct COMMAND --help` for a command's keys.
+--db may be a PostgreSQL URI (postgresql://...); cluster=NAME on the line picks the cluster.
 
 Writes need the store file's owner, uid 0, or a user with AdminLevel=Administrator.
 Exit status: 0 ok, 1 refused, failed or not confirmed, 2 usage error.
@@ -1169,7 +1171,9 @@ int cmd_show(const Options& o, std::string db, const std::string& entity, const 
   if (db.empty()) db = storage_loc_from_conf(o.conf);
   auto s = open_for_read(o, db);
   const StoreData d = s->load();
-  if (!o.cluster.empty()) so.cluster = o.cluster;  // the cluster opened (cluster=, ClusterName)
+  // PostgreSQL: the cluster opened (cluster=, ClusterName); an SQLite file
+  // shows the conf's ClusterName, else what a load recorded.
+  if (!o.cluster.empty() && is_server_store(db)) so.cluster = o.cluster;
   if (so.cluster.empty()) so.cluster = d.setting(kSettingCluster);  // sacctmgr load's Cluster line
   cli::show(d, what, so, out);
   return 0;
@@ -1376,6 +1380,27 @@ std::string store_cluster_of(const std::vector<std::string>& words, const std::s
   return cluster;
 }
 
+// grants admin=ROLE controller=ROLE [apply]: a PostgreSQL store's roles
+// (store.hpp: Store::grants): prints the statements, or runs them.
+int cmd_grants(const Options& o, const std::string& db, const std::vector<std::string>& rest, std::ostream& out) {
+  std::string admin, controller;
+  bool apply = false;
+  for (const std::string& a : rest) {
+    const std::string l = lower(a);
+    if (l == "apply") apply = true;
+    else if (l.rfind("admin=", 0) == 0) admin = a.substr(6);
+    else if (l.rfind("controller=", 0) == 0) controller = a.substr(11);
+    else if (l.rfind("cluster=", 0) == 0 || l.rfind("clusters=", 0) == 0) continue;  // the store's cluster
+    else throw UsageError("grants: unexpected \"" + a + "\" (grants admin=ROLE controller=ROLE [apply])");
+  }
+  if (admin.empty() || controller.empty()) throw UsageError("grants needs admin=ROLE and controller=ROLE");
+  auto s = apply ? open_for_write(o, db, false) : open_for_read(o, db);
+  const std::string sql = s->grants(admin, controller, apply);
+  if (!apply) out << sql;
+  else if (!o.quiet) out << "granted: admin role " << admin << ", controller role " << controller << "\n";
+  return 0;
+}
+
 int run(const std::vector<std::string>& args, std::ostream& out) {
   Options o;
   const std::vector<std::string> words = take_options(args, o);
@@ -1446,6 +1471,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   if (cmd == "charge") return cmd_charge(o, db, rest, out);
+  if (cmd == "grants") return cmd_grants(o, db, rest, out);
   if (cmd == "migrate") return cmd_migrate(o, db, rest, out);
   if (cmd == "add" || cmd == "modify" || cmd == "delete") return cmd_admin(o, db, cmd, entity, rest, out);
   throw UsageError("unknown command \"" + words[0] + "\" (see --help)");

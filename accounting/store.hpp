@@ -567,6 +567,17 @@ class Store {
   // Admin writes (add/modify/delete/import), one transaction.
   virtual void apply_admin(const AdminChanges& changes) = 0;
 
+  // PostgreSQL's least privilege (mfprio-acct grants): the SQL that makes
+  // `roles.admin` the owner of this cluster's schema and every table in it
+  // (all writes, later migrations) and gives `roles.controller` what a
+  // controller does: read everything, charge usage (the usage columns,
+  // ledgers, journal, windows, decay state, change counter; new TRES
+  // names) and nothing else, so a share change by it is refused by the
+  // server.  With apply, run in one transaction by the connecting role
+  // (one that may ALTER ... OWNER, e.g. the database's owner).  Role names
+  // are 1 to 63 of a-z, 0-9, _ (not starting with a digit).  An SQLite
+  // store has no roles: StoreError.
+  virtual std::string grants(const std::string& admin, const std::string& controller, bool apply) = 0;
   // mfprio-acct migrate (store_copy.cpp): every row of this store (ids,
   // usage scale, journal, both ledgers, windows, decay state, settings) into
   // `target`, which must be a store as Store::open creates it (else

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "store_impl.hpp"
+#include "store_schema.hpp"
 #include "strings.hpp"
 
 namespace mfprio::acct::detail {
@@ -62,6 +63,19 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
   for (const AssocWrite& w : ch.assocs) admin_assoc(w, inv_scale);
   admin_rest(ch);
   txn.commit();
+}
+
+std::string StoreImpl::grants(const std::string& admin, const std::string& controller, bool apply) {
+  if (!db_.is_pg())
+    throw StoreError(path_ + ": an SQLite store has no roles: its file's owner and mode, and the users marked "
+                             "AdminLevel=Administrator, decide who writes");
+  const std::string sql = pg_grants("mfprio_" + cluster_, admin, controller);
+  if (!apply) return sql;
+  if (read_only_) throw StoreError(path_ + ": store opened read-only");
+  sql::Txn txn(db_);
+  sql::exec(db_, sql.c_str());
+  txn.commit();
+  return sql;
 }
 
 void StoreImpl::admin_settings(const AdminChanges& ch) {

@@ -34,6 +34,7 @@ class StoreImpl final : public Store {
   bool may_write(uint32_t uid) override;
   bool changed_by_others() override;
   void apply_admin(const AdminChanges& changes) override;
+  std::string grants(const std::string& admin, const std::string& controller, bool apply) override;
   WindowResult apply_windows(const WindowCycle& cycle) override;
   PassResult apply_pass(const PassWrite& pass) override;
   std::vector<WindowRow> load_windows(const std::string& family) override;

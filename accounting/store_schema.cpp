@@ -306,6 +306,49 @@ std::string pg_ddl(const char* sqlite_text) {
   return out;
 }
 
+// Every table of a cluster's schema (schema 8), store_meta included.
+constexpr const char* kTables[] = {"accounts", "users", "assocs", "tres", "assoc_tres_usage", "qos", "partitions",
+                                   "ledger", "decay_state", "charge_journal", "usage_windows", "window_ledger",
+                                   "queues", "assoc_queues", "ticket_objects", "tree_cache", "settings",
+                                   "store_meta"};
+
+// What a controller writes (store.cpp, store_windows.cpp: the usage pass,
+// job ends, the journal's fold): table and privileges, columns named
+// where it updates only some.
+constexpr std::pair<const char*, const char*> kControllerWrites[] = {
+    {"assocs", "UPDATE (raw_usage)"},
+    {"assoc_tres_usage", "INSERT, UPDATE (usage)"},
+    {"charge_journal", "INSERT, DELETE"},
+    {"ledger", "INSERT, UPDATE (charged_until, ended)"},
+    {"usage_windows", "INSERT, UPDATE (usage), DELETE"},
+    {"window_ledger", "INSERT, UPDATE (charged_until, ended)"},
+    {"decay_state", "UPDATE (last_decay, last_reset, scale)"},
+    {"store_meta", "UPDATE (changes)"},
+    {"tres", "INSERT"},
+};
+
+std::string pg_grants(const std::string& schema, const std::string& admin, const std::string& controller) {
+  for (const std::string* r : {&admin, &controller}) {
+    bool ok = !r->empty() && r->size() <= 63 && !((*r)[0] >= '0' && (*r)[0] <= '9');
+    for (char c : *r) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+    if (!ok) throw StoreError("role name '" + *r + "' is not 1 to 63 of a-z, 0-9 and _ (not starting with a digit)");
+  }
+  if (admin == controller) throw StoreError("the admin and the controller role must differ");
+  const std::string s = "\"" + schema + "\"", a = "\"" + admin + "\"", c = "\"" + controller + "\"";
+  std::string out = "-- mfprio store " + schema + ": admin role " + admin + ", controller role " + controller + "\n";
+  out += "ALTER SCHEMA " + s + " OWNER TO " + a + ";\n";
+  for (const char* t : kTables) out += "ALTER TABLE " + s + "." + t + " OWNER TO " + a + ";\n";
+  out += "GRANT USAGE ON SCHEMA mfprio TO " + a + ", " + c + ";\n";
+  out += "GRANT SELECT, INSERT ON mfprio.clusters TO " + a + ";\n";
+  out += "GRANT SELECT ON mfprio.clusters TO " + c + ";\n";
+  out += "REVOKE ALL ON ALL TABLES IN SCHEMA " + s + " FROM " + c + ";\n";
+  out += "GRANT USAGE ON SCHEMA " + s + " TO " + c + ";\n";
+  out += "GRANT SELECT ON ALL TABLES IN SCHEMA " + s + " TO " + c + ";\n";
+  for (const auto& [table, what] : kControllerWrites)
+    out += "GRANT " + std::string(what) + " ON " + s + "." + table + " TO " + c + ";\n";
+  return out;
+}
+
 int migrate(sql::Conn& db, const MigrateOptions& o) {
   if (db.is_pg()) return migrate_pg(db, o);
   int v = user_version(db);

@@ -30,4 +30,7 @@ int migrate(sql::Conn& db, const MigrateOptions& opts);
 // A migration's SQLite text for PostgreSQL (store_schema.cpp).
 std::string pg_ddl(const char* sqlite_text);
 
+// Store::grants' statements for the cluster schema `schema` (names checked).
+std::string pg_grants(const std::string& schema, const std::string& admin, const std::string& controller);
+
 }  // namespace mfprio::acct::detail

@@ -8,6 +8,7 @@
 // fails saying so.
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <string>
@@ -250,6 +251,66 @@ TEST(StorePg, ChangedByOthersSeesAnotherConnectionsWriteNotItsOwn) {
   b->apply_admin(small_tree());
   a->apply_admin(small_tree());
   EXPECT_TRUE(a->changed_by_others());
+}
+
+// `uri` connecting as `role` (its user= parameter replaced or added).
+std::string as_role(const std::string& uri, const std::string& role) {
+  std::string out = uri;
+  const size_t q = out.find('?');
+  if (q == std::string::npos) return out + "?user=" + role;
+  size_t u = out.find("user=", q);
+  while (u != std::string::npos && out[u - 1] != '?' && out[u - 1] != '&') u = out.find("user=", u + 1);
+  if (u == std::string::npos) return out + "&user=" + role;
+  const size_t end = out.find('&', u);
+  return out.replace(u, (end == std::string::npos ? out.size() : end) - u, "user=" + role);
+}
+
+// mfprio-acct grants: the controller role charges usage and decays, and the
+// server refuses it a share change; the admin role may make it.
+TEST(StorePg, TheControllerRoleChargesUsageButCannotChangeShares) {
+  TempDir dir;
+  const std::string uri = fresh_db(dir);
+  auto owner = Store::open(uri);
+  owner->apply_admin(small_tree());
+  const std::string sfx = std::to_string(getpid());
+  const std::string admin_role = "mfprio_t_admin_" + sfx, ctl_role = "mfprio_t_ctl_" + sfx;
+  Admin su(uri);
+  su.run("CREATE ROLE " + admin_role + " LOGIN; CREATE ROLE " + ctl_role + " LOGIN");
+  const std::string sql = owner->grants(admin_role, ctl_role, /*apply=*/true);
+  EXPECT_NE(std::string::npos, sql.find("GRANT UPDATE (raw_usage) ON \"mfprio_default\".assocs")) << sql;
+  {
+    auto ctl = Store::open(as_role(uri, ctl_role));
+    PassWrite w;
+    CycleUpdate up;
+    PassClock clock;
+    clock.now = 5000;
+    clock.rate = DecayRate{0.5, 100.0};
+    up.pass = clock;
+    up.charges = {job_end(1, "u", "a", 4900, 5000)};
+    w.scalar = up;
+    EXPECT_DOUBLE_EQ(100.0, ctl->apply_pass(w).scalar.added[0]);
+    WindowCycle wc = test::window_pass("maui", 3600);
+    wc.charges = {test::window_charge(2, 4000, 5000, 1.0, {{"user", "u"}})};
+    EXPECT_DOUBLE_EQ(1000.0, ctl->apply_windows(wc).added[0]);
+    AdminChanges shares;
+    shares.accounts = {test::account("a", "root", 99)};
+    try {
+      ctl->apply_admin(shares);
+      ADD_FAILURE() << "the controller role changed a share";
+    } catch (const StoreError& e) {
+      EXPECT_NE(std::string::npos, std::string(e.what()).find("permission denied")) << e.what();
+    }
+    auto adm = Store::open(as_role(uri, admin_role));
+    adm->apply_admin(shares);
+    EXPECT_EQ(99u, adm->load().accounts[1].shares);
+    EXPECT_DOUBLE_EQ(100.0, usage_of(*adm, "u"));
+  }
+  // An SQLite store has no roles.
+  EXPECT_THROW(Store::open(dir.file("lite.db"))->grants(admin_role, ctl_role, false), StoreError);
+  EXPECT_THROW(owner->grants("Bad-Name", ctl_role, false), StoreError);
+  owner.reset();
+  su.run("REASSIGN OWNED BY " + admin_role + " TO CURRENT_USER; DROP OWNED BY " + admin_role + ", " + ctl_role +
+         "; DROP ROLE " + admin_role + "; DROP ROLE " + ctl_role);
 }
 
 // Two controllers on one cluster, each with its own connection, run the
