@@ -33,6 +33,7 @@
 #include "import_flux.hpp"
 #include "import_qconf.hpp"
 #include "sacctmgr_dump.hpp"
+#include "store_loc.hpp"
 #include "import_sge_usage.hpp"
 #include "import_sstree.hpp"
 #include "numbers.hpp"
@@ -66,7 +67,10 @@ Commands (sacctmgr's words and synonyms; keys case-insensitive):
   import FILE.json | import-flux ... | import-sstree FILE | import-qconf ... | import-sge-usage ...
   export | charge ...
   dump CLUSTER [file=F] / load file=F   the tree in sacctmgr's flat-file format
+  grants admin=ROLE controller=ROLE [apply]   PostgreSQL: the two roles' grants (printed, or applied)
+  migrate --to LOCATION   copy the whole store into a new one (SQLite file or postgresql:// URI)
 Run `mfprio-acct COMMAND --help` for a command's keys.
+--db may be a PostgreSQL URI (postgresql://...); cluster=NAME on the line picks the cluster.
 
 Writes need the store file's owner, uid 0, or a user with AdminLevel=Administrator.
 Exit status: 0 ok, 1 refused, failed or not confirmed, 2 usage error.
@@ -150,6 +154,10 @@ constexpr const char* kHelpOther = R"(usage: mfprio-acct (--db PATH | --conf FIL
                             projects/); carried to the store's decay clock with
                             sched_conf's halftimes (default 168 h)
   export                    the whole store as JSON on stdout
+  migrate --to LOCATION     every row of the store (hierarchy, usage and its scale, journal,
+                            ledgers, windows, decay state, settings) into a new store:
+                            a file that does not exist yet, or a postgresql:// URI whose
+                            cluster holds nothing yet (else refused, nothing written)
   dump CLUSTER [file=F]     the tree in sacctmgr's dump format (stdout without file=)
   load file=F               a sacctmgr dump file: the tree, shares, priorities, default
                             accounts, AdminLevel; QOS and limits are read, noted, not kept;
@@ -822,41 +830,61 @@ std::string user_name(uid_t uid) {
   return "?";
 }
 
+// Global options, as sacctmgr has them, wherever they stand on the line.
+struct Options {
+  std::string db, conf;
+  // The store's cluster (store.hpp: OpenOptions::cluster): cluster= on the
+  // line (cluster_given), else the --conf's ClusterName, else "" (the
+  // default cluster).
+  std::string cluster;
+  bool cluster_given = false;
+  bool immediate = false, noheader = false, quiet = false, help = false, version = false;
+  cli::Format fmt = cli::Format::Table;
+};
+
 // A store of an older schema is upgraded here, as the plugin's start
 // would (the same migrations, one transaction), by its owner or root only:
 // who may write it is recorded inside it, in a schema not yet read.
-void upgrade_schema(const std::string& db, const struct stat& sb) {
+void upgrade_schema(const Options& o, const std::string& db, const struct stat& sb) {
   const uid_t uid = getuid();
   if (uid != 0 && uid != sb.st_uid)
     throw AdminError(db + ": the store needs a schema upgrade, which only its owner (uid " +
                      std::to_string(sb.st_uid) + ") or root may make; uid " + std::to_string(uid) + " (" +
                      user_name(uid) + ") is neither");
-  Store::open(db, OpenOptions{false, false});  // migrates
+  Store::open(db, OpenOptions{false, false, o.cluster, o.cluster_given});  // migrates
 }
 
-// Opens read-only (show, export), upgrading an older schema first.
-std::unique_ptr<Store> open_for_read(const std::string& db) {
+// Opens read-only (show, export), upgrading an older schema first.  A
+// PostgreSQL store has no owner file: the server's grants decide who may
+// upgrade it.
+std::unique_ptr<Store> open_for_read(const Options& o, const std::string& db) {
   try {
-    return Store::open(db, OpenOptions{true, false});
+    return Store::open(db, OpenOptions{true, false, o.cluster, o.cluster_given});
   } catch (const SchemaUpgradeNeeded&) {
-    struct stat sb;
-    if (::stat(db.c_str(), &sb) != 0) throw;
-    upgrade_schema(db, sb);
-    return Store::open(db, OpenOptions{true, false});
+    if (is_server_store(db)) {
+      Store::open(db, OpenOptions{false, false, o.cluster, o.cluster_given});
+    } else {
+      struct stat sb;
+      if (::stat(db.c_str(), &sb) != 0) throw;
+      upgrade_schema(o, db, sb);
+    }
+    return Store::open(db, OpenOptions{true, false, o.cluster, o.cluster_given});
   }
 }
 
 // Opens for writing after checking the caller may write.  The check runs on a
 // read-only handle so that a refused caller never gets to modify the file.
-std::unique_ptr<Store> open_for_write(const std::string& db, bool create) {
+// PostgreSQL: the server's grants to the connecting role are the check.
+std::unique_ptr<Store> open_for_write(const Options& o, const std::string& db, bool create) {
+  if (is_server_store(db)) return Store::open(db, OpenOptions{false, create, o.cluster, o.cluster_given});
   struct stat sb;
   if (::stat(db.c_str(), &sb) == 0) {
     std::unique_ptr<Store> ro;
     try {
-      ro = Store::open(db, OpenOptions{true, false});
+      ro = Store::open(db, OpenOptions{true, false, o.cluster, o.cluster_given});
     } catch (const SchemaUpgradeNeeded&) {
-      upgrade_schema(db, sb);
-      ro = Store::open(db, OpenOptions{true, false});
+      upgrade_schema(o, db, sb);
+      ro = Store::open(db, OpenOptions{true, false, o.cluster, o.cluster_given});
     }
     uid_t uid = getuid();
     if (!ro->may_write(uid))
@@ -865,15 +893,10 @@ std::unique_ptr<Store> open_for_write(const std::string& db, bool create) {
   } else if (!create) {
     throw AdminError(db + ": no such store");
   }
-  return Store::open(db, OpenOptions{false, create});
+  return Store::open(db, OpenOptions{false, create, o.cluster, o.cluster_given});
 }
 
-// Global options, as sacctmgr has them, wherever they stand on the line.
-struct Options {
-  std::string db, conf;
-  bool immediate = false, noheader = false, quiet = false, help = false, version = false;
-  cli::Format fmt = cli::Format::Table;
-};
+
 
 // Takes the global options out of `args`; the rest (the command words, and
 // the options of charge/import-flux, which those commands check) stay.
@@ -952,7 +975,7 @@ void print_help(const std::vector<std::string>& words, std::ostream& out) {
   else if (verb == "show") out << kHelpShow;
   else if (verb == "import" || verb == "import-flux" || verb == "import-sstree" || verb == "import-qconf" ||
            verb == "import-sge-usage" ||
-           verb == "export" || verb == "dump" || verb == "load" ||
+           verb == "export" || verb == "dump" || verb == "load" || verb == "migrate" ||
            verb == "charge")
     out << kHelpOther;
   else out << kUsage;
@@ -1051,7 +1074,7 @@ int cmd_import_flux(const Options& o, const std::string& db, const std::vector<s
   std::vector<std::string> notes;
   if (settings) line = flux_parameters_line(files, &notes);
   if (tables) {
-    auto s = open_for_write(db, true);
+    auto s = open_for_write(o, db, true);
     ImportStats st = import_flux_files(*s, files);
     if (!o.quiet)
       out << "imported " << st.accounts << " banks, " << st.queues << " queues, " << st.users << " users\n";
@@ -1087,7 +1110,7 @@ int cmd_modify_decay(const Options& o, std::string db, const std::vector<std::st
   for (const auto& [k, v] : kv) (k == "last_decay" ? last_decay : last_reset) = parse_time(k, v);
   if (!last_decay) throw UsageError("modify decay: last_decay=T is required");
   if (db.empty()) db = storage_loc_from_conf(o.conf);
-  auto s = open_for_write(db, false);
+  auto s = open_for_write(o, db, false);
   const DecayState st{*last_decay, last_reset.value_or(s->decay_state().last_reset)};
   Echo echo;
   echo.add("Modified decay state...", "last_decay = " + std::to_string(st.last_decay) +
@@ -1146,8 +1169,11 @@ int cmd_show(const Options& o, std::string db, const std::string& entity, const 
     so.node_count = c.nodes ? std::to_string(c.nodes) : "";
   }
   if (db.empty()) db = storage_loc_from_conf(o.conf);
-  auto s = open_for_read(db);
+  auto s = open_for_read(o, db);
   const StoreData d = s->load();
+  // PostgreSQL: the cluster opened (cluster=, ClusterName); an SQLite file
+  // shows the conf's ClusterName, else what a load recorded.
+  if (!o.cluster.empty() && is_server_store(db)) so.cluster = o.cluster;
   if (so.cluster.empty()) so.cluster = d.setting(kSettingCluster);  // sacctmgr load's Cluster line
   cli::show(d, what, so, out);
   return 0;
@@ -1163,7 +1189,7 @@ int cmd_dump(const Options& o, const std::string& db, const std::vector<std::str
     else throw UsageError("dump: unexpected \"" + a + "\" (dump CLUSTER [file=F])");
   }
   if (cluster.empty()) throw UsageError("dump needs the cluster name (dump CLUSTER [file=F])");
-  auto s = Store::open(db, OpenOptions{true, false});
+  auto s = Store::open(db, OpenOptions{true, false, o.cluster, o.cluster_given});
   const std::string text = sacctmgr_dump_text(s->load(), cluster);
   if (file.empty()) {
     out << text;
@@ -1192,7 +1218,7 @@ int cmd_load(const Options& o, const std::string& db, const std::vector<std::str
   } catch (const ReadError& e) {
     throw AdminError(std::string("load: file=") + e.what());
   }
-  auto s = open_for_write(db, true);
+  auto s = open_for_write(o, db, true);
   LoadStats st;
   AdminChanges ch = plan_sacctmgr_load(s->load(), text, file, &st);
   ch.settings.emplace_back(kSettingCluster, lower(st.cluster));  // show assoc's Cluster, show cluster
@@ -1209,7 +1235,7 @@ int cmd_load(const Options& o, const std::string& db, const std::vector<std::str
 int cmd_import_sge_usage(const Options& o, const std::string& db, const std::vector<std::string>& rest,
                          std::ostream& out) {
   const SgeUsageOptions u = sge_usage_options(rest);
-  auto s = open_for_write(db, true);
+  auto s = open_for_write(o, db, true);
   SgeUsagePlan p = import_sge_usage(*s, u);
   if (!o.quiet)
     out << "imported the usage of " << p.users << " users, " << p.user_projects << " users in projects, "
@@ -1238,7 +1264,7 @@ int cmd_import_qconf(const Options& o, const std::string& db, const std::vector<
   }
   if (files.users.empty() && files.projects.empty() && files.usersets.empty() && files.global.empty())
     throw UsageError("import-qconf needs --users, --projects, --usersets or --global FILE");
-  auto s = open_for_write(db, true);
+  auto s = open_for_write(o, db, true);
   QconfStats st = import_qconf_files(*s, files);
   if (!o.quiet) {
     for (const std::string& n : st.notes) out << "note: " << n << "\n";
@@ -1258,7 +1284,7 @@ int cmd_charge(const Options& o, const std::string& db, const std::vector<std::s
   } else {
     specs.push_back(charge_flags(rest, 0));
   }
-  auto s = open_for_write(db, false);
+  auto s = open_for_write(o, db, false);
   StoreData d = s->load();
   Model m(d);
   CycleUpdate up;  // decay_factor 1, no reset, decay state untouched
@@ -1297,12 +1323,81 @@ int cmd_admin(const Options& o, const std::string& db, const std::string& cmd, c
       // Needs the real store to judge; checked again below.
     }
   }
-  auto s = open_for_write(db, cmd == "add");
+  auto s = open_for_write(o, db, cmd == "add");
   Model m(s->load());
   Echo echo;
   AdminChanges ch = plan_command(m, cmd, kind, kv, echo);
   if (!commit_ok(o, echo, out)) return 0;
   s->apply_admin(ch);
+  return 0;
+}
+
+// migrate --to LOCATION: Store::copy_to into a new store.  A file the
+// command created is removed again when the copy fails.
+int cmd_migrate(const Options& o, const std::string& db, const std::vector<std::string>& rest, std::ostream& out) {
+  std::string to;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == "--to" && i + 1 < rest.size()) to = rest[++i];
+    else if (rest[i].rfind("--to=", 0) == 0) to = rest[i].substr(5);
+    else throw UsageError("migrate: unexpected \"" + rest[i] + "\" (migrate --to LOCATION)");
+  }
+  if (to.empty()) throw UsageError("migrate needs --to LOCATION (a new SQLite file or a postgresql:// URI)");
+  if (to == db) throw UsageError("migrate --to names the store itself (" + db + ")");
+  auto src = open_for_read(o, db);
+  const bool is_file = !mfprio::is_server_store(to);
+  struct stat sb;
+  const bool existed = is_file && ::stat(to.c_str(), &sb) == 0;
+  try {
+    auto dst = open_for_write(o, to, true);
+    src->copy_to(*dst);
+    if (!o.quiet) out << "migrated " << src->path() << " to " << dst->path() << "\n";
+  } catch (...) {
+    if (is_file && !existed)
+      for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((to + suffix).c_str());
+    throw;
+  }
+  return 0;
+}
+
+// The store's cluster: sacctmgr's cluster= (or clusters=) on the line, else
+// the conf's ClusterName, else "" (store.hpp: the default cluster).  The
+// word stays on the line: the commands take it as the filter or key it was.
+std::string store_cluster_of(const std::vector<std::string>& words, const std::string& conf, bool* given) {
+  std::string cluster;
+  for (const std::string& w : words) {
+    const std::string l = lower(w);
+    for (const char* key : {"cluster=", "clusters="})
+      if (l.rfind(key, 0) == 0) {
+        const std::string v = lower(trim_space(w.substr(std::string(key).size())));
+        if (v.empty() || v.find(',') != std::string::npos)
+          throw UsageError("\"" + w + "\": one cluster per command (a store keeps each cluster apart)");
+        if (!cluster.empty() && v != cluster) throw UsageError("two clusters on one line: '" + cluster + "' and '" + v + "'");
+        cluster = v;
+      }
+  }
+  *given = !cluster.empty();
+  if (cluster.empty() && !conf.empty()) cluster = store_cluster_from_conf(conf);
+  return cluster;
+}
+
+// grants admin=ROLE controller=ROLE [apply]: a PostgreSQL store's roles
+// (store.hpp: Store::grants): prints the statements, or runs them.
+int cmd_grants(const Options& o, const std::string& db, const std::vector<std::string>& rest, std::ostream& out) {
+  std::string admin, controller;
+  bool apply = false;
+  for (const std::string& a : rest) {
+    const std::string l = lower(a);
+    if (l == "apply") apply = true;
+    else if (l.rfind("admin=", 0) == 0) admin = a.substr(6);
+    else if (l.rfind("controller=", 0) == 0) controller = a.substr(11);
+    else if (l.rfind("cluster=", 0) == 0 || l.rfind("clusters=", 0) == 0) continue;  // the store's cluster
+    else throw UsageError("grants: unexpected \"" + a + "\" (grants admin=ROLE controller=ROLE [apply])");
+  }
+  if (admin.empty() || controller.empty()) throw UsageError("grants needs admin=ROLE and controller=ROLE");
+  auto s = apply ? open_for_write(o, db, false) : open_for_read(o, db);
+  const std::string sql = s->grants(admin, controller, apply);
+  if (!apply) out << sql;
+  else if (!o.quiet) out << "granted: admin role " << admin << ", controller role " << controller << "\n";
   return 0;
 }
 
@@ -1321,12 +1416,13 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   for (const std::string& w : words)
     if (w.size() > 1 && w[0] == '-' && w.find('=') == std::string::npos) {
       const std::string c = lower(words[0]);
-      if (c != "charge" && c != "import-flux" && c != "import-qconf" && c != "import-sge-usage")
+      if (c != "charge" && c != "import-flux" && c != "import-qconf" && c != "import-sge-usage" && c != "migrate")
         throw UsageError("unknown option \"" + w + "\" (see --help)");
     }
   if (!o.db.empty() && !o.conf.empty()) throw UsageError("give --db or --conf, not both");
   if (o.db.empty() && o.conf.empty()) throw UsageError("give --db PATH or --conf FILE");
   std::string db = o.db;
+  o.cluster = store_cluster_of(words, o.conf, &o.cluster_given);
 
   const std::string cmd = canon_verb(words[0]);
   std::vector<std::string> rest(words.begin() + 1, words.end());
@@ -1338,7 +1434,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   if (cmd == "show" && entity == "decay") {
     if (rest.size() > 1) throw UsageError("show decay: unexpected \"" + rest[1] + "\"");
     if (db.empty()) db = storage_loc_from_conf(o.conf);
-    auto s = open_for_read(db);
+    auto s = open_for_read(o, db);
     cli::show_decay(s->decay_info(), so, out);
     return 0;
   }
@@ -1349,13 +1445,13 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   if (cmd == "load") return cmd_load(o, db, rest, out);
   if (cmd == "export") {
     if (!rest.empty()) throw UsageError("export takes no arguments");
-    auto s = open_for_read(db);
+    auto s = open_for_read(o, db);
     out << export_json(s->load());
     return 0;
   }
   if (cmd == "import") {
     if (rest.size() != 1) throw UsageError("import needs exactly one FILE");
-    auto s = open_for_write(db, true);
+    auto s = open_for_write(o, db, true);
     ImportStats st = import_json_file(*s, rest[0]);
     if (!o.quiet)
       out << "imported " << st.accounts << " accounts, " << st.users << " users, " << st.qos << " qos, "
@@ -1367,7 +1463,7 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
   if (cmd == "import-sge-usage") return cmd_import_sge_usage(o, db, rest, out);
   if (cmd == "import-sstree") {
     if (rest.size() != 1) throw UsageError("import-sstree needs exactly one FILE");
-    auto s = open_for_write(db, true);
+    auto s = open_for_write(o, db, true);
     SstreeStats st = import_sstree_file(*s, rest[0]);
     if (!o.quiet)
       out << "imported " << st.accounts << " accounts, " << st.users << " user leaves, " << st.projects
@@ -1375,6 +1471,8 @@ int run(const std::vector<std::string>& args, std::ostream& out) {
     return 0;
   }
   if (cmd == "charge") return cmd_charge(o, db, rest, out);
+  if (cmd == "grants") return cmd_grants(o, db, rest, out);
+  if (cmd == "migrate") return cmd_migrate(o, db, rest, out);
   if (cmd == "add" || cmd == "modify" || cmd == "delete") return cmd_admin(o, db, cmd, entity, rest, out);
   throw UsageError("unknown command \"" + words[0] + "\" (see --help)");
 }

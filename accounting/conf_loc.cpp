@@ -74,6 +74,14 @@ std::string storage_loc_from_text(const std::string& text, const std::string& fi
   }
 }
 
+std::string store_cluster_from_conf(const std::string& file) {
+  try {
+    return store_cluster(Conf::load(file).pairs());
+  } catch (const ConfError& e) {
+    throw AdminError(e.what());
+  }
+}
+
 std::string storage_loc_from_conf(const std::string& file) {
   try {
     return storage_loc(Conf::load(file), file);

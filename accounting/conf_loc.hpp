@@ -13,6 +13,9 @@ namespace mfprio::acct {
 
 // Throws AdminError("FILE:LINE: ...") or ("FILE: no AccountingStorageLoc= ...").
 std::string storage_loc_from_conf(const std::string& file);
+// The conf's ClusterName as the store's cluster (common/conf.hpp:
+// store_cluster): "" when absent.  Throws AdminError naming file:line.
+std::string store_cluster_from_conf(const std::string& file);
 // The same on text already read (for tests).
 std::string storage_loc_from_text(const std::string& text, const std::string& file);
 

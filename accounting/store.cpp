@@ -23,6 +23,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "store_loc.hpp"
 #include "store_schema.hpp"
 
 namespace mfprio::acct {
@@ -30,6 +31,13 @@ namespace mfprio::acct {
 namespace detail {
 
 namespace {
+// The advisory-lock key of a cluster's writers: FNV-1a of its schema name.
+int64_t lock_key_of(const std::string& schema) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : "mfprio:" + schema) h = (h ^ c) * 1099511628211ull;
+  return static_cast<int64_t>(h);
+}
+
 constexpr const char* kCacheSize = "PRAGMA cache_size = -65536";
 
 // load_tree reads every row once, in rowid order, at start (and after an
@@ -40,8 +48,11 @@ constexpr const char* kCacheSize = "PRAGMA cache_size = -65536";
 // association at 10^5), and the cache's normal size is restored.
 class CacheForScan {
  public:
-  explicit CacheForScan(sqlite3* db) : db_(db) { sql::exec(db_, "PRAGMA cache_size = -2048"); }
+  explicit CacheForScan(const sql::Conn& db) : db_(db.lite()) {
+    if (db_) sql::exec(db, "PRAGMA cache_size = -2048");  // PostgreSQL: the server's cache
+  }
   ~CacheForScan() {
+    if (!db_) return;
     sqlite3_db_release_memory(db_);
     sqlite3_exec(db_, kCacheSize, nullptr, nullptr, nullptr);
   }
@@ -95,7 +106,7 @@ int open_read_only(const std::string& path, sqlite3** out, std::string* why) {
 }  // namespace
 
 sql::Stmt& StoreImpl::prep(sql::Stmt& slot, const char* text) {
-  if (!slot) slot = sql::Stmt(db_.get(), text);
+  if (!slot) slot = sql::Stmt(db_, text);
   return slot;
 }
 
@@ -137,11 +148,38 @@ void check_header(const std::string& path, off_t size) {
 
 }  // namespace
 
-StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(path) {
+StoreImpl::StoreImpl(const std::string& location, const OpenOptions& opts)
+    : path_(store_location_shown(location)) {
 #ifdef MFPRIO_TEST_HOOKS  // test builds only (tests/acct): never in the shipped store
   if (const char* k = std::getenv("MFPRIO_ACCT_KILL_AFTER_ROWS")) kill_after_rows_ = std::atol(k);
 #endif
   read_only_ = opts.read_only;
+  if (is_server_store(location)) open_pg(location, opts);
+  else open_sqlite(location, opts);
+}
+
+// A PostgreSQL store: the cluster's schema of the database the URI names
+// (store.hpp: OpenOptions::cluster); no file, so no mode, symlink or header
+// checks: who may do what is the server's grants.
+void StoreImpl::open_pg(const std::string& uri, const OpenOptions& opts) {
+  const std::string cluster = opts.cluster.empty() ? std::string(kDefaultCluster) : opts.cluster;
+  bool ok = !cluster.empty() && cluster.size() <= 48;
+  for (char c : cluster) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  if (!ok)
+    throw StoreError(path_ + ": cluster name '" + cluster + "' is not 1 to 48 of a-z, 0-9 and _ (a PostgreSQL "
+                     "store keeps each cluster in the schema mfprio_<cluster>)");
+  cluster_ = cluster;
+  sql::PgSession s;
+  s.uri = uri;
+  s.shown = path_;
+  s.schema = "mfprio_" + cluster;
+  s.lock_key = lock_key_of(s.schema);
+  s.read_only = opts.read_only;
+  db_.set_pg(sql::pg_connect(s), path_);
+  version_ = migrate(db_, MigrateOptions{opts.read_only, opts.create, cluster, s.schema});
+}
+
+void StoreImpl::open_sqlite(const std::string& path, const OpenOptions& opts) {
   if (!opts.read_only && opts.create) {
     // Create the file ourselves so its mode is 0600 whatever the umask or
     // SQLite's defaults: the store holds every user's usage and admin flags.
@@ -166,34 +204,43 @@ StoreImpl::StoreImpl(const std::string& path, const OpenOptions& opts) : path_(p
   const int rc = opts.read_only ? open_read_only(path, &raw, &why)
                                 : sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
                                                   nullptr);
-  db_.reset(raw);
   if (rc != SQLITE_OK) {
     std::string msg = !why.empty() ? why : raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    if (raw) sqlite3_close_v2(raw);
     throw StoreError(path + ": cannot open: " + msg);
   }
-  sqlite3_extended_result_codes(db_.get(), 1);
+  db_.set_lite(raw, path);
+  sqlite3_extended_result_codes(raw, 1);
   // Concurrent CLI writes and the plugin's cycle may meet: wait, don't fail.
-  sqlite3_busy_timeout(db_.get(), 10000);
-  if (!opts.read_only && sqlite3_db_readonly(db_.get(), "main") == 1)
+  sqlite3_busy_timeout(raw, 10000);
+  if (!opts.read_only && sqlite3_db_readonly(raw, "main") == 1)
     throw StoreError(path + ": cannot open for writing: permission denied");
-  sql::exec(db_.get(), "PRAGMA foreign_keys = ON");
+  sql::exec(db_, "PRAGMA foreign_keys = ON");
   if (!opts.read_only && !opts.durable) {
-    sql::exec(db_.get(), "PRAGMA locking_mode = EXCLUSIVE");
-    sql::exec(db_.get(), "PRAGMA journal_mode = MEMORY");
-    sql::exec(db_.get(), "PRAGMA synchronous = OFF");
+    sql::exec(db_, "PRAGMA locking_mode = EXCLUSIVE");
+    sql::exec(db_, "PRAGMA journal_mode = MEMORY");
+    sql::exec(db_, "PRAGMA synchronous = OFF");
   } else if (!opts.read_only) {
-    sql::exec(db_.get(), "PRAGMA journal_mode = WAL");
+    sql::exec(db_, "PRAGMA journal_mode = WAL");
     // FULL: in WAL mode every commit fsyncs the WAL before COMMIT returns, so
     // a transaction that returned is on disk and survives a power loss or an
     // OS crash, not only a killed process (NORMAL would fsync only at
     // checkpoints).  mfprio-acct(1), DURABILITY.
-    sql::exec(db_.get(), "PRAGMA synchronous = FULL");
+    sql::exec(db_, "PRAGMA synchronous = FULL");
   }
   // Pages the cycles and job ends touch stay cached (64 MiB at most); a
   // load streams through a small cache instead (see CacheForScan).
-  sql::exec(db_.get(), kCacheSize);
-  sql::exec(db_.get(), "PRAGMA temp_store = MEMORY");
-  version_ = migrate(db_.get(), opts.read_only);
+  sql::exec(db_, kCacheSize);
+  sql::exec(db_, "PRAGMA temp_store = MEMORY");
+  version_ = migrate(db_, MigrateOptions{opts.read_only, opts.create, opts.cluster, ""});
+  // A file holds one cluster: the one its settings name, when they name one.
+  if (opts.cluster_given && !opts.cluster.empty()) {
+    sql::Stmt st(db_, "SELECT value FROM settings WHERE key = ?1");
+    st.bind(1, kSettingCluster);
+    if (st.step() && !st.view(0).empty() && st.view(0) != opts.cluster)
+      throw StoreError(path + ": holds cluster '" + st.text(0) + "', not '" + opts.cluster +
+                       "' (an SQLite store holds one cluster; a PostgreSQL store holds several)");
+  }
 }
 
 double StoreImpl::usage_scale() {
@@ -489,7 +536,7 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
     if (!st->step() || st->i64(0) == 0) return false;
   }
   BlobHandle h;
-  if (sqlite3_blob_open(db_.get(), "main", "tree_cache", "data", 1, /*write=*/0, &h.b_) != SQLITE_OK) return false;
+  if (sqlite3_blob_open(db_.lite(), "main", "tree_cache", "data", 1, /*write=*/0, &h.b_) != SQLITE_OK) return false;
   CacheHeader want, got;
   uint64_t off = 0;
   if (!blob_read(h.b_, &got, sizeof got, &off) || got.magic != want.magic || got.format != want.format ||
@@ -592,11 +639,11 @@ void StoreImpl::write_cached_hierarchy(const TreeData& t) {
     st->bind(1, static_cast<int64_t>(total)).run();
   }
   BlobHandle b;
-  if (sqlite3_blob_open(db_.get(), "main", "tree_cache", "data", 1, /*write=*/1, &b.b_) != SQLITE_OK)
-    sql::fail(db_.get(), "tree cache");
+  if (sqlite3_blob_open(db_.lite(), "main", "tree_cache", "data", 1, /*write=*/1, &b.b_) != SQLITE_OK)
+    sql::fail(db_, "tree cache");
   int off = 0;
   auto put = [&](const void* p, uint64_t n) {
-    if (n && sqlite3_blob_write(b.b_, p, static_cast<int>(n), off) != SQLITE_OK) sql::fail(db_.get(), "tree cache");
+    if (n && sqlite3_blob_write(b.b_, p, static_cast<int>(n), off) != SQLITE_OK) sql::fail(db_, "tree cache");
     off += static_cast<int>(n);
   };
   put(&h, sizeof h);
@@ -617,25 +664,26 @@ void StoreImpl::write_cached_hierarchy(const TreeData& t) {
 
 TreeData StoreImpl::load_tree() {
   TreeData t;
-  CacheForScan small_cache(db_.get());
-  sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
+  CacheForScan small_cache(db_);
+  sql::Txn txn(db_, /*write=*/false);  // one consistent snapshot
   changed_by_others();  // what we load now is the baseline
   const double scale = usage_scale();
-  bool hit = read_cached_hierarchy(t, scale);
+  // The tree cache is SQLite's (an incremental blob); PostgreSQL reads the rows.
+  bool hit = !db_.is_pg() && read_cached_hierarchy(t, scale);
   if (!hit) {
     t = TreeData{};
     read_hierarchy(t, /*descriptions=*/false, scale);
   }
   read_tree_tail(t, scale);
-  if (!hit && !read_only_) {
+  if (!hit && !read_only_ && !db_.is_pg()) {
     // Written in this snapshot's transaction: when another connection has
     // written since, or holds the write lock now, skip it (next load).
-    sqlite3_busy_timeout(db_.get(), 0);
+    sqlite3_busy_timeout(db_.lite(), 0);
     try {
       write_cached_hierarchy(t);
     } catch (const StoreError&) {
     }
-    sqlite3_busy_timeout(db_.get(), 10000);
+    sqlite3_busy_timeout(db_.lite(), 10000);
   }
   txn.commit();
   changed_by_others();  // our own cache write is not another's change
@@ -646,7 +694,7 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
   StoreData d;
   // The full cache here: the families that load() every pass (Grid Engine)
   // and the CLI's one-shot reads gain nothing from a small one.
-  sql::Txn txn(db_.get(), /*write=*/false);  // one consistent snapshot
+  sql::Txn txn(db_, /*write=*/false);  // one consistent snapshot
   changed_by_others();  // what we load now is the baseline
   const double scale = usage_scale();
   {
@@ -711,7 +759,7 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
     }
     sql::StmtUse st(prep(st_journal_sum_tres_,
         "SELECT j.assoc_id, r.name, sum(j.amount) FROM charge_journal j JOIN tres r ON r.id = j.tres_id"
-        " GROUP BY j.assoc_id, j.tres_id"));
+        " GROUP BY j.assoc_id, r.id"));
     while (st->step()) {
       UserAssocRec* r = index_of(st->i64(0));
       if (!r) continue;
@@ -786,7 +834,7 @@ int64_t StoreImpl::tres_id_lookup(const std::string& name) {
   }
   sql::StmtUse ins(prep(st_tres_insert_, "INSERT INTO tres(name) VALUES (?1) RETURNING id"));
   ins->bind(1, name);
-  if (!ins->step()) sql::fail(db_.get(), "insert tres \"" + name + "\"");
+  if (!ins->step()) sql::fail(db_, "insert tres \"" + name + "\"");
   return ins->i64(0);
 }
 
@@ -804,7 +852,7 @@ void StoreImpl::fold_journal() {
       "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage)"
       " SELECT assoc_id, tres_id, sum(amount) FROM charge_journal WHERE tres_id IS NOT NULL"
       " GROUP BY assoc_id, tres_id"
-      " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = usage + excluded.usage"));
+      " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage"));
   t->run();
   sql::StmtUse c(prep(st_journal_clear_, "DELETE FROM charge_journal"));
   c->run();
@@ -836,7 +884,7 @@ void StoreImpl::flush_journal() {
     const size_t rows = size_t{1} << k;
     sql::Stmt& slot = st_journal_rows_[k];
     if (!slot)
-      slot = sql::Stmt(db_.get(), multi_row_sql("INSERT INTO charge_journal(assoc_id, tres_id, amount)",
+      slot = sql::Stmt(db_, multi_row_sql("INSERT INTO charge_journal(assoc_id, tres_id, amount)",
                                                 "(?, ?, ?)", rows, ""));
     sql::StmtUse st(slot);
     for (size_t i = 0; i < rows; ++i) {
@@ -861,12 +909,14 @@ void StoreImpl::flush_ledger() {
     const size_t rows = size_t{1} << k;
     sql::Stmt& slot = st_ledger_rows_[k];
     if (!slot)
-      slot = sql::Stmt(db_.get(),
+      slot = sql::Stmt(db_,
                        multi_row_sql("INSERT INTO ledger(job_id, assoc_id, charged_until, ended)", "(?, ?, ?, ?)",
                                      rows,
                                      " ON CONFLICT(job_id) DO UPDATE SET"
-                                     " charged_until = max(charged_until, excluded.charged_until),"
-                                     " ended = max(ended, excluded.ended)"));
+                                     " charged_until = CASE WHEN excluded.charged_until > ledger.charged_until"
+                                     "  THEN excluded.charged_until ELSE ledger.charged_until END,"
+                                     " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended"
+                                     "  ELSE ledger.ended END"));
     sql::StmtUse st(slot);
     for (size_t i = 0; i < rows; ++i) {
       const LedgerRow& r = ledger_buf_[done + i];
@@ -887,7 +937,7 @@ constexpr double kRenormalizeBelow = 1e-100;
 CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
   check_cycle(up);
   try {
-    sql::Txn txn(db_.get());
+    sql::Txn txn(db_);
     CycleResult res = cycle_in_txn(up);
     txn.commit();
     return res;
@@ -1006,7 +1056,7 @@ CycleResult StoreImpl::cycle_in_txn(const CycleUpdate& up) {
         sql::StmtUse st(prep(st_charge_assoc_,
             "UPDATE assocs SET raw_usage = raw_usage + ?1 WHERE id = ?2"));
         st->bind(1, added * inv_scale).bind(2, ledger_assoc).run();
-        if (sqlite3_changes(db_.get()) != 1)
+        if (db_.changes() != 1)
           throw StoreError(path_ + ": job " + std::to_string(c.job_id) +
                            ": unknown association id " + std::to_string(ledger_assoc));
         for (const auto& [name, per_sec] : c.tres) {
@@ -1014,7 +1064,7 @@ CycleResult StoreImpl::cycle_in_txn(const CycleUpdate& up) {
           const int64_t tid = tres_id(name);
           sql::StmtUse t(prep(st_charge_tres_,
               "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"
-              " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = usage + excluded.usage"));
+              " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage"));
           t->bind(1, ledger_assoc).bind(2, tid).bind(3, static_cast<double>(secs) * per_sec * inv_scale);
           t->run();
         }
@@ -1071,6 +1121,8 @@ PassApplied StoreImpl::decide_pass(const PassClock& p, bool force_reset, bool wi
 
 bool StoreImpl::may_write(uint32_t uid) {
   if (uid == 0) return true;  // root can rewrite the file anyway
+  // A PostgreSQL store has no owner file: its grants decide (the role's).
+  if (db_.is_pg()) return true;
   struct stat sb;
   if (::stat(path_.c_str(), &sb) == 0 && sb.st_uid == uid) return true;
   struct passwd pw;
@@ -1103,6 +1155,7 @@ namespace mfprio::acct::detail {
 // PRAGMA data_version changes when another connection commits to the file;
 // our own commits leave it alone, so this sees exactly the admin's edits.
 bool StoreImpl::changed_by_others() {
+  if (db_.is_pg()) return sql::pg_changed_by_others(db_.pg());  // store_meta.changes
   sql::StmtUse st(prep(st_data_version_, "PRAGMA data_version"));
   const int64_t v = st->step() ? st->i64(0) : 0;
   const bool changed = seen_data_version_ >= 0 && v != seen_data_version_;

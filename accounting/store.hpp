@@ -1,4 +1,7 @@
-// store.hpp - the SQLite accounting store: the only code that talks to SQLite.
+// store.hpp - the accounting store: the only code that talks to SQLite or
+// PostgreSQL.  A location "postgresql://..." / "postgres://..." is a libpq
+// URI (common/store_loc.hpp): a PostgreSQL server; anything else is an
+// SQLite file path.
 //
 // Holds the account/share hierarchy, user associations, QOS, partitions,
 // TRES types, each user association's decayed raw usage (total and per TRES),
@@ -439,12 +442,25 @@ struct PassResult {
 // user who may read the file but not write it can still look.
 struct OpenOptions {
   bool read_only = false;
-  bool create = true;          // create the file (mode 0600) if missing
+  bool create = true;          // create the file (mode 0600) or the cluster's schema if missing
+  // The cluster (slurm.conf's ClusterName, lower case; mfprio-acct's
+  // cluster=): callers pass it, "" is kDefaultCluster.  On PostgreSQL each
+  // cluster is the schema mfprio_<cluster> of the database (names of 1 to
+  // 48 of a-z, 0-9, _; others refused), so hierarchy, usage, windows and
+  // ledgers are the cluster's by construction.  An SQLite file holds one
+  // cluster and opens whatever `cluster` says (slurm.conf's ClusterName
+  // may differ from the Cluster a sacctmgr load recorded), unless
+  // cluster_given: then a cluster other than the one its settings name
+  // (when they name one, kSettingCluster) is refused.
+  std::string cluster{};
+  bool cluster_given = false;  // mfprio-acct's cluster= on the command line
   // false: a throw-away store (mfprio-host simulate's, MfprioStoreDurable=no):
   // one connection holds it (locking_mode EXCLUSIVE), its rollback journal
-  // is in memory and nothing is synced.  A crash may leave it corrupt.
+  // is in memory and nothing is synced.  A crash may leave it corrupt.  An
+  // SQLite matter: a PostgreSQL store is always the server's.
   bool durable = true;
 };
+inline constexpr const char* kDefaultCluster = "default";
 
 // One association to upsert, keyed by (user, account, partition).  The user
 // row is created if missing.  Usage is written only when set_usage is true
@@ -505,11 +521,13 @@ struct LoadOptions {
 class Store {
  public:
   // Opens or creates the file (created with mode 0600), sets WAL, foreign
-  // keys and a busy timeout, and migrates the schema forward.
+  // keys and a busy timeout, and migrates the schema forward.  A PostgreSQL
+  // URI connects instead, and creates or migrates the cluster's schema.
   static std::unique_ptr<Store> open(const std::string& path);
   static std::unique_ptr<Store> open(const std::string& path, const OpenOptions& opts);
   virtual ~Store() = default;
 
+  // The file, or the URI without its password (for messages).
   virtual const std::string& path() const = 0;
   virtual int schema_version() = 0;
 
@@ -541,16 +559,36 @@ class Store {
 
 
   // True when another connection (mfprio-acct, another host) committed to
-  // the file since this Store last asked (PRAGMA data_version).
+  // the store since this Store last asked (SQLite: PRAGMA data_version;
+  // PostgreSQL: the cluster's change counter, bumped by every write).
   virtual bool changed_by_others() = 0;
 
   // May `uid` write?  True for the file's owner and for users with admin set
-  // whose name is the passwd name of uid.
+  // whose name is the passwd name of uid.  PostgreSQL: true (the server's
+  // grants to the connecting role decide).
   // uid 0 is also allowed: it can rewrite the file anyway.
   virtual bool may_write(uint32_t uid) = 0;
 
   // Admin writes (add/modify/delete/import), one transaction.
   virtual void apply_admin(const AdminChanges& changes) = 0;
+
+  // PostgreSQL's least privilege (mfprio-acct grants): the SQL that makes
+  // `roles.admin` the owner of this cluster's schema and every table in it
+  // (all writes, later migrations) and gives `roles.controller` what a
+  // controller does: read everything, charge usage (the usage columns,
+  // ledgers, journal, windows, decay state, change counter; new TRES
+  // names) and nothing else, so a share change by it is refused by the
+  // server.  With apply, run in one transaction by the connecting role
+  // (one that may ALTER ... OWNER, e.g. the database's owner).  Role names
+  // are 1 to 63 of a-z, 0-9, _ (not starting with a digit).  An SQLite
+  // store has no roles: StoreError.
+  virtual std::string grants(const std::string& admin, const std::string& controller, bool apply) = 0;
+  // mfprio-acct migrate (store_copy.cpp): every row of this store (ids,
+  // usage scale, journal, both ledgers, windows, decay state, settings) into
+  // `target`, which must be a store as Store::open creates it (else
+  // StoreError naming what it holds, and nothing is written), SQLite or
+  // PostgreSQL either side.  One read transaction here, one write there.
+  virtual void copy_to(Store& target) = 0;
 
   // Test hook for crash tests, compiled only with MFPRIO_TEST_HOOKS (the
   // mfprio-acct-testhooks build): when the environment variable

@@ -7,9 +7,11 @@
 // Invariant: shape checks (cycles, unknown names, defaults) were done by
 // admin.cpp on the merged picture; here the schema's CHECKs and foreign keys
 // are the backstop, and any failure rolls the whole batch back.
+#include <ctime>
 #include <string>
 
 #include "store_impl.hpp"
+#include "store_schema.hpp"
 #include "strings.hpp"
 
 namespace mfprio::acct::detail {
@@ -30,7 +32,7 @@ void StoreImpl::apply_admin(const AdminChanges& ch) {
 }
 
 void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
-  sql::Txn txn(db_.get());
+  sql::Txn txn(db_);
   clear_tree_cache();  // the hierarchy may change: load_tree reads the rows again
   // Usage is stored divided by the decay scale (see apply_cycle).
   const double inv_scale = 1.0 / usage_scale();
@@ -61,6 +63,19 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
   for (const AssocWrite& w : ch.assocs) admin_assoc(w, inv_scale);
   admin_rest(ch);
   txn.commit();
+}
+
+std::string StoreImpl::grants(const std::string& admin, const std::string& controller, bool apply) {
+  if (!db_.is_pg())
+    throw StoreError(path_ + ": an SQLite store has no roles: its file's owner and mode, and the users marked "
+                             "AdminLevel=Administrator, decide who writes");
+  const std::string sql = pg_grants("mfprio_" + cluster_, admin, controller);
+  if (!apply) return sql;
+  if (read_only_) throw StoreError(path_ + ": store opened read-only");
+  sql::Txn txn(db_);
+  sql::exec(db_, sql.c_str());
+  txn.commit();
+  return sql;
 }
 
 void StoreImpl::admin_settings(const AdminChanges& ch) {
@@ -118,13 +133,12 @@ void StoreImpl::auto_user_object(const std::string& user) {
 
 // Deletions first: associations, users, accounts, QOS, queues, partitions.
 void StoreImpl::admin_deletes(const AdminChanges& ch) {
-  sqlite3* db = db_.get();
   for (const AssocKey& k : ch.delete_assocs) {
     sql::StmtUse st(prep(st_del_assoc_,
         "DELETE FROM assocs WHERE user_id = (SELECT id FROM users WHERE name = ?1)"
         " AND account_id = (SELECT id FROM accounts WHERE name = ?2) AND partition = ?3"));
     st->bind(1, k.user).bind(2, k.account).bind(3, k.partition).run();
-    if (sqlite3_changes(db) == 0)
+    if (db_.changes() == 0)
       throw StoreError("no association user " + quoted(k.user) + " account " + quoted(k.account) +
                        (k.partition.empty() ? "" : " partition " + quoted(k.partition)));
     row_written();
@@ -132,7 +146,7 @@ void StoreImpl::admin_deletes(const AdminChanges& ch) {
   for (const std::string& u : ch.delete_users) {
     sql::StmtUse st(prep(st_del_user_, "DELETE FROM users WHERE name = ?1"));
     st->bind(1, u).run();
-    if (sqlite3_changes(db) == 0) throw StoreError("no user " + quoted(u));
+    if (db_.changes() == 0) throw StoreError("no user " + quoted(u));
     row_written();
   }
   for (const std::string& a : ch.delete_accounts) {
@@ -143,23 +157,23 @@ void StoreImpl::admin_deletes(const AdminChanges& ch) {
     } catch (const StoreError&) {
       throw StoreError("account " + quoted(a) + " still has sub-accounts or users");
     }
-    if (sqlite3_changes(db) == 0) throw StoreError("no account " + quoted(a));
+    if (db_.changes() == 0) throw StoreError("no account " + quoted(a));
     row_written();
   }
   for (const std::string& q : ch.delete_qos) {
     sql::StmtUse st(prep(st_del_qos_, "DELETE FROM qos WHERE name = ?1"));
     st->bind(1, q).run();
-    if (sqlite3_changes(db) == 0) throw StoreError("no qos " + quoted(q));
+    if (db_.changes() == 0) throw StoreError("no qos " + quoted(q));
   }
   for (const std::string& q : ch.delete_queues) {
     sql::StmtUse st(prep(st_del_queue_, "DELETE FROM queues WHERE name = ?1"));
     st->bind(1, q).run();
-    if (sqlite3_changes(db) == 0) throw StoreError("no queue " + quoted(q));
+    if (db_.changes() == 0) throw StoreError("no queue " + quoted(q));
   }
   for (const std::string& p : ch.delete_partitions) {
     sql::StmtUse st(prep(st_del_part_, "DELETE FROM partitions WHERE name = ?1"));
     st->bind(1, p).run();
-    if (sqlite3_changes(db) == 0) throw StoreError("no partition " + quoted(p));
+    if (db_.changes() == 0) throw StoreError("no partition " + quoted(p));
   }
 }
 
@@ -207,19 +221,19 @@ void StoreImpl::admin_assoc(const AssocWrite& w, double inv_scale) {
         "INSERT INTO assocs(user_id, account_id, partition, shares, shares_parent, priority,"
         " raw_usage, usage_time) VALUES ((SELECT id FROM users WHERE name = ?1),"
         " (SELECT id FROM accounts WHERE name = ?2), ?3, ?4, ?5, ?6, ?7,"
-        " CASE WHEN ?8 THEN (CASE WHEN ?9 < 0 THEN CAST(strftime('%s', 'now') AS INTEGER) ELSE ?9 END)"
-        " ELSE 0 END)"
+        " CASE WHEN ?8 THEN CAST(?9 AS BIGINT) ELSE 0 END)"
         " ON CONFLICT(user_id, account_id, partition) DO UPDATE SET"
         " shares = excluded.shares, shares_parent = excluded.shares_parent,"
         " priority = excluded.priority,"
-        " raw_usage = CASE WHEN ?8 THEN excluded.raw_usage ELSE raw_usage END,"
-        " usage_time = CASE WHEN ?8 THEN excluded.usage_time ELSE usage_time END"
+        " raw_usage = CASE WHEN ?8 THEN excluded.raw_usage ELSE assocs.raw_usage END,"
+        " usage_time = CASE WHEN ?8 THEN excluded.usage_time ELSE assocs.usage_time END"
         " RETURNING id"));
     st->bind(1, r.user).bind(2, r.account).bind(3, r.partition).bind(4, r.shares);
     st->bind(5, r.shares_parent).bind(6, r.priority);
     st->bind(7, w.set_usage ? r.raw_usage * inv_scale : 0.0);
     st->bind(8, w.set_usage);
-    st->bind(9, r.usage_time);
+    // usage_time < 0: the time of the write (epoch seconds, as the clock says now).
+    st->bind(9, r.usage_time < 0 ? static_cast<int64_t>(std::time(nullptr)) : r.usage_time);
     try {
       if (!st->step()) throw StoreError("no row");
     } catch (const StoreError& e) {

@@ -1,7 +1,8 @@
-// store_impl.hpp - the SQLite implementation of Store (private to accounting/).
+// store_impl.hpp - the implementation of Store (private to accounting/), one
+// body for both backends (sql.hpp: SQLite, PostgreSQL).
 //
 // store.cpp holds open/load/cycle/may_write, store_admin.cpp the admin writes.
-// Invariant: every sqlite3_stmt lives in one of the st_* slots below, prepared
+// Invariant: every prepared statement lives in one of the st_* slots below, prepared
 // on first use and reused for the Store's lifetime (the cycle runs every few
 // minutes for months; re-preparing would waste time and churn memory).
 #pragma once
@@ -10,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sqlite_util.hpp"
+#include "sql.hpp"
 #include "store.hpp"
 
 namespace mfprio::acct::detail {
@@ -21,7 +22,7 @@ constexpr int64_t kMaxChargeTime = 253402300799;
 
 class StoreImpl final : public Store {
  public:
-  StoreImpl(const std::string& path, const OpenOptions& opts);
+  StoreImpl(const std::string& location, const OpenOptions& opts);
 
   const std::string& path() const override { return path_; }
   int schema_version() override { return version_; }
@@ -33,14 +34,18 @@ class StoreImpl final : public Store {
   bool may_write(uint32_t uid) override;
   bool changed_by_others() override;
   void apply_admin(const AdminChanges& changes) override;
+  std::string grants(const std::string& admin, const std::string& controller, bool apply) override;
   WindowResult apply_windows(const WindowCycle& cycle) override;
   PassResult apply_pass(const PassWrite& pass) override;
   std::vector<WindowRow> load_windows(const std::string& family) override;
   DecayState decay_state() override;
   DecayInfo decay_info() override;
   void set_decay_state(const DecayState& s) override;
+  void copy_to(Store& target) override;  // store_copy.cpp
 
  private:
+  void open_sqlite(const std::string& path, const OpenOptions& opts);
+  void open_pg(const std::string& uri, const OpenOptions& opts);
   sql::Stmt& prep(sql::Stmt& slot, const char* text);
   int64_t tres_id(const std::string& name);
   int64_t tres_id_lookup(const std::string& name);
@@ -98,14 +103,15 @@ class StoreImpl final : public Store {
   void flush_journal();
   void flush_ledger();
 
-  std::string path_;
+  std::string path_;  // the file, or the URI without its password
+  std::string cluster_;  // PostgreSQL: the cluster whose schema this is
   int64_t seen_data_version_ = -1;
   std::unordered_map<std::string, int64_t> tres_ids_;  // TRES name -> id, for the Store's life  // changed_by_others(): last PRAGMA data_version
   bool read_only_ = false;
   int version_ = 0;
   long kill_after_rows_ = 0;
   long rows_written_ = 0;
-  sql::DbPtr db_;
+  sql::Conn db_;
   std::vector<JournalRow> journal_buf_;  // kept across calls: no allocation per charge
   std::vector<LedgerRow> ledger_buf_;
 

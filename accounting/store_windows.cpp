@@ -32,7 +32,7 @@ void StoreImpl::put_window(const std::string& family, const WindowRow& w, bool a
   if (add) {
     sql::StmtUse st(prep(st_win_add_,
         "INSERT INTO usage_windows(family, kind, name, start, seconds, usage) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-        " ON CONFLICT(family, kind, name, start, seconds) DO UPDATE SET usage = usage + excluded.usage"));
+        " ON CONFLICT(family, kind, name, start, seconds) DO UPDATE SET usage = usage_windows.usage + excluded.usage"));
     st->bind(1, family).bind(2, w.kind).bind(3, w.name).bind(4, w.start).bind(5, w.seconds).bind(6, w.usage).run();
   } else {
     sql::StmtUse st(prep(st_win_set_,
@@ -44,7 +44,7 @@ void StoreImpl::put_window(const std::string& family, const WindowRow& w, bool a
 
 WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
   check_windows(c);
-  sql::Txn txn(db_.get());
+  sql::Txn txn(db_);
   WindowResult res = windows_in_txn(c);
   txn.commit();
   return res;
@@ -59,7 +59,7 @@ PassResult StoreImpl::apply_pass(const PassWrite& w) {
   if (w.windows) check_windows(*w.windows);
   PassResult res;
   try {
-    sql::Txn txn(db_.get());
+    sql::Txn txn(db_);
     if (w.scalar) res.scalar = cycle_in_txn(*w.scalar);
     if (w.windows) res.windows = windows_in_txn(*w.windows);
     txn.commit();
@@ -180,7 +180,9 @@ WindowResult StoreImpl::windows_in_txn(const WindowCycle& c) {
     sql::StmtUse st(prep(st_win_ledger_put_,
         "INSERT INTO window_ledger(family, job_id, charged_until, ended) VALUES (?1, ?2, ?3, ?4)"
         " ON CONFLICT(family, job_id) DO UPDATE SET"
-        " charged_until = max(charged_until, excluded.charged_until), ended = max(ended, excluded.ended)"));
+        " charged_until = CASE WHEN excluded.charged_until > window_ledger.charged_until"
+        "  THEN excluded.charged_until ELSE window_ledger.charged_until END,"
+        " ended = CASE WHEN excluded.ended > window_ledger.ended THEN excluded.ended ELSE window_ledger.ended END"));
     st->bind(1, c.family).bind(2, static_cast<int64_t>(ch.job_id)).bind(3, ch.until).bind(4, ch.ended).run();
     res.added.push_back(added);
   }
@@ -194,7 +196,7 @@ WindowResult StoreImpl::windows_in_txn(const WindowCycle& c) {
 
 std::vector<WindowRow> StoreImpl::load_windows(const std::string& family) {
   std::vector<WindowRow> out;
-  sql::Txn txn(db_.get(), /*write=*/false);
+  sql::Txn txn(db_, /*write=*/false);
   sql::StmtUse st(prep(st_win_load_,
       "SELECT kind, name, start, seconds, usage FROM usage_windows WHERE family = ?1"));
   st->bind(1, family);
@@ -203,7 +205,7 @@ std::vector<WindowRow> StoreImpl::load_windows(const std::string& family) {
 }
 
 DecayState StoreImpl::decay_state() {
-  sql::Txn txn(db_.get(), /*write=*/false);
+  sql::Txn txn(db_, /*write=*/false);
   return decay_state_in_txn();
 }
 
@@ -218,7 +220,7 @@ DecayState StoreImpl::decay_state_in_txn() {
 }
 
 DecayInfo StoreImpl::decay_info() {
-  sql::Txn txn(db_.get(), /*write=*/false);
+  sql::Txn txn(db_, /*write=*/false);
   const DecayState d = decay_state_in_txn();
   return DecayInfo{d.last_decay, d.last_reset, usage_scale()};
 }
@@ -230,7 +232,7 @@ void StoreImpl::set_decay_state(const DecayState& s) {
   if (s.last_reset > s.last_decay)
     throw StoreError(path_ + ": last_reset " + std::to_string(s.last_reset) + " is after last_decay " +
                      std::to_string(s.last_decay));
-  sql::Txn txn(db_.get());
+  sql::Txn txn(db_);
   sql::StmtUse st(prep(st_decay_state_, "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
   st->bind(1, s.last_decay).bind(2, s.last_reset).run();
   txn.commit();

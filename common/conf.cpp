@@ -7,6 +7,8 @@
 // interpreted here: every pair, known or not, is kept in file order.
 #include "conf.hpp"
 
+#include "store_loc.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -365,6 +367,7 @@ namespace {
 std::string path_of(const ConfPair& p) {
   std::string loc = trim_space(p.value);
   if (loc.empty()) throw ConfigError(p.file + ":" + std::to_string(p.line) + ": " + p.key + ": empty path");
+  if (is_server_store(loc)) return loc;  // a PostgreSQL URI (store_loc.hpp): no directory joined to it
   if (loc[0] != '/') {
     const size_t slash = p.file.rfind('/');
     if (slash != std::string::npos) loc = p.file.substr(0, slash + 1) + loc;
@@ -379,6 +382,11 @@ const ConfPair* last_pair(const std::vector<ConfPair>& pairs, const char* key) {
   return p;
 }
 }  // namespace
+
+std::string store_cluster(const std::vector<ConfPair>& pairs) {
+  const ConfPair* p = last_pair(pairs, "ClusterName");
+  return p ? lower(trim_space(p->value)) : std::string();
+}
 
 bool store_location_given(const std::vector<ConfPair>& pairs) {
   return last_pair(pairs, "AccountingStorageLoc") != nullptr;

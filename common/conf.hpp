@@ -103,5 +103,10 @@ std::string store_location(const std::vector<ConfPair>& pairs, std::string* orig
 // Whether AccountingStorageLoc is written (for a family whose store is optional).
 bool store_location_given(const std::vector<ConfPair>& pairs);
 inline constexpr const char* kDefaultStoreName = "mfprio.db";
+// The cluster a store is opened for: the last ClusterName, trimmed and
+// lower-cased as slurmctld registers it; "" when absent (the store's
+// default cluster).  A PostgreSQL store keeps each cluster in its own
+// schema (accounting/store.hpp: OpenOptions::cluster).
+std::string store_cluster(const std::vector<ConfPair>& pairs);
 
 }  // namespace mfprio

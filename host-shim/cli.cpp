@@ -60,6 +60,42 @@ uint64_t count_arg(const std::string& opt, const std::string& v, uint64_t max) {
   return n;
 }
 
+// --calc-period TIME (replay, loop): a finite Slurm time string >= 1 s.
+int64_t calc_period_arg(const std::string& v) {
+  int64_t s = 0;
+  std::string why;
+  if (!mfprio::parse_time_string(v, &s, &why)) throw UsageError("--calc-period: " + why);
+  if (s <= 0 || s == mfprio::kTimeInfinite)
+    throw UsageError("--calc-period: '" + v + "' must be a finite time of at least 1 second (TIME is minutes, "
+                     "min:sec, h:m:s or d-h:m:s)");
+  return s;
+}
+
+// A positive number of at most `max` (--speed X, --origin W).
+double positive_arg(const std::string& opt, const std::string& v, double max, const char* what) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || !end || *end || !(x > 0) || x > max)
+    throw UsageError(opt + ": '" + v + "' is not a positive number (" + what + ")");
+  return x;
+}
+
+// The loop command's options; true when the current argument was one.
+bool loop_option(ArgReader& r, Options* o) {
+  std::string v;
+  if (r.value_of("--job-file", &v)) o->jobs_file = v;
+  else if (r.value_of("--start", &v)) o->start = time_arg("--start", v);
+  else if (r.value_of("--until", &v)) o->until = time_arg("--until", v);
+  else if (r.value_of("--calc-period", &v)) o->calc_period = calc_period_arg(v);
+  else if (r.value_of("--speed", &v)) o->speed = positive_arg("--speed", v, 1e12, "simulated seconds per wall second");
+  else if (r.value_of("--origin", &v)) o->origin = positive_arg("--origin", v, 1e11, "epoch seconds");
+  else if (r.value_of("--report", &v)) {
+    if (v != "passes") throw UsageError("--report: loop reports 'passes' only, not '" + v + "'");
+    o->report_passes = true;
+  } else return false;
+  return true;
+}
+
 // The replay command's options; true when the current argument was one.
 bool replay_option(ArgReader& r, Options* o) {
   std::string v;
@@ -67,21 +103,9 @@ bool replay_option(ArgReader& r, Options* o) {
   else if (r.value_of("--emit-accounts", &v)) o->emit_accounts = v;
   else if (r.value_of("--start", &v)) o->start = time_arg("--start", v);
   else if (r.value_of("--limit", &v)) o->limit = count_arg("--limit", v, UINT64_MAX / 4);
-  else if (r.value_of("--calc-period", &v)) {
-    int64_t s = 0;
-    std::string why;
-    if (!mfprio::parse_time_string(v, &s, &why)) throw UsageError("--calc-period: " + why);
-    if (s <= 0 || s == mfprio::kTimeInfinite)
-      throw UsageError("--calc-period: '" + v + "' must be a finite time of at least 1 second (TIME is minutes, "
-                       "min:sec, h:m:s or d-h:m:s)");
-    o->calc_period = s;
-  } else if (r.value_of("--speed", &v)) {
-    char* end = nullptr;
-    const double x = std::strtod(v.c_str(), &end);
-    if (v.empty() || !end || *end || !(x > 0) || x > 1e12)
-      throw UsageError("--speed: '" + v + "' is not a positive number (simulated seconds per wall second)");
-    o->speed = x;
-  } else if (r.value_of("--report", &v)) {
+  else if (r.value_of("--calc-period", &v)) o->calc_period = calc_period_arg(v);
+  else if (r.value_of("--speed", &v)) o->speed = positive_arg("--speed", v, 1e12, "simulated seconds per wall second");
+  else if (r.value_of("--report", &v)) {
     for (const std::string& item : split_nonempty(v, ',')) {
       if (item == "passes") o->report_passes = true;
       else if (item == "pending") o->pending_top = 10;
@@ -343,6 +367,8 @@ const char* usage_text() {
          "           [--map FILE|auto] [--seed N] [--json | --csv] [--plot OUT.svg] [--backfill easy|none]\n"
          "           [--trace-decisions FILE]\n"
          "  explain --job-file FILE JOB_A [JOB_B] [--json] [--now T]\n"
+         "  loop --job-file FILE --start T --until T [--calc-period TIME] [--speed X] [--origin W]\n"
+         "       [--report passes]\n"
          "  COMMAND --help: that command's options;  --version: the version\n"
          "T: seconds since the epoch, or YYYY-MM-DDTHH:MM:SS (UTC)\n";
 }
@@ -403,6 +429,20 @@ const char* command_usage(Command c) {
              "  --end T                when they ended\n";
     case Command::Info:
       return "usage: mfprio-host --conf FILE info\nThe plugin's identity and settings as JSON.\n";
+    case Command::Loop:
+      return "usage: mfprio-host --conf FILE loop --job-file FILE --start T --until T [--calc-period TIME]\n"
+             "       [--speed X] [--origin W] [--report passes]\n"
+             "A controller's calc-period loop over FILE's jobs (their start and end), on a clock running with\n"
+             "the wall clock: simulated now = T + (wall - W) x X.  A pass every TIME after --start: the jobs\n"
+             "ended since the previous pass (job_end), then decay with the jobs running.\n"
+             "  --job-file FILE        the job stream (JSON Lines, each job's start and, once known, end)\n"
+             "  --start T              the simulated time at the wall time W (passes at T + k x TIME)\n"
+             "  --until T              stop after the first pass at or after T\n"
+             "  --calc-period TIME     interval between passes (default: PriorityCalcPeriod)\n"
+             "  --speed X              X simulated seconds per wall second (default 1)\n"
+             "  --origin W             the wall time (epoch seconds) of --start (default: now); two hosts given\n"
+             "                         the same W share one clock, and a restarted one catches up\n"
+             "  --report passes        a line per pass\n";
     case Command::Replay:
       return "usage: mfprio-host --conf FILE replay --swf FILE [--calc-period TIME] [--limit N] [--start T]\n"
              "       [--speed X] [--no-decay] [--report passes|pending[=N][,...]] [--no-sshare]\n"
@@ -495,6 +535,7 @@ Options parse_cli(const std::vector<std::string>& args) {
       else if (a == "replay") o.command = Command::Replay;
       else if (a == "simulate") o.command = Command::Simulate;
       else if (a == "explain") o.command = Command::Explain;
+      else if (a == "loop") o.command = Command::Loop;
       else if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "'");
       else throw UsageError("unknown command '" + a + "'");
     }
@@ -509,7 +550,7 @@ Options parse_cli(const std::vector<std::string>& args) {
       for (size_t k = 0; k < i; ++k) {
         const std::string& w = args[k];
         if (w == "sprio" || w == "sshare" || w == "decay" || w == "job-end" || w == "info" || w == "replay" ||
-            w == "simulate" || w == "explain")
+            w == "simulate" || w == "explain" || w == "loop")
           after_command = true;
       }
       if (after_command) {
@@ -531,6 +572,7 @@ Options parse_cli(const std::vector<std::string>& args) {
     }
     if (o.command == Command::JobEnd && r.value_of("--end", &v)) { o.end = time_arg("--end", v); continue; }
     if (o.command == Command::Replay && replay_option(r, &o)) continue;
+    if (o.command == Command::Loop && loop_option(r, &o)) continue;
     if (o.command == Command::Simulate && simulate_option(r, &o)) continue;
     if (o.command == Command::Explain) {
       if (r.value_of("--job-file", &v)) { o.jobs_file = v; continue; }
@@ -575,6 +617,8 @@ Options parse_cli(const std::vector<std::string>& args) {
   if (sprio && o.jobs_file.empty() && !o.weights && !o.helpformat)
     throw UsageError("sprio needs --job-file FILE (the job feed; -j/--jobs filters job ids)");
   if (o.command == Command::Decay && !o.now) throw UsageError("decay needs --now T");
+  if (o.command == Command::Loop && (o.jobs_file.empty() || !o.start || !o.until))
+    throw UsageError("loop needs --job-file FILE, --start T and --until T");
   if (o.command == Command::JobEnd && (o.jobs_file.empty() || !o.end))
     throw UsageError("job-end needs --job-file FILE and --end T");
   return o;

@@ -14,7 +14,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Command { None, Sprio, Sshare, Decay, JobEnd, Info, Replay, Simulate, Explain };
+enum class Command { None, Sprio, Sshare, Decay, JobEnd, Info, Replay, Simulate, Explain, Loop };
 
 struct Options {
   std::string conf;
@@ -69,6 +69,9 @@ struct Options {
   std::string plot;                // --plot OUT.svg
   bool backfill_none = false;      // --backfill none (default easy)
   std::string trace_decisions;     // --trace-decisions FILE
+  // loop (also --job-file, --calc-period, --start, --speed, --report passes)
+  std::optional<int64_t> until;    // --until T: the last pass is the first at or after T
+  std::optional<double> origin;    // --origin W: the wall time (epoch seconds) of --start
   // explain (also --job-file, --json, --now)
   std::vector<uint64_t> explain_ids;  // JOB_A [JOB_B]
 };

@@ -286,7 +286,7 @@ bool parse_mem_mb(const std::string& s, uint64_t* mb) {
 // Every field parse_job_line reads.
 constexpr const char* kJobFields[] = {
     "id", "name", "user", "group", "account", "bank", "project", "qos", "partition", "queue", "state", "submit",
-    "eligible", "start", "nodes", "cpus", "mem", "gres", "tres", "time_limit", "nice", "nice_admin",
+    "eligible", "start", "end", "nodes", "cpus", "mem", "gres", "tres", "time_limit", "nice", "nice_admin",
     "site_factor", "prev_priority", "dependent", "deadline", "bypass_count", "start_count", "user_priority",
     "user_priority_admin", "urgency", "soft_violation", "blocked", "attrs", "posix_priority", "slots",
     "department", "job_share", "override_tickets", "pe", "urgency_slots", "pe_slots", "requests"};
@@ -374,6 +374,7 @@ JobSpec parse_job_line(const std::string& text, const std::string& file, uint32_
     j.eligible_given = true;
   }
   if ((v = get("start"))) j.start = p.integer("start", v, 0, kMaxTime);
+  if ((v = get("end"))) j.end = p.integer("end", v, 0, kMaxTime);
   constexpr int64_t kU32 = std::numeric_limits<uint32_t>::max();
   constexpr int64_t kI32 = std::numeric_limits<int32_t>::max();
   if ((v = get("nodes"))) j.nodes = static_cast<uint32_t>(p.integer("nodes", v, 1, kU32));

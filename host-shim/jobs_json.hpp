@@ -31,6 +31,7 @@ struct JobSpec {
   std::vector<std::string> partitions;  // empty: the default partition ("queue" too)
   uint32_t state = MFPRIO_JOB_PENDING;
   int64_t submit = 0, eligible = 0, start = 0;
+  int64_t end = 0;  // when the job ends (0: not known); read by `loop` only
   int64_t deadline = 0;  // 0: none
   bool eligible_given = false;
   uint32_t nodes = 1, cpus = 1;

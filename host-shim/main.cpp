@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <cerrno>
@@ -37,6 +38,7 @@
 #include "jobs_json.hpp"
 #include "json_util.hpp"
 #include "loader.hpp"
+#include "loop.hpp"
 #include "replay.hpp"
 #include "settings.hpp"
 #include "simulate_cmd.hpp"
@@ -762,6 +764,25 @@ int cmd_job_end(const Options& o, Plugin& plugin) {
   return failures ? 1 : 0;
 }
 
+// The calc-period loop (loop.hpp) over the job file's records.
+int cmd_loop(const Options& o, const Conf& conf, Plugin& plugin, Clock* clock) {
+  JobFile jf;
+  std::vector<JobRecord> records;
+  if (!prepare_charge_records(o, plugin, &jf, &records)) {
+    error_line("loop not run: fix the job file first (nothing was charged)");
+    return 1;
+  }
+  LoopOptions lo;
+  lo.start = *o.start;
+  lo.until = *o.until;
+  lo.period = o.calc_period ? *o.calc_period : conf_calc_period(conf);
+  lo.speed = o.speed > 0 ? o.speed : 1;
+  lo.origin = o.origin ? *o.origin
+                       : std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  lo.report_passes = o.report_passes;
+  return run_loop(records, lo, plugin, clock, std::cout);
+}
+
 int cmd_info(Plugin& plugin) {
   if (!plugin.ops().plugin_info_json) {  // the identity is all there is to say
     JsonPtr doc(json_object());
@@ -879,6 +900,7 @@ int run(const Options& o) {
     case Command::JobEnd: return cmd_job_end(o, *plugin);
     case Command::Info: return cmd_info(*plugin);
     case Command::Explain: return cmd_explain(o, *plugin, clock, clock.read());
+    case Command::Loop: return cmd_loop(o, conf, *plugin, &clock);
     case Command::Replay:
     case Command::Simulate:
     case Command::None: break;

@@ -11,7 +11,9 @@
 #endif
 
 #include "accounts.hpp"
+#include "conf.hpp"
 #include "slurm_conf.hpp"
+#include "store_loc.hpp"
 #include "store.hpp"
 #include "timestr.hpp"
 #include "tres.hpp"
@@ -119,7 +121,8 @@ void Runtime::open() {
     // A view (MfprioCreateStore=no) only reads: read-only, so it works on a
     // read-only file system or a store it may not write.
     opts.read_only = !create_store_;
-    if (!create_store_ && ::access(path.c_str(), F_OK) != 0) {
+    opts.cluster = store_cluster(host_.conf);  // PostgreSQL: the cluster's schema (store.hpp)
+    if (!create_store_ && !is_server_store(path) && ::access(path.c_str(), F_OK) != 0) {
       // The conf the host was given (an Include's file would name another store).
       const std::string conf = !conf_given_.empty() ? conf_given_
                                : host_.conf.empty() ? std::string("<slurm.conf>")
@@ -134,7 +137,7 @@ void Runtime::open() {
   release_load_scratch();
   if (store_)
     host_.log(MFPRIO_LOG_INFO, "loaded " + std::to_string(current()->associations) +
-                                   " associations from " + path);
+                                   " associations from " + store_->path());
 }
 
 void Runtime::publish(std::shared_ptr<State> s) {

@@ -71,7 +71,7 @@ TEST(Import, BigTreeRoundTripsThroughExportExactly) {
   TempDir dir;
   std::map<std::string, double> usage;
   write_file(dir.file("in.json"), big_tree_json(&usage));
-  auto s1 = Store::open(dir.file("one.db"));
+  auto s1 = Store::open(store_location(dir, "one.db"));
   auto t0 = std::chrono::steady_clock::now();
   ImportStats st = import_json_file(*s1, dir.file("in.json"));
   auto t1 = std::chrono::steady_clock::now();
@@ -98,7 +98,7 @@ TEST(Import, BigTreeRoundTripsThroughExportExactly) {
 
   std::string exported = export_json(d);
   write_file(dir.file("out.json"), exported);
-  auto s2 = Store::open(dir.file("two.db"));
+  auto s2 = Store::open(store_location(dir, "two.db"));
   import_json_file(*s2, dir.file("out.json"));
   EXPECT_EQ(exported, export_json(s2->load()));
 }
@@ -112,7 +112,7 @@ TEST(Import, SlurmDocTreeWithParentSharesAndUsersUnderRoot) {
               {"name": "ops", "account": "root", "shares": 2, "raw_usage": 0.5,
                "priority": 9, "admin": true},
               {"name": "boss"}]})");
-  auto s = Store::open(dir.file("a.db"));
+  auto s = Store::open(store_location(dir, "a.db"));
   import_json_file(*s, dir.file("in.json"));
   StoreData d = s->load();
   ASSERT_EQ(4u, d.accounts.size());
@@ -131,7 +131,7 @@ TEST(Import, SlurmDocTreeWithParentSharesAndUsersUnderRoot) {
 
 TEST(Import, ListedRecordsAreMergedAndOmittedFieldsKept) {
   TempDir dir;
-  auto s = Store::open(dir.file("a.db"));
+  auto s = Store::open(store_location(dir, "a.db"));
   write_file(dir.file("1.json"), R"({"accounts": [{"name": "A", "shares": 4, "description": "d"}],
     "users": [{"name": "u", "account": "A", "raw_usage": 7.5, "priority": 3}]})");
   import_json_file(*s, dir.file("1.json"));
@@ -158,7 +158,7 @@ class BadImport : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BadImport, NamesTheRecordAndLeavesTheStoreAsItWas) {
   TempDir dir;
-  auto s = Store::open(dir.file("a.db"));
+  auto s = Store::open(store_location(dir, "a.db"));
   write_file(dir.file("good.json"), R"({"accounts": [{"name": "A", "shares": 4}],
     "users": [{"name": "u", "account": "A", "raw_usage": 7.5}],
     "qos": [{"name": "q", "priority": 1, "usage_factor": 1}]})");
@@ -290,7 +290,7 @@ TEST(NameProblem, RefusesInvisibleFormatCharacters) {
 
 TEST(Import, MissingFileIsOneClearError) {
   TempDir dir;
-  auto s = Store::open(dir.file("a.db"));
+  auto s = Store::open(store_location(dir, "a.db"));
   try {
     import_json_file(*s, dir.file("missing.json"));
     FAIL();
@@ -301,7 +301,7 @@ TEST(Import, MissingFileIsOneClearError) {
 
 TEST(Import, AFileIsUnderTheImportBoundAndLosesItsBom) {
   TempDir dir;
-  auto s = Store::open(dir.file("a.db"));
+  auto s = Store::open(store_location(dir, "a.db"));
   // An editor's BOM before the JSON: jansson refused the whole file.
   write_file(dir.file("bom.json"), "\xEF\xBB\xBF" R"({"accounts": [{"name": "A", "shares": 1}]})");
   EXPECT_EQ(1u, import_json_file(*s, dir.file("bom.json")).accounts);
@@ -352,7 +352,7 @@ TEST(ImportQueues, QueuesPermissionsAndUsageTimeRoundTripThroughExport) {
     "users": [{"name": "u", "account": "A", "queues": ["debug", "batch"], "raw_usage": 12.5,
                "usage_time": 1700000000},
               {"name": "v", "account": "A", "raw_usage": 0}]})");
-  auto s1 = Store::open(dir.file("one.db"));
+  auto s1 = Store::open(store_location(dir, "one.db"));
   EXPECT_GE(s1->schema_version(), 5);  // v5 holds the queues
   ImportStats st = import_json_file(*s1, dir.file("in.json"));
   EXPECT_EQ(2u, st.queues);
@@ -369,7 +369,7 @@ TEST(ImportQueues, QueuesPermissionsAndUsageTimeRoundTripThroughExport) {
   EXPECT_NE(std::string::npos, exported.find(R"("queues":["batch","debug"])")) << exported;
   EXPECT_NE(std::string::npos, exported.find(R"({"name":"debug","priority":-5})")) << exported;
   write_file(dir.file("out.json"), exported);
-  auto s2 = Store::open(dir.file("two.db"));
+  auto s2 = Store::open(store_location(dir, "two.db"));
   import_json_file(*s2, dir.file("out.json"));
   EXPECT_EQ(exported, export_json(s2->load()));
 
@@ -385,7 +385,7 @@ TEST(ImportQueues, QueuesPermissionsAndUsageTimeRoundTripThroughExport) {
 TEST(ImportQueues, UsageWithoutATimeIsStampedWithTheImportTime) {
   TempDir dir;
   write_file(dir.file("in.json"), R"({"users": [{"name": "u", "account": "root", "raw_usage": 3}]})");
-  auto s = Store::open(dir.file("a.db"));
+  auto s = Store::open(store_location(dir, "a.db"));
   const int64_t before = static_cast<int64_t>(time(nullptr));
   import_json_file(*s, dir.file("in.json"));
   const int64_t t = test::find_assoc(s->load(), "u", "root")->usage_time;
@@ -395,7 +395,7 @@ TEST(ImportQueues, UsageWithoutATimeIsStampedWithTheImportTime) {
 
 TEST(StoreQueues, DeletingAQueueRemovesItsPermissionsAndAssocDeleteCascades) {
   TempDir dir;
-  auto s = Store::open(dir.file("a.db"));
+  auto s = Store::open(store_location(dir, "a.db"));
   AdminChanges ch;
   ch.queues = {QueueRec{"batch", 1}, QueueRec{"debug", 2}};
   AssocWrite w;
@@ -445,7 +445,7 @@ TEST(ImportGridEngine, TicketObjectsAndUsageRoundTripThroughExport) {
     "projects": [{"name": "phys", "fshare": 300, "oticket": 0}],
     "departments": [{"name": "defaultdepartment", "fshare": 1, "oticket": 2}]
   })");
-  auto s1 = Store::open(dir.file("one.db"));
+  auto s1 = Store::open(store_location(dir, "one.db"));
   EXPECT_GE(s1->schema_version(), 6);  // v6 holds the ticket objects
   import_json_file(*s1, dir.file("in.json"));
   StoreData d = s1->load();
@@ -471,14 +471,14 @@ TEST(ImportGridEngine, TicketObjectsAndUsageRoundTripThroughExport) {
   const std::string exported = export_json(d);
   EXPECT_NE(exported.find("\"projects\""), std::string::npos);
   write_file(dir.file("out.json"), exported);
-  auto s2 = Store::open(dir.file("two.db"));
+  auto s2 = Store::open(store_location(dir, "two.db"));
   import_json_file(*s2, dir.file("out.json"));
   EXPECT_EQ(exported, export_json(s2->load()));
 }
 
 TEST(ImportGridEngine, BadTicketFieldsAreRefusedWithTheRecord) {
   TempDir dir;
-  auto s = Store::open(dir.file("a.db"));
+  auto s = Store::open(store_location(dir, "a.db"));
   const StoreData d = s->load();
   auto err = [&](const std::string& text) {
     try {
@@ -498,7 +498,7 @@ TEST(ImportGridEngine, BadTicketFieldsAreRefusedWithTheRecord) {
 
 TEST(ImportGridEngine, TicketObjectsTableRejectsBadKinds) {
   TempDir dir;
-  auto s = Store::open(dir.file("a.db"));
+  auto s = Store::open(store_location(dir, "a.db"));
   AdminChanges ch;
   ch.ticket_objects = {{"queue", "q", 1, 1}};
   EXPECT_THROW(s->apply_admin(ch), StoreError);

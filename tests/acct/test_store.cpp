@@ -21,7 +21,7 @@ namespace {
 using test::TempDir;
 
 std::unique_ptr<Store> doc_store(const TempDir& dir) {
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   s->apply_admin(test::slurm_doc_tree());
   return s;
 }
@@ -67,24 +67,24 @@ void cache_write(const std::string& file, const unsigned char* bytes, int n, int
 TEST(StoreOpen, NewFileIsCreatedMode0600) {
   TempDir dir;
   mode_t old = umask(0);  // the most permissive umask must not widen the mode
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   umask(old);
   struct stat sb;
-  ASSERT_EQ(0, stat(dir.file("acct.db").c_str(), &sb));
+  ASSERT_EQ(0, stat(store_location(dir, "acct.db").c_str(), &sb));
   EXPECT_EQ(0600u, sb.st_mode & 0777);
   EXPECT_EQ(detail::kSchemaVersion, s->schema_version());
 }
 
 TEST(StoreOpen, UsesWalAndForeignKeysAndFreshStoreHasRootOnly) {
   TempDir dir;
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   StoreData d = s->load();
   ASSERT_EQ(1u, d.accounts.size());
   EXPECT_EQ("root", d.accounts[0].name);
   EXPECT_EQ("", d.accounts[0].parent);
   EXPECT_TRUE(d.assocs.empty());
   sqlite3* db = nullptr;
-  ASSERT_EQ(SQLITE_OK, sqlite3_open(dir.file("acct.db").c_str(), &db));
+  ASSERT_EQ(SQLITE_OK, sqlite3_open(store_location(dir, "acct.db").c_str(), &db));
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, nullptr);
   ASSERT_EQ(SQLITE_ROW, sqlite3_step(st));
@@ -96,16 +96,16 @@ TEST(StoreOpen, UsesWalAndForeignKeysAndFreshStoreHasRootOnly) {
 TEST(StoreOpen, ReopenKeepsDataAndVersion) {
   TempDir dir;
   doc_store(dir).reset();
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   EXPECT_EQ(detail::kSchemaVersion, s->schema_version());
   EXPECT_EQ(5u, s->load().assocs.size());
 }
 
 TEST(StoreOpen, ReadOnlyOpenOfMissingFileFailsWithoutCreatingIt) {
   TempDir dir;
-  EXPECT_THROW(Store::open(dir.file("none.db"), OpenOptions{true, false}), StoreError);
+  EXPECT_THROW(Store::open(store_location(dir, "none.db"), OpenOptions{true, false}), StoreError);
   struct stat sb;
-  EXPECT_NE(0, stat(dir.file("none.db").c_str(), &sb));
+  EXPECT_NE(0, stat(store_location(dir, "none.db").c_str(), &sb));
 }
 
 // An old slurm.conf's AccountingStorageLoc names Slurm's text job
@@ -139,7 +139,7 @@ TEST(StoreOpen, SlurmTextJobLogIsNamedNotOpened) {
   std::fclose(f);
   EXPECT_EQ(std::string(buf, n), text);
   // Binary that is not SQLite: named too.
-  const std::string bin = dir.file("bin.db");
+  const std::string bin = store_location(dir, "bin.db");
   { FILE* b = std::fopen(bin.c_str(), "w"); ASSERT_NE(b, nullptr); std::fwrite("\x01\x02\x00\xff", 1, 4, b); std::fclose(b); }
   try {
     Store::open(bin);
@@ -151,7 +151,7 @@ TEST(StoreOpen, SlurmTextJobLogIsNamedNotOpened) {
 
 TEST(StoreLoad, AccountsComeRootFirstParentsBeforeChildren) {
   TempDir dir;
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   AdminChanges ch;
   // Children listed before parents, names out of order.
   ch.accounts = {test::account("zz", "m", 1), test::account("m", "b", 1),
@@ -166,7 +166,7 @@ TEST(StoreLoad, AccountsComeRootFirstParentsBeforeChildren) {
 
 TEST(StoreLoad, AssocsCarryDefaultFlagAndTresUsage) {
   TempDir dir;
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   AdminChanges ch;
   ch.accounts = {test::account("A", "root", 1), test::account("B", "root", 1)};
   auto w = test::assoc("u", "A", 5);
@@ -314,7 +314,7 @@ TEST(ApplyCycle, DecayFactorOutsideUnitIntervalIsRefused) {
 
 TEST(ApplyCycle, TenThousandChargesInOneCycle) {
   TempDir dir;
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   AdminChanges ch;
   ch.accounts = {test::account("A", "root", 1)};
   for (int i = 0; i < 1000; ++i) ch.assocs.push_back(test::assoc("u" + std::to_string(i), "A"));
@@ -336,7 +336,7 @@ TEST(ApplyCycle, TenThousandChargesInOneCycle) {
 // only the content, never the time (bench/ is for figures).
 TEST(StoreLoad, HundredThousandAssociationsLoadInOrder) {
   TempDir dir;
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   AdminChanges ch;
   for (int a = 0; a < 200; ++a) ch.accounts.push_back(test::account("a" + std::to_string(a), "root", 1));
   for (int u = 0; u < 100000; ++u) {
@@ -399,7 +399,7 @@ TEST(StoreAdmin, ModifyWithoutSetUsageKeepsUsage) {
 
 TEST(StoreAdmin, OnlyOnePartitionIsDefault) {
   TempDir dir;
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   AdminChanges ch;
   ch.partitions = {PartitionRec{0, "batch", 1, "CPU=1.0", "", true}};
   s->apply_admin(ch);
@@ -414,9 +414,9 @@ TEST(StoreAdmin, OnlyOnePartitionIsDefault) {
 
 TEST(StoreMayWrite, OwnerAndRootMayWriteOthersOnlyWhenAdmin) {
   TempDir dir;
-  auto s = Store::open(dir.file("acct.db"));
+  auto s = Store::open(store_location(dir, "acct.db"));
   struct stat sb;
-  ASSERT_EQ(0, stat(dir.file("acct.db").c_str(), &sb));
+  ASSERT_EQ(0, stat(store_location(dir, "acct.db").c_str(), &sb));
   EXPECT_TRUE(s->may_write(sb.st_uid));
   EXPECT_TRUE(s->may_write(0));
   // uid 65534 is "nobody" on Debian; not the owner unless tests run as nobody.
@@ -457,11 +457,11 @@ TEST(StoreDecayScale, DecayTouchesOnlyTheScaleAndLoadGivesTrueUsage) {
   auto s = doc_store(dir);
   const double before = test::find_assoc(s->load(), "User1", "B")->raw_usage;
   double scale = 0;
-  const double stored_before = stored_usage(dir.file("acct.db"), "User1", &scale);
+  const double stored_before = stored_usage(store_location(dir, "acct.db"), "User1", &scale);
   CycleUpdate up;
   up.decay_factor = 0.25;
   s->apply_cycle(up);
-  EXPECT_EQ(stored_usage(dir.file("acct.db"), "User1", &scale), stored_before);  // row untouched
+  EXPECT_EQ(stored_usage(store_location(dir, "acct.db"), "User1", &scale), stored_before);  // row untouched
   EXPECT_DOUBLE_EQ(scale, 0.25);
   EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User1", "B")->raw_usage, before * 0.25);
   // A charge after the decay adds its full amount to the true value.
@@ -480,7 +480,7 @@ TEST(StoreDecayScale, TinyScaleIsFoldedBackIntoTheRows) {
   s->apply_cycle(up);
   s->apply_cycle(up);  // 1e-120: below the renormalization threshold
   double scale = 0;
-  const double stored = stored_usage(dir.file("acct.db"), "User2", &scale);
+  const double stored = stored_usage(store_location(dir, "acct.db"), "User2", &scale);
   EXPECT_EQ(scale, 1.0);
   EXPECT_NEAR(stored / (before * 1e-120), 1.0, 1e-12);
   EXPECT_NEAR(test::find_assoc(s->load(), "User2", "C")->raw_usage / (before * 1e-120), 1.0, 1e-12);
@@ -500,7 +500,7 @@ TEST(StoreDecayScale, ImportAfterDecayStoresTheGivenUsage) {
 
 TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   TempDir dir;
-  const std::string db = dir.file("v1.db");
+  const std::string db = store_location(dir, "v1.db");
   {
     auto s = doc_store(dir);  // acct.db, current schema; copy its v1 tables by hand below
   }
@@ -510,7 +510,7 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   char* err = nullptr;
-  const std::string attach = "ATTACH '" + dir.file("acct.db") + "' AS cur;";
+  const std::string attach = "ATTACH '" + store_location(dir, "acct.db") + "' AS cur;";
   std::string sql = attach +
       "CREATE TABLE decay_state (id INTEGER PRIMARY KEY CHECK (id = 1), last_decay INTEGER NOT NULL"
       " DEFAULT 0, last_reset INTEGER NOT NULL DEFAULT 0);"
@@ -579,7 +579,7 @@ TEST(StoreJournal, DeferredChargesCountAtOnceAndFoldAtTheNextCycle) {
   d = s->load();
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, (u1 + 20) * 0.5);
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->tres_usage[0].second, 10.0);
-  EXPECT_EQ(sql_int(dir.file("acct.db"), "SELECT count(*) FROM charge_journal"), 0);
+  EXPECT_EQ(sql_int(store_location(dir, "acct.db"), "SELECT count(*) FROM charge_journal"), 0);
 }
 
 // Job ends are written many rows a statement (multi-row INSERTs of 32, 16,
@@ -609,8 +609,8 @@ TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
   EXPECT_EQ(open[0].charged_until, 1002);
   EXPECT_EQ(open[25].job_id, 5051u);
   EXPECT_EQ(open[25].charged_until, 1052);
-  EXPECT_EQ(sql_int(dir.file("acct.db"), "SELECT count(*) FROM charge_journal"), 53 * 4);
-  EXPECT_EQ(sql_int(dir.file("acct.db"), "SELECT count(tres_id) FROM charge_journal"), 53 * 3);
+  EXPECT_EQ(sql_int(store_location(dir, "acct.db"), "SELECT count(*) FROM charge_journal"), 53 * 4);
+  EXPECT_EQ(sql_int(store_location(dir, "acct.db"), "SELECT count(tres_id) FROM charge_journal"), 53 * 3);
 }
 
 // The same job twice in one cycle: the second charge starts where the first
@@ -683,7 +683,7 @@ double window_usage(Store& s, const std::string& family, const std::string& kind
 
 TEST(StoreWindows, ChargeSplitsAtWindowBoundariesAndIsMadeOnce) {
   test::TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  auto s = Store::open(store_location(dir, "w.db"));
   WindowCycle c = test::window_pass("maui", 100);
   c.charges.push_back(test::window_charge(7, 150, 320, 2, {{"user", "u"}, {"total", ""}}));
   WindowResult r = s->apply_windows(c);
@@ -708,7 +708,7 @@ TEST(StoreWindows, AChargeWritesAtMostTheKeptWindowsUpToItsEnd) {
   // One-second windows, 24 kept: a day-long charge wrote 86,400 rows per
   // credential; only the last 24 can ever count.
   test::TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  auto s = Store::open(store_location(dir, "w.db"));
   WindowCycle c = test::window_pass("maui", 1);
   c.keep_windows = 24;
   const int64_t t0 = 1'700'000'000, end = t0 + 86400;
@@ -722,7 +722,7 @@ TEST(StoreWindows, AChargeWritesAtMostTheKeptWindowsUpToItsEnd) {
 
 TEST(StoreWindows, DecayAndDropApplyToTheFamilyOnly) {
   test::TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  auto s = Store::open(store_location(dir, "w.db"));
   AdminChanges a;
   a.windows_family = "gridengine";
   a.windows = {WindowRow{"cpu", "u", 0, 0, 800.0}};
@@ -749,7 +749,7 @@ TEST(StoreWindows, DecayAndDropApplyToTheFamilyOnly) {
 
 TEST(StoreWindows, BadChargeRollsTheWholePassBack) {
   test::TempDir dir;
-  auto s = Store::open(dir.file("w.db"));
+  auto s = Store::open(store_location(dir, "w.db"));
   WindowCycle c = test::window_pass("maui", 100);
   c.charges = {test::window_charge(1, 0, 50, 1.0, {{"user", "u"}}),
                test::window_charge(2, 0, 50, std::nan(""), {{"user", "v"}})};
@@ -765,7 +765,7 @@ namespace {
 
 TEST(StoreOpen, RefusesASymlinkAtTheStorePathAndWritesNothingThrough) {
   test::TempDir dir;
-  const std::string target = dir.file("elsewhere.db"), link = dir.file("acct.db");
+  const std::string target = store_location(dir, "elsewhere.db"), link = store_location(dir, "acct.db");
   ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
   try {
     Store::open(link);
@@ -903,11 +903,11 @@ TEST(StoreTree, LoadTreeIsLoadInCompactForm) {
   auto s = rich_store(dir);
   const std::vector<std::string> want = tree_lines(s->load());
   ASSERT_GT(want.size(), 20u);
-  EXPECT_EQ(0, sql_int(dir.file("acct.db"), "SELECT data IS NOT NULL FROM tree_cache"));
+  EXPECT_EQ(0, sql_int(store_location(dir, "acct.db"), "SELECT data IS NOT NULL FROM tree_cache"));
   EXPECT_EQ(want, tree_lines(s->load_tree()));  // from the rows; writes the cache
-  EXPECT_EQ(1, sql_int(dir.file("acct.db"), "SELECT data IS NOT NULL FROM tree_cache"));
+  EXPECT_EQ(1, sql_int(store_location(dir, "acct.db"), "SELECT data IS NOT NULL FROM tree_cache"));
   EXPECT_EQ(want, tree_lines(s->load_tree()));  // from the cache
-  auto again = Store::open(dir.file("acct.db"));  // a restart
+  auto again = Store::open(store_location(dir, "acct.db"));  // a restart
   EXPECT_EQ(want, tree_lines(again->load_tree()));
 }
 
@@ -915,7 +915,7 @@ TEST(StoreTree, UsageWritesKeepTheCacheHierarchyWritesClearIt) {
   TempDir dir;
   auto s = rich_store(dir);
   s->load_tree();
-  const std::string db = dir.file("acct.db");
+  const std::string db = store_location(dir, "acct.db");
   ASSERT_EQ(1, sql_int(db, "SELECT data IS NOT NULL FROM tree_cache"));
   // A decay pass and a job end (journalled) move usage only.
   CycleUpdate up;
@@ -960,7 +960,7 @@ TEST(StoreTree, DamagedOrForeignCacheIsIgnored) {
   auto s = rich_store(dir);
   const std::vector<std::string> want = tree_lines(s->load());
   s->load_tree();
-  const std::string db = dir.file("acct.db");
+  const std::string db = store_location(dir, "acct.db");
   const int64_t n = sql_int(db, "SELECT length(data) FROM tree_cache");
   ASSERT_GT(n, 100);
   // The last association's user index out of range (TreeAssoc: id, usage,
@@ -989,7 +989,7 @@ TEST(StoreTree, DamagedOrForeignCacheIsIgnored) {
 
 TEST(StoreMigration, VersionSixFileGainsTheTreeCache) {
   TempDir dir;
-  const std::string db = dir.file("acct.db");
+  const std::string db = store_location(dir, "acct.db");
   std::vector<std::string> want;
   {
     auto s = rich_store(dir);

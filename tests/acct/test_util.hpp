@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "store.hpp"
+#include "store_location.hpp"
 #include "tempdir.hpp"
 
 namespace mfprio::acct::test {

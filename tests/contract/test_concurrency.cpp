@@ -54,7 +54,7 @@ class Contract : public ::testing::TestWithParam<Family> {
 
 TEST_P(Contract, ReadersDuringPassesSeeOnlyWholeSnapshots) {
   const Family& fam = GetParam();
-  const std::string db = dir_.file("acct.db");
+  const std::string db = store_location(dir_, "acct.db");
   write_store(db, 1);
   Plugin p(plugin_path(fam.so));
   std::vector<std::string> conf = fam.conf;

@@ -167,7 +167,7 @@ class Usage : public ::testing::TestWithParam<Family> {
   }
 
   TempDir dir_;
-  std::string db_ = dir_.file("acct.db");
+  std::string db_ = store_location(dir_, "acct.db");
 };
 
 TEST_P(Usage, JobEndChargesOnce) {
@@ -404,7 +404,7 @@ TEST_P(Usage, StoreFailureAtAnyPointOfAPassIsNeverAppliedTwiceAndConverges) {
     EXPECT_GT(after_commit, 0) << "no fault came after the commit";
   }
   // An uninterrupted run of the same passes reaches the same store.
-  const std::string ref = dir_.file("ref.db");
+  const std::string ref = store_location(dir_, "ref.db");
   write_store(ref);
   {
     auto p = std::make_unique<Plugin>(plugin_path(GetParam().so));

@@ -115,7 +115,7 @@ class RuntimeFailure : public ::testing::Test {
   }
 
   TempDir dir_;
-  std::string db_ = dir_.file("acct.db");
+  std::string db_ = store_location(dir_, "acct.db");
   std::vector<std::string> conf_, keys_, vals_;
   std::vector<mfprio_kv_t> kv_;
   mfprio_host_t host_{};

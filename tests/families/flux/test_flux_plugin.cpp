@@ -73,7 +73,7 @@ struct FluxStore {
 
 class FluxPlugin : public ::testing::Test {
  protected:
-  std::string db() const { return dir_.file("acct.db"); }
+  std::string db() const { return store_location(dir_, "acct.db"); }
   int start(const std::string& params, int64_t now = T0, bool with_store = true) {
     p_ = std::make_unique<Plugin>(plugin_path("priority_flux.so"));
     std::vector<std::string> conf;
@@ -222,7 +222,7 @@ TEST_F(FluxPlugin, TiedUsersShareARankAndTiedBanksAreMerged) {
 
   p_.reset();
   TempDir other;
-  const std::string db2 = other.file("tie.db");
+  const std::string db2 = store_location(other, "tie.db");
   FluxStore().bank("T", "root", 1).user("carol", "T", 3, 40).user("dave", "T", 3, 40).user("erin", "T", 3, 80)
       .write(db2);
   p_ = std::make_unique<Plugin>(plugin_path("priority_flux.so"));

@@ -42,7 +42,7 @@ class GePlugin : public ::testing::Test {
     if (params != "PriorityParameters=") conf.push_back(params);
     return p_->init(conf, T0);
   }
-  std::string db() const { return dir_.file("acct.db"); }
+  std::string db() const { return store_location(dir_, "acct.db"); }
   void store(const acct::AdminChanges& ch) { acct::Store::open(db(), acct::OpenOptions{})->apply_admin(ch); }
   mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) { return p_->factors(j, now); }
   std::vector<uint32_t> prioritize(const std::vector<mfprio_job_t>& pending,

@@ -3,7 +3,9 @@
 // windows in a real SQLite store charged by decay and job_end.
 #include <gtest/gtest.h>
 #include <jansson.h>
-#include <sqlite3.h>
+
+#include <algorithm>
+#include <set>
 
 #include <cmath>
 #include <cstdlib>
@@ -31,7 +33,7 @@ class MauiPlugin : public ::testing::Test {
     p_ = std::make_unique<Plugin>(plugin_path(so));
     p_->cpus = 64;
     std::vector<std::string> conf = {"PriorityParameters=config=" + cfg_};
-    if (store) conf.push_back("AccountingStorageLoc=" + dir_.file("acct.db"));
+    if (store) conf.push_back("AccountingStorageLoc=" + store_location(dir_, "acct.db"));
     return p_->init(conf, T0);
   }
   mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) { return p_->factors(j, now); }
@@ -197,14 +199,14 @@ TEST_F(MauiPlugin, APassBeforeTheStoresLastDoesNotMoveItBack) {
   cfg_ = dir_.file("maui.cfg");
   std::ofstream(cfg_) << "FSPOLICY DEDICATEDPS\nFSINTERVAL 1:00:00\nFSWEIGHT 1\n";
   const std::vector<std::string> conf = {"PriorityParameters=config=" + cfg_,
-                                         "AccountingStorageLoc=" + dir_.file("acct.db")};
+                                         "AccountingStorageLoc=" + store_location(dir_, "acct.db")};
   OtherHost first(plugin_path("priority_maui.so"), conf), second(plugin_path("priority_maui.so"), conf);
   ASSERT_EQ(first.decay(T0), 0);
   p_ = std::make_unique<Plugin>(plugin_path("priority_maui.so"));
   ASSERT_EQ(p_->init(conf, T0), MFPRIO_OK) << p_->err();
   ASSERT_EQ(second.decay(T0 + 2 * kHour), 0);
   ASSERT_EQ(p_->ops.decay(T0 + kHour, nullptr, 0), MFPRIO_OK) << p_->err();
-  EXPECT_EQ(acct::Store::open(dir_.file("acct.db"))->decay_state().last_decay, T0 + 2 * kHour);
+  EXPECT_EQ(acct::Store::open(store_location(dir_, "acct.db"))->decay_state().last_decay, T0 + 2 * kHour);
   mfprio_stats_t st{};
   st.struct_size = sizeof st;
   ASSERT_EQ(p_->ops.plugin_stats(&st), MFPRIO_OK);
@@ -229,17 +231,29 @@ TEST_F(MauiPlugin, FairSharePolicyWithoutStoreKeyUsesTheDefaultStore) {
   EXPECT_TRUE(std::filesystem::exists(dir_.file("mfprio.db")));
 }
 
-// One SQL number from the store.
-int64_t sql_count(const std::string& db, const char* q) {
-  sqlite3* h = nullptr;
-  sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* st = nullptr;
+// The maui family's window rows of the store (either backend), and the
+// numbers the tests ask of them.
+std::vector<acct::WindowRow> maui_windows(const std::string& db) {
+  acct::OpenOptions ro;
+  ro.read_only = true;
+  ro.create = false;
+  return acct::Store::open(db, ro)->load_windows("maui");
+}
+int64_t user_rows(const std::vector<acct::WindowRow>& rows, const std::string& name) {
+  int64_t n = 0;
+  for (const auto& r : rows) n += r.kind == "user" && r.name == name;
+  return n;
+}
+int64_t user_start(const std::vector<acct::WindowRow>& rows, bool latest) {
   int64_t v = -1;
-  if (sqlite3_prepare_v2(h, q, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  for (const auto& r : rows)
+    if (r.kind == "user") v = v < 0 ? r.start : latest ? std::max(v, r.start) : std::min(v, r.start);
   return v;
+}
+int64_t credentials(const std::vector<acct::WindowRow>& rows) {
+  std::set<std::string> seen;
+  for (const auto& r : rows) seen.insert(r.kind + "/" + r.name);
+  return static_cast<int64_t>(seen.size());
 }
 
 TEST_F(MauiPlugin, AJobEndPastTheHostsClockIsChargedUpToTheClock) {
@@ -251,10 +265,10 @@ TEST_F(MauiPlugin, AJobEndPastTheHostsClockIsChargedUpToTheClock) {
   ASSERT_EQ(p_->ops.decay(T0, &a, 1), MFPRIO_OK) << p_->err();
   p_->set_clock(T0 + 100);
   ASSERT_EQ(p_->ops.job_end(&a, T0 + 86400), MFPRIO_OK) << p_->err();
-  const std::string db = dir_.file("acct.db");
+  const auto rows = maui_windows(store_location(dir_, "acct.db"));
   // Charged to the clock, T0 + 100: the kept windows T0+77 .. T0+99.
-  EXPECT_EQ(sql_count(db, "SELECT count(*) FROM usage_windows WHERE kind = 'user' AND name = 'alice'"), 23);
-  EXPECT_EQ(sql_count(db, "SELECT max(start) FROM usage_windows WHERE kind = 'user'"), T0 + 99);
+  EXPECT_EQ(user_rows(rows, "alice"), 23);
+  EXPECT_EQ(user_start(rows, true), T0 + 99);
   bool warned = false;
   for (const std::string& l : p_->logs) warned = warned || l.find("is after the host's clock") != std::string::npos;
   EXPECT_TRUE(warned);
@@ -271,14 +285,14 @@ TEST_F(MauiPlugin, AJobEndADayAfterTheLastPassWritesOnlyTheKeptWindows) {
   const int64_t end = T0 + 86400;
   p_->set_clock(end);
   ASSERT_EQ(p_->ops.job_end(&a, end), MFPRIO_OK) << p_->err();
-  const std::string db = dir_.file("acct.db");
-  const int64_t creds = sql_count(db, "SELECT count(DISTINCT kind || '/' || name) FROM usage_windows");
+  const auto rows = maui_windows(store_location(dir_, "acct.db"));
+  const int64_t creds = credentials(rows);
   ASSERT_GT(creds, 0);
-  EXPECT_LE(sql_count(db, "SELECT count(*) FROM usage_windows"), 24 * creds);
+  EXPECT_LE(static_cast<int64_t>(rows.size()), 24 * creds);
   // The kept windows (24, the one holding `end` itself empty) hold the
   // job's last 23 seconds: 2 processors x 1 s each.
-  EXPECT_EQ(sql_count(db, "SELECT count(*) FROM usage_windows WHERE kind = 'user' AND name = 'alice'"), 23);
-  EXPECT_EQ(sql_count(db, "SELECT min(start) FROM usage_windows WHERE kind = 'user'"), end - 23);
+  EXPECT_EQ(user_rows(rows, "alice"), 23);
+  EXPECT_EQ(user_start(rows, false), end - 23);
   // The next pass, at the end, counts them as any other.
   ASSERT_EQ(p_->ops.decay(end, nullptr, 0), MFPRIO_OK) << p_->err();
   EXPECT_NEAR(share("alice", "window_0"), 0.0, 1e-9);  // the window holding `end` itself is empty
@@ -423,7 +437,7 @@ TEST_F(MauiPlugin, ImportedHistoryIsReadUnderTheConfiguredInterval) {
     "fairshare_usage": [{"kind": "user", "name": "alice", "windows": [30, 10]},
                         {"kind": "user", "name": "bob", "windows": [10, 30]}]})";
   {
-    auto st = acct::Store::open(dir_.file("acct.db"), acct::OpenOptions{});
+    auto st = acct::Store::open(store_location(dir_, "acct.db"), acct::OpenOptions{});
     acct::import_json_file(*st, json);
   }
   ASSERT_EQ(start("FSPOLICY DEDICATEDPS\nFSINTERVAL 01:00:00\nFSDEPTH 2\nFSDECAY 0.5\n"), MFPRIO_OK) << p_->err();
@@ -438,7 +452,7 @@ TEST_F(MauiPlugin, ImportedHistoryIsReadUnderTheConfiguredInterval) {
 TEST_F(MauiPlugin, BadHistoryIsRefusedNamingTheRecord) {
   const std::string json = dir_.file("hist.json");
   std::ofstream(json) << R"({"fairshare_usage": [{"kind": "user", "name": "alice", "windows": [1, -2]}]})";
-  auto st = acct::Store::open(dir_.file("acct.db"), acct::OpenOptions{});
+  auto st = acct::Store::open(store_location(dir_, "acct.db"), acct::OpenOptions{});
   try {
     acct::import_json_file(*st, json);
     FAIL() << "accepted a negative window";

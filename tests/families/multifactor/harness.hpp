@@ -15,6 +15,7 @@
 
 #include "mfprio/mfprio.h"
 #include "store.hpp"
+#include "store_location.hpp"
 #include "tempdir.hpp"
 
 namespace mfprio::test {

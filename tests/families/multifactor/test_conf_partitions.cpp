@@ -22,7 +22,7 @@ constexpr int64_t T0 = 1'700'000'000;
 class ConfPartitions : public ::testing::Test {
  protected:
   TempDir dir;
-  std::string db = dir.file("acct.db");
+  std::string db = store_location(dir, "acct.db");
   std::unique_ptr<Plugin> p;
 
   // Writes slurm.conf (with the store line), reads it with the real parser
@@ -31,7 +31,9 @@ class ConfPartitions : public ::testing::Test {
             bool with_store_key = true) {
     b.write(db);
     const std::string conf = dir.file("slurm.conf");
-    std::ofstream(conf) << text << (with_store_key ? "AccountingStorageLoc=acct.db\n" : "");
+    // SQLite: relative to the conf's directory, as sites write it; PostgreSQL: the URI.
+    const std::string key = on_postgresql() ? db : std::string("acct.db");
+    std::ofstream(conf) << text << (with_store_key ? "AccountingStorageLoc=" + key + "\n" : "");
     pairs_ = Conf::load(conf).pairs();
     p = std::make_unique<Plugin>(plugin_path(so));
     return p->init_pairs(pairs_, T0);

@@ -82,7 +82,7 @@ class HostsAgree : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HostsAgree, SamePrioritiesThroughCHostAndMfprioHost) {
   TempDir dir;
-  const std::string db = dir.file("acct.db");
+  const std::string db = store_location(dir, "acct.db");
   StoreBuilder b;
   b.account("A", "root", 40, false, 10).account("D", "root", 60, false, 30);
   b.account("B", "A", 30).account("C", "A", 10).account("E", "D", 25).account("F", "D", 35, true);

@@ -24,7 +24,7 @@ constexpr int64_t T0 = 1'700'000'000;
 class Multifactor : public ::testing::Test {
  protected:
   TempDir dir;
-  std::string db = dir.file("acct.db");
+  std::string db = store_location(dir, "acct.db");
   std::unique_ptr<Plugin> p;
 
   int start(std::vector<std::string> conf, StoreBuilder b) {

@@ -1,0 +1,274 @@
+// sql.hpp - the store's SQL layer, private to accounting/: one connection
+// type, prepared statements, transactions, over two backends.
+//
+// Entry points:
+//   Conn          owns a connection: an sqlite3* (the embedded default) or a
+//                 PostgreSQL connection (sql_pg.cpp, through libpq)
+//   Stmt          a prepared statement with typed bind/column helpers
+//   StmtUse       scope guard: resets a cached statement and clears its bindings
+//   Txn           a transaction; rolls back in its destructor unless committed,
+//                 so an exception anywhere leaves the store unchanged
+//   exec          SQL text that carries no values (schema, BEGIN/COMMIT)
+//
+// The SQLite path is inline (one predictable branch per call on the
+// backend); the PostgreSQL path is out of line in sql_pg.cpp (sql_nopg.cpp
+// when built without libpq: a PostgreSQL location is refused at open).
+// Statement text is written once for both: `?N` / `?` placeholders become
+// `$n` in the PostgreSQL prepare (pg_translate), and the few statements
+// whose text must differ are chosen by the store (store_impl.hpp: Dialect).
+//
+// Invariants: values reach SQL only through bind (SQLite's bind calls, or
+// libpq's parameter arrays); every error becomes a StoreError whose text
+// names the store (the file, or the URI without its password) and the
+// server's or SQLite's message.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "store.hpp"
+
+namespace mfprio::acct::sql {
+
+// ---- PostgreSQL (sql_pg.cpp; sql_nopg.cpp refuses) -------------------------
+class PgConn;
+class PgStmt;
+struct PgSession {
+  std::string uri;         // the libpq URI, as given (may hold a password)
+  std::string shown;       // the same without its password, for messages
+  std::string schema;      // search_path: the cluster's schema (already checked)
+  int64_t lock_key = 0;    // pg_advisory_xact_lock key of every write transaction
+  bool read_only = false;  // every transaction READ ONLY
+};
+PgConn* pg_connect(const PgSession& s);  // throws StoreError naming s.shown
+void pg_close(PgConn* c) noexcept;
+void pg_exec(PgConn* c, const char* sql);
+void pg_begin(PgConn* c, bool write);
+void pg_commit(PgConn* c);
+void pg_rollback(PgConn* c) noexcept;
+int64_t pg_changes(const PgConn* c);
+// The change counter (store_meta.changes): true when another connection
+// committed since this one last looked or wrote; resets the flag.
+bool pg_changed_by_others(PgConn* c);
+[[noreturn]] void pg_fail(PgConn* c, const std::string& what);
+PgStmt* pg_prepare(PgConn* c, std::string_view sql);
+void pg_free(PgStmt* s) noexcept;
+void pg_bind_i64(PgStmt* s, int i, int64_t v);
+void pg_bind_real(PgStmt* s, int i, double v);
+void pg_bind_text(PgStmt* s, int i, std::string_view v);
+void pg_bind_null(PgStmt* s, int i);
+bool pg_step(PgStmt* s);
+void pg_reset(PgStmt* s);
+int64_t pg_i64(const PgStmt* s, int c);
+double pg_real(const PgStmt* s, int c);
+bool pg_is_null(const PgStmt* s, int c);
+std::string_view pg_view(const PgStmt* s, int c);
+// `?N` -> `$N`, `?` -> the next `$n`; quoted text ('...', "...") untouched.
+std::string pg_translate(std::string_view sql);
+
+// ---- the connection --------------------------------------------------------
+class Conn {
+ public:
+  Conn() = default;
+  ~Conn() { close(); }
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+  void set_lite(sqlite3* db, std::string name) {
+    close();
+    lite_ = db;
+    name_ = std::move(name);
+  }
+  void set_pg(PgConn* c, std::string name) {
+    close();
+    pg_ = c;
+    name_ = std::move(name);
+  }
+  sqlite3* lite() const { return lite_; }  // null on PostgreSQL
+  PgConn* pg() const { return pg_; }       // null on SQLite
+  bool is_pg() const { return pg_ != nullptr; }
+  const std::string& name() const { return name_; }  // for messages: never a password
+  // Rows changed by the last INSERT/UPDATE/DELETE.
+  int64_t changes() const {
+    if (pg_) [[unlikely]] return pg_changes(pg_);
+    return sqlite3_changes(lite_);
+  }
+  void close() noexcept {
+    if (lite_) sqlite3_close_v2(lite_);
+    if (pg_) pg_close(pg_);
+    lite_ = nullptr;
+    pg_ = nullptr;
+  }
+
+ private:
+  sqlite3* lite_ = nullptr;
+  PgConn* pg_ = nullptr;
+  std::string name_;
+};
+
+[[noreturn]] inline void fail(const Conn* db, const std::string& what) {
+  if (db && db->is_pg()) pg_fail(db->pg(), what);
+  std::string msg = (db && !db->name().empty()) ? db->name() + ": " : std::string();
+  msg += what;
+  if (db && db->lite()) {
+    msg += ": ";
+    msg += sqlite3_errmsg(db->lite());
+  }
+  throw StoreError(msg);
+}
+[[noreturn]] inline void fail(const Conn& db, const std::string& what) { fail(&db, what); }
+
+// Runs SQL text that carries no values (schema, pragmas, BEGIN/COMMIT).
+inline void exec(const Conn& db, const char* sql) {
+  if (db.is_pg()) return pg_exec(db.pg(), sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db.lite(), sql, nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errstr(rc);
+    sqlite3_free(err);
+    throw StoreError(db.name() + ": " + msg + " (in: " + std::string(sql).substr(0, 60) + ")");
+  }
+}
+
+struct StmtFinalizer {
+  void operator()(sqlite3_stmt* st) const noexcept { sqlite3_finalize(st); }
+};
+struct PgStmtFree {
+  void operator()(PgStmt* st) const noexcept { pg_free(st); }
+};
+
+class Stmt {
+ public:
+  Stmt() = default;
+  Stmt(const Conn& db, std::string_view sql) : db_(&db) {
+    if (db.is_pg()) {
+      pg_.reset(pg_prepare(db.pg(), sql));
+      return;
+    }
+    sqlite3_stmt* st = nullptr;
+    int rc = sqlite3_prepare_v3(db.lite(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                                &st, nullptr);
+    if (rc != SQLITE_OK) fail(db, "prepare \"" + std::string(sql.substr(0, 60)) + "\"");
+    st_.reset(st);
+  }
+  explicit operator bool() const { return st_ != nullptr || pg_ != nullptr; }
+
+  Stmt& bind(int i, int64_t v) {
+    if (pg_) [[unlikely]] return pg_bind_i64(pg_.get(), i, v), *this;
+    return chk(sqlite3_bind_int64(st_.get(), i, v));
+  }
+  Stmt& bind(int i, int v) { return bind(i, static_cast<int64_t>(v)); }
+  Stmt& bind(int i, uint32_t v) { return bind(i, static_cast<int64_t>(v)); }
+  Stmt& bind(int i, bool v) { return bind(i, static_cast<int64_t>(v ? 1 : 0)); }
+  Stmt& bind(int i, double v) {
+    if (pg_) [[unlikely]] return pg_bind_real(pg_.get(), i, v), *this;
+    return chk(sqlite3_bind_double(st_.get(), i, v));
+  }
+  Stmt& bind(int i, std::string_view v) {
+    if (pg_) [[unlikely]] return pg_bind_text(pg_.get(), i, v), *this;
+    return chk(sqlite3_bind_text(st_.get(), i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  }
+  Stmt& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
+  Stmt& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
+  Stmt& bind_null(int i) {
+    if (pg_) [[unlikely]] return pg_bind_null(pg_.get(), i), *this;
+    return chk(sqlite3_bind_null(st_.get(), i));
+  }
+
+  // True while a row is available; false when done.  Errors throw.
+  bool step() {
+    if (pg_) [[unlikely]] return pg_step(pg_.get());
+    int rc = sqlite3_step(st_.get());
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail(db_, "step \"" + std::string(sqlite3_sql(st_.get())).substr(0, 60) + "\"");
+  }
+  void run() {
+    while (step()) {
+    }
+  }
+  void reset() {
+    if (pg_) [[unlikely]] return pg_reset(pg_.get());
+    sqlite3_reset(st_.get());
+    sqlite3_clear_bindings(st_.get());
+  }
+
+  int64_t i64(int c) const {
+    if (pg_) [[unlikely]] return pg_i64(pg_.get(), c);
+    return sqlite3_column_int64(st_.get(), c);
+  }
+  double real(int c) const {
+    if (pg_) [[unlikely]] return pg_real(pg_.get(), c);
+    return sqlite3_column_double(st_.get(), c);
+  }
+  bool is_null(int c) const {
+    if (pg_) [[unlikely]] return pg_is_null(pg_.get(), c);
+    return sqlite3_column_type(st_.get(), c) == SQLITE_NULL;
+  }
+  // The column's bytes, valid until the next step/reset (no copy).
+  std::string_view view(int c) const {
+    if (pg_) [[unlikely]] return pg_view(pg_.get(), c);
+    const unsigned char* p = sqlite3_column_text(st_.get(), c);
+    return p ? std::string_view(reinterpret_cast<const char*>(p),
+                                static_cast<size_t>(sqlite3_column_bytes(st_.get(), c)))
+             : std::string_view();
+  }
+  std::string text(int c) const { return std::string(view(c)); }
+
+ private:
+  Stmt& chk(int rc) {
+    if (rc != SQLITE_OK) fail(db_, "bind");
+    return *this;
+  }
+  const Conn* db_ = nullptr;
+  std::unique_ptr<sqlite3_stmt, StmtFinalizer> st_;
+  std::unique_ptr<PgStmt, PgStmtFree> pg_;
+};
+
+// Resets a cached statement on scope exit, whether it finished or threw.
+class StmtUse {
+ public:
+  explicit StmtUse(Stmt& s) : s_(s) {}
+  ~StmtUse() { s_.reset(); }
+  StmtUse(const StmtUse&) = delete;
+  StmtUse& operator=(const StmtUse&) = delete;
+  Stmt* operator->() { return &s_; }
+  Stmt& operator*() { return s_; }
+
+ private:
+  Stmt& s_;
+};
+
+// A transaction.  A write one serialises writers: SQLite's BEGIN IMMEDIATE
+// takes the write lock up front (so the busy timeout covers lock waits
+// instead of failing later at the first write); PostgreSQL's takes the
+// cluster's advisory lock (READ COMMITTED: every statement after it sees
+// what the previous writer committed) and bumps the change counter at
+// commit.  A read one is one snapshot (PostgreSQL: REPEATABLE READ).
+class Txn {
+ public:
+  explicit Txn(const Conn& db, bool write = true) : db_(&db) {
+    if (db.is_pg()) pg_begin(db.pg(), write);
+    else exec(db, write ? "BEGIN IMMEDIATE" : "BEGIN");
+  }
+  ~Txn() {
+    if (!db_) return;
+    if (db_->is_pg()) pg_rollback(db_->pg());
+    else sqlite3_exec(db_->lite(), "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  void commit() {
+    if (db_->is_pg()) pg_commit(db_->pg());
+    else exec(*db_, "COMMIT");
+    db_ = nullptr;
+  }
+  Txn(const Txn&) = delete;
+  Txn& operator=(const Txn&) = delete;
+
+ private:
+  const Conn* db_;
+};
+
+}  // namespace mfprio::acct::sql

@@ -1,0 +1,334 @@
+// sql_pg.cpp - the PostgreSQL half of sql.hpp, through libpq.
+//
+// A PgConn is one server connection whose search_path is its cluster's
+// schema.  A PgStmt is prepared (PQprepare) on its first step and again
+// after a reconnect; each step of a fresh execution sends the bound values
+// as text (PQexecPrepared): integers in decimal, doubles as %.17g so every
+// value round-trips exactly, and reads the rows from the PGresult.
+//
+// Faults: a failed statement throws StoreError naming the URI without its
+// password and the server's message.  A connection that dropped (server
+// restart, pg_terminate_backend) fails the call that finds it (the server
+// rolled its transaction back: nothing half-applied); the next call outside
+// a transaction reconnects and re-prepares.
+#include <libpq-fe.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "sql.hpp"
+
+namespace mfprio::acct::sql {
+
+class PgConn {
+ public:
+  PgSession s;
+  PGconn* c = nullptr;
+  uint64_t generation = 1;  // bumped by each reconnect: statements re-prepare
+  uint64_t next_name = 0;
+  bool in_txn = false, write_txn = false;
+  int64_t changes = 0;
+  int64_t seen_counter = -1;  // store_meta.changes as this connection last saw or wrote it
+  bool others = false;        // another connection committed in between
+};
+
+class PgStmt {
+ public:
+  PgConn* c = nullptr;
+  std::string text;  // translated
+  std::string name;
+  uint64_t prepared = 0;  // the connection generation it was prepared in; 0: not yet
+  std::vector<std::string> vals;
+  std::vector<char> set;  // 0: NULL
+  PGresult* res = nullptr;
+  int row = -1, rows = 0;
+};
+
+namespace {
+
+void no_notices(void*, const char*) {}
+
+// The server's message on one line.
+std::string one_line(const char* m) {
+  std::string s = m ? m : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  for (char& ch : s)
+    if (ch == '\n') ch = ' ';
+  return s;
+}
+
+[[noreturn]] void throw_err(PgConn* c, const std::string& what, const PGresult* r) {
+  std::string msg = c->s.shown + ": " + what + ": " + one_line(r ? PQresultErrorMessage(r) : PQerrorMessage(c->c));
+  if (PQstatus(c->c) != CONNECTION_OK)
+    msg += " (the connection to the server was lost: nothing of this call was applied; the next call reconnects)";
+  throw StoreError(msg);
+}
+
+void set_session(PgConn* c) {
+  PQsetNoticeProcessor(c->c, no_notices, nullptr);
+  // The schema name was checked ([a-z0-9_]); quoted all the same.
+  std::string sql = "SET search_path = \"" + c->s.schema + "\"; SET extra_float_digits = 3";
+  if (c->s.read_only) sql += "; SET default_transaction_read_only = on";
+  PGresult* r = PQexec(c->c, sql.c_str());
+  const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+  if (!ok) {
+    const std::string m = one_line(PQresultErrorMessage(r));
+    PQclear(r);
+    throw StoreError(c->s.shown + ": session setup: " + m);
+  }
+  PQclear(r);
+}
+
+// Outside a transaction, a dropped connection is made again here.
+void ensure(PgConn* c) {
+  if (PQstatus(c->c) == CONNECTION_OK) return;
+  if (c->in_txn) throw_err(c, "connection lost", nullptr);
+  PQreset(c->c);
+  if (PQstatus(c->c) != CONNECTION_OK)
+    throw StoreError(c->s.shown + ": cannot reconnect: " + one_line(PQerrorMessage(c->c)));
+  ++c->generation;
+  set_session(c);
+}
+
+PGresult* run_text(PgConn* c, const char* sql) {
+  ensure(c);
+  PGresult* r = PQexec(c->c, sql);
+  const ExecStatusType st = PQresultStatus(r);
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    const std::string head = std::string(sql).substr(0, 60);
+    try {
+      throw_err(c, "\"" + head + "\"", r);
+    } catch (...) {
+      PQclear(r);
+      throw;
+    }
+  }
+  return r;
+}
+
+int64_t parse_i64(const char* v) {
+  if (!v || !*v) return 0;
+  if (v[0] == 't' && !v[1]) return 1;  // a boolean result (IS NOT NULL, EXISTS)
+  if (v[0] == 'f' && !v[1]) return 0;
+  return std::strtoll(v, nullptr, 10);
+}
+
+}  // namespace
+
+PgConn* pg_connect(const PgSession& s) {
+  auto* c = new PgConn;
+  c->s = s;
+  c->c = PQconnectdb(s.uri.c_str());
+  if (!c->c || PQstatus(c->c) != CONNECTION_OK) {
+    const std::string m = c->c ? one_line(PQerrorMessage(c->c)) : std::string("out of memory");
+    pg_close(c);
+    throw StoreError(s.shown + ": cannot connect to the PostgreSQL server: " + m);
+  }
+  try {
+    set_session(c);
+  } catch (...) {
+    pg_close(c);
+    throw;
+  }
+  return c;
+}
+
+void pg_close(PgConn* c) noexcept {
+  if (!c) return;
+  if (c->c) PQfinish(c->c);
+  delete c;
+}
+
+void pg_exec(PgConn* c, const char* sql) { PQclear(run_text(c, sql)); }
+
+void pg_begin(PgConn* c, bool write) {
+  if (write && c->s.read_only) throw StoreError(c->s.shown + ": store opened read-only");
+  if (!write) {
+    pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ");
+    c->in_txn = true;
+    c->write_txn = false;
+    return;
+  }
+  // Writers of one cluster one at a time (store.hpp: PassClock): the lock is
+  // the transaction's, released by its COMMIT or ROLLBACK (or the server,
+  // when the connection drops).
+  const std::string sql =
+      "BEGIN; SELECT pg_advisory_xact_lock(" + std::to_string(c->s.lock_key) + ")";
+  pg_exec(c, sql.c_str());
+  c->in_txn = true;
+  c->write_txn = true;
+}
+
+void pg_commit(PgConn* c) {
+  if (c->write_txn) {
+    PGresult* r = run_text(c, "UPDATE store_meta SET changes = changes + 1 WHERE id = 1 RETURNING changes");
+    const int64_t v = PQntuples(r) == 1 ? parse_i64(PQgetvalue(r, 0, 0)) : 0;
+    PQclear(r);
+    if (c->seen_counter >= 0 && v != c->seen_counter + 1) c->others = true;
+    c->seen_counter = v;
+  }
+  PGresult* r = run_text(c, "COMMIT");
+  // COMMIT of a transaction the server already aborted answers ROLLBACK.
+  const bool rolled_back = std::strcmp(PQcmdStatus(r), "ROLLBACK") == 0;
+  PQclear(r);
+  c->in_txn = false;
+  if (rolled_back) throw StoreError(c->s.shown + ": the transaction was rolled back by the server");
+}
+
+void pg_rollback(PgConn* c) noexcept {
+  const bool was = c->in_txn;
+  c->in_txn = false;
+  if (!was || PQstatus(c->c) != CONNECTION_OK) return;
+  PQclear(PQexec(c->c, "ROLLBACK"));
+}
+
+int64_t pg_changes(const PgConn* c) { return c->changes; }
+
+bool pg_changed_by_others(PgConn* c) {
+  PGresult* r = run_text(c, "SELECT changes FROM store_meta WHERE id = 1");
+  const int64_t v = PQntuples(r) == 1 ? parse_i64(PQgetvalue(r, 0, 0)) : 0;
+  PQclear(r);
+  const bool changed = c->others || (c->seen_counter >= 0 && v != c->seen_counter);
+  c->others = false;
+  c->seen_counter = v;
+  return changed;
+}
+
+void pg_fail(PgConn* c, const std::string& what) { throw_err(c, what, nullptr); }
+
+std::string pg_translate(std::string_view sql) {
+  std::string out;
+  out.reserve(sql.size() + 8);
+  int anon = 0;
+  char quote = 0;
+  for (size_t i = 0; i < sql.size(); ++i) {
+    const char ch = sql[i];
+    if (quote) {
+      out += ch;
+      if (ch == quote) quote = 0;
+      continue;
+    }
+    if (ch == '\'' || ch == '"') {
+      quote = ch;
+      out += ch;
+    } else if (ch == '?') {
+      out += '$';
+      if (i + 1 < sql.size() && sql[i + 1] >= '0' && sql[i + 1] <= '9') continue;  // ?N: the digits follow
+      out += std::to_string(++anon);
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+PgStmt* pg_prepare(PgConn* c, std::string_view sql) {
+  auto* s = new PgStmt;
+  s->c = c;
+  s->text = pg_translate(sql);
+  s->name = "mfprio_" + std::to_string(++c->next_name);
+  return s;
+}
+
+void pg_free(PgStmt* s) noexcept {
+  if (!s) return;
+  if (s->res) PQclear(s->res);
+  delete s;
+}
+
+namespace {
+void put(PgStmt* s, int i, std::string v, bool is_set) {
+  if (i < 1 || i > 65535) throw StoreError(s->c->s.shown + ": bind: parameter index " + std::to_string(i));
+  const size_t k = static_cast<size_t>(i);
+  if (s->vals.size() < k) {
+    s->vals.resize(k);
+    s->set.resize(k, 0);
+  }
+  s->vals[k - 1] = std::move(v);
+  s->set[k - 1] = is_set;
+}
+
+void execute(PgStmt* s) {
+  PgConn* c = s->c;
+  ensure(c);
+  if (s->prepared != c->generation) {
+    PGresult* r = PQprepare(c->c, s->name.c_str(), s->text.c_str(), 0, nullptr);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+      try {
+        throw_err(c, "prepare \"" + s->text.substr(0, 60) + "\"", r);
+      } catch (...) {
+        PQclear(r);
+        throw;
+      }
+    }
+    PQclear(r);
+    s->prepared = c->generation;
+  }
+  std::vector<const char*> vals(s->vals.size());
+  for (size_t i = 0; i < vals.size(); ++i) vals[i] = s->set[i] ? s->vals[i].c_str() : nullptr;
+  PGresult* r = PQexecPrepared(c->c, s->name.c_str(), static_cast<int>(vals.size()), vals.data(), nullptr, nullptr, 0);
+  const ExecStatusType st = PQresultStatus(r);
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    try {
+      throw_err(c, "step \"" + s->text.substr(0, 60) + "\"", r);
+    } catch (...) {
+      PQclear(r);
+      throw;
+    }
+  }
+  const char* n = PQcmdTuples(r);
+  c->changes = n && *n ? std::strtoll(n, nullptr, 10) : 0;
+  s->res = r;
+  s->rows = st == PGRES_TUPLES_OK ? PQntuples(r) : 0;
+  s->row = -1;
+}
+}  // namespace
+
+void pg_bind_i64(PgStmt* s, int i, int64_t v) { put(s, i, std::to_string(v), true); }
+
+void pg_bind_real(PgStmt* s, int i, double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  put(s, i, buf, true);
+}
+
+void pg_bind_text(PgStmt* s, int i, std::string_view v) {
+  if (v.find('\0') != std::string_view::npos)
+    throw StoreError(s->c->s.shown + ": a text value holds a NUL byte (PostgreSQL text cannot)");
+  put(s, i, std::string(v), true);
+}
+
+void pg_bind_null(PgStmt* s, int i) { put(s, i, std::string(), false); }
+
+bool pg_step(PgStmt* s) {
+  if (!s->res) execute(s);
+  return ++s->row < s->rows;
+}
+
+void pg_reset(PgStmt* s) {
+  if (s->res) PQclear(s->res);
+  s->res = nullptr;
+  s->rows = 0;
+  s->row = -1;
+  s->vals.clear();
+  s->set.clear();
+}
+
+int64_t pg_i64(const PgStmt* s, int c) { return parse_i64(PQgetvalue(s->res, s->row, c)); }
+
+double pg_real(const PgStmt* s, int c) {
+  const char* v = PQgetvalue(s->res, s->row, c);
+  return v && *v ? std::strtod(v, nullptr) : 0.0;
+}
+
+bool pg_is_null(const PgStmt* s, int c) { return PQgetisnull(s->res, s->row, c) != 0; }
+
+std::string_view pg_view(const PgStmt* s, int c) {
+  return std::string_view(PQgetvalue(s->res, s->row, c), static_cast<size_t>(PQgetlength(s->res, s->row, c)));
+}
+
+}  // namespace mfprio::acct::sql
