@@ -56,6 +56,27 @@ ViewInfo parse_view_info(const std::string& info_json) {
   return v;
 }
 
+std::map<std::string, std::vector<std::string>> parse_conf_names(const std::string& info_json) {
+  std::map<std::string, std::vector<std::string>> out;
+  JsonPtr root(json_loads(info_json.c_str(), 0, nullptr));
+  const json_t* names = root && json_is_object(root.get()) ? json_object_get(root.get(), "conf_names") : nullptr;
+  if (!json_is_object(names)) return out;
+  const char* kind;
+  json_t* x;
+  json_object_foreach(const_cast<json_t*>(names), kind, x) {
+    if (!json_is_string(x)) continue;
+    std::vector<std::string>& list = out[kind];
+    const std::string text = json_string_value(x);
+    for (size_t b = 0; b <= text.size();) {
+      size_t e = text.find(',', b);
+      if (e == std::string::npos) e = text.size();
+      if (e > b) list.push_back(text.substr(b, e - b));
+      b = e + 1;
+    }
+  }
+  return out;
+}
+
 const Layout* find_layout(const std::string& name) {
   for (const Layout* l : kLayouts)
     if (!name.empty() && strcasecmp(l->name(), name.c_str()) == 0) return l;

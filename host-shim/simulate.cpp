@@ -19,6 +19,7 @@
 #include "conf.hpp"
 #include "import_export.hpp"
 #include "json_util.hpp"
+#include "layout.hpp"
 #include "settings.hpp"
 #include "store.hpp"
 #include "views.hpp"
@@ -893,6 +894,7 @@ PolicyResult run_policy(const SimWorld& world, const std::string& conf_path, siz
   plugin->init(conf, settings.cluster, &sink, &clock);
   const mfprio_ops_t& ops = plugin->ops();
   res.plugin_type = plugin->type();
+  res.conf_names = parse_conf_names(plugin->info_json());
   res.pricing_op = ops.prioritize ? "prioritize" : ops.set_priority_batch ? "set_priority_batch" : "set_priority";
 
   PolicyRun run(world, opt, index, plugin.get(), clock, &res);

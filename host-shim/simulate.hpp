@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <optional>
@@ -118,6 +119,9 @@ struct PolicyResult {
   uint64_t jobs = 0, backfilled = 0, pricing_calls = 0, decay_passes = 0;
   double cpu_seconds = 0;
   std::optional<double> charged_usage;  // share view's top row raw_usage, when there is one
+  // The names the family's own files configure (plugin_info_json's
+  // "conf_names": kind -> names), for the unused-names warning.
+  std::map<std::string, std::vector<std::string>> conf_names;
   std::vector<GroupStats> accounts, users;
   std::vector<GroupStats> partitions;       // by the (mapped) job's partition; "(none)": no partition
   std::vector<GroupStats> sizes, runtimes;  // job-size and run-time classes that have jobs

@@ -156,6 +156,33 @@ void warn_unused_accounts(const SimWorld& world, const std::string& label) {
   warn_names(label, "account", "no job of the trace uses (see --map)", unused);
 }
 
+// The names a policy's family configures in its own files (its
+// plugin_info_json "conf_names": Maui's CLASSCFG, ACCOUNTCFG, USERCFG ...)
+// that no job of the (mapped) trace uses, per kind the trace has: the
+// partitions, accounts and users.  Other kinds are not checked.
+void warn_conf_names(const SimWorld& world, const PolicyResult& res) {
+  std::vector<std::string> used_partitions;  // sorted: world.partitions is
+  {
+    std::vector<uint8_t> used_at(world.partitions.size(), 0);
+    for (const SimJob& j : world.jobs) used_at[j.partition] = 1;
+    for (size_t i = 0; i < used_at.size(); ++i)
+      if (used_at[i]) used_partitions.push_back(world.partitions[i]);
+  }
+  const std::pair<const char*, const std::vector<std::string>*> kinds[] = {
+      {"partitions", &used_partitions}, {"accounts", &world.accounts}, {"users", &world.users}};
+  for (const auto& kind : kinds) {
+    const auto it = res.conf_names.find(kind.first);
+    if (it == res.conf_names.end()) continue;
+    std::vector<std::string> unused;
+    for (const std::string& n : it->second)
+      if (!std::binary_search(kind.second->begin(), kind.second->end(), n)) unused.push_back(n);
+    std::string noun(kind.first);
+    noun.pop_back();  // "partitions" -> "partition": warn_names adds the plural
+    warn_names(res.conf + " (" + res.plugin_type + "'s own files)", noun.c_str(),
+               "no job of the trace uses (see --map)", unused);
+  }
+}
+
 }  // namespace
 
 int cmd_simulate(const Options& o) {
@@ -221,6 +248,7 @@ int cmd_simulate(const Options& o) {
   for (size_t i = 0; i < o.confs.size(); ++i)
     results.push_back(run_policy(world, o.confs[i], i, names[i], tmp.path(), so, fifo));
   if (progress_shown) std::fprintf(stderr, "\r%*s\r", 72, "");
+  for (const PolicyResult& r : results) warn_conf_names(world, r);
 
   SimHeader h;
   h.trace = base_name(trace.file);

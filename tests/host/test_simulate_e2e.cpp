@@ -888,3 +888,30 @@ TEST_F(SimulateE2E, QueuesOfTheAccountsDocumentThatNoJobUsesAreNamed) {
 }
 
 }  // namespace
+
+namespace {
+
+// A family's own files may configure names too (Maui's CLASSCFG, USERCFG,
+// ...; plugin_info_json's "conf_names"): those no job of the trace uses are
+// named per kind, the used ones are not.
+TEST_F(SimulateE2E, NamesTheFamilysOwnFileConfiguresThatNoJobUses) {
+  MFPRIO_REQUIRE_PLUGIN(plugin_dir, "priority_maui.so");
+  std::string text = "; MaxProcs: 8\n";
+  for (int i = 1; i <= 12; ++i)  // queue 1 (field 15): partition q1; users u1..u3
+    text += std::to_string(i) + " " + std::to_string(i * 10) + " -1 5 1 -1 -1 1 5 -1 1 " + std::to_string(1 + i % 3) +
+            " 1 -1 1 -1 -1 -1\n";
+  const std::string swf = dir.write("classes.swf", text);
+  const std::string cfg = dir.write("maui.cfg",
+                                    "QUEUETIMEWEIGHT 1\nCLASSCFG[q1] PRIORITY=10\nCLASSCFG[idle] PRIORITY=5\n"
+                                    "CLASSCFG[DEFAULT] PRIORITY=1\nUSERCFG[u1] PRIORITY=2\nUSERCFG[zed] PRIORITY=3\n");
+  const std::string maui = conf("maui", "PriorityType=priority/maui\nPriorityParameters=config=" + cfg + "\n");
+  ProcessResult r = host({"simulate", "--swf", swf, "--conf", maui, "--csv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string who = "simulate: warning: " + maui + " (priority/maui's own files): ";
+  EXPECT_TRUE(has(r.err, who + "1 partition no job of the trace uses (see --map): idle\n")) << r.err;
+  EXPECT_TRUE(has(r.err, who + "1 user no job of the trace uses (see --map): zed\n")) << r.err;
+  EXPECT_FALSE(has(r.err, "DEFAULT")) << r.err;
+  EXPECT_FALSE(has(r.err, ": q1")) << r.err;
+}
+
+}  // namespace

@@ -425,6 +425,21 @@ void MauiPolicy::info(const State&, InfoView* v) const {
   v->set("enable_neg_job_priority", std::string(cfg.negative_priority ? "TRUE" : "FALSE"));
   if (cfg.negative_priority) v->set_int("priority_offset", kNegOffset);
   v->set("accounting_storage_loc", store_path_);
+  // The credentials the file itself configures (*CFG[name] lines, DEFAULT
+  // aside), for hosts that check a workload against them (simulate's
+  // unused-names warning): a class is the job's partition.
+  static const char* const kNamesKey[kCredKinds] = {"conf_names.users", "conf_names.groups",
+                                                    "conf_names.accounts", "conf_names.qos",
+                                                    "conf_names.partitions"};
+  for (int k = 0; k < kCredKinds; ++k) {
+    std::vector<std::string> names;
+    for (const auto& entry : cfg.creds[k]) names.push_back(entry.first);
+    if (names.empty()) continue;
+    std::sort(names.begin(), names.end());
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ",") + n;
+    v->set(kNamesKey[k], list);
+  }
 }
 
 }  // namespace mfprio::maui
