@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -275,6 +276,13 @@ TEST(StorePg, ShowClusterAndShowAssocCoverEveryClusterUnlessOneIsNamed) {
   auto [rc, out] = acct(uri, {"-P", "-n", "show", "cluster", "format=Cluster,Share"});
   ASSERT_EQ(0, rc) << out;
   EXPECT_EQ("x|1\ny|1\n", out);
+  // With a conf: its ControlHost and port on its ClusterName's row only.
+  const std::string conf = dir.file("slurm.conf");
+  std::ofstream(conf) << "ClusterName=Y\nSlurmctldHost=ctl1\nAccountingStorageLoc=" << uri << "\n";
+  std::ostringstream conf_out, conf_err;
+  ASSERT_EQ(0, run_cli({"--conf", conf, "-P", "-n", "show", "cluster", "format=Cluster,ControlHost,ControlPort"},
+                       conf_out, conf_err)) << conf_err.str();
+  EXPECT_EQ("x||\ny|ctl1|6817\n", conf_out.str());
   std::tie(rc, out) = acct(uri, {"-P", "-n", "show", "cluster", "y", "format=Cluster"});
   ASSERT_EQ(0, rc) << out;
   EXPECT_EQ("y\n", out);
