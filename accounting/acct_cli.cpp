@@ -1152,7 +1152,7 @@ int cmd_show(const Options& o, std::string db, const std::string& entity, const 
                  : key == "partition" ? so.partitions
                  : key == "name" ? so.names
                                  : so.names;
-    if (key == "cluster") continue;  // one cluster per store
+    if (key == "cluster") continue;  // the store's cluster (store_cluster_of)
     if (key != "format" && key != "user" && key != "account" && key != "partition" && key != "name")
       throw UsageError("show " + what + ": unknown condition \"" + w.substr(0, eq) + "\"");
     if (key == "format" && so.fmt == Format::Json) throw UsageError("show " + what + ": format= with --json");
@@ -1169,6 +1169,26 @@ int cmd_show(const Options& o, std::string db, const std::string& entity, const 
     so.node_count = c.nodes ? std::to_string(c.nodes) : "";
   }
   if (db.empty()) db = storage_loc_from_conf(o.conf);
+  // PostgreSQL without cluster=: every cluster of the database, as
+  // sacctmgr shows every cluster of its database.
+  if (is_server_store(db) && !o.cluster_given && (what == "associations" || what == "cluster")) {
+    std::vector<StoreData> data;
+    std::vector<std::string> names;
+    for (const std::string& c : Store::list_clusters(db)) {
+      if (what == "cluster" && !so.names.empty() && std::find(so.names.begin(), so.names.end(), c) == so.names.end())
+        continue;
+      Options one = o;
+      one.cluster = c;
+      one.cluster_given = true;
+      data.push_back(open_for_read(one, db)->load());
+      names.push_back(c);
+    }
+    std::vector<cli::ClusterData> cs;
+    for (size_t i = 0; i < data.size(); ++i) cs.push_back(cli::ClusterData{names[i], &data[i]});
+    so.cluster = o.cluster;  // the conf's ClusterName: its host, port and TRES
+    cli::show_clusters(cs, what, so, out);
+    return 0;
+  }
   auto s = open_for_read(o, db);
   const StoreData d = s->load();
   // PostgreSQL: the cluster opened (cluster=, ClusterName); an SQLite file

@@ -42,6 +42,16 @@ struct ShowOptions {
 // `show WHAT` (acct_show.cpp).  what: tree, accounts, users, qos,
 // partitions, queues, associations.
 void show(const StoreData& d, const std::string& what, const ShowOptions& o, std::ostream& out);
+// One cluster's data, for the views that list clusters.
+struct ClusterData {
+  std::string name;
+  const StoreData* data;
+};
+// `show associations` / `show cluster` over several clusters (a PostgreSQL
+// store's, in the order given): one table, each row's Cluster its own;
+// o.cluster names the cluster the conf's host, port and TRES describe.
+void show_clusters(const std::vector<ClusterData>& cs, const std::string& what, const ShowOptions& o,
+                   std::ostream& out);
 // `show decay` (acct_show.cpp).
 void show_decay(const DecayInfo& d, const ShowOptions& o, std::ostream& out);
 

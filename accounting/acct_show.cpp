@@ -205,7 +205,7 @@ enum AssocCol : size_t {
   kAssocCols
 };
 
-View assoc_view(const StoreData& d, const ShowOptions& o) {
+View assoc_view(const std::vector<ClusterData>& cs, const ShowOptions& o) {
   View v;
   // sacctmgr's names and widths; the limit columns exist (mfprio keeps no
   // limits) so that a format= written for sacctmgr runs; they are empty.
@@ -237,30 +237,30 @@ View assoc_view(const StoreData& d, const ShowOptions& o) {
       {"User", 1, "User", 10, kUser},
   };
   const bool exact = o.fmt != Format::Table;
-  std::unordered_map<std::string, const AccountRec*> acct;
-  for (const auto& a : d.accounts) acct[a.name] = &a;
-  for (const TreeRow& t : tree_rows(d)) {
-    Row r(kAssocCols);
-    const std::string& account = t.account ? t.account->name : t.assoc->account;
-    if (!wanted(o.accounts, account)) continue;
-    if (!o.users.empty() && (!t.assoc || !wanted(o.users, t.assoc->user))) continue;
-    if (!o.partitions.empty() && (!t.assoc || !wanted(o.partitions, t.assoc->partition))) continue;
-    r[kAccount] = (o.tree ? std::string(static_cast<size_t>(t.depth), ' ') : "") + account;
-    if (t.account) {
-      r[kShare] = shares_str(t.account->shares, t.account->shares_parent);
-      r[kPriority] = t.account->priority ? std::to_string(t.account->priority) : "";
-      r[kParent] = t.account->parent;
-    } else {
-      r[kUser] = t.assoc->user;
-      r[kPartition] = t.assoc->partition;
-      r[kShare] = shares_str(t.assoc->shares, t.assoc->shares_parent);
-      r[kPriority] = t.assoc->priority ? std::to_string(t.assoc->priority) : "";
-      r[kParent] = account;  // a user association's parent is its account
-      for (const auto& q : t.assoc->queues) r[kQueues] += (r[kQueues].empty() ? "" : ",") + q;
+  for (const ClusterData& c : cs) {
+    for (const TreeRow& t : tree_rows(*c.data)) {
+      Row r(kAssocCols);
+      const std::string& account = t.account ? t.account->name : t.assoc->account;
+      if (!wanted(o.accounts, account)) continue;
+      if (!o.users.empty() && (!t.assoc || !wanted(o.users, t.assoc->user))) continue;
+      if (!o.partitions.empty() && (!t.assoc || !wanted(o.partitions, t.assoc->partition))) continue;
+      r[kAccount] = (o.tree ? std::string(static_cast<size_t>(t.depth), ' ') : "") + account;
+      if (t.account) {
+        r[kShare] = shares_str(t.account->shares, t.account->shares_parent);
+        r[kPriority] = t.account->priority ? std::to_string(t.account->priority) : "";
+        r[kParent] = t.account->parent;
+      } else {
+        r[kUser] = t.assoc->user;
+        r[kPartition] = t.assoc->partition;
+        r[kShare] = shares_str(t.assoc->shares, t.assoc->shares_parent);
+        r[kPriority] = t.assoc->priority ? std::to_string(t.assoc->priority) : "";
+        r[kParent] = account;  // a user association's parent is its account
+        for (const auto& q : t.assoc->queues) r[kQueues] += (r[kQueues].empty() ? "" : ",") + q;
+      }
+      r[kRawUsage] = num(t.usage, exact);
+      r[kCluster] = c.name;
+      v.rows.push_back(std::move(r));
     }
-    r[kRawUsage] = num(t.usage, exact);
-    r[kCluster] = o.cluster;
-    v.rows.push_back(std::move(r));
   }
   // sacctmgr 22.05's default columns for `show associations`.
   v.defaults = pick(v.fields,
@@ -377,7 +377,8 @@ View queues_view(const StoreData& d, const ShowOptions& o) {
 // sacctmgr's `show cluster`: its fields, those mfprio knows filled (the name,
 // the controller's host and port and the cluster's TRES from the conf, the
 // root's share); RPC, QOS and the limits exist for format= and are empty.
-View cluster_view(const StoreData& d, const ShowOptions& o) {
+// The conf's host, port, nodes and TRES are its ClusterName's only.
+View cluster_view(const std::vector<ClusterData>& cs, const ShowOptions& o) {
   enum : size_t { C, HOST, PORT, RPC, S, NODES, TRES, EMPTY, N };
   View v;
   v.fields = {{"Classification", 5, "Class", 9, EMPTY}, {"Cluster", 2, "Cluster", 10, C},
@@ -390,17 +391,19 @@ View cluster_view(const StoreData& d, const ShowOptions& o) {
               {"MaxWallDurationPerJob", 4, "MaxWall", 11, EMPTY}, {"NodeCount", 2, "NodeCount", 9, NODES},
               {"QOSLevel", 3, "QOS", 20, EMPTY},         {"RPC", 1, "RPC", 5, RPC},
               {"Share", 1, "Share", 9, S},               {"TRES", 4, "TRES", 30, TRES}};
-  const AccountRec* root = nullptr;
-  for (const auto& a : d.accounts)
-    if (a.name == "root") root = &a;
-  if (!o.cluster.empty() && wanted(o.names, o.cluster)) {
+  for (const ClusterData& c : cs) {
+    if (c.name.empty() || !wanted(o.names, c.name)) continue;
+    const AccountRec* root = nullptr;
+    for (const auto& a : c.data->accounts)
+      if (a.name == "root") root = &a;
+    const bool conf = strcasecmp(c.name.c_str(), o.cluster.c_str()) == 0;
     Row r(N);
-    r[C] = o.cluster;
-    r[HOST] = o.control_host;
-    r[PORT] = o.control_host.empty() ? "" : o.control_port;
+    r[C] = c.name;
+    r[HOST] = conf ? o.control_host : "";
+    r[PORT] = r[HOST].empty() ? "" : o.control_port;
     r[S] = root ? shares_str(root->shares, root->shares_parent) : "1";
-    r[NODES] = o.node_count;
-    r[TRES] = o.cluster_tres;
+    r[NODES] = conf ? o.node_count : "";
+    r[TRES] = conf ? o.cluster_tres : "";
     v.rows.push_back(std::move(r));
   }
   // sacctmgr 22.05's default columns for `show cluster`.
@@ -442,17 +445,27 @@ void show(const StoreData& d, const std::string& what, const ShowOptions& o, std
     else out << export_section_json(d, what);
     return;
   }
+  if (what == "associations" || what == "cluster") {
+    show_clusters({ClusterData{o.cluster, &d}}, what, o, out);
+    return;
+  }
   View v;
-  if (what == "associations") v = assoc_view(d, o);
-  else if (what == "users") v = users_view(d, o);
+  if (what == "users") v = users_view(d, o);
   else if (what == "accounts") v = accounts_view(d, o);
   else if (what == "qos") v = qos_view(d, o);
   else if (what == "partitions") v = partitions_view(d, o);
   else if (what == "queues") v = queues_view(d, o);
   else if (what == "tree") v = tree_view(d, o);
-  else if (what == "cluster") v = cluster_view(d, o);
   else throw UsageError("show: unknown view \"" + what + "\"");
   render(v, o, what, out);
+}
+
+void show_clusters(const std::vector<ClusterData>& cs, const std::string& what, const ShowOptions& o,
+                   std::ostream& out) {
+  if (o.fmt == Format::Json) throw UsageError("show " + what + ": no --json (use -p or -P)");
+  if (what == "associations") render(assoc_view(cs, o), o, what, out);
+  else if (what == "cluster") render(cluster_view(cs, o), o, what, out);
+  else throw UsageError("show " + what + ": not a view of clusters");
 }
 
 void show_decay(const DecayInfo& d, const ShowOptions& o, std::ostream& out) {

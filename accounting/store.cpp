@@ -1149,6 +1149,34 @@ std::unique_ptr<Store> Store::open(const std::string& path, const OpenOptions& o
   return std::make_unique<detail::StoreImpl>(path, opts);
 }
 
+// PostgreSQL: the shared list every cluster's creation adds to (store_schema.cpp:
+// pg_create), read without opening any cluster's schema; a database no
+// cluster was made in has none.  SQLite: the file's one cluster.
+std::vector<std::string> Store::list_clusters(const std::string& location) {
+  std::vector<std::string> out;
+  if (!is_server_store(location)) {
+    auto s = open(location, OpenOptions{true, false, {}, false});
+    const std::string named = s->load().setting(kSettingCluster);
+    out.push_back(named.empty() ? std::string(kDefaultCluster) : named);
+    return out;
+  }
+  sql::PgSession ses;
+  ses.uri = location;
+  ses.shown = store_location_shown(location);
+  ses.schema = "mfprio";
+  ses.read_only = true;
+  sql::Conn db;
+  db.set_pg(sql::pg_connect(ses), ses.shown);
+  sql::Txn read(db, /*write=*/false);
+  {
+    sql::Stmt st(db, "SELECT to_regclass('mfprio.clusters') IS NOT NULL");
+    if (!st.step() || st.i64(0) == 0) return out;
+  }
+  sql::Stmt st(db, "SELECT name FROM mfprio.clusters ORDER BY name");
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
 }  // namespace mfprio::acct
 
 namespace mfprio::acct::detail {

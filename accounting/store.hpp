@@ -525,6 +525,13 @@ class Store {
   // URI connects instead, and creates or migrates the cluster's schema.
   static std::unique_ptr<Store> open(const std::string& path);
   static std::unique_ptr<Store> open(const std::string& path, const OpenOptions& opts);
+  // The clusters of a store (mfprio-acct show cluster, show assoc without
+  // cluster=), sorted: on PostgreSQL every cluster made in the database
+  // (the shared table mfprio.clusters; none when no cluster was made yet),
+  // read without opening any of them; an SQLite file holds one, the one its
+  // settings name (kSettingCluster), else kDefaultCluster.  StoreError as
+  // open's (no server, not a store).
+  static std::vector<std::string> list_clusters(const std::string& location);
   virtual ~Store() = default;
 
   // The file, or the URI without its password (for messages).

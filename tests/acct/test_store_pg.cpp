@@ -11,10 +11,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "acct_cli.hpp"
 #include "store.hpp"
 #include "store_location.hpp"
 #include "test_util.hpp"
@@ -232,6 +235,74 @@ TEST(StorePg, TwoClustersInOneDatabaseDoNotSeeEachOther) {
   EXPECT_FALSE(y->changed_by_others());
   Admin admin(uri);
   EXPECT_EQ("x,y", admin.run("SELECT string_agg(name, ',' ORDER BY name) FROM mfprio.clusters"));
+}
+
+// mfprio-acct in this process: status, stdout + stderr.
+std::pair<int, std::string> acct(const std::string& uri, std::vector<std::string> args) {
+  args.insert(args.begin(), {"--db", uri, "-i"});
+  std::ostringstream out, err;
+  const int rc = run_cli(args, out, err);
+  return {rc, out.str() + err.str()};
+}
+
+TEST(StorePg, ListClustersNamesEveryClusterOfTheDatabase) {
+  TempDir dir;
+  const std::string uri = fresh_db(dir);
+  EXPECT_TRUE(Store::list_clusters(uri).empty());  // no cluster made yet
+  Store::open(uri, cluster_opts("y"));
+  Store::open(uri, cluster_opts("x"));
+  EXPECT_EQ((std::vector<std::string>{"x", "y"}), Store::list_clusters(uri));
+  // An SQLite file: its one cluster, the one a load named, else the default.
+  const std::string file = dir.file("one.db");
+  Store::open(file);
+  EXPECT_EQ((std::vector<std::string>{"default"}), Store::list_clusters(file));
+  AdminChanges named;
+  named.settings = {{kSettingCluster, "tux"}};
+  Store::open(file)->apply_admin(named);
+  EXPECT_EQ((std::vector<std::string>{"tux"}), Store::list_clusters(file));
+}
+
+// sacctmgr's `show cluster` and `show assoc` over a database of two
+// clusters: every cluster without cluster=, only x's with cluster=x.
+TEST(StorePg, ShowClusterAndShowAssocCoverEveryClusterUnlessOneIsNamed) {
+  TempDir dir;
+  const std::string uri = fresh_db(dir);
+  Store::open(uri, cluster_opts("x"))->apply_admin(small_tree());
+  AdminChanges other;
+  other.accounts = {test::account("c", "root", 3)};
+  other.assocs = {test::assoc("w", "c")};
+  Store::open(uri, cluster_opts("y"))->apply_admin(other);
+
+  auto [rc, out] = acct(uri, {"-P", "-n", "show", "cluster", "format=Cluster,Share"});
+  ASSERT_EQ(0, rc) << out;
+  EXPECT_EQ("x|1\ny|1\n", out);
+  // With a conf: its ControlHost and port on its ClusterName's row only.
+  const std::string conf = dir.file("slurm.conf");
+  std::ofstream(conf) << "ClusterName=Y\nSlurmctldHost=ctl1\nAccountingStorageLoc=" << uri << "\n";
+  std::ostringstream conf_out, conf_err;
+  ASSERT_EQ(0, run_cli({"--conf", conf, "-P", "-n", "show", "cluster", "format=Cluster,ControlHost,ControlPort"},
+                       conf_out, conf_err)) << conf_err.str();
+  EXPECT_EQ("x||\ny|ctl1|6817\n", conf_out.str());
+  std::tie(rc, out) = acct(uri, {"-P", "-n", "show", "cluster", "y", "format=Cluster"});
+  ASSERT_EQ(0, rc) << out;
+  EXPECT_EQ("y\n", out);
+  std::tie(rc, out) = acct(uri, {"-P", "-n", "show", "cluster", "cluster=y", "format=Cluster"});
+  ASSERT_EQ(0, rc) << out;
+  EXPECT_EQ("y\n", out);
+
+  std::tie(rc, out) = acct(uri, {"-P", "-n", "show", "assoc", "format=Cluster,Account,User"});
+  ASSERT_EQ(0, rc) << out;
+  EXPECT_EQ("x|root|\nx|a|\nx|a|u\nx|b|\nx|b|v\ny|root|\ny|c|\ny|c|w\n", out);
+  std::tie(rc, out) = acct(uri, {"-P", "-n", "show", "assoc", "cluster=y", "format=Cluster,Account,User"});
+  ASSERT_EQ(0, rc) << out;
+  EXPECT_EQ("y|root|\ny|c|\ny|c|w\n", out);
+  std::tie(rc, out) = acct(uri, {"-P", "-n", "show", "assoc", "user=u", "format=Cluster,User"});
+  ASSERT_EQ(0, rc) << out;
+  EXPECT_EQ("x|u\n", out);
+  // A cluster the database does not hold: refused, naming it.
+  std::tie(rc, out) = acct(uri, {"-P", "-n", "show", "assoc", "cluster=z"});
+  EXPECT_NE(0, rc);
+  EXPECT_NE(std::string::npos, out.find("no store for cluster 'z'")) << out;
 }
 
 TEST(StorePg, ChangedByOthersSeesAnotherConnectionsWriteNotItsOwn) {
