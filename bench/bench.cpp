@@ -18,6 +18,8 @@
 //   --families=LIST    only these family figures (maui,gridengine,flux); "none": no
 //                      family and no process figure
 //   --cold-only        only the cold start of the site-shaped trees (processes)
+// Environment: MFPRIO_BENCH_PG (a libpq URI) adds the store figures on that
+// PostgreSQL server beside SQLite's (register_pg); unset, one line says so.
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
 #ifdef MFPRIO_BENCH_HAVE_PG
