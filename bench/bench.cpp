@@ -1024,6 +1024,8 @@ void pg_rows(const Ctx& c, const AddRow& add) {
       "", "", "", "");
   const double cold = med("pg/cold_recompute") / 1e6, sq = med("plugin/cold_recompute") / 1e6;
   add("  PG cold recompute: init + decay", fmt("%.1f ms", cold), fmt("%.1f", cpu("pg/cold_recompute") / 1e6), "", "");
+  add("    of which init (open, load, build, fair share)", fmt("%.1f ms", counter("pg/cold_recompute", "init_ms")), "",
+      "", "");
   add("  PG cold recompute / SQLite's", fmt("%.2fx", cold / sq), "", "<= 2x", verdict(cold / sq, 2));
   add("  PG decay with " + std::to_string(c.running.jobs.size()) + " running jobs",
       fmt("%.1f ms", med("pg/decay_running") / 1e6), fmt("%.1f", cpu("pg/decay_running") / 1e6), "", "");
