@@ -18,8 +18,13 @@
 //   --families=LIST    only these family figures (maui,gridengine,flux); "none": no
 //                      family and no process figure
 //   --cold-only        only the cold start of the site-shaped trees (processes)
+// Environment: MFPRIO_BENCH_PG (a libpq URI) adds the store figures on that
+// PostgreSQL server beside SQLite's (register_pg); unset, one line says so.
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
+#ifdef MFPRIO_BENCH_HAVE_PG
+#include <libpq-fe.h>
+#endif
 #include <malloc.h>
 #include <unistd.h>
 
@@ -318,9 +323,9 @@ void bm_fdatasync(benchmark::State& st) {
 
 // One durable job-end charge: its own transaction (WAL, synchronous=FULL: the
 // WAL is fsynced before the call returns).
-void bm_job_end(benchmark::State& st) {
+void bm_job_end(benchmark::State& st, const std::vector<mfprio_job_t>* jobs_from) {
   auto& P = *g->plugin;
-  const auto& run = g->running.jobs;
+  const auto& run = *jobs_from;
   size_t i = 0;
   for (auto _ : st) {
     mfprio_job_t j = run[i];
@@ -337,14 +342,23 @@ void bm_job_end(benchmark::State& st) {
 // Durable job-end charges in batches of 100 (job_end_batch: one transaction
 // per batch), as a controller ending many jobs under one lock hold would.
 constexpr size_t kEndBatch = 100;
-void bm_job_end_batch(benchmark::State& st) {
+// `prepare` (PostgreSQL: put the plugin on that store) runs untimed before each batch.
+void bm_job_end_batch(benchmark::State& st, const std::vector<mfprio_job_t>* jobs_from, void (*prepare)()) {
   auto& P = *g->plugin;
-  const auto& run = g->running.jobs;
+  const auto& run = *jobs_from;
   std::vector<mfprio_job_t> jobs(kEndBatch);
   std::vector<int64_t> ends(kEndBatch, P.now);
   size_t i = 0;
   for (auto _ : st) {
     st.PauseTiming();
+    if (prepare) {
+      try {
+        prepare();
+      } catch (const std::exception& e) {
+        st.SkipWithError(e.what());
+        break;
+      }
+    }
     for (mfprio_job_t& j : jobs) {
       j = run[i];
       j.job_id = g->next_job_id++;
@@ -457,6 +471,184 @@ void register_million(Ctx& c) {
       ->Repetitions(c.opt.reps)->ReportAggregatesOnly(true)
       ->Unit(benchmark::kMillisecond)->Iterations(1)->UseManualTime();
 }
+
+// ---- PostgreSQL (MFPRIO_BENCH_PG) ---------------------------------------------
+// The store figures again on a PostgreSQL server (issue 21 item 8): the same
+// 10^5 tree, built in a database of its own (mfprio_bench_<pid>, made on the
+// server MFPRIO_BENCH_PG names and dropped at the end).  Registered after
+// every SQLite figure: the plugin keeps one runtime per process, so these
+// re-init it on the PostgreSQL store and the last one (cold recompute, via
+// cold_recompute_on) puts it back on the SQLite store.
+struct PgBench {
+  std::string base_uri;  // MFPRIO_BENCH_PG ("" = no PostgreSQL figures)
+  std::string db, uri;   // the bench's own database and its URI
+  double build_s = 0;
+  std::string settings;  // the server's fsync / synchronous_commit / full_page_writes
+  bool attached = false; // the plugin runs on the PostgreSQL store
+  std::vector<mfprio_job_t> running;  // the running jobs, resolved on it
+};
+PgBench g_pg;
+
+#ifdef MFPRIO_BENCH_HAVE_PG
+// `uri` with its database name replaced by `db` (authority and query kept).
+std::string pg_uri_with_db(const std::string& uri, const std::string& db) {
+  std::string::size_type p = uri.find("://");
+  if (p == std::string::npos) throw std::runtime_error("MFPRIO_BENCH_PG=" + uri + ": not a postgresql:// URI");
+  p += 3;
+  const std::string::size_type auth_end = uri.find_first_of("/?", p);
+  std::string query;
+  if (auth_end != std::string::npos) {
+    const std::string::size_type q = uri.find('?', auth_end);
+    if (q != std::string::npos) query = uri.substr(q);
+  }
+  return uri.substr(0, auth_end == std::string::npos ? uri.size() : auth_end) + "/" + db + query;
+}
+
+// One libpq connection of the bench's own (database setup, the lock figure).
+class PgConn {
+ public:
+  explicit PgConn(const std::string& uri) : c_(PQconnectdb(uri.c_str())) {
+    if (PQstatus(c_) != CONNECTION_OK) {
+      const std::string msg = PQerrorMessage(c_);
+      PQfinish(c_);
+      throw std::runtime_error("MFPRIO_BENCH_PG: cannot connect: " + msg);
+    }
+    PQclear(PQexec(c_, "SET client_min_messages = warning"));
+  }
+  ~PgConn() { PQfinish(c_); }
+  PgConn(const PgConn&) = delete;
+  PgConn& operator=(const PgConn&) = delete;
+  // Runs `sql`; the first value of its last result ("" if none).
+  std::string exec(const std::string& sql) {
+    PGresult* r = PQexec(c_, sql.c_str());
+    const ExecStatusType s = PQresultStatus(r);
+    std::string v = s == PGRES_TUPLES_OK && PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
+    PQclear(r);
+    if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK)
+      throw std::runtime_error("MFPRIO_BENCH_PG: " + sql + ": " + PQerrorMessage(c_));
+    return v;
+  }
+
+ private:
+  PGconn* c_;
+};
+
+void pg_drop_db() {
+  if (g_pg.db.empty()) return;
+  try {
+    PgConn(g_pg.base_uri).exec("DROP DATABASE IF EXISTS " + g_pg.db + " WITH (FORCE)");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mfprio-bench: %s (drop it by hand)\n", e.what());
+  }
+}
+
+// Puts the plugin on the PostgreSQL store (once): init, the running jobs
+// resolved there, one decay charging them (their ledger rows: steady state).
+void pg_attach() {
+  auto& P = *g->plugin;
+  if (g_pg.attached) return;
+  P.fini();
+  P.init(g_pg.uri);
+  g_pg.running = g->running.jobs;
+  for (auto& j : g_pg.running) P.check(P.ops.job_resolve(&j), "job_resolve (PostgreSQL)");
+  P.now += 300;
+  P.check(P.ops.decay(P.now, g_pg.running.data(), g_pg.running.size()), "decay (PostgreSQL)");
+  g_pg.attached = true;
+}
+
+// The PostgreSQL twins of decay_idle / full cycle's decay / job_end(_batch).
+void bm_pg_decay(benchmark::State& st, bool with_running) {
+  auto& P = *g->plugin;
+  try {
+    for (auto _ : st) {
+      if (!g_pg.attached) {
+        st.PauseTiming();
+        pg_attach();
+        st.ResumeTiming();
+      }
+      P.now += 300;
+      P.check(with_running ? P.ops.decay(P.now, g_pg.running.data(), g_pg.running.size())
+                           : P.ops.decay(P.now, nullptr, 0), "decay");
+    }
+  } catch (const std::exception& e) {
+    fail_state(st, e);
+  }
+}
+
+void bm_pg_job_end_batch(benchmark::State& st) { bm_job_end_batch(st, &g_pg.running, pg_attach); }
+
+// The leadership check of every write transaction (sql_pg.cpp: the
+// transaction's pg_advisory_xact_lock after BEGIN, the change counter
+// bumped before COMMIT), on a connection of its own to the bench's
+// database, uncontended: the two statements timed inside an open
+// transaction, which is rolled back untimed.  Counter lock_us: the lock
+// statement alone.
+void bm_pg_leader_check(benchmark::State& st) {
+  try {
+    PgConn pc(g_pg.uri);
+    pc.exec(std::string("SET search_path = mfprio_") + mfprio::acct::kDefaultCluster);
+    double lock_s = 0;
+    for (auto _ : st) {
+      st.PauseTiming();
+      pc.exec("BEGIN");
+      st.ResumeTiming();
+      const auto t0 = Clock::now();
+      pc.exec("SELECT pg_advisory_xact_lock(7236828750624404339)");
+      lock_s += secs(t0, Clock::now());
+      benchmark::DoNotOptimize(pc.exec("UPDATE store_meta SET changes = changes + 1 WHERE id = 1 RETURNING changes"));
+      st.PauseTiming();
+      pc.exec("ROLLBACK");
+      st.ResumeTiming();
+    }
+    st.counters["lock_us"] = lock_s * 1e6 / static_cast<double>(std::max<int64_t>(1, st.iterations()));
+  } catch (const std::exception& e) {
+    fail_state(st, e);
+  }
+}
+
+void bm_pg_cold_recompute(benchmark::State& st) {
+  g_pg.attached = false;  // cold_recompute_on ends on the SQLite store
+  cold_recompute_on(st, g_pg.uri, false);
+}
+
+// The bench's database with the plugin's 10^5 tree, and the figures.
+void register_pg(Ctx& c) {
+  const char* env = std::getenv("MFPRIO_BENCH_PG");
+  if (!env || !*env) return;
+  g_pg.base_uri = env;
+  std::fprintf(stderr, "mfprio-bench: building the %zu-association store on PostgreSQL ...\n", c.hier->assocs.size());
+  {
+    PgConn admin(g_pg.base_uri);
+    g_pg.settings = "fsync=" + admin.exec("SHOW fsync") + ", synchronous_commit=" +
+                    admin.exec("SHOW synchronous_commit") + ", full_page_writes=" + admin.exec("SHOW full_page_writes");
+    g_pg.db = "mfprio_bench_" + std::to_string(getpid());
+    admin.exec("DROP DATABASE IF EXISTS " + g_pg.db + " WITH (FORCE)");
+    admin.exec("CREATE DATABASE " + g_pg.db);
+  }
+  g_pg.uri = pg_uri_with_db(g_pg.base_uri, g_pg.db);
+  const auto t0 = Clock::now();
+  mfprio::acct::Store::open(g_pg.uri)->apply_admin(mb::to_admin_changes(*c.hier));
+  g_pg.build_s = secs(t0, Clock::now());
+  const int reps = c.opt.reps;
+  benchmark::RegisterBenchmark("pg/decay_idle", bm_pg_decay, false)
+      ->Repetitions(reps)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond)->Iterations(1);
+  benchmark::RegisterBenchmark("pg/decay_running", bm_pg_decay, true)
+      ->Repetitions(reps)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond)->Iterations(1);
+  benchmark::RegisterBenchmark("pg/job_end_batch", bm_pg_job_end_batch)
+      ->Repetitions(reps)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond)
+      ->Iterations(static_cast<int64_t>(std::max<size_t>(5, c.opt.job_ends / kEndBatch)));
+  benchmark::RegisterBenchmark("pg/leader_check", bm_pg_leader_check)
+      ->Repetitions(reps)->ReportAggregatesOnly(true)->Unit(benchmark::kMicrosecond)->Iterations(200);
+  benchmark::RegisterBenchmark("pg/cold_recompute", bm_pg_cold_recompute)
+      ->Repetitions(reps)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond)->Iterations(1)->UseManualTime();
+}
+#else
+void pg_drop_db() {}
+void register_pg(Ctx&) {
+  const char* env = std::getenv("MFPRIO_BENCH_PG");
+  if (env && *env) throw std::runtime_error("MFPRIO_BENCH_PG is set but this build has no PostgreSQL (libpq not found)");
+}
+#endif
 
 // ---- setup -----------------------------------------------------------------
 void setup(Ctx& c) {
@@ -598,15 +790,16 @@ void register_all(Ctx& c) {
       ->Unit(benchmark::kMillisecond)->Iterations(1)->UseManualTime();
   agg(benchmark::RegisterBenchmark("store/fdatasync", bm_fdatasync))
       ->Unit(benchmark::kMicrosecond)->Iterations(c.opt.quick ? 50 : 200);
-  agg(benchmark::RegisterBenchmark("plugin/job_end", bm_job_end))
+  agg(benchmark::RegisterBenchmark("plugin/job_end", bm_job_end, &c.running.jobs))
       ->Unit(benchmark::kMicrosecond)->Iterations(static_cast<int64_t>(c.opt.job_ends));
-  agg(benchmark::RegisterBenchmark("plugin/job_end_batch", bm_job_end_batch))
+  agg(benchmark::RegisterBenchmark("plugin/job_end_batch", bm_job_end_batch, &c.running.jobs, nullptr))
       ->Unit(benchmark::kMicrosecond)->Iterations(static_cast<int64_t>(std::max<size_t>(5, c.opt.job_ends / kEndBatch)));
   agg(benchmark::RegisterBenchmark("plugin/cold_recompute", bm_cold_recompute))
       ->Unit(benchmark::kMillisecond)->Iterations(1)->UseManualTime();
   agg(benchmark::RegisterBenchmark("plugin/cold_recompute_no_cache", bm_cold_recompute_no_cache))
       ->Unit(benchmark::kMillisecond)->Iterations(1)->UseManualTime();
   register_million(c);
+  register_pg(c);
 }
 
 // ---- Performance II: families, processes, the fsync floor ----------------------
@@ -820,6 +1013,33 @@ void million_rows(const Ctx& c, std::vector<Row>* rows) {
   rows->push_back({"  10^6 store built in", fmt("%.1f s", g_million.build_s), "", "", ""});
 }
 
+// PostgreSQL beside SQLite (register_pg); one line when MFPRIO_BENCH_PG is unset.
+void pg_rows(const Ctx& c, const AddRow& add) {
+  if (g_pg.base_uri.empty()) {
+    add("PostgreSQL figures: not measured (MFPRIO_BENCH_PG, a libpq URI, is not set)", "", "", "", "");
+    return;
+  }
+  add("PostgreSQL (" + g_pg.settings + "), " + std::to_string(c.hier->assocs.size()) + " assocs" +
+          fmt(", store built in %.1f s", g_pg.build_s),
+      "", "", "", "");
+  const double cold = med("pg/cold_recompute") / 1e6, sq = med("plugin/cold_recompute") / 1e6;
+  add("  PG cold recompute: init + decay", fmt("%.1f ms", cold), fmt("%.1f", cpu("pg/cold_recompute") / 1e6), "", "");
+  add("    of which init (open, load, build, fair share)", fmt("%.1f ms", counter("pg/cold_recompute", "init_ms")), "",
+      "", "");
+  add("  PG cold recompute / SQLite's", fmt("%.2fx", cold / sq), "", "<= 2x", verdict(cold / sq, 2));
+  add("  PG decay with " + std::to_string(c.running.jobs.size()) + " running jobs",
+      fmt("%.1f ms", med("pg/decay_running") / 1e6), fmt("%.1f", cpu("pg/decay_running") / 1e6), "", "");
+  add("  PG decay with no running job", fmt("%.1f ms", med("pg/decay_idle") / 1e6),
+      fmt("%.1f", cpu("pg/decay_idle") / 1e6), "", "");
+  const double jb = 1e9 * kEndBatch / med("pg/job_end_batch");
+  add("  PG job_end_batch: durable charges/s (100 a txn)", fmt("%.0f /s", jb),
+      fmt("%.0f", 1e9 * kEndBatch / cpu("pg/job_end_batch")), ">= 50000 /s", verdict(-jb, -50000, false));
+  add("  PG leadership check per write txn (xact lock + change counter)",
+      fmt("%.1f us", med("pg/leader_check") / 1e3), fmt("%.1f", cpu("pg/leader_check") / 1e3), "", "");
+  add("    of which the pg_advisory_xact_lock statement", fmt("%.1f us", counter("pg/leader_check", "lock_us")), "",
+      "", "");
+}
+
 void print_rows(const Ctx& c, const std::vector<Row>& rows);
 
 void print_table(const Ctx& c) {
@@ -903,6 +1123,7 @@ void print_table(const Ctx& c) {
 
   process_rows(c, add);
   cold_rows(c, add);
+  pg_rows(c, add);
 
   const double load = med("store/load") / 1e6;
   add("Store::load of " + n_assoc + " assocs", fmt("%.1f ms", load), fmt("%.1f", cpu("store/load") / 1e6), "< 200 ms",
@@ -1042,6 +1263,7 @@ int main(int argc, char** argv) {
     status = 1;
   }
   c.plugin.reset();
+  pg_drop_db();
   if (!c.dir.empty() && !o.keep) std::filesystem::remove_all(c.dir);
   if (o.keep) std::fprintf(stderr, "mfprio-bench: kept %s\n", c.dir.c_str());
   benchmark::Shutdown();

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # pg_server.sh - a private PostgreSQL server for the tests (issue 21).
 #
-#   pg_server.sh start DIR   make a cluster in DIR (initdb; DIR must not exist
+#   pg_server.sh start [--durable] DIR
+#                            make a cluster in DIR (initdb; DIR must not exist
 #                            or be empty), start it, print its URI on stdout:
 #                            postgresql:///mfprio_test?host=DIR/sock&user=mfprio_test
-#                            (the MFPRIO_TEST_PG of the tests)
+#                            (the MFPRIO_TEST_PG of the tests; with --durable,
+#                            the MFPRIO_BENCH_PG of ./dev bench)
 #   pg_server.sh stop DIR    stop it (fast shutdown) and remove DIR
 #   pg_server.sh uri DIR     print the URI of a running server again
 #
@@ -14,7 +16,9 @@
 # For test speed it runs with fsync=off, synchronous_commit=off and
 # full_page_writes=off: a crash of the machine loses the test cluster, which
 # nobody keeps (a test that kills a client or a backend still sees the
-# server's normal transactional behaviour).
+# server's normal transactional behaviour).  --durable (the benchmarks) keeps
+# PostgreSQL's defaults instead: fsync=on, synchronous_commit=on,
+# full_page_writes=on (every COMMIT waits for its WAL flush), as a site runs it.
 #
 # initdb refuses root: run as root, the cluster belongs to the user
 # MFPRIO_PG_USER (default: nobody) and every server command runs as that user
@@ -55,7 +59,8 @@ uri_of() {
 }
 
 start() {
-  local dir=$1 bin
+  local dir=$1 durable=$2 bin sync=off
+  [ "$durable" = 1 ] && sync=on
   bin=$(bindir)
   [ -x "$bin/pg_ctl" ] || die "no pg_ctl in $bin"
   if [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
@@ -81,9 +86,9 @@ start() {
 listen_addresses = ''
 unix_socket_directories = '$dir/sock'
 unix_socket_permissions = 0700
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+fsync = $sync
+synchronous_commit = $sync
+full_page_writes = $sync
 max_connections = 200
 shared_buffers = 64MB
 log_min_messages = warning
@@ -110,8 +115,13 @@ stop() {
 }
 
 case "${1:-}" in
-  start) [ $# = 2 ] || die "usage: pg_server.sh start DIR"; start "$2" ;;
+  start)
+    if [ "${2:-}" = --durable ]; then
+      [ $# = 3 ] || die "usage: pg_server.sh start [--durable] DIR"; start "$3" 1
+    else
+      [ $# = 2 ] || die "usage: pg_server.sh start [--durable] DIR"; start "$2" 0
+    fi ;;
   stop) [ $# = 2 ] || die "usage: pg_server.sh stop DIR"; stop "$2" ;;
   uri) [ $# = 2 ] || die "usage: pg_server.sh uri DIR"; [ -d "$2/data" ] || die "no cluster in $2"; uri_of "$2" ;;
-  *) die "usage: pg_server.sh start DIR | stop DIR | uri DIR" ;;
+  *) die "usage: pg_server.sh start [--durable] DIR | stop DIR | uri DIR" ;;
 esac
