@@ -93,16 +93,23 @@ void warn_names(const std::string& label, const char* noun, const std::string& w
                names.size() == 1 ? "" : "s", why.c_str(), list.c_str(), names.size() > 10 ? ", ..." : "");
 }
 
+// The partitions the (mapped) trace's jobs name, sorted (world.partitions
+// is), the default ("") left out.
+std::vector<std::string> used_partitions_of(const SimWorld& world) {
+  std::vector<uint8_t> used_at(world.partitions.size(), 0);
+  for (const SimJob& j : world.jobs) used_at[j.partition] = 1;
+  std::vector<std::string> used;
+  for (size_t i = 0; i < used_at.size(); ++i)
+    if (used_at[i] && !world.partitions[i].empty()) used.push_back(world.partitions[i]);
+  return used;
+}
+
 // The partitions (classes, queues) the site names that no job of the
 // (mapped) trace uses, per conf and for the accounts document; and per conf
 // that (with the document) names any, the partitions jobs name that neither
 // defines: a policy keyed on them sees nothing of theirs, or refuses the job.
 void warn_partitions(const SimWorld& world, const SitePartitions& site, const std::string& accounts_label) {
-  std::vector<uint8_t> used_at(world.partitions.size(), 0);
-  for (const SimJob& j : world.jobs) used_at[j.partition] = 1;
-  std::vector<std::string> used;  // sorted
-  for (size_t i = 0; i < used_at.size(); ++i)
-    if (used_at[i] && !world.partitions[i].empty()) used.push_back(world.partitions[i]);
+  const std::vector<std::string> used = used_partitions_of(world);
   std::set<std::string> in_document;
   for (const SiteSource& s : site.sources) {
     if (!s.from_conf) in_document.insert(s.names.begin(), s.names.end());
@@ -161,13 +168,7 @@ void warn_unused_accounts(const SimWorld& world, const std::string& label) {
 // that no job of the (mapped) trace uses, per kind the trace has: the
 // partitions, accounts and users.  Other kinds are not checked.
 void warn_conf_names(const SimWorld& world, const PolicyResult& res) {
-  std::vector<std::string> used_partitions;  // sorted: world.partitions is
-  {
-    std::vector<uint8_t> used_at(world.partitions.size(), 0);
-    for (const SimJob& j : world.jobs) used_at[j.partition] = 1;
-    for (size_t i = 0; i < used_at.size(); ++i)
-      if (used_at[i]) used_partitions.push_back(world.partitions[i]);
-  }
+  const std::vector<std::string> used_partitions = used_partitions_of(world);
   const std::pair<const char*, const std::vector<std::string>*> kinds[] = {
       {"partitions", &used_partitions}, {"accounts", &world.accounts}, {"users", &world.users}};
   for (const auto& kind : kinds) {
