@@ -237,47 +237,59 @@ def wait_running(cell, ids):
     sys.exit("capture: jobs %s did not start" % ids)
 
 
-def submit(cell, inp, jobs_in):
-    """qsub each job; returns the records with Grid Engine's job ids."""
-    out = []
+def submit_one(cell, spec, n):
+    """qsub one job as its user; (job id, spec, deadline)."""
+    if spec.get("wait"):
+        time.sleep(spec["wait"])
+    args = ["qsub", "-w", "n", "-b", "y", "-wd", "/tmp", "-o", "/dev/null", "-e", "/dev/null", "-N", spec.get("name", "j%d" % (n + 1))]
+    if spec.get("project"):
+        args += ["-P", spec["project"]]
+    if spec.get("posix_priority", 0) < 0:
+        args += ["-p", str(spec["posix_priority"])]
+    if spec.get("job_share"):
+        args += ["-js", str(spec["job_share"])]
+    if spec.get("pe"):
+        args += ["-pe"] + spec["pe"].split(None, 1)
+    for k, v in spec.get("requests", {}).items():
+        args += ["-l", "%s=%s" % (k, v)]
+    deadline = None
+    if "deadline_in" in spec:
+        deadline = int(time.time()) + spec["deadline_in"]
+        args += ["-dl", time.strftime("%Y%m%d%H%M.%S", time.gmtime(deadline))]
+    args += ["/bin/sleep", "1000"]
+    text = run(args, cell.env, user=spec["user"], check=False)  # exits 1 on the no-queue warning
+    if "Your job " not in text:
+        sys.exit("capture: %s: not submitted: %s" % (" ".join(args), text))
+    job_id = int(text.split("Your job ")[1].split()[0])
+    if spec.get("posix_priority", 0) > 0:  # a positive priority: an operator's qalter
+        run(["qalter", "-p", str(spec["posix_priority"]), str(job_id)], cell.env)
+    if spec.get("override_tickets"):
+        run(["qalter", "-ot", str(spec["override_tickets"]), str(job_id)], cell.env)
+    return job_id, spec, deadline
+
+
+def submit(cell, inp, jobs_in, workers=1):
+    """qsub each job; returns the records with Grid Engine's job ids.  workers > 1: the
+    pending jobs are submitted by that many qsub processes at a time (job ids then follow
+    the order the qmaster took them in, each record keeping its own)."""
     running = [s for s in jobs_in if s.get("running")]
+    if jobs_in[:len(running)] != running:
+        sys.exit("capture: running jobs come first in jobs.in")
+    out = []
     if running:
-        if jobs_in[:len(running)] != running:
-            sys.exit("capture: running jobs come first in jobs.in")
         slots = sum(int(s["pe"].split()[1]) if s.get("pe") else 1 for s in running)
         pe_dir = os.path.join(inp, "pe")
         cell.start_execd(slots, sorted(os.listdir(pe_dir)) if os.path.isdir(pe_dir) else [])
-    for n, spec in enumerate(jobs_in):
-        if running and n == len(running):  # the running ones start; the queue takes no more
-            wait_running(cell, [job_id for job_id, _, _ in out])
-            run(["qmod", "-d", "all.q"], cell.env)
-        if spec.get("wait"):
-            time.sleep(spec["wait"])
-        args = ["qsub", "-w", "n", "-b", "y", "-wd", "/tmp", "-o", "/dev/null", "-e", "/dev/null", "-N", spec.get("name", "j%d" % (n + 1))]
-        if spec.get("project"):
-            args += ["-P", spec["project"]]
-        if spec.get("posix_priority", 0) < 0:
-            args += ["-p", str(spec["posix_priority"])]
-        if spec.get("job_share"):
-            args += ["-js", str(spec["job_share"])]
-        if spec.get("pe"):
-            args += ["-pe"] + spec["pe"].split(None, 1)
-        for k, v in spec.get("requests", {}).items():
-            args += ["-l", "%s=%s" % (k, v)]
-        deadline = None
-        if "deadline_in" in spec:
-            deadline = int(time.time()) + spec["deadline_in"]
-            args += ["-dl", time.strftime("%Y%m%d%H%M.%S", time.gmtime(deadline))]
-        args += ["/bin/sleep", "1000"]
-        text = run(args, cell.env, user=spec["user"], check=False)  # exits 1 on the no-queue warning
-        if "Your job " not in text:
-            sys.exit("capture: %s: not submitted: %s" % (" ".join(args), text))
-        job_id = int(text.split("Your job ")[1].split()[0])
-        if spec.get("posix_priority", 0) > 0:  # a positive priority: an operator's qalter
-            run(["qalter", "-p", str(spec["posix_priority"]), str(job_id)], cell.env)
-        if spec.get("override_tickets"):
-            run(["qalter", "-ot", str(spec["override_tickets"]), str(job_id)], cell.env)
-        out.append((job_id, spec, deadline))
+        out = [submit_one(cell, spec, n) for n, spec in enumerate(running)]
+        wait_running(cell, [job_id for job_id, _, _ in out])  # they start; the queue takes no more
+        run(["qmod", "-d", "all.q"], cell.env)
+    rest = list(enumerate(jobs_in[len(running):], len(running)))
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(workers) as pool:
+            out += list(pool.map(lambda nspec: submit_one(cell, nspec[1], nspec[0]), rest))
+    else:
+        out += [submit_one(cell, spec, n) for n, spec in rest]
     return out
 
 
@@ -344,14 +356,14 @@ def job_records(cell, submitted, xml_text):
     return records
 
 
-def schedule(cell):
+def schedule(cell, timeout=30):
     """One scheduler run (qconf -tsm); its start time (epoch seconds)."""
     log = os.path.join(cell.common, "schedd_runlog")
     if os.path.exists(log):
         os.remove(log)
     time.sleep(1)
     cell.qconf("-tsm")
-    for _ in range(300):
+    for _ in range(int(timeout * 10)):
         if os.path.exists(log) and "STOP-SCHEDULER-RUN" in open(log).read():
             break
         time.sleep(0.1)
@@ -365,39 +377,192 @@ def schedule(cell):
     return now, text
 
 
-def capture(name, out_root=HERE):
+def write_objects(cell, inp, out):
+    """The qconf outputs the replay reads (sched_conf complexes sstree users projects usersets pe)."""
+    write(os.path.join(out, "sched_conf"), cell.qconf("-ssconf"))
+    write(os.path.join(out, "complexes"), cell.qconf("-sc"))
+    if os.path.exists(os.path.join(inp, "sstree")):
+        write(os.path.join(out, "sstree"), cell.qconf("-sstree"))
+    for kind, lflag, sflag in (("users", "-suserl", "-suser"), ("projects", "-sprjl", "-sprj"),
+                               ("usersets", "-sul", "-su"), ("pe", "-spl", "-sp")):
+        p = subprocess.run(["qconf", lflag], env=cell.env, capture_output=True, text=True)
+        names = p.stdout.split() if p.returncode == 0 else []
+        write(os.path.join(out, kind), "".join(cell.qconf(sflag, n) for n in names))
+
+
+def capture(name, out_root=HERE, profile=None):
+    """One scenario NAME (in/jobs.in, or in/profile: a generated queue, PROF lines kept), or,
+    with `profile` given, the generated queue of that size into OUT/profile/N/ (compact)."""
     inp = os.path.join(HERE, name, "in")
-    out = os.path.join(out_root, name, "out")
+    full = profile is None
+    if full and os.path.exists(os.path.join(inp, "profile")):
+        profile = dict((k, int(v)) for k, v in read_kv_lines(os.path.join(inp, "profile")))
+    if full:
+        out = os.path.join(out_root, name, "out")
+    else:
+        out = os.path.join(out_root, "profile", str(profile["pending"]))
     os.makedirs(out, exist_ok=True)
     cell = Cell()
     try:
         tmp = cell.dir
         setup(cell, inp, tmp)
-        jobs_in = [json.loads(l) for l in open(os.path.join(inp, "jobs.in")) if l.strip()]
-        submitted = submit(cell, inp, jobs_in)
-        now, runlog = schedule(cell)
+        if profile:
+            jobs_in = generated_jobs(profile["pending"], profile.get("running", 0))
+            mark = messages_size(cell)
+            t0 = time.time()
+            submitted = submit(cell, inp, jobs_in, workers=profile.get("workers", 4))
+            took = time.time() - t0
+            runs = wait_profiled_runs(cell, mark, profile["pending"], profile.get("runs", 3))
+            quiet_scheduler(cell, tmp)
+        else:
+            jobs_in = [json.loads(l) for l in open(os.path.join(inp, "jobs.in")) if l.strip()]
+            submitted = submit(cell, inp, jobs_in)
+        before = len(scheduler_runs(cell, 0)) if profile else 0
+        now, runlog = schedule(cell, timeout=30 + len(jobs_in) / 100)
         q = lambda *a: run(["qstat", "-u", "*"] + list(a), cell.env)
         xml_text = q("-pri", "-urg", "-ext", "-xml")
-        write(os.path.join(out, "qstat.xml"), xml_text)
-        write(os.path.join(out, "qstat-pri.txt"), q("-pri"))
-        write(os.path.join(out, "qstat-urg.txt"), q("-urg"))
-        write(os.path.join(out, "qstat-ext.txt"), q("-ext"))
+        if profile and len(scheduler_runs(cell, 0)) != before + 1:
+            sys.exit("capture: a scheduler run other than the triggered one priced the queue")
+        if full:
+            write(os.path.join(out, "qstat.xml"), xml_text)
+            write(os.path.join(out, "qstat-pri.txt"), q("-pri"))
+            write(os.path.join(out, "qstat-urg.txt"), q("-urg"))
+            write(os.path.join(out, "qstat-ext.txt"), q("-ext"))
+            write(os.path.join(out, "runlog"), runlog)
+        else:
+            write_gz(os.path.join(out, "prices.tsv.gz"), prices_tsv(xml_text))
         write(os.path.join(out, "now"), "%d\n" % now)
-        write(os.path.join(out, "runlog"), runlog)
-        write(os.path.join(out, "sched_conf"), cell.qconf("-ssconf"))
-        write(os.path.join(out, "complexes"), cell.qconf("-sc"))
-        if os.path.exists(os.path.join(inp, "sstree")):
-            write(os.path.join(out, "sstree"), cell.qconf("-sstree"))
-        for kind, lflag, sflag in (("users", "-suserl", "-suser"), ("projects", "-sprjl", "-sprj"),
-                                   ("usersets", "-sul", "-su"), ("pe", "-spl", "-sp")):
-            p = subprocess.run(["qconf", lflag], env=cell.env, capture_output=True, text=True)
-            names = p.stdout.split() if p.returncode == 0 else []
-            write(os.path.join(out, kind), "".join(cell.qconf(sflag, n) for n in names))
+        write_objects(cell, inp, out)
         records = job_records(cell, submitted, xml_text)
-        write(os.path.join(out, "jobs.jsonl"), "".join(json.dumps(r) + "\n" for r in records))
+        text = "".join(json.dumps(r) + "\n" for r in records)
+        if full:
+            write(os.path.join(out, "jobs.jsonl"), text)
+        else:
+            write_gz(os.path.join(out, "jobs.jsonl.gz"), text)
+        if profile:
+            pending = len(jobs_in) - profile.get("running", 0)
+            write(os.path.join(out, "prof.log"), "".join(l + "\n" for l in prof_lines(cell, mark)))
+            write(os.path.join(out, "capture.txt"),
+                  "pending %d\nrunning %d\nworkers %d\nsubmit_seconds %.1f\nqsub_per_second %.1f\n"
+                  "profiled_runs %s\n" % (pending, profile.get("running", 0), profile.get("workers", 4), took,
+                                          pending / took if took else 0, ",".join(str(r) for r in runs)))
     finally:
         cell.stop()
-    print("captured %s: %d jobs, now %d" % (name, len(records), now))
+    print("captured %s: %d jobs, now %d" % (out, len(records), now))
+
+
+# ---- profile: the real scheduler's own run times (params PROFILE=1) --------------------
+
+# The per-job values qstat -pri -urg -ext -xml gives, kept for a large queue (prices.tsv.gz).
+PRICE_TAGS = ["JB_job_number", "state", "JAT_prio", "JB_nurg", "JB_nppri", "JAT_ntix", "JB_rrcontr",
+              "JB_wtcontr", "JB_dlcontr", "JB_priority", "tickets", "otickets", "ftickets", "stickets", "JAT_share"]
+
+
+def generated_jobs(pending, running):
+    """The profiled queue: `running` running jobs, then `pending` pending ones mixing every
+    ticket policy of the in/ objects (share tree through users and a project node, functional
+    and override tickets of users, projects and a department, job shares), negative POSIX
+    priorities and 4-slot PE jobs, over the eight users."""
+    jobs = []
+    for i in range(running):
+        s = {"user": USERS[i % len(USERS)], "name": "r%d" % i, "running": True}
+        if i % 3 == 1:
+            s["project"] = "projX"
+        jobs.append(s)
+    for i in range(pending):
+        s = {"user": USERS[i % len(USERS)], "name": "p%d" % i}
+        if i % 5 < 2:
+            s["project"] = ("projX", "projY")[i % 5]
+        if i % 4 == 2:
+            s["posix_priority"] = -(1 + (i * 37) % 1023)
+        if i % 7 == 3:
+            s["job_share"] = 10 * (1 + i % 5)
+        if i % 50 == 5:
+            s["pe"] = "mpi 4"
+        if i % 97 == 11:
+            s["override_tickets"] = 100 * (1 + i % 3)
+        jobs.append(s)
+    return jobs
+
+
+def messages_size(cell):
+    path = os.path.join(cell.spool, "messages")
+    return os.path.getsize(path) if os.path.exists(path) else 0
+
+
+def prof_lines(cell, start):
+    """The scheduler's PROF lines in the qmaster's messages file from byte `start` on."""
+    path = os.path.join(cell.spool, "messages")
+    if not os.path.exists(path):
+        return []
+    with open(path, errors="replace") as f:
+        f.seek(start)
+        return [l.rstrip("\n") for l in f if "PROF:" in l]
+
+
+def scheduler_runs(cell, start):
+    """The PROF lines from byte `start` cut into runs (each ends with 'schedd run took')."""
+    runs, cur = [], []
+    for line in prof_lines(cell, start):
+        cur.append(line)
+        if "PROF: schedd run took" in line:
+            runs.append(cur)
+            cur = []
+    return runs
+
+
+def run_pending(run_lines):
+    """J(qw) of a run's 'scheduled in' line (None when the run has none)."""
+    for line in run_lines:
+        if "PROF: scheduled in" in line:
+            return int(line.split(" J(qw)")[0].rsplit(None, 1)[1])
+    return None
+
+
+def wait_profiled_runs(cell, start, pending, count):
+    """Waits for `count` scheduler runs (schedule_interval) that saw every pending job;
+    their indices among the runs from `start` on."""
+    deadline = time.time() + 120 + count * (25 + pending / 200)
+    while time.time() < deadline:
+        runs = scheduler_runs(cell, start)
+        full = [i for i, r in enumerate(runs) if run_pending(r) is not None and run_pending(r) >= pending]
+        if len(full) >= count:
+            return full[:count]
+        time.sleep(1)
+    sys.exit("capture: no %d scheduler runs over %d pending jobs (PROF lines: %s/messages)" %
+             (count, pending, cell.spool))
+
+
+def quiet_scheduler(cell, tmp):
+    """schedule_interval back to 10 minutes, after the run already timed has passed: the
+    triggered run (qconf -tsm) is then the only one pricing the queue."""
+    text = cell.qconf("-ssconf")
+    write(os.path.join(tmp, "sconf-quiet"), "".join(
+        ("schedule_interval                 0:10:0\n" if l.startswith("schedule_interval") else l + "\n")
+        for l in text.splitlines()))
+    n = len(scheduler_runs(cell, 0))
+    cell.qconf("-Msconf", stdin_file=os.path.join(tmp, "sconf-quiet"))
+    for _ in range(600):  # the run the old interval still had planned
+        if len(scheduler_runs(cell, 0)) > n:
+            break
+        time.sleep(0.1)
+    time.sleep(2)
+
+
+def prices_tsv(xml_text):
+    import xml.etree.ElementTree as ET
+    rows = ["\t".join(PRICE_TAGS)]
+    for j in ET.fromstring(xml_text).iter("job_list"):
+        vals = {c.tag: (c.text or "") for c in j}
+        vals["state"] = j.get("state")
+        rows.append("\t".join(vals.get(t, "") for t in PRICE_TAGS))
+    return "\n".join(rows) + "\n"
+
+
+def write_gz(path, text):
+    import gzip
+    with gzip.GzipFile(path, "wb", mtime=0) as f:
+        f.write(text.encode())
 
 
 def main():
@@ -413,6 +578,20 @@ def main():
             sys.exit("capture: --out needs a directory")
         out_root = os.path.abspath(args[1])
         args = args[2:]
+    if args[:1] == ["profile"]:
+        opts = {"pending": None, "running": 0, "runs": 3, "workers": 4}
+        rest = args[1:]
+        while rest:
+            key = rest[0][2:] if rest[0].startswith("--") else None
+            if key not in opts or len(rest) < 2 or not rest[1].isdigit():
+                sys.exit("capture: profile: %s: expected --pending N [--running M] [--runs K] [--workers W]"
+                         % rest[0])
+            opts[key] = int(rest[1])
+            rest = rest[2:]
+        if not opts["pending"] or not opts["runs"] or not opts["workers"]:
+            sys.exit("capture: profile: --pending, --runs and --workers must be positive")
+        capture("profiled", out_root, profile=opts)
+        return
     known = sorted(d for d in os.listdir(HERE) if os.path.isdir(os.path.join(HERE, d, "in")))
     for name in args:
         if name not in known:
