@@ -4,7 +4,7 @@
     bench/ge_vs_sge.py BUILD_DIR [--reps N] [CAPTURE_DIR ...]
 
 CAPTURE_DIR: a queue captured by `tests/data/ge/capture.py profile --pending N` (default: every
-tests/data/ge/profile/*/).  Only the captured files are read (no daemon runs here): the qconf
+tests/data/ge/profile/*/), or a profiled scenario's out/ (tests/data/ge/profiled/out: qstat.xml).  Only the captured files are read (no daemon runs here): the qconf
 outputs, the job records (jobs.jsonl.gz), the scheduler run's time (now), the priorities qstat
 gave (prices.tsv.gz) and the scheduler's own PROF lines (prof.log, params PROFILE=1).
 
@@ -104,6 +104,10 @@ def profiled_runs(cap):
 
 
 def qstat_prices(cap):
+    """Per job, qstat's numbers: prices.tsv(.gz), else a scenario's qstat.xml."""
+    if not os.path.exists(os.path.join(cap, "prices.tsv.gz")) and os.path.exists(os.path.join(cap, "qstat.xml")):
+        import xml.etree.ElementTree as ET
+        return [{c.tag: (c.text or "") for c in j} for j in ET.parse(os.path.join(cap, "qstat.xml")).iter("job_list")]
     rows = read_text(os.path.join(cap, "prices.tsv")).splitlines()
     head = rows[0].split("\t")
     return [dict(zip(head, r.split("\t"))) for r in rows[1:] if r]
@@ -207,13 +211,18 @@ def main():
     args = sys.argv[1:]
     if not args or args[0].startswith("-"):
         fail("usage: ge_vs_sge.py BUILD_DIR [--reps N] [CAPTURE_DIR ...]")
-    build, args = os.path.abspath(args[0]), args[1:]
-    reps = 7
-    if args[:1] == ["--reps"]:
-        if len(args) < 2 or not args[1].isdigit() or not 1 <= int(args[1]) <= 1000:
-            fail("--reps needs a number from 1 to 1000")
-        reps, args = int(args[1]), args[2:]
-    caps = [os.path.abspath(a) for a in args]
+    build, reps, caps = os.path.abspath(args[0]), 7, []
+    args = args[1:]
+    while args:
+        if args[0] == "--reps":
+            if len(args) < 2 or not args[1].isdigit() or not 1 <= int(args[1]) <= 1000:
+                fail("--reps needs a number from 1 to 1000")
+            reps, args = int(args[1]), args[2:]
+        elif args[0].startswith("-"):
+            fail("%s: unknown option (usage: ge_vs_sge.py BUILD_DIR [--reps N] [CAPTURE_DIR ...])" % args[0])
+        else:
+            caps.append(os.path.abspath(args[0]))
+            args = args[1:]
     if not caps:
         caps = sorted((os.path.join(DATA, d) for d in os.listdir(DATA) if os.path.isdir(os.path.join(DATA, d))),
                       key=lambda p: int(os.path.basename(p)) if os.path.basename(p).isdigit() else 0)

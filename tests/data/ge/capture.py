@@ -40,8 +40,27 @@ missing), triggers one scheduler run (qconf -tsm) and writes into NAME/out/:
     now             the scheduler run's time (epoch seconds, from schedd_runlog)
     runlog          schedd_runlog of that run
 
-tests/ge/test_ge_capture.cpp rebuilds every scenario from out/ alone and compares every
-number and the three tables with mfprio-host's.
+tests/families/gridengine/test_ge_capture.py rebuilds every scenario from out/ alone and
+compares every number and the three tables with mfprio-host's.
+
+A scenario whose in/ holds a `profile` file ("pending N", "running M", "runs K" lines) instead of
+jobs.in gets a generated queue (generated_jobs: every ticket policy of in/'s objects, negative
+POSIX priorities, PE jobs, over users gea..geh), submitted by 4 qsub processes at a time; its
+sconf should say `params PROFILE=1` and a short schedule_interval.  It waits for K interval runs
+that saw every pending job, then prices the queue with one triggered run as above, and also
+writes into out/:
+
+    prof.log        the scheduler's PROF lines from the qmaster's messages file (every run
+                    from the first submission on)
+    capture.txt     pending, running, the qsub processes, the submission time and rate, and
+                    which runs of prof.log saw the whole queue (profiled_runs, from 0)
+
+    sudo tests/data/ge/capture.py profile --pending N [--running M] [--runs K] [--workers W]
+
+does the same for a queue of any size with in/ of `profiled`, into profile/N/ here (or
+DIR/profile/N/ with --out DIR), compactly: the qconf outputs, now, prof.log, capture.txt,
+jobs.jsonl.gz and, instead of the qstat outputs, prices.tsv.gz (per job, in qstat's order, the
+numbers qstat -pri -urg -ext -xml gives).  bench/ge_vs_sge.py reads it.
 """
 import calendar
 import json
