@@ -24,7 +24,11 @@ The 8.1.9 phases that do what our pass does are "static urgency" (urgency of eve
 the running ones alone) and "normalizing job tickets" (ntckts, nurg, npprior and prio): their
 sum is the row compared.  "job-order calculation" is all of sgeee_scheduler() plus sending the
 orders; "scheduled in" the whole run (queue and job lists split, dispatching, every order), "schedd
-run took" with the copy of the qmaster's lists.  8.1.9 measures with times(): 10 ms steps.
+run took" with the copy of the qmaster's lists.  8.1.9 measures with times(): 10 ms steps, and
+its phase times are wall clock (capture.txt gives the load average when they were taken); only
+"scheduled in" also gives the run's CPU time (user + system), printed as a row of its own.  The
+last line gives two ratios: 8.1.9's matching phases over our pass (wall), and 8.1.9's whole run
+over our pass (CPU; the run does more than our pass, the phases alone have no CPU figure).
 
 Exit status: 0, or 1 when a value or the order differs, or a tool fails.
 """
@@ -54,6 +58,7 @@ PHASES = [("static urgency", r"PROF: static urgency took ([0-9.]+) s"),
           ("normalizing job tickets", r"PROF: normalizing job tickets took ([0-9.]+) s"),
           ("job-order calculation", r"PROF: job-order calculation took ([0-9.]+) s"),
           ("scheduled in", r"PROF: scheduled in ([0-9.]+) "),
+          ("scheduled in, its CPU (u + s)", r"PROF: scheduled in [0-9.]+ \(u [0-9.]+ \+ s [0-9.]+ = ([0-9.]+)\)"),
           ("schedd run took", r"PROF: schedd run took: ([0-9.]+) s")]
 MATCHING = ["static urgency", "job ticket calculation", "normalizing job tickets"]
 
@@ -190,19 +195,25 @@ def report(cap, r):
           (r["n"], len(r["diffs"])))
     for d in r["diffs"][:20]:
         print("    DIFF " + d)
-    print("  %-46s %12s %12s" % ("phase (median)", "ms / pass", "ns / job"))
+    load = kv_file(os.path.join(cap, "capture.txt")).get("loadavg")
+    if load:
+        print("  load average when 8.1.9's runs were timed: %s (its phase times are wall clock)" % load.strip())
+    print("  %-46s %12s %12s %12s" % ("phase", "median ms", "min ms", "median ns/job"))
     matched = [sum(real[p][k] for p in MATCHING) for k in range(len(real["jobs"]))]
     rows = [("8.1.9 " + name, real[name]) for name, _ in PHASES] + [
         ("8.1.9 urgency + tickets + normalizing", matched)]
     for label, secs in rows:
         s = statistics.median(secs)
-        print("  %-46s %12.1f %12.0f" % (label, s * 1e3, s * 1e9 / jobs))
-    wall, cpu = statistics.median(mine["wall_ns"]), statistics.median(mine["cpu_ns"])
-    print("  %-46s %12.1f %12.0f" % ("ours: prioritize() wall", wall / 1e6, wall / jobs))
-    print("  %-46s %12.1f %12.0f" % ("ours: prioritize() thread cpu", cpu / 1e6, cpu / jobs))
+        print("  %-46s %12.1f %12.1f %12.0f" % (label, s * 1e3, min(secs) * 1e3, s * 1e9 / jobs))
+    for label, key in (("ours: prioritize() wall", "wall_ns"), ("ours: prioritize() thread cpu", "cpu_ns")):
+        s = statistics.median(mine[key])
+        print("  %-46s %12.1f %12.1f %12.0f" % (label, s / 1e6, min(mine[key]) / 1e6, s / jobs))
+    wall = statistics.median(mine["wall_ns"])
     m = statistics.median(matched)
     if m > 0:
-        print("  8.1.9's matching phases / ours (wall): %.1fx" % (m * 1e9 / wall))
+        cpu = statistics.median(real["scheduled in, its CPU (u + s)"])
+        print("  8.1.9's matching phases / ours, wall: %.1fx; 8.1.9's whole run / our pass, CPU: %.1fx" %
+              (m * 1e9 / wall, cpu * 1e9 / statistics.median(mine["cpu_ns"])))
     else:
         print("  8.1.9's matching phases: below its 10 ms step in every run (a larger queue is needed)")
 
@@ -224,6 +235,8 @@ def main():
             caps.append(os.path.abspath(args[0]))
             args = args[1:]
     if not caps:
+        if not os.path.isdir(DATA):
+            fail("no captured queue under %s (tests/data/ge/capture.py profile --pending N)" % DATA)
         caps = sorted((os.path.join(DATA, d) for d in os.listdir(DATA) if os.path.isdir(os.path.join(DATA, d))),
                       key=lambda p: int(os.path.basename(p)) if os.path.basename(p).isdigit() else 0)
         if not caps:

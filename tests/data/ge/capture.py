@@ -52,8 +52,9 @@ writes into out/:
 
     prof.log        the scheduler's PROF lines from the qmaster's messages file (every run
                     from the first submission on)
-    capture.txt     pending, running, the qsub processes, the submission time and rate, and
-                    which runs of prof.log saw the whole queue (profiled_runs, from 0)
+    capture.txt     pending, running, the qsub processes, the submission time and rate,
+                    which runs of prof.log saw the whole queue (profiled_runs, from 0) and the
+                    1-minute load average after them (the PROF times are wall clock)
 
     sudo tests/data/ge/capture.py profile --pending N [--running M] [--runs K] [--workers W]
 
@@ -432,6 +433,7 @@ def capture(name, out_root=HERE, profile=None):
             submitted = submit(cell, inp, jobs_in, workers=profile.get("workers", 4))
             took = time.time() - t0
             runs = wait_profiled_runs(cell, mark, profile["pending"], profile.get("runs", 3))
+            load = os.getloadavg()[0]  # the runs' times are wall clock: what else the machine ran
             quiet_scheduler(cell, tmp)
         else:
             jobs_in = [json.loads(l) for l in open(os.path.join(inp, "jobs.in")) if l.strip()]
@@ -463,8 +465,9 @@ def capture(name, out_root=HERE, profile=None):
             write(os.path.join(out, "prof.log"), "".join(l + "\n" for l in prof_lines(cell, mark)))
             write(os.path.join(out, "capture.txt"),
                   "pending %d\nrunning %d\nworkers %d\nsubmit_seconds %.1f\nqsub_per_second %.1f\n"
-                  "profiled_runs %s\n" % (pending, profile.get("running", 0), profile.get("workers", 4), took,
-                                          pending / took if took else 0, ",".join(str(r) for r in runs)))
+                  "profiled_runs %s\nloadavg %.2f\n" % (pending, profile.get("running", 0), profile.get("workers", 4),
+                                                       took, pending / took if took else 0,
+                                                       ",".join(str(r) for r in runs), load))
     finally:
         cell.stop()
     print("captured %s: %d jobs, now %d" % (out, len(records), now))
