@@ -5,8 +5,8 @@
 
 CAPTURE_DIR: a queue captured by `tests/data/ge/capture.py profile --pending N` (default: every
 tests/data/ge/profile/*/), or a profiled scenario's out/ (tests/data/ge/profiled/out: qstat.xml).  Only the captured files are read (no daemon runs here): the qconf
-outputs, the job records (jobs.jsonl.gz), the scheduler run's time (now), the priorities qstat
-gave (prices.tsv.gz) and the scheduler's own PROF lines (prof.log, params PROFILE=1).
+outputs, the job records (jobs.jsonl.xz), the scheduler run's time (now), the priorities qstat
+gave (prices.tsv.xz) and the scheduler's own PROF lines (prof.log, params PROFILE=1).
 
 For each queue it
 
@@ -26,14 +26,15 @@ sum is the row compared.  "job-order calculation" is all of sgeee_scheduler() pl
 orders; "scheduled in" the whole run (queue and job lists split, dispatching, every order), "schedd
 run took" with the copy of the qmaster's lists.  8.1.9 measures with times(): 10 ms steps, and
 its phase times are wall clock (capture.txt gives the load average when they were taken); only
-"scheduled in" also gives the run's CPU time (user + system), printed as a row of its own.  The
+"scheduled in" also gives CPU time (user + system, from times(): the whole qmaster process, every
+thread, during the run), printed as a row of its own.  The
 last line gives two ratios: 8.1.9's matching phases over our pass (wall), and 8.1.9's whole run
 over our pass (CPU; the run does more than our pass, the phases alone have no CPU figure).
 
 Exit status: 0, or 1 when a value or the order differs, or a tool fails.
 """
-import gzip
 import json
+import lzma
 import os
 import re
 import shutil
@@ -77,9 +78,9 @@ def run(args):
 def read_text(path):
     if os.path.exists(path):
         return open(path).read()
-    if os.path.exists(path + ".gz"):
-        return gzip.open(path + ".gz", "rt").read()
-    fail("%s: missing (and no %s.gz)" % (path, path))
+    if os.path.exists(path + ".xz"):
+        return lzma.open(path + ".xz", "rt").read()
+    fail("%s: missing (and no %s.xz)" % (path, path))
 
 
 def kv_file(path):
@@ -109,8 +110,8 @@ def profiled_runs(cap):
 
 
 def qstat_prices(cap):
-    """Per job, qstat's numbers: prices.tsv(.gz), else a scenario's qstat.xml."""
-    if not os.path.exists(os.path.join(cap, "prices.tsv.gz")) and os.path.exists(os.path.join(cap, "qstat.xml")):
+    """Per job, qstat's numbers: prices.tsv(.xz), else a scenario's qstat.xml."""
+    if not os.path.exists(os.path.join(cap, "prices.tsv.xz")) and os.path.exists(os.path.join(cap, "qstat.xml")):
         import xml.etree.ElementTree as ET
         return [{c.tag: (c.text or "") for c in j} for j in ET.parse(os.path.join(cap, "qstat.xml")).iter("job_list")]
     rows = read_text(os.path.join(cap, "prices.tsv")).splitlines()

@@ -60,7 +60,7 @@ writes into out/:
 
 does the same for a queue of any size with in/ of `profiled`, into profile/N/ here (or
 DIR/profile/N/ with --out DIR), compactly: the qconf outputs, now, prof.log, capture.txt,
-jobs.jsonl.gz and, instead of the qstat outputs, prices.tsv.gz (per job, in qstat's order, the
+jobs.jsonl.xz and, instead of the qstat outputs, prices.tsv.xz (per job, in qstat's order, the
 numbers qstat -pri -urg -ext -xml gives).  bench/ge_vs_sge.py reads it.
 """
 import calendar
@@ -276,7 +276,7 @@ def submit_one(cell, spec, n):
     if "deadline_in" in spec:
         deadline = int(time.time()) + spec["deadline_in"]
         args += ["-dl", time.strftime("%Y%m%d%H%M.%S", time.gmtime(deadline))]
-    args += ["/bin/sleep", "1000"]
+    args += ["/bin/sleep", "86400"]  # a running job outlives the largest capture
     text = run(args, cell.env, user=spec["user"], check=False)  # exits 1 on the no-queue warning
     if "Your job " not in text:
         sys.exit("capture: %s: not submitted: %s" % (" ".join(args), text))
@@ -344,6 +344,9 @@ def job_records(cell, submitted, xml_text):
     pes = {}
     records = []
     for job_id, spec, deadline in submitted:
+        if job_id not in submit_times:
+            sys.exit("capture: job %d (%s) is no longer in qstat's list (a running job ended?)" %
+                     (job_id, spec.get("name", "")))
         r = {"id": job_id, "name": spec.get("name", "j%d" % (len(records) + 1)), "user": spec["user"],
              "submit": submit_times[job_id]}
         if spec.get("project"):
@@ -451,7 +454,7 @@ def capture(name, out_root=HERE, profile=None):
             write(os.path.join(out, "qstat-ext.txt"), q("-ext"))
             write(os.path.join(out, "runlog"), runlog)
         else:
-            write_gz(os.path.join(out, "prices.tsv.gz"), prices_tsv(xml_text))
+            write_xz(os.path.join(out, "prices.tsv.xz"), prices_tsv(xml_text))
         write(os.path.join(out, "now"), "%d\n" % now)
         write_objects(cell, inp, out)
         records = job_records(cell, submitted, xml_text)
@@ -459,7 +462,7 @@ def capture(name, out_root=HERE, profile=None):
         if full:
             write(os.path.join(out, "jobs.jsonl"), text)
         else:
-            write_gz(os.path.join(out, "jobs.jsonl.gz"), text)
+            write_xz(os.path.join(out, "jobs.jsonl.xz"), text)
         if profile:
             pending = len(jobs_in) - profile.get("running", 0)
             write(os.path.join(out, "prof.log"), "".join(l + "\n" for l in prof_lines(cell, mark)))
@@ -475,7 +478,7 @@ def capture(name, out_root=HERE, profile=None):
 
 # ---- profile: the real scheduler's own run times (params PROFILE=1) --------------------
 
-# The per-job values qstat -pri -urg -ext -xml gives, kept for a large queue (prices.tsv.gz).
+# The per-job values qstat -pri -urg -ext -xml gives, kept for a large queue (prices.tsv.xz).
 PRICE_TAGS = ["JB_job_number", "state", "JAT_prio", "JB_nurg", "JB_nppri", "JAT_ntix", "JB_rrcontr",
               "JB_wtcontr", "JB_dlcontr", "JB_priority", "tickets", "otickets", "ftickets", "stickets", "JAT_share"]
 
@@ -581,9 +584,9 @@ def prices_tsv(xml_text):
     return "\n".join(rows) + "\n"
 
 
-def write_gz(path, text):
-    import gzip
-    with gzip.GzipFile(path, "wb", mtime=0) as f:
+def write_xz(path, text):
+    import lzma
+    with lzma.open(path, "wb", preset=9 | lzma.PRESET_EXTREME) as f:
         f.write(text.encode())
 
 
