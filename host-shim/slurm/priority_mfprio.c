@@ -435,23 +435,33 @@ extern void priority_p_reconfig(bool assoc_clear)
 		mfs_usage_reconfig(job_list);
 		unlock_slurmctld(lock);
 	}
+	mfs_usage_conf_changed();
 	info("%s: reconfigure: a pass now; a change of PriorityParameters or the family's files takes effect at the next slurmctld start",
 	     plugin_type);
 	wake_pass();
 }
 
+/* assoc_mgr asks (sshare's request, a new association) with its write
+ * lock held: the pass computes every association's share numbers
+ * (usage.c); one it has not seen yet gets its NormUsage now. */
 extern void priority_p_set_assoc_usage(slurmdb_assoc_rec_t *assoc)
 {
-	(void) assoc;
+	if (st.loaded)
+		mfs_usage_assoc(assoc);
 }
 
 extern double priority_p_calc_fs_factor(long double usage_efctv,
 					long double shares_norm)
 {
-	/* Slurm's classic fair-share factor, for sshare's client side. */
-	if (shares_norm <= 0.0L || usage_efctv < 0.0L)
+	/* Slurm's classic fair-share factor, for sshare's client side:
+	 * 2^(-(EffectvUsage / NormShares) / FairShareDampeningFactor) */
+	double damp = slurm_conf.fs_dampening_factor ?
+		(double) slurm_conf.fs_dampening_factor : 1.0;
+
+	if (fuzzy_equal(usage_efctv, NO_VAL) || shares_norm <= 0.0L ||
+	    usage_efctv < 0.0L)
 		return 0.0;
-	return (double) powl(2.0L, -(usage_efctv / shares_norm));
+	return pow(2.0, -((double) (usage_efctv / shares_norm) / damp));
 }
 
 extern List priority_p_get_priority_factors_list(
