@@ -630,7 +630,7 @@ Options parse_cli(const std::vector<std::string>& args) {
     throw UsageError("-o/--format and -l/--long exclude each other (as in Slurm's sprio)");
   if ((sprio || sshare) && o.has_format && o.format.empty()) throw UsageError("-o/--format needs a format");
   if (sprio && o.jobs_file.empty() && !o.slurm && !o.weights && !o.helpformat)
-    throw UsageError("sprio needs --job-file FILE (the job feed; -j/--jobs filters job ids) or --slurm");
+    throw UsageError("sprio needs --job-file FILE (the job feed; -j/--jobs filters job ids)");
   if (o.command == Command::Decay && !o.now) throw UsageError("decay needs --now T");
   if (o.command == Command::Loop && (o.jobs_file.empty() || !o.start || !o.until))
     throw UsageError("loop needs --job-file FILE, --start T and --until T");
