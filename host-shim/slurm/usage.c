@@ -27,7 +27,8 @@
  *     EffectvUsage, LevelFS, the users' FairShare) are computed from the
  *     raw usage and shares as the configured algorithm (PriorityFlags: Fair
  *     Tree, NO_FAIR_TREE's classic, DEPTH_OBLIVIOUS) defines them
- *     (shares.cpp, plugin/core); root's EffectvUsage is 1.
+ *     (shares.cpp, plugin/core); root's EffectvUsage is 1, its NormUsage
+ *     (and Fair Tree's LevelFS of root) unset, as multifactor leaves them.
  * A job's end is accounted once: by priority_p_job_end where slurmctld calls
  * it, else by the pass that finds the job ended (whichever comes first; the
  * other finds it in the list of ends accounted).  An end gives back what is
@@ -690,9 +691,14 @@ static void update_shares(void **assocs, size_t n)
 				      err, sizeof(err)) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			slurmdb_assoc_usage_t *u = order[i]->usage;
-			u->usage_norm = nodes[i].usage_norm;
+			bool ft_root = !i && algo == MFS_SHARES_FAIR_TREE;
+			/* root's NormUsage is never set (and Fair Tree's
+			 * LevelFS of root): sshare prints them blank */
+			u->usage_norm = !i ? (long double) NO_VAL :
+				nodes[i].usage_norm;
 			u->usage_efctv = i ? nodes[i].usage_efctv : 1.0;
-			u->level_fs = nodes[i].level_fs;
+			u->level_fs = ft_root ? (double) NO_VAL :
+				nodes[i].level_fs;
 			u->fs_factor = nodes[i].fs_factor;
 		}
 		us.shares_error = false;
@@ -806,7 +812,7 @@ void mfs_usage_assoc(slurmdb_assoc_rec_t *assoc)
 	long double root = assoc_mgr_root_assoc && assoc_mgr_root_assoc->usage ?
 		assoc_mgr_root_assoc->usage->usage_raw : 0.0L;
 
-	if (!assoc || !assoc->usage)
+	if (!assoc || !assoc->usage || assoc == assoc_mgr_root_assoc)
 		return;
 	assoc->usage->usage_norm = root > 0.0L ?
 		fminl(1.0L, assoc->usage->usage_raw / root) : 0.0L;
