@@ -10,8 +10,9 @@ Starts a private cluster (cluster.py) with FAMILY, its whole directory
 pending (the adapter's pass prices them all: the pass line counts the
 pending records); submits N jobs with submit_many.c (libslurm's
 slurm_submit_batch_job from 8 threads, as root for three users: no sbatch
-process per job; both partitions, every 10th job in two), then asks for
-passes and reads the adapter's own figures from slurmctld's log
+process per job; both partitions, every 10th job in two), then waits for
+the adapter's periodic passes (every 20 s) and reads its own figures from
+slurmctld's log
 (SlurmctldDebug=debug: "job read lock held X us ... job write lock held Z
 us; priority_p_set since the last pass: C calls, mean M us").
 
@@ -72,23 +73,28 @@ def build_submit_many():
     return out
 
 
-def pass_figures(c, family, passes):
-    """Asks for `passes` passes; the adapter's figures of each, from its log
-    line."""
+PASS_INTERVAL = 20
+
+
+def pass_figures(c, family, passes, since):
+    """The adapter's figures of its next `passes` periodic passes (every
+    PASS_INTERVAL seconds, as a site's PriorityCalcPeriod: not woken by
+    scontrol reconfigure, whose own work would run beside them), from its
+    log lines after offset `since` (the submission's end)."""
     figures = []
-    for _ in range(passes):
-        mark = os.path.getsize(c.ctld_log)
-        c.next_pass(timeout=900)
-        time.sleep(0.5)
+    deadline = time.time() + (passes + 2) * PASS_INTERVAL + 600
+    while len(figures) < passes and time.time() < deadline:
+        time.sleep(2)
+        figures = []
         with open(c.ctld_log, errors="replace") as f:
-            f.seek(mark)
+            f.seek(since)
             for line in f:
                 m = re.search(r"pass: (\d+) pending records.*read lock held (\d+) us, family (\d+) us.*"
                               r"write lock held (\d+) us.*: (\d+) calls, mean ([\d.]+) us"
                               r"; Slurm's usage bookkeeping (\d+) us", line)
                 if m:
                     figures.append(m.groups())
-    for rec, rd, fam, wr, calls, mean, usage in figures:
+    for rec, rd, fam, wr, calls, mean, usage in figures[:passes]:
         print(f"{family}: {rec} pending records: job read lock {int(rd) / 1000:.1f} ms (Slurm's usage "
               f"bookkeeping {int(usage) / 1000:.1f} ms of it), family {int(fam) / 1000:.1f} ms (no lock), "
               f"job write lock {int(wr) / 1000:.1f} ms; priority_p_set: {calls} calls, mean {mean} us")
@@ -134,9 +140,11 @@ def main():
                        dbd_accounts=ts.USERS)
     else:
         c = ts.make_cluster(f"bench_{family}_{n}", family, extra)
-    # the log line per pass is at debug level
+    # the log line per pass is at debug level; the adapter's passes every
+    # PASS_INTERVAL seconds
     with open(c.conf) as f:
-        text = f.read().replace("SlurmctldDebug=info\n", "")
+        text = f.read().replace("SlurmctldDebug=info\n", "").replace(
+            "mfprio_pass_interval=3600", f"mfprio_pass_interval={PASS_INTERVAL}")
     with open(c.conf, "w") as f:
         f.write(text)
     try:
@@ -154,10 +162,27 @@ def main():
             time.sleep(130)
             own_figures(c, n, mark)
         else:
-            pass_figures(c, family, 3)
+            # priority_p_set: every call of the submission (the passes'
+            # lines count them since the previous pass)
+            done = os.path.getsize(c.ctld_log)
+            calls, ns = 0, 0.0
+            with open(c.ctld_log, errors="replace") as f:
+                f.seek(mark)
+                for m in re.finditer(r"priority_p_set since the last pass: (\d+) calls, mean ([\d.]+) us", f.read()):
+                    calls += int(m.group(1))
+                    ns += int(m.group(1)) * float(m.group(2))
+            pass_figures(c, family, 3, done)
+            with open(c.ctld_log, errors="replace") as f:
+                f.seek(done)
+                m = re.search(r"priority_p_set since the last pass: (\d+) calls, mean ([\d.]+) us", f.read())
+                if m:
+                    calls += int(m.group(1))
+                    ns += int(m.group(1)) * float(m.group(2))
+            print(f"{family}: priority_p_set: {calls} calls, mean {ns / max(calls, 1):.1f} us")
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
-        c.stop()
+        # the node stayed drained: no job ever ran, none to end first
+        c.stop(cancel=False)
         shutil.rmtree(c.root, ignore_errors=True)
 
 
