@@ -91,13 +91,14 @@ def pass_figures(c, family, passes, since):
             for line in f:
                 m = re.search(r"pass: (\d+) pending records.*read lock held (\d+) us, family (\d+) us.*"
                               r"write lock held (\d+) us.*: (\d+) calls, mean ([\d.]+) us"
-                              r"; Slurm's usage bookkeeping (\d+) us", line)
+                              r"; Slurm's usage bookkeeping (\d+) us.*CPU time under the read lock (\d+) us, "
+                              r"under the write lock (\d+) us", line)
                 if m:
                     figures.append(m.groups())
-    for rec, rd, fam, wr, calls, mean, usage in figures[:passes]:
-        print(f"{family}: {rec} pending records: job read lock {int(rd) / 1000:.1f} ms (Slurm's usage "
-              f"bookkeeping {int(usage) / 1000:.1f} ms of it), family {int(fam) / 1000:.1f} ms (no lock), "
-              f"job write lock {int(wr) / 1000:.1f} ms; priority_p_set: {calls} calls, mean {mean} us")
+    for rec, rd, fam, wr, calls, mean, usage, crd, cwr in figures[:passes]:
+        print(f"{family}: {rec} pending records: job read lock {int(rd) / 1000:.1f} ms (CPU {int(crd) / 1000:.1f} ms; "
+              f"Slurm's usage bookkeeping {int(usage) / 1000:.1f} ms of it), family {int(fam) / 1000:.1f} ms "
+              f"(no lock), job write lock {int(wr) / 1000:.1f} ms (CPU {int(cwr) / 1000:.1f} ms)")
 
 
 def own_figures(c, n, since):
@@ -106,9 +107,10 @@ def own_figures(c, n, since):
     with open(c.ctld_log, errors="replace") as f:
         f.seek(since)
         for line in f:
-            m = re.search(r"lockclock: job write lock held (\d+) us", line)
+            m = re.search(r"lockclock: job write lock held (\d+) us \(thread CPU (\d+) us\)", line)
             if m and int(m.group(1)) > 0:
-                print(f"slurm's multifactor: {n} pending jobs: job write lock held {int(m.group(1)) / 1000:.1f} ms")
+                print(f"slurm's multifactor: {n} pending jobs: job write lock held {int(m.group(1)) / 1000:.1f} ms "
+                      f"(CPU {int(m.group(2)) / 1000:.1f} ms)")
             m = re.search(r"lockclock: priority_p_set: (\d+) calls, mean ([\d.]+) us", line)
             if m:
                 print(f"slurm's multifactor: priority_p_set: {m.group(1)} calls, mean {m.group(2)} us")

@@ -24,20 +24,30 @@ static double lockclock_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static __thread double lockclock_t0;
+static double lockclock_cpu_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static __thread double lockclock_t0, lockclock_c0;
 
 void lockclock_lock(slurmctld_lock_t l)
 {
 	lock_slurmctld(l);
-	if (l.job == WRITE_LOCK)
+	if (l.job == WRITE_LOCK) {
 		lockclock_t0 = lockclock_us();
+		lockclock_c0 = lockclock_cpu_us();
+	}
 }
 
 void lockclock_unlock(slurmctld_lock_t l)
 {
 	if (l.job == WRITE_LOCK)
-		info("lockclock: job write lock held %.0f us",
-		     lockclock_us() - lockclock_t0);
+		info("lockclock: job write lock held %.0f us (thread CPU %.0f us)",
+		     lockclock_us() - lockclock_t0,
+		     lockclock_cpu_us() - lockclock_c0);
 	unlock_slurmctld(l);
 }
 
