@@ -564,7 +564,8 @@ static void reset_if_due(time_t now)
 	if (__atomic_exchange_n(&us_reconfigured, false, __ATOMIC_RELAXED))
 		us.reset_period =
 			reset_period_of(slurm_conf.priority_reset_period);
-	if (us.reset_period == MFS_RESET_NONE)
+	/* the associations not loaded yet: a NOW is kept for a later pass */
+	if (us.reset_period == MFS_RESET_NONE || !assoc_mgr_root_assoc)
 		return;
 	if (us.reset_period == MFS_RESET_NOW)
 		us.reset_period = MFS_RESET_NONE; /* once per start/reconfigure */
@@ -589,7 +590,7 @@ static void reset_if_due(time_t now)
 	}
 	list_iterator_destroy(it);
 	__atomic_store_n(&us.last_reset, at, __ATOMIC_RELAXED);
-	info("priority/mfprio: PriorityUsageResetPeriod: associations' and QOS' usage reset (boundary %lld)",
+	info("priority/mfprio: PriorityUsageResetPeriod: associations' and QOS' usage reset (at %lld)",
 	     (long long) at);
 }
 
