@@ -214,6 +214,13 @@ bool sprio_long(ViewArg& v) {
     return true;
   }
   if (v.name == "--parsable") return v.flag(&o->parsable);
+  if (v.name == "--slurm") {  // --slurm or --slurm=PATH (never a separate word: it is optional)
+    v.r.next();
+    o->slurm = true;
+    o->slurm_path = v.value;
+    if (v.has_value && v.value.empty()) throw UsageError("--slurm=: empty path");
+    return true;
+  }
   if (v.name == "--jobs") {
     v.r.next();
     if (v.has_value) v.jobs(v.value);
@@ -356,6 +363,7 @@ const char* usage_text() {
          "commands:\n"
          "  sprio --job-file FILE [-j IDS] [-u USERS] [-A ACCOUNTS] [-p PARTITIONS] [-o FORMAT | -l] [-S SORT]\n"
          "        [-n] [-w] [-h] [--percent] [-P | --json] [--all-states] [--view NAME] [--helpformat] [--now T]\n"
+         "  sprio --slurm[=FILE|DIR] [the same options but --now]   (--conf: slurmctld's slurm.conf)\n"
          "  sshare [-a] [-A ACCOUNTS] [-u USERS] [-U] [-m] [-l] [-n] [-o FIELDS] [-p | -P | --json] [-e]\n"
          "  decay --now T [--running FILE]\n"
          "  job-end --job-file FILE --end T\n"
@@ -377,10 +385,15 @@ const char* command_usage(Command c) {
   switch (c) {
     case Command::Sprio:
       return "usage: mfprio-host --conf FILE sprio --job-file FILE [options]\n"
+             "       mfprio-host [--conf SLURM.CONF] sprio --slurm[=FILE|DIR] [options]\n"
              "The priority factors of the pending jobs in FILE, in the view layout the plugin declares (Slurm's\n"
              "sprio for slurm-22.05, any family with -o; else one column per term);\n"
              "held jobs and jobs not yet eligible are left out, as sprio leaves them out.\n"
              "  --job-file FILE        the job feed (JSON Lines, mfprio-host(1) JOB FILE)\n"
+             "  --slurm[=FILE|DIR]     a live slurmctld's jobs as priority/mfprio's last pass published them\n"
+             "                         (default StateSaveLocation/mfprio-pass.jsonl), priced at the pass's\n"
+             "                         time; --conf is slurmctld's slurm.conf (default $SLURM_CONF, else\n"
+             "                         /etc/slurm/slurm.conf)\n"
              "  -j, --jobs=LIST        only these job ids\n"
              "  -u, --user(s)=LIST     only these users' jobs\n"
              "  -A, --account=LIST     only these accounts' jobs (mfprio; not in Slurm 22.05's sprio)\n"
@@ -606,7 +619,10 @@ Options parse_cli(const std::vector<std::string>& args) {
     if (o.explain_ids.empty()) throw UsageError("explain needs JOB_A [JOB_B]");
   }
   const bool emit_only = o.command == Command::Replay && !o.emit_accounts.empty();
-  if (o.conf.empty() && !emit_only && !o.helpformat) throw UsageError("--conf FILE is required");
+  if (o.slurm && !o.jobs_file.empty())
+    throw UsageError("--slurm reads the controller's pass file: not with --job-file");
+  if (o.slurm && o.now) throw UsageError("--slurm prices at the pass's time: not with --now");
+  if (o.conf.empty() && !emit_only && !o.helpformat && !o.slurm) throw UsageError("--conf FILE is required");
   if (o.parsable && o.json) throw UsageError(std::string(sshare ? "-p/-P" : "-P") + " and --json exclude each other");
   if (sprio && o.percent && o.has_format) throw UsageError("--percent and -o/--format exclude each other");
   if (sprio && !o.view.empty() && (o.has_format || o.long_format || o.percent || o.json || o.weights))
@@ -614,7 +630,7 @@ Options parse_cli(const std::vector<std::string>& args) {
   if (sprio && o.long_format && o.has_format)
     throw UsageError("-o/--format and -l/--long exclude each other (as in Slurm's sprio)");
   if ((sprio || sshare) && o.has_format && o.format.empty()) throw UsageError("-o/--format needs a format");
-  if (sprio && o.jobs_file.empty() && !o.weights && !o.helpformat)
+  if (sprio && o.jobs_file.empty() && !o.slurm && !o.weights && !o.helpformat)
     throw UsageError("sprio needs --job-file FILE (the job feed; -j/--jobs filters job ids)");
   if (o.command == Command::Decay && !o.now) throw UsageError("decay needs --now T");
   if (o.command == Command::Loop && (o.jobs_file.empty() || !o.start || !o.until))

@@ -32,6 +32,8 @@ struct Options {
   bool parsable_no_ending = false;  // sshare -P (Slurm's --parsable2); -p keeps the trailing '|'
   bool percent = false;  // sprio --percent
   std::string view;      // sprio --view NAME: one of the plugin's layout's named job views
+  bool slurm = false;    // sprio --slurm[=PATH]: a live slurmctld's last pass (slurm_view.hpp)
+  std::string slurm_path;  // its FILE or DIR ("": StateSaveLocation's)
   bool noheader = false, all_states = false;
   std::vector<std::string> users;  // -u a,b
   std::vector<uint64_t> job_ids;   // sprio -j/--jobs LIST

@@ -42,6 +42,7 @@
 #include "replay.hpp"
 #include "settings.hpp"
 #include "simulate_cmd.hpp"
+#include "slurm_view.hpp"
 #include "swf.hpp"
 #include "views.hpp"
 #include "layout.hpp"
@@ -867,7 +868,7 @@ int cmd_replay(const Options& o) {
 int run(const Options& o) {
   if (o.command == Command::Replay) return cmd_replay(o);
   if (o.command == Command::Simulate) return cmd_simulate(o);
-  Conf conf = Conf::load(o.conf);
+  Conf conf = o.slurm ? slurm_family_conf(o.conf) : Conf::load(o.conf);
   const HostSettings settings = read_settings(conf, MFPRIO_PLUGINDIR, o.plugin_dir);
   // Views never create a store: a missing one is an error saying how to
   // make it (the runtime reads this pair; decay and job-end may create it).
@@ -947,7 +948,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: note: -M/--clusters '%s' ignored (mfprio-host serves the one cluster of its conf)\n",
                  kProg, o.clusters.c_str());
   try {
-    return run(o);
+    return run(o.slurm ? slurm_sprio_options(o) : o);
   } catch (const std::exception& e) {  // ConfError, SettingsError, LoadError, PluginError, JobParseError, bad_alloc
     std::cout.flush();
     error_line(e.what());

@@ -14,7 +14,8 @@
 
 struct job_record;
 
-/* init: reads the last pass's time from STATE_DIR/mfprio-slurm-usage. */
+/* init: reads the last pass's time and the last PriorityUsageResetPeriod
+ * reset from STATE_DIR/mfprio-slurm-usage. */
 void mfs_usage_init(const char *state_dir);
 void mfs_usage_fini(void);
 /* The pass, under the job read lock (and partition read lock): notes the
@@ -33,6 +34,13 @@ void mfs_usage_save(void);
  * running jobs' whole TRES x TimeLimit again; give back what each ran
  * before the last pass (the passes give back the rest). */
 void mfs_usage_reconfig(void *job_list);
+/* priority_p_reconfig: PriorityUsageResetPeriod is read again at the next
+ * pass (NOW resets again). */
+void mfs_usage_conf_changed(void);
+/* priority_p_set_assoc_usage (assoc_mgr write lock held by the caller):
+ * an association the last pass did not see gets its NormUsage now. */
+struct slurmdb_assoc_rec;
+void mfs_usage_assoc(struct slurmdb_assoc_rec *assoc);
 /* priority_p_job_end, under the job write lock: the job's last interval and
  * the rest of its GrpTRESRunMins reservation (once per job). */
 void mfs_usage_job_end(struct job_record *job_ptr);

@@ -165,9 +165,18 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/* The calling thread's CPU time: a lock's hold minus the time the thread
+ * waited for a core (a loaded machine) is what the pass itself costs. */
+static double cpu_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
 /* Stores the pass's priorities under the job write lock; returns how long
- * the lock was held (microseconds). */
-static double store_priorities(mfs_batch_t *b)
+ * the lock was held (microseconds), the thread's CPU time of it in *cpu. */
+static double store_priorities(mfs_batch_t *b, double *cpu)
 {
 	slurmctld_lock_t lock = {NO_LOCK, WRITE_LOCK, NO_LOCK, READ_LOCK,
 				 NO_LOCK};
@@ -176,6 +185,7 @@ static double store_priorities(mfs_batch_t *b)
 
 	lock_slurmctld(lock);
 	t0 = now_us();
+	*cpu = cpu_us();
 	while (i < n) {
 		uint32_t job_id = mfs_batch_job_id(b, i);
 		size_t parts = mfs_batch_part_count(b, i);
@@ -185,6 +195,7 @@ static double store_priorities(mfs_batch_t *b)
 			mfs_store_job(b, i, job_ptr);
 		i += parts;
 	}
+	*cpu = cpu_us() - *cpu;
 	t0 = now_us() - t0;
 	unlock_slurmctld(lock);
 	return t0;
@@ -220,17 +231,19 @@ static void run_pass(void)
 	slurmctld_lock_t read_lock = {NO_LOCK, READ_LOCK, NO_LOCK, READ_LOCK,
 				      NO_LOCK};
 	mfs_batch_t *b = mfs_batch_create();
-	double t_read, t_usage, t_family, t_write = 0.0;
+	double t_read, t_usage, t_family, t_write = 0.0, c_read, c_write = 0.0;
 	time_t now;
 	int rc = MFPRIO_OK;
 
 	lock_slurmctld(read_lock);
 	t_read = now_us();
+	c_read = cpu_us();
 	now = time(NULL);
 	mfs_batch_scan(b, job_list, st.ends_since, now);
 	t_usage = now_us();
 	mfs_usage_collect(job_list, now);
 	t_usage = now_us() - t_usage;
+	c_read = cpu_us() - c_read;
 	t_read = now_us() - t_read;
 	unlock_slurmctld(read_lock);
 	mfs_usage_apply(now);
@@ -262,7 +275,7 @@ static void run_pass(void)
 	t_family = now_us() - t_family;
 	__atomic_store_n(&st.last_pass, (int64_t) now, __ATOMIC_RELAXED);
 	if (mfs_batch_pending_count(b))
-		t_write = store_priorities(b);
+		t_write = store_priorities(b, &c_write);
 	mfs_batch_publish(b, slurm_conf.state_save_location, st.family,
 			  (int64_t) now);
 	{
@@ -270,11 +283,12 @@ static void run_pass(void)
 						     __ATOMIC_RELAXED);
 		uint64_t ns = __atomic_exchange_n(&st.set_ns, 0,
 						  __ATOMIC_RELAXED);
-		debug("%s: pass: %zu pending records, %zu running, %zu ended; job read lock held %.0f us, family %.0f us (no lock), job write lock held %.0f us; priority_p_set since the last pass: %" PRIu64 " calls, mean %.1f us; Slurm's usage bookkeeping %.0f us of the read lock",
+		debug("%s: pass: %zu pending records, %zu running, %zu ended; job read lock held %.0f us, family %.0f us (no lock), job write lock held %.0f us; priority_p_set since the last pass: %" PRIu64 " calls, mean %.1f us; Slurm's usage bookkeeping %.0f us of the read lock; the pass thread's CPU time under the read lock %.0f us, under the write lock %.0f us",
 		      plugin_type, mfs_batch_pending_count(b),
 		      mfs_batch_running_count(b), mfs_batch_end_count(b),
 		      t_read, t_family, t_write, calls,
-		      calls ? ns / 1e3 / calls : 0.0, t_usage);
+		      calls ? ns / 1e3 / calls : 0.0, t_usage, c_read,
+		      c_write);
 	}
 	mfs_batch_free(b);
 }
@@ -435,23 +449,33 @@ extern void priority_p_reconfig(bool assoc_clear)
 		mfs_usage_reconfig(job_list);
 		unlock_slurmctld(lock);
 	}
+	mfs_usage_conf_changed();
 	info("%s: reconfigure: a pass now; a change of PriorityParameters or the family's files takes effect at the next slurmctld start",
 	     plugin_type);
 	wake_pass();
 }
 
+/* assoc_mgr asks (sshare's request, a new association) with its write
+ * lock held: the pass computes every association's share numbers
+ * (usage.c); one it has not seen yet gets its NormUsage now. */
 extern void priority_p_set_assoc_usage(slurmdb_assoc_rec_t *assoc)
 {
-	(void) assoc;
+	if (st.loaded)
+		mfs_usage_assoc(assoc);
 }
 
 extern double priority_p_calc_fs_factor(long double usage_efctv,
 					long double shares_norm)
 {
-	/* Slurm's classic fair-share factor, for sshare's client side. */
-	if (shares_norm <= 0.0L || usage_efctv < 0.0L)
+	/* Slurm's classic fair-share factor, for sshare's client side:
+	 * 2^(-(EffectvUsage / NormShares) / FairShareDampeningFactor) */
+	double damp = slurm_conf.fs_dampening_factor ?
+		(double) slurm_conf.fs_dampening_factor : 1.0;
+
+	if (fuzzy_equal(usage_efctv, NO_VAL) || shares_norm <= 0.0L ||
+	    usage_efctv < 0.0L)
 		return 0.0;
-	return (double) powl(2.0L, -(usage_efctv / shares_norm));
+	return pow(2.0, -((double) (usage_efctv / shares_norm) / damp));
 }
 
 extern List priority_p_get_priority_factors_list(

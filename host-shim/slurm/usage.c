@@ -18,6 +18,17 @@
  *     starts; each pass gives back the seconds the job ran (no further than
  *     its time limit), and the end gives back all that is left; the TRES
  *     usage is kept only then too.
+ *   - PriorityUsageResetPeriod: at the first pass at or after a period's
+ *     boundary (mfprio_slurm_reset.h), every association's and QOS's raw
+ *     usage, TRES usage and group wall are set to 0 before the pass's
+ *     decay; NOW does it at the first pass after each start and
+ *     reconfigure; the last reset's time is kept in the state file;
+ *   - after each pass, the share numbers sshare shows (NormUsage,
+ *     EffectvUsage, LevelFS, the users' FairShare) are computed from the
+ *     raw usage and shares as the configured algorithm (PriorityFlags: Fair
+ *     Tree, NO_FAIR_TREE's classic, DEPTH_OBLIVIOUS) defines them
+ *     (shares.cpp, plugin/core); root's EffectvUsage is 1, its NormUsage
+ *     (and Fair Tree's LevelFS of root) unset, as multifactor leaves them.
  * A job's end is accounted once: by priority_p_job_end where slurmctld calls
  * it, else by the pass that finds the job ended (whichever comes first; the
  * other finds it in the list of ends accounted).  An end gives back what is
@@ -44,6 +55,8 @@
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "mfprio_slurm_reset.h"
+#include "mfprio_slurm_shares.h"
 #include "mfprio_slurm_usage.h"
 
 /* The bookkeeping's own state.  us_mutex is held only for short
@@ -52,6 +65,9 @@
  * mfs_usage_save.  The time up to which the give-backs are applied
  * (`applied`) is read and written only under the assoc_mgr write lock. */
 static pthread_mutex_t us_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* priority_p_reconfig happened: PriorityUsageResetPeriod is read again
+ * (NOW resets again), as priority/multifactor does. */
+static bool us_reconfigured;
 
 /* One job's interval, collected under the job read lock and applied after
  * it, by the ids (a record may be gone by then: its part is dropped, as
@@ -72,6 +88,10 @@ static struct {
 	time_t collected;   /* the last pass's time: intervals start here */
 	time_t applied;     /* give-backs applied up to here (assoc lock) */
 	bool recovered;     /* `collected` came from the state file */
+	time_t last_reset;  /* PriorityUsageResetPeriod's last reset (or the
+			       first start: the state file keeps it) */
+	int reset_period;   /* MFS_RESET_*; NOW becomes NONE once done */
+	bool shares_error;  /* the share numbers' error was logged once */
 	bool reconfigured;  /* a reconfigure gave back what ran before
 			       `applied`: the pending `before`s are done */
 	struct {
@@ -94,17 +114,36 @@ static bool limits(void)
 static double decay_per_second(void)
 {
 	uint32_t hl = slurm_conf.priority_decay_hl;
-	return (hl && hl != NO_VAL) ? 1.0 - log(2.0) / (double) hl : 1.0;
+	/* priority/multifactor's constant: 0.693, not ln 2 (the two differ
+	 * in the fifth digit; UsageRaw is compared with Slurm's own) */
+	return (hl && hl != NO_VAL) ? 1.0 - 0.693 / (double) hl : 1.0;
 }
 
-/* ---- the state file: the last pass's time ------------------------------- */
+/* ---- the state file: the last pass's time, the last reset's ------------ */
+
+static int reset_period_of(uint16_t p)
+{
+	switch (p) {
+	case PRIORITY_RESET_NOW: return MFS_RESET_NOW;
+	case PRIORITY_RESET_DAILY: return MFS_RESET_DAILY;
+	case PRIORITY_RESET_WEEKLY: return MFS_RESET_WEEKLY;
+	case PRIORITY_RESET_MONTHLY: return MFS_RESET_MONTHLY;
+	case PRIORITY_RESET_QUARTERLY: return MFS_RESET_QUARTERLY;
+	case PRIORITY_RESET_YEARLY: return MFS_RESET_YEARLY;
+	default: return MFS_RESET_NONE;
+	}
+}
 
 void mfs_usage_init(const char *state_dir)
 {
 	FILE *f;
 	long long t = 0;
 
+	long long r = 0;
+
 	memset(&us, 0, sizeof(us));
+	us.reset_period = reset_period_of(slurm_conf.priority_reset_period);
+	us.last_reset = time(NULL);
 	if (!state_dir || !*state_dir)
 		return;
 	snprintf(us.path, sizeof(us.path), "%s/mfprio-slurm-usage", state_dir);
@@ -113,6 +152,9 @@ void mfs_usage_init(const char *state_dir)
 			us.collected = us.applied = (time_t) t;
 			us.recovered = true;
 		}
+		/* a file of an older adapter has no last_reset line */
+		if (fscanf(f, " last_reset %lld", &r) == 1 && r > 0)
+			us.last_reset = (time_t) r;
 		fclose(f);
 	}
 }
@@ -129,7 +171,8 @@ static void save(void)
 		error("priority/mfprio: %s: %m", tmp);
 		return;
 	}
-	fprintf(f, "last_pass %lld\n", (long long) us.collected);
+	fprintf(f, "last_pass %lld\nlast_reset %lld\n", (long long) us.collected,
+		(long long) __atomic_load_n(&us.last_reset, __ATOMIC_RELAXED));
 	if (fclose(f) != 0 || rename(tmp, us.path) != 0) {
 		error("priority/mfprio: %s: %m", us.path);
 		unlink(tmp);
@@ -500,6 +543,178 @@ static void *find_id(void **v, size_t n, uint32_t id, bool qos)
 	return NULL;
 }
 
+static void zero_usage(slurmdb_assoc_usage_t *u, int ntres)
+{
+	u->usage_raw = 0;
+	u->grp_used_wall = 0;
+	for (int i = 0; u->usage_tres_raw && i < ntres; i++)
+		u->usage_tres_raw[i] = 0;
+}
+
+/* PriorityUsageResetPeriod: clears every association's and QOS's usage
+ * when a boundary passed (assoc_mgr write lock held). */
+static void reset_if_due(time_t now)
+{
+	ListIterator it;
+	slurmdb_assoc_rec_t *a;
+	slurmdb_qos_rec_t *q;
+	int ntres = (int) g_tres_count;
+	time_t at = now;
+
+	if (__atomic_exchange_n(&us_reconfigured, false, __ATOMIC_RELAXED))
+		us.reset_period =
+			reset_period_of(slurm_conf.priority_reset_period);
+	/* the associations not loaded yet: a NOW is kept for a later pass */
+	if (us.reset_period == MFS_RESET_NONE || !assoc_mgr_root_assoc)
+		return;
+	if (us.reset_period == MFS_RESET_NOW)
+		us.reset_period = MFS_RESET_NONE; /* once per start/reconfigure */
+	else if (!mfs_reset_due(us.reset_period, us.last_reset, now, &at))
+		return;
+	it = list_iterator_create(assoc_mgr_assoc_list);
+	while ((a = list_next(it))) {
+		if (a->usage)
+			zero_usage(a->usage, ntres);
+		if (a->leaf_usage && a->leaf_usage != a->usage)
+			zero_usage(a->leaf_usage, ntres);
+	}
+	list_iterator_destroy(it);
+	it = list_iterator_create(assoc_mgr_qos_list);
+	while ((q = list_next(it))) {
+		if (!q->usage)
+			continue;
+		q->usage->usage_raw = 0;
+		q->usage->grp_used_wall = 0;
+		for (int i = 0; q->usage->usage_tres_raw && i < ntres; i++)
+			q->usage->usage_tres_raw[i] = 0;
+	}
+	list_iterator_destroy(it);
+	__atomic_store_n(&us.last_reset, at, __ATOMIC_RELAXED);
+	info("priority/mfprio: PriorityUsageResetPeriod: associations' and QOS' usage reset (at %lld)",
+	     (long long) at);
+}
+
+/* Breadth first: depth, then slurmdbd's lft, then id (parents before
+ * children; siblings in slurmdbd's order). */
+typedef struct {
+	slurmdb_assoc_rec_t *a;
+	uint32_t depth;
+} ranked_t;
+
+static int by_depth(const void *x, const void *y)
+{
+	const ranked_t *a = x, *b = y;
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	if (a->a->lft != b->a->lft)
+		return a->a->lft < b->a->lft ? -1 : 1;
+	return a->a->id < b->a->id ? -1 : a->a->id > b->a->id;
+}
+
+static size_t id_index(void **assocs, size_t n, slurmdb_assoc_rec_t *a)
+{
+	void **hit = a ? bsearch(&a, assocs, n, sizeof(void *), by_id) : NULL;
+	return hit ? (size_t) (hit - assocs) : n;
+}
+
+/* The association tree, root first and every parent before its children,
+ * in order[]; NULL when root is not the one top or a parent is missing
+ * (the numbers then stay as they are).  assoc_mgr lock held; assocs sorted
+ * by id. */
+static mfs_share_node_t *share_nodes(void **assocs, size_t n,
+				     slurmdb_assoc_rec_t **order)
+{
+	mfs_share_node_t *nodes = xcalloc(n, sizeof(*nodes));
+	ranked_t *r = xcalloc(n, sizeof(*r));
+	uint32_t *pre = xcalloc(n, sizeof(*pre)); /* by id index */
+	bool ok = true;
+
+	for (size_t k = 0; k < n; k++) {
+		slurmdb_assoc_rec_t *p = assocs[k];
+		r[k].a = assocs[k];
+		while (p && p->usage && p->usage->parent_assoc_ptr &&
+		       r[k].depth <= n) {
+			p = p->usage->parent_assoc_ptr;
+			r[k].depth++;
+		}
+	}
+	qsort(r, n, sizeof(*r), by_depth);
+	for (size_t i = 0; i < n; i++) {
+		order[i] = r[i].a;
+		pre[id_index(assocs, n, r[i].a)] = (uint32_t) i;
+	}
+	for (size_t i = 0; i < n && ok; i++) {
+		slurmdb_assoc_rec_t *a = order[i];
+		mfs_share_node_t *x = &nodes[i];
+		size_t k;
+		ok = a->usage && (i == 0) == (a == assoc_mgr_root_assoc);
+		if (!ok)
+			break;
+		x->parent = -1;
+		if (i) {
+			k = id_index(assocs, n, a->usage->parent_assoc_ptr);
+			ok = k < n && pre[k] < i;
+			x->parent = ok ? (int32_t) pre[k] : -1;
+		}
+		x->is_user = a->user ? 1 : 0;
+		x->shares_parent = a->shares_raw == SLURMDB_FS_USE_PARENT;
+		x->shares = x->shares_parent ? 0.0 : (double) a->shares_raw;
+		x->usage = (double) a->usage->usage_raw;
+	}
+	xfree(r);
+	xfree(pre);
+	if (!ok)
+		xfree(nodes);
+	return nodes;
+}
+
+/* sshare's numbers for every association (assoc_mgr write lock held;
+ * assocs sorted by id). */
+static void update_shares(void **assocs, size_t n)
+{
+	slurmdb_assoc_rec_t **order;
+	mfs_share_node_t *nodes;
+	char err[256];
+	uint16_t flags = slurm_conf.priority_flags;
+	int algo = (flags & PRIORITY_FLAGS_FAIR_TREE) ? MFS_SHARES_FAIR_TREE :
+		(flags & PRIORITY_FLAGS_DEPTH_OBLIVIOUS) ?
+		MFS_SHARES_DEPTH_OBLIVIOUS : MFS_SHARES_CLASSIC;
+
+	if (!n || !assoc_mgr_root_assoc)
+		return;
+	order = xcalloc(n, sizeof(*order));
+	nodes = share_nodes(assocs, n, order);
+	if (!nodes) {
+		snprintf(err, sizeof(err),
+			 "the association tree has no single root or a missing parent");
+	} else if (mfs_shares_compute(nodes, n, algo,
+				      (double) slurm_conf.fs_dampening_factor,
+				      err, sizeof(err)) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			slurmdb_assoc_usage_t *u = order[i]->usage;
+			bool ft_root = !i && algo == MFS_SHARES_FAIR_TREE;
+			/* root's NormUsage is never set (and Fair Tree's
+			 * LevelFS of root): sshare prints them blank */
+			u->usage_norm = !i ? (long double) NO_VAL :
+				nodes[i].usage_norm;
+			u->usage_efctv = i ? nodes[i].usage_efctv : 1.0;
+			u->level_fs = ft_root ? (double) NO_VAL :
+				nodes[i].level_fs;
+			u->fs_factor = nodes[i].fs_factor;
+		}
+		us.shares_error = false;
+		xfree(nodes);
+		xfree(order);
+		return;
+	}
+	if (!us.shares_error)
+		error("priority/mfprio: sshare's share numbers not computed: %s",
+		      err);
+	us.shares_error = true;
+	xfree(nodes);
+	xfree(order);
+}
+
 void mfs_usage_apply(time_t now)
 {
 	assoc_mgr_lock_t locks = {.assoc = WRITE_LOCK, .qos = WRITE_LOCK,
@@ -512,6 +727,7 @@ void mfs_usage_apply(time_t now)
 		return;
 	/* the pass thread alone adds to and empties us.pend */
 	assoc_mgr_lock(&locks);
+	reset_if_due(now);
 	if (us.applied && now > us.applied)
 		decay_all(pow(decay_per_second(), difftime(now, us.applied)));
 	with_before = !us.reconfigured;
@@ -526,6 +742,7 @@ void mfs_usage_apply(time_t now)
 	if (now > us.applied)
 		us.applied = now;
 	us.reconfigured = false;
+	update_shares(assocs, na);
 	assoc_mgr_unlock(&locks);
 	xfree(assocs);
 	xfree(qos);
@@ -581,4 +798,25 @@ void mfs_usage_fini(void)
 	xfree(us.pend);
 	xfree(us.done);
 	memset(&us, 0, sizeof(us));
+}
+
+void mfs_usage_conf_changed(void)
+{
+	__atomic_store_n(&us_reconfigured, true, __ATOMIC_RELAXED);
+}
+
+/* priority_p_set_assoc_usage: an association the last pass did not see
+ * (sshare asked before the next pass): its normalised usage now, its
+ * effective usage that until the pass computes the tree's. */
+void mfs_usage_assoc(slurmdb_assoc_rec_t *assoc)
+{
+	long double root = assoc_mgr_root_assoc && assoc_mgr_root_assoc->usage ?
+		assoc_mgr_root_assoc->usage->usage_raw : 0.0L;
+
+	if (!assoc || !assoc->usage || assoc == assoc_mgr_root_assoc)
+		return;
+	assoc->usage->usage_norm = root > 0.0L ?
+		fminl(1.0L, assoc->usage->usage_raw / root) : 0.0L;
+	if (fuzzy_equal(assoc->usage->usage_efctv, NO_VAL))
+		assoc->usage->usage_efctv = assoc->usage->usage_norm;
 }

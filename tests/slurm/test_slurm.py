@@ -275,9 +275,54 @@ def check_sprio(c, family, published):
     named = {(j["job_id"], j["partition"]): j["priority"] for j in json.loads(r.stdout)}
     if named != want or not all(j["terms"] for j in json.loads(r.stdout)):
         fail(f"{family}: mfprio-host on the published pass {sorted(named.items())}, the pass {sorted(want.items())}")
+    check_sprio_slurm(c, family, conf, published[0]["_pass_time"], json.loads(r.stdout))
     r = subprocess.run(["sshare", "-a"], env=c.env, capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"sshare (which loads priority/mfprio in its own process) failed: {r.stderr.strip()}")
+
+
+def host_sprio(args, env=None):
+    r = subprocess.run([os.path.join(TOOLS, "host-shim", "mfprio-host")] + args, capture_output=True, text=True,
+                       env=env)
+    if r.returncode != 0:
+        fail(f"mfprio-host {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def check_sprio_slurm(c, family, conf, pass_time, want_json):
+    """`mfprio-host sprio --slurm` on the controller's own slurm.conf (found
+    through SLURM_CONF, the pass file through StateSaveLocation): the same
+    rows, named terms and columns as mfprio-host on the same inputs (the
+    family's conf and the pass file, at the pass's time), and each row's
+    total is squeue's priority of the job (a multi-partition job: squeue
+    shows the one of its partition tried last)."""
+    env = dict(os.environ, SLURM_CONF=c.conf)
+    live = json.loads(host_sprio(["sprio", "--slurm", "--json"], env=env))
+    if live != want_json:
+        fail(f"{family}: sprio --slurm --json differs from mfprio-host on the pass file:\n{live}\n{want_json}")
+    for view in ([], ["-l"]):
+        got = host_sprio(["--conf", c.conf, "sprio", "--slurm=" + os.path.dirname(c.pass_file())] + view)
+        same = host_sprio(["--conf", conf, "--now", str(pass_time), "sprio", "--job-file", c.pass_file()] + view)
+        if got != same or len(got.splitlines()) < 2:
+            fail(f"{family}: sprio --slurm {view}:\n{got}\nmfprio-host on the same inputs:\n{same}")
+    print(f"{family}: sprio --slurm:\n{got}")
+    queue = c.squeue_priorities()
+    totals = {}
+    for row in live:
+        totals.setdefault(row["job_id"], set()).add(row["priority"])
+    for job, prios in totals.items():
+        if queue.get(job) not in prios:
+            fail(f"{family}: job {job}: sprio --slurm totals {sorted(prios)}, squeue %Q {queue.get(job)}")
+    if not totals:
+        fail(f"{family}: sprio --slurm showed no job")
+    # a pass file of another family than the conf names: one message, exit 1
+    other = os.path.join(c.root, "other.conf")
+    with open(c.conf) as f, open(other, "w") as g:
+        g.write(f.read().replace(f"family={family},", "family=basic,"))
+    r = subprocess.run([os.path.join(TOOLS, "host-shim", "mfprio-host"), "--conf", other, "sprio", "--slurm"],
+                       capture_output=True, text=True)
+    if r.returncode != 1 or f"written by family {family}, but {other}:" not in r.stderr or r.stdout:
+        fail(f"sprio --slurm with another family's conf: exit {r.returncode}, {r.stderr.strip()!r}")
 
 
 def case_prices(family):
@@ -575,7 +620,7 @@ def case_bookkeeping_dbd():
         # TRES x TimeLimit again; the first pass gives back what it ran
         # before (8 CPUs x 12 s = 96 CPU-seconds, more than a minute), and
         # its usage is not charged twice.
-        j = c.submit("daemon", "-n", "8", "-t", "10", seconds=120)
+        j = c.submit("daemon", "-n", "8", "-t", "10", seconds=300)
         wait_state(c, j, ("RUNNING",))
         time.sleep(12)
         c.next_pass()
@@ -592,13 +637,94 @@ def case_bookkeeping_dbd():
                  f"(80 reserved; what ran before the restart must stay given back)")
         if not 0 <= post["usage"] - pre["usage"] <= 8 * (elapsed + 2):
             fail(f"UsageRaw across the restart: {pre['usage']} -> {post['usage']} in {elapsed:.1f}s of 8 CPUs")
+        check_reset_period(c, post)
     finally:
         c.stop()
+
+
+def usage_state(c):
+    with open(os.path.join(c.root, "state", "mfprio-slurm-usage")) as f:
+        return dict(l.split() for l in f if l.strip())
+
+
+def check_reset_period(c, before):
+    """PriorityUsageResetPeriod (job j of bookkeeping_dbd runs on 8 CPUs):
+    DAILY with the state file's last reset two days back clears every
+    association's and QOS's UsageRaw at the first pass after the restart
+    (then only the running job's seconds since that pass count) and keeps
+    the latest midnight as the last reset; the next pass does not clear
+    again; NOW clears at the pass a reconfigure starts."""
+    c.stop_ctld()
+    state = usage_state(c)
+    path = os.path.join(c.root, "state", "mfprio-slurm-usage")
+    with open(path, "w") as f:
+        f.write(f"last_pass {state['last_pass']}\nlast_reset {int(time.time()) - 2 * 86400}\n")
+    set_conf(c, lambda l: l, "PriorityUsageResetPeriod=DAILY")
+    c.start_ctld()
+    c.next_pass()
+    cleared = assoc_mgr(c, "daemon")
+    # after the reset, the pass adds what the job ran since the last pass
+    # before the stop (slurmctld was down, the job was not)
+    since = time.time() - int(state["last_pass"])
+    midnight = int(time.mktime(time.localtime()[:3] + (0, 0, 0, 0, 0, -1)))
+    print(f"DAILY, last reset 2 days back: {before['usage']} -> {cleared[('acct_a', 'daemon')]['usage']} "
+          f"in {since:.1f}s; state {usage_state(c)}")
+    for key in (("acct_a", "daemon"), ("acct_a", ""), ("root", ""), ("qos", "normal")):
+        if not 0 <= cleared[key]["usage"] <= 8 * (since + 2) or cleared[key]["usage"] >= before["usage"]:
+            fail(f"{key}: UsageRaw {cleared[key]['usage']} after the DAILY reset (before {before['usage']}, "
+                 f"{since:.1f}s of 8 CPUs since the last pass before the stop)")
+    if int(usage_state(c).get("last_reset", 0)) != midnight:
+        fail(f"the state file's last reset {usage_state(c)}, want today's midnight {midnight}")
+    time.sleep(2)
+    c.next_pass()
+    grown = assoc_mgr(c, "daemon")[("acct_a", "daemon")]["usage"]
+    if grown <= cleared[("acct_a", "daemon")]["usage"]:
+        fail(f"the next pass cleared again: {cleared[('acct_a', 'daemon')]['usage']} -> {grown}")
+    set_conf(c, lambda l: "PriorityUsageResetPeriod=NOW" if l.startswith("PriorityUsageResetPeriod=") else l)
+    time.sleep(3)
+    t1 = time.time()
+    c.next_pass()
+    now_cleared = assoc_mgr(c, "daemon")[("acct_a", "daemon")]["usage"]
+    print(f"NOW at reconfigure: {grown} -> {now_cleared}")
+    if now_cleared >= grown or now_cleared > 8 * (time.time() - t1 + 3 + 2):
+        fail(f"PriorityUsageResetPeriod=NOW and a reconfigure: UsageRaw {grown} -> {now_cleared}")
 
 
 def sprio_rows(c):
     out = c.run("sprio", "-h", "-o", "%i|%r|%Y")
     return {(int(a), b.strip()): int(p) for a, b, p in (l.split("|") for l in out.splitlines() if l.strip())}
+
+
+SSHARE_FIELDS = "Account,User,RawShares,NormShares,RawUsage,NormUsage,EffectvUsage,FairShare,LevelFS"
+
+
+def sshare_rows(c):
+    """sshare -a's share columns, by (account, user)."""
+    out = c.run("sshare", "-a", "-n", "-P", "-o", SSHARE_FIELDS)
+    rows = {}
+    for line in out.splitlines():
+        if line.strip():
+            f = [x.strip() for x in line.split("|")]
+            rows[(f[0], f[1])] = f[2:]
+    return rows
+
+
+def sshare_differs(ours, theirs):
+    """The rows' differences: text columns equal, numbers within sshare's
+    printed precision (RawUsage: 1, it decays between the two reads)."""
+    diff = {}
+    if set(ours) != set(theirs):
+        return {"rows": (sorted(ours), sorted(theirs))}
+    for key in ours:
+        for name, a, b in zip(SSHARE_FIELDS.split(",")[2:], ours[key], theirs[key]):
+            try:
+                x, y = float(a), float(b)
+                bad = abs(x - y) > (1.0 if name == "RawUsage" else 2e-6 + 1e-6 * abs(y))
+            except ValueError:
+                bad = a != b
+            if bad:
+                diff[(key, name)] = (a, b)
+    return diff
 
 
 def settled_priorities(c, timeout=30):
@@ -654,12 +780,15 @@ def case_equal_multifactor():
         c.next_pass()
         ours = c.squeue_priorities()
         ours_sprio = sprio_rows(c)
+        ours_sshare = sshare_rows(c)
         print(f"priority/mfprio family=multifactor: {ours}; sprio {sorted(ours_sprio.items())}")
         if not ours.get(later) or any(j == later for j, _ in ours_sprio):
             fail(f"the job not yet eligible ({later}): priority {ours.get(later)}, sprio {sorted(ours_sprio)}")
         if len(set(ours[j] for j in jobs)) < 3:
             fail(f"too few distinct priorities to compare: {ours}")
         c.stop_ctld()
+        with open(c.conf) as f:
+            params = next(l for l in f.read().splitlines() if l.startswith("PriorityParameters="))
         with open(c.conf) as f:
             conf = [l for l in f.read().splitlines() if not l.startswith("PriorityParameters=")]
         with open(c.conf, "w") as f:
@@ -674,8 +803,39 @@ def case_equal_multifactor():
             fail(f"priorities differ (mfprio, Slurm's multifactor): {diff}")
         if ours_sprio != theirs_sprio:
             fail(f"sprio differs: mfprio {sorted(ours_sprio.items())}, multifactor {sorted(theirs_sprio.items())}")
+        # sshare's share columns (Slurm's bookkeeping under the adapter):
+        # Fair Tree here; then the classic algorithm (NO_FAIR_TREE) under
+        # Slurm's multifactor and under priority/mfprio on the same usage
+        theirs_sshare = sshare_rows(c)
+        compare_sshare(ours_sshare, theirs_sshare, "Fair Tree")
+        set_conf(c, lambda l: l + ",NO_FAIR_TREE" if l.startswith("PriorityFlags=") else l)
+        c.stop_ctld()
+        c.start_ctld(wait_node=False)
+        settled_priorities(c)
+        theirs_sshare = sshare_rows(c)
+        set_conf(c, lambda l: "PriorityType=priority/mfprio" if l.startswith("PriorityType=") else l, params)
+        c.stop_ctld()
+        c.start_ctld(wait_node=False)
+        c.next_pass()
+        compare_sshare(sshare_rows(c), theirs_sshare, "classic (NO_FAIR_TREE)")
     finally:
         c.stop()
+
+
+def set_conf(c, edit, add=None):
+    with open(c.conf) as f:
+        lines = [edit(l) for l in f.read().splitlines()]
+    with open(c.conf, "w") as f:
+        f.write("\n".join(lines + ([add] if add else [])) + "\n")
+
+
+def compare_sshare(ours, theirs, algo):
+    print(f"sshare, {algo}: priority/mfprio {sorted(ours.items())}\npriority/multifactor {sorted(theirs.items())}")
+    diff = sshare_differs(ours, theirs)
+    if diff:
+        fail(f"sshare ({algo}) differs (mfprio, Slurm's multifactor): {diff}")
+    if not any(r[3] and float(r[3]) > 0 for r in ours.values()):
+        fail(f"sshare ({algo}): no NormUsage above 0: the comparison shows nothing")
 
 
 def case_bad_params():
