@@ -8,6 +8,7 @@
 #include "json_util.hpp"
 #include "layout_sge81.hpp"
 #include "layout_slurm2205.hpp"
+#include "strings.hpp"
 
 namespace mfprio::host {
 namespace {
@@ -64,14 +65,15 @@ std::map<std::string, std::vector<std::string>> parse_conf_names(const std::stri
   const char* kind;
   json_t* x;
   json_object_foreach(const_cast<json_t*>(names), kind, x) {
-    if (!json_is_string(x)) continue;
-    std::vector<std::string>& list = out[kind];
-    const std::string text = json_string_value(x);
-    for (size_t b = 0; b <= text.size();) {
-      size_t e = text.find(',', b);
-      if (e == std::string::npos) e = text.size();
-      if (e > b) list.push_back(text.substr(b, e - b));
-      b = e + 1;
+    if (json_is_array(x)) {
+      std::vector<std::string>& list = out[kind];
+      size_t i;
+      json_t* n;
+      json_array_foreach(x, i, n) {
+        if (json_is_string(n) && *json_string_value(n)) list.push_back(json_string_value(n));
+      }
+    } else if (json_is_string(x)) {  // a plugin built before the array form: one comma-separated string
+      out[kind] = split_nonempty(json_string_value(x), ',');
     }
   }
   return out;

@@ -529,10 +529,12 @@ MFPRIO_EXPORT int plugin_stats(mfprio_stats_t *out);
  *       does not decay (a host's replay --no-decay appends them); absent: the
  *       family cannot turn its decay off;
  *   "share_header": text a share view prints above the table;
- *   "conf_names": {"partitions": "a,b", "accounts": ..., "users": ...}
- *       the names the family's own files configure, by kind, comma-separated
- *       (Maui's CLASSCFG, ACCOUNTCFG, USERCFG, GROUPCFG, QOSCFG lines), for a
- *       host that checks a workload against them (simulate's warnings). */
+ *   "conf_names": {"partitions": ["a", "b"], "accounts": [...], "users": [...]}
+ *       the names the family's own files configure, by kind, each an array
+ *       of strings (Maui's CLASSCFG, ACCOUNTCFG, USERCFG, GROUPCFG, QOSCFG
+ *       lines), for a host that checks a workload against them (simulate's
+ *       warnings); a plugin built before the arrays gave each kind as one
+ *       comma-separated string, which mfprio-host still reads. */
 MFPRIO_EXPORT int plugin_info_json(char **json);
 MFPRIO_EXPORT void free_string(char *s);
 /* OPTIONAL.  The host's whole account tree replaces the family's: what

@@ -114,6 +114,37 @@ TEST_F(MauiPlugin, InfoJsonCarriesComponentWeightsBesideTheirSubWeights) {
   json_decref(root);
 }
 
+// plugin_info_json's "conf_names": the names the file's *CFG lines give,
+// DEFAULT aside, sorted, as an array of strings per kind.
+TEST_F(MauiPlugin, InfoJsonConfNamesAreArraysOfTheConfiguredNames) {
+  ASSERT_EQ(start("CLASSCFG[q1] PRIORITY=10\nCLASSCFG[idle] PRIORITY=5\nCLASSCFG[DEFAULT] PRIORITY=1\n"
+                  "USERCFG[zed] PRIORITY=3\nUSERCFG[u1] PRIORITY=2\n",
+                  "priority_maui.so", false),
+            MFPRIO_OK)
+      << p_->err();
+  char* raw = nullptr;
+  ASSERT_EQ(p_->ops.plugin_info_json(&raw), MFPRIO_OK) << p_->err();
+  const std::string text = raw ? raw : "";
+  p_->ops.free_string(raw);
+  json_t* root = json_loads(text.c_str(), 0, nullptr);
+  ASSERT_NE(root, nullptr) << text;
+  const json_t* names = json_object_get(root, "conf_names");
+  auto list = [&](const char* kind) {
+    std::vector<std::string> out;
+    const json_t* a = json_object_get(names, kind);
+    EXPECT_TRUE(json_is_array(a)) << kind << ": " << text;
+    for (size_t i = 0; i < json_array_size(a); ++i) {
+      const json_t* n = json_array_get(a, i);
+      out.push_back(json_is_string(n) ? json_string_value(n) : "(not a string)");
+    }
+    return out;
+  };
+  EXPECT_EQ(list("partitions"), (std::vector<std::string>{"idle", "q1"})) << text;
+  EXPECT_EQ(list("users"), (std::vector<std::string>{"u1", "zed"})) << text;
+  EXPECT_EQ(json_object_get(names, "accounts"), nullptr) << "no ACCOUNTCFG line: " << text;
+  json_decref(root);
+}
+
 TEST_F(MauiPlugin, BlockedJobAccruesNoQueueTimeUnderQueuePolicy) {
   ASSERT_EQ(start("QUEUETIMEWEIGHT 1\n", "priority_maui.so", false), MFPRIO_OK) << p_->err();
   mfprio_job_t j = job(1, "alice");
