@@ -263,8 +263,7 @@ std::vector<std::string> gone_accounts(const acct::StoreData& have, const std::s
   return out;
 }
 
-void diff_tree_accounts(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* up,
-                        acct::AdminChanges* del, bool* moved_out) {
+void diff_tree_accounts(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* out) {
   std::unordered_map<std::string, const AccountRec*> had;
   for (const AccountRec& a : have.accounts) had[a.name] = &a;
   std::set<std::string> keep{"root"};
@@ -276,17 +275,12 @@ void diff_tree_accounts(const acct::StoreData& have, const HostAccounts& want, a
       continue;
     AccountRec r = a;
     if (it != had.end()) r.description = it->second->description;
-    up->accounts.push_back(std::move(r));
+    out->accounts.push_back(std::move(r));
   }
-  del->delete_accounts = gone_accounts(have, keep);
-  // A kept account under one that goes must be moved first (its own write).
-  const std::set<std::string> going(del->delete_accounts.begin(), del->delete_accounts.end());
-  for (const AccountRec& a : have.accounts)
-    if (keep.count(a.name) && going.count(a.parent)) *moved_out = true;
+  out->delete_accounts = gone_accounts(have, keep);
 }
 
-void diff_tree_assocs(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* up,
-                      acct::AdminChanges* del) {
+void diff_tree_assocs(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* out) {
   using Key = std::tuple<std::string, std::string, std::string>;
   std::map<Key, const UserAssocRec*> had, wanted;
   for (const UserAssocRec& r : have.assocs) had[Key{r.user, r.account, r.partition}] = &r;
@@ -300,25 +294,24 @@ void diff_tree_assocs(const acct::StoreData& have, const HostAccounts& want, acc
       continue;
     acct::AssocWrite w;
     w.rec = r;
-    up->assocs.push_back(std::move(w));
+    out->assocs.push_back(std::move(w));
   }
   std::set<std::string> gone_users;
   for (const UserAssocRec& r : have.assocs)
     if (!kept_users.count(r.user)) gone_users.insert(r.user);
-  del->delete_users.assign(gone_users.begin(), gone_users.end());
+  out->delete_users.assign(gone_users.begin(), gone_users.end());
   for (const auto& [key, r] : had)
     if (!wanted.count(key) && kept_users.count(r->user))
-      del->delete_assocs.push_back(acct::AssocKey{r->user, r->account, r->partition});
+      out->delete_assocs.push_back(acct::AssocKey{r->user, r->account, r->partition});
   std::unordered_map<std::string, std::string> had_default;
   for (const UserRec& u : have.users) had_default[u.name] = u.default_account;
   for (const UserRec& u : want.users) {
     auto it = had_default.find(u.name);
-    if (it == had_default.end() || it->second != u.default_account) up->users.push_back(u);
+    if (it == had_default.end() || it->second != u.default_account) out->users.push_back(u);
   }
 }
 
-void diff_records(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* up,
-                  acct::AdminChanges* del) {
+void diff_records(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* out) {
   if (want.qos_given) {
     std::map<std::string, const QosRec*> had;
     for (const QosRec& q : have.qos) had[q.name] = &q;
@@ -327,10 +320,10 @@ void diff_records(const acct::StoreData& have, const HostAccounts& want, acct::A
       keep.insert(q.name);
       auto it = had.find(q.name);
       if (it == had.end() || it->second->priority != q.priority || it->second->usage_factor != q.usage_factor)
-        up->qos.push_back(q);
+        out->qos.push_back(q);
     }
     for (const auto& [name, q] : had)
-      if (!keep.count(name)) del->delete_qos.push_back(name);
+      if (!keep.count(name)) out->delete_qos.push_back(name);
   }
   if (want.partitions_given) {
     std::map<std::string, const PartitionRec*> had;
@@ -342,34 +335,25 @@ void diff_records(const acct::StoreData& have, const HostAccounts& want, acct::A
       if (it == had.end() || it->second->job_factor != p.job_factor ||
           it->second->billing_weights != p.billing_weights || it->second->tres_totals != p.tres_totals ||
           it->second->is_default != p.is_default)
-        up->partitions.push_back(p);
+        out->partitions.push_back(p);
     }
     for (const auto& [name, p] : had)
-      if (!keep.count(name)) del->delete_partitions.push_back(name);
+      if (!keep.count(name)) out->delete_partitions.push_back(name);
   }
 }
 
 }  // namespace
 
-std::vector<acct::AdminChanges> diff_accounts(const acct::StoreData& have, const HostAccounts& want) {
-  acct::AdminChanges up, del;
-  bool moved_out = false;
-  diff_tree_accounts(have, want, &up, &del, &moved_out);
-  diff_tree_assocs(have, want, &up, &del);
-  diff_records(have, want, &up, &del);
-  std::vector<acct::AdminChanges> out;
-  if (moved_out) {
-    // Two writes: the moves (and every upsert), then the deletions.
-    if (!up.empty()) out.push_back(std::move(up));
-    if (!del.empty()) out.push_back(std::move(del));
-    return out;
-  }
-  up.delete_accounts = std::move(del.delete_accounts);
-  up.delete_users = std::move(del.delete_users);
-  up.delete_assocs = std::move(del.delete_assocs);
-  up.delete_qos = std::move(del.delete_qos);
-  up.delete_partitions = std::move(del.delete_partitions);
-  if (!up.empty()) out.push_back(std::move(up));
+acct::AdminChanges diff_accounts(const acct::StoreData& have, const HostAccounts& want) {
+  acct::AdminChanges out;
+  diff_tree_accounts(have, want, &out);
+  diff_tree_assocs(have, want, &out);
+  diff_records(have, want, &out);
+  // One transaction, the deletions after the upserts: a kept account under
+  // one that goes is linked to its new parent before the old one is
+  // deleted.  A diff never deletes a name it also writes, so the order
+  // loses nothing the other way round.
+  out.deletions_last = true;
   return out;
 }
 

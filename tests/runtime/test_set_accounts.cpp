@@ -173,7 +173,8 @@ TEST_F(SetAccounts, TheTreeReplacesTheStoresKeepsUsageAndPricesAtOnce) {
 }
 
 TEST_F(SetAccounts, WhatTheTreeNoLongerHasIsDeletedAndAMovedAccountSurvives) {
-  // c under a, w in c; then a goes and c moves under b (written in two steps).
+  // c under a, w in c; then a goes and c moves under b (one transaction: the
+  // move before the deletion).
   auto t = tree();
   t.push_back({"", "c", "a", "", 1});
   t.push_back({"w", "c", "", "", 1});

@@ -550,8 +550,8 @@ MFPRIO_EXPORT void free_string(char *s);
  * defaults for one user, a repeated row, a bad number or element size;
  * ENOTSUP when the family keeps no store; ESTORE when the write failed:
  * nothing changed (a tree that moves an account out of one it deletes is
- * written in two steps, the moves first, and a failure between them leaves
- * the moves).  Control thread, as decay. */
+ * written in the same one transaction, the moves before the deletions).
+ * Control thread, as decay. */
 MFPRIO_EXPORT int set_accounts(const mfprio_accounts_t *accounts);
 #endif /* MFPRIO_PLUGIN_IMPLEMENTATION */
 
