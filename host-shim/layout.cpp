@@ -38,8 +38,8 @@ bool ViewInfo::flag(const std::string& key, bool otherwise) const {
 ViewInfo parse_view_info(const std::string& info_json) {
   ViewInfo v;
   v.weights = parse_weights(info_json);  // the top-level "weights" (older plugins)
-  JsonPtr root(json_loads(info_json.c_str(), 0, nullptr));
-  const json_t* view = root && json_is_object(root.get()) ? json_object_get(root.get(), "view") : nullptr;
+  const InfoMember member = info_member(info_json, "view");
+  const json_t* view = member.value;
   if (!json_is_object(view)) return v;
   if (const json_t* l = json_object_get(view, "layout"); json_is_string(l)) v.layout = json_string_value(l);
   string_map(json_object_get(view, "terms"), &v.terms);
@@ -59,8 +59,8 @@ ViewInfo parse_view_info(const std::string& info_json) {
 
 std::map<std::string, std::vector<std::string>> parse_conf_names(const std::string& info_json) {
   std::map<std::string, std::vector<std::string>> out;
-  JsonPtr root(json_loads(info_json.c_str(), 0, nullptr));
-  const json_t* names = root && json_is_object(root.get()) ? json_object_get(root.get(), "conf_names") : nullptr;
+  const InfoMember member = info_member(info_json, "conf_names");
+  const json_t* names = member.value;
   if (!json_is_object(names)) return out;
   const char* kind;
   json_t* x;

@@ -162,15 +162,24 @@ bool read_assocs(const mfprio_accounts_t& t, HostAccounts* w, std::string* why) 
   return true;
 }
 
+// A QOS or partition record's label ("set_accounts: qos[2] 'high'") and its
+// name's checks: given, usable, not repeated (`seen` holds the names before).
+bool named_record(const char* array, size_t i, const char* name, std::set<std::string>* seen, std::string* row,
+                  std::string* why) {
+  *row = "set_accounts: " + std::string(array) + "[" + std::to_string(i) + "]" +
+         (name ? std::string(" '") + name + "'" : std::string());
+  if (!name) return (*why = *row + ": name is NULL", false);
+  if (!name_ok(*row, "name", name, why)) return false;
+  if (!seen->insert(name).second) return (*why = *row + ": repeated", false);
+  return true;
+}
+
 bool read_qos(const mfprio_accounts_t& t, HostAccounts* w, std::string* why) {
   std::set<std::string> seen;
   for (size_t i = 0; i < t.qos_count; ++i) {
     const auto q = element<mfprio_qos_rec_t>(t.qos, t.qos_size, i);
-    const std::string row = "set_accounts: qos[" + std::to_string(i) + "]" +
-                            (q.name ? std::string(" '") + q.name + "'" : std::string());
-    if (!q.name) return (*why = row + ": name is NULL", false);
-    if (!name_ok(row, "name", q.name, why)) return false;
-    if (!seen.insert(q.name).second) return (*why = row + ": repeated", false);
+    std::string row;
+    if (!named_record("qos", i, q.name, &seen, &row, why)) return false;
     if (!(q.usage_factor >= 0) || !std::isfinite(q.usage_factor))
       return (*why = row + ": usage_factor must be a finite number >= 0", false);
     if (q.priority > 0x7fffffffu) return (*why = row + ": priority is too large", false);
@@ -188,11 +197,8 @@ bool read_partitions(const mfprio_accounts_t& t, HostAccounts* w, std::string* w
   int defaults = 0;
   for (size_t i = 0; i < t.partition_count; ++i) {
     const auto p = element<mfprio_partition_rec_t>(t.partitions, t.partition_size, i);
-    const std::string row = "set_accounts: partitions[" + std::to_string(i) + "]" +
-                            (p.name ? std::string(" '") + p.name + "'" : std::string());
-    if (!p.name) return (*why = row + ": name is NULL", false);
-    if (!name_ok(row, "name", p.name, why)) return false;
-    if (!seen.insert(p.name).second) return (*why = row + ": repeated", false);
+    std::string row;
+    if (!named_record("partitions", i, p.name, &seen, &row, why)) return false;
     if (p.job_factor > 65533) return (*why = row + ": job_factor " + std::to_string(p.job_factor) + " is above 65533", false);
     if (p.flags & ~MFPRIO_PARTF_DEFAULT) return (*why = row + ": unknown flags " + std::to_string(p.flags), false);
     if ((p.flags & MFPRIO_PARTF_DEFAULT) && ++defaults > 1) return (*why = row + ": a second default partition", false);
@@ -311,35 +317,38 @@ void diff_tree_assocs(const acct::StoreData& have, const HostAccounts& want, acc
   }
 }
 
+// A table of named records the tree replaces whole (QOS, partitions): the
+// wanted ones the store lacks or has otherwise (`same` false) are upserted,
+// the store's ones the tree lacks are deleted.
+template <class Rec, class Same>
+void diff_named(const std::vector<Rec>& have, const std::vector<Rec>& want, Same same, std::vector<Rec>* up,
+                std::vector<std::string>* del) {
+  std::map<std::string, const Rec*> had;
+  for (const Rec& r : have) had[r.name] = &r;
+  std::set<std::string> keep;
+  for (const Rec& r : want) {
+    keep.insert(r.name);
+    auto it = had.find(r.name);
+    if (it == had.end() || !same(*it->second, r)) up->push_back(r);
+  }
+  for (const auto& entry : had)
+    if (!keep.count(entry.first)) del->push_back(entry.first);
+}
+
 void diff_records(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* out) {
-  if (want.qos_given) {
-    std::map<std::string, const QosRec*> had;
-    for (const QosRec& q : have.qos) had[q.name] = &q;
-    std::set<std::string> keep;
-    for (const QosRec& q : want.qos) {
-      keep.insert(q.name);
-      auto it = had.find(q.name);
-      if (it == had.end() || it->second->priority != q.priority || it->second->usage_factor != q.usage_factor)
-        out->qos.push_back(q);
-    }
-    for (const auto& [name, q] : had)
-      if (!keep.count(name)) out->delete_qos.push_back(name);
-  }
-  if (want.partitions_given) {
-    std::map<std::string, const PartitionRec*> had;
-    for (const PartitionRec& p : have.partitions) had[p.name] = &p;
-    std::set<std::string> keep;
-    for (const PartitionRec& p : want.partitions) {
-      keep.insert(p.name);
-      auto it = had.find(p.name);
-      if (it == had.end() || it->second->job_factor != p.job_factor ||
-          it->second->billing_weights != p.billing_weights || it->second->tres_totals != p.tres_totals ||
-          it->second->is_default != p.is_default)
-        out->partitions.push_back(p);
-    }
-    for (const auto& [name, p] : had)
-      if (!keep.count(name)) out->delete_partitions.push_back(name);
-  }
+  if (want.qos_given)
+    diff_named(have.qos, want.qos,
+               [](const QosRec& a, const QosRec& b) {
+                 return a.priority == b.priority && a.usage_factor == b.usage_factor;
+               },
+               &out->qos, &out->delete_qos);
+  if (want.partitions_given)
+    diff_named(have.partitions, want.partitions,
+               [](const PartitionRec& a, const PartitionRec& b) {
+                 return a.job_factor == b.job_factor && a.billing_weights == b.billing_weights &&
+                        a.tres_totals == b.tres_totals && a.is_default == b.is_default;
+               },
+               &out->partitions, &out->delete_partitions);
 }
 
 }  // namespace
