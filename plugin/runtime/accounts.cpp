@@ -309,11 +309,16 @@ void diff_tree_assocs(const acct::StoreData& have, const HostAccounts& want, acc
   for (const auto& [key, r] : had)
     if (!wanted.count(key) && kept_users.count(r->user))
       out->delete_assocs.push_back(acct::AssocKey{r->user, r->account, r->partition});
-  std::unordered_map<std::string, std::string> had_default;
-  for (const UserRec& u : have.users) had_default[u.name] = u.default_account;
+  // A user row is written whole (default account and admin flag): a changed
+  // default keeps the store's AdminLevel, which the host's tree does not carry.
+  std::unordered_map<std::string, const UserRec*> had_user;
+  for (const UserRec& u : have.users) had_user[u.name] = &u;
   for (const UserRec& u : want.users) {
-    auto it = had_default.find(u.name);
-    if (it == had_default.end() || it->second != u.default_account) out->users.push_back(u);
+    auto it = had_user.find(u.name);
+    if (it != had_user.end() && it->second->default_account == u.default_account) continue;
+    UserRec w = u;
+    if (it != had_user.end()) w.admin = it->second->admin;
+    out->users.push_back(std::move(w));
   }
 }
 

@@ -190,6 +190,31 @@ TEST_F(SetAccounts, ADefaultIsTheFlaggedAccountElseTheFirst) {
     }
 }
 
+// The tree carries no AdminLevel: a user whose default account it changes
+// stays an administrator of the store (the user row used to be written with
+// admin cleared).
+TEST_F(SetAccounts, AChangedDefaultKeepsTheUsersAdminFlag) {
+  ASSERT_EQ(send(tree()), MFPRIO_OK) << p_->err();
+  {
+    auto st = acct::Store::open(db_);
+    acct::AdminChanges ch;
+    ch.users.push_back(acct::UserRec{"v", "b", true});
+    st->apply_admin(ch);
+  }
+  auto t = tree();
+  t[3].flags = MFPRIO_ASSOCF_DEFAULT;  // v's default: a
+  t[4].flags = 0;
+  ASSERT_EQ(send(t), MFPRIO_OK) << p_->err();
+  bool found = false;
+  for (const auto& u : store().users)
+    if (u.name == "v") {
+      found = true;
+      EXPECT_EQ(u.default_account, "a");
+      EXPECT_TRUE(u.admin) << "set_accounts cleared v's AdminLevel";
+    }
+  EXPECT_TRUE(found);
+}
+
 TEST_F(SetAccounts, QosAreReplacedOnlyWhenFlagged) {
   std::vector<mfprio_qos_rec_t> q = {{"high", 100, 0, 2.0}, {"normal", 0, 0, 1.0}};
   const size_t had = store().qos.size();

@@ -542,7 +542,8 @@ MFPRIO_EXPORT void free_string(char *s);
  * partitions when flagged) is written to the family's store in one
  * transaction, then a new snapshot is published (handles resolved before
  * are stale and resolved again).  Usage stays with every association that
- * stays; an association the tree no longer has is deleted with its usage.
+ * stays, and a user's store AdminLevel with the user; an association the
+ * tree no longer has is deleted with its usage.
  * The same tree again writes nothing.  A user with no row flagged
  * DEFAULT gets the first of its accounts by name.  Refused whole (EINVAL,
  * errmsg naming the row) for an unusable name, an unknown parent or a
