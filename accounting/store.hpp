@@ -478,8 +478,8 @@ struct AssocKey {
 };
 
 // A batch of admin changes, written in one transaction by apply_admin:
-// deletions first, then upserts (accounts in any order: parents are linked
-// after every listed account exists).  The store does not re-validate shape
+// deletions first (last with deletions_last), then upserts (accounts in any
+// order: parents are linked after every listed account exists).  The store does not re-validate shape
 // (cycles, defaults): admin.hpp's validate_changes does that on the merged
 // picture first; the schema's constraints and foreign keys are the backstop.
 struct AdminChanges {
@@ -505,6 +505,10 @@ struct AdminChanges {
   std::vector<std::pair<std::string, std::string>> delete_ticket_objects;  // (kind, name)
   // Settings to set (key, value), before anything else; "" removes the key.
   std::vector<std::pair<std::string, std::string>> settings;
+  // The deletions after the upserts, in the same transaction: a kept
+  // account moved out of one that goes (set_accounts) is linked to its new
+  // parent before the old one is deleted.
+  bool deletions_last = false;
   bool empty() const {
     return delete_accounts.empty() && delete_users.empty() && delete_assocs.empty() &&
            delete_qos.empty() && delete_partitions.empty() && delete_queues.empty() &&

@@ -3,7 +3,8 @@
 // Entry point: StoreImpl::apply_admin(changes), one IMMEDIATE transaction.
 // Order inside: deletions, accounts (insert/update, then link parents so the
 // batch may list children before parents), users, associations (+ per-TRES
-// usage when set_usage), default accounts, QOS, partitions.
+// usage when set_usage), default accounts, QOS, partitions; with
+// deletions_last the deletions come at the end instead.
 // Invariant: shape checks (cycles, unknown names, defaults) were done by
 // admin.cpp on the merged picture; here the schema's CHECKs and foreign keys
 // are the backstop, and any failure rolls the whole batch back.
@@ -38,7 +39,7 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
   const double inv_scale = 1.0 / usage_scale();
   admin_settings(ch);
   auto_user_ = auto_user_tickets(&auto_fshare_, &auto_oticket_);
-  admin_deletes(ch);
+  if (!ch.deletions_last) admin_deletes(ch);
   admin_accounts(ch);
   for (const UserRec& u : ch.users) {
     auto_user_object(u.name);
@@ -62,6 +63,7 @@ void StoreImpl::apply_admin_txn(const AdminChanges& ch) {
   }
   for (const AssocWrite& w : ch.assocs) admin_assoc(w, inv_scale);
   admin_rest(ch);
+  if (ch.deletions_last) admin_deletes(ch);
   txn.commit();
 }
 
@@ -131,7 +133,7 @@ void StoreImpl::auto_user_object(const std::string& user) {
   row_written();
 }
 
-// Deletions first: associations, users, accounts, QOS, queues, partitions.
+// The deletions: associations, users, accounts, QOS, queues, partitions.
 void StoreImpl::admin_deletes(const AdminChanges& ch) {
   for (const AssocKey& k : ch.delete_assocs) {
     sql::StmtUse st(prep(st_del_assoc_,

@@ -916,6 +916,7 @@ void family_rows(const Ctx& c, const AddRow& add) {
 
 void process_rows(const Ctx& c, const AddRow& add) {
   const mb::ProcessFigure& p = c.proc;
+  if (p.runs == 0 && p.error.empty()) return;  // not run (--families=none): no row, not a 0.00x
   if (!p.error.empty()) {
     add("mfprio-host sshare -a / mfprio-host decay (processes)", "error", "", "<= 1.3x", "n/a");
     add("  " + p.error.substr(0, 100), "", "", "", "");

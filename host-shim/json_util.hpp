@@ -25,4 +25,17 @@ inline std::string json_dump_string(const json_t* j, size_t flags) {
   return out;
 }
 
+// A member of a plugin_info_json document (null when the text is not a JSON
+// object or has no such member); `root` keeps the document alive.
+struct InfoMember {
+  JsonPtr root;
+  const json_t* value = nullptr;
+};
+inline InfoMember info_member(const std::string& info_json, const char* key) {
+  InfoMember m;
+  m.root.reset(info_json.empty() ? nullptr : json_loads(info_json.c_str(), 0, nullptr));
+  if (m.root && json_is_object(m.root.get())) m.value = json_object_get(m.root.get(), key);
+  return m;
+}
+
 }  // namespace mfprio::host

@@ -8,6 +8,7 @@
 #include "json_util.hpp"
 #include "layout_sge81.hpp"
 #include "layout_slurm2205.hpp"
+#include "strings.hpp"
 
 namespace mfprio::host {
 namespace {
@@ -37,8 +38,8 @@ bool ViewInfo::flag(const std::string& key, bool otherwise) const {
 ViewInfo parse_view_info(const std::string& info_json) {
   ViewInfo v;
   v.weights = parse_weights(info_json);  // the top-level "weights" (older plugins)
-  JsonPtr root(json_loads(info_json.c_str(), 0, nullptr));
-  const json_t* view = root && json_is_object(root.get()) ? json_object_get(root.get(), "view") : nullptr;
+  const InfoMember member = info_member(info_json, "view");
+  const json_t* view = member.value;
   if (!json_is_object(view)) return v;
   if (const json_t* l = json_object_get(view, "layout"); json_is_string(l)) v.layout = json_string_value(l);
   string_map(json_object_get(view, "terms"), &v.terms);
@@ -58,20 +59,21 @@ ViewInfo parse_view_info(const std::string& info_json) {
 
 std::map<std::string, std::vector<std::string>> parse_conf_names(const std::string& info_json) {
   std::map<std::string, std::vector<std::string>> out;
-  JsonPtr root(json_loads(info_json.c_str(), 0, nullptr));
-  const json_t* names = root && json_is_object(root.get()) ? json_object_get(root.get(), "conf_names") : nullptr;
+  const InfoMember member = info_member(info_json, "conf_names");
+  const json_t* names = member.value;
   if (!json_is_object(names)) return out;
   const char* kind;
   json_t* x;
   json_object_foreach(const_cast<json_t*>(names), kind, x) {
-    if (!json_is_string(x)) continue;
-    std::vector<std::string>& list = out[kind];
-    const std::string text = json_string_value(x);
-    for (size_t b = 0; b <= text.size();) {
-      size_t e = text.find(',', b);
-      if (e == std::string::npos) e = text.size();
-      if (e > b) list.push_back(text.substr(b, e - b));
-      b = e + 1;
+    if (json_is_array(x)) {
+      std::vector<std::string>& list = out[kind];
+      size_t i;
+      json_t* n;
+      json_array_foreach(x, i, n) {
+        if (json_is_string(n) && *json_string_value(n)) list.push_back(json_string_value(n));
+      }
+    } else if (json_is_string(x)) {  // a plugin built before the array form: one comma-separated string
+      out[kind] = split_nonempty(json_string_value(x), ',');
     }
   }
   return out;

@@ -39,8 +39,9 @@ struct ViewInfo {
 ViewInfo parse_view_info(const std::string& info_json);
 
 // plugin_info_json's "conf_names": the names the family's own files
-// configure, by kind ("partitions", "accounts", "users", ...), each a
-// comma-separated list; empty when the family declares none.
+// configure, by kind ("partitions", "accounts", "users", ...), each an array
+// of strings (a plugin built before that form gave one comma-separated
+// string: read too); empty when the family declares none.
 std::map<std::string, std::vector<std::string>> parse_conf_names(const std::string& info_json);
 
 class Layout {

@@ -530,10 +530,8 @@ void filter_share_json(json_t* doc, const std::function<bool(const std::string&,
 
 // A string key of plugin_info_json ("" when absent or not a string).
 std::string info_string(Plugin& plugin, const char* key) {
-  const std::string info = plugin.info_json();
-  JsonPtr root(info.empty() ? nullptr : json_loads(info.c_str(), 0, nullptr));
-  const json_t* v = root ? json_object_get(root.get(), key) : nullptr;
-  return json_is_string(v) ? std::string(json_string_value(v)) : std::string();
+  const InfoMember v = info_member(plugin.info_json(), key);
+  return json_is_string(v.value) ? std::string(json_string_value(v.value)) : std::string();
 }
 
 // sshare --job-file: a family that prices the whole queue at once shows its
@@ -804,8 +802,8 @@ int cmd_info(Plugin& plugin) {
 // plugin_info_json's "no_decay_conf" object as conf pairs (none when absent).
 std::vector<ConfPair> no_decay_pairs(const std::string& info) {
   std::vector<ConfPair> out;
-  JsonPtr root(json_loads(info.c_str(), 0, nullptr));
-  const json_t* obj = root && json_is_object(root.get()) ? json_object_get(root.get(), "no_decay_conf") : nullptr;
+  const InfoMember member = info_member(info, "no_decay_conf");
+  const json_t* obj = member.value;
   if (!json_is_object(obj)) return out;
   const char* k;
   json_t* v;

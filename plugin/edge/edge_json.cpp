@@ -13,6 +13,7 @@
 //                                column name: number or string}]}
 //   plugin_info_json  {"plugin_type", "abi_version", "weights": {...},
 //                      "terms": [{"name", "label", "flags", "width", "parent"}], settings...}
+//                     a setting is a number, string, boolean or array of strings
 //                     a dotted key nests (put_items: "view.layout" -> {"view": {"layout"}},
 //                     the view layout a family declares, mfprio.h's man page) unless its
 //                     outer part is a key of its own ("SERV": 1, "SERV.QUEUETIME": 5)
@@ -145,6 +146,11 @@ json_t* item_value(const InfoView::Item& it) {
     case InfoView::Item::Integer: return json_integer(static_cast<json_int_t>(it.integer));
     case InfoView::Item::String: return json_string(it.string.c_str());
     case InfoView::Item::Bool: return json_boolean(it.boolean);
+    case InfoView::Item::List: {
+      json_t* a = json_array();
+      for (const std::string& s : it.list) json_array_append_new(a, json_string(s.c_str()));
+      return a;
+    }
   }
   return json_null();
 }

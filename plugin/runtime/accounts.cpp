@@ -162,15 +162,24 @@ bool read_assocs(const mfprio_accounts_t& t, HostAccounts* w, std::string* why) 
   return true;
 }
 
+// A QOS or partition record's label ("set_accounts: qos[2] 'high'") and its
+// name's checks: given, usable, not repeated (`seen` holds the names before).
+bool named_record(const char* array, size_t i, const char* name, std::set<std::string>* seen, std::string* row,
+                  std::string* why) {
+  *row = "set_accounts: " + std::string(array) + "[" + std::to_string(i) + "]" +
+         (name ? std::string(" '") + name + "'" : std::string());
+  if (!name) return (*why = *row + ": name is NULL", false);
+  if (!name_ok(*row, "name", name, why)) return false;
+  if (!seen->insert(name).second) return (*why = *row + ": repeated", false);
+  return true;
+}
+
 bool read_qos(const mfprio_accounts_t& t, HostAccounts* w, std::string* why) {
   std::set<std::string> seen;
   for (size_t i = 0; i < t.qos_count; ++i) {
     const auto q = element<mfprio_qos_rec_t>(t.qos, t.qos_size, i);
-    const std::string row = "set_accounts: qos[" + std::to_string(i) + "]" +
-                            (q.name ? std::string(" '") + q.name + "'" : std::string());
-    if (!q.name) return (*why = row + ": name is NULL", false);
-    if (!name_ok(row, "name", q.name, why)) return false;
-    if (!seen.insert(q.name).second) return (*why = row + ": repeated", false);
+    std::string row;
+    if (!named_record("qos", i, q.name, &seen, &row, why)) return false;
     if (!(q.usage_factor >= 0) || !std::isfinite(q.usage_factor))
       return (*why = row + ": usage_factor must be a finite number >= 0", false);
     if (q.priority > 0x7fffffffu) return (*why = row + ": priority is too large", false);
@@ -188,11 +197,8 @@ bool read_partitions(const mfprio_accounts_t& t, HostAccounts* w, std::string* w
   int defaults = 0;
   for (size_t i = 0; i < t.partition_count; ++i) {
     const auto p = element<mfprio_partition_rec_t>(t.partitions, t.partition_size, i);
-    const std::string row = "set_accounts: partitions[" + std::to_string(i) + "]" +
-                            (p.name ? std::string(" '") + p.name + "'" : std::string());
-    if (!p.name) return (*why = row + ": name is NULL", false);
-    if (!name_ok(row, "name", p.name, why)) return false;
-    if (!seen.insert(p.name).second) return (*why = row + ": repeated", false);
+    std::string row;
+    if (!named_record("partitions", i, p.name, &seen, &row, why)) return false;
     if (p.job_factor > 65533) return (*why = row + ": job_factor " + std::to_string(p.job_factor) + " is above 65533", false);
     if (p.flags & ~MFPRIO_PARTF_DEFAULT) return (*why = row + ": unknown flags " + std::to_string(p.flags), false);
     if ((p.flags & MFPRIO_PARTF_DEFAULT) && ++defaults > 1) return (*why = row + ": a second default partition", false);
@@ -263,8 +269,7 @@ std::vector<std::string> gone_accounts(const acct::StoreData& have, const std::s
   return out;
 }
 
-void diff_tree_accounts(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* up,
-                        acct::AdminChanges* del, bool* moved_out) {
+void diff_tree_accounts(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* out) {
   std::unordered_map<std::string, const AccountRec*> had;
   for (const AccountRec& a : have.accounts) had[a.name] = &a;
   std::set<std::string> keep{"root"};
@@ -276,17 +281,12 @@ void diff_tree_accounts(const acct::StoreData& have, const HostAccounts& want, a
       continue;
     AccountRec r = a;
     if (it != had.end()) r.description = it->second->description;
-    up->accounts.push_back(std::move(r));
+    out->accounts.push_back(std::move(r));
   }
-  del->delete_accounts = gone_accounts(have, keep);
-  // A kept account under one that goes must be moved first (its own write).
-  const std::set<std::string> going(del->delete_accounts.begin(), del->delete_accounts.end());
-  for (const AccountRec& a : have.accounts)
-    if (keep.count(a.name) && going.count(a.parent)) *moved_out = true;
+  out->delete_accounts = gone_accounts(have, keep);
 }
 
-void diff_tree_assocs(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* up,
-                      acct::AdminChanges* del) {
+void diff_tree_assocs(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* out) {
   using Key = std::tuple<std::string, std::string, std::string>;
   std::map<Key, const UserAssocRec*> had, wanted;
   for (const UserAssocRec& r : have.assocs) had[Key{r.user, r.account, r.partition}] = &r;
@@ -300,76 +300,74 @@ void diff_tree_assocs(const acct::StoreData& have, const HostAccounts& want, acc
       continue;
     acct::AssocWrite w;
     w.rec = r;
-    up->assocs.push_back(std::move(w));
+    out->assocs.push_back(std::move(w));
   }
   std::set<std::string> gone_users;
   for (const UserAssocRec& r : have.assocs)
     if (!kept_users.count(r.user)) gone_users.insert(r.user);
-  del->delete_users.assign(gone_users.begin(), gone_users.end());
+  out->delete_users.assign(gone_users.begin(), gone_users.end());
   for (const auto& [key, r] : had)
     if (!wanted.count(key) && kept_users.count(r->user))
-      del->delete_assocs.push_back(acct::AssocKey{r->user, r->account, r->partition});
-  std::unordered_map<std::string, std::string> had_default;
-  for (const UserRec& u : have.users) had_default[u.name] = u.default_account;
+      out->delete_assocs.push_back(acct::AssocKey{r->user, r->account, r->partition});
+  // A user row is written whole (default account and admin flag): a changed
+  // default keeps the store's AdminLevel, which the host's tree does not carry.
+  std::unordered_map<std::string, const UserRec*> had_user;
+  for (const UserRec& u : have.users) had_user[u.name] = &u;
   for (const UserRec& u : want.users) {
-    auto it = had_default.find(u.name);
-    if (it == had_default.end() || it->second != u.default_account) up->users.push_back(u);
+    auto it = had_user.find(u.name);
+    if (it != had_user.end() && it->second->default_account == u.default_account) continue;
+    UserRec w = u;
+    if (it != had_user.end()) w.admin = it->second->admin;
+    out->users.push_back(std::move(w));
   }
 }
 
-void diff_records(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* up,
-                  acct::AdminChanges* del) {
-  if (want.qos_given) {
-    std::map<std::string, const QosRec*> had;
-    for (const QosRec& q : have.qos) had[q.name] = &q;
-    std::set<std::string> keep;
-    for (const QosRec& q : want.qos) {
-      keep.insert(q.name);
-      auto it = had.find(q.name);
-      if (it == had.end() || it->second->priority != q.priority || it->second->usage_factor != q.usage_factor)
-        up->qos.push_back(q);
-    }
-    for (const auto& [name, q] : had)
-      if (!keep.count(name)) del->delete_qos.push_back(name);
+// A table of named records the tree replaces whole (QOS, partitions): the
+// wanted ones the store lacks or has otherwise (`same` false) are upserted,
+// the store's ones the tree lacks are deleted.
+template <class Rec, class Same>
+void diff_named(const std::vector<Rec>& have, const std::vector<Rec>& want, Same same, std::vector<Rec>* up,
+                std::vector<std::string>* del) {
+  std::map<std::string, const Rec*> had;
+  for (const Rec& r : have) had[r.name] = &r;
+  std::set<std::string> keep;
+  for (const Rec& r : want) {
+    keep.insert(r.name);
+    auto it = had.find(r.name);
+    if (it == had.end() || !same(*it->second, r)) up->push_back(r);
   }
-  if (want.partitions_given) {
-    std::map<std::string, const PartitionRec*> had;
-    for (const PartitionRec& p : have.partitions) had[p.name] = &p;
-    std::set<std::string> keep;
-    for (const PartitionRec& p : want.partitions) {
-      keep.insert(p.name);
-      auto it = had.find(p.name);
-      if (it == had.end() || it->second->job_factor != p.job_factor ||
-          it->second->billing_weights != p.billing_weights || it->second->tres_totals != p.tres_totals ||
-          it->second->is_default != p.is_default)
-        up->partitions.push_back(p);
-    }
-    for (const auto& [name, p] : had)
-      if (!keep.count(name)) del->delete_partitions.push_back(name);
-  }
+  for (const auto& entry : had)
+    if (!keep.count(entry.first)) del->push_back(entry.first);
+}
+
+void diff_records(const acct::StoreData& have, const HostAccounts& want, acct::AdminChanges* out) {
+  if (want.qos_given)
+    diff_named(have.qos, want.qos,
+               [](const QosRec& a, const QosRec& b) {
+                 return a.priority == b.priority && a.usage_factor == b.usage_factor;
+               },
+               &out->qos, &out->delete_qos);
+  if (want.partitions_given)
+    diff_named(have.partitions, want.partitions,
+               [](const PartitionRec& a, const PartitionRec& b) {
+                 return a.job_factor == b.job_factor && a.billing_weights == b.billing_weights &&
+                        a.tres_totals == b.tres_totals && a.is_default == b.is_default;
+               },
+               &out->partitions, &out->delete_partitions);
 }
 
 }  // namespace
 
-std::vector<acct::AdminChanges> diff_accounts(const acct::StoreData& have, const HostAccounts& want) {
-  acct::AdminChanges up, del;
-  bool moved_out = false;
-  diff_tree_accounts(have, want, &up, &del, &moved_out);
-  diff_tree_assocs(have, want, &up, &del);
-  diff_records(have, want, &up, &del);
-  std::vector<acct::AdminChanges> out;
-  if (moved_out) {
-    // Two writes: the moves (and every upsert), then the deletions.
-    if (!up.empty()) out.push_back(std::move(up));
-    if (!del.empty()) out.push_back(std::move(del));
-    return out;
-  }
-  up.delete_accounts = std::move(del.delete_accounts);
-  up.delete_users = std::move(del.delete_users);
-  up.delete_assocs = std::move(del.delete_assocs);
-  up.delete_qos = std::move(del.delete_qos);
-  up.delete_partitions = std::move(del.delete_partitions);
-  if (!up.empty()) out.push_back(std::move(up));
+acct::AdminChanges diff_accounts(const acct::StoreData& have, const HostAccounts& want) {
+  acct::AdminChanges out;
+  diff_tree_accounts(have, want, &out);
+  diff_tree_assocs(have, want, &out);
+  diff_records(have, want, &out);
+  // One transaction, the deletions after the upserts: a kept account under
+  // one that goes is linked to its new parent before the old one is
+  // deleted.  A diff never deletes a name it also writes, so the order
+  // loses nothing the other way round.
+  out.deletions_last = true;
   return out;
 }
 

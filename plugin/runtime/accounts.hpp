@@ -7,11 +7,12 @@
 //                                      shape (names, parents, cycles,
 //                                      defaults, repeats); a status and a
 //                                      message naming the row
-//   diff_accounts(store, want)         what differs from the store, as one or
-//                                      two AdminChanges (two only when a kept
-//                                      account leaves an account that goes:
-//                                      it must be moved before that one is
-//                                      deleted); empty when nothing differs
+//   diff_accounts(store, want)         what differs from the store, as one
+//                                      AdminChanges (one transaction), its
+//                                      deletions after its upserts (a kept
+//                                      account leaving one that goes is moved
+//                                      before that one is deleted); empty
+//                                      when nothing differs
 #pragma once
 
 #include <string>
@@ -33,6 +34,6 @@ struct HostAccounts {
 
 int read_accounts(const mfprio_accounts_t& tree, HostAccounts* want, std::string* why);
 
-std::vector<acct::AdminChanges> diff_accounts(const acct::StoreData& have, const HostAccounts& want);
+acct::AdminChanges diff_accounts(const acct::StoreData& have, const HostAccounts& want);
 
 }  // namespace mfprio

@@ -203,11 +203,12 @@ class ShareBlockSink {
 struct InfoView {
   struct Item {
     std::string key;
-    enum Kind { Number, Integer, String, Bool } kind = Number;
+    enum Kind { Number, Integer, String, Bool, List } kind = Number;
     double number = 0;
     int64_t integer = 0;
     std::string string;
     bool boolean = false;
+    std::vector<std::string> list;  // List: a JSON array of strings
   };
   std::vector<Item> settings;
   std::vector<Item> weights;
@@ -221,12 +222,17 @@ struct InfoView {
   void term(const std::string& name, const std::string& label, uint32_t flags = 0, uint32_t width = 0) {
     terms.push_back({name, label, flags, width});
   }
-  void set(const std::string& k, double v) { settings.push_back({k, Item::Number, v, 0, {}, false}); }
-  void set_int(const std::string& k, int64_t v) { settings.push_back({k, Item::Integer, 0, v, {}, false}); }
-  void set(const std::string& k, const std::string& v) { settings.push_back({k, Item::String, 0, 0, v, false}); }
-  void set_bool(const std::string& k, bool v) { settings.push_back({k, Item::Bool, 0, 0, {}, v}); }
-  void weight(const std::string& term, double v) { weights.push_back({term, Item::Number, v, 0, {}, false}); }
-  void weight(const std::string& term, const std::string& v) { weights.push_back({term, Item::String, 0, 0, v, false}); }
+  void set(const std::string& k, double v) { settings.push_back({k, Item::Number, v, 0, {}, false, {}}); }
+  void set_int(const std::string& k, int64_t v) { settings.push_back({k, Item::Integer, 0, v, {}, false, {}}); }
+  void set(const std::string& k, const std::string& v) { settings.push_back({k, Item::String, 0, 0, v, false, {}}); }
+  void set_bool(const std::string& k, bool v) { settings.push_back({k, Item::Bool, 0, 0, {}, v, {}}); }
+  void set_list(const std::string& k, std::vector<std::string> v) {
+    settings.push_back({k, Item::List, 0, 0, {}, false, std::move(v)});
+  }
+  void weight(const std::string& term, double v) { weights.push_back({term, Item::Number, v, 0, {}, false, {}}); }
+  void weight(const std::string& term, const std::string& v) {
+    weights.push_back({term, Item::String, 0, 0, v, false, {}});
+  }
 };
 
 class Policy {

@@ -290,35 +290,22 @@ int Runtime::set_accounts(const mfprio_accounts_t& tree, std::string* why) {
   }
   HostAccounts want;
   if (int rc = read_accounts(tree, &want, why)) return rc;
-  std::vector<acct::AdminChanges> writes;
+  acct::AdminChanges write;
   try {
     acct::LoadOptions opts;
     opts.tres_usage = false;
-    writes = diff_accounts(store_->load(opts), want);
+    write = diff_accounts(store_->load(opts), want);
+    if (write.empty() && !stale_) return MFPRIO_OK;  // the same tree: nothing written, nothing published
+    if (!write.empty()) store_->apply_admin(write);  // one transaction: all of it or nothing
   } catch (const acct::StoreError& e) {
     *why = std::string("set_accounts: ") + e.what();
     return MFPRIO_ESTORE;
   }
-  if (writes.empty() && !stale_) return MFPRIO_OK;  // the same tree: nothing written, nothing published
-  for (size_t i = 0; i < writes.size(); ++i) {
-    try {
-      store_->apply_admin(writes[i]);
-    } catch (const acct::StoreError& e) {
-      *why = std::string("set_accounts: ") + e.what();
-      if (i > 0) converge(nullptr);  // the moves before the deletions committed
-      return MFPRIO_ESTORE;
-    }
-  }
-  size_t accounts = 0, assocs = 0, gone = 0;
-  for (const acct::AdminChanges& w : writes) {
-    accounts += w.accounts.size();
-    assocs += w.assocs.size();
-    gone += w.delete_accounts.size() + w.delete_assocs.size() + w.delete_users.size();
-  }
+  const size_t gone = write.delete_accounts.size() + write.delete_assocs.size() + write.delete_users.size();
   host_.log(MFPRIO_LOG_INFO, "set_accounts: the host's tree written to " + store_->path() + " (" +
-                                 std::to_string(accounts) + " accounts and " + std::to_string(assocs) +
-                                 " associations added or changed, " + std::to_string(gone) +
-                                 " accounts, associations or users deleted)");
+                                 std::to_string(write.accounts.size()) + " accounts and " +
+                                 std::to_string(write.assocs.size()) + " associations added or changed, " +
+                                 std::to_string(gone) + " accounts, associations or users deleted)");
   if (!converge(why)) {
     *why = "set_accounts: the tree was written but " + *why;
     return MFPRIO_ESTORE;

@@ -72,8 +72,8 @@ class Runtime {
   int decay(int64_t now, const mfprio_job_t* running, size_t count, std::string* why);
   int job_end(const mfprio_job_t* jobs, const int64_t* end_times, size_t count, std::string* why);
   // set_accounts (mfprio.h): the host's tree replaces the store's (only what
-  // differs is written, through the store's admin API), then the state is
-  // rebuilt from the store and published.  Control thread.
+  // differs is written, in one transaction through the store's admin API),
+  // then the state is rebuilt from the store and published.  Control thread.
   int set_accounts(const mfprio_accounts_t& tree, std::string* why);
 
   const Policy& policy() const { return *policy_; }

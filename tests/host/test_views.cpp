@@ -165,6 +165,19 @@ TEST(ViewInfo, TheLayoutTermsWeightsAndShareColumnsAFamilyDeclares) {
   EXPECT_EQ(old.weights.cell("age"), "1");
 }
 
+// plugin_info_json's "conf_names": an array of names per kind; a plugin
+// built before the arrays gave one comma-separated string, read too.
+TEST(ViewInfo, ConfNamesAreArraysAndTheOlderCommaStringIsReadToo) {
+  const auto names = parse_conf_names(R"({"conf_names": {"partitions": ["idle", "q,1", ""],
+      "users": "u1,,zed", "accounts": ["a", 7], "qos": 3}})");
+  EXPECT_EQ(names.at("partitions"), (std::vector<std::string>{"idle", "q,1"}));  // a comma is part of a name
+  EXPECT_EQ(names.at("users"), (std::vector<std::string>{"u1", "zed"}));
+  EXPECT_EQ(names.at("accounts"), (std::vector<std::string>{"a"}));  // not a string: left out
+  EXPECT_EQ(names.count("qos"), 0u);
+  EXPECT_TRUE(parse_conf_names(R"({"weights": {}})").empty());
+  EXPECT_TRUE(parse_conf_names("not json").empty());
+}
+
 TEST(ViewInfo, SlurmLettersReadTheTermsTheFamilyNames) {
   // A family whose age term is called "waited": %A reads it; an unfilled slot prints 0.
   SprioRow r;

@@ -8,6 +8,8 @@
 // cannot be rebuilt, and goes on once it can.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -289,6 +291,116 @@ TEST_F(RuntimeStoreFault, DecayHittingAStoreFaultLeavesTheSnapshotAgreeingWithTh
     }
   }
   EXPECT_GT(failed, 0);
+}
+
+}  // namespace
+}  // namespace mfprio::test
+
+// set_accounts while the store's Nth write/sync/read/lock fails: a tree that
+// deletes an account and moves a kept one out of it (moves and deletions,
+// written in one transaction) either reaches the store whole or not at all,
+// and the runtime's memory agrees with the store either way (a failure
+// between the moves and the deletions used to leave the moves).
+namespace mfprio::test {
+namespace {
+
+// A tree as ABI rows: {user, account, parent}; user "" is an account row.
+struct TreeRows {
+  std::vector<mfprio_assoc_t> rows;
+  mfprio_accounts_t tree{};
+  TreeRows(std::initializer_list<std::array<const char*, 3>> list) {
+    for (const auto& r : list) {
+      mfprio_assoc_t a{};
+      a.user = *r[0] ? r[0] : nullptr;
+      a.account = r[1];
+      a.parent = *r[2] ? r[2] : nullptr;
+      a.shares = 1;
+      rows.push_back(a);
+    }
+    tree.struct_size = sizeof tree;
+    tree.assocs = rows.data();
+    tree.assoc_count = rows.size();
+    tree.assoc_size = sizeof(mfprio_assoc_t);
+    tree.qos_size = sizeof(mfprio_qos_rec_t);
+    tree.partition_size = sizeof(mfprio_partition_rec_t);
+  }
+};
+
+class RuntimeSetAccountsFault : public RuntimeStoreFault {
+ protected:
+  // The store's tree: each account with its parent, each association.
+  std::string store_tree() {
+    auto st = acct::Store::open(db_, acct::OpenOptions{true});
+    const acct::StoreData d = st->load(acct::LoadOptions{});
+    std::vector<std::string> out;
+    for (const acct::AccountRec& a : d.accounts) out.push_back(a.name + "<" + a.parent);
+    for (const acct::UserAssocRec& a : d.assocs) out.push_back(a.user + "/" + a.account);
+    std::sort(out.begin(), out.end());
+    std::string s;
+    for (const std::string& x : out) s += x + " ";
+    return s;
+  }
+  // The associations the runtime's memory prices, as store_tree names them.
+  std::vector<std::string> memory_assocs() {
+    ShareView v;
+    rt_->policy().share_view(*rt_->current(), &v);
+    std::vector<std::string> out;
+    for (const ShareView::Row& r : v.rows)
+      if (r.is_user) out.push_back(r.user + "/" + r.account);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  std::vector<std::string> store_assocs() {
+    auto st = acct::Store::open(db_, acct::OpenOptions{true});
+    std::vector<std::string> out;
+    for (const acct::UserAssocRec& a : st->load(acct::LoadOptions{}).assocs) out.push_back(a.user + "/" + a.account);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+TEST_F(RuntimeSetAccountsFault, AMoveAndADeletionReachTheStoreWholeOrNotAtAll) {
+  // c under a, w in c; then a goes (with u's association in it) and c moves under b.
+  const TreeRows first{{"", "a", ""}, {"", "b", ""}, {"", "c", "a"}, {"u", "a", ""}, {"w", "c", ""}};
+  const TreeRows next{{"", "b", ""}, {"", "c", "b"}, {"u", "b", ""}, {"w", "c", ""}};
+  std::string why;
+  ASSERT_EQ(rt_->set_accounts(first.tree, &why), MFPRIO_OK) << why;
+  const std::string had = store_tree();
+  ASSERT_EQ(rt_->set_accounts(next.tree, &why), MFPRIO_OK) << why;
+  const std::string moved = store_tree();
+  ASSERT_NE(had, moved);
+  ASSERT_EQ(moved.find("a<"), std::string::npos) << moved;
+  const int codes[] = {SQLITE_IOERR, SQLITE_FULL, SQLITE_BUSY};
+  int failed_unchanged = 0;
+  for (fv::Op op : {fv::Op::Write, fv::Op::Sync, fv::Op::Read, fv::Op::Lock}) {
+    for (uint64_t n = 1; n < 400; ++n) {
+      ASSERT_EQ(rt_->set_accounts(first.tree, &why), MFPRIO_OK) << why;
+      ASSERT_EQ(store_tree(), had);
+      const uint64_t seq = rt_->current()->publish_seq;
+      fv::arm(op, n, codes[n % 3]);
+      const int rc = rt_->set_accounts(next.tree, &why);
+      const bool fired = fv::fired();
+      fv::disarm();
+      const std::string label = std::string(fv::op_name(op)) + " #" + std::to_string(n) + ": " + why;
+      const std::string now = store_tree();
+      if (rc == MFPRIO_OK) {
+        ASSERT_EQ(now, moved) << label;
+      } else {
+        ASSERT_EQ(rc, MFPRIO_ESTORE) << label;
+        ASSERT_TRUE(now == had || now == moved) << label << "\nbefore: " << had << "\nafter:  " << moved
+                                                << "\nstore:  " << now;
+        if (now == had) {
+          ++failed_unchanged;
+          ASSERT_EQ(rt_->current()->publish_seq, seq) << label << ": nothing changed, nothing published";
+        }
+      }
+      if (!rt_->stale()) {
+        ASSERT_EQ(memory_assocs(), store_assocs()) << label;
+      }
+      if (!fired) break;
+    }
+  }
+  EXPECT_GT(failed_unchanged, 0);
 }
 
 }  // namespace

@@ -4,11 +4,11 @@
 // same tree twice writes nothing, a bad tree is refused whole naming its
 // row, and the family prices from the new tree at once.
 #include <gtest/gtest.h>
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,39 +31,23 @@ class SetAccounts : public ::testing::Test {
   void SetUp() override {
     const char* so = std::getenv("MFPRIO_MULTIFACTOR_SO");
     ASSERT_NE(so, nullptr) << "MFPRIO_MULTIFACTOR_SO (the plugin under test) is not set";
-    dl_ = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(dl_, nullptr) << dlerror();
-    init_ = reinterpret_cast<mfprio_init_fn>(dlsym(dl_, "init"));
-    fini_ = reinterpret_cast<mfprio_fini_fn>(dlsym(dl_, "fini"));
-    set_ = reinterpret_cast<mfprio_set_accounts_fn>(dlsym(dl_, "set_accounts"));
-    prio_ = reinterpret_cast<mfprio_set_priority_fn>(dlsym(dl_, "set_priority"));
-    stats_ = reinterpret_cast<mfprio_plugin_stats_fn>(dlsym(dl_, "plugin_stats"));
-    errmsg_ = reinterpret_cast<mfprio_errmsg_fn>(dlsym(dl_, "errmsg"));
-    ASSERT_TRUE(init_ && fini_ && set_ && prio_ && stats_ && errmsg_) << "an operation is missing";
     StoreBuilder b;
     b.account("a", "root", 1).user("u", "a", 1, /*usage=*/1000.0);
     b.write(db_);
-    keys_ = {"AccountingStorageLoc", "PriorityWeightFairshare", "PriorityDecayHalfLife"};
-    vals_ = {db_, "100000", "7-0"};
-    for (size_t i = 0; i < keys_.size(); ++i)
-      kv_.push_back({keys_[i].c_str(), vals_[i].c_str(), "test.conf", static_cast<uint32_t>(i + 1)});
-    mfprio_host_t h{};
-    h.struct_size = sizeof h;
-    h.abi_version = MFPRIO_ABI_VERSION;
-    h.conf = kv_.data();
-    h.conf_count = kv_.size();
-    h.cluster_nodes = 1;
-    h.cluster_cpus = 8;
-    ASSERT_EQ(init_(&h), MFPRIO_OK) << errmsg_();
-  }
-  void TearDown() override {
-    if (fini_) fini_();
-    if (dl_) dlclose(dl_);
+    p_ = std::make_unique<Plugin>(so);
+    ASSERT_NE(p_->ops.set_accounts, nullptr) << "set_accounts is missing";
+    p_->nodes = 1;
+    p_->cpus = 8;
+    p_->mem_mb = 0;
+    ASSERT_EQ(p_->init({"AccountingStorageLoc=" + db_, "PriorityWeightFairshare=100000", "PriorityDecayHalfLife=7-0"},
+                       T0),
+              MFPRIO_OK)
+        << p_->err();
   }
 
   // The tree as ABI records (strings owned by rows_).
   int send(const std::vector<Row>& rows, uint32_t flags = 0, const std::vector<mfprio_qos_rec_t>& qos = {},
-           uint32_t assoc_size = sizeof(mfprio_assoc_t)) {
+           uint32_t assoc_size = sizeof(mfprio_assoc_t), const std::vector<mfprio_partition_rec_t>& parts = {}) {
     rows_ = rows;
     std::vector<mfprio_assoc_t> recs;
     for (const Row& r : rows_) {
@@ -86,13 +70,15 @@ class SetAccounts : public ::testing::Test {
     t.qos = qos.data();
     t.qos_count = qos.size();
     t.qos_size = sizeof(mfprio_qos_rec_t);
+    t.partitions = parts.data();
+    t.partition_count = parts.size();
     t.partition_size = sizeof(mfprio_partition_rec_t);
-    return set_(&t);
+    return p_->ops.set_accounts(&t);
   }
   uint32_t generation() {
     mfprio_stats_t s{};
     s.struct_size = sizeof s;
-    EXPECT_EQ(stats_(&s), MFPRIO_OK);
+    EXPECT_EQ(p_->ops.plugin_stats(&s), MFPRIO_OK);
     return s.generation;
   }
   acct::StoreData store() {
@@ -113,21 +99,13 @@ class SetAccounts : public ::testing::Test {
     j.cpus = 1;
     j.submit_time = T0;
     j.eligible_time = T0;
-    return prio_(&j, T0, p);
+    return p_->ops.set_priority(&j, T0, p);
   }
 
   TempDir dir_;
   std::string db_ = dir_.file("acct.db");
-  std::vector<std::string> keys_, vals_;
-  std::vector<mfprio_kv_t> kv_;
   std::vector<Row> rows_;
-  void* dl_ = nullptr;
-  mfprio_init_fn init_ = nullptr;
-  mfprio_fini_fn fini_ = nullptr;
-  mfprio_set_accounts_fn set_ = nullptr;
-  mfprio_set_priority_fn prio_ = nullptr;
-  mfprio_plugin_stats_fn stats_ = nullptr;
-  mfprio_errmsg_fn errmsg_ = nullptr;
+  std::unique_ptr<Plugin> p_;
 };
 
 // Slurm's tree of the test: root; accounts a (1 share) and b (3) under it;
@@ -141,7 +119,7 @@ TEST_F(SetAccounts, TheTreeReplacesTheStoresKeepsUsageAndPricesAtOnce) {
   uint32_t p = 0;
   EXPECT_EQ(price("v", "b", &p), MFPRIO_ENOENT) << "v is not in the store yet";
   const uint32_t g0 = generation();
-  ASSERT_EQ(send(tree()), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(tree()), MFPRIO_OK) << p_->err();
   EXPECT_GT(generation(), g0) << "a new snapshot is published";
   const acct::StoreData d = store();
   auto m = by_user(d);
@@ -156,31 +134,32 @@ TEST_F(SetAccounts, TheTreeReplacesTheStoresKeepsUsageAndPricesAtOnce) {
     }
   // v (no usage, in b with 3 of 4 shares) now prices above u (all the usage).
   uint32_t pu = 0, pv = 0;
-  ASSERT_EQ(price("v", "", &pv), MFPRIO_OK) << errmsg_();
-  ASSERT_EQ(price("u", "", &pu), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(price("v", "", &pv), MFPRIO_OK) << p_->err();
+  ASSERT_EQ(price("u", "", &pu), MFPRIO_OK) << p_->err();
   EXPECT_GT(pv, pu);
   // The same tree again: nothing written, nothing published.
   const uint32_t g1 = generation();
-  ASSERT_EQ(send(tree()), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(tree()), MFPRIO_OK) << p_->err();
   EXPECT_EQ(generation(), g1);
   // sacctmgr modify user u set fairshare=50: u's factor moves, its usage stays.
   auto t = tree();
   t[2].shares = 50;
-  ASSERT_EQ(send(t), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(t), MFPRIO_OK) << p_->err();
   EXPECT_GT(generation(), g1);
   EXPECT_EQ(by_user(store())["u/a"]->shares, 50u);
   EXPECT_DOUBLE_EQ(by_user(store())["u/a"]->raw_usage, 1000.0);
 }
 
 TEST_F(SetAccounts, WhatTheTreeNoLongerHasIsDeletedAndAMovedAccountSurvives) {
-  // c under a, w in c; then a goes and c moves under b (written in two steps).
+  // c under a, w in c; then a goes and c moves under b (one transaction: the
+  // move before the deletion).
   auto t = tree();
   t.push_back({"", "c", "a", "", 1});
   t.push_back({"w", "c", "", "", 1});
-  ASSERT_EQ(send(t), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(t), MFPRIO_OK) << p_->err();
   std::vector<Row> next = {{"", "b", "", "", 3}, {"", "c", "b", "", 1}, {"w", "c", "", "", 1},
                            {"v", "b", "", "", 1}};
-  ASSERT_EQ(send(next), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(next), MFPRIO_OK) << p_->err();
   const acct::StoreData d = store();
   std::map<std::string, std::string> parent;
   for (const auto& a : d.accounts) parent[a.name] = a.parent;
@@ -198,34 +177,85 @@ TEST_F(SetAccounts, WhatTheTreeNoLongerHasIsDeletedAndAMovedAccountSurvives) {
 
 TEST_F(SetAccounts, ADefaultIsTheFlaggedAccountElseTheFirst) {
   std::vector<Row> t = {{"", "a", "", "", 1}, {"", "b", "", "", 1}, {"x", "b", "", "", 1}, {"x", "a", "", "", 1}};
-  ASSERT_EQ(send(t), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(t), MFPRIO_OK) << p_->err();
   for (const auto& u : store().users)
     if (u.name == "x") {
       EXPECT_EQ(u.default_account, "a");
     }
   t[2].flags = MFPRIO_ASSOCF_DEFAULT;
-  ASSERT_EQ(send(t), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(t), MFPRIO_OK) << p_->err();
   for (const auto& u : store().users)
     if (u.name == "x") {
       EXPECT_EQ(u.default_account, "b");
     }
 }
 
+// The tree carries no AdminLevel: a user whose default account it changes
+// stays an administrator of the store (the user row used to be written with
+// admin cleared).
+TEST_F(SetAccounts, AChangedDefaultKeepsTheUsersAdminFlag) {
+  ASSERT_EQ(send(tree()), MFPRIO_OK) << p_->err();
+  {
+    auto st = acct::Store::open(db_);
+    acct::AdminChanges ch;
+    ch.users.push_back(acct::UserRec{"v", "b", true});
+    st->apply_admin(ch);
+  }
+  auto t = tree();
+  t[3].flags = MFPRIO_ASSOCF_DEFAULT;  // v's default: a
+  t[4].flags = 0;
+  ASSERT_EQ(send(t), MFPRIO_OK) << p_->err();
+  bool found = false;
+  for (const auto& u : store().users)
+    if (u.name == "v") {
+      found = true;
+      EXPECT_EQ(u.default_account, "a");
+      EXPECT_TRUE(u.admin) << "set_accounts cleared v's AdminLevel";
+    }
+  EXPECT_TRUE(found);
+}
+
 TEST_F(SetAccounts, QosAreReplacedOnlyWhenFlagged) {
   std::vector<mfprio_qos_rec_t> q = {{"high", 100, 0, 2.0}, {"normal", 0, 0, 1.0}};
   const size_t had = store().qos.size();
-  ASSERT_EQ(send(tree(), 0, q), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(tree(), 0, q), MFPRIO_OK) << p_->err();
   EXPECT_EQ(store().qos.size(), had) << "not flagged: the store's QOS stay as they are";
   for (const auto& r : store().qos) EXPECT_NE(r.name, "high");
-  ASSERT_EQ(send(tree(), MFPRIO_ACCOUNTSF_QOS, q), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(tree(), MFPRIO_ACCOUNTSF_QOS, q), MFPRIO_OK) << p_->err();
   auto d = store();
   ASSERT_EQ(d.qos.size(), 2u);
   EXPECT_EQ(d.qos[0].name, "high");
   EXPECT_EQ(d.qos[0].priority, 100u);
   EXPECT_DOUBLE_EQ(d.qos[0].usage_factor, 2.0);
   q.pop_back();
-  ASSERT_EQ(send(tree(), MFPRIO_ACCOUNTSF_QOS, q), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(tree(), MFPRIO_ACCOUNTSF_QOS, q), MFPRIO_OK) << p_->err();
   EXPECT_EQ(store().qos.size(), 1u) << "normal is gone";
+}
+
+TEST_F(SetAccounts, PartitionsAreReplacedOnlyWhenFlagged) {
+  std::vector<mfprio_partition_rec_t> parts = {{"debug", 10, MFPRIO_PARTF_DEFAULT, nullptr, nullptr},
+                                               {"batch", 2, 0, "CPU=1.0", "cpu=8,mem=1024,node=1"}};
+  const auto named = [&](const std::string& name) -> std::optional<acct::PartitionRec> {
+    for (const auto& p : store().partitions)
+      if (p.name == name) return p;
+    return std::nullopt;
+  };
+  ASSERT_EQ(send(tree(), 0, {}, sizeof(mfprio_assoc_t), parts), MFPRIO_OK) << p_->err();
+  EXPECT_FALSE(named("batch").has_value()) << "not flagged: the store's partitions stay as they are";
+  ASSERT_EQ(send(tree(), MFPRIO_ACCOUNTSF_PARTITIONS, {}, sizeof(mfprio_assoc_t), parts), MFPRIO_OK) << p_->err();
+  ASSERT_TRUE(named("debug").has_value());
+  EXPECT_TRUE(named("debug")->is_default);
+  ASSERT_TRUE(named("batch").has_value());
+  EXPECT_EQ(named("batch")->job_factor, 2u);
+  EXPECT_EQ(named("batch")->billing_weights, "CPU=1.0");
+  EXPECT_EQ(named("batch")->tres_totals, "cpu=8,mem=1024,node=1");
+  // batch changes, debug goes.
+  parts[1].job_factor = 5;
+  parts.erase(parts.begin());
+  ASSERT_EQ(send(tree(), MFPRIO_ACCOUNTSF_PARTITIONS, {}, sizeof(mfprio_assoc_t), parts), MFPRIO_OK) << p_->err();
+  EXPECT_FALSE(named("debug").has_value()) << "debug is gone";
+  ASSERT_TRUE(named("batch").has_value());
+  EXPECT_EQ(named("batch")->job_factor, 5u);
 }
 
 TEST_F(SetAccounts, ABadTreeIsRefusedWholeNamingItsRow) {
@@ -251,18 +281,18 @@ TEST_F(SetAccounts, ABadTreeIsRefusedWholeNamingItsRow) {
   const uint32_t g = generation();
   for (const Case& c : cases) {
     EXPECT_EQ(send(c.rows), MFPRIO_EINVAL) << c.what;
-    EXPECT_NE(std::string(errmsg_()).find(c.want), std::string::npos) << c.what << ": " << errmsg_();
+    EXPECT_NE(p_->err().find(c.want), std::string::npos) << c.what << ": " << p_->err();
   }
   EXPECT_EQ(send(tree(), 0, {}, sizeof(mfprio_assoc_t) - 8), MFPRIO_EINVAL);
-  EXPECT_NE(std::string(errmsg_()).find("element size"), std::string::npos) << errmsg_();
-  EXPECT_EQ(set_(nullptr), MFPRIO_EINVAL);
+  EXPECT_NE(p_->err().find("element size"), std::string::npos) << p_->err();
+  EXPECT_EQ(p_->ops.set_accounts(nullptr), MFPRIO_EINVAL);
   mfprio_accounts_t t{};
   t.struct_size = sizeof t;
   t.assoc_count = 3;  // and no array
   t.assoc_size = sizeof(mfprio_assoc_t);
-  EXPECT_EQ(set_(&t), MFPRIO_EINVAL);
+  EXPECT_EQ(p_->ops.set_accounts(&t), MFPRIO_EINVAL);
   t.assoc_count = SIZE_MAX;
-  EXPECT_EQ(set_(&t), MFPRIO_EINVAL);
+  EXPECT_EQ(p_->ops.set_accounts(&t), MFPRIO_EINVAL);
   // Nothing changed.
   EXPECT_EQ(generation(), g);
   const acct::StoreData after = store();
@@ -276,7 +306,7 @@ TEST_F(SetAccounts, FairshareParentAndPartitionAssociations) {
   std::vector<Row> t = {{"", "a", "", "", 0, 0, MFPRIO_ASSOCF_SHARES_PARENT},
                         {"u", "a", "", "", 1},
                         {"u", "a", "", "debug", 4, 7, 0}};
-  ASSERT_EQ(send(t), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(send(t), MFPRIO_OK) << p_->err();
   const acct::StoreData d = store();
   for (const auto& a : d.accounts) {
     if (a.name == "a") {
@@ -315,7 +345,7 @@ TEST_F(SetAccounts, ALargerElementSizeIsTheStride) {
   t.assoc_size = sizeof(Wider);
   t.qos_size = sizeof(mfprio_qos_rec_t);
   t.partition_size = sizeof(mfprio_partition_rec_t);
-  ASSERT_EQ(set_(&t), MFPRIO_OK) << errmsg_();
+  ASSERT_EQ(p_->ops.set_accounts(&t), MFPRIO_OK) << p_->err();
   EXPECT_EQ(by_user(store())["u/a"]->shares, 9u);
 }
 

@@ -436,9 +436,7 @@ void MauiPolicy::info(const State&, InfoView* v) const {
     for (const auto& entry : cfg.creds[k]) names.push_back(entry.first);
     if (names.empty()) continue;
     std::sort(names.begin(), names.end());
-    std::string list;
-    for (const std::string& n : names) list += (list.empty() ? "" : ",") + n;
-    v->set(kNamesKey[k], list);
+    v->set_list(kNamesKey[k], std::move(names));
   }
 }
 

@@ -529,10 +529,12 @@ MFPRIO_EXPORT int plugin_stats(mfprio_stats_t *out);
  *       does not decay (a host's replay --no-decay appends them); absent: the
  *       family cannot turn its decay off;
  *   "share_header": text a share view prints above the table;
- *   "conf_names": {"partitions": "a,b", "accounts": ..., "users": ...}
- *       the names the family's own files configure, by kind, comma-separated
- *       (Maui's CLASSCFG, ACCOUNTCFG, USERCFG, GROUPCFG, QOSCFG lines), for a
- *       host that checks a workload against them (simulate's warnings). */
+ *   "conf_names": {"partitions": ["a", "b"], "accounts": [...], "users": [...]}
+ *       the names the family's own files configure, by kind, each an array
+ *       of strings (Maui's CLASSCFG, ACCOUNTCFG, USERCFG, GROUPCFG, QOSCFG
+ *       lines), for a host that checks a workload against them (simulate's
+ *       warnings); a plugin built before the arrays gave each kind as one
+ *       comma-separated string, which mfprio-host still reads. */
 MFPRIO_EXPORT int plugin_info_json(char **json);
 MFPRIO_EXPORT void free_string(char *s);
 /* OPTIONAL.  The host's whole account tree replaces the family's: what
@@ -540,7 +542,8 @@ MFPRIO_EXPORT void free_string(char *s);
  * partitions when flagged) is written to the family's store in one
  * transaction, then a new snapshot is published (handles resolved before
  * are stale and resolved again).  Usage stays with every association that
- * stays; an association the tree no longer has is deleted with its usage.
+ * stays, and a user's store AdminLevel with the user; an association the
+ * tree no longer has is deleted with its usage.
  * The same tree again writes nothing.  A user with no row flagged
  * DEFAULT gets the first of its accounts by name.  Refused whole (EINVAL,
  * errmsg naming the row) for an unusable name, an unknown parent or a
@@ -548,8 +551,8 @@ MFPRIO_EXPORT void free_string(char *s);
  * defaults for one user, a repeated row, a bad number or element size;
  * ENOTSUP when the family keeps no store; ESTORE when the write failed:
  * nothing changed (a tree that moves an account out of one it deletes is
- * written in two steps, the moves first, and a failure between them leaves
- * the moves).  Control thread, as decay. */
+ * written in the same one transaction, the moves before the deletions).
+ * Control thread, as decay. */
 MFPRIO_EXPORT int set_accounts(const mfprio_accounts_t *accounts);
 #endif /* MFPRIO_PLUGIN_IMPLEMENTATION */
 

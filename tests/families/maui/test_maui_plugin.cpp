@@ -36,6 +36,20 @@ class MauiPlugin : public ::testing::Test {
     if (store) conf.push_back("AccountingStorageLoc=" + store_location(dir_, "acct.db"));
     return p_->init(conf, T0);
   }
+  // plugin_info_json parsed (null, and the test failed, when it is not JSON);
+  // *text is the document, for messages.
+  struct JsonFree {
+    void operator()(json_t* j) const { json_decref(j); }
+  };
+  std::unique_ptr<json_t, JsonFree> info(std::string* text) {
+    char* raw = nullptr;
+    EXPECT_EQ(p_->ops.plugin_info_json(&raw), MFPRIO_OK) << p_->err();
+    *text = raw ? raw : "";
+    p_->ops.free_string(raw);
+    std::unique_ptr<json_t, JsonFree> root(json_loads(text->c_str(), 0, nullptr));
+    EXPECT_NE(root.get(), nullptr) << *text;
+    return root;
+  }
   mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) { return p_->factors(j, now); }
   uint32_t prio(const mfprio_job_t& j, int64_t now) { return p_->priority(j, now); }
   // A share-table cell of a credential row (by its label), by column name.
@@ -93,13 +107,10 @@ TEST_F(MauiPlugin, InfoJsonCarriesComponentWeightsBesideTheirSubWeights) {
   ASSERT_EQ(start("SERVICEWEIGHT 2\nQUEUETIMEWEIGHT 5\nCREDWEIGHT 3\nUSERWEIGHT 7\n", "priority_maui.so", false),
             MFPRIO_OK)
       << p_->err();
-  char* raw = nullptr;
-  ASSERT_EQ(p_->ops.plugin_info_json(&raw), MFPRIO_OK) << p_->err();
-  const std::string text = raw ? raw : "";
-  p_->ops.free_string(raw);
-  json_t* root = json_loads(text.c_str(), 0, nullptr);
-  ASSERT_NE(root, nullptr) << text;
-  const json_t* w = json_object_get(root, "weights");
+  std::string text;
+  const auto root = info(&text);
+  ASSERT_NE(root.get(), nullptr);
+  const json_t* w = json_object_get(root.get(), "weights");
   auto weight = [&](const char* key) {
     const json_t* v = json_object_get(w, key);
     return json_is_number(v) ? json_number_value(v) : NAN;
@@ -110,8 +121,34 @@ TEST_F(MauiPlugin, InfoJsonCarriesComponentWeightsBesideTheirSubWeights) {
   EXPECT_EQ(weight("CRED.USER"), 7.0) << text;
   EXPECT_EQ(weight("FS.USER"), 0.0) << text;
   // Dotted settings still nest: the view object is whole.
-  EXPECT_TRUE(json_is_true(json_object_get(json_object_get(root, "view"), "sub_weight_product"))) << text;
-  json_decref(root);
+  EXPECT_TRUE(json_is_true(json_object_get(json_object_get(root.get(), "view"), "sub_weight_product"))) << text;
+}
+
+// plugin_info_json's "conf_names": the names the file's *CFG lines give,
+// DEFAULT aside, sorted, as an array of strings per kind.
+TEST_F(MauiPlugin, InfoJsonConfNamesAreArraysOfTheConfiguredNames) {
+  ASSERT_EQ(start("CLASSCFG[q1] PRIORITY=10\nCLASSCFG[idle] PRIORITY=5\nCLASSCFG[DEFAULT] PRIORITY=1\n"
+                  "USERCFG[zed] PRIORITY=3\nUSERCFG[u1] PRIORITY=2\n",
+                  "priority_maui.so", false),
+            MFPRIO_OK)
+      << p_->err();
+  std::string text;
+  const auto root = info(&text);
+  ASSERT_NE(root.get(), nullptr);
+  const json_t* names = json_object_get(root.get(), "conf_names");
+  auto list = [&](const char* kind) {
+    std::vector<std::string> out;
+    const json_t* a = json_object_get(names, kind);
+    EXPECT_TRUE(json_is_array(a)) << kind << ": " << text;
+    for (size_t i = 0; i < json_array_size(a); ++i) {
+      const json_t* n = json_array_get(a, i);
+      out.push_back(json_is_string(n) ? json_string_value(n) : "(not a string)");
+    }
+    return out;
+  };
+  EXPECT_EQ(list("partitions"), (std::vector<std::string>{"idle", "q1"})) << text;
+  EXPECT_EQ(list("users"), (std::vector<std::string>{"u1", "zed"})) << text;
+  EXPECT_EQ(json_object_get(names, "accounts"), nullptr) << "no ACCOUNTCFG line: " << text;
 }
 
 TEST_F(MauiPlugin, BlockedJobAccruesNoQueueTimeUnderQueuePolicy) {
