@@ -24,17 +24,33 @@ constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE, scaled by oltt (sgeee.c:sge
 
 constexpr uint32_t kNoId = UINT32_MAX;
 
+// A job as the ticket steps read it: its ids and numbers in one flat
+// record (no step reads a Job's strings, maps or PE request; sorts and
+// picks in category or tree order touch 48 bytes a job, not a whole Job).
+struct LJob {
+  int64_t submit = 0;
+  uint64_t id = 0;
+  double js = 0;          // -js
+  double ot = 0;          // -ot
+  uint32_t u = 0, p = 0, d = 0;  // the pass's user, project, department ids
+  uint32_t dilute = 1;    // dilute_slots: max(1, min of the first PE range)
+  bool running = false, has_p = false, has_d = false;
+};
+
 struct Ids {
-  const Job* base = nullptr;
-  std::vector<uint32_t> u, p, d;  // per job
+  std::vector<LJob> job;  // per job
   std::vector<const TicketObject*> uo, po, dobj;  // per id, nullptr = none
-  size_t at(const Job& j) const { return static_cast<size_t>(&j - base); }
 };
 
 const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
   if (k.empty()) return nullptr;
   auto it = m.find(k);
   return it == m.end() ? nullptr : &it->second;
+}
+
+uint32_t dilute_slots(const Job& j) {
+  if (!j.pe || j.pe->ranges.empty()) return 1;
+  return std::max<uint32_t>(1, j.pe->ranges.front().min);
 }
 
 // With Model::names, ids below the table's size are the table's (a job's
@@ -44,11 +60,8 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
 // equality: no result depends on their values.
 Ids intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<JobNameIds>* given) {
   Ids ids;
-  ids.base = jobs.data();
   const size_t n = jobs.size();
-  ids.u.resize(n);
-  ids.p.resize(n);
-  ids.d.resize(n);
+  ids.job.resize(n);
   const NameTables* t = m.names.get();
   if (given && given->size() != n) given = nullptr;
   auto seed = [](const NameTable& table, std::vector<const TicketObject*>& out) {
@@ -76,9 +89,19 @@ Ids intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<J
   const JobNameIds none;
   for (size_t j = 0; j < n; ++j) {
     const JobNameIds& h = given ? (*given)[j] : none;
-    ids.u[j] = one(un, t ? &t->users : nullptr, h.user, jobs[j].user, m.users, ids.uo);
-    ids.p[j] = one(pn, t ? &t->projects : nullptr, h.project, jobs[j].project, m.projects, ids.po);
-    ids.d[j] = one(dn, t ? &t->departments : nullptr, h.department, jobs[j].department, m.departments, ids.dobj);
+    const Job& jb = jobs[j];
+    LJob& l = ids.job[j];
+    l.u = one(un, t ? &t->users : nullptr, h.user, jb.user, m.users, ids.uo);
+    l.p = one(pn, t ? &t->projects : nullptr, h.project, jb.project, m.projects, ids.po);
+    l.d = one(dn, t ? &t->departments : nullptr, h.department, jb.department, m.departments, ids.dobj);
+    l.submit = jb.submit_time;
+    l.id = jb.id;
+    l.js = jb.job_share;
+    l.ot = jb.override_tickets;
+    l.dilute = dilute_slots(jb);
+    l.running = jb.running;
+    l.has_p = !jb.project.empty();
+    l.has_d = !jb.department.empty();
   }
   return ids;
 }
@@ -152,12 +175,18 @@ class FlatIndex {
 // ---- per-object counters for functional and override tickets ------------------------
 // Flat, by id; references to values stay valid (the functional pass keeps some).
 struct Counts {
-  const Ids* ids = nullptr;
   std::vector<double> user, project, dept;
-  explicit Counts(const Ids& i) : ids(&i), user(i.uo.size()), project(i.po.size()), dept(i.dobj.size()) {}
-  double& u(const Job& j) { return user[ids->u[ids->at(j)]]; }
-  double& p(const Job& j) { return project[ids->p[ids->at(j)]]; }
-  double& d(const Job& j) { return dept[ids->d[ids->at(j)]]; }
+  explicit Counts(const Ids& i) : user(i.uo.size()), project(i.po.size()), dept(i.dobj.size()) {}
+  double& u(const LJob& j) { return user[j.u]; }
+  double& p(const LJob& j) { return project[j.p]; }
+  double& d(const LJob& j) { return dept[j.d]; }
+  // The job's objects count one more job (a job without a project or
+  // department counts for none).
+  void add(const LJob& j) {
+    user[j.u] += 1;
+    if (j.has_p) project[j.p] += 1;
+    if (j.has_d) dept[j.d] += 1;
+  }
 };
 
 // ---- the working share tree ----------------------------------------------------------
@@ -275,11 +304,12 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
   std::vector<std::pair<int, bool>> leaves;
   for (size_t j = 0; j < jobs.size(); ++j) {
     bool added = false;
-    const uint32_t at = found.insert(Key5{{ids.u[j], ids.p[j], 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
-    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j], ids.po[ids.p[j]] != nullptr));
+    const LJob& l = ids.job[j];
+    const uint32_t at = found.insert(Key5{{l.u, l.p, 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
+    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j], ids.po[l.p] != nullptr));
     auto [leaf, is_default] = leaves[at];
     if (leaf >= 0 && is_default) {
-      const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | ids.u[j];
+      const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | l.u;
       auto it = copies.find(key);
       if (it == copies.end()) {
         ShareNodeState c = w.nodes[leaf];
@@ -366,13 +396,12 @@ struct FShares {
   double user = 0, project = 0, dept = 0, job = 0;
 };
 
-FShares object_fshares(const Job& j, const Ids& ids) {
+FShares object_fshares(const LJob& j, const Ids& ids) {
   FShares f;
-  const size_t k = ids.at(j);
-  if (auto* o = ids.uo[ids.u[k]]) f.user = o->fshare;
-  if (auto* o = ids.po[ids.p[k]]) f.project = o->fshare;
-  if (auto* o = ids.dobj[ids.d[k]]) f.dept = o->fshare;
-  f.job = j.job_share;
+  if (auto* o = ids.uo[j.u]) f.user = o->fshare;
+  if (auto* o = ids.po[j.p]) f.project = o->fshare;
+  if (auto* o = ids.dobj[j.d]) f.dept = o->fshare;
+  f.job = j.js;
   return f;
 }
 
@@ -472,11 +501,6 @@ void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& run
     runs.swap(next);
   }
   if (src != v) std::copy(src, src + n, v);
-}
-
-uint32_t dilute_slots(const Job& j) {
-  if (!j.pe || j.pe->ranges.empty()) return 1;
-  return std::max<uint32_t>(1, j.pe->ranges.front().min);
 }
 
 }  // namespace
@@ -593,32 +617,31 @@ struct Pass {
     if (leaf < 0) return 0.0;
     const double T = nodes[leaf].ostt * WS;
     const double sum_js = leaf_running_js[leaf];
-    if (sum_js > 0) return std::floor(jobs[j].job_share * T / sum_js);  // (u_long) truncation
+    if (sum_js > 0) return std::floor(ids.job[j].js * T / sum_js);  // (u_long) truncation
     return divisor > 0 ? T / divisor : 0.0;
   }
   // The job's functional shares, divided by its objects' job counts (+ extra) when shared.
-  FShares job_fshare(const Job& j, Counts& cnt, double extra) const {
+  FShares job_fshare(const LJob& j, Counts& cnt, double extra) const {
     FShares f = object_fshares(j, ids);
     if (shared_f) {
       f.user = f.user / std::max(1.0, cnt.u(j) + extra);
-      if (!j.project.empty()) f.project = f.project / std::max(1.0, cnt.p(j) + extra);
-      if (!j.department.empty()) f.dept = f.dept / std::max(1.0, cnt.d(j) + extra);
+      if (j.has_p) f.project = f.project / std::max(1.0, cnt.p(j) + extra);
+      if (j.has_d) f.dept = f.dept / std::max(1.0, cnt.d(j) + extra);
     }
     return f;
   }
   // the objects' override tickets (over their job counts + extra when shared) plus -ot.
-  double override_value(const Job& j, const Counts& cnt, double extra, bool shared) const {
+  double override_value(const LJob& j, const Counts& cnt, double extra, bool shared) const {
     double t = 0;
     auto add = [&](const TicketObject* o, const std::vector<double>& counts, uint32_t id) {
       if (!o || !(o->oticket > 0)) return;
       if (!shared) t += o->oticket;
       else if (counts[id] + extra > 0) t += o->oticket / (counts[id] + extra);
     };
-    const size_t k = ids.at(j);
-    add(ids.uo[ids.u[k]], cnt.user, ids.u[k]);
-    if (!j.project.empty()) add(ids.po[ids.p[k]], cnt.project, ids.p[k]);
-    if (!j.department.empty()) add(ids.dobj[ids.d[k]], cnt.dept, ids.d[k]);
-    return t + j.override_tickets;
+    add(ids.uo[j.u], cnt.user, j.u);
+    if (j.has_p) add(ids.po[j.p], cnt.project, j.p);
+    if (j.has_d) add(ids.dobj[j.d], cnt.dept, j.d);
+    return t + j.ot;
   }
 };
 
@@ -627,6 +650,7 @@ struct Pass {
 // pass-1 totals.
 void running_tickets(Pass& p) {
   const std::vector<Job>& jobs = p.jobs;
+  const std::vector<LJob>& lj = p.ids.job;
   const size_t n = p.n;
   p.w = build_work_tree(jobs, p.m, p.ids);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
@@ -637,16 +661,11 @@ void running_tickets(Pass& p) {
   // The running jobs only, in job order (the sums add in the same order).
   p.leaf_running_js.assign(p.w.nodes.size(), 0.0);
   for (const size_t k : p.running)
-    if (p.w.job_node[k] >= 0) p.leaf_running_js[p.w.job_node[k]] += jobs[k].job_share;
+    if (p.w.job_node[k] >= 0) p.leaf_running_js[p.w.job_node[k]] += lj[k].js;
 
+  for (const size_t k : p.running) p.run_cnt.add(lj[k]);
   for (const size_t k : p.running) {
-    const Job& j = jobs[k];
-    p.run_cnt.u(j) += 1;
-    if (!j.project.empty()) p.run_cnt.p(j) += 1;
-    if (!j.department.empty()) p.run_cnt.d(j) += 1;
-  }
-  for (const size_t k : p.running) {
-    FShares f = p.job_fshare(jobs[k], p.run_cnt, 0);
+    FShares f = p.job_fshare(lj[k], p.run_cnt, 0);
     p.run_sum.user += f.user;
     p.run_sum.project += f.project;
     p.run_sum.dept += f.dept;
@@ -656,10 +675,10 @@ void running_tickets(Pass& p) {
     auto wr = functional_weights(p.conf, p.run_sum.user > 0, p.run_sum.project > 0, p.run_sum.dept > 0,
                                  p.run_sum.job > 0);
     for (const size_t j : p.running)
-      p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(jobs[j], p.run_cnt, 0), p.run_sum, p.F);
+      p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(lj[j], p.run_cnt, 0), p.run_sum, p.F);
   }
   for (const size_t j : p.running)
-    p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, p.conf.share_override_tickets);
+    p.r.jobs[j].otckt = p.override_value(lj[j], p.run_cnt, 0, p.conf.share_override_tickets);
 
   // Running jobs' pass-1 share tickets (divided over running + pending of the leaf).
   if (p.use_tree)
@@ -681,7 +700,7 @@ void running_tickets(Pass& p) {
 // as counts grow, so a lazy max-heap over the categories gives the same
 // picks as evaluating every head each round.
 void pending_override(Pass& p, const PolicyStep& step) {
-  const std::vector<Job>& jobs = p.jobs;
+  const std::vector<LJob>& jobs = p.ids.job;
   const Ids& ids = p.ids;
   if (!p.conf.share_override_tickets) {
     for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
@@ -690,12 +709,13 @@ void pending_override(Pass& p, const PolicyStep& step) {
     FlatIndex cat_index;
     std::vector<std::vector<size_t>> cats;
     for (size_t j : p.pending) {
-      const uint32_t u = ot_id(ids.uo[ids.u[j]], ids.u[j]);
-      const uint32_t pr = jobs[j].project.empty() ? kNoId : ot_id(ids.po[ids.p[j]], ids.p[j]);
-      const uint32_t d = jobs[j].department.empty() ? kNoId : ot_id(ids.dobj[ids.d[j]], ids.d[j]);
-      if (u == kNoId && pr == kNoId && d == kNoId && !(jobs[j].override_tickets > 0)) continue;
+      const LJob& l = jobs[j];
+      const uint32_t u = ot_id(ids.uo[l.u], l.u);
+      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.po[l.p], l.p);
+      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dobj[l.d], l.d);
+      if (u == kNoId && pr == kNoId && d == kNoId && !(l.ot > 0)) continue;
       bool added = false;
-      const uint32_t c = cat_index.insert(Key5{{dbits(jobs[j].override_tickets), u, pr, d, 0}},
+      const uint32_t c = cat_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}},
                                           static_cast<uint32_t>(cats.size()), &added);
       if (added) cats.emplace_back();
       cats[c].push_back(j);
@@ -704,7 +724,7 @@ void pending_override(Pass& p, const PolicyStep& step) {
     for (auto& v : cats)
       mfprio::stable_order(v.begin(), v.end(), [&](size_t a, size_t b) {
         if (dep && p.prior[a] != p.prior[b]) return p.prior[a] > p.prior[b];
-        if (dep && jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
+        if (dep && jobs[a].submit != jobs[b].submit) return jobs[a].submit < jobs[b].submit;
         return jobs[a].id < jobs[b].id;
       });
     Counts cnt = p.run_cnt;
@@ -731,9 +751,7 @@ void pending_override(Pass& p, const PolicyStep& step) {
         continue;
       }
       p.r.jobs[j].otckt = v;
-      cnt.u(jobs[j]) += 1;
-      if (!jobs[j].project.empty()) cnt.p(jobs[j]) += 1;
-      if (!jobs[j].department.empty()) cnt.d(jobs[j]) += 1;
+      cnt.add(jobs[j]);
       if (++head[c.c] < cats[c.c].size()) {
         const size_t nj = cats[c.c][head[c.c]];
         heap.push(Cand{value_of(nj), jobs[nj].id, c.c});
@@ -780,7 +798,7 @@ inline bool fworse(const FCand& a, const FCand& b) {
 class FunctionalPicks {
  public:
   FunctionalPicks(Pass& p, const PolicyStep& step)
-      : p_(p), jobs_(p.jobs), ids_(p.ids), step_(step), wp_(functional_weights(p.conf, true, true, true, true)),
+      : p_(p), jobs_(p.ids.job), ids_(p.ids), step_(step), wp_(functional_weights(p.conf, true, true, true, true)),
         cnt_(p.run_cnt), sum_(p.run_sum) {}
   void run() {
     build_categories();
@@ -818,8 +836,9 @@ class FunctionalPicks {
       const FShares f = object_fshares(jobs_[j], ids_);
       if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
       // A positive fshare means a named object, so kNoId never stands for a name.
-      const Key5 key{{dbits(f.job), f.user > 0 ? ids_.u[j] : kNoId, f.project > 0 ? ids_.p[j] : kNoId,
-                      f.dept > 0 ? ids_.d[j] : kNoId, 0}};
+      const LJob& l = jobs_[j];
+      const Key5 key{{dbits(f.job), f.user > 0 ? l.u : kNoId, f.project > 0 ? l.p : kNoId, f.dept > 0 ? l.d : kNoId,
+                      0}};
       bool added = false;
       const uint32_t c = cat_index.insert(key, static_cast<uint32_t>(cat_size.size()), &added);
       if (added) cat_size.push_back(0);
@@ -835,11 +854,11 @@ class FunctionalPicks {
     order_categories();
     info_.resize(cats_.size());
     for (size_t c = 0; c < cats_.size(); ++c) {
-      const Job& jb = jobs_[cats_[c][0]];
+      const LJob& jb = jobs_[cats_[c][0]];
       info_[c].share = object_fshares(jb, ids_);
       if (info_[c].share.user != 0) info_[c].u = &cnt_.u(jb);
-      if (info_[c].share.project != 0 && !jb.project.empty()) info_[c].p = &cnt_.p(jb);
-      if (info_[c].share.dept != 0 && !jb.department.empty()) info_[c].d = &cnt_.d(jb);
+      if (info_[c].share.project != 0 && jb.has_p) info_[c].p = &cnt_.p(jb);
+      if (info_[c].share.dept != 0 && jb.has_d) info_[c].d = &cnt_.d(jb);
     }
   }
 
@@ -860,7 +879,7 @@ class FunctionalPicks {
       recs.clear();
       for (size_t k = b; k < e; ++k) {
         const size_t j = cats_.flat[k];
-        recs.push_back(CRec{p_.prior[j], jobs_[j].submit_time, jobs_[j].id, j});
+        recs.push_back(CRec{p_.prior[j], jobs_[j].submit, jobs_[j].id, j});
       }
       mfprio::stable_order(recs.begin(), recs.end(), [dep](const CRec& a, const CRec& x) {
         if (dep && a.prior != x.prior) return a.prior > x.prior;
@@ -879,8 +898,8 @@ class FunctionalPicks {
   }
   double value_now(size_t c) const { return eval(c) + (step_.dependent ? p_.prior[cats_[c][head_[c]]] : 0); }
   FCand fcand(double v, size_t c, size_t at) const {
-    const Job& jb = jobs_[cats_[c][head_[c]]];
-    return FCand{v, jb.submit_time, jb.id, c, at};
+    const LJob& jb = jobs_[cats_[c][head_[c]]];
+    return FCand{v, jb.submit, jb.id, c, at};
   }
 
   // The winner (job j of category best_c) counts as running; the sums take
@@ -889,15 +908,13 @@ class FunctionalPicks {
   void take(size_t best_c) {
     const size_t j = cats_[best_c][head_[best_c]];
     ++head_[best_c];
-    const Job& jb = jobs_[j];
+    const LJob& jb = jobs_[j];
     const FShares f = object_fshares(jb, ids_);
-    cnt_.u(jb) += 1;
-    if (!jb.project.empty()) cnt_.p(jb) += 1;
-    if (!jb.department.empty()) cnt_.d(jb) += 1;
+    cnt_.add(jb);
     if (p_.shared_f) {
       if (cnt_.u(jb) == 1) sum_.user += f.user;
-      if (!jb.project.empty() && cnt_.p(jb) == 1) sum_.project += f.project;
-      if (!jb.department.empty() && cnt_.d(jb) == 1) sum_.dept += f.dept;
+      if (jb.has_p && cnt_.p(jb) == 1) sum_.project += f.project;
+      if (jb.has_d && cnt_.d(jb) == 1) sum_.dept += f.dept;
     } else {
       sum_.user += f.user;
       sum_.project += f.project;
@@ -965,7 +982,7 @@ class FunctionalPicks {
   friend class TiedGroups;
 
   Pass& p_;
-  const std::vector<Job>& jobs_;
+  const std::vector<LJob>& jobs_;
   const Ids& ids_;
   const PolicyStep step_;
   const std::array<double, 4> wp_;
@@ -1015,7 +1032,7 @@ class TiedGroups {
       // The group keeps its other members: a bound for them.
       push_bound(g);
       if (f_.p_.shared_f && f_.info_[best_c].u) {
-        const uint32_t u = f_.ids_.u[f_.cats_[best_c][0]];
+        const uint32_t u = f_.jobs_[f_.cats_[best_c][0]].u;
         for (uint32_t k = ucat_off_[u]; k < ucat_off_[u + 1]; ++k) {
           const uint32_t c2 = ucat_[k];
           if (c2 == best_c || f_.head_[c2] >= f_.cats_[c2].size()) continue;
@@ -1051,12 +1068,12 @@ class TiedGroups {
     const size_t users = f_.ids_.uo.size();
     ucat_off_.assign(users + 1, 0);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ++ucat_off_[f_.ids_.u[f_.cats_[c][0]] + 1];
+      if (f_.info_[c].u) ++ucat_off_[f_.jobs_[f_.cats_[c][0]].u + 1];
     for (size_t u = 0; u < users; ++u) ucat_off_[u + 1] += ucat_off_[u];
     ucat_.resize(ucat_off_.back());
     std::vector<uint32_t> fill(ucat_off_.begin(), ucat_off_.end() - 1);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ucat_[fill[f_.ids_.u[f_.cats_[c][0]]]++] = static_cast<uint32_t>(c);
+      if (f_.info_[c].u) ucat_[fill[f_.jobs_[f_.cats_[c][0]].u]++] = static_cast<uint32_t>(c);
   }
   void push_bound(size_t g) {
     gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
@@ -1070,7 +1087,7 @@ class TiedGroups {
     FShares base = ci.share;
     if (f_.p_.shared_f && ci.u) base.user /= *ci.u + 1;
     const double pr = f_.step_.dependent ? f_.p_.prior[j] : 0.0;
-    const Key5 key{{dbits(base.user), ci.p ? f_.ids_.p[j] : kNoId, ci.d ? f_.ids_.d[j] : kNoId, dbits(base.job),
+    const Key5 key{{dbits(base.user), ci.p ? f_.jobs_[j].p : kNoId, ci.d ? f_.jobs_[j].d : kNoId, dbits(base.job),
                     dbits(pr)}};
     bool added = false;
     const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(groups_.size()), &added);
@@ -1083,8 +1100,8 @@ class TiedGroups {
       groups_.push_back(std::move(g));
     }
     Group& g = groups_[gi];
-    const Job& jb = f_.jobs_[j];
-    g.members.push_back(Member{jb.submit_time, jb.id, static_cast<uint32_t>(c), gen_[c]});
+    const LJob& jb = f_.jobs_[j];
+    g.members.push_back(Member{jb.submit, jb.id, static_cast<uint32_t>(c), gen_[c]});
     std::push_heap(g.members.begin(), g.members.end(), later);
     if (bound) push_bound(gi);
   }
@@ -1144,7 +1161,7 @@ class ShareSort {
   ShareSort(Pass& p, const PolicyStep& step) : p_(p), w_(p.w), step_(step) {}
 
   void run() {
-    const std::vector<Job>& jobs = p_.jobs;
+    const std::vector<LJob>& jobs = p_.ids.job;
     const size_t n = p_.n;
     index_direct_jobs();
     key_.assign(n, 0.0);
@@ -1152,7 +1169,7 @@ class ShareSort {
     base_.assign(n, 0.0);
     for (size_t j = 0; j < n; ++j) {
       base_[j] = step_.dependent && !jobs[j].running ? p_.prior[j] : 0.0;
-      key_[j] = step_.dependent ? base_[j] + 0.01 * jobs[j].job_share : jobs[j].job_share;
+      key_[j] = step_.dependent ? base_[j] + 0.01 * jobs[j].js : jobs[j].js;
     }
     walk_root_ = 0;
     for (;;) {
@@ -1208,11 +1225,11 @@ class ShareSort {
     return doff_[static_cast<size_t>(node) + 1] > doff_[static_cast<size_t>(node)];
   }
   void enter(Span& s) {
-    const std::vector<Job>& jobs = p_.jobs;
+    const std::vector<LJob>& jobs = p_.ids.job;
     s.b = all_.size();
     for (uint32_t k = doff_[static_cast<size_t>(s.node)]; k < doff_[static_cast<size_t>(s.node) + 1]; ++k) {
       const size_t j = direct_[k];
-      all_.push_back(SRec{key_[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
+      all_.push_back(SRec{key_[j], jobs[j].id, static_cast<uint32_t>(j), jobs[j].dilute, jobs[j].running});
     }
   }
   // Every job in one array laid out as the lists were concatenated: a node's
@@ -1280,7 +1297,7 @@ void running_pass2(Pass& p) {
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
   Pass p(jobs, m, topt);
   p.r.jobs.assign(p.n, JobTickets{});
-  for (size_t j = 0; j < p.n; ++j) (jobs[j].running ? p.running : p.pending).push_back(j);
+  for (size_t j = 0; j < p.n; ++j) (p.ids.job[j].running ? p.running : p.pending).push_back(j);
   running_tickets(p);
   // ---- pending jobs, policy by policy ----
   p.prior.assign(p.n, 0.0);
