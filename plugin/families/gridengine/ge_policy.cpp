@@ -536,7 +536,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   jobs.resize(used);  // a reused pass's extra jobs go
   std::string why;
   if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency,
-                                 /*with_order=*/false, &name_ids)) {
+                                 /*with_order=*/false, &name_ids, &pass->tickets)) {
     // validated above: unreachable
     for (size_t i = 0; i < pending_count; ++i) {
       priorities[i] = 0;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string_view>
 #include <type_traits>
@@ -58,10 +59,13 @@ uint32_t dilute_slots(const Job& j) {
 // looked up there) and the pass numbers only names outside the table; without
 // it every name is numbered in the pass.  Ids stand for names only through
 // equality: no result depends on their values.
-Ids intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<JobNameIds>* given) {
-  Ids ids;
+void intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<JobNameIds>* given, Ids* out) {
+  Ids& ids = *out;  // a reused one keeps its capacity: every entry is set below
   const size_t n = jobs.size();
   ids.job.resize(n);
+  ids.uo.clear();
+  ids.po.clear();
+  ids.dobj.clear();
   const NameTables* t = m.names.get();
   if (given && given->size() != n) given = nullptr;
   auto seed = [](const NameTable& table, std::vector<const TicketObject*>& out) {
@@ -103,7 +107,6 @@ Ids intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<J
     l.has_p = !jb.project.empty();
     l.has_d = !jb.department.empty();
   }
-  return ids;
 }
 
 // An equality key of up to five words (ids, and doubles by their bits with
@@ -127,6 +130,19 @@ class FlatIndex {
  public:
   static constexpr uint32_t kEmpty = UINT32_MAX;
   FlatIndex() { rehash(64); }
+  // Empty, room for n keys without a rehash (a reused index keeps its table).
+  void reset(size_t n) {
+    size_t cap = 64;
+    while (cap < 2 * (n + 1)) cap *= 2;
+    if (vals_.size() < cap) {
+      keys_.assign(cap, Key5{});
+      vals_.assign(cap, kEmpty);
+      mask_ = cap - 1;
+    } else {
+      std::fill(vals_.begin(), vals_.end(), kEmpty);
+    }
+    size_ = 0;
+  }
   // The index of k, inserting v when absent (*added says which).
   uint32_t insert(const Key5& k, uint32_t v, bool* added) {
     if (2 * (size_ + 1) > vals_.size()) rehash(vals_.size() * 2);
@@ -274,8 +290,9 @@ std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, Lea
   return {-1, false};
 }
 
-WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& ids) {
-  WorkTree w;
+// Into *out (a reused tree keeps its nodes' strings and vectors: every field set here or by count_jobs).
+void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& ids, FlatIndex& found, WorkTree* out) {
+  WorkTree& w = *out;
   const auto& spec = m.tree.nodes;
   w.nodes.resize(spec.size());
   for (size_t i = 0; i < spec.size(); ++i) {
@@ -284,7 +301,11 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
     n.type = spec[i].type;
     n.shares = spec[i].shares;
     n.parent = spec[i].parent;
+    n.children.clear();
     for (size_t c : spec[i].children) n.children.push_back(static_cast<int>(c));
+    n.user_copy = false;
+    n.project.clear();
+    n.usage = 0;
   }
   // Nearest project ancestor.
   auto kids = [&](int n) -> const std::vector<int>& { return w.nodes[n].children; };
@@ -296,11 +317,11 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
     });
   // Map jobs; users caught by `default` get their own sibling copy (EE:sge_set_job_refs).
   w.job_node.assign(jobs.size(), -1);
-  if (w.nodes.empty()) return w;
+  if (w.nodes.empty()) return;
   std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
   LeafIndex index(w.nodes);  // holds the vector, not its elements: copies may be added
   // The leaf depends on the job's user and project only: found once per pair.
-  FlatIndex found;  // (user id, project id) -> leaves[]
+  found.reset(1024);  // (user id, project id) -> leaves[]
   std::vector<std::pair<int, bool>> leaves;
   for (size_t j = 0; j < jobs.size(); ++j) {
     bool added = false;
@@ -352,7 +373,6 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
       node.usage = sum;
     }
   });
-  return w;
 }
 
 // Count jobs into the tree: every job (running: the running jobs' indices,
@@ -587,13 +607,72 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
 }
 
 namespace {
+// A job as the share-tree sorts see it: flat, so no sort reads a Job.  key
+// is kept equal to ShareSort::key[idx] (a level's assignment updates both).
+struct SRec {
+  double key;
+  uint64_t id;
+  uint32_t idx;
+  uint32_t slots;  // dilute_slots
+  bool running;
+};
+
+// The categories' members in one array (category by category, each in
+// pending order before its sort): a category is a range of it.
+struct Cats {
+  std::vector<size_t> flat;
+  std::vector<size_t> off;  // category c = flat[off[c], off[c + 1])
+  struct View {
+    const size_t* b;
+    size_t n;
+    size_t operator[](size_t i) const { return b[i]; }
+    size_t size() const { return n; }
+  };
+  size_t size() const { return off.size() - 1; }
+  View operator[](size_t c) const { return View{flat.data() + off[c], off[c + 1] - off[c]}; }
+};
+}  // namespace
+
+// Every per-job and per-node array of a pass (see ge_tickets.hpp): each
+// step sets what it reads before reading it.
+struct TicketScratch::Arrays {
+  Ids ids;
+  WorkTree w;
+  FlatIndex found;                       // build_work_tree: (user, project) -> leaf
+  std::vector<double> leaf_running_js, prior;
+  std::vector<size_t> running, pending;
+  // FunctionalPicks
+  FlatIndex cat_index;
+  std::vector<uint32_t> cat_of;
+  std::vector<size_t> cat_size;
+  Cats cats;
+  std::vector<size_t> head;
+  std::vector<double> last_eval;
+  // ShareSort
+  std::vector<uint32_t> doff, direct;
+  std::vector<double> key, st, base;
+  std::vector<SRec> all, sort_buf;
+  std::vector<size_t> sort_runs;
+};
+
+TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
+TicketScratch::~TicketScratch() = default;
+
+namespace {
 
 // ---- one pass: the state the policy steps share --------------------------------------
 struct Pass {
-  Pass(const std::vector<Job>& js, const Model& model, const TicketOptions& o)
+  Pass(const std::vector<Job>& js, const Model& model, const TicketOptions& o, TicketScratch::Arrays& arrays,
+       TicketResult& out)
       : jobs(js), m(model), conf(model.conf), topt(o), WS(conf.weight_tickets_share),
-        F(conf.weight_tickets_functional), n(js.size()), shared_f(conf.share_functional_shares),
-        ids(intern_ids(js, model, o.name_ids)), run_cnt(ids) {}
+        F(conf.weight_tickets_functional), n(js.size()), shared_f(conf.share_functional_shares), s(arrays),
+        ids(interned(js, model, o, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
+        run_cnt(ids), running(arrays.running), pending(arrays.pending), prior(arrays.prior) {}
+  static const Ids& interned(const std::vector<Job>& js, const Model& model, const TicketOptions& o,
+                             TicketScratch::Arrays& a) {
+    intern_ids(js, model, o.name_ids, &a.ids);
+    return a.ids;
+  }
   const std::vector<Job>& jobs;
   const Model& m;
   const SchedConf& conf;
@@ -601,15 +680,17 @@ struct Pass {
   const double WS, F;
   const size_t n;
   const bool shared_f;
-  const Ids ids;
-  WorkTree w;
+  TicketScratch::Arrays& s;
+  const Ids& ids;
+  WorkTree& w;
   bool use_tree = false;
-  TicketResult r;
-  std::vector<double> leaf_running_js;  // per node: the -js of its running jobs
-  Counts run_cnt;                       // running jobs per user, project, department
-  FShares run_sum;                      // running jobs' functional shares
-  std::vector<size_t> running, pending;  // the jobs' indices by kind, ascending
-  std::vector<double> prior;            // tickets of earlier dependent policies
+  TicketResult& r;
+  std::vector<double>& leaf_running_js;  // per node: the -js of its running jobs
+  Counts run_cnt;                        // running jobs per user, project, department
+  FShares run_sum;                       // running jobs' functional shares
+  std::vector<size_t>& running;          // the jobs' indices by kind, ascending
+  std::vector<size_t>& pending;
+  std::vector<double>& prior;            // tickets of earlier dependent policies
 
   // T = ostt(leaf)*WS split by -js (truncated) or evenly over `divisor` jobs.
   double running_share_tickets(const std::vector<ShareNodeState>& nodes, size_t j, uint32_t divisor) const {
@@ -652,7 +733,7 @@ void running_tickets(Pass& p) {
   const std::vector<Job>& jobs = p.jobs;
   const std::vector<LJob>& lj = p.ids.job;
   const size_t n = p.n;
-  p.w = build_work_tree(jobs, p.m, p.ids);
+  build_work_tree(jobs, p.m, p.ids, p.s.found, &p.w);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
   count_jobs(p.w.nodes, p.running, p.w.job_node, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);
@@ -763,20 +844,6 @@ void pending_override(Pass& p, const PolicyStep& step) {
 }
 
 // ---- pending functional tickets -----------------------------------------------
-// The categories' members in one array (category by category, each in
-// pending order before its sort): a category is a range of it.
-struct Cats {
-  std::vector<size_t> flat;
-  std::vector<size_t> off;  // category c = flat[off[c], off[c + 1])
-  struct View {
-    const size_t* b;
-    size_t n;
-    size_t operator[](size_t i) const { return b[i]; }
-    size_t size() const { return n; }
-  };
-  size_t size() const { return off.size() - 1; }
-  View operator[](size_t c) const { return View{flat.data() + off[c], off[c + 1] - off[c]}; }
-};
 
 // A heap entry: a category's (or group's) value and its next job's submit
 // and id (ties broken without reading the jobs); `at`: the pick its value
@@ -799,7 +866,7 @@ class FunctionalPicks {
  public:
   FunctionalPicks(Pass& p, const PolicyStep& step)
       : p_(p), jobs_(p.ids.job), ids_(p.ids), step_(step), wp_(functional_weights(p.conf, true, true, true, true)),
-        cnt_(p.run_cnt), sum_(p.run_sum) {}
+        cnt_(p.run_cnt), sum_(p.run_sum), cats_(p.s.cats), head_(p.s.head), last_eval_(p.s.last_eval) {}
   void run() {
     build_categories();
     max_picks_ = std::min<size_t>(p_.conf.max_functional_jobs_to_schedule, cats_.flat.size());
@@ -827,10 +894,13 @@ class FunctionalPicks {
   // the largest value, ties to the earlier job, and jobs are distinct).
   // Key: -js, then the user, project and department ids (kNoId = not in the key).
   void build_categories() {
-    FlatIndex cat_index;
     const std::vector<size_t>& pending = p_.pending;
-    std::vector<uint32_t> cat_of(pending.size(), UINT32_MAX);
-    std::vector<size_t> cat_size;
+    FlatIndex& cat_index = p_.s.cat_index;
+    cat_index.reset(pending.size());
+    std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    cat_of.assign(pending.size(), UINT32_MAX);
+    std::vector<size_t>& cat_size = p_.s.cat_size;
+    cat_size.clear();
     for (size_t k = 0; k < pending.size(); ++k) {
       const size_t j = pending[k];
       const FShares f = object_fshares(jobs_[j], ids_);
@@ -988,10 +1058,10 @@ class FunctionalPicks {
   const std::array<double, 4> wp_;
   Counts cnt_;
   FShares sum_;
-  Cats cats_;
+  Cats& cats_;
   std::vector<CatInfo> info_;
-  std::vector<size_t> head_;
-  std::vector<double> last_eval_;
+  std::vector<size_t>& head_;
+  std::vector<double>& last_eval_;
   size_t max_picks_ = 0;
 };
 
@@ -1146,19 +1216,12 @@ class TiedGroups {
 void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
 
 // ---- pending share-tree tickets: 8.1.9 sge_sort_job_nodes ----------------------
-// A job as the sorts see it: flat, so no sort reads a Job.  key is kept
-// equal to ShareSort::key[idx] (a level's assignment updates both).
-struct SRec {
-  double key;
-  uint64_t id;
-  uint32_t idx;
-  uint32_t slots;  // dilute_slots
-  bool running;
-};
 
 class ShareSort {
  public:
-  ShareSort(Pass& p, const PolicyStep& step) : p_(p), w_(p.w), step_(step) {}
+  ShareSort(Pass& p, const PolicyStep& step)
+      : p_(p), w_(p.w), step_(step), doff_(p.s.doff), direct_(p.s.direct), key_(p.s.key), st_(p.s.st),
+        base_(p.s.base), all_(p.s.all), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs) {}
 
   void run() {
     const std::vector<LJob>& jobs = p_.ids.job;
@@ -1180,6 +1243,7 @@ class ShareSort {
       if (active != 1) break;
       walk_root_ = only;
     }
+    all_.clear();
     all_.reserve(n);
     auto active_spans = [&](const Span& s) {
       std::vector<Span> out;
@@ -1263,17 +1327,18 @@ class ShareSort {
   Pass& p_;
   const WorkTree& w_;
   const PolicyStep step_;
-  std::vector<uint32_t> doff_, direct_;
-  std::vector<double> key_, st_, base_;
+  std::vector<uint32_t>&doff_, &direct_;
+  std::vector<double>&key_, &st_, &base_;
   int walk_root_ = 0;
-  std::vector<SRec> all_, sort_buf_;
-  std::vector<size_t> sort_runs_;
+  std::vector<SRec>&all_, &sort_buf_;
+  std::vector<size_t>& sort_runs_;
 };
 
 // Pass 2: the running jobs' share-tree tickets from running-only targets;
 // totals and max_tix.
 void running_pass2(Pass& p) {
-  std::vector<ShareNodeState> p2 = p.w.nodes;
+  std::vector<ShareNodeState>& p2 = p.r.nodes_running;
+  p2 = p.w.nodes;  // copy-assigned: a reused result keeps its nodes' strings and vectors
   count_jobs(p2, p.running, p.w.job_node, true);
   compute_share_targets(p2, p.conf.compensation_factor);
   if (p.use_tree)
@@ -1282,7 +1347,6 @@ void running_pass2(Pass& p) {
         p.r.jobs[j].stckt = p.running_share_tickets(p2, j, p2[p.w.job_node[j]].direct_running);
         p.r.jobs[j].share_bound = path_compensated(p2, p.w.job_node[j]);
       }
-  p.r.nodes_running = std::move(p2);
   double max_tix = 0;
   for (auto& t : p.r.jobs) {
     t.tckts = t.stckt + t.ftckt + t.otckt;
@@ -1295,8 +1359,24 @@ void running_pass2(Pass& p) {
 }  // namespace
 
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
-  Pass p(jobs, m, topt);
+  TicketResult r;
+  compute_tickets(jobs, m, topt, &r);
+  return r;
+}
+
+void compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt, TicketResult* out) {
+  std::unique_ptr<TicketScratch::Arrays> local;
+  TicketScratch::Arrays* arrays = topt.scratch ? topt.scratch->a.get() : nullptr;
+  if (!arrays) {
+    local = std::make_unique<TicketScratch::Arrays>();
+    arrays = local.get();
+  }
+  arrays->w.nodes = std::move(out->nodes);  // the last result's nodes, reused
+  Pass p(jobs, m, topt, *arrays, *out);
   p.r.jobs.assign(p.n, JobTickets{});
+  p.r.max_tix = 0;
+  p.running.clear();
+  p.pending.clear();
   for (size_t j = 0; j < p.n; ++j) (p.ids.job[j].running ? p.running : p.pending).push_back(j);
   running_tickets(p);
   // ---- pending jobs, policy by policy ----
@@ -1309,7 +1389,6 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
   }
   running_pass2(p);
   p.r.nodes = std::move(p.w.nodes);
-  return std::move(p.r);
 }
 
 }  // namespace mfprio::gridengine
