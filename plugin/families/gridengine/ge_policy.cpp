@@ -375,6 +375,8 @@ std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const
     else if (kind == "io") u->io += r.usage;
   }
   m->own_usage = own_node_usage(*m);  // leaves' and project nodes' usage, once per state
+  m->tree_index = index_share_tree(m->tree);  // the leaves' look-ups, once per state
+  m->tree_index_of = &m->tree;
   // Names numbered for job_resolve: users (ticket objects, then the share
   // tree's), projects ("" = none first, ticket objects, then accounts: a job's
   // account is its project), departments ("" first, ticket objects).

@@ -211,55 +211,93 @@ struct WorkTree {
   std::vector<int> job_node;  // per job, -1 = none
 };
 
-// First-match indexes, built once per pass (a depth-first search of the
-// whole tree per job made a pass O(jobs x nodes)).  A look-up is the first
-// node in the preorder below the scope (children in order) whose name and
-// kind (project or not) match and that is no user copy, not entering
-// project subtrees unless asked; the first entry a preorder walk inserts
-// for a name is exactly that node.  User copies (added while jobs are
-// mapped) have no children and never match, so walking them changes nothing.
+// First-match indexes of a share tree (a depth-first search of the whole
+// tree per job made a pass O(jobs x nodes)).  A look-up is the first node
+// in the preorder below the scope (children in order) whose name and kind
+// (project or not) match and that is no user copy, not entering project
+// subtrees unless asked; the first entry a preorder walk inserts for a name
+// is exactly that node.  User copies (added while jobs are mapped, after
+// the tree's own nodes) have no children and never match, so the tree's
+// own index (Model::tree_index) serves every pass over it.
+bool is_user_copy(const ShareNodeState& n) { return n.user_copy; }
+bool is_user_copy(const ShareTreeNodeSpec&) { return false; }
+template <typename Node>
+void index_walk(const std::vector<Node>& nodes, int from, bool enter_projects, bool want_project,
+                std::unordered_map<std::string, int>* out) {
+  std::vector<int> stack;  // preorder, children in order
+  const auto push_children = [&](const Node& n) {
+    for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) stack.push_back(static_cast<int>(*it));
+  };
+  push_children(nodes[static_cast<size_t>(from)]);
+  while (!stack.empty()) {
+    const int c = stack.back();
+    stack.pop_back();
+    const Node& n = nodes[static_cast<size_t>(c)];
+    const bool is_project = n.type == NodeType::Project;
+    if (is_project == want_project && !is_user_copy(n)) out->emplace(n.name, c);
+    if (is_project && !enter_projects) continue;
+    push_children(n);
+  }
+}
+
+}  // namespace
+
+struct TreeIndex {
+  std::unordered_map<std::string, int> projects, outside;
+  std::unordered_map<int, std::unordered_map<std::string, int>> inside;  // per project node (scope)
+};
+
+std::shared_ptr<const TreeIndex> index_share_tree(const ShareTreeSpec& tree) {
+  auto t = std::make_shared<TreeIndex>();
+  const auto& nodes = tree.nodes;
+  if (nodes.empty()) return t;
+  index_walk(nodes, 0, /*enter_projects=*/true, /*want_project=*/true, &t->projects);
+  index_walk(nodes, 0, /*enter_projects=*/false, /*want_project=*/false, &t->outside);
+  for (size_t k = 0; k < nodes.size(); ++k)
+    if (nodes[k].type == NodeType::Project)
+      index_walk(nodes, static_cast<int>(k), /*enter_projects=*/true, /*want_project=*/false,
+                 &t->inside[static_cast<int>(k)]);
+  return t;
+}
+
+namespace {
+
+// The look-ups of one pass: the model's tree index, or (none) one built
+// here, project scopes on first use.
 class LeafIndex {
  public:
-  explicit LeafIndex(const std::vector<ShareNodeState>& nodes) : nodes_(nodes) {
-    if (nodes.empty()) return;
-    walk(0, /*enter_projects=*/true, /*want_project=*/true, &projects_);
-    walk(0, /*enter_projects=*/false, /*want_project=*/false, &outside_);
+  LeafIndex(const std::vector<ShareNodeState>& nodes, const TreeIndex* given) : nodes_(nodes), given_(given) {
+    if (nodes.empty() || given_) return;
+    index_walk(nodes_, 0, /*enter_projects=*/true, /*want_project=*/true, &own_.projects);
+    index_walk(nodes_, 0, /*enter_projects=*/false, /*want_project=*/false, &own_.outside);
   }
   // A project node anywhere below the root.
-  int project(const std::string& name) const { return get(projects_, name); }
+  int project(const std::string& name) const { return get(index().projects, name); }
   // A non-project node: below project `scope` (projects entered), or (not
   // in a project) below the root outside every project subtree.
   int user(int scope, bool in_project, const std::string& name) {
-    if (!in_project) return get(outside_, name);
-    auto it = inside_.find(scope);
-    if (it == inside_.end()) {
-      it = inside_.emplace(scope, std::unordered_map<std::string, int>{}).first;
-      walk(scope, /*enter_projects=*/true, /*want_project=*/false, &it->second);
+    if (!in_project) return get(index().outside, name);
+    if (given_) {
+      auto it = given_->inside.find(scope);
+      return it == given_->inside.end() ? -1 : get(it->second, name);
+    }
+    auto it = own_.inside.find(scope);
+    if (it == own_.inside.end()) {
+      it = own_.inside.emplace(scope, std::unordered_map<std::string, int>{}).first;
+      index_walk(nodes_, scope, /*enter_projects=*/true, /*want_project=*/false, &it->second);
     }
     return get(it->second, name);
   }
 
  private:
+  const TreeIndex& index() const { return given_ ? *given_ : own_; }
   static int get(const std::unordered_map<std::string, int>& m, const std::string& name) {
     auto it = m.find(name);
     return it == m.end() ? -1 : it->second;
   }
-  void walk(int from, bool enter_projects, bool want_project, std::unordered_map<std::string, int>* out) const {
-    std::vector<int> stack;  // preorder, children in order
-    for (auto it = nodes_[from].children.rbegin(); it != nodes_[from].children.rend(); ++it) stack.push_back(*it);
-    while (!stack.empty()) {
-      const int c = stack.back();
-      stack.pop_back();
-      const auto& n = nodes_[c];
-      const bool is_project = n.type == NodeType::Project;
-      if (is_project == want_project && !n.user_copy) out->emplace(n.name, c);
-      if (is_project && !enter_projects) continue;
-      for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) stack.push_back(*it);
-    }
-  }
   const std::vector<ShareNodeState>& nodes_;
-  std::unordered_map<std::string, int> projects_, outside_;
-  std::unordered_map<int, std::unordered_map<std::string, int>> inside_;
+  const TreeIndex* given_;
+  TreeIndex own_;
 };
 
 // sgeee.c:sge_calc_node_targets / SUP:search_userprj_node: a job with a
@@ -319,14 +357,24 @@ void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& id
   w.job_node.assign(jobs.size(), -1);
   if (w.nodes.empty()) return;
   std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
-  LeafIndex index(w.nodes);  // holds the vector, not its elements: copies may be added
+  // The model's index of its tree, else one for this pass (it holds the
+  // vector, not its elements: copies may be added).
+  const bool own_index = m.tree_index && m.tree_index_of == &m.tree;
+  LeafIndex index(w.nodes, own_index ? m.tree_index.get() : nullptr);
   // The leaf depends on the job's user and project only: found once per pair.
   found.reset(1024);  // (user id, project id) -> leaves[]
   std::vector<std::pair<int, bool>> leaves;
+  // Per user, the last (project id, leaves[] index) found: a user's jobs
+  // mostly name one or two projects, so most jobs skip the table.
+  std::vector<std::pair<uint32_t, uint32_t>> last(ids.uo.size(), {kNoId, 0});
   for (size_t j = 0; j < jobs.size(); ++j) {
     bool added = false;
     const LJob& l = ids.job[j];
-    const uint32_t at = found.insert(Key5{{l.u, l.p, 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
+    uint32_t at = last[l.u].second;
+    if (last[l.u].first != l.p) {
+      at = found.insert(Key5{{l.u, l.p, 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
+      last[l.u] = {l.p, at};
+    }
     if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j], ids.po[l.p] != nullptr));
     auto [leaf, is_default] = leaves[at];
     if (leaf >= 0 && is_default) {

@@ -84,6 +84,10 @@ struct TicketResult {
 // the pass's user copies).  For Model::own_usage.
 std::vector<double> own_node_usage(const Model& model);
 
+// The look-ups that map a job to its share-tree leaf (first match below a
+// scope by name and kind), for Model::tree_index.
+std::shared_ptr<const TreeIndex> index_share_tree(const ShareTreeSpec& tree);
+
 // Targets for the active nodes of `nodes` (root = index 0); inactive nodes get 0.
 void compute_share_targets(std::vector<ShareNodeState>& nodes, double compensation_factor);
 
