@@ -100,6 +100,9 @@ struct NameTables {
   }
 };
 
+// First-match look-ups of a share tree's nodes by name (index_share_tree, ge_tickets.hpp).
+struct TreeIndex;
+
 struct Model {
   SchedConf conf;
   ComplexTable complexes = ComplexTable::builtin();
@@ -120,6 +123,11 @@ struct Model {
   // Names numbered for handles (null: a pass interns every job's names).
   // Must agree with users / projects / departments above.
   std::shared_ptr<const NameTables> names;
+  // index_share_tree(tree), built once by a caller that keeps models (null:
+  // each pass indexes the tree).  Used only while tree_index_of is &tree
+  // (a copied Model, whose tree is another object, indexes its own).
+  std::shared_ptr<const TreeIndex> tree_index;
+  const ShareTreeSpec* tree_index_of = nullptr;
 };
 
 }  // namespace mfprio::gridengine

@@ -375,6 +375,8 @@ std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const
     else if (kind == "io") u->io += r.usage;
   }
   m->own_usage = own_node_usage(*m);  // leaves' and project nodes' usage, once per state
+  m->tree_index = index_share_tree(m->tree);  // the leaves' look-ups, once per state
+  m->tree_index_of = &m->tree;
   // Names numbered for job_resolve: users (ticket objects, then the share
   // tree's), projects ("" = none first, ticket objects, then accounts: a job's
   // account is its project), departments ("" first, ticket objects).
@@ -536,7 +538,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   jobs.resize(used);  // a reused pass's extra jobs go
   std::string why;
   if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency,
-                                 /*with_order=*/false, &name_ids)) {
+                                 /*with_order=*/false, &name_ids, &pass->tickets)) {
     // validated above: unreachable
     for (size_t i = 0; i < pending_count; ++i) {
       priorities[i] = 0;

@@ -108,6 +108,7 @@ struct GePass : PassState {
   std::vector<UrgencyParts> urgency;   // parallel to jobs
   std::vector<JobNameIds> name_ids;    // parallel to jobs
   std::vector<size_t> slot;            // pending record -> jobs index
+  TicketScratch tickets;               // the ticket pass's arrays
 };
 
 class GridEnginePolicy final : public Policy {

@@ -49,7 +49,7 @@ bool validate_job(const Job& j, std::string* why) {
 bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
                  PricingResult* out, std::string* why, bool with_terms,
                  const std::vector<UrgencyParts>* urgency, bool with_order,
-                 const std::vector<JobNameIds>* name_ids) {
+                 const std::vector<JobNameIds>* name_ids, TicketScratch* scratch) {
   const SchedConf& c = model.conf;
   const size_t n = jobs.size();
   std::vector<UrgencyParts> computed;
@@ -67,7 +67,8 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
   r.sum_tckts_pending = r.sum_tckts_running = 0;
   TicketOptions topt;
   topt.name_ids = name_ids;
-  r.tickets = compute_tickets(jobs, model, topt);
+  topt.scratch = scratch;
+  compute_tickets(jobs, model, topt, &r.tickets);
   r.max_tix = r.tickets.max_tix;
   // URG:sge_do_urgency: min starts at DBL_MAX, max at DBL_MIN.
   double lo = DBL_MAX, hi = DBL_MIN;

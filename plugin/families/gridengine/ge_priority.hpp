@@ -79,10 +79,11 @@ struct PricingResult {
 // with_order = false leaves pending_order empty (the policy's pass, which
 // returns priorities and never reads the order: a sort of every pending job).
 // name_ids (parallel to jobs): the jobs' ids in model.names (TicketOptions).
+// scratch: the ticket pass's arrays, kept by a caller that runs many passes.
 bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
                  PricingResult* out, std::string* why, bool with_terms = true,
                  const std::vector<UrgencyParts>* urgency = nullptr, bool with_order = true,
-                 const std::vector<JobNameIds>* name_ids = nullptr);
+                 const std::vector<JobNameIds>* name_ids = nullptr, TicketScratch* scratch = nullptr);
 
 uint32_t priority_to_u32(double prio);
 

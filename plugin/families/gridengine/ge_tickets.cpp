@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string_view>
 #include <type_traits>
@@ -24,11 +25,22 @@ constexpr double kMinUsage = 1.0;  // SGE_MIN_USAGE, scaled by oltt (sgeee.c:sge
 
 constexpr uint32_t kNoId = UINT32_MAX;
 
+// A job as the ticket steps read it: its ids and numbers in one flat
+// record (no step reads a Job's strings, maps or PE request; sorts and
+// picks in category or tree order touch 48 bytes a job, not a whole Job).
+struct LJob {
+  int64_t submit = 0;
+  uint64_t id = 0;
+  double js = 0;          // -js
+  double ot = 0;          // -ot
+  uint32_t u = 0, p = 0, d = 0;  // the pass's user, project, department ids
+  uint32_t dilute = 1;    // dilute_slots: max(1, min of the first PE range)
+  bool running = false, has_p = false, has_d = false;
+};
+
 struct Ids {
-  const Job* base = nullptr;
-  std::vector<uint32_t> u, p, d;  // per job
+  std::vector<LJob> job;  // per job
   std::vector<const TicketObject*> uo, po, dobj;  // per id, nullptr = none
-  size_t at(const Job& j) const { return static_cast<size_t>(&j - base); }
 };
 
 const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
@@ -37,18 +49,23 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
   return it == m.end() ? nullptr : &it->second;
 }
 
+uint32_t dilute_slots(const Job& j) {
+  if (!j.pe || j.pe->ranges.empty()) return 1;
+  return std::max<uint32_t>(1, j.pe->ranges.front().min);
+}
+
 // With Model::names, ids below the table's size are the table's (a job's
 // handle id when it is in range and names the job's own name, else its name
 // looked up there) and the pass numbers only names outside the table; without
 // it every name is numbered in the pass.  Ids stand for names only through
 // equality: no result depends on their values.
-Ids intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<JobNameIds>* given) {
-  Ids ids;
-  ids.base = jobs.data();
+void intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<JobNameIds>* given, Ids* out) {
+  Ids& ids = *out;  // a reused one keeps its capacity: every entry is set below
   const size_t n = jobs.size();
-  ids.u.resize(n);
-  ids.p.resize(n);
-  ids.d.resize(n);
+  ids.job.resize(n);
+  ids.uo.clear();
+  ids.po.clear();
+  ids.dobj.clear();
   const NameTables* t = m.names.get();
   if (given && given->size() != n) given = nullptr;
   auto seed = [](const NameTable& table, std::vector<const TicketObject*>& out) {
@@ -76,11 +93,20 @@ Ids intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<J
   const JobNameIds none;
   for (size_t j = 0; j < n; ++j) {
     const JobNameIds& h = given ? (*given)[j] : none;
-    ids.u[j] = one(un, t ? &t->users : nullptr, h.user, jobs[j].user, m.users, ids.uo);
-    ids.p[j] = one(pn, t ? &t->projects : nullptr, h.project, jobs[j].project, m.projects, ids.po);
-    ids.d[j] = one(dn, t ? &t->departments : nullptr, h.department, jobs[j].department, m.departments, ids.dobj);
+    const Job& jb = jobs[j];
+    LJob& l = ids.job[j];
+    l.u = one(un, t ? &t->users : nullptr, h.user, jb.user, m.users, ids.uo);
+    l.p = one(pn, t ? &t->projects : nullptr, h.project, jb.project, m.projects, ids.po);
+    l.d = one(dn, t ? &t->departments : nullptr, h.department, jb.department, m.departments, ids.dobj);
+    l.submit = jb.submit_time;
+    l.id = jb.id;
+    l.js = jb.job_share;
+    l.ot = jb.override_tickets;
+    l.dilute = dilute_slots(jb);
+    l.running = jb.running;
+    l.has_p = !jb.project.empty();
+    l.has_d = !jb.department.empty();
   }
-  return ids;
 }
 
 // An equality key of up to five words (ids, and doubles by their bits with
@@ -104,23 +130,40 @@ class FlatIndex {
  public:
   static constexpr uint32_t kEmpty = UINT32_MAX;
   FlatIndex() { rehash(64); }
+  // Empty, room for n keys without a rehash (a reused index keeps its table).
+  void reset(size_t n) {
+    size_t cap = 64;
+    while (cap < 2 * (n + 1)) cap *= 2;
+    if (slots_.size() < cap) {
+      slots_.assign(cap, Slot{});
+      mask_ = cap - 1;
+    } else {
+      for (Slot& e : slots_) e.val = kEmpty;
+    }
+    size_ = 0;
+  }
   // The index of k, inserting v when absent (*added says which).
   uint32_t insert(const Key5& k, uint32_t v, bool* added) {
-    if (2 * (size_ + 1) > vals_.size()) rehash(vals_.size() * 2);
+    if (2 * (size_ + 1) > slots_.size()) rehash(slots_.size() * 2);
     size_t i = slot(k);
-    for (; vals_[i] != kEmpty; i = (i + 1) & mask_)
-      if (keys_[i] == k) {
+    for (; slots_[i].val != kEmpty; i = (i + 1) & mask_)
+      if (slots_[i].key == k) {
         *added = false;
-        return vals_[i];
+        return slots_[i].val;
       }
-    keys_[i] = k;
-    vals_[i] = v;
+    slots_[i] = Slot{k, v};
     ++size_;
     *added = true;
     return v;
   }
 
  private:
+  // A key and its value side by side: a probe reads one place (at 10^6
+  // keys the table is far larger than the caches).
+  struct Slot {
+    Key5 key;
+    uint32_t val = kEmpty;
+  };
   size_t slot(const Key5& k) const {
     uint64_t h = 0x9E3779B97F4A7C15ull;
     for (uint64_t x : k.w) {
@@ -131,33 +174,35 @@ class FlatIndex {
     return static_cast<size_t>(h) & mask_;
   }
   void rehash(size_t cap) {
-    std::vector<Key5> keys(cap);
-    std::vector<uint32_t> vals(cap, kEmpty);
-    keys.swap(keys_);
-    vals.swap(vals_);
+    std::vector<Slot> old(cap);
+    old.swap(slots_);
     mask_ = cap - 1;
-    for (size_t i = 0; i < vals.size(); ++i) {
-      if (vals[i] == kEmpty) continue;
-      size_t j = slot(keys[i]);
-      while (vals_[j] != kEmpty) j = (j + 1) & mask_;
-      keys_[j] = keys[i];
-      vals_[j] = vals[i];
+    for (const Slot& e : old) {
+      if (e.val == kEmpty) continue;
+      size_t j = slot(e.key);
+      while (slots_[j].val != kEmpty) j = (j + 1) & mask_;
+      slots_[j] = e;
     }
   }
-  std::vector<Key5> keys_;
-  std::vector<uint32_t> vals_;
+  std::vector<Slot> slots_;
   size_t mask_ = 0, size_ = 0;
 };
 
 // ---- per-object counters for functional and override tickets ------------------------
 // Flat, by id; references to values stay valid (the functional pass keeps some).
 struct Counts {
-  const Ids* ids = nullptr;
   std::vector<double> user, project, dept;
-  explicit Counts(const Ids& i) : ids(&i), user(i.uo.size()), project(i.po.size()), dept(i.dobj.size()) {}
-  double& u(const Job& j) { return user[ids->u[ids->at(j)]]; }
-  double& p(const Job& j) { return project[ids->p[ids->at(j)]]; }
-  double& d(const Job& j) { return dept[ids->d[ids->at(j)]]; }
+  explicit Counts(const Ids& i) : user(i.uo.size()), project(i.po.size()), dept(i.dobj.size()) {}
+  double& u(const LJob& j) { return user[j.u]; }
+  double& p(const LJob& j) { return project[j.p]; }
+  double& d(const LJob& j) { return dept[j.d]; }
+  // The job's objects count one more job (a job without a project or
+  // department counts for none).
+  void add(const LJob& j) {
+    user[j.u] += 1;
+    if (j.has_p) project[j.p] += 1;
+    if (j.has_d) dept[j.d] += 1;
+  }
 };
 
 // ---- the working share tree ----------------------------------------------------------
@@ -166,55 +211,93 @@ struct WorkTree {
   std::vector<int> job_node;  // per job, -1 = none
 };
 
-// First-match indexes, built once per pass (a depth-first search of the
-// whole tree per job made a pass O(jobs x nodes)).  A look-up is the first
-// node in the preorder below the scope (children in order) whose name and
-// kind (project or not) match and that is no user copy, not entering
-// project subtrees unless asked; the first entry a preorder walk inserts
-// for a name is exactly that node.  User copies (added while jobs are
-// mapped) have no children and never match, so walking them changes nothing.
+// First-match indexes of a share tree (a depth-first search of the whole
+// tree per job made a pass O(jobs x nodes)).  A look-up is the first node
+// in the preorder below the scope (children in order) whose name and kind
+// (project or not) match and that is no user copy, not entering project
+// subtrees unless asked; the first entry a preorder walk inserts for a name
+// is exactly that node.  User copies (added while jobs are mapped, after
+// the tree's own nodes) have no children and never match, so the tree's
+// own index (Model::tree_index) serves every pass over it.
+bool is_user_copy(const ShareNodeState& n) { return n.user_copy; }
+bool is_user_copy(const ShareTreeNodeSpec&) { return false; }
+template <typename Node>
+void index_walk(const std::vector<Node>& nodes, int from, bool enter_projects, bool want_project,
+                std::unordered_map<std::string, int>* out) {
+  std::vector<int> stack;  // preorder, children in order
+  const auto push_children = [&](const Node& n) {
+    for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) stack.push_back(static_cast<int>(*it));
+  };
+  push_children(nodes[static_cast<size_t>(from)]);
+  while (!stack.empty()) {
+    const int c = stack.back();
+    stack.pop_back();
+    const Node& n = nodes[static_cast<size_t>(c)];
+    const bool is_project = n.type == NodeType::Project;
+    if (is_project == want_project && !is_user_copy(n)) out->emplace(n.name, c);
+    if (is_project && !enter_projects) continue;
+    push_children(n);
+  }
+}
+
+}  // namespace
+
+struct TreeIndex {
+  std::unordered_map<std::string, int> projects, outside;
+  std::unordered_map<int, std::unordered_map<std::string, int>> inside;  // per project node (scope)
+};
+
+std::shared_ptr<const TreeIndex> index_share_tree(const ShareTreeSpec& tree) {
+  auto t = std::make_shared<TreeIndex>();
+  const auto& nodes = tree.nodes;
+  if (nodes.empty()) return t;
+  index_walk(nodes, 0, /*enter_projects=*/true, /*want_project=*/true, &t->projects);
+  index_walk(nodes, 0, /*enter_projects=*/false, /*want_project=*/false, &t->outside);
+  for (size_t k = 0; k < nodes.size(); ++k)
+    if (nodes[k].type == NodeType::Project)
+      index_walk(nodes, static_cast<int>(k), /*enter_projects=*/true, /*want_project=*/false,
+                 &t->inside[static_cast<int>(k)]);
+  return t;
+}
+
+namespace {
+
+// The look-ups of one pass: the model's tree index, or (none) one built
+// here, project scopes on first use.
 class LeafIndex {
  public:
-  explicit LeafIndex(const std::vector<ShareNodeState>& nodes) : nodes_(nodes) {
-    if (nodes.empty()) return;
-    walk(0, /*enter_projects=*/true, /*want_project=*/true, &projects_);
-    walk(0, /*enter_projects=*/false, /*want_project=*/false, &outside_);
+  LeafIndex(const std::vector<ShareNodeState>& nodes, const TreeIndex* given) : nodes_(nodes), given_(given) {
+    if (nodes.empty() || given_) return;
+    index_walk(nodes_, 0, /*enter_projects=*/true, /*want_project=*/true, &own_.projects);
+    index_walk(nodes_, 0, /*enter_projects=*/false, /*want_project=*/false, &own_.outside);
   }
   // A project node anywhere below the root.
-  int project(const std::string& name) const { return get(projects_, name); }
+  int project(const std::string& name) const { return get(index().projects, name); }
   // A non-project node: below project `scope` (projects entered), or (not
   // in a project) below the root outside every project subtree.
   int user(int scope, bool in_project, const std::string& name) {
-    if (!in_project) return get(outside_, name);
-    auto it = inside_.find(scope);
-    if (it == inside_.end()) {
-      it = inside_.emplace(scope, std::unordered_map<std::string, int>{}).first;
-      walk(scope, /*enter_projects=*/true, /*want_project=*/false, &it->second);
+    if (!in_project) return get(index().outside, name);
+    if (given_) {
+      auto it = given_->inside.find(scope);
+      return it == given_->inside.end() ? -1 : get(it->second, name);
+    }
+    auto it = own_.inside.find(scope);
+    if (it == own_.inside.end()) {
+      it = own_.inside.emplace(scope, std::unordered_map<std::string, int>{}).first;
+      index_walk(nodes_, scope, /*enter_projects=*/true, /*want_project=*/false, &it->second);
     }
     return get(it->second, name);
   }
 
  private:
+  const TreeIndex& index() const { return given_ ? *given_ : own_; }
   static int get(const std::unordered_map<std::string, int>& m, const std::string& name) {
     auto it = m.find(name);
     return it == m.end() ? -1 : it->second;
   }
-  void walk(int from, bool enter_projects, bool want_project, std::unordered_map<std::string, int>* out) const {
-    std::vector<int> stack;  // preorder, children in order
-    for (auto it = nodes_[from].children.rbegin(); it != nodes_[from].children.rend(); ++it) stack.push_back(*it);
-    while (!stack.empty()) {
-      const int c = stack.back();
-      stack.pop_back();
-      const auto& n = nodes_[c];
-      const bool is_project = n.type == NodeType::Project;
-      if (is_project == want_project && !n.user_copy) out->emplace(n.name, c);
-      if (is_project && !enter_projects) continue;
-      for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) stack.push_back(*it);
-    }
-  }
   const std::vector<ShareNodeState>& nodes_;
-  std::unordered_map<std::string, int> projects_, outside_;
-  std::unordered_map<int, std::unordered_map<std::string, int>> inside_;
+  const TreeIndex* given_;
+  TreeIndex own_;
 };
 
 // sgeee.c:sge_calc_node_targets / SUP:search_userprj_node: a job with a
@@ -245,8 +328,9 @@ std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, Lea
   return {-1, false};
 }
 
-WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& ids) {
-  WorkTree w;
+// Into *out (a reused tree keeps its nodes' strings and vectors: every field set here or by count_jobs).
+void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& ids, FlatIndex& found, WorkTree* out) {
+  WorkTree& w = *out;
   const auto& spec = m.tree.nodes;
   w.nodes.resize(spec.size());
   for (size_t i = 0; i < spec.size(); ++i) {
@@ -255,7 +339,11 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
     n.type = spec[i].type;
     n.shares = spec[i].shares;
     n.parent = spec[i].parent;
+    n.children.clear();
     for (size_t c : spec[i].children) n.children.push_back(static_cast<int>(c));
+    n.user_copy = false;
+    n.project.clear();
+    n.usage = 0;
   }
   // Nearest project ancestor.
   auto kids = [&](int n) -> const std::vector<int>& { return w.nodes[n].children; };
@@ -267,19 +355,30 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
     });
   // Map jobs; users caught by `default` get their own sibling copy (EE:sge_set_job_refs).
   w.job_node.assign(jobs.size(), -1);
-  if (w.nodes.empty()) return w;
+  if (w.nodes.empty()) return;
   std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
-  LeafIndex index(w.nodes);  // holds the vector, not its elements: copies may be added
+  // The model's index of its tree, else one for this pass (it holds the
+  // vector, not its elements: copies may be added).
+  const bool own_index = m.tree_index && m.tree_index_of == &m.tree;
+  LeafIndex index(w.nodes, own_index ? m.tree_index.get() : nullptr);
   // The leaf depends on the job's user and project only: found once per pair.
-  FlatIndex found;  // (user id, project id) -> leaves[]
+  found.reset(1024);  // (user id, project id) -> leaves[]
   std::vector<std::pair<int, bool>> leaves;
+  // Per user, the last (project id, leaves[] index) found: a user's jobs
+  // mostly name one or two projects, so most jobs skip the table.
+  std::vector<std::pair<uint32_t, uint32_t>> last(ids.uo.size(), {kNoId, 0});
   for (size_t j = 0; j < jobs.size(); ++j) {
     bool added = false;
-    const uint32_t at = found.insert(Key5{{ids.u[j], ids.p[j], 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
-    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j], ids.po[ids.p[j]] != nullptr));
+    const LJob& l = ids.job[j];
+    uint32_t at = last[l.u].second;
+    if (last[l.u].first != l.p) {
+      at = found.insert(Key5{{l.u, l.p, 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
+      last[l.u] = {l.p, at};
+    }
+    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j], ids.po[l.p] != nullptr));
     auto [leaf, is_default] = leaves[at];
     if (leaf >= 0 && is_default) {
-      const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | ids.u[j];
+      const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | l.u;
       auto it = copies.find(key);
       if (it == copies.end()) {
         ShareNodeState c = w.nodes[leaf];
@@ -322,7 +421,6 @@ WorkTree build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids
       node.usage = sum;
     }
   });
-  return w;
 }
 
 // Count jobs into the tree: every job (running: the running jobs' indices,
@@ -366,13 +464,12 @@ struct FShares {
   double user = 0, project = 0, dept = 0, job = 0;
 };
 
-FShares object_fshares(const Job& j, const Ids& ids) {
+FShares object_fshares(const LJob& j, const Ids& ids) {
   FShares f;
-  const size_t k = ids.at(j);
-  if (auto* o = ids.uo[ids.u[k]]) f.user = o->fshare;
-  if (auto* o = ids.po[ids.p[k]]) f.project = o->fshare;
-  if (auto* o = ids.dobj[ids.d[k]]) f.dept = o->fshare;
-  f.job = j.job_share;
+  if (auto* o = ids.uo[j.u]) f.user = o->fshare;
+  if (auto* o = ids.po[j.p]) f.project = o->fshare;
+  if (auto* o = ids.dobj[j.d]) f.dept = o->fshare;
+  f.job = j.js;
   return f;
 }
 
@@ -474,11 +571,6 @@ void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& run
   if (src != v) std::copy(src, src + n, v);
 }
 
-uint32_t dilute_slots(const Job& j) {
-  if (!j.pe || j.pe->ranges.empty()) return 1;
-  return std::max<uint32_t>(1, j.pe->ranges.front().min);
-}
-
 }  // namespace
 
 std::vector<double> own_node_usage(const Model& m) {
@@ -563,13 +655,72 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
 }
 
 namespace {
+// A job as the share-tree sorts see it: flat, so no sort reads a Job.  key
+// is kept equal to ShareSort::key[idx] (a level's assignment updates both).
+struct SRec {
+  double key;
+  uint64_t id;
+  uint32_t idx;
+  uint32_t slots;  // dilute_slots
+  bool running;
+};
+
+// The categories' members in one array (category by category, each in
+// pending order before its sort): a category is a range of it.
+struct Cats {
+  std::vector<size_t> flat;
+  std::vector<size_t> off;  // category c = flat[off[c], off[c + 1])
+  struct View {
+    const size_t* b;
+    size_t n;
+    size_t operator[](size_t i) const { return b[i]; }
+    size_t size() const { return n; }
+  };
+  size_t size() const { return off.size() - 1; }
+  View operator[](size_t c) const { return View{flat.data() + off[c], off[c + 1] - off[c]}; }
+};
+}  // namespace
+
+// Every per-job and per-node array of a pass (see ge_tickets.hpp): each
+// step sets what it reads before reading it.
+struct TicketScratch::Arrays {
+  Ids ids;
+  WorkTree w;
+  FlatIndex found;                       // build_work_tree: (user, project) -> leaf
+  std::vector<double> leaf_running_js, prior;
+  std::vector<size_t> running, pending;
+  // FunctionalPicks
+  FlatIndex cat_index;
+  std::vector<uint32_t> cat_of;
+  std::vector<size_t> cat_size;
+  Cats cats;
+  std::vector<size_t> head;
+  std::vector<double> last_eval;
+  // ShareSort
+  std::vector<uint32_t> doff, direct;
+  std::vector<double> key, st, base;
+  std::vector<SRec> all, sort_buf;
+  std::vector<size_t> sort_runs;
+};
+
+TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
+TicketScratch::~TicketScratch() = default;
+
+namespace {
 
 // ---- one pass: the state the policy steps share --------------------------------------
 struct Pass {
-  Pass(const std::vector<Job>& js, const Model& model, const TicketOptions& o)
+  Pass(const std::vector<Job>& js, const Model& model, const TicketOptions& o, TicketScratch::Arrays& arrays,
+       TicketResult& out)
       : jobs(js), m(model), conf(model.conf), topt(o), WS(conf.weight_tickets_share),
-        F(conf.weight_tickets_functional), n(js.size()), shared_f(conf.share_functional_shares),
-        ids(intern_ids(js, model, o.name_ids)), run_cnt(ids) {}
+        F(conf.weight_tickets_functional), n(js.size()), shared_f(conf.share_functional_shares), s(arrays),
+        ids(interned(js, model, o, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
+        run_cnt(ids), running(arrays.running), pending(arrays.pending), prior(arrays.prior) {}
+  static const Ids& interned(const std::vector<Job>& js, const Model& model, const TicketOptions& o,
+                             TicketScratch::Arrays& a) {
+    intern_ids(js, model, o.name_ids, &a.ids);
+    return a.ids;
+  }
   const std::vector<Job>& jobs;
   const Model& m;
   const SchedConf& conf;
@@ -577,15 +728,17 @@ struct Pass {
   const double WS, F;
   const size_t n;
   const bool shared_f;
-  const Ids ids;
-  WorkTree w;
+  TicketScratch::Arrays& s;
+  const Ids& ids;
+  WorkTree& w;
   bool use_tree = false;
-  TicketResult r;
-  std::vector<double> leaf_running_js;  // per node: the -js of its running jobs
-  Counts run_cnt;                       // running jobs per user, project, department
-  FShares run_sum;                      // running jobs' functional shares
-  std::vector<size_t> running, pending;  // the jobs' indices by kind, ascending
-  std::vector<double> prior;            // tickets of earlier dependent policies
+  TicketResult& r;
+  std::vector<double>& leaf_running_js;  // per node: the -js of its running jobs
+  Counts run_cnt;                        // running jobs per user, project, department
+  FShares run_sum;                       // running jobs' functional shares
+  std::vector<size_t>& running;          // the jobs' indices by kind, ascending
+  std::vector<size_t>& pending;
+  std::vector<double>& prior;            // tickets of earlier dependent policies
 
   // T = ostt(leaf)*WS split by -js (truncated) or evenly over `divisor` jobs.
   double running_share_tickets(const std::vector<ShareNodeState>& nodes, size_t j, uint32_t divisor) const {
@@ -593,32 +746,31 @@ struct Pass {
     if (leaf < 0) return 0.0;
     const double T = nodes[leaf].ostt * WS;
     const double sum_js = leaf_running_js[leaf];
-    if (sum_js > 0) return std::floor(jobs[j].job_share * T / sum_js);  // (u_long) truncation
+    if (sum_js > 0) return std::floor(ids.job[j].js * T / sum_js);  // (u_long) truncation
     return divisor > 0 ? T / divisor : 0.0;
   }
   // The job's functional shares, divided by its objects' job counts (+ extra) when shared.
-  FShares job_fshare(const Job& j, Counts& cnt, double extra) const {
+  FShares job_fshare(const LJob& j, Counts& cnt, double extra) const {
     FShares f = object_fshares(j, ids);
     if (shared_f) {
       f.user = f.user / std::max(1.0, cnt.u(j) + extra);
-      if (!j.project.empty()) f.project = f.project / std::max(1.0, cnt.p(j) + extra);
-      if (!j.department.empty()) f.dept = f.dept / std::max(1.0, cnt.d(j) + extra);
+      if (j.has_p) f.project = f.project / std::max(1.0, cnt.p(j) + extra);
+      if (j.has_d) f.dept = f.dept / std::max(1.0, cnt.d(j) + extra);
     }
     return f;
   }
   // the objects' override tickets (over their job counts + extra when shared) plus -ot.
-  double override_value(const Job& j, const Counts& cnt, double extra, bool shared) const {
+  double override_value(const LJob& j, const Counts& cnt, double extra, bool shared) const {
     double t = 0;
     auto add = [&](const TicketObject* o, const std::vector<double>& counts, uint32_t id) {
       if (!o || !(o->oticket > 0)) return;
       if (!shared) t += o->oticket;
       else if (counts[id] + extra > 0) t += o->oticket / (counts[id] + extra);
     };
-    const size_t k = ids.at(j);
-    add(ids.uo[ids.u[k]], cnt.user, ids.u[k]);
-    if (!j.project.empty()) add(ids.po[ids.p[k]], cnt.project, ids.p[k]);
-    if (!j.department.empty()) add(ids.dobj[ids.d[k]], cnt.dept, ids.d[k]);
-    return t + j.override_tickets;
+    add(ids.uo[j.u], cnt.user, j.u);
+    if (j.has_p) add(ids.po[j.p], cnt.project, j.p);
+    if (j.has_d) add(ids.dobj[j.d], cnt.dept, j.d);
+    return t + j.ot;
   }
 };
 
@@ -627,8 +779,9 @@ struct Pass {
 // pass-1 totals.
 void running_tickets(Pass& p) {
   const std::vector<Job>& jobs = p.jobs;
+  const std::vector<LJob>& lj = p.ids.job;
   const size_t n = p.n;
-  p.w = build_work_tree(jobs, p.m, p.ids);
+  build_work_tree(jobs, p.m, p.ids, p.s.found, &p.w);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
   count_jobs(p.w.nodes, p.running, p.w.job_node, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);
@@ -637,16 +790,11 @@ void running_tickets(Pass& p) {
   // The running jobs only, in job order (the sums add in the same order).
   p.leaf_running_js.assign(p.w.nodes.size(), 0.0);
   for (const size_t k : p.running)
-    if (p.w.job_node[k] >= 0) p.leaf_running_js[p.w.job_node[k]] += jobs[k].job_share;
+    if (p.w.job_node[k] >= 0) p.leaf_running_js[p.w.job_node[k]] += lj[k].js;
 
+  for (const size_t k : p.running) p.run_cnt.add(lj[k]);
   for (const size_t k : p.running) {
-    const Job& j = jobs[k];
-    p.run_cnt.u(j) += 1;
-    if (!j.project.empty()) p.run_cnt.p(j) += 1;
-    if (!j.department.empty()) p.run_cnt.d(j) += 1;
-  }
-  for (const size_t k : p.running) {
-    FShares f = p.job_fshare(jobs[k], p.run_cnt, 0);
+    FShares f = p.job_fshare(lj[k], p.run_cnt, 0);
     p.run_sum.user += f.user;
     p.run_sum.project += f.project;
     p.run_sum.dept += f.dept;
@@ -656,10 +804,10 @@ void running_tickets(Pass& p) {
     auto wr = functional_weights(p.conf, p.run_sum.user > 0, p.run_sum.project > 0, p.run_sum.dept > 0,
                                  p.run_sum.job > 0);
     for (const size_t j : p.running)
-      p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(jobs[j], p.run_cnt, 0), p.run_sum, p.F);
+      p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(lj[j], p.run_cnt, 0), p.run_sum, p.F);
   }
   for (const size_t j : p.running)
-    p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, p.conf.share_override_tickets);
+    p.r.jobs[j].otckt = p.override_value(lj[j], p.run_cnt, 0, p.conf.share_override_tickets);
 
   // Running jobs' pass-1 share tickets (divided over running + pending of the leaf).
   if (p.use_tree)
@@ -681,7 +829,7 @@ void running_tickets(Pass& p) {
 // as counts grow, so a lazy max-heap over the categories gives the same
 // picks as evaluating every head each round.
 void pending_override(Pass& p, const PolicyStep& step) {
-  const std::vector<Job>& jobs = p.jobs;
+  const std::vector<LJob>& jobs = p.ids.job;
   const Ids& ids = p.ids;
   if (!p.conf.share_override_tickets) {
     for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
@@ -690,12 +838,13 @@ void pending_override(Pass& p, const PolicyStep& step) {
     FlatIndex cat_index;
     std::vector<std::vector<size_t>> cats;
     for (size_t j : p.pending) {
-      const uint32_t u = ot_id(ids.uo[ids.u[j]], ids.u[j]);
-      const uint32_t pr = jobs[j].project.empty() ? kNoId : ot_id(ids.po[ids.p[j]], ids.p[j]);
-      const uint32_t d = jobs[j].department.empty() ? kNoId : ot_id(ids.dobj[ids.d[j]], ids.d[j]);
-      if (u == kNoId && pr == kNoId && d == kNoId && !(jobs[j].override_tickets > 0)) continue;
+      const LJob& l = jobs[j];
+      const uint32_t u = ot_id(ids.uo[l.u], l.u);
+      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.po[l.p], l.p);
+      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dobj[l.d], l.d);
+      if (u == kNoId && pr == kNoId && d == kNoId && !(l.ot > 0)) continue;
       bool added = false;
-      const uint32_t c = cat_index.insert(Key5{{dbits(jobs[j].override_tickets), u, pr, d, 0}},
+      const uint32_t c = cat_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}},
                                           static_cast<uint32_t>(cats.size()), &added);
       if (added) cats.emplace_back();
       cats[c].push_back(j);
@@ -704,7 +853,7 @@ void pending_override(Pass& p, const PolicyStep& step) {
     for (auto& v : cats)
       mfprio::stable_order(v.begin(), v.end(), [&](size_t a, size_t b) {
         if (dep && p.prior[a] != p.prior[b]) return p.prior[a] > p.prior[b];
-        if (dep && jobs[a].submit_time != jobs[b].submit_time) return jobs[a].submit_time < jobs[b].submit_time;
+        if (dep && jobs[a].submit != jobs[b].submit) return jobs[a].submit < jobs[b].submit;
         return jobs[a].id < jobs[b].id;
       });
     Counts cnt = p.run_cnt;
@@ -731,9 +880,7 @@ void pending_override(Pass& p, const PolicyStep& step) {
         continue;
       }
       p.r.jobs[j].otckt = v;
-      cnt.u(jobs[j]) += 1;
-      if (!jobs[j].project.empty()) cnt.p(jobs[j]) += 1;
-      if (!jobs[j].department.empty()) cnt.d(jobs[j]) += 1;
+      cnt.add(jobs[j]);
       if (++head[c.c] < cats[c.c].size()) {
         const size_t nj = cats[c.c][head[c.c]];
         heap.push(Cand{value_of(nj), jobs[nj].id, c.c});
@@ -745,20 +892,6 @@ void pending_override(Pass& p, const PolicyStep& step) {
 }
 
 // ---- pending functional tickets -----------------------------------------------
-// The categories' members in one array (category by category, each in
-// pending order before its sort): a category is a range of it.
-struct Cats {
-  std::vector<size_t> flat;
-  std::vector<size_t> off;  // category c = flat[off[c], off[c + 1])
-  struct View {
-    const size_t* b;
-    size_t n;
-    size_t operator[](size_t i) const { return b[i]; }
-    size_t size() const { return n; }
-  };
-  size_t size() const { return off.size() - 1; }
-  View operator[](size_t c) const { return View{flat.data() + off[c], off[c + 1] - off[c]}; }
-};
 
 // A heap entry: a category's (or group's) value and its next job's submit
 // and id (ties broken without reading the jobs); `at`: the pick its value
@@ -780,8 +913,8 @@ inline bool fworse(const FCand& a, const FCand& b) {
 class FunctionalPicks {
  public:
   FunctionalPicks(Pass& p, const PolicyStep& step)
-      : p_(p), jobs_(p.jobs), ids_(p.ids), step_(step), wp_(functional_weights(p.conf, true, true, true, true)),
-        cnt_(p.run_cnt), sum_(p.run_sum) {}
+      : p_(p), jobs_(p.ids.job), ids_(p.ids), step_(step), wp_(functional_weights(p.conf, true, true, true, true)),
+        cnt_(p.run_cnt), sum_(p.run_sum), cats_(p.s.cats), head_(p.s.head), last_eval_(p.s.last_eval) {}
   void run() {
     build_categories();
     max_picks_ = std::min<size_t>(p_.conf.max_functional_jobs_to_schedule, cats_.flat.size());
@@ -809,17 +942,21 @@ class FunctionalPicks {
   // the largest value, ties to the earlier job, and jobs are distinct).
   // Key: -js, then the user, project and department ids (kNoId = not in the key).
   void build_categories() {
-    FlatIndex cat_index;
     const std::vector<size_t>& pending = p_.pending;
-    std::vector<uint32_t> cat_of(pending.size(), UINT32_MAX);
-    std::vector<size_t> cat_size;
+    FlatIndex& cat_index = p_.s.cat_index;
+    cat_index.reset(pending.size());
+    std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    cat_of.assign(pending.size(), UINT32_MAX);
+    std::vector<size_t>& cat_size = p_.s.cat_size;
+    cat_size.clear();
     for (size_t k = 0; k < pending.size(); ++k) {
       const size_t j = pending[k];
       const FShares f = object_fshares(jobs_[j], ids_);
       if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
       // A positive fshare means a named object, so kNoId never stands for a name.
-      const Key5 key{{dbits(f.job), f.user > 0 ? ids_.u[j] : kNoId, f.project > 0 ? ids_.p[j] : kNoId,
-                      f.dept > 0 ? ids_.d[j] : kNoId, 0}};
+      const LJob& l = jobs_[j];
+      const Key5 key{{dbits(f.job), f.user > 0 ? l.u : kNoId, f.project > 0 ? l.p : kNoId, f.dept > 0 ? l.d : kNoId,
+                      0}};
       bool added = false;
       const uint32_t c = cat_index.insert(key, static_cast<uint32_t>(cat_size.size()), &added);
       if (added) cat_size.push_back(0);
@@ -835,11 +972,11 @@ class FunctionalPicks {
     order_categories();
     info_.resize(cats_.size());
     for (size_t c = 0; c < cats_.size(); ++c) {
-      const Job& jb = jobs_[cats_[c][0]];
+      const LJob& jb = jobs_[cats_[c][0]];
       info_[c].share = object_fshares(jb, ids_);
       if (info_[c].share.user != 0) info_[c].u = &cnt_.u(jb);
-      if (info_[c].share.project != 0 && !jb.project.empty()) info_[c].p = &cnt_.p(jb);
-      if (info_[c].share.dept != 0 && !jb.department.empty()) info_[c].d = &cnt_.d(jb);
+      if (info_[c].share.project != 0 && jb.has_p) info_[c].p = &cnt_.p(jb);
+      if (info_[c].share.dept != 0 && jb.has_d) info_[c].d = &cnt_.d(jb);
     }
   }
 
@@ -860,7 +997,7 @@ class FunctionalPicks {
       recs.clear();
       for (size_t k = b; k < e; ++k) {
         const size_t j = cats_.flat[k];
-        recs.push_back(CRec{p_.prior[j], jobs_[j].submit_time, jobs_[j].id, j});
+        recs.push_back(CRec{p_.prior[j], jobs_[j].submit, jobs_[j].id, j});
       }
       mfprio::stable_order(recs.begin(), recs.end(), [dep](const CRec& a, const CRec& x) {
         if (dep && a.prior != x.prior) return a.prior > x.prior;
@@ -879,8 +1016,8 @@ class FunctionalPicks {
   }
   double value_now(size_t c) const { return eval(c) + (step_.dependent ? p_.prior[cats_[c][head_[c]]] : 0); }
   FCand fcand(double v, size_t c, size_t at) const {
-    const Job& jb = jobs_[cats_[c][head_[c]]];
-    return FCand{v, jb.submit_time, jb.id, c, at};
+    const LJob& jb = jobs_[cats_[c][head_[c]]];
+    return FCand{v, jb.submit, jb.id, c, at};
   }
 
   // The winner (job j of category best_c) counts as running; the sums take
@@ -889,15 +1026,13 @@ class FunctionalPicks {
   void take(size_t best_c) {
     const size_t j = cats_[best_c][head_[best_c]];
     ++head_[best_c];
-    const Job& jb = jobs_[j];
+    const LJob& jb = jobs_[j];
     const FShares f = object_fshares(jb, ids_);
-    cnt_.u(jb) += 1;
-    if (!jb.project.empty()) cnt_.p(jb) += 1;
-    if (!jb.department.empty()) cnt_.d(jb) += 1;
+    cnt_.add(jb);
     if (p_.shared_f) {
       if (cnt_.u(jb) == 1) sum_.user += f.user;
-      if (!jb.project.empty() && cnt_.p(jb) == 1) sum_.project += f.project;
-      if (!jb.department.empty() && cnt_.d(jb) == 1) sum_.dept += f.dept;
+      if (jb.has_p && cnt_.p(jb) == 1) sum_.project += f.project;
+      if (jb.has_d && cnt_.d(jb) == 1) sum_.dept += f.dept;
     } else {
       sum_.user += f.user;
       sum_.project += f.project;
@@ -965,16 +1100,16 @@ class FunctionalPicks {
   friend class TiedGroups;
 
   Pass& p_;
-  const std::vector<Job>& jobs_;
+  const std::vector<LJob>& jobs_;
   const Ids& ids_;
   const PolicyStep step_;
   const std::array<double, 4> wp_;
   Counts cnt_;
   FShares sum_;
-  Cats cats_;
+  Cats& cats_;
   std::vector<CatInfo> info_;
-  std::vector<size_t> head_;
-  std::vector<double> last_eval_;
+  std::vector<size_t>& head_;
+  std::vector<double>& last_eval_;
   size_t max_picks_ = 0;
 };
 
@@ -1015,7 +1150,7 @@ class TiedGroups {
       // The group keeps its other members: a bound for them.
       push_bound(g);
       if (f_.p_.shared_f && f_.info_[best_c].u) {
-        const uint32_t u = f_.ids_.u[f_.cats_[best_c][0]];
+        const uint32_t u = f_.jobs_[f_.cats_[best_c][0]].u;
         for (uint32_t k = ucat_off_[u]; k < ucat_off_[u + 1]; ++k) {
           const uint32_t c2 = ucat_[k];
           if (c2 == best_c || f_.head_[c2] >= f_.cats_[c2].size()) continue;
@@ -1051,12 +1186,12 @@ class TiedGroups {
     const size_t users = f_.ids_.uo.size();
     ucat_off_.assign(users + 1, 0);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ++ucat_off_[f_.ids_.u[f_.cats_[c][0]] + 1];
+      if (f_.info_[c].u) ++ucat_off_[f_.jobs_[f_.cats_[c][0]].u + 1];
     for (size_t u = 0; u < users; ++u) ucat_off_[u + 1] += ucat_off_[u];
     ucat_.resize(ucat_off_.back());
     std::vector<uint32_t> fill(ucat_off_.begin(), ucat_off_.end() - 1);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ucat_[fill[f_.ids_.u[f_.cats_[c][0]]]++] = static_cast<uint32_t>(c);
+      if (f_.info_[c].u) ucat_[fill[f_.jobs_[f_.cats_[c][0]].u]++] = static_cast<uint32_t>(c);
   }
   void push_bound(size_t g) {
     gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
@@ -1070,7 +1205,7 @@ class TiedGroups {
     FShares base = ci.share;
     if (f_.p_.shared_f && ci.u) base.user /= *ci.u + 1;
     const double pr = f_.step_.dependent ? f_.p_.prior[j] : 0.0;
-    const Key5 key{{dbits(base.user), ci.p ? f_.ids_.p[j] : kNoId, ci.d ? f_.ids_.d[j] : kNoId, dbits(base.job),
+    const Key5 key{{dbits(base.user), ci.p ? f_.jobs_[j].p : kNoId, ci.d ? f_.jobs_[j].d : kNoId, dbits(base.job),
                     dbits(pr)}};
     bool added = false;
     const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(groups_.size()), &added);
@@ -1083,8 +1218,8 @@ class TiedGroups {
       groups_.push_back(std::move(g));
     }
     Group& g = groups_[gi];
-    const Job& jb = f_.jobs_[j];
-    g.members.push_back(Member{jb.submit_time, jb.id, static_cast<uint32_t>(c), gen_[c]});
+    const LJob& jb = f_.jobs_[j];
+    g.members.push_back(Member{jb.submit, jb.id, static_cast<uint32_t>(c), gen_[c]});
     std::push_heap(g.members.begin(), g.members.end(), later);
     if (bound) push_bound(gi);
   }
@@ -1129,22 +1264,15 @@ class TiedGroups {
 void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
 
 // ---- pending share-tree tickets: 8.1.9 sge_sort_job_nodes ----------------------
-// A job as the sorts see it: flat, so no sort reads a Job.  key is kept
-// equal to ShareSort::key[idx] (a level's assignment updates both).
-struct SRec {
-  double key;
-  uint64_t id;
-  uint32_t idx;
-  uint32_t slots;  // dilute_slots
-  bool running;
-};
 
 class ShareSort {
  public:
-  ShareSort(Pass& p, const PolicyStep& step) : p_(p), w_(p.w), step_(step) {}
+  ShareSort(Pass& p, const PolicyStep& step)
+      : p_(p), w_(p.w), step_(step), doff_(p.s.doff), direct_(p.s.direct), key_(p.s.key), st_(p.s.st),
+        base_(p.s.base), all_(p.s.all), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs) {}
 
   void run() {
-    const std::vector<Job>& jobs = p_.jobs;
+    const std::vector<LJob>& jobs = p_.ids.job;
     const size_t n = p_.n;
     index_direct_jobs();
     key_.assign(n, 0.0);
@@ -1152,7 +1280,7 @@ class ShareSort {
     base_.assign(n, 0.0);
     for (size_t j = 0; j < n; ++j) {
       base_[j] = step_.dependent && !jobs[j].running ? p_.prior[j] : 0.0;
-      key_[j] = step_.dependent ? base_[j] + 0.01 * jobs[j].job_share : jobs[j].job_share;
+      key_[j] = step_.dependent ? base_[j] + 0.01 * jobs[j].js : jobs[j].js;
     }
     walk_root_ = 0;
     for (;;) {
@@ -1163,6 +1291,7 @@ class ShareSort {
       if (active != 1) break;
       walk_root_ = only;
     }
+    all_.clear();
     all_.reserve(n);
     auto active_spans = [&](const Span& s) {
       std::vector<Span> out;
@@ -1208,11 +1337,11 @@ class ShareSort {
     return doff_[static_cast<size_t>(node) + 1] > doff_[static_cast<size_t>(node)];
   }
   void enter(Span& s) {
-    const std::vector<Job>& jobs = p_.jobs;
+    const std::vector<LJob>& jobs = p_.ids.job;
     s.b = all_.size();
     for (uint32_t k = doff_[static_cast<size_t>(s.node)]; k < doff_[static_cast<size_t>(s.node) + 1]; ++k) {
       const size_t j = direct_[k];
-      all_.push_back(SRec{key_[j], jobs[j].id, static_cast<uint32_t>(j), dilute_slots(jobs[j]), jobs[j].running});
+      all_.push_back(SRec{key_[j], jobs[j].id, static_cast<uint32_t>(j), jobs[j].dilute, jobs[j].running});
     }
   }
   // Every job in one array laid out as the lists were concatenated: a node's
@@ -1246,17 +1375,18 @@ class ShareSort {
   Pass& p_;
   const WorkTree& w_;
   const PolicyStep step_;
-  std::vector<uint32_t> doff_, direct_;
-  std::vector<double> key_, st_, base_;
+  std::vector<uint32_t>&doff_, &direct_;
+  std::vector<double>&key_, &st_, &base_;
   int walk_root_ = 0;
-  std::vector<SRec> all_, sort_buf_;
-  std::vector<size_t> sort_runs_;
+  std::vector<SRec>&all_, &sort_buf_;
+  std::vector<size_t>& sort_runs_;
 };
 
 // Pass 2: the running jobs' share-tree tickets from running-only targets;
 // totals and max_tix.
 void running_pass2(Pass& p) {
-  std::vector<ShareNodeState> p2 = p.w.nodes;
+  std::vector<ShareNodeState>& p2 = p.r.nodes_running;
+  p2 = p.w.nodes;  // copy-assigned: a reused result keeps its nodes' strings and vectors
   count_jobs(p2, p.running, p.w.job_node, true);
   compute_share_targets(p2, p.conf.compensation_factor);
   if (p.use_tree)
@@ -1265,7 +1395,6 @@ void running_pass2(Pass& p) {
         p.r.jobs[j].stckt = p.running_share_tickets(p2, j, p2[p.w.job_node[j]].direct_running);
         p.r.jobs[j].share_bound = path_compensated(p2, p.w.job_node[j]);
       }
-  p.r.nodes_running = std::move(p2);
   double max_tix = 0;
   for (auto& t : p.r.jobs) {
     t.tckts = t.stckt + t.ftckt + t.otckt;
@@ -1278,9 +1407,25 @@ void running_pass2(Pass& p) {
 }  // namespace
 
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
-  Pass p(jobs, m, topt);
+  TicketResult r;
+  compute_tickets(jobs, m, topt, &r);
+  return r;
+}
+
+void compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt, TicketResult* out) {
+  std::unique_ptr<TicketScratch::Arrays> local;
+  TicketScratch::Arrays* arrays = topt.scratch ? topt.scratch->a.get() : nullptr;
+  if (!arrays) {
+    local = std::make_unique<TicketScratch::Arrays>();
+    arrays = local.get();
+  }
+  arrays->w.nodes = std::move(out->nodes);  // the last result's nodes, reused
+  Pass p(jobs, m, topt, *arrays, *out);
   p.r.jobs.assign(p.n, JobTickets{});
-  for (size_t j = 0; j < p.n; ++j) (jobs[j].running ? p.running : p.pending).push_back(j);
+  p.r.max_tix = 0;
+  p.running.clear();
+  p.pending.clear();
+  for (size_t j = 0; j < p.n; ++j) (p.ids.job[j].running ? p.running : p.pending).push_back(j);
   running_tickets(p);
   // ---- pending jobs, policy by policy ----
   p.prior.assign(p.n, 0.0);
@@ -1292,7 +1437,6 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
   }
   running_pass2(p);
   p.r.nodes = std::move(p.w.nodes);
-  return std::move(p.r);
 }
 
 }  // namespace mfprio::gridengine

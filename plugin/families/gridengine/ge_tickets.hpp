@@ -39,6 +39,7 @@
 // Invariants: deterministic (ties broken by submit time then job id); tickets >= 0.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,10 @@ struct TicketResult {
 // the pass's user copies).  For Model::own_usage.
 std::vector<double> own_node_usage(const Model& model);
 
+// The look-ups that map a job to its share-tree leaf (first match below a
+// scope by name and kind), for Model::tree_index.
+std::shared_ptr<const TreeIndex> index_share_tree(const ShareTreeSpec& tree);
+
 // Targets for the active nodes of `nodes` (root = index 0); inactive nodes get 0.
 void compute_share_targets(std::vector<ShareNodeState>& nodes, double compensation_factor);
 
@@ -92,6 +97,20 @@ struct JobNameIds {
   uint32_t user = kNoName, project = kNoName, department = kNoName;
 };
 
+// The ticket pass's per-job and per-node arrays, kept between passes by a
+// caller that runs many (the policy's pass): reused, they keep their
+// capacity, so a pass over a queue like the last allocates and faults in
+// almost nothing.  One pass at a time per scratch.
+class TicketScratch {
+ public:
+  TicketScratch();
+  ~TicketScratch();
+  TicketScratch(const TicketScratch&) = delete;
+  TicketScratch& operator=(const TicketScratch&) = delete;
+  struct Arrays;  // ge_tickets.cpp
+  std::unique_ptr<Arrays> a;
+};
+
 // How the pass computes (never what): tests compare the forms.
 struct TicketOptions {
   const std::vector<JobNameIds>* name_ids = nullptr;  // parallel to the jobs, or null
@@ -99,8 +118,13 @@ struct TicketOptions {
   // Functional picks: one heap entry per group of categories whose values
   // are equal at every pick (false: one per category, the plain lazy heap).
   bool group_tied_categories = true;
+
+  TicketScratch* scratch = nullptr;  // null: the pass's own arrays
 };
 
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& model, const TicketOptions& options = {});
+// The same into *out, whose vectors (and nodes' strings) are reused.
+void compute_tickets(const std::vector<Job>& jobs, const Model& model, const TicketOptions& options,
+                     TicketResult* out);
 
 }  // namespace mfprio::gridengine

@@ -707,3 +707,66 @@ TEST(GePolicyHierarchy, DependentOverrideRoundsRankOnOverrideTicketsAlone) {
   EXPECT_NEAR(r.jobs[0].tckts, 1150.0, 1e-9);
   EXPECT_NEAR(r.jobs[1].tckts, 810.0, 1e-9);
 }
+
+// A caller that runs many passes keeps the ticket pass's arrays (TicketScratch)
+// and its result, and indexes the share tree once (Model::tree_index): every
+// job's tickets and every node of both passes must be those of a fresh pass,
+// whatever ran on the arrays before (queues growing and shrinking, `default`
+// leaves copied per user, projects with and without nodes, dependent and
+// independent hierarchies).
+TEST(GeTicketScratch, ReusedArraysAndTreeIndexGiveAFreshPassResult) {
+  std::mt19937 rng(41);
+  TicketScratch scratch;
+  TicketResult kept;
+  for (int round = 0; round < 40; ++round) {
+    Model m;
+    const char* hier[] = {"OFS", "SF", "", "FS"};
+    m.conf.policy_hierarchy = hier[round % 4];
+    m.conf.weight_tickets_share = 1000 + 10 * round;
+    m.conf.weight_tickets_functional = round % 5 == 0 ? 0 : 2000;
+    m.conf.share_functional_shares = round % 3 != 0;
+    m.conf.max_functional_jobs_to_schedule = static_cast<uint32_t>(round % 2 ? 5 : 100);
+    m.tree = tree_from(
+        "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2,3\n"
+        "id=1\nname=default\ntype=0\nshares=10\nchildnodes=NONE\n"
+        "id=2\nname=u3\ntype=0\nshares=30\nchildnodes=NONE\n"
+        "id=3\nname=p0\ntype=1\nshares=40\nchildnodes=4,5\n"
+        "id=4\nname=u1\ntype=0\nshares=5\nchildnodes=NONE\n"
+        "id=5\nname=default\ntype=0\nshares=3\nchildnodes=NONE\n");
+    for (int u = 0; u < 12; ++u)
+      if (u % 5 != 4) m.users["u" + std::to_string(u)] = TicketObject{static_cast<double>(u % 3), u % 4 == 0 ? 60.0 : 0.0};
+    for (int p = 0; p < 4; ++p) m.projects["p" + std::to_string(p)] = TicketObject{static_cast<double>(p % 2 * 10), 0};
+    m.departments["d1"] = TicketObject{4, round % 2 ? 20.0 : 0.0};
+    m.user_usage["u3"] = Usage{500, 0, 0};
+    m.project_usage["p0"] = Usage{2000, 0, 0};
+    const size_t n = round % 2 ? 20 + static_cast<size_t>(round) : 200 - 3 * static_cast<size_t>(round);
+    const std::vector<Job> q = random_queue(rng, n);
+    const TicketResult fresh = compute_tickets(q, m);
+    Model indexed = m;
+    indexed.tree_index = index_share_tree(indexed.tree);
+    indexed.tree_index_of = &indexed.tree;
+    TicketOptions o;
+    o.scratch = &scratch;
+    compute_tickets(q, round % 3 ? indexed : m, o, &kept);
+    ASSERT_EQ(kept.jobs.size(), fresh.jobs.size()) << "round " << round;
+    EXPECT_EQ(kept.max_tix, fresh.max_tix) << "round " << round;
+    for (size_t k = 0; k < q.size(); ++k) {
+      const JobTickets &a = kept.jobs[k], &b = fresh.jobs[k];
+      EXPECT_TRUE(a.stckt == b.stckt && a.ftckt == b.ftckt && a.otckt == b.otckt && a.tckts == b.tckts &&
+                  a.pass1_tckts == b.pass1_tckts && a.share_node == b.share_node && a.share_bound == b.share_bound)
+          << "round " << round << " job " << q[k].id;
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+      const auto& A = pass ? kept.nodes_running : kept.nodes;
+      const auto& B = pass ? fresh.nodes_running : fresh.nodes;
+      ASSERT_EQ(A.size(), B.size()) << "round " << round;
+      for (size_t k = 0; k < A.size(); ++k)
+        EXPECT_TRUE(A[k].name == B[k].name && A[k].project == B[k].project && A[k].children == B[k].children &&
+                    A[k].parent == B[k].parent && A[k].user_copy == B[k].user_copy && A[k].usage == B[k].usage &&
+                    A[k].jobs == B[k].jobs && A[k].direct_jobs == B[k].direct_jobs &&
+                    A[k].direct_running == B[k].direct_running && A[k].active == B[k].active &&
+                    A[k].stt == B[k].stt && A[k].ostt == B[k].ostt && A[k].compensated == B[k].compensated)
+            << "round " << round << " pass " << pass << " node " << k;
+    }
+  }
+}
