@@ -66,12 +66,15 @@ void pg_bind_i64(PgStmt* s, int i, int64_t v);
 void pg_bind_real(PgStmt* s, int i, double v);
 void pg_bind_text(PgStmt* s, int i, std::string_view v);
 void pg_bind_null(PgStmt* s, int i);
+void pg_bind_blob(PgStmt* s, int i, std::string_view v);  // sent as binary (BYTEA)
+void pg_binary_rows(PgStmt* s);  // rows come in binary form, decoded by column type
 bool pg_step(PgStmt* s);
 void pg_reset(PgStmt* s);
 int64_t pg_i64(const PgStmt* s, int c);
 double pg_real(const PgStmt* s, int c);
 bool pg_is_null(const PgStmt* s, int c);
 std::string_view pg_view(const PgStmt* s, int c);
+std::string_view pg_blob(PgStmt* s, int c);  // a BYTEA's bytes
 // `?N` -> `$N`, `?` -> the next `$n`; quoted text ('...', "...") untouched.
 std::string pg_translate(std::string_view sql);
 
@@ -182,6 +185,18 @@ class Stmt {
     if (pg_) [[unlikely]] return pg_bind_null(pg_.get(), i), *this;
     return chk(sqlite3_bind_null(st_.get(), i));
   }
+  // Bytes (a BLOB / BYTEA); `v` must stay valid until the statement ran.
+  Stmt& bind_blob(int i, std::string_view v) {
+    if (pg_) [[unlikely]] return pg_bind_blob(pg_.get(), i, v), *this;
+    return chk(sqlite3_bind_blob64(st_.get(), i, v.data(), v.size(), SQLITE_STATIC));
+  }
+  // PostgreSQL: this statement's rows come in binary form (no number
+  // formatting on the server, no parsing here: the load's big reads);
+  // SQLite's rows are binary anyway.  Set once, before the first step.
+  Stmt& binary_rows() {
+    if (pg_) pg_binary_rows(pg_.get());
+    return *this;
+  }
 
   // True while a row is available; false when done.  Errors throw.
   bool step() {
@@ -222,6 +237,13 @@ class Stmt {
              : std::string_view();
   }
   std::string text(int c) const { return std::string(view(c)); }
+  // A BLOB / BYTEA column's bytes, valid until the next step/reset.
+  std::string_view blob(int c) {
+    if (pg_) [[unlikely]] return pg_blob(pg_.get(), c);
+    const void* p = sqlite3_column_blob(st_.get(), c);
+    return p ? std::string_view(static_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(st_.get(), c)))
+             : std::string_view();
+  }
 
  private:
   Stmt& chk(int rc) {

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <unordered_map>
 
 #include "store_loc.hpp"
@@ -498,9 +499,12 @@ void StoreImpl::read_tree_tail(TreeData& t, double scale) {
 // One blob: a header, the name pool, then the accounts, users and
 // associations as load_tree holds them, usage zeroed.  apply_admin (every
 // hierarchy write) and migrations clear it; load_tree writes it inside its
-// own read snapshot, so it never describes rows other than the ones read.
-// Anything unexpected (another build's layout, a bad index, association rows
-// that do not match it one to one) is a miss.
+// own read snapshot, so it never describes rows other than the ones read
+// (write_cache_in_snapshot: how each backend makes sure).  Both backends
+// keep it: SQLite reads and writes it through its incremental blob API,
+// PostgreSQL as one BYTEA value in binary form.  Anything unexpected
+// (another build's layout, a bad index, association rows that do not match
+// it one to one) is a miss.
 namespace {
 struct CacheHeader {
   uint32_t magic = 0x4d465443;  // "MFTC"
@@ -521,46 +525,32 @@ class BlobHandle {
 // value would make reading it as a bool undefined).
 bool bool_ok(const bool& b) { return *reinterpret_cast<const unsigned char*>(&b) <= 1; }
 
-bool blob_read(sqlite3_blob* b, void* dst, uint64_t n, uint64_t* off) {
-  if (n == 0) return true;
-  if (n > INT32_MAX || *off + n > static_cast<uint64_t>(sqlite3_blob_bytes(b))) return false;
-  if (sqlite3_blob_read(b, dst, static_cast<int>(n), static_cast<int>(*off)) != SQLITE_OK) return false;
-  *off += n;
-  return true;
-}
-}  // namespace
-
-bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
-  {
-    sql::StmtUse st(prep(st_cache_present_, "SELECT data IS NOT NULL FROM tree_cache WHERE id = 1"));
-    if (!st->step() || st->i64(0) == 0) return false;
+// The cache's bytes: SQLite's open blob, or PostgreSQL's value in memory.
+class CacheSource {
+ public:
+  explicit CacheSource(sqlite3_blob* b) : b_(b), size_(static_cast<uint64_t>(sqlite3_blob_bytes(b))) {}
+  explicit CacheSource(std::string_view m) : mem_(m), size_(m.size()) {}
+  uint64_t size() const { return size_; }
+  bool read(void* dst, uint64_t n, uint64_t* off) const {
+    if (n == 0) return true;
+    if (n > INT32_MAX || *off + n > size_) return false;
+    if (b_) {
+      if (sqlite3_blob_read(b_, dst, static_cast<int>(n), static_cast<int>(*off)) != SQLITE_OK) return false;
+    } else {
+      std::memcpy(dst, mem_.data() + *off, n);
+    }
+    *off += n;
+    return true;
   }
-  BlobHandle h;
-  if (sqlite3_blob_open(db_.lite(), "main", "tree_cache", "data", 1, /*write=*/0, &h.b_) != SQLITE_OK) return false;
-  CacheHeader want, got;
-  uint64_t off = 0;
-  if (!blob_read(h.b_, &got, sizeof got, &off) || got.magic != want.magic || got.format != want.format ||
-      std::memcmp(got.sizes, want.sizes, sizeof want.sizes) != 0)
-    return false;
-  const uint64_t total = static_cast<uint64_t>(sqlite3_blob_bytes(h.b_));  // < 2^31
-  if (got.begins < 2 || got.begins > total || got.chars > total || got.accounts > total || got.users > total ||
-      got.assocs > total || got.accounts == 0)
-    return false;
-  const uint64_t need = sizeof got + got.chars + got.begins * 4 + got.accounts * sizeof(TreeAccount) +
-                        got.users * sizeof(TreeUser) + got.assocs * sizeof(TreeAssoc);
-  if (need != total) return false;
-  t.names.chars.resize(got.chars);
-  t.names.begin.resize(got.begins);
-  t.accounts.resize(got.accounts);
-  t.users.resize(got.users);
-  t.assocs.resize(got.assocs);
-  if (!blob_read(h.b_, t.names.chars.data(), got.chars, &off) ||
-      !blob_read(h.b_, t.names.begin.data(), got.begins * 4, &off) ||
-      !blob_read(h.b_, t.accounts.data(), got.accounts * sizeof(TreeAccount), &off) ||
-      !blob_read(h.b_, t.users.data(), got.users * sizeof(TreeUser), &off) ||
-      !blob_read(h.b_, t.assocs.data(), got.assocs * sizeof(TreeAssoc), &off))
-    return false;
-  // Every index in range, so a damaged blob can only be a miss.
+
+ private:
+  sqlite3_blob* b_ = nullptr;
+  std::string_view mem_;
+  uint64_t size_;
+};
+
+// Every index in range, so a damaged blob can only be a miss.
+bool cache_indices_ok(const TreeData& t, const CacheHeader& got) {
   const NamePool& nm = t.names;
   if (nm.begin[0] != 0 || nm.begin[1] != 0) return false;
   for (size_t i = 1; i < nm.begin.size(); ++i)
@@ -583,7 +573,76 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
         (k > 0 && a.user < t.assocs[k - 1].user))
       return false;
   }
-  // Usage, from the rows: every cached association exactly once.
+  return true;
+}
+
+// The hierarchy from the cache's bytes (false: a miss).
+bool decode_cache(const CacheSource& src, TreeData& t) {
+  CacheHeader want, got;
+  uint64_t off = 0;
+  if (!src.read(&got, sizeof got, &off) || got.magic != want.magic || got.format != want.format ||
+      std::memcmp(got.sizes, want.sizes, sizeof want.sizes) != 0)
+    return false;
+  const uint64_t total = src.size();  // < 2^31
+  if (got.begins < 2 || got.begins > total || got.chars > total || got.accounts > total || got.users > total ||
+      got.assocs > total || got.accounts == 0)
+    return false;
+  const uint64_t need = sizeof got + got.chars + got.begins * 4 + got.accounts * sizeof(TreeAccount) +
+                        got.users * sizeof(TreeUser) + got.assocs * sizeof(TreeAssoc);
+  if (need != total) return false;
+  t.names.chars.resize(got.chars);
+  t.names.begin.resize(got.begins);
+  t.accounts.resize(got.accounts);
+  t.users.resize(got.users);
+  t.assocs.resize(got.assocs);
+  if (!src.read(t.names.chars.data(), got.chars, &off) || !src.read(t.names.begin.data(), got.begins * 4, &off) ||
+      !src.read(t.accounts.data(), got.accounts * sizeof(TreeAccount), &off) ||
+      !src.read(t.users.data(), got.users * sizeof(TreeUser), &off) ||
+      !src.read(t.assocs.data(), got.assocs * sizeof(TreeAssoc), &off))
+    return false;
+  return cache_indices_ok(t, got);
+}
+
+// The blob's bytes in order, through put(const void*, uint64_t).
+template <class Put>
+void encode_cache(const TreeData& t, const CacheHeader& h, Put&& put) {
+  put(&h, sizeof h);
+  put(t.names.chars.data(), h.chars);
+  put(t.names.begin.data(), h.begins * 4);
+  put(t.accounts.data(), h.accounts * sizeof(TreeAccount));
+  put(t.users.data(), h.users * sizeof(TreeUser));
+  std::vector<TreeAssoc> chunk;  // usage is not part of the cache
+  for (size_t i = 0; i < t.assocs.size(); i += 4096) {
+    chunk.assign(t.assocs.begin() + i, t.assocs.begin() + std::min(t.assocs.size(), i + 4096));
+    for (TreeAssoc& a : chunk) {
+      a.raw_usage = 0;
+      a.usage_time = 0;
+    }
+    put(chunk.data(), chunk.size() * sizeof(TreeAssoc));
+  }
+}
+}  // namespace
+
+bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
+  if (db_.is_pg()) {
+    sql::Stmt& slot = prep(st_cache_get_, "SELECT data FROM tree_cache WHERE id = 1");
+    slot.binary_rows();
+    sql::StmtUse st(slot);
+    if (!st->step() || st->is_null(0) || !decode_cache(CacheSource(st->blob(0)), t)) return false;
+  } else {
+    {
+      sql::StmtUse st(prep(st_cache_present_, "SELECT data IS NOT NULL FROM tree_cache WHERE id = 1"));
+      if (!st->step() || st->i64(0) == 0) return false;
+    }
+    BlobHandle h;
+    if (sqlite3_blob_open(db_.lite(), "main", "tree_cache", "data", 1, /*write=*/0, &h.b_) != SQLITE_OK) return false;
+    if (!decode_cache(CacheSource(h.b_), t)) return false;
+  }
+  return read_cached_usage(t, scale);
+}
+
+// Usage, from the rows: every cached association exactly once.
+bool StoreImpl::read_cached_usage(TreeData& t, double scale) {
   IdIndex by_id;
   by_id.build(t.assocs.size(), [&](size_t i) { return t.assocs[i].id; });
   std::vector<uint8_t> seen(t.assocs.size(), 0);
@@ -605,7 +664,9 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
     }
     nb = 0;
   };
-  sql::StmtUse st(prep(st_cache_usage_, "SELECT id, raw_usage, usage_time FROM assocs"));
+  sql::Stmt& slot = prep(st_cache_usage_, "SELECT id, raw_usage, usage_time FROM assocs");
+  slot.binary_rows();
+  sql::StmtUse st(slot);
   while (st->step()) {
     const uint32_t k = by_id.find(st->i64(0));
     if (k == IdIndex::kNone || seen[k]) return false;
@@ -619,8 +680,12 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
   return rows == t.assocs.size();
 }
 
+// Every hierarchy write clears it.  The row is always written, even when
+// already empty: on PostgreSQL that is what makes a load whose snapshot
+// predates this write fail to write the cache of the older rows
+// (write_cache_in_snapshot).
 void StoreImpl::clear_tree_cache() {
-  sql::StmtUse st(prep(st_cache_clear_, "UPDATE tree_cache SET data = NULL WHERE data IS NOT NULL"));
+  sql::StmtUse st(prep(st_cache_clear_, "UPDATE tree_cache SET data = NULL WHERE id = 1"));
   st->run();
 }
 
@@ -634,6 +699,14 @@ void StoreImpl::write_cached_hierarchy(const TreeData& t) {
   const uint64_t total = sizeof h + h.chars + h.begins * 4 + h.accounts * sizeof(TreeAccount) +
                          h.users * sizeof(TreeUser) + h.assocs * sizeof(TreeAssoc);
   if (total > INT32_MAX) return;  // too big for one blob: no cache
+  if (db_.is_pg()) {
+    std::string bytes;
+    bytes.reserve(total);
+    encode_cache(t, h, [&](const void* p, uint64_t n) { bytes.append(static_cast<const char*>(p), n); });
+    sql::StmtUse st(prep(st_cache_put_, "UPDATE tree_cache SET data = ?1 WHERE id = 1"));
+    st->bind_blob(1, bytes).run();
+    return;
+  }
   {
     sql::StmtUse st(prep(st_cache_reserve_, "UPDATE tree_cache SET data = zeroblob(?1) WHERE id = 1"));
     st->bind(1, static_cast<int64_t>(total)).run();
@@ -642,24 +715,40 @@ void StoreImpl::write_cached_hierarchy(const TreeData& t) {
   if (sqlite3_blob_open(db_.lite(), "main", "tree_cache", "data", 1, /*write=*/1, &b.b_) != SQLITE_OK)
     sql::fail(db_, "tree cache");
   int off = 0;
-  auto put = [&](const void* p, uint64_t n) {
+  encode_cache(t, h, [&](const void* p, uint64_t n) {
     if (n && sqlite3_blob_write(b.b_, p, static_cast<int>(n), off) != SQLITE_OK) sql::fail(db_, "tree cache");
     off += static_cast<int>(n);
-  };
-  put(&h, sizeof h);
-  put(t.names.chars.data(), h.chars);
-  put(t.names.begin.data(), h.begins * 4);
-  put(t.accounts.data(), h.accounts * sizeof(TreeAccount));
-  put(t.users.data(), h.users * sizeof(TreeUser));
-  std::vector<TreeAssoc> chunk;  // usage is not part of the cache
-  for (size_t i = 0; i < t.assocs.size(); i += 4096) {
-    chunk.assign(t.assocs.begin() + i, t.assocs.begin() + std::min(t.assocs.size(), i + 4096));
-    for (TreeAssoc& a : chunk) {
-      a.raw_usage = 0;
-      a.usage_time = 0;
+  });
+}
+
+// The cache written in load_tree's own read snapshot, or not at all (next
+// load).  SQLite: a read transaction cannot become a write one once
+// another connection has written since its snapshot, or while one holds
+// the write lock: the write fails at once (no busy wait) and is skipped.
+// PostgreSQL (REPEATABLE READ): the cache row is locked first, NOWAIT; an
+// admin write that cleared the cache after this snapshot (clear_tree_cache
+// always writes the row) makes that lock fail, as does one clearing it
+// now; one that clears it later waits for this write and then clears it.
+// A failure rolls back to a savepoint: the load's transaction goes on.
+void StoreImpl::write_cache_in_snapshot(const TreeData& t) {
+  if (db_.is_pg()) {
+    sql::exec(db_, "SAVEPOINT mfprio_tree_cache");
+    try {
+      sql::StmtUse lock(prep(st_cache_lock_, "SELECT 1 FROM tree_cache WHERE id = 1 FOR UPDATE NOWAIT"));
+      lock->run();
+      write_cached_hierarchy(t);
+      sql::exec(db_, "RELEASE SAVEPOINT mfprio_tree_cache");
+    } catch (const StoreError&) {
+      sql::exec(db_, "ROLLBACK TO SAVEPOINT mfprio_tree_cache");
     }
-    put(chunk.data(), chunk.size() * sizeof(TreeAssoc));
+    return;
   }
+  sqlite3_busy_timeout(db_.lite(), 0);
+  try {
+    write_cached_hierarchy(t);
+  } catch (const StoreError&) {
+  }
+  sqlite3_busy_timeout(db_.lite(), 10000);
 }
 
 TreeData StoreImpl::load_tree() {
@@ -668,23 +757,13 @@ TreeData StoreImpl::load_tree() {
   sql::Txn txn(db_, /*write=*/false);  // one consistent snapshot
   changed_by_others();  // what we load now is the baseline
   const double scale = usage_scale();
-  // The tree cache is SQLite's (an incremental blob); PostgreSQL reads the rows.
-  bool hit = !db_.is_pg() && read_cached_hierarchy(t, scale);
+  const bool hit = read_cached_hierarchy(t, scale);
   if (!hit) {
     t = TreeData{};
     read_hierarchy(t, /*descriptions=*/false, scale);
   }
   read_tree_tail(t, scale);
-  if (!hit && !read_only_ && !db_.is_pg()) {
-    // Written in this snapshot's transaction: when another connection has
-    // written since, or holds the write lock now, skip it (next load).
-    sqlite3_busy_timeout(db_.lite(), 0);
-    try {
-      write_cached_hierarchy(t);
-    } catch (const StoreError&) {
-    }
-    sqlite3_busy_timeout(db_.lite(), 10000);
-  }
+  if (!hit && !read_only_) write_cache_in_snapshot(t);
   txn.commit();
   changed_by_others();  // our own cache write is not another's change
   return t;

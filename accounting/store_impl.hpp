@@ -64,7 +64,9 @@ class StoreImpl final : public Store {
   void read_tree_users(TreeData& t, TreeIndex& ix);
   void read_tree_assocs(TreeData& t, double scale, const TreeIndex& ix);
   bool read_cached_hierarchy(TreeData& t, double scale);
+  bool read_cached_usage(TreeData& t, double scale);
   void write_cached_hierarchy(const TreeData& t);
+  void write_cache_in_snapshot(const TreeData& t);
   void clear_tree_cache();  // inside apply_admin's transaction
   void read_tree_tail(TreeData& t, double scale);
   void check_pass(const PassClock& p, double decay_factor, bool explicit_state) const;
@@ -155,7 +157,8 @@ class StoreImpl final : public Store {
 
   // load / ledger
   sql::Stmt st_tree_accounts_, st_tree_users_, st_tree_user_order_, st_tree_assoc_bound_,
-      st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_cache_clear_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
+      st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_cache_clear_,
+      st_cache_get_, st_cache_put_, st_cache_lock_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
       st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_journal_put_,
       st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
       st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;

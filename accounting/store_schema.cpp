@@ -312,8 +312,8 @@ constexpr const char* kTables[] = {"accounts", "users", "assocs", "tres", "assoc
                                    "queues", "assoc_queues", "ticket_objects", "tree_cache", "settings",
                                    "store_meta"};
 
-// What a controller writes (store.cpp, store_windows.cpp: the usage pass,
-// job ends, the journal's fold): table and privileges, columns named
+// What a controller writes (store_charge.cpp, store_windows.cpp: the usage pass,
+// job ends, the journal's fold; store.cpp: the tree cache): table and privileges, columns named
 // where it updates only some.
 constexpr std::pair<const char*, const char*> kControllerWrites[] = {
     {"assocs", "UPDATE (raw_usage)"},
@@ -325,6 +325,7 @@ constexpr std::pair<const char*, const char*> kControllerWrites[] = {
     {"decay_state", "UPDATE (last_decay, last_reset, scale)"},
     {"store_meta", "UPDATE (changes)"},
     {"tres", "INSERT"},
+    {"tree_cache", "UPDATE (data)"},  // the hierarchy cache a start writes (store.cpp: load_tree)
 };
 
 std::string pg_grants(const std::string& schema, const std::string& admin, const std::string& controller) {
