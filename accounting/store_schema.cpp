@@ -271,6 +271,10 @@ int migrate_pg(sql::Conn& db, const MigrateOptions& o) {
   const int from = v;
   for (; v < kSchemaVersion; ++v) {
     if (*kMigrations[v]) sql::exec(db, pg_ddl(kMigrations[v]).c_str());
+    // The tree cache's blob is written whole at a start and read whole at
+    // the next: stored out of line uncompressed (pglz would cost more at
+    // each write than it saves at a read).  Storage only: same schema.
+    if (kMigrations[v] == kV7) sql::exec(db, "ALTER TABLE tree_cache ALTER COLUMN data SET STORAGE EXTERNAL");
     sql::Stmt st(db, "UPDATE store_meta SET version = ?1 WHERE id = 1");
     st.bind(1, v + 1).run();
   }

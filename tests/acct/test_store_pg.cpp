@@ -344,6 +344,9 @@ TEST(StorePg, TheTreeCacheIsClearedWrittenAndReadAndALockedRowIsSkipped) {
     auto s = Store::open(uri);
     s->apply_admin(small_tree());
     EXPECT_EQ("t", su.run(empty));
+    // Kept out of line, uncompressed (written whole, read whole).
+    EXPECT_EQ("e", su.run("SELECT attstorage FROM pg_attribute WHERE attname = 'data'"
+                          " AND attrelid = 'mfprio_default.tree_cache'::regclass"));
     // Held by another transaction: skipped at once, the rows answer.
     Admin holder(uri);
     holder.run("BEGIN");
