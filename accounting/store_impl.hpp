@@ -167,11 +167,13 @@ class StoreImpl final : public Store {
       st_tres_insert_, st_is_admin_, st_assoc_by_name_, st_assoc_exists_;
   // the charge path's list statements (sql::ListStmt: one text per power-of-two row count)
   sql::ListStmt ls_ledger_get_{"SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id IN (", "?", ")", 1};
+  // (a subquery per row: index look-ups whatever the planner thinks of the list's size)
   sql::ListStmt ls_assoc_by_name_{
-      "SELECT v.column1, a.id FROM (VALUES ",
-      "(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))",
-      ") AS v JOIN users u ON u.name = v.column2 JOIN accounts c ON c.name = v.column3"
-      " JOIN assocs a ON a.user_id = u.id AND a.account_id = c.id AND a.partition = v.column4", 4};
+      "SELECT v.column1, (SELECT a.id FROM users u JOIN assocs a ON a.user_id = u.id"
+      " JOIN accounts c ON c.id = a.account_id"
+      " WHERE u.name = v.column2 AND c.name = v.column3 AND a.partition = v.column4) FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))", ") AS v WHERE v.column1 IS NOT NULL",
+      4};
   sql::ListStmt ls_charge_assoc_{
       "UPDATE assocs SET raw_usage = raw_usage + v.column2 FROM (VALUES ",
       "(CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE assocs.id = v.column1", 2};
