@@ -19,6 +19,7 @@
 // job is charged once whatever the caller repeats.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -226,7 +227,7 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
           journal_buf_.push_back(
               JournalRow{ledger_assoc, tres_id(name), static_cast<double>(secs) * per_sec * inv_scale});
         }
-        if (journal_buf_.size() >= sql::ListStmt::kMaxRows) flush_journal();
+        if (journal_buf_.size() >= 2 * sql::ListStmt::kMaxRows) flush_journal(/*whole_chunks=*/true);
       } else {
         const auto [a, fresh] = assoc_idx_.emplace(ledger_assoc, static_cast<uint32_t>(assoc_sums_.size()));
         if (fresh) assoc_sums_.push_back(AssocSum{ledger_assoc, 0.0, c.job_id});
@@ -287,15 +288,19 @@ void StoreImpl::write_usage_sums() {
   });
 }
 
-void StoreImpl::flush_journal() {
-  ls_journal_put_.run(db_, journal_buf_.size(), [&](sql::Stmt& st, int p, size_t i) {
+// whole_chunks: only as many rows as fill whole statements (the rest stay
+// buffered for the next flush), so a batch's rows go in as few as can be.
+void StoreImpl::flush_journal(bool whole_chunks) {
+  const size_t n = whole_chunks ? journal_buf_.size() / sql::ListStmt::kMaxRows * sql::ListStmt::kMaxRows
+                                : journal_buf_.size();
+  ls_journal_put_.run(db_, n, [&](sql::Stmt& st, int p, size_t i) {
     const JournalRow& r = journal_buf_[i];
     st.bind(p, r.assoc_id);
     if (r.tres_id) st.bind(p + 1, r.tres_id);
     else st.bind_null(p + 1);
     st.bind(p + 2, r.amount);
   });
-  journal_buf_.clear();
+  journal_buf_.erase(journal_buf_.begin(), journal_buf_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 void StoreImpl::flush_ledger() {

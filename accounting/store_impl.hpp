@@ -129,7 +129,7 @@ class StoreImpl final : public Store {
   void read_ledger_batch(const std::vector<Charge>& charges);
   void resolve_names_batch(const std::vector<Charge>& charges);
   void write_usage_sums();
-  void flush_journal();
+  void flush_journal(bool whole_chunks = false);
   void flush_ledger();
 
   std::string path_;  // the file, or the URI without its password
