@@ -111,6 +111,13 @@ sql::Stmt& StoreImpl::prep(sql::Stmt& slot, const char* text) {
   return slot;
 }
 
+// The same for a statement whose rows PostgreSQL sends in binary form (the
+// load's big reads: no number formatting or parsing on either side).
+sql::Stmt& StoreImpl::prep_binary(sql::Stmt& slot, const char* text) {
+  if (!slot) slot = sql::Stmt(db_, text);
+  return slot.binary_rows();
+}
+
 void StoreImpl::row_written() {
   // Crash-test hook (see store.hpp): die inside the open transaction.
   if (kill_after_rows_ > 0 && ++rows_written_ >= kill_after_rows_) raise(SIGKILL);
@@ -287,7 +294,7 @@ void StoreImpl::read_tree_accounts(TreeData& t, bool descriptions, TreeIndex& ix
   };
   std::vector<RawAccount> acc;
   {
-    sql::StmtUse st(prep(st_tree_accounts_,
+    sql::StmtUse st(prep_binary(st_tree_accounts_,
         "SELECT id, name, parent_id, shares, shares_parent, priority, description FROM accounts"));
     while (st->step()) {
       RawAccount a;
@@ -363,7 +370,7 @@ void StoreImpl::read_tree_users(TreeData& t, TreeIndex& ix) {
   NamePool& names = t.names;
   std::vector<TreeIndex::RawUser>& users = ix.users;
   {
-    sql::StmtUse st(prep(st_tree_users_, "SELECT id, name, default_account_id, admin FROM users"));
+    sql::StmtUse st(prep_binary(st_tree_users_, "SELECT id, name, default_account_id, admin FROM users"));
     while (st->step())
       users.push_back(TreeIndex::RawUser{st->i64(0), st->is_null(2) ? 0 : st->i64(2), names.add(st->view(1)),
                               st->i64(3) != 0, !st->is_null(2)});
@@ -374,7 +381,7 @@ void StoreImpl::read_tree_users(TreeData& t, TreeIndex& ix) {
   user_rank.assign(users.size(), IdIndex::kNone);
   t.users.reserve(users.size());
   {
-    sql::StmtUse st(prep(st_tree_user_order_, "SELECT id FROM users ORDER BY name"));
+    sql::StmtUse st(prep_binary(st_tree_user_order_, "SELECT id FROM users ORDER BY name"));
     while (st->step()) {
       const uint32_t u = user_by_id.find(st->i64(0));
       if (u == IdIndex::kNone || user_rank[u] != IdIndex::kNone) continue;  // one snapshot: unreachable
@@ -403,7 +410,7 @@ void StoreImpl::read_tree_assocs(TreeData& t, double scale, const TreeIndex& ix)
   std::unordered_map<std::string, uint32_t> part_names;  // partition associations are rare
   std::vector<uint32_t> per_user(t.users.size() + 1, 0);
   {
-    sql::StmtUse st(prep(st_tree_assocs_,
+    sql::StmtUse st(prep_binary(st_tree_assocs_,
         "SELECT id, user_id, account_id, partition, shares, shares_parent, priority, raw_usage,"
         " usage_time FROM assocs"));
     while (st->step()) {
@@ -625,9 +632,7 @@ void encode_cache(const TreeData& t, const CacheHeader& h, Put&& put) {
 
 bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
   if (db_.is_pg()) {
-    sql::Stmt& slot = prep(st_cache_get_, "SELECT data FROM tree_cache WHERE id = 1");
-    slot.binary_rows();
-    sql::StmtUse st(slot);
+    sql::StmtUse st(prep_binary(st_cache_get_, "SELECT data FROM tree_cache WHERE id = 1"));
     if (!st->step() || st->is_null(0) || !decode_cache(CacheSource(st->blob(0)), t)) return false;
   } else {
     {
@@ -664,9 +669,7 @@ bool StoreImpl::read_cached_usage(TreeData& t, double scale) {
     }
     nb = 0;
   };
-  sql::Stmt& slot = prep(st_cache_usage_, "SELECT id, raw_usage, usage_time FROM assocs");
-  slot.binary_rows();
-  sql::StmtUse st(slot);
+  sql::StmtUse st(prep_binary(st_cache_usage_, "SELECT id, raw_usage, usage_time FROM assocs"));
   while (st->step()) {
     const uint32_t k = by_id.find(st->i64(0));
     if (k == IdIndex::kNone || seen[k]) return false;

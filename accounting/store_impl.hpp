@@ -51,6 +51,7 @@ class StoreImpl final : public Store {
   void open_sqlite(const std::string& path, const OpenOptions& opts);
   void open_pg(const std::string& uri, const OpenOptions& opts);
   sql::Stmt& prep(sql::Stmt& slot, const char* text);
+  sql::Stmt& prep_binary(sql::Stmt& slot, const char* text);  // PostgreSQL: rows in binary form
   int64_t tres_id(const std::string& name);
   int64_t tres_id_lookup(const std::string& name);
   double usage_scale();
