@@ -6,6 +6,9 @@
 //                 PostgreSQL connection (sql_pg.cpp, through libpq)
 //   Stmt          a prepared statement with typed bind/column helpers
 //   StmtUse       scope guard: resets a cached statement and clears its bindings
+//   ListStmt      one statement over a list of rows (an IN list, VALUES rows),
+//                 prepared per power-of-two row count: a batch in a few
+//                 statements, not one per row
 //   Txn           a transaction; rolls back in its destructor unless committed,
 //                 so an exception anywhere leaves the store unchanged
 //   exec          SQL text that carries no values (schema, BEGIN/COMMIT)
@@ -25,10 +28,12 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "store.hpp"
 
@@ -61,12 +66,15 @@ void pg_bind_i64(PgStmt* s, int i, int64_t v);
 void pg_bind_real(PgStmt* s, int i, double v);
 void pg_bind_text(PgStmt* s, int i, std::string_view v);
 void pg_bind_null(PgStmt* s, int i);
+void pg_bind_blob(PgStmt* s, int i, std::string_view v);  // sent as binary (BYTEA)
+void pg_binary_rows(PgStmt* s);  // rows come in binary form, decoded by column type
 bool pg_step(PgStmt* s);
 void pg_reset(PgStmt* s);
 int64_t pg_i64(const PgStmt* s, int c);
 double pg_real(const PgStmt* s, int c);
 bool pg_is_null(const PgStmt* s, int c);
 std::string_view pg_view(const PgStmt* s, int c);
+std::string_view pg_blob(PgStmt* s, int c);  // a BYTEA's bytes
 // `?N` -> `$N`, `?` -> the next `$n`; quoted text ('...', "...") untouched.
 std::string pg_translate(std::string_view sql);
 
@@ -177,6 +185,18 @@ class Stmt {
     if (pg_) [[unlikely]] return pg_bind_null(pg_.get(), i), *this;
     return chk(sqlite3_bind_null(st_.get(), i));
   }
+  // Bytes (a BLOB / BYTEA); `v` must stay valid until the statement ran.
+  Stmt& bind_blob(int i, std::string_view v) {
+    if (pg_) [[unlikely]] return pg_bind_blob(pg_.get(), i, v), *this;
+    return chk(sqlite3_bind_blob64(st_.get(), i, v.data(), v.size(), SQLITE_STATIC));
+  }
+  // PostgreSQL: this statement's rows come in binary form (no number
+  // formatting on the server, no parsing here: the load's big reads);
+  // SQLite's rows are binary anyway.  Set once, before the first step.
+  Stmt& binary_rows() {
+    if (pg_) pg_binary_rows(pg_.get());
+    return *this;
+  }
 
   // True while a row is available; false when done.  Errors throw.
   bool step() {
@@ -217,6 +237,13 @@ class Stmt {
              : std::string_view();
   }
   std::string text(int c) const { return std::string(view(c)); }
+  // A BLOB / BYTEA column's bytes, valid until the next step/reset.
+  std::string_view blob(int c) {
+    if (pg_) [[unlikely]] return pg_blob(pg_.get(), c);
+    const void* p = sqlite3_column_blob(st_.get(), c);
+    return p ? std::string_view(static_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(st_.get(), c)))
+             : std::string_view();
+  }
 
  private:
   Stmt& chk(int rc) {
@@ -240,6 +267,78 @@ class StmtUse {
 
  private:
   Stmt& s_;
+};
+
+// A statement over a list of rows of values, one text for both backends:
+// `head`, then `row` (its `?` placeholders, `per_row` of them) k times,
+// joined by ", ", then `tail` (head and tail hold no placeholder); prepared
+// on first use for each k = 1, 2, 4, ... kMaxRows and kept.  run() sends n
+// rows in chunks of kMaxRows, the last one padded up to a power of two with
+// rows of NULLs: n rows cost ceil(n / kMaxRows) statements (one round trip
+// each on PostgreSQL) instead of n.  The statement must make a NULL row do
+// nothing: an IN list or a join on its first value matches nothing, an
+// INSERT ... SELECT ... FROM (VALUES ...) drops it with WHERE column1 IS
+// NOT NULL.  (PostgreSQL types a bare placeholder in VALUES as text: cast
+// each, CAST(? AS BIGINT), which SQLite runs as the same value.)
+class ListStmt {
+ public:
+  static constexpr int kMaxLog2 = 8;
+  static constexpr size_t kMaxRows = size_t{1} << kMaxLog2;
+  ListStmt(const char* head, const char* row, const char* tail, int per_row)
+      : head_(head), row_(row), tail_(tail), per_row_(per_row) {}
+  ListStmt(const ListStmt&) = delete;
+  ListStmt& operator=(const ListStmt&) = delete;
+
+  // bind(Stmt&, int first, size_t i) binds row i (< n) at parameters first,
+  // first + 1, ...; each(Stmt&) sees every result row.  Returns the rows the
+  // statements changed (Conn::changes, summed).
+  template <class Bind, class Each>
+  int64_t run(const Conn& db, size_t n, Bind&& bind, Each&& each) {
+    int64_t changed = 0;
+    for (size_t done = 0; done < n;) {
+      const size_t rows = std::min(n - done, kMaxRows);
+      int k = 0;
+      while ((size_t{1} << k) < rows) ++k;
+      const size_t slots = size_t{1} << k;
+      StmtUse st(prep(db, k));
+      for (size_t i = 0; i < slots; ++i) {
+        const int first = static_cast<int>(i) * per_row_ + 1;
+        if (i < rows) {
+          bind(*st, first, done + i);
+        } else {
+          for (int p = 0; p < per_row_; ++p) st->bind_null(first + p);
+        }
+      }
+      while (st->step()) each(*st);
+      changed += db.changes();
+      done += rows;
+    }
+    return changed;
+  }
+  template <class Bind>
+  int64_t run(const Conn& db, size_t n, Bind&& bind) {
+    return run(db, n, std::forward<Bind>(bind), [](Stmt&) {});
+  }
+
+ private:
+  Stmt& prep(const Conn& db, int k) {
+    Stmt& s = st_[k];
+    if (!s) {
+      std::string text = head_;
+      for (size_t i = 0; i < (size_t{1} << k); ++i) {
+        if (i) text += ", ";
+        text += row_;
+      }
+      text += tail_;
+      s = Stmt(db, text);
+    }
+    return s;
+  }
+  const char* head_;
+  const char* row_;
+  const char* tail_;
+  int per_row_;
+  Stmt st_[kMaxLog2 + 1];
 };
 
 // A transaction.  A write one serialises writers: SQLite's BEGIN IMMEDIATE

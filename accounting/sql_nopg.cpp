@@ -28,11 +28,14 @@ void pg_bind_i64(PgStmt*, int, int64_t) { unreachable(); }
 void pg_bind_real(PgStmt*, int, double) { unreachable(); }
 void pg_bind_text(PgStmt*, int, std::string_view) { unreachable(); }
 void pg_bind_null(PgStmt*, int) { unreachable(); }
+void pg_bind_blob(PgStmt*, int, std::string_view) { unreachable(); }
+void pg_binary_rows(PgStmt*) {}
 bool pg_step(PgStmt*) { unreachable(); }
 void pg_reset(PgStmt*) {}
 int64_t pg_i64(const PgStmt*, int) { return 0; }
 double pg_real(const PgStmt*, int) { return 0; }
 bool pg_is_null(const PgStmt*, int) { return true; }
 std::string_view pg_view(const PgStmt*, int) { return {}; }
+std::string_view pg_blob(PgStmt*, int) { return {}; }
 
 }  // namespace mfprio::acct::sql

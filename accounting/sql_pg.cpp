@@ -4,7 +4,10 @@
 // schema.  A PgStmt is prepared (PQprepare) on its first step and again
 // after a reconnect; each step of a fresh execution sends the bound values
 // as text (PQexecPrepared): integers in decimal, doubles as %.17g so every
-// value round-trips exactly, and reads the rows from the PGresult.
+// value round-trips exactly (a BYTEA's bytes as they are, binary), and
+// reads the rows from the PGresult: as text, or binary for a statement
+// marked so (pg_binary_rows: the load's big reads and the tree cache's
+// blob), decoded by the column's type.
 //
 // Faults: a failed statement throws StoreError naming the URI without its
 // password and the server's message.  A connection that dropped (server
@@ -14,6 +17,7 @@
 #include <libpq-fe.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +48,9 @@ class PgStmt {
   uint64_t prepared = 0;  // the connection generation it was prepared in; 0: not yet
   std::vector<std::string> vals;
   std::vector<char> set;  // 0: NULL
+  std::vector<int> formats;  // per value: 0 text, 1 binary (a BYTEA's bytes)
+  bool binary = false;       // rows in binary form (pg_binary_rows)
+  std::string scratch;       // a text-form BYTEA, decoded (pg_blob)
   PGresult* res = nullptr;
   int row = -1, rows = 0;
 };
@@ -241,15 +248,17 @@ void pg_free(PgStmt* s) noexcept {
 }
 
 namespace {
-void put(PgStmt* s, int i, std::string v, bool is_set) {
+void put(PgStmt* s, int i, std::string v, bool is_set, int format = 0) {
   if (i < 1 || i > 65535) throw StoreError(s->c->s.shown + ": bind: parameter index " + std::to_string(i));
   const size_t k = static_cast<size_t>(i);
   if (s->vals.size() < k) {
     s->vals.resize(k);
     s->set.resize(k, 0);
+    s->formats.resize(k, 0);
   }
   s->vals[k - 1] = std::move(v);
   s->set[k - 1] = is_set;
+  s->formats[k - 1] = format;
 }
 
 void execute(PgStmt* s) {
@@ -269,8 +278,13 @@ void execute(PgStmt* s) {
     s->prepared = c->generation;
   }
   std::vector<const char*> vals(s->vals.size());
-  for (size_t i = 0; i < vals.size(); ++i) vals[i] = s->set[i] ? s->vals[i].c_str() : nullptr;
-  PGresult* r = PQexecPrepared(c->c, s->name.c_str(), static_cast<int>(vals.size()), vals.data(), nullptr, nullptr, 0);
+  std::vector<int> lengths(s->vals.size());
+  for (size_t i = 0; i < vals.size(); ++i) {
+    vals[i] = s->set[i] ? s->vals[i].c_str() : nullptr;
+    lengths[i] = static_cast<int>(s->vals[i].size());
+  }
+  PGresult* r = PQexecPrepared(c->c, s->name.c_str(), static_cast<int>(vals.size()), vals.data(), lengths.data(),
+                               s->formats.data(), s->binary ? 1 : 0);
   const ExecStatusType st = PQresultStatus(r);
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
     try {
@@ -304,6 +318,13 @@ void pg_bind_text(PgStmt* s, int i, std::string_view v) {
 
 void pg_bind_null(PgStmt* s, int i) { put(s, i, std::string(), false); }
 
+void pg_bind_blob(PgStmt* s, int i, std::string_view v) {
+  if (v.size() > INT32_MAX) throw StoreError(s->c->s.shown + ": a value of " + std::to_string(v.size()) + " bytes");
+  put(s, i, std::string(v), true, 1);
+}
+
+void pg_binary_rows(PgStmt* s) { s->binary = true; }
+
 bool pg_step(PgStmt* s) {
   if (!s->res) execute(s);
   return ++s->row < s->rows;
@@ -316,11 +337,69 @@ void pg_reset(PgStmt* s) {
   s->row = -1;
   s->vals.clear();
   s->set.clear();
+  s->formats.clear();
+  std::string().swap(s->scratch);
 }
 
-int64_t pg_i64(const PgStmt* s, int c) { return parse_i64(PQgetvalue(s->res, s->row, c)); }
+namespace {
+// Binary rows (pg_binary_rows): numbers in network byte order, by the
+// column's type; a type the store never reads this way is an error.
+constexpr Oid kBool = 16, kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701;
+
+uint64_t be_bits(const char* p, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+[[noreturn]] void bad_type(const PgStmt* s, int c) {
+  throw StoreError(s->c->s.shown + ": column " + std::to_string(c) + " of \"" + s->text.substr(0, 60) +
+                   "\": type " + std::to_string(PQftype(s->res, c)) + " in binary rows");
+}
+
+int64_t bin_i64(const PgStmt* s, int c) {
+  const char* v = PQgetvalue(s->res, s->row, c);
+  const int n = PQgetlength(s->res, s->row, c);
+  if (n == 0) return 0;  // NULL
+  switch (PQftype(s->res, c)) {
+    case kInt8: return n == 8 ? static_cast<int64_t>(be_bits(v, 8)) : 0;
+    case kInt4: return n == 4 ? static_cast<int32_t>(static_cast<uint32_t>(be_bits(v, 4))) : 0;
+    case kInt2: return n == 2 ? static_cast<int16_t>(static_cast<uint16_t>(be_bits(v, 2))) : 0;
+    case kBool: return v[0] != 0;
+    default: bad_type(s, c);
+  }
+}
+
+double bin_real(const PgStmt* s, int c) {
+  const char* v = PQgetvalue(s->res, s->row, c);
+  const int n = PQgetlength(s->res, s->row, c);
+  if (n == 0) return 0.0;  // NULL
+  switch (PQftype(s->res, c)) {
+    case kFloat8: {
+      const uint64_t b = be_bits(v, 8);
+      double d;
+      std::memcpy(&d, &b, sizeof d);
+      return n == 8 ? d : 0.0;
+    }
+    case kFloat4: {
+      const uint32_t b = static_cast<uint32_t>(be_bits(v, 4));
+      float f;
+      std::memcpy(&f, &b, sizeof f);
+      return n == 4 ? f : 0.0;
+    }
+    case kInt8: case kInt4: case kInt2: return static_cast<double>(bin_i64(s, c));
+    default: bad_type(s, c);
+  }
+}
+}  // namespace
+
+int64_t pg_i64(const PgStmt* s, int c) {
+  if (s->binary) return bin_i64(s, c);
+  return parse_i64(PQgetvalue(s->res, s->row, c));
+}
 
 double pg_real(const PgStmt* s, int c) {
+  if (s->binary) return bin_real(s, c);
   const char* v = PQgetvalue(s->res, s->row, c);
   return v && *v ? std::strtod(v, nullptr) : 0.0;
 }
@@ -329,6 +408,18 @@ bool pg_is_null(const PgStmt* s, int c) { return PQgetisnull(s->res, s->row, c) 
 
 std::string_view pg_view(const PgStmt* s, int c) {
   return std::string_view(PQgetvalue(s->res, s->row, c), static_cast<size_t>(PQgetlength(s->res, s->row, c)));
+}
+
+std::string_view pg_blob(PgStmt* s, int c) {
+  if (s->binary) return pg_view(s, c);
+  // Text form: \x and two hex digits a byte.
+  const std::string_view t = pg_view(s, c);
+  if (t.size() < 2 || t[0] != '\\' || t[1] != 'x') return t;
+  auto hex = [](char h) { return h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10; };
+  s->scratch.resize((t.size() - 2) / 2);
+  for (size_t i = 0; i < s->scratch.size(); ++i)
+    s->scratch[i] = static_cast<char>(hex(t[2 + 2 * i]) << 4 | hex(t[3 + 2 * i]));
+  return s->scratch;
 }
 
 }  // namespace mfprio::acct::sql

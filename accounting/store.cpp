@@ -1,4 +1,4 @@
-// store.cpp - Store::open, load, open_ledger, apply_cycle, may_write.
+// store.cpp - Store::open, load, open_ledger, may_write (apply_cycle: store_charge.cpp).
 //
 // Call order: open() (creates the file 0600, pragmas, migrate) -> load() /
 // apply_cycle() / apply_admin() (store_admin.cpp) any number of times.
@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <unordered_map>
 
 #include "store_loc.hpp"
@@ -108,6 +109,13 @@ int open_read_only(const std::string& path, sqlite3** out, std::string* why) {
 sql::Stmt& StoreImpl::prep(sql::Stmt& slot, const char* text) {
   if (!slot) slot = sql::Stmt(db_, text);
   return slot;
+}
+
+// The same for a statement whose rows PostgreSQL sends in binary form (the
+// load's big reads: no number formatting or parsing on either side).
+sql::Stmt& StoreImpl::prep_binary(sql::Stmt& slot, const char* text) {
+  if (!slot) slot = sql::Stmt(db_, text);
+  return slot.binary_rows();
 }
 
 void StoreImpl::row_written() {
@@ -286,7 +294,7 @@ void StoreImpl::read_tree_accounts(TreeData& t, bool descriptions, TreeIndex& ix
   };
   std::vector<RawAccount> acc;
   {
-    sql::StmtUse st(prep(st_tree_accounts_,
+    sql::StmtUse st(prep_binary(st_tree_accounts_,
         "SELECT id, name, parent_id, shares, shares_parent, priority, description FROM accounts"));
     while (st->step()) {
       RawAccount a;
@@ -362,7 +370,7 @@ void StoreImpl::read_tree_users(TreeData& t, TreeIndex& ix) {
   NamePool& names = t.names;
   std::vector<TreeIndex::RawUser>& users = ix.users;
   {
-    sql::StmtUse st(prep(st_tree_users_, "SELECT id, name, default_account_id, admin FROM users"));
+    sql::StmtUse st(prep_binary(st_tree_users_, "SELECT id, name, default_account_id, admin FROM users"));
     while (st->step())
       users.push_back(TreeIndex::RawUser{st->i64(0), st->is_null(2) ? 0 : st->i64(2), names.add(st->view(1)),
                               st->i64(3) != 0, !st->is_null(2)});
@@ -373,7 +381,7 @@ void StoreImpl::read_tree_users(TreeData& t, TreeIndex& ix) {
   user_rank.assign(users.size(), IdIndex::kNone);
   t.users.reserve(users.size());
   {
-    sql::StmtUse st(prep(st_tree_user_order_, "SELECT id FROM users ORDER BY name"));
+    sql::StmtUse st(prep_binary(st_tree_user_order_, "SELECT id FROM users ORDER BY name"));
     while (st->step()) {
       const uint32_t u = user_by_id.find(st->i64(0));
       if (u == IdIndex::kNone || user_rank[u] != IdIndex::kNone) continue;  // one snapshot: unreachable
@@ -402,7 +410,7 @@ void StoreImpl::read_tree_assocs(TreeData& t, double scale, const TreeIndex& ix)
   std::unordered_map<std::string, uint32_t> part_names;  // partition associations are rare
   std::vector<uint32_t> per_user(t.users.size() + 1, 0);
   {
-    sql::StmtUse st(prep(st_tree_assocs_,
+    sql::StmtUse st(prep_binary(st_tree_assocs_,
         "SELECT id, user_id, account_id, partition, shares, shares_parent, priority, raw_usage,"
         " usage_time FROM assocs"));
     while (st->step()) {
@@ -498,9 +506,12 @@ void StoreImpl::read_tree_tail(TreeData& t, double scale) {
 // One blob: a header, the name pool, then the accounts, users and
 // associations as load_tree holds them, usage zeroed.  apply_admin (every
 // hierarchy write) and migrations clear it; load_tree writes it inside its
-// own read snapshot, so it never describes rows other than the ones read.
-// Anything unexpected (another build's layout, a bad index, association rows
-// that do not match it one to one) is a miss.
+// own read snapshot, so it never describes rows other than the ones read
+// (write_cache_in_snapshot: how each backend makes sure).  Both backends
+// keep it: SQLite reads and writes it through its incremental blob API,
+// PostgreSQL as one BYTEA value in binary form.  Anything unexpected
+// (another build's layout, a bad index, association rows that do not match
+// it one to one) is a miss.
 namespace {
 struct CacheHeader {
   uint32_t magic = 0x4d465443;  // "MFTC"
@@ -521,46 +532,32 @@ class BlobHandle {
 // value would make reading it as a bool undefined).
 bool bool_ok(const bool& b) { return *reinterpret_cast<const unsigned char*>(&b) <= 1; }
 
-bool blob_read(sqlite3_blob* b, void* dst, uint64_t n, uint64_t* off) {
-  if (n == 0) return true;
-  if (n > INT32_MAX || *off + n > static_cast<uint64_t>(sqlite3_blob_bytes(b))) return false;
-  if (sqlite3_blob_read(b, dst, static_cast<int>(n), static_cast<int>(*off)) != SQLITE_OK) return false;
-  *off += n;
-  return true;
-}
-}  // namespace
-
-bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
-  {
-    sql::StmtUse st(prep(st_cache_present_, "SELECT data IS NOT NULL FROM tree_cache WHERE id = 1"));
-    if (!st->step() || st->i64(0) == 0) return false;
+// The cache's bytes: SQLite's open blob, or PostgreSQL's value in memory.
+class CacheSource {
+ public:
+  explicit CacheSource(sqlite3_blob* b) : b_(b), size_(static_cast<uint64_t>(sqlite3_blob_bytes(b))) {}
+  explicit CacheSource(std::string_view m) : mem_(m), size_(m.size()) {}
+  uint64_t size() const { return size_; }
+  bool read(void* dst, uint64_t n, uint64_t* off) const {
+    if (n == 0) return true;
+    if (n > INT32_MAX || *off + n > size_) return false;
+    if (b_) {
+      if (sqlite3_blob_read(b_, dst, static_cast<int>(n), static_cast<int>(*off)) != SQLITE_OK) return false;
+    } else {
+      std::memcpy(dst, mem_.data() + *off, n);
+    }
+    *off += n;
+    return true;
   }
-  BlobHandle h;
-  if (sqlite3_blob_open(db_.lite(), "main", "tree_cache", "data", 1, /*write=*/0, &h.b_) != SQLITE_OK) return false;
-  CacheHeader want, got;
-  uint64_t off = 0;
-  if (!blob_read(h.b_, &got, sizeof got, &off) || got.magic != want.magic || got.format != want.format ||
-      std::memcmp(got.sizes, want.sizes, sizeof want.sizes) != 0)
-    return false;
-  const uint64_t total = static_cast<uint64_t>(sqlite3_blob_bytes(h.b_));  // < 2^31
-  if (got.begins < 2 || got.begins > total || got.chars > total || got.accounts > total || got.users > total ||
-      got.assocs > total || got.accounts == 0)
-    return false;
-  const uint64_t need = sizeof got + got.chars + got.begins * 4 + got.accounts * sizeof(TreeAccount) +
-                        got.users * sizeof(TreeUser) + got.assocs * sizeof(TreeAssoc);
-  if (need != total) return false;
-  t.names.chars.resize(got.chars);
-  t.names.begin.resize(got.begins);
-  t.accounts.resize(got.accounts);
-  t.users.resize(got.users);
-  t.assocs.resize(got.assocs);
-  if (!blob_read(h.b_, t.names.chars.data(), got.chars, &off) ||
-      !blob_read(h.b_, t.names.begin.data(), got.begins * 4, &off) ||
-      !blob_read(h.b_, t.accounts.data(), got.accounts * sizeof(TreeAccount), &off) ||
-      !blob_read(h.b_, t.users.data(), got.users * sizeof(TreeUser), &off) ||
-      !blob_read(h.b_, t.assocs.data(), got.assocs * sizeof(TreeAssoc), &off))
-    return false;
-  // Every index in range, so a damaged blob can only be a miss.
+
+ private:
+  sqlite3_blob* b_ = nullptr;
+  std::string_view mem_;
+  uint64_t size_;
+};
+
+// Every index in range, so a damaged blob can only be a miss.
+bool cache_indices_ok(const TreeData& t, const CacheHeader& got) {
   const NamePool& nm = t.names;
   if (nm.begin[0] != 0 || nm.begin[1] != 0) return false;
   for (size_t i = 1; i < nm.begin.size(); ++i)
@@ -583,7 +580,74 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
         (k > 0 && a.user < t.assocs[k - 1].user))
       return false;
   }
-  // Usage, from the rows: every cached association exactly once.
+  return true;
+}
+
+// The hierarchy from the cache's bytes (false: a miss).
+bool decode_cache(const CacheSource& src, TreeData& t) {
+  CacheHeader want, got;
+  uint64_t off = 0;
+  if (!src.read(&got, sizeof got, &off) || got.magic != want.magic || got.format != want.format ||
+      std::memcmp(got.sizes, want.sizes, sizeof want.sizes) != 0)
+    return false;
+  const uint64_t total = src.size();  // < 2^31
+  if (got.begins < 2 || got.begins > total || got.chars > total || got.accounts > total || got.users > total ||
+      got.assocs > total || got.accounts == 0)
+    return false;
+  const uint64_t need = sizeof got + got.chars + got.begins * 4 + got.accounts * sizeof(TreeAccount) +
+                        got.users * sizeof(TreeUser) + got.assocs * sizeof(TreeAssoc);
+  if (need != total) return false;
+  t.names.chars.resize(got.chars);
+  t.names.begin.resize(got.begins);
+  t.accounts.resize(got.accounts);
+  t.users.resize(got.users);
+  t.assocs.resize(got.assocs);
+  if (!src.read(t.names.chars.data(), got.chars, &off) || !src.read(t.names.begin.data(), got.begins * 4, &off) ||
+      !src.read(t.accounts.data(), got.accounts * sizeof(TreeAccount), &off) ||
+      !src.read(t.users.data(), got.users * sizeof(TreeUser), &off) ||
+      !src.read(t.assocs.data(), got.assocs * sizeof(TreeAssoc), &off))
+    return false;
+  return cache_indices_ok(t, got);
+}
+
+// The blob's bytes in order, through put(const void*, uint64_t).
+template <class Put>
+void encode_cache(const TreeData& t, const CacheHeader& h, Put&& put) {
+  put(&h, sizeof h);
+  put(t.names.chars.data(), h.chars);
+  put(t.names.begin.data(), h.begins * 4);
+  put(t.accounts.data(), h.accounts * sizeof(TreeAccount));
+  put(t.users.data(), h.users * sizeof(TreeUser));
+  std::vector<TreeAssoc> chunk;  // usage is not part of the cache
+  for (size_t i = 0; i < t.assocs.size(); i += 4096) {
+    chunk.assign(t.assocs.begin() + i, t.assocs.begin() + std::min(t.assocs.size(), i + 4096));
+    for (TreeAssoc& a : chunk) {
+      a.raw_usage = 0;
+      a.usage_time = 0;
+    }
+    put(chunk.data(), chunk.size() * sizeof(TreeAssoc));
+  }
+}
+}  // namespace
+
+bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
+  if (db_.is_pg()) {
+    sql::StmtUse st(prep_binary(st_cache_get_, "SELECT data FROM tree_cache WHERE id = 1"));
+    if (!st->step() || st->is_null(0) || !decode_cache(CacheSource(st->blob(0)), t)) return false;
+  } else {
+    {
+      sql::StmtUse st(prep(st_cache_present_, "SELECT data IS NOT NULL FROM tree_cache WHERE id = 1"));
+      if (!st->step() || st->i64(0) == 0) return false;
+    }
+    BlobHandle h;
+    if (sqlite3_blob_open(db_.lite(), "main", "tree_cache", "data", 1, /*write=*/0, &h.b_) != SQLITE_OK) return false;
+    if (!decode_cache(CacheSource(h.b_), t)) return false;
+  }
+  return read_cached_usage(t, scale);
+}
+
+// Usage, from the rows: every cached association exactly once.
+bool StoreImpl::read_cached_usage(TreeData& t, double scale) {
   IdIndex by_id;
   by_id.build(t.assocs.size(), [&](size_t i) { return t.assocs[i].id; });
   std::vector<uint8_t> seen(t.assocs.size(), 0);
@@ -605,7 +669,7 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
     }
     nb = 0;
   };
-  sql::StmtUse st(prep(st_cache_usage_, "SELECT id, raw_usage, usage_time FROM assocs"));
+  sql::StmtUse st(prep_binary(st_cache_usage_, "SELECT id, raw_usage, usage_time FROM assocs"));
   while (st->step()) {
     const uint32_t k = by_id.find(st->i64(0));
     if (k == IdIndex::kNone || seen[k]) return false;
@@ -619,8 +683,12 @@ bool StoreImpl::read_cached_hierarchy(TreeData& t, double scale) {
   return rows == t.assocs.size();
 }
 
+// Every hierarchy write clears it.  The row is always written, even when
+// already empty: on PostgreSQL that is what makes a load whose snapshot
+// predates this write fail to write the cache of the older rows
+// (write_cache_in_snapshot).
 void StoreImpl::clear_tree_cache() {
-  sql::StmtUse st(prep(st_cache_clear_, "UPDATE tree_cache SET data = NULL WHERE data IS NOT NULL"));
+  sql::StmtUse st(prep(st_cache_clear_, "UPDATE tree_cache SET data = NULL WHERE id = 1"));
   st->run();
 }
 
@@ -634,6 +702,14 @@ void StoreImpl::write_cached_hierarchy(const TreeData& t) {
   const uint64_t total = sizeof h + h.chars + h.begins * 4 + h.accounts * sizeof(TreeAccount) +
                          h.users * sizeof(TreeUser) + h.assocs * sizeof(TreeAssoc);
   if (total > INT32_MAX) return;  // too big for one blob: no cache
+  if (db_.is_pg()) {
+    std::string bytes;
+    bytes.reserve(total);
+    encode_cache(t, h, [&](const void* p, uint64_t n) { bytes.append(static_cast<const char*>(p), n); });
+    sql::StmtUse st(prep(st_cache_put_, "UPDATE tree_cache SET data = ?1 WHERE id = 1"));
+    st->bind_blob(1, bytes).run();
+    return;
+  }
   {
     sql::StmtUse st(prep(st_cache_reserve_, "UPDATE tree_cache SET data = zeroblob(?1) WHERE id = 1"));
     st->bind(1, static_cast<int64_t>(total)).run();
@@ -642,24 +718,40 @@ void StoreImpl::write_cached_hierarchy(const TreeData& t) {
   if (sqlite3_blob_open(db_.lite(), "main", "tree_cache", "data", 1, /*write=*/1, &b.b_) != SQLITE_OK)
     sql::fail(db_, "tree cache");
   int off = 0;
-  auto put = [&](const void* p, uint64_t n) {
+  encode_cache(t, h, [&](const void* p, uint64_t n) {
     if (n && sqlite3_blob_write(b.b_, p, static_cast<int>(n), off) != SQLITE_OK) sql::fail(db_, "tree cache");
     off += static_cast<int>(n);
-  };
-  put(&h, sizeof h);
-  put(t.names.chars.data(), h.chars);
-  put(t.names.begin.data(), h.begins * 4);
-  put(t.accounts.data(), h.accounts * sizeof(TreeAccount));
-  put(t.users.data(), h.users * sizeof(TreeUser));
-  std::vector<TreeAssoc> chunk;  // usage is not part of the cache
-  for (size_t i = 0; i < t.assocs.size(); i += 4096) {
-    chunk.assign(t.assocs.begin() + i, t.assocs.begin() + std::min(t.assocs.size(), i + 4096));
-    for (TreeAssoc& a : chunk) {
-      a.raw_usage = 0;
-      a.usage_time = 0;
+  });
+}
+
+// The cache written in load_tree's own read snapshot, or not at all (next
+// load).  SQLite: a read transaction cannot become a write one once
+// another connection has written since its snapshot, or while one holds
+// the write lock: the write fails at once (no busy wait) and is skipped.
+// PostgreSQL (REPEATABLE READ): the cache row is locked first, NOWAIT; an
+// admin write that cleared the cache after this snapshot (clear_tree_cache
+// always writes the row) makes that lock fail, as does one clearing it
+// now; one that clears it later waits for this write and then clears it.
+// A failure rolls back to a savepoint: the load's transaction goes on.
+void StoreImpl::write_cache_in_snapshot(const TreeData& t) {
+  if (db_.is_pg()) {
+    sql::exec(db_, "SAVEPOINT mfprio_tree_cache");
+    try {
+      sql::StmtUse lock(prep(st_cache_lock_, "SELECT 1 FROM tree_cache WHERE id = 1 FOR UPDATE NOWAIT"));
+      lock->run();
+      write_cached_hierarchy(t);
+      sql::exec(db_, "RELEASE SAVEPOINT mfprio_tree_cache");
+    } catch (const StoreError&) {
+      sql::exec(db_, "ROLLBACK TO SAVEPOINT mfprio_tree_cache");
     }
-    put(chunk.data(), chunk.size() * sizeof(TreeAssoc));
+    return;
   }
+  sqlite3_busy_timeout(db_.lite(), 0);
+  try {
+    write_cached_hierarchy(t);
+  } catch (const StoreError&) {
+  }
+  sqlite3_busy_timeout(db_.lite(), 10000);
 }
 
 TreeData StoreImpl::load_tree() {
@@ -668,23 +760,13 @@ TreeData StoreImpl::load_tree() {
   sql::Txn txn(db_, /*write=*/false);  // one consistent snapshot
   changed_by_others();  // what we load now is the baseline
   const double scale = usage_scale();
-  // The tree cache is SQLite's (an incremental blob); PostgreSQL reads the rows.
-  bool hit = !db_.is_pg() && read_cached_hierarchy(t, scale);
+  const bool hit = read_cached_hierarchy(t, scale);
   if (!hit) {
     t = TreeData{};
     read_hierarchy(t, /*descriptions=*/false, scale);
   }
   read_tree_tail(t, scale);
-  if (!hit && !read_only_ && !db_.is_pg()) {
-    // Written in this snapshot's transaction: when another connection has
-    // written since, or holds the write lock now, skip it (next load).
-    sqlite3_busy_timeout(db_.lite(), 0);
-    try {
-      write_cached_hierarchy(t);
-    } catch (const StoreError&) {
-    }
-    sqlite3_busy_timeout(db_.lite(), 10000);
-  }
+  if (!hit && !read_only_) write_cache_in_snapshot(t);
   txn.commit();
   changed_by_others();  // our own cache write is not another's change
   return t;
@@ -836,287 +918,6 @@ int64_t StoreImpl::tres_id_lookup(const std::string& name) {
   ins->bind(1, name);
   if (!ins->step()) sql::fail(db_, "insert tres \"" + name + "\"");
   return ins->i64(0);
-}
-
-void StoreImpl::fold_journal() {
-  {
-    sql::StmtUse any(prep(st_journal_any_, "SELECT EXISTS (SELECT 1 FROM charge_journal)"));
-    if (!any->step() || any->i64(0) == 0) return;  // the usual case: nothing journalled
-  }
-  sql::StmtUse a(prep(st_journal_fold_assoc_,
-      "UPDATE assocs SET raw_usage = raw_usage + j.s FROM"
-      " (SELECT assoc_id, sum(amount) AS s FROM charge_journal WHERE tres_id IS NULL"
-      "  GROUP BY assoc_id) AS j WHERE assocs.id = j.assoc_id"));
-  a->run();
-  sql::StmtUse t(prep(st_journal_fold_tres_,
-      "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage)"
-      " SELECT assoc_id, tres_id, sum(amount) FROM charge_journal WHERE tres_id IS NOT NULL"
-      " GROUP BY assoc_id, tres_id"
-      " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage"));
-  t->run();
-  sql::StmtUse c(prep(st_journal_clear_, "DELETE FROM charge_journal"));
-  c->run();
-}
-
-// Buffered rows go out in multi-row INSERTs of 32, 16, 8, 4, 2 and 1 rows,
-// each statement prepared once: a job end writes 3-5 journal rows and one
-// ledger row, and one statement per row made the statement overhead (step,
-// halt, reset) most of a charge's cost.  Same rows, same order, same
-// transaction as row-by-row writes.
-constexpr size_t kMaxRowsPerInsert = 32;
-
-namespace {
-std::string multi_row_sql(const char* head, const char* row, size_t rows, const char* tail) {
-  std::string sql = head;
-  for (size_t i = 0; i < rows; ++i) {
-    sql += i ? "," : " VALUES ";
-    sql += row;
-  }
-  return sql + tail;
-}
-}  // namespace
-
-void StoreImpl::flush_journal() {
-  size_t done = 0;
-  while (done < journal_buf_.size()) {
-    int k = 5;
-    while ((size_t{1} << k) > journal_buf_.size() - done) --k;
-    const size_t rows = size_t{1} << k;
-    sql::Stmt& slot = st_journal_rows_[k];
-    if (!slot)
-      slot = sql::Stmt(db_, multi_row_sql("INSERT INTO charge_journal(assoc_id, tres_id, amount)",
-                                                "(?, ?, ?)", rows, ""));
-    sql::StmtUse st(slot);
-    for (size_t i = 0; i < rows; ++i) {
-      const JournalRow& r = journal_buf_[done + i];
-      const int p = static_cast<int>(3 * i);
-      st->bind(p + 1, r.assoc_id);
-      if (r.tres_id) st->bind(p + 2, r.tres_id);
-      else st->bind_null(p + 2);
-      st->bind(p + 3, r.amount);
-    }
-    st->run();
-    done += rows;
-  }
-  journal_buf_.clear();
-}
-
-void StoreImpl::flush_ledger() {
-  size_t done = 0;
-  while (done < ledger_buf_.size()) {
-    int k = 5;
-    while ((size_t{1} << k) > ledger_buf_.size() - done) --k;
-    const size_t rows = size_t{1} << k;
-    sql::Stmt& slot = st_ledger_rows_[k];
-    if (!slot)
-      slot = sql::Stmt(db_,
-                       multi_row_sql("INSERT INTO ledger(job_id, assoc_id, charged_until, ended)", "(?, ?, ?, ?)",
-                                     rows,
-                                     " ON CONFLICT(job_id) DO UPDATE SET"
-                                     " charged_until = CASE WHEN excluded.charged_until > ledger.charged_until"
-                                     "  THEN excluded.charged_until ELSE ledger.charged_until END,"
-                                     " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended"
-                                     "  ELSE ledger.ended END"));
-    sql::StmtUse st(slot);
-    for (size_t i = 0; i < rows; ++i) {
-      const LedgerRow& r = ledger_buf_[done + i];
-      const int p = static_cast<int>(4 * i);
-      st->bind(p + 1, r.job_id).bind(p + 2, r.assoc_id).bind(p + 3, r.until).bind(p + 4, r.ended);
-    }
-    st->run();
-    done += rows;
-  }
-  ledger_buf_.clear();
-}
-
-// Usage is stored as value / scale (decay_state.scale): a decay pass only
-// multiplies the scale, so it touches one row whatever the store's size.
-// When the scale gets tiny the rows are rewritten with the scale folded in.
-constexpr double kRenormalizeBelow = 1e-100;
-
-CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
-  check_cycle(up);
-  try {
-    sql::Txn txn(db_);
-    CycleResult res = cycle_in_txn(up);
-    txn.commit();
-    return res;
-  } catch (...) {
-    drop_buffers();
-    throw;
-  }
-}
-
-void StoreImpl::drop_buffers() {
-  tres_ids_.clear();  // a rolled-back insert may have cached an id that no longer exists
-  journal_buf_.clear();  // rolled back with the transaction
-  ledger_buf_.clear();
-}
-
-void StoreImpl::check_cycle(const CycleUpdate& up) {
-  if (read_only_) throw StoreError(path_ + ": store opened read-only");
-  if (up.pass) check_pass(*up.pass, up.decay_factor, up.new_state.has_value() || up.defer_usage);
-  if (!(up.decay_factor >= 0.0 && up.decay_factor <= 1.0))
-    throw StoreError(path_ + ": decay factor " + std::to_string(up.decay_factor) +
-                     " is outside [0, 1]");
-  if (up.defer_usage && (up.reset || up.decay_factor != 1.0))
-    throw StoreError(path_ + ": a deferred cycle cannot reset or decay usage");
-}
-
-CycleResult StoreImpl::cycle_in_txn(const CycleUpdate& up) {
-  journal_buf_.clear();
-  ledger_buf_.clear();
-  CycleResult res;
-  res.added.reserve(up.charges.size());
-  const double old_scale = usage_scale();
-  double scale = old_scale;
-  // Journalled charges join the rows before any reset or decay touches them.
-  if (!up.defer_usage) fold_journal();
-  double factor = up.decay_factor;
-  bool reset = up.reset;
-  std::optional<DecayState> new_state = up.new_state;
-  if (up.pass) {
-    res.pass = decide_pass(*up.pass, up.reset, /*windows=*/false);
-    factor = res.pass.decay_factor;
-    reset = res.pass.reset;
-    if (res.pass.applied) new_state = res.pass.state;
-  }
-  if (reset || factor == 0.0) {
-    sql::StmtUse a(prep(st_reset_assoc_, "UPDATE assocs SET raw_usage = 0"));
-    a->run();
-    sql::StmtUse t(prep(st_reset_tres_, "UPDATE assoc_tres_usage SET usage = 0"));
-    t->run();
-    scale = 1.0;
-  } else if (factor != 1.0) {
-    scale *= factor;
-    if (scale < kRenormalizeBelow) {
-      sql::StmtUse a(prep(st_decay_assoc_, "UPDATE assocs SET raw_usage = raw_usage * ?1"));
-      a->bind(1, scale).run();
-      sql::StmtUse t(prep(st_decay_tres_, "UPDATE assoc_tres_usage SET usage = usage * ?1"));
-      t->bind(1, scale).run();
-      scale = 1.0;
-    }
-  }
-  const double inv_scale = 1.0 / scale;
-  for (const Charge& c : up.charges) {
-    if (!(c.rate >= 0.0) || c.rate > 1e15)
-      throw StoreError(path_ + ": job " + std::to_string(c.job_id) + ": bad rate " +
-                       std::to_string(c.rate));
-    // until - start must not overflow: times run from 1970 to year 9999.
-    if (c.start_time < 0 || c.until < 0 || c.start_time > kMaxChargeTime || c.until > kMaxChargeTime)
-      throw StoreError(path_ + ": job " + std::to_string(c.job_id) + ": charge time before 1970 or after 9999");
-    int64_t from = c.start_time;
-    int64_t ledger_assoc = c.assoc_id;
-    // A ledger row of this job still in the buffer is written first, so the
-    // read below sees it (the same job charged twice in one cycle).
-    for (const LedgerRow& l : ledger_buf_)
-      if (l.job_id == static_cast<int64_t>(c.job_id)) {
-        flush_ledger();
-        break;
-      }
-    bool in_ledger = false;
-    {
-      sql::StmtUse st(prep(st_ledger_get_,
-          "SELECT charged_until, assoc_id FROM ledger WHERE job_id = ?1"));
-      st->bind(1, static_cast<int64_t>(c.job_id));
-      if (st->step()) {
-        from = std::max(from, st->i64(0));
-        // A job stays on the association it was first charged to.
-        ledger_assoc = st->i64(1);
-        in_ledger = true;
-      }
-    }
-    if (!in_ledger && !c.user.empty()) {
-      sql::StmtUse st(prep(st_assoc_by_name_,
-          "SELECT a.id FROM assocs a JOIN users u ON u.id = a.user_id JOIN accounts c ON c.id = a.account_id"
-          " WHERE u.name = ?1 AND c.name = ?2 AND a.partition = ?3"));
-      st->bind(1, c.user).bind(2, c.account).bind(3, c.partition);
-      ledger_assoc = st->step() ? st->i64(0) : 0;
-      if (ledger_assoc == 0) {  // deleted while the job ran: nothing to charge to
-        res.added.push_back(0);
-        res.assoc_ids.push_back(0);
-        ++res.dropped;
-        continue;
-      }
-    }
-    double added = 0;
-    int64_t secs = c.until - from;
-    if (secs > 0) {
-      added = static_cast<double>(secs) * c.rate;
-      if (up.defer_usage) {
-        // Appends only (buffered, written many rows a statement); the
-        // foreign key still rejects an unknown association.
-        journal_buf_.push_back(JournalRow{ledger_assoc, 0, added * inv_scale});
-        for (const auto& [name, per_sec] : c.tres) {
-          if (per_sec == 0.0) continue;
-          journal_buf_.push_back(JournalRow{ledger_assoc, tres_id(name), static_cast<double>(secs) * per_sec * inv_scale});
-        }
-        if (journal_buf_.size() >= kMaxRowsPerInsert) flush_journal();
-      } else {
-        sql::StmtUse st(prep(st_charge_assoc_,
-            "UPDATE assocs SET raw_usage = raw_usage + ?1 WHERE id = ?2"));
-        st->bind(1, added * inv_scale).bind(2, ledger_assoc).run();
-        if (db_.changes() != 1)
-          throw StoreError(path_ + ": job " + std::to_string(c.job_id) +
-                           ": unknown association id " + std::to_string(ledger_assoc));
-        for (const auto& [name, per_sec] : c.tres) {
-          if (per_sec == 0.0) continue;  // nothing to add: skip the row write
-          const int64_t tid = tres_id(name);
-          sql::StmtUse t(prep(st_charge_tres_,
-              "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) VALUES (?1, ?2, ?3)"
-              " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage"));
-          t->bind(1, ledger_assoc).bind(2, tid).bind(3, static_cast<double>(secs) * per_sec * inv_scale);
-          t->run();
-        }
-      }
-    }
-    // The ledger row's foreign key rejects an unknown association even when
-    // nothing was due (a zero-length first charge): buffered, written many
-    // rows a statement before the commit.
-    ledger_buf_.push_back(LedgerRow{static_cast<int64_t>(c.job_id), ledger_assoc, c.until, c.ended});
-    if (ledger_buf_.size() >= kMaxRowsPerInsert) flush_ledger();
-    res.added.push_back(added);
-    res.assoc_ids.push_back(ledger_assoc);
-    row_written();
-  }
-  flush_journal();
-  flush_ledger();
-  if (scale != old_scale) {
-    sql::StmtUse st(prep(st_scale_put_, "UPDATE decay_state SET scale = ?1 WHERE id = 1"));
-    st->bind(1, scale).run();
-  }
-  if (new_state) {
-    sql::StmtUse st(prep(st_decay_state_,
-        "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
-    st->bind(1, new_state->last_decay).bind(2, new_state->last_reset).run();
-  }
-  return res;
-}
-
-void StoreImpl::check_pass(const PassClock& p, double decay_factor, bool explicit_state) const {
-  if (p.now < 0 || p.now > kMaxChargeTime)
-    throw StoreError(path_ + ": pass time " + std::to_string(p.now) + " before 1970 or after 9999");
-  if (decay_factor != 1.0 || explicit_state)
-    throw StoreError(path_ + ": a decay pass takes its factor and times from the store (no explicit factor, "
-                             "state or deferred usage)");
-  if (!(p.rate.unit_seconds > 0) || std::isnan(p.rate.base))
-    throw StoreError(path_ + ": bad decay rate");
-}
-
-// The one multi-host rule (store.hpp: PassClock), read inside the pass's
-// transaction.
-PassApplied StoreImpl::decide_pass(const PassClock& p, bool force_reset, bool windows) {
-  PassApplied a;
-  const DecayState d = decay_state_in_txn();
-  a.state = d;
-  a.previous = d.last_decay;
-  if (d.last_decay > 0 && p.now <= d.last_decay) return a;  // already passed: nothing, times kept
-  a.applied = true;
-  a.decay_factor = d.last_decay > 0 ? p.rate.factor(p.now - d.last_decay) : 1.0;
-  a.reset = force_reset || (p.reset_if_before > 0 && d.last_reset > 0 && d.last_reset < p.reset_if_before);
-  a.state.last_decay = p.now;
-  if (windows || a.reset || d.last_reset == 0) a.state.last_reset = p.now;
-  return a;
 }
 
 bool StoreImpl::may_write(uint32_t uid) {

@@ -1,14 +1,18 @@
 // store_impl.hpp - the implementation of Store (private to accounting/), one
 // body for both backends (sql.hpp: SQLite, PostgreSQL).
 //
-// store.cpp holds open/load/cycle/may_write, store_admin.cpp the admin writes.
-// Invariant: every prepared statement lives in one of the st_* slots below, prepared
+// store.cpp holds open/load/may_write, store_charge.cpp the usage pass's charges
+// (apply_cycle), store_admin.cpp the admin writes.
+// Invariant: every prepared statement lives in one of the st_* / ls_* slots below, prepared
 // on first use and reused for the Store's lifetime (the cycle runs every few
 // minutes for months; re-preparing would waste time and churn memory).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sql.hpp"
@@ -47,6 +51,7 @@ class StoreImpl final : public Store {
   void open_sqlite(const std::string& path, const OpenOptions& opts);
   void open_pg(const std::string& uri, const OpenOptions& opts);
   sql::Stmt& prep(sql::Stmt& slot, const char* text);
+  sql::Stmt& prep_binary(sql::Stmt& slot, const char* text);  // PostgreSQL: rows in binary form
   int64_t tres_id(const std::string& name);
   int64_t tres_id_lookup(const std::string& name);
   double usage_scale();
@@ -60,7 +65,9 @@ class StoreImpl final : public Store {
   void read_tree_users(TreeData& t, TreeIndex& ix);
   void read_tree_assocs(TreeData& t, double scale, const TreeIndex& ix);
   bool read_cached_hierarchy(TreeData& t, double scale);
+  bool read_cached_usage(TreeData& t, double scale);
   void write_cached_hierarchy(const TreeData& t);
+  void write_cache_in_snapshot(const TreeData& t);
   void clear_tree_cache();  // inside apply_admin's transaction
   void read_tree_tail(TreeData& t, double scale);
   void check_pass(const PassClock& p, double decay_factor, bool explicit_state) const;
@@ -89,8 +96,8 @@ class StoreImpl final : public Store {
   uint32_t auto_fshare_ = 0, auto_oticket_ = 0;
   void put_window(const std::string& family, const WindowRow& row, bool add);  // store_windows.cpp
   void row_written();
-  // Job-end/charge writes, buffered within one apply_cycle transaction and
-  // written as multi-row statements (store.cpp: flush_journal, flush_ledger).
+  // The charge path (store_charge.cpp): a cycle's charges in a few
+  // statements whatever their number (see the top of that file).
   struct JournalRow {
     int64_t assoc_id;
     int64_t tres_id;  // 0: NULL (the billing usage)
@@ -100,7 +107,30 @@ class StoreImpl final : public Store {
     int64_t job_id, assoc_id, until;
     bool ended;
   };
-  void flush_journal();
+  struct JobState {  // a job's ledger row as the batch leaves it
+    int64_t until, assoc_id;
+    int32_t ledger_row;  // its row in ledger_buf_; -1: none yet
+  };
+  struct AssocSum {
+    int64_t assoc_id;
+    double amount;
+    uint64_t first_job;  // named if the association is missing
+  };
+  struct TresSum {
+    int64_t assoc_id, tres_id;
+    double amount;
+  };
+  struct PairHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& p) const noexcept {
+      return std::hash<int64_t>()(p.first * 1000003 + p.second);
+    }
+  };
+  static constexpr uint32_t kNoName = UINT32_MAX;
+  void charge_all(const CycleUpdate& up, double inv_scale, CycleResult& res);
+  void read_ledger_batch(const std::vector<Charge>& charges);
+  void resolve_names_batch(const std::vector<Charge>& charges);
+  void write_usage_sums();
+  void flush_journal(bool whole_chunks = false);
   void flush_ledger();
 
   std::string path_;  // the file, or the URI without its password
@@ -112,21 +142,58 @@ class StoreImpl final : public Store {
   long kill_after_rows_ = 0;
   long rows_written_ = 0;
   sql::Conn db_;
-  std::vector<JournalRow> journal_buf_;  // kept across calls: no allocation per charge
+  // The charge path's buffers, kept across calls: no allocation per charge.
+  std::vector<JournalRow> journal_buf_;
   std::vector<LedgerRow> ledger_buf_;
+  std::vector<int64_t> batch_ids_;  // the batch's distinct job ids
+  std::unordered_map<int64_t, JobState> job_state_;
+  std::unordered_map<std::string, uint32_t> name_idx_;  // user \0 account \0 partition -> name_rows_ index
+  std::vector<const Charge*> name_rows_;
+  std::vector<int64_t> name_assoc_;     // per name_rows_ row: its association, 0: none
+  std::vector<uint32_t> charge_name_;   // per charge: its name_rows_ row, kNoName: not looked up by name
+  std::vector<AssocSum> assoc_sums_;
+  std::unordered_map<int64_t, uint32_t> assoc_idx_;
+  std::vector<TresSum> tres_sums_;
+  std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> tres_idx_;
 
   // load / ledger
   sql::Stmt st_tree_accounts_, st_tree_users_, st_tree_user_order_, st_tree_assoc_bound_,
-      st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_cache_clear_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
+      st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_cache_clear_,
+      st_cache_get_, st_cache_put_, st_cache_lock_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
       st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_journal_put_,
       st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
       st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;
   // cycle
-  sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_ledger_get_,
-      st_charge_assoc_, st_charge_tres_, st_ledger_put_, st_decay_state_, st_tres_id_,
-      st_tres_insert_, st_is_admin_, st_assoc_by_name_;
-  // multi-row journal / ledger writes: [k] holds 2^k rows (1 .. 32)
-  sql::Stmt st_journal_rows_[6], st_ledger_rows_[6];
+  sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_decay_state_, st_tres_id_,
+      st_tres_insert_, st_is_admin_, st_assoc_by_name_, st_assoc_exists_;
+  // the charge path's list statements (sql::ListStmt: one text per power-of-two row count)
+  sql::ListStmt ls_ledger_get_{"SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id IN (", "?", ")", 1};
+  // (a subquery per row: index look-ups whatever the planner thinks of the list's size)
+  sql::ListStmt ls_assoc_by_name_{
+      "SELECT v.column1, (SELECT a.id FROM users u JOIN assocs a ON a.user_id = u.id"
+      " JOIN accounts c ON c.id = a.account_id"
+      " WHERE u.name = v.column2 AND c.name = v.column3 AND a.partition = v.column4) FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))", ") AS v WHERE v.column1 IS NOT NULL",
+      4};
+  sql::ListStmt ls_charge_assoc_{
+      "UPDATE assocs SET raw_usage = raw_usage + v.column2 FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE assocs.id = v.column1", 2};
+  sql::ListStmt ls_charge_tres_{
+      "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) SELECT column1, column2, column3 FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))",
+      ") AS v WHERE column1 IS NOT NULL"
+      " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage", 3};
+  sql::ListStmt ls_journal_put_{
+      "INSERT INTO charge_journal(assoc_id, tres_id, amount) SELECT column1, column2, column3 FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE column1 IS NOT NULL", 3};
+  sql::ListStmt ls_ledger_put_{
+      "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) SELECT column1, column2, column3, column4"
+      " FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))",
+      ") AS v WHERE column1 IS NOT NULL ON CONFLICT(job_id) DO UPDATE SET"
+      " charged_until = CASE WHEN excluded.charged_until > ledger.charged_until"
+      "  THEN excluded.charged_until ELSE ledger.charged_until END,"
+      " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended ELSE ledger.ended END", 4};
   // admin
   sql::Stmt st_del_assoc_, st_del_user_, st_del_account_, st_del_qos_, st_del_part_,
       st_up_account_, st_link_account_, st_up_user_, st_ensure_user_, st_up_assoc_,

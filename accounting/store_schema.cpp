@@ -271,6 +271,10 @@ int migrate_pg(sql::Conn& db, const MigrateOptions& o) {
   const int from = v;
   for (; v < kSchemaVersion; ++v) {
     if (*kMigrations[v]) sql::exec(db, pg_ddl(kMigrations[v]).c_str());
+    // The tree cache's blob is written whole at a start and read whole at
+    // the next: stored out of line uncompressed (pglz would cost more at
+    // each write than it saves at a read).  Storage only: same schema.
+    if (kMigrations[v] == kV7) sql::exec(db, "ALTER TABLE tree_cache ALTER COLUMN data SET STORAGE EXTERNAL");
     sql::Stmt st(db, "UPDATE store_meta SET version = ?1 WHERE id = 1");
     st.bind(1, v + 1).run();
   }
@@ -312,8 +316,8 @@ constexpr const char* kTables[] = {"accounts", "users", "assocs", "tres", "assoc
                                    "queues", "assoc_queues", "ticket_objects", "tree_cache", "settings",
                                    "store_meta"};
 
-// What a controller writes (store.cpp, store_windows.cpp: the usage pass,
-// job ends, the journal's fold): table and privileges, columns named
+// What a controller writes (store_charge.cpp, store_windows.cpp: the usage pass,
+// job ends, the journal's fold; store.cpp: the tree cache): table and privileges, columns named
 // where it updates only some.
 constexpr std::pair<const char*, const char*> kControllerWrites[] = {
     {"assocs", "UPDATE (raw_usage)"},
@@ -325,6 +329,7 @@ constexpr std::pair<const char*, const char*> kControllerWrites[] = {
     {"decay_state", "UPDATE (last_decay, last_reset, scale)"},
     {"store_meta", "UPDATE (changes)"},
     {"tres", "INSERT"},
+    {"tree_cache", "UPDATE (data)"},  // the hierarchy cache a start writes (store.cpp: load_tree)
 };
 
 std::string pg_grants(const std::string& schema, const std::string& admin, const std::string& controller) {

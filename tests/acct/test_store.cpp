@@ -582,8 +582,9 @@ TEST(StoreJournal, DeferredChargesCountAtOnceAndFoldAtTheNextCycle) {
   EXPECT_EQ(sql_int(store_location(dir, "acct.db"), "SELECT count(*) FROM charge_journal"), 0);
 }
 
-// Job ends are written many rows a statement (multi-row INSERTs of 32, 16,
-// 8, 4, 2, 1 rows): every row of a large batch must land, whatever the split.
+// Job ends are written many rows a statement (sql::ListStmt: up to 256 rows,
+// the last chunk padded with NULL rows the statement drops): every row of a
+// large batch must land, and no padding row.
 TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
   TempDir dir;
   auto s = doc_store(dir);
@@ -592,7 +593,7 @@ TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
   CycleUpdate up;
   up.defer_usage = true;
   double want = 0;
-  for (uint64_t k = 0; k < 53; ++k) {  // 53 charges x 4 rows = 212 journal rows: 6x32 + 16 + 4
+  for (uint64_t k = 0; k < 53; ++k) {  // 53 charges x 4 rows = 212 journal rows: one chunk of 256
     up.charges.push_back(Charge{5000 + k, a->id, 1000, 1000 + static_cast<int64_t>(k) + 1, 2,
                                 {{"cpu", 1}, {"mem", 3}, {"node", 0.5}}, k % 2 == 0});
     want += 2.0 * static_cast<double>(k + 1);
@@ -614,7 +615,7 @@ TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
 }
 
 // The same job twice in one cycle: the second charge starts where the first
-// ended (its ledger row is written before the second reads it), in the
+// ended (the batch carries its ledger state from one charge to the next), in the
 // journal path and in the row path alike.
 TEST(StoreJournal, AJobChargedTwiceInOneCycleIsChargedOnce) {
   for (const bool deferred : {true, false}) {
@@ -636,6 +637,83 @@ TEST(StoreJournal, AJobChargedTwiceInOneCycleIsChargedOnce) {
     const StoreData d = s->load();
     EXPECT_DOUBLE_EQ(test::find_assoc(d, "User3", "C")->raw_usage, a->raw_usage + 30.0) << deferred;
     EXPECT_TRUE(s->open_ledger().empty()) << deferred;  // ended by the last charge
+  }
+}
+
+// One batch mixing every case the charge path meets (store_charge.cpp: one
+// ledger read and one look-up by name for the whole batch, the writes
+// coalesced), in the row path and the journal path, on either backend: a
+// job already charged (continues from its ledger row, on its first
+// association even when the charge names another), new jobs by name (more
+// than one statement's worth: 300 of them), a job whose association was
+// deleted (dropped, no ledger row), a job charged before its association was
+// deleted (its ledger row went with it: dropped too), a new job charged
+// twice in the batch (the second charge starts where the first ended).  The
+// same batch again adds nothing.
+TEST(StoreCharges, ABatchMixingChargedNewAndDeletedAssociationJobsIsChargedOnce) {
+  for (const bool deferred : {false, true}) {
+    TempDir dir;
+    auto s = doc_store(dir);
+    auto named = [](uint64_t job, const char* user, const char* account, int64_t start, int64_t until) {
+      Charge c{job, 0, start, until, 1.0, {{"cpu", 2.0}}, false};
+      c.user = user;
+      c.account = account;
+      return c;
+    };
+    {
+      CycleUpdate first;
+      first.charges = {named(1, "User1", "B", 1000, 1010), named(4, "User3", "C", 1000, 1010)};
+      s->apply_cycle(first);
+      AdminChanges del;
+      del.delete_users = {"User3", "User5"};
+      s->apply_admin(del);
+    }
+    const StoreData before = s->load();
+    CycleUpdate up;
+    up.defer_usage = deferred;
+    up.charges.push_back(named(1, "User2", "C", 1000, 1030));  // charged to User1/B until 1010: stays there
+    up.charges.push_back(named(3, "User5", "F", 1000, 1100));  // association deleted: dropped
+    up.charges.push_back(named(4, "User3", "C", 1000, 1100));  // charged, then deleted: dropped
+    up.charges.push_back(named(5, "User4", "E", 1000, 1040));  // new ...
+    for (uint64_t k = 0; k < 300; ++k) up.charges.push_back(named(100 + k, "User2", "C", 1000, 1002));
+    up.charges.push_back(named(5, "User4", "E", 1000, 1050));  // ... and again: only 10 more
+    const CycleResult res = s->apply_cycle(up);
+    ASSERT_EQ(res.added.size(), up.charges.size()) << deferred;
+    const int64_t b = test::find_assoc(before, "User1", "B")->id, c = test::find_assoc(before, "User2", "C")->id,
+                  e = test::find_assoc(before, "User4", "E")->id;
+    EXPECT_DOUBLE_EQ(res.added[0], 20.0) << deferred;
+    EXPECT_EQ(res.assoc_ids[0], b) << deferred;
+    EXPECT_EQ(res.added[1], 0.0) << deferred;
+    EXPECT_EQ(res.assoc_ids[1], 0) << deferred;
+    EXPECT_EQ(res.assoc_ids[2], 0) << deferred;
+    EXPECT_EQ(res.dropped, 2u) << deferred;
+    EXPECT_DOUBLE_EQ(res.added[3], 40.0) << deferred;
+    EXPECT_EQ(res.assoc_ids[3], e) << deferred;
+    EXPECT_DOUBLE_EQ(res.added[4], 2.0) << deferred;
+    EXPECT_EQ(res.assoc_ids[303], c) << deferred;
+    EXPECT_DOUBLE_EQ(res.added.back(), 10.0) << deferred;
+    const StoreData d = s->load();
+    EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage,
+                     test::find_assoc(before, "User1", "B")->raw_usage + 20.0) << deferred;
+    EXPECT_DOUBLE_EQ(test::find_assoc(d, "User2", "C")->raw_usage,
+                     test::find_assoc(before, "User2", "C")->raw_usage + 600.0) << deferred;
+    EXPECT_DOUBLE_EQ(test::find_assoc(d, "User4", "E")->raw_usage,
+                     test::find_assoc(before, "User4", "E")->raw_usage + 50.0) << deferred;
+    ASSERT_EQ(test::find_assoc(d, "User4", "E")->tres_usage.size(), 1u) << deferred;
+    EXPECT_DOUBLE_EQ(test::find_assoc(d, "User4", "E")->tres_usage[0].second, 100.0) << deferred;
+    // The ledger: one row per job charged, none for the dropped ones.
+    std::map<uint64_t, LedgerRec> open;
+    for (const LedgerRec& l : s->open_ledger()) open[l.job_id] = l;
+    EXPECT_EQ(open.size(), 302u) << deferred;  // jobs 1, 5 and the 300
+    EXPECT_EQ(open[1].assoc_id, b) << deferred;
+    EXPECT_EQ(open[1].charged_until, 1030) << deferred;
+    EXPECT_EQ(open[5].charged_until, 1050) << deferred;
+    EXPECT_EQ(open.count(3), 0u) << deferred;
+    EXPECT_EQ(open.count(4), 0u) << deferred;
+    // Charged once: the same batch again adds nothing anywhere.
+    const CycleResult again = s->apply_cycle(up);
+    for (size_t i = 0; i < again.added.size(); ++i) EXPECT_EQ(again.added[i], 0.0) << deferred << " charge " << i;
+    EXPECT_DOUBLE_EQ(test::total_usage(s->load()), test::total_usage(d)) << deferred;
   }
 }
 

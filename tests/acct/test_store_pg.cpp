@@ -324,6 +324,57 @@ TEST(StorePg, ChangedByOthersSeesAnotherConnectionsWriteNotItsOwn) {
   EXPECT_TRUE(a->changed_by_others());
 }
 
+// The hierarchy cache on PostgreSQL (store.cpp: load_tree), as on SQLite:
+// an admin write clears it, a start writes it, the next start reads it (an
+// edit made behind the store's back to a cached column is not seen: the
+// proof that the blob was read, as StoreTree's tests prove it on SQLite)
+// with usage from the rows; a cache row locked by another transaction is
+// skipped without waiting, and the load still answers from the rows.
+TEST(StorePg, TheTreeCacheIsClearedWrittenAndReadAndALockedRowIsSkipped) {
+  TempDir dir;
+  const std::string uri = fresh_db(dir);
+  Admin su(uri);
+  const std::string empty = "SELECT data IS NULL FROM mfprio_default.tree_cache WHERE id = 1";
+  auto shares_of_u = [](const TreeData& t) {
+    for (const TreeAssoc& a : t.assocs)
+      if (t.names[t.users[a.user].name] == "u") return static_cast<int64_t>(a.shares);
+    return int64_t{-1};
+  };
+  {
+    auto s = Store::open(uri);
+    s->apply_admin(small_tree());
+    EXPECT_EQ("t", su.run(empty));
+    // Kept out of line, uncompressed (written whole, read whole).
+    EXPECT_EQ("e", su.run("SELECT attstorage FROM pg_attribute WHERE attname = 'data'"
+                          " AND attrelid = 'mfprio_default.tree_cache'::regclass"));
+    // Held by another transaction: skipped at once, the rows answer.
+    Admin holder(uri);
+    holder.run("BEGIN");
+    holder.run("SELECT 1 FROM mfprio_default.tree_cache WHERE id = 1 FOR UPDATE");
+    const TreeData rows = s->load_tree();
+    EXPECT_EQ(2u, rows.assocs.size());
+    EXPECT_EQ(1, shares_of_u(rows));
+    holder.run("ROLLBACK");
+    EXPECT_EQ("t", su.run(empty));
+    s->load_tree();  // now written
+    EXPECT_EQ("f", su.run(empty));
+  }
+  su.run("UPDATE mfprio_default.assocs SET shares = 77");  // behind the store's back
+  auto s = Store::open(uri);
+  CycleUpdate up;
+  up.charges = {job_end(1, "u", "a", 100, 130)};
+  s->apply_cycle(up);
+  const TreeData cached = s->load_tree();
+  EXPECT_EQ(1, shares_of_u(cached));  // from the blob
+  for (const TreeAssoc& a : cached.assocs)  // usage from the rows
+    EXPECT_DOUBLE_EQ(cached.names[cached.users[a.user].name] == "u" ? 30.0 : 0.0, a.raw_usage);
+  AdminChanges other;  // a hierarchy write (not to u) clears it
+  other.accounts = {test::account("c", "root", 1)};
+  s->apply_admin(other);
+  EXPECT_EQ("t", su.run(empty));
+  EXPECT_EQ(77, shares_of_u(s->load_tree()));
+}
+
 // `uri` connecting as `role` (its user= parameter replaced or added).
 std::string as_role(const std::string& uri, const std::string& role) {
   std::string out = uri;
