@@ -26,6 +26,7 @@
 #include "jobs_json.hpp"
 #include "loader.hpp"
 #include "settings.hpp"
+#include "stable_order.hpp"
 
 namespace {
 
@@ -62,10 +63,8 @@ int run(const std::string& conf_path, const std::string& job_path, int64_t now, 
   }
   std::vector<size_t> order(records.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const JobSpec &x = *records[a].spec, &y = *records[b].spec;
-    return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
-  });
+  // The order mfprio-host sprio gives the plugin (host-shim's submission order).
+  mfprio::stable_order(order, [&](size_t a, size_t b) { return submitted_before(*records[a].spec, *records[b].spec); });
   std::vector<mfprio_job_t> pend, running;
   for (size_t i : order) {
     JobRecord& r = records[i];

@@ -111,10 +111,7 @@ class Pricer {
   Pricer(const Pricer&) = delete;
   Pricer& operator=(const Pricer&) = delete;
 
-  bool by_submit(size_t a, size_t b) const {
-    const JobSpec &x = *records_[a].spec, &y = *records_[b].spec;
-    return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
-  }
+  bool by_submit(size_t a, size_t b) const { return submitted_before(*records_[a].spec, *records_[b].spec); }
   // x ahead of y: higher priority, then earlier submit, then lower job id.
   bool ahead(uint32_t px, size_t x, uint32_t py, size_t y) const { return px != py ? px > py : by_submit(x, y); }
 

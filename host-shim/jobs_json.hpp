@@ -86,6 +86,13 @@ JobFile read_job_file(const std::string& path);
 // One record per (job, partition), in job order.
 std::vector<JobRecord> expand_records(const std::vector<JobSpec>& jobs);
 
+// Submission order, as a controller creates jobs: earlier submit first, ties
+// by job id (priority/basic's FIFO numbering and whole-queue passes see jobs
+// in this order).
+inline bool submitted_before(const JobSpec& x, const JobSpec& y) {
+  return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
+}
+
 const char* state_name(uint32_t state);
 
 // "8G" -> 8192 (MB); suffixes K M G T (powers of 1024), none = MB.

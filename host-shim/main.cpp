@@ -149,10 +149,7 @@ struct SprioQueue {
 
   // The plugin sees jobs in submission order (ties: job id), as a controller
   // creates them: priority/basic's FIFO numbering depends on it.
-  bool by_submit(size_t a, size_t b) const {
-    const JobSpec &x = *records[a].spec, &y = *records[b].spec;
-    return x.submit != y.submit ? x.submit < y.submit : x.id < y.id;
-  }
+  bool by_submit(size_t a, size_t b) const { return submitted_before(*records[a].spec, *records[b].spec); }
 };
 
 // Which records to show.  By default only what Slurm's sprio lists:
