@@ -45,6 +45,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "tests", "data", "ge", "profile")
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "data", "ge"))
+import ge_replay  # noqa: E402  (tests/data/ge/ge_replay.py: a capture as the store and conf)
 
 # qstat -xml tag, our term, how qstat prints it (as in test_ge_capture.py).
 CHECKS = [("JAT_prio", "prio", "%.5f"), ("JB_nurg", "nurg", "%.5f"), ("JB_nppri", "npprior", "%.5f"),
@@ -159,17 +162,7 @@ def one(build, cap, reps, tmp):
     for tool in (host, acct, passer):
         if not os.access(tool, os.X_OK):
             fail("%s: not built (meson compile -C %s %s)" % (tool, build, os.path.relpath(tool, build)))
-    db = os.path.join(tmp, "ge.db")
-    if os.path.exists(os.path.join(cap, "sstree")):
-        run([acct, "--db", db, "import-sstree", os.path.join(cap, "sstree")])
-    run([acct, "--db", db, "import-qconf", "--users", os.path.join(cap, "users"), "--projects",
-         os.path.join(cap, "projects"), "--usersets", os.path.join(cap, "usersets")])
-    conf = os.path.join(tmp, "ge.conf")
-    with open(conf, "w") as f:
-        f.write("PriorityType=priority/gridengine\nPriorityParameters=sched_conf=%s,complexes=%s\n"
-                "PluginDir=%s\nAccountingStorageLoc=%s\n" % (os.path.join(cap, "sched_conf"),
-                                                             os.path.join(cap, "complexes"),
-                                                             os.path.join(build, "plugin"), db))
+    conf = ge_replay.store_and_conf(run, acct, cap, os.path.join(build, "plugin"), tmp)
     jobs = os.path.join(tmp, "jobs.jsonl")
     with open(jobs, "w") as f:
         f.write(read_text(os.path.join(cap, "jobs.jsonl")))

@@ -23,6 +23,9 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 HOST, ACCT, PLUGINS, DATA = (os.path.abspath(a) for a in sys.argv[1:5])
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, DATA)
+import ge_replay  # noqa: E402  (tests/data/ge/ge_replay.py)
 failures = []
 
 
@@ -57,16 +60,7 @@ def mask_usage(text, running):
 
 def scenario(name, tmp):
     out = os.path.join(DATA, name, "out")
-    db = os.path.join(tmp, "ge.db")
-    if os.path.exists(os.path.join(out, "sstree")):
-        run([ACCT, "--db", db, "import-sstree", os.path.join(out, "sstree")])
-    run([ACCT, "--db", db, "import-qconf", "--users", os.path.join(out, "users"), "--projects",
-         os.path.join(out, "projects"), "--usersets", os.path.join(out, "usersets")])
-    conf = os.path.join(tmp, "ge.conf")
-    with open(conf, "w") as f:
-        f.write("PriorityType=priority/gridengine\nPriorityParameters=sched_conf=%s,complexes=%s\n"
-                "PluginDir=%s\nAccountingStorageLoc=%s\n" % (os.path.join(out, "sched_conf"),
-                                                             os.path.join(out, "complexes"), PLUGINS, db))
+    conf = ge_replay.store_and_conf(run, ACCT, out, PLUGINS, tmp)
     now = open(os.path.join(out, "now")).read().strip()
     jobs = os.path.join(out, "jobs.jsonl")
     ours = {o["job_id"]: o for o in json.loads(run([HOST, "--conf", conf, "--now", now, "sprio", "--json",
