@@ -7,7 +7,10 @@
 // value round-trips exactly (a BYTEA's bytes as they are, binary), and
 // reads the rows from the PGresult: as text, or binary for a statement
 // marked so (pg_binary_rows: the load's big reads and the tree cache's
-// blob), decoded by the column's type.
+// blob), decoded by the column's type.  A statement in array mode
+// (pg_arrays: ListStmt's PostgreSQL form) collects each parameter's values
+// into one array literal ({1,2,NULL}; text double-quoted), so a list of rows
+// is one execution of one plan.
 //
 // Faults: a failed statement throws StoreError naming the URI without its
 // password and the server's message.  A connection that dropped (server
@@ -50,6 +53,7 @@ class PgStmt {
   std::vector<char> set;  // 0: NULL
   std::vector<int> formats;  // per value: 0 text, 1 binary (a BYTEA's bytes)
   bool binary = false;       // rows in binary form (pg_binary_rows)
+  int arrays = 0;            // parameters 1..arrays are arrays being filled (pg_arrays)
   std::string scratch;       // a text-form BYTEA, decoded (pg_blob)
   PGresult* res = nullptr;
   int row = -1, rows = 0;
@@ -170,15 +174,45 @@ void pg_begin(PgConn* c, bool write) {
   c->write_txn = true;
 }
 
+// A write transaction's counter bump and its COMMIT go in one message (one
+// round trip): the server runs the COMMIT only if the UPDATE succeeded (a
+// multi-statement query stops at its first error), and every result is read
+// before anything is reported.  A failure leaves in_txn set: Txn rolls back.
 void pg_commit(PgConn* c) {
+  PGresult* r = nullptr;
   if (c->write_txn) {
-    PGresult* r = run_text(c, "UPDATE store_meta SET changes = changes + 1 WHERE id = 1 RETURNING changes");
-    const int64_t v = PQntuples(r) == 1 ? parse_i64(PQgetvalue(r, 0, 0)) : 0;
-    PQclear(r);
+    ensure(c);
+    if (!PQsendQuery(c->c, "UPDATE store_meta SET changes = changes + 1 WHERE id = 1 RETURNING changes; COMMIT"))
+      throw_err(c, "\"COMMIT\"", nullptr);
+    PGresult* err = nullptr;
+    int64_t v = 0;
+    while (PGresult* x = PQgetResult(c->c)) {
+      const ExecStatusType st = PQresultStatus(x);
+      if (st == PGRES_TUPLES_OK) {
+        v = PQntuples(x) == 1 ? parse_i64(PQgetvalue(x, 0, 0)) : 0;
+        PQclear(x);
+      } else if (st == PGRES_COMMAND_OK && !r) {
+        r = x;
+      } else if (!err && st != PGRES_COMMAND_OK) {
+        err = x;
+      } else {
+        PQclear(x);
+      }
+    }
+    if (err || !r) {
+      if (r) PQclear(r);
+      try {
+        throw_err(c, "\"COMMIT\"", err);
+      } catch (...) {
+        if (err) PQclear(err);
+        throw;
+      }
+    }
     if (c->seen_counter >= 0 && v != c->seen_counter + 1) c->others = true;
     c->seen_counter = v;
+  } else {
+    r = run_text(c, "COMMIT");
   }
-  PGresult* r = run_text(c, "COMMIT");
   // COMMIT of a transaction the server already aborted answers ROLLBACK.
   const bool rolled_back = std::strcmp(PQcmdStatus(r), "ROLLBACK") == 0;
   PQclear(r);
@@ -248,8 +282,33 @@ void pg_free(PgStmt* s) noexcept {
 }
 
 namespace {
-void put(PgStmt* s, int i, std::string v, bool is_set, int format = 0) {
+// Array mode: one more element of array parameter i, in the text form of
+// an array ({a,b,NULL}, closed by execute); text elements double-quoted.
+void append(PgStmt* s, int i, std::string_view v, bool is_set, bool quote) {
+  std::string& a = s->vals[static_cast<size_t>(i) - 1];
+  if (a.size() > 1) a += ',';
+  if (!is_set) {
+    a += "NULL";
+    return;
+  }
+  if (!quote) {
+    a += v;
+    return;
+  }
+  a += '"';
+  for (char ch : v) {
+    if (ch == '"' || ch == '\\') a += '\\';
+    a += ch;
+  }
+  a += '"';
+}
+
+void put(PgStmt* s, int i, std::string v, bool is_set, int format = 0, bool quote = false) {
   if (i < 1 || i > 65535) throw StoreError(s->c->s.shown + ": bind: parameter index " + std::to_string(i));
+  if (i <= s->arrays) {
+    if (format != 0) throw StoreError(s->c->s.shown + ": bind: a BYTEA in an array parameter");
+    return append(s, i, v, is_set, quote);
+  }
   const size_t k = static_cast<size_t>(i);
   if (s->vals.size() < k) {
     s->vals.resize(k);
@@ -277,6 +336,8 @@ void execute(PgStmt* s) {
     PQclear(r);
     s->prepared = c->generation;
   }
+  if (s->arrays)
+    for (int i = 0; i < s->arrays; ++i) s->vals[static_cast<size_t>(i)] += '}';
   std::vector<const char*> vals(s->vals.size());
   std::vector<int> lengths(s->vals.size());
   for (size_t i = 0; i < vals.size(); ++i) {
@@ -313,7 +374,7 @@ void pg_bind_real(PgStmt* s, int i, double v) {
 void pg_bind_text(PgStmt* s, int i, std::string_view v) {
   if (v.find('\0') != std::string_view::npos)
     throw StoreError(s->c->s.shown + ": a text value holds a NUL byte (PostgreSQL text cannot)");
-  put(s, i, std::string(v), true);
+  put(s, i, std::string(v), true, 0, /*quote=*/true);
 }
 
 void pg_bind_null(PgStmt* s, int i) { put(s, i, std::string(), false); }
@@ -324,6 +385,13 @@ void pg_bind_blob(PgStmt* s, int i, std::string_view v) {
 }
 
 void pg_binary_rows(PgStmt* s) { s->binary = true; }
+
+void pg_arrays(PgStmt* s, int n) {
+  s->arrays = n;
+  s->vals.assign(static_cast<size_t>(n), std::string(1, '{'));
+  s->set.assign(static_cast<size_t>(n), 1);
+  s->formats.assign(static_cast<size_t>(n), 0);
+}
 
 bool pg_step(PgStmt* s) {
   if (!s->res) execute(s);
@@ -338,6 +406,7 @@ void pg_reset(PgStmt* s) {
   s->vals.clear();
   s->set.clear();
   s->formats.clear();
+  s->arrays = 0;
   std::string().swap(s->scratch);
 }
 

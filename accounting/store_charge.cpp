@@ -13,7 +13,8 @@
 //      first's ledger row had been written and read back);
 //   4. the writes, coalesced: one row per association (UPDATE ... FROM
 //      VALUES), per association and TRES (a multi-row upsert) and per job
-//      (the ledger), or the journal's rows (deferred), many rows a statement.
+//      (the ledger), or as many journal rows (deferred), many rows a
+//      statement (on PostgreSQL one statement a table: arrays, unnest).
 // All of it inside the caller's one transaction: all or nothing, and the
 // ledger row that says how far a job is charged commits with its usage, so a
 // job is charged once whatever the caller repeats.
@@ -67,8 +68,7 @@ CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
 
 void StoreImpl::drop_buffers() {
   tres_ids_.clear();  // a rolled-back insert may have cached an id that no longer exists
-  journal_buf_.clear();  // rolled back with the transaction
-  ledger_buf_.clear();
+  ledger_buf_.clear();  // rolled back with the transaction
 }
 
 void StoreImpl::check_cycle(const CycleUpdate& up) {
@@ -82,7 +82,6 @@ void StoreImpl::check_cycle(const CycleUpdate& up) {
 }
 
 CycleResult StoreImpl::cycle_in_txn(const CycleUpdate& up) {
-  journal_buf_.clear();
   ledger_buf_.clear();
   CycleResult res;
   res.added.reserve(up.charges.size());
@@ -182,7 +181,6 @@ void StoreImpl::resolve_names_batch(const std::vector<Charge>& charges) {
 
 // Steps 3 and 4 (see the top of this file).
 void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult& res) {
-  journal_buf_.clear();
   ledger_buf_.clear();
   assoc_sums_.clear();
   assoc_idx_.clear();
@@ -219,27 +217,18 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
     const int64_t secs = c.until - from;
     if (secs > 0) {
       added = static_cast<double>(secs) * c.rate;
-      if (up.defer_usage) {
-        // Appends only; the foreign key still rejects an unknown association.
-        journal_buf_.push_back(JournalRow{ledger_assoc, 0, added * inv_scale});
-        for (const auto& [name, per_sec] : c.tres) {
-          if (per_sec == 0.0) continue;
-          journal_buf_.push_back(
-              JournalRow{ledger_assoc, tres_id(name), static_cast<double>(secs) * per_sec * inv_scale});
-        }
-        if (journal_buf_.size() >= 2 * sql::ListStmt::kMaxRows) flush_journal(/*whole_chunks=*/true);
-      } else {
-        const auto [a, fresh] = assoc_idx_.emplace(ledger_assoc, static_cast<uint32_t>(assoc_sums_.size()));
-        if (fresh) assoc_sums_.push_back(AssocSum{ledger_assoc, 0.0, c.job_id});
-        assoc_sums_[a->second].amount += added * inv_scale;
-        for (const auto& [name, per_sec] : c.tres) {
-          if (per_sec == 0.0) continue;  // nothing to add: no row written
-          const int64_t tid = tres_id(name);
-          const auto [t, tfresh] =
-              tres_idx_.emplace(std::make_pair(ledger_assoc, tid), static_cast<uint32_t>(tres_sums_.size()));
-          if (tfresh) tres_sums_.push_back(TresSum{ledger_assoc, tid, 0.0});
-          tres_sums_[t->second].amount += static_cast<double>(secs) * per_sec * inv_scale;
-        }
+      // Summed per association and per association and TRES, deferred or
+      // not: the journal gets the same few rows the usage would.
+      const auto [a, fresh] = assoc_idx_.emplace(ledger_assoc, static_cast<uint32_t>(assoc_sums_.size()));
+      if (fresh) assoc_sums_.push_back(AssocSum{ledger_assoc, 0.0, c.job_id});
+      assoc_sums_[a->second].amount += added * inv_scale;
+      for (const auto& [name, per_sec] : c.tres) {
+        if (per_sec == 0.0) continue;  // nothing to add: no row written
+        const int64_t tid = tres_id(name);
+        const auto [t, tfresh] =
+            tres_idx_.emplace(std::make_pair(ledger_assoc, tid), static_cast<uint32_t>(tres_sums_.size()));
+        if (tfresh) tres_sums_.push_back(TresSum{ledger_assoc, tid, 0.0});
+        tres_sums_[t->second].amount += static_cast<double>(secs) * per_sec * inv_scale;
       }
     }
     // The job's ledger row, one per job (its charges' latest until, ended
@@ -259,8 +248,8 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
     res.added.push_back(added);
     res.assoc_ids.push_back(ledger_assoc);
   }
-  write_usage_sums();
-  flush_journal();
+  if (up.defer_usage) write_journal();
+  else write_usage_sums();
   flush_ledger();
 }
 
@@ -288,19 +277,20 @@ void StoreImpl::write_usage_sums() {
   });
 }
 
-// whole_chunks: only as many rows as fill whole statements (the rest stay
-// buffered for the next flush), so a batch's rows go in as few as can be.
-void StoreImpl::flush_journal(bool whole_chunks) {
-  const size_t n = whole_chunks ? journal_buf_.size() / sql::ListStmt::kMaxRows * sql::ListStmt::kMaxRows
-                                : journal_buf_.size();
-  ls_journal_put_.run(db_, n, [&](sql::Stmt& st, int p, size_t i) {
-    const JournalRow& r = journal_buf_[i];
-    st.bind(p, r.assoc_id);
-    if (r.tres_id) st.bind(p + 1, r.tres_id);
-    else st.bind_null(p + 1);
-    st.bind(p + 2, r.amount);
+// The deferred usage: the same sums as journal rows (tres_id NULL: the
+// billing usage), appended.  The journal has no foreign key (schema 9): the
+// batch's ledger rows, written in the same transaction, reject an unknown
+// association, and deleting an association deletes its journal rows.
+void StoreImpl::write_journal() {
+  const size_t na = assoc_sums_.size();
+  ls_journal_put_.run(db_, na + tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
+    if (i < na) {
+      st.bind(p, assoc_sums_[i].assoc_id).bind_null(p + 1).bind(p + 2, assoc_sums_[i].amount);
+    } else {
+      const TresSum& t = tres_sums_[i - na];
+      st.bind(p, t.assoc_id).bind(p + 1, t.tres_id).bind(p + 2, t.amount);
+    }
   });
-  journal_buf_.erase(journal_buf_.begin(), journal_buf_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 void StoreImpl::flush_ledger() {

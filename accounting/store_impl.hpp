@@ -98,11 +98,6 @@ class StoreImpl final : public Store {
   void row_written();
   // The charge path (store_charge.cpp): a cycle's charges in a few
   // statements whatever their number (see the top of that file).
-  struct JournalRow {
-    int64_t assoc_id;
-    int64_t tres_id;  // 0: NULL (the billing usage)
-    double amount;
-  };
   struct LedgerRow {
     int64_t job_id, assoc_id, until;
     bool ended;
@@ -130,7 +125,7 @@ class StoreImpl final : public Store {
   void read_ledger_batch(const std::vector<Charge>& charges);
   void resolve_names_batch(const std::vector<Charge>& charges);
   void write_usage_sums();
-  void flush_journal(bool whole_chunks = false);
+  void write_journal();
   void flush_ledger();
 
   std::string path_;  // the file, or the URI without its password
@@ -143,7 +138,6 @@ class StoreImpl final : public Store {
   long rows_written_ = 0;
   sql::Conn db_;
   // The charge path's buffers, kept across calls: no allocation per charge.
-  std::vector<JournalRow> journal_buf_;
   std::vector<LedgerRow> ledger_buf_;
   std::vector<int64_t> batch_ids_;  // the batch's distinct job ids
   std::unordered_map<int64_t, JobState> job_state_;
@@ -167,25 +161,36 @@ class StoreImpl final : public Store {
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_decay_state_, st_tres_id_,
       st_tres_insert_, st_is_admin_, st_assoc_by_name_, st_assoc_exists_;
   // the charge path's list statements (sql::ListStmt: one text per power-of-two row count)
-  sql::ListStmt ls_ledger_get_{"SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id IN (", "?", ")", 1};
+  // (PostgreSQL: the last argument, one statement over arrays whatever the row count)
+  sql::ListStmt ls_ledger_get_{"SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id IN (", "?", ")", 1,
+                               "SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id = ANY(?1::bigint[])"};
   // (a subquery per row: index look-ups whatever the planner thinks of the list's size)
   sql::ListStmt ls_assoc_by_name_{
       "SELECT v.column1, (SELECT a.id FROM users u JOIN assocs a ON a.user_id = u.id"
       " JOIN accounts c ON c.id = a.account_id"
       " WHERE u.name = v.column2 AND c.name = v.column3 AND a.partition = v.column4) FROM (VALUES ",
       "(CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))", ") AS v WHERE v.column1 IS NOT NULL",
-      4};
+      4,
+      "SELECT v.k, (SELECT a.id FROM users u JOIN assocs a ON a.user_id = u.id JOIN accounts c ON c.id = a.account_id"
+      " WHERE u.name = v.u AND c.name = v.c AND a.partition = v.p)"
+      " FROM unnest(?1::bigint[], ?2::text[], ?3::text[], ?4::text[]) AS v(k, u, c, p)"};
   sql::ListStmt ls_charge_assoc_{
       "UPDATE assocs SET raw_usage = raw_usage + v.column2 FROM (VALUES ",
-      "(CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE assocs.id = v.column1", 2};
+      "(CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE assocs.id = v.column1", 2,
+      "UPDATE assocs SET raw_usage = raw_usage + v.a FROM unnest(?1::bigint[], ?2::float8[]) AS v(id, a)"
+      " WHERE assocs.id = v.id"};
   sql::ListStmt ls_charge_tres_{
       "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) SELECT column1, column2, column3 FROM (VALUES ",
       "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))",
       ") AS v WHERE column1 IS NOT NULL"
-      " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage", 3};
+      " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage", 3,
+      "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
+      " ?3::float8[]) ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage"};
   sql::ListStmt ls_journal_put_{
       "INSERT INTO charge_journal(assoc_id, tres_id, amount) SELECT column1, column2, column3 FROM (VALUES ",
-      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE column1 IS NOT NULL", 3};
+      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE column1 IS NOT NULL", 3,
+      "INSERT INTO charge_journal(assoc_id, tres_id, amount) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
+      " ?3::float8[])"};
   sql::ListStmt ls_ledger_put_{
       "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) SELECT column1, column2, column3, column4"
       " FROM (VALUES ",
@@ -193,7 +198,11 @@ class StoreImpl final : public Store {
       ") AS v WHERE column1 IS NOT NULL ON CONFLICT(job_id) DO UPDATE SET"
       " charged_until = CASE WHEN excluded.charged_until > ledger.charged_until"
       "  THEN excluded.charged_until ELSE ledger.charged_until END,"
-      " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended ELSE ledger.ended END", 4};
+      " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended ELSE ledger.ended END", 4,
+      "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
+      " ?3::bigint[], ?4::bigint[]) ON CONFLICT(job_id) DO UPDATE SET"
+      " charged_until = GREATEST(excluded.charged_until, ledger.charged_until),"
+      " ended = GREATEST(excluded.ended, ledger.ended)"};
   // admin
   sql::Stmt st_del_assoc_, st_del_user_, st_del_account_, st_del_qos_, st_del_part_,
       st_up_account_, st_link_account_, st_up_user_, st_ensure_user_, st_up_assoc_,

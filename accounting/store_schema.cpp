@@ -196,7 +196,43 @@ CREATE TABLE settings (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
+// v9: the charge journal without foreign keys.  A job end's journal rows
+// (summed per association and per association and TRES: store_charge.cpp)
+// were checked one by one against assocs and tres, which on PostgreSQL also
+// locked each association row (FOR KEY SHARE: WAL written at every job end).
+// The batch's ledger rows, written in the same transaction, still reject an
+// unknown association; deleting an association still deletes its journal
+// rows (a trigger instead of ON DELETE CASCADE); TRES rows are never
+// deleted.  Every row is kept, seq included (a trigger of that name already
+// there, in a store taken back to an older version by hand, is replaced).
+// PostgreSQL runs kV9Pg instead
+// (same outcome: the constraints dropped in place, so the table keeps its
+// grants).
+constexpr const char* kV9 = R"sql(
+DROP TRIGGER IF EXISTS charge_journal_assoc_gone;
+CREATE TABLE charge_journal_v9 (
+  seq      INTEGER PRIMARY KEY,
+  assoc_id INTEGER NOT NULL,
+  tres_id  INTEGER,
+  amount   REAL NOT NULL CHECK (amount >= 0)
+);
+INSERT INTO charge_journal_v9(seq, assoc_id, tres_id, amount) SELECT seq, assoc_id, tres_id, amount FROM charge_journal;
+DROP TABLE charge_journal;
+ALTER TABLE charge_journal_v9 RENAME TO charge_journal;
+CREATE TRIGGER charge_journal_assoc_gone AFTER DELETE ON assocs
+BEGIN DELETE FROM charge_journal WHERE assoc_id = OLD.id; END;
+)sql";
+constexpr const char* kV9Pg = R"sql(
+ALTER TABLE charge_journal DROP CONSTRAINT charge_journal_assoc_id_fkey,
+  DROP CONSTRAINT charge_journal_tres_id_fkey;
+CREATE OR REPLACE FUNCTION charge_journal_assoc_gone() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS
+$$ BEGIN DELETE FROM charge_journal WHERE assoc_id = OLD.id; RETURN NULL; END $$;
+DROP TRIGGER IF EXISTS charge_journal_assoc_gone ON assocs;
+CREATE TRIGGER charge_journal_assoc_gone AFTER DELETE ON assocs FOR EACH ROW
+  EXECUTE FUNCTION charge_journal_assoc_gone();
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sql::Conn& db) {
@@ -270,7 +306,8 @@ int migrate_pg(sql::Conn& db, const MigrateOptions& o) {
   if (v > kSchemaVersion) newer(db.name() + " cluster '" + o.cluster + "'", v);
   const int from = v;
   for (; v < kSchemaVersion; ++v) {
-    if (*kMigrations[v]) sql::exec(db, pg_ddl(kMigrations[v]).c_str());
+    if (kMigrations[v] == kV9) sql::exec(db, kV9Pg);
+    else if (*kMigrations[v]) sql::exec(db, pg_ddl(kMigrations[v]).c_str());
     // The tree cache's blob is written whole at a start and read whole at
     // the next: stored out of line uncompressed (pglz would cost more at
     // each write than it saves at a read).  Storage only: same schema.
@@ -310,7 +347,7 @@ std::string pg_ddl(const char* sqlite_text) {
   return out;
 }
 
-// Every table of a cluster's schema (schema 8), store_meta included.
+// Every table of a cluster's schema (schema 9), store_meta included.
 constexpr const char* kTables[] = {"accounts", "users", "assocs", "tres", "assoc_tres_usage", "qos", "partitions",
                                    "ledger", "decay_state", "charge_journal", "usage_windows", "window_ledger",
                                    "queues", "assoc_queues", "ticket_objects", "tree_cache", "settings",
