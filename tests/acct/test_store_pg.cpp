@@ -250,7 +250,8 @@ TEST(StorePg, VersionEightJournalIsMigratedKeepingEveryAmount) {
   fold.decay_factor = 0.5;
   s->apply_cycle(fold);
   EXPECT_DOUBLE_EQ(9.5, usage_of(*s, "u"));
-  EXPECT_EQ("3.5", admin.run("SELECT usage FROM assoc_tres_usage WHERE assoc_id = " + u + " AND tres_id = " + cpu));
+  EXPECT_EQ("3.5", admin.run("SELECT t.usage * d.scale FROM assoc_tres_usage t, decay_state d WHERE t.assoc_id = " +
+                             u + " AND t.tres_id = " + cpu));  // stored / scale (schema 2)
   EXPECT_EQ("0", admin.run("SELECT count(*) FROM charge_journal"));
 }
 
