@@ -781,6 +781,39 @@ TEST(StoreCharges, ABatchMixingChargedNewAndDeletedAssociationJobsIsChargedOnce)
   }
 }
 
+// Names reach the look-up as they are, whatever they hold: on PostgreSQL as
+// elements of a text array (sql_pg.cpp: double-quoted, " and \ escaped), so
+// a backslash, braces, a comma, a quote or the word NULL are names like any
+// other, and an unknown one matches nothing.
+TEST(StoreCharges, NamesWithArraySyntaxInThemAreLookedUpAsThemselves) {
+  TempDir dir;
+  auto s = Store::open(store_location(dir, "acct.db"));
+  AdminChanges ch;
+  ch.accounts = {test::account("NULL", "root", 1), test::account("{a}", "root", 1)};
+  ch.users = {test::user("u\\1{x}", "NULL"), test::user("NULL", "{a}")};
+  ch.assocs = {test::assoc("u\\1{x}", "NULL"), test::assoc("NULL", "{a}")};
+  s->apply_admin(ch);
+  auto named = [](uint64_t job, const char* user, const char* account, int64_t secs) {
+    Charge c{job, 0, 0, secs, 1.0, {}, true};
+    c.user = user;
+    c.account = account;
+    return c;
+  };
+  for (const bool deferred : {false, true}) {
+    CycleUpdate up;
+    up.defer_usage = deferred;
+    const uint64_t j = deferred ? 10 : 0;
+    up.charges = {named(j + 1, "u\\1{x}", "NULL", 10), named(j + 2, "NULL", "{a}", 20),
+                  named(j + 3, "u\"1,x", "NULL", 40), named(j + 4, "u\\1{x}", "{a}", 80)};
+    const CycleResult r = s->apply_cycle(up);
+    EXPECT_EQ(r.added, (std::vector<double>{10, 20, 0, 0})) << deferred;
+    EXPECT_EQ(r.dropped, 2u) << deferred;
+  }
+  const StoreData d = s->load();
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "u\\1{x}", "NULL")->raw_usage, 20.0);
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "NULL", "{a}")->raw_usage, 40.0);
+}
+
 TEST(StoreJournal, DeferredCycleRefusesDecayAndUnknownAssociations) {
   TempDir dir;
   auto s = doc_store(dir);
