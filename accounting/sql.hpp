@@ -72,6 +72,10 @@ void pg_binary_rows(PgStmt* s);  // rows come in binary form, decoded by column 
 // each bind of parameter i appends an element to array i (until pg_reset).
 void pg_arrays(PgStmt* s, int n);
 bool pg_step(PgStmt* s);
+// Sends the statement in the connection's pipeline without waiting; its
+// result is read (a failure thrown) by the connection's next call, the
+// COMMIT's included (PQenterPipelineMode).
+void pg_send(PgStmt* s);
 void pg_reset(PgStmt* s);
 int64_t pg_i64(const PgStmt* s, int c);
 double pg_real(const PgStmt* s, int c);
@@ -219,6 +223,13 @@ class Stmt {
     while (step()) {
     }
   }
+  // A statement whose rows and change count nobody reads (a write): on
+  // PostgreSQL sent without waiting for it (pg_send: it travels with the next
+  // call, e.g. the COMMIT, and a failure is thrown there); on SQLite, run().
+  void send() {
+    if (pg_) [[unlikely]] return pg_send(pg_.get());
+    run();
+  }
   void reset() {
     if (pg_) [[unlikely]] return pg_reset(pg_.get());
     sqlite3_reset(st_.get());
@@ -346,6 +357,21 @@ class ListStmt {
   template <class Bind>
   int64_t run(const Conn& db, size_t n, Bind&& bind) {
     return run(db, n, std::forward<Bind>(bind), [](Stmt&) {});
+  }
+  // run() for writes whose change count nobody reads: with a PostgreSQL
+  // form, sent without waiting (Stmt::send); otherwise run().
+  template <class Bind>
+  void send(const Conn& db, size_t n, Bind&& bind) {
+    if (!(pg_ && db.is_pg())) {
+      run(db, n, std::forward<Bind>(bind));
+      return;
+    }
+    if (n == 0) return;
+    if (!pg_st_) pg_st_ = Stmt(db, pg_);
+    StmtUse st(pg_st_);
+    st->pg_arrays(per_row_);
+    for (size_t i = 0; i < n; ++i) bind(*st, 1, i);
+    st->send();
   }
 
  private:

@@ -271,7 +271,7 @@ void StoreImpl::write_usage_sums() {
     throw StoreError(path_ + ": " + std::to_string(changed) + " association rows charged, " +
                      std::to_string(assoc_sums_.size()) + " expected");
   }
-  ls_charge_tres_.run(db_, tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
+  ls_charge_tres_.send(db_, tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
     const TresSum& t = tres_sums_[i];
     st.bind(p, t.assoc_id).bind(p + 1, t.tres_id).bind(p + 2, t.amount);
   });
@@ -283,7 +283,7 @@ void StoreImpl::write_usage_sums() {
 // association, and deleting an association deletes its journal rows.
 void StoreImpl::write_journal() {
   const size_t na = assoc_sums_.size();
-  ls_journal_put_.run(db_, na + tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
+  ls_journal_put_.send(db_, na + tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
     if (i < na) {
       st.bind(p, assoc_sums_[i].assoc_id).bind_null(p + 1).bind(p + 2, assoc_sums_[i].amount);
     } else {
@@ -294,7 +294,7 @@ void StoreImpl::write_journal() {
 }
 
 void StoreImpl::flush_ledger() {
-  ls_ledger_put_.run(db_, ledger_buf_.size(), [&](sql::Stmt& st, int p, size_t i) {
+  ls_ledger_put_.send(db_, ledger_buf_.size(), [&](sql::Stmt& st, int p, size_t i) {
     const LedgerRow& r = ledger_buf_[i];
     st.bind(p, r.job_id).bind(p + 1, r.assoc_id).bind(p + 2, r.until).bind(p + 3, r.ended);
     row_written();  // the crash-test hook: dies inside the open transaction
