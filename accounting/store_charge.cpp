@@ -6,7 +6,8 @@
 //   1. the ledger rows of every job of the batch, in one read (an IN list:
 //      sql::ListStmt);
 //   2. the associations of the jobs not in the ledger, by name, in one read
-//      (a join on VALUES rows);
+//      (a join on VALUES rows), and the ids a caller gave checked, in one
+//      read (none when every charge is named or known);
 //   3. the charges worked out in memory, in order, a job's ledger state
 //      carried from one of its charges to the next (a job charged twice in
 //      one cycle starts its second charge where the first ended, as if the
@@ -179,6 +180,34 @@ void StoreImpl::resolve_names_batch(const std::vector<Charge>& charges) {
       });
 }
 
+// Step 2b: the association ids the caller gave (a charge neither in the
+// ledger nor named by its user) must exist: one statement for the batch,
+// none when every charge is named or known (the plugins name them).  The
+// ledger and the journal have no foreign key (schema 9).
+void StoreImpl::check_given_assocs(const std::vector<Charge>& charges) {
+  given_ids_.clear();
+  for (size_t i = 0; i < charges.size(); ++i)
+    if (charge_name_[i] == kNoName && !job_state_.count(static_cast<int64_t>(charges[i].job_id)))
+      given_ids_.push_back(charges[i].assoc_id);
+  if (given_ids_.empty()) return;
+  std::sort(given_ids_.begin(), given_ids_.end());
+  given_ids_.erase(std::unique(given_ids_.begin(), given_ids_.end()), given_ids_.end());
+  size_t found = 0;
+  ls_assoc_exists_.run(
+      db_, given_ids_.size(), [&](sql::Stmt& st, int p, size_t i) { st.bind(p, given_ids_[i]); },
+      [&](sql::Stmt&) { ++found; });
+  if (found == given_ids_.size()) return;
+  for (const Charge& c : charges) {  // name the first charge whose association is missing
+    if (!std::binary_search(given_ids_.begin(), given_ids_.end(), c.assoc_id)) continue;
+    sql::StmtUse st(prep(st_assoc_exists_, "SELECT 1 FROM assocs WHERE id = ?1"));
+    st->bind(1, c.assoc_id);
+    if (!st->step())
+      throw StoreError(path_ + ": job " + std::to_string(c.job_id) + ": unknown association id " +
+                       std::to_string(c.assoc_id));
+  }
+  throw StoreError(path_ + ": an association of the batch is missing");
+}
+
 // Steps 3 and 4 (see the top of this file).
 void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult& res) {
   ledger_buf_.clear();
@@ -189,6 +218,7 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
   if (up.charges.empty()) return;
   read_ledger_batch(up.charges);
   resolve_names_batch(up.charges);
+  check_given_assocs(up.charges);
   for (size_t i = 0; i < up.charges.size(); ++i) {
     const Charge& c = up.charges[i];
     if (!(c.rate >= 0.0) || c.rate > 1e15)
@@ -232,8 +262,8 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
       }
     }
     // The job's ledger row, one per job (its charges' latest until, ended
-    // if any said so); its foreign key rejects an unknown association even
-    // when nothing was due (a zero-length first charge).
+    // if any said so), written even when nothing was due (a zero-length
+    // first charge).
     JobState& s = known != job_state_.end() ? known->second
                                             : job_state_.emplace(job, JobState{c.until, ledger_assoc, -1}).first->second;
     s.until = std::max(s.until, c.until);

@@ -124,6 +124,7 @@ class StoreImpl final : public Store {
   void charge_all(const CycleUpdate& up, double inv_scale, CycleResult& res);
   void read_ledger_batch(const std::vector<Charge>& charges);
   void resolve_names_batch(const std::vector<Charge>& charges);
+  void check_given_assocs(const std::vector<Charge>& charges);
   void write_usage_sums();
   void write_journal();
   void flush_ledger();
@@ -140,6 +141,7 @@ class StoreImpl final : public Store {
   // The charge path's buffers, kept across calls: no allocation per charge.
   std::vector<LedgerRow> ledger_buf_;
   std::vector<int64_t> batch_ids_;  // the batch's distinct job ids
+  std::vector<int64_t> given_ids_;  // association ids the caller gave, to check
   std::unordered_map<int64_t, JobState> job_state_;
   std::unordered_map<std::string, uint32_t> name_idx_;  // user \0 account \0 partition -> name_rows_ index
   std::vector<const Charge*> name_rows_;
@@ -164,6 +166,8 @@ class StoreImpl final : public Store {
   // (PostgreSQL: the last argument, one statement over arrays whatever the row count)
   sql::ListStmt ls_ledger_get_{"SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id IN (", "?", ")", 1,
                                "SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id = ANY(?1::bigint[])"};
+  sql::ListStmt ls_assoc_exists_{"SELECT id FROM assocs WHERE id IN (", "?", ")", 1,
+                                 "SELECT id FROM assocs WHERE id = ANY(?1::bigint[])"};
   // (a subquery per row: index look-ups whatever the planner thinks of the list's size)
   sql::ListStmt ls_assoc_by_name_{
       "SELECT v.column1, (SELECT a.id FROM users u JOIN assocs a ON a.user_id = u.id"

@@ -196,20 +196,20 @@ CREATE TABLE settings (
 ) WITHOUT ROWID;
 )sql";
 
-// v9: the charge journal without foreign keys.  A job end's journal rows
-// (summed per association and per association and TRES: store_charge.cpp)
-// were checked one by one against assocs and tres, which on PostgreSQL also
-// locked each association row (FOR KEY SHARE: WAL written at every job end).
-// The batch's ledger rows, written in the same transaction, still reject an
-// unknown association; deleting an association still deletes its journal
-// rows (a trigger instead of ON DELETE CASCADE); TRES rows are never
-// deleted.  Every row is kept, seq included (a trigger of that name already
-// there, in a store taken back to an older version by hand, is replaced).
-// PostgreSQL runs kV9Pg instead
-// (same outcome: the constraints dropped in place, so the table keeps its
-// grants).
+// v9: the job-end path's tables without foreign keys: charge_journal and
+// ledger.  Their rows were checked one by one against assocs (and tres),
+// which on PostgreSQL also locked each association row (FOR KEY SHARE: WAL
+// written, pages dirtied, at every job end).  The charge path checks an
+// association id given by the caller itself (store_charge.cpp: one
+// statement for the batch; a name or a ledger row gives one that exists);
+// deleting an association still deletes its journal and ledger rows (a
+// trigger instead of ON DELETE CASCADE); TRES rows are never deleted.
+// Every row is kept, seq included (a trigger of that name already there, in
+// a store taken back to an older version by hand, is replaced).  PostgreSQL
+// runs kV9Pg instead (same outcome: the constraints dropped in place, so
+// the tables keep their grants).
 constexpr const char* kV9 = R"sql(
-DROP TRIGGER IF EXISTS charge_journal_assoc_gone;
+DROP TRIGGER IF EXISTS assoc_rows_gone;
 CREATE TABLE charge_journal_v9 (
   seq      INTEGER PRIMARY KEY,
   assoc_id INTEGER NOT NULL,
@@ -219,17 +219,34 @@ CREATE TABLE charge_journal_v9 (
 INSERT INTO charge_journal_v9(seq, assoc_id, tres_id, amount) SELECT seq, assoc_id, tres_id, amount FROM charge_journal;
 DROP TABLE charge_journal;
 ALTER TABLE charge_journal_v9 RENAME TO charge_journal;
-CREATE TRIGGER charge_journal_assoc_gone AFTER DELETE ON assocs
-BEGIN DELETE FROM charge_journal WHERE assoc_id = OLD.id; END;
+CREATE TABLE ledger_v9 (
+  job_id        INTEGER PRIMARY KEY,
+  assoc_id      INTEGER NOT NULL,
+  charged_until INTEGER NOT NULL,
+  ended         INTEGER NOT NULL DEFAULT 0 CHECK (ended IN (0, 1))
+);
+INSERT INTO ledger_v9(job_id, assoc_id, charged_until, ended) SELECT job_id, assoc_id, charged_until, ended FROM ledger;
+DROP TABLE ledger;
+ALTER TABLE ledger_v9 RENAME TO ledger;
+CREATE INDEX ledger_open ON ledger(ended);
+CREATE INDEX ledger_assoc ON ledger(assoc_id);
+CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs BEGIN
+  DELETE FROM charge_journal WHERE assoc_id = OLD.id;
+  DELETE FROM ledger WHERE assoc_id = OLD.id;
+END;
 )sql";
 constexpr const char* kV9Pg = R"sql(
 ALTER TABLE charge_journal DROP CONSTRAINT charge_journal_assoc_id_fkey,
   DROP CONSTRAINT charge_journal_tres_id_fkey;
-CREATE OR REPLACE FUNCTION charge_journal_assoc_gone() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS
-$$ BEGIN DELETE FROM charge_journal WHERE assoc_id = OLD.id; RETURN NULL; END $$;
-DROP TRIGGER IF EXISTS charge_journal_assoc_gone ON assocs;
-CREATE TRIGGER charge_journal_assoc_gone AFTER DELETE ON assocs FOR EACH ROW
-  EXECUTE FUNCTION charge_journal_assoc_gone();
+ALTER TABLE ledger DROP CONSTRAINT ledger_assoc_id_fkey;
+CREATE OR REPLACE FUNCTION assoc_rows_gone() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS
+$$ BEGIN
+  DELETE FROM charge_journal WHERE assoc_id = OLD.id;
+  DELETE FROM ledger WHERE assoc_id = OLD.id;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS assoc_rows_gone ON assocs;
+CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs FOR EACH ROW EXECUTE FUNCTION assoc_rows_gone();
 )sql";
 
 constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};

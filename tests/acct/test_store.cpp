@@ -551,8 +551,8 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User1", "B")->raw_usage, 10.0);
 }
 
-// Schema 9 takes the journal's foreign keys off (a trigger deletes an
-// association's rows instead): a version 8 file's journal rows are all kept,
+// Schema 9 takes the journal's and the ledger's foreign keys off (a trigger deletes an
+// association's rows instead): a version 8 file's journal and ledger rows are all kept,
 // seq and amounts, and count as before.  (PostgreSQL: test_store_pg.cpp.)
 TEST(StoreMigration, VersionEightJournalIsMigratedKeepingEveryAmount) {
   TempDir dir;
@@ -568,20 +568,34 @@ TEST(StoreMigration, VersionEightJournalIsMigratedKeepingEveryAmount) {
     u2 = test::find_assoc(d, "User2", "C")->raw_usage;
   }
   cpu = sql_int(db, "SELECT id FROM tres WHERE name = 'cpu'");
-  // Back to version 8's journal (schema v3's table), holding rows.
-  sql_run(db, "DROP TRIGGER charge_journal_assoc_gone; DROP TABLE charge_journal;"
+  // Back to version 8's journal and ledger (schema v1's and v3's tables),
+  // holding rows.
+  sql_run(db, "DROP TRIGGER assoc_rows_gone; DROP TABLE charge_journal; DROP TABLE ledger;"
               "CREATE TABLE charge_journal (seq INTEGER PRIMARY KEY,"
               " assoc_id INTEGER NOT NULL REFERENCES assocs(id) ON DELETE CASCADE,"
               " tres_id INTEGER REFERENCES tres(id), amount REAL NOT NULL CHECK (amount >= 0));"
+              "CREATE TABLE ledger (job_id INTEGER PRIMARY KEY,"
+              " assoc_id INTEGER NOT NULL REFERENCES assocs(id) ON DELETE CASCADE,"
+              " charged_until INTEGER NOT NULL, ended INTEGER NOT NULL DEFAULT 0 CHECK (ended IN (0, 1)));"
+              "CREATE INDEX ledger_open ON ledger(ended); CREATE INDEX ledger_assoc ON ledger(assoc_id);"
+              "INSERT INTO ledger VALUES (70, " + std::to_string(a1) + ", 500, 0), (71, " + std::to_string(a2) +
+              ", 600, 0), (72, " + std::to_string(a2) + ", 700, 1);"
               "INSERT INTO charge_journal VALUES (3, " + std::to_string(a1) + ", NULL, 10), (4, " +
               std::to_string(a1) + ", NULL, 5), (7, " + std::to_string(a1) + ", " + std::to_string(cpu) +
               ", 7), (9, " + std::to_string(a2) + ", NULL, 2.5), (11, " + std::to_string(a2) + ", " +
               std::to_string(cpu) + ", 1);"
               "PRAGMA user_version = 8;");
   ASSERT_EQ(1, sql_int(db, "SELECT count(*) FROM pragma_foreign_key_list('charge_journal') WHERE \"table\" = 'assocs'"));
+  ASSERT_EQ(1, sql_int(db, "SELECT count(*) FROM pragma_foreign_key_list('ledger')"));
   auto s = Store::open(db);
   EXPECT_EQ(detail::kSchemaVersion, s->schema_version());
   EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM pragma_foreign_key_list('charge_journal')"));
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM pragma_foreign_key_list('ledger')"));
+  EXPECT_EQ(2, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE tbl_name = 'ledger' AND type = 'index'"
+                           " AND name IN ('ledger_open', 'ledger_assoc')"));
+  EXPECT_EQ(3, sql_int(db, "SELECT count(*) FROM ledger"));
+  ASSERT_EQ(2u, s->open_ledger().size());
+  EXPECT_EQ(600, s->open_ledger()[1].charged_until);
   EXPECT_EQ(5, sql_int(db, "SELECT count(*) FROM charge_journal"));
   EXPECT_EQ(3 + 4 + 7 + 9 + 11, sql_int(db, "SELECT sum(seq) FROM charge_journal"));
   EXPECT_EQ(51, sql_int(db, "SELECT sum(amount) * 2 FROM charge_journal"));
@@ -600,6 +614,7 @@ TEST(StoreMigration, VersionEightJournalIsMigratedKeepingEveryAmount) {
   del.delete_users = {"User2"};
   s->apply_admin(del);
   EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM charge_journal WHERE assoc_id = " + std::to_string(a2)));
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM ledger WHERE assoc_id = " + std::to_string(a2)));
   CycleUpdate fold;
   fold.decay_factor = 0.5;
   s->apply_cycle(fold);
@@ -821,11 +836,25 @@ TEST(StoreJournal, DeferredCycleRefusesDecayAndUnknownAssociations) {
   up.defer_usage = true;
   up.decay_factor = 0.5;
   EXPECT_THROW(s->apply_cycle(up), StoreError);
-  CycleUpdate bad;
-  bad.defer_usage = true;
-  bad.charges.push_back(Charge{5, 987654, 0, 10, 1, {}, false});
-  EXPECT_THROW(s->apply_cycle(bad), StoreError);
-  EXPECT_TRUE(s->open_ledger().empty());
+  // An unknown association id is refused, deferred or not, even when
+  // nothing is due (a zero-length charge), naming the job and the id; the
+  // batch's other charges are not applied.
+  const UserAssocRec before = *test::find_assoc(s->load(), "User1", "B");
+  for (const bool deferred : {true, false})
+    for (const int64_t until : {10, 0}) {
+      CycleUpdate bad;
+      bad.defer_usage = deferred;
+      bad.charges.push_back(Charge{4, before.id, 0, 10, 1, {}, false});
+      bad.charges.push_back(Charge{5, 987654, 0, until, 1, {}, false});
+      try {
+        s->apply_cycle(bad);
+        ADD_FAILURE() << "charged to an unknown association";
+      } catch (const StoreError& e) {
+        EXPECT_NE(std::string(e.what()).find("job 5: unknown association id 987654"), std::string::npos) << e.what();
+      }
+      EXPECT_TRUE(s->open_ledger().empty());
+      EXPECT_EQ(test::find_assoc(s->load(), "User1", "B")->raw_usage, before.raw_usage);
+    }
 }
 
 // Deleting an association deletes its journalled usage (schema 9: a trigger,
