@@ -8,7 +8,9 @@
 //   StmtUse       scope guard: resets a cached statement and clears its bindings
 //   ListStmt      one statement over a list of rows (an IN list, VALUES rows),
 //                 prepared per power-of-two row count: a batch in a few
-//                 statements, not one per row
+//                 statements, not one per row (PostgreSQL, given its own
+//                 text: one statement over array parameters; send(): a write
+//                 sent in libpq's pipeline, read back with the next call)
 //   Txn           a transaction; rolls back in its destructor unless committed,
 //                 so an exception anywhere leaves the store unchanged
 //   exec          SQL text that carries no values (schema, BEGIN/COMMIT)

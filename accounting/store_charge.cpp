@@ -148,7 +148,7 @@ void StoreImpl::read_ledger_batch(const std::vector<Charge>& charges) {
   batch_ids_.erase(std::unique(batch_ids_.begin(), batch_ids_.end()), batch_ids_.end());
   ls_ledger_get_.run(
       db_, batch_ids_.size(), [&](sql::Stmt& st, int p, size_t i) { st.bind(p, batch_ids_[i]); },
-      [&](sql::Stmt& st) { job_state_[st.i64(0)] = JobState{st.i64(1), st.i64(2), -1}; });
+      [&](sql::Stmt& st) { job_state_[st.i64(0)] = JobState{st.i64(1), st.i64(2), -1, true}; });
 }
 
 // Step 2: the association of each charge named by its user that the ledger
@@ -265,11 +265,11 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
     // if any said so), written even when nothing was due (a zero-length
     // first charge).
     JobState& s = known != job_state_.end() ? known->second
-                                            : job_state_.emplace(job, JobState{c.until, ledger_assoc, -1}).first->second;
+                                            : job_state_.emplace(job, JobState{c.until, ledger_assoc, -1, false}).first->second;
     s.until = std::max(s.until, c.until);
     if (s.ledger_row < 0) {
       s.ledger_row = static_cast<int32_t>(ledger_buf_.size());
-      ledger_buf_.push_back(LedgerRow{job, s.assoc_id, c.until, c.ended});
+      ledger_buf_.push_back(LedgerRow{job, s.assoc_id, c.until, c.ended, s.existed});
     } else {
       LedgerRow& l = ledger_buf_[static_cast<size_t>(s.ledger_row)];
       l.until = std::max(l.until, c.until);
@@ -323,12 +323,21 @@ void StoreImpl::write_journal() {
   });
 }
 
+// The jobs new to the ledger, then those already in it (store_impl.hpp:
+// ls_ledger_put_, ls_ledger_update_).
 void StoreImpl::flush_ledger() {
-  ls_ledger_put_.send(db_, ledger_buf_.size(), [&](sql::Stmt& st, int p, size_t i) {
-    const LedgerRow& r = ledger_buf_[i];
-    st.bind(p, r.job_id).bind(p + 1, r.assoc_id).bind(p + 2, r.until).bind(p + 3, r.ended);
-    row_written();  // the crash-test hook: dies inside the open transaction
-  });
+  const auto old_rows = std::stable_partition(ledger_buf_.begin(), ledger_buf_.end(),
+                                              [](const LedgerRow& r) { return !r.existed; });
+  const size_t fresh = static_cast<size_t>(old_rows - ledger_buf_.begin());
+  auto bind = [&](size_t first) {
+    return [this, first](sql::Stmt& st, int p, size_t i) {
+      const LedgerRow& r = ledger_buf_[first + i];
+      st.bind(p, r.job_id).bind(p + 1, r.assoc_id).bind(p + 2, r.until).bind(p + 3, r.ended);
+      row_written();  // the crash-test hook: dies inside the open transaction
+    };
+  };
+  ls_ledger_put_.send(db_, fresh, bind(0));
+  ls_ledger_update_.send(db_, ledger_buf_.size() - fresh, bind(fresh));
   ledger_buf_.clear();
 }
 void StoreImpl::check_pass(const PassClock& p, double decay_factor, bool explicit_state) const {

@@ -101,10 +101,12 @@ class StoreImpl final : public Store {
   struct LedgerRow {
     int64_t job_id, assoc_id, until;
     bool ended;
+    bool existed;  // the job had a ledger row when the batch began
   };
   struct JobState {  // a job's ledger row as the batch leaves it
     int64_t until, assoc_id;
     int32_t ledger_row;  // its row in ledger_buf_; -1: none yet
+    bool existed;        // read from the ledger (not first charged in this batch)
   };
   struct AssocSum {
     int64_t assoc_id;
@@ -168,7 +170,9 @@ class StoreImpl final : public Store {
                                "SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id = ANY(?1::bigint[])"};
   sql::ListStmt ls_assoc_exists_{"SELECT id FROM assocs WHERE id IN (", "?", ")", 1,
                                  "SELECT id FROM assocs WHERE id = ANY(?1::bigint[])"};
-  // (a subquery per row: index look-ups whatever the planner thinks of the list's size)
+  // (a subquery per row: index look-ups whatever the planner thinks of the list's size; a join
+  // of the unnest with users, accounts and assocs was planned as hash joins over whole tables:
+  // 9 ms for 100 names of a 2*10^4 store instead of 0.7)
   sql::ListStmt ls_assoc_by_name_{
       "SELECT v.column1, (SELECT a.id FROM users u JOIN assocs a ON a.user_id = u.id"
       " JOIN accounts c ON c.id = a.account_id"
@@ -195,6 +199,21 @@ class StoreImpl final : public Store {
       "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE column1 IS NOT NULL", 3,
       "INSERT INTO charge_journal(assoc_id, tres_id, amount) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
       " ?3::float8[])"};
+  // The ledger rows of jobs new to it, then those of jobs in it: on SQLite
+  // the same upsert; on PostgreSQL a plain INSERT (no speculative insertion:
+  // the batch read these jobs' rows under the cluster's write lock, so a new
+  // job has none) and an UPDATE.
+  sql::ListStmt ls_ledger_update_{
+      "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) SELECT column1, column2, column3, column4"
+      " FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))",
+      ") AS v WHERE column1 IS NOT NULL ON CONFLICT(job_id) DO UPDATE SET"
+      " charged_until = CASE WHEN excluded.charged_until > ledger.charged_until"
+      "  THEN excluded.charged_until ELSE ledger.charged_until END,"
+      " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended ELSE ledger.ended END", 4,
+      "UPDATE ledger SET charged_until = GREATEST(ledger.charged_until, v.u), ended = GREATEST(ledger.ended, v.e)"
+      " FROM unnest(?1::bigint[], ?2::bigint[], ?3::bigint[], ?4::bigint[]) AS v(j, a, u, e)"
+      " WHERE ledger.job_id = v.j"};
   sql::ListStmt ls_ledger_put_{
       "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) SELECT column1, column2, column3, column4"
       " FROM (VALUES ",
@@ -204,9 +223,7 @@ class StoreImpl final : public Store {
       "  THEN excluded.charged_until ELSE ledger.charged_until END,"
       " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended ELSE ledger.ended END", 4,
       "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
-      " ?3::bigint[], ?4::bigint[]) ON CONFLICT(job_id) DO UPDATE SET"
-      " charged_until = GREATEST(excluded.charged_until, ledger.charged_until),"
-      " ended = GREATEST(excluded.ended, ledger.ended)"};
+      " ?3::bigint[], ?4::bigint[])"};
   // admin
   sql::Stmt st_del_assoc_, st_del_user_, st_del_account_, st_del_qos_, st_del_part_,
       st_up_account_, st_link_account_, st_up_user_, st_ensure_user_, st_up_assoc_,
