@@ -8,7 +8,9 @@
 //   StmtUse       scope guard: resets a cached statement and clears its bindings
 //   ListStmt      one statement over a list of rows (an IN list, VALUES rows),
 //                 prepared per power-of-two row count: a batch in a few
-//                 statements, not one per row
+//                 statements, not one per row (PostgreSQL, given its own
+//                 text: one statement over array parameters; send(): a write
+//                 sent in libpq's pipeline, read back with the next call)
 //   Txn           a transaction; rolls back in its destructor unless committed,
 //                 so an exception anywhere leaves the store unchanged
 //   exec          SQL text that carries no values (schema, BEGIN/COMMIT)
@@ -68,7 +70,14 @@ void pg_bind_text(PgStmt* s, int i, std::string_view v);
 void pg_bind_null(PgStmt* s, int i);
 void pg_bind_blob(PgStmt* s, int i, std::string_view v);  // sent as binary (BYTEA)
 void pg_binary_rows(PgStmt* s);  // rows come in binary form, decoded by column type
+// Array mode (ListStmt's PostgreSQL form): parameters 1..n become arrays, and
+// each bind of parameter i appends an element to array i (until pg_reset).
+void pg_arrays(PgStmt* s, int n);
 bool pg_step(PgStmt* s);
+// Sends the statement in the connection's pipeline without waiting; its
+// result is read (a failure thrown) by the connection's next call, the
+// COMMIT's included (PQenterPipelineMode).
+void pg_send(PgStmt* s);
 void pg_reset(PgStmt* s);
 int64_t pg_i64(const PgStmt* s, int c);
 double pg_real(const PgStmt* s, int c);
@@ -197,6 +206,12 @@ class Stmt {
     if (pg_) pg_binary_rows(pg_.get());
     return *this;
   }
+  // PostgreSQL only (ListStmt): parameters 1..n are arrays until the next
+  // reset; each bind of parameter i appends one element to array i.
+  Stmt& pg_arrays(int n) {
+    pg_arrays_impl(n);
+    return *this;
+  }
 
   // True while a row is available; false when done.  Errors throw.
   bool step() {
@@ -209,6 +224,13 @@ class Stmt {
   void run() {
     while (step()) {
     }
+  }
+  // A statement whose rows and change count nobody reads (a write): on
+  // PostgreSQL sent without waiting for it (pg_send: it travels with the next
+  // call, e.g. the COMMIT, and a failure is thrown there); on SQLite, run().
+  void send() {
+    if (pg_) [[unlikely]] return pg_send(pg_.get());
+    run();
   }
   void reset() {
     if (pg_) [[unlikely]] return pg_reset(pg_.get());
@@ -246,6 +268,10 @@ class Stmt {
   }
 
  private:
+  void pg_arrays_impl(int n) {
+    if (!pg_) fail(db_, "array parameters on SQLite");
+    sql::pg_arrays(pg_.get(), n);
+  }
   Stmt& chk(int rc) {
     if (rc != SQLITE_OK) fail(db_, "bind");
     return *this;
@@ -280,12 +306,18 @@ class StmtUse {
 // INSERT ... SELECT ... FROM (VALUES ...) drops it with WHERE column1 IS
 // NOT NULL.  (PostgreSQL types a bare placeholder in VALUES as text: cast
 // each, CAST(? AS BIGINT), which SQLite runs as the same value.)
+//
+// PostgreSQL form (`pg`, optional): one text for any n whose parameters
+// ?1 .. ?per_row are arrays, one element per row (e.g. SELECT * FROM
+// unnest(?1::bigint[], ?2::float8[])): the same bind callback fills them
+// (Stmt::pg_arrays), and n rows cost one statement and one plan, whatever n.
+// Without it PostgreSQL runs the VALUES form above.
 class ListStmt {
  public:
   static constexpr int kMaxLog2 = 8;
   static constexpr size_t kMaxRows = size_t{1} << kMaxLog2;
-  ListStmt(const char* head, const char* row, const char* tail, int per_row)
-      : head_(head), row_(row), tail_(tail), per_row_(per_row) {}
+  ListStmt(const char* head, const char* row, const char* tail, int per_row, const char* pg = nullptr)
+      : head_(head), row_(row), tail_(tail), pg_(pg), per_row_(per_row) {}
   ListStmt(const ListStmt&) = delete;
   ListStmt& operator=(const ListStmt&) = delete;
 
@@ -294,6 +326,15 @@ class ListStmt {
   // statements changed (Conn::changes, summed).
   template <class Bind, class Each>
   int64_t run(const Conn& db, size_t n, Bind&& bind, Each&& each) {
+    if (pg_ && db.is_pg()) {
+      if (n == 0) return 0;
+      if (!pg_st_) pg_st_ = Stmt(db, pg_);
+      StmtUse st(pg_st_);
+      st->pg_arrays(per_row_);
+      for (size_t i = 0; i < n; ++i) bind(*st, 1, i);
+      while (st->step()) each(*st);
+      return db.changes();
+    }
     int64_t changed = 0;
     for (size_t done = 0; done < n;) {
       const size_t rows = std::min(n - done, kMaxRows);
@@ -319,6 +360,21 @@ class ListStmt {
   int64_t run(const Conn& db, size_t n, Bind&& bind) {
     return run(db, n, std::forward<Bind>(bind), [](Stmt&) {});
   }
+  // run() for writes whose change count nobody reads: with a PostgreSQL
+  // form, sent without waiting (Stmt::send); otherwise run().
+  template <class Bind>
+  void send(const Conn& db, size_t n, Bind&& bind) {
+    if (!(pg_ && db.is_pg())) {
+      run(db, n, std::forward<Bind>(bind));
+      return;
+    }
+    if (n == 0) return;
+    if (!pg_st_) pg_st_ = Stmt(db, pg_);
+    StmtUse st(pg_st_);
+    st->pg_arrays(per_row_);
+    for (size_t i = 0; i < n; ++i) bind(*st, 1, i);
+    st->send();
+  }
 
  private:
   Stmt& prep(const Conn& db, int k) {
@@ -337,8 +393,10 @@ class ListStmt {
   const char* head_;
   const char* row_;
   const char* tail_;
+  const char* pg_;
   int per_row_;
   Stmt st_[kMaxLog2 + 1];
+  Stmt pg_st_;
 };
 
 // A transaction.  A write one serialises writers: SQLite's BEGIN IMMEDIATE

@@ -30,6 +30,8 @@ void pg_bind_text(PgStmt*, int, std::string_view) { unreachable(); }
 void pg_bind_null(PgStmt*, int) { unreachable(); }
 void pg_bind_blob(PgStmt*, int, std::string_view) { unreachable(); }
 void pg_binary_rows(PgStmt*) {}
+void pg_arrays(PgStmt*, int) {}
+void pg_send(PgStmt*) { unreachable(); }
 bool pg_step(PgStmt*) { unreachable(); }
 void pg_reset(PgStmt*) {}
 int64_t pg_i64(const PgStmt*, int) { return 0; }

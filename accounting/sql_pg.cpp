@@ -7,7 +7,10 @@
 // value round-trips exactly (a BYTEA's bytes as they are, binary), and
 // reads the rows from the PGresult: as text, or binary for a statement
 // marked so (pg_binary_rows: the load's big reads and the tree cache's
-// blob), decoded by the column's type.
+// blob), decoded by the column's type.  A statement in array mode
+// (pg_arrays: ListStmt's PostgreSQL form) collects each parameter's values
+// into one array literal ({1,2,NULL}; text double-quoted), so a list of rows
+// is one execution of one plan.
 //
 // Faults: a failed statement throws StoreError naming the URI without its
 // password and the server's message.  A connection that dropped (server
@@ -38,6 +41,9 @@ class PgConn {
   int64_t changes = 0;
   int64_t seen_counter = -1;  // store_meta.changes as this connection last saw or wrote it
   bool others = false;        // another connection committed in between
+  // Pipeline mode (pg_send): what was sent and not yet read back, in order
+  // (for messages); read, and the pipeline left, before anything else runs.
+  std::vector<std::string> sent;
 };
 
 class PgStmt {
@@ -50,6 +56,7 @@ class PgStmt {
   std::vector<char> set;  // 0: NULL
   std::vector<int> formats;  // per value: 0 text, 1 binary (a BYTEA's bytes)
   bool binary = false;       // rows in binary form (pg_binary_rows)
+  int arrays = 0;            // parameters 1..arrays are arrays being filled (pg_arrays)
   std::string scratch;       // a text-form BYTEA, decoded (pg_blob)
   PGresult* res = nullptr;
   int row = -1, rows = 0;
@@ -101,7 +108,69 @@ void ensure(PgConn* c) {
   set_session(c);
 }
 
+void pipe_enter(PgConn* c) {
+  if (PQpipelineStatus(c->c) == PQ_PIPELINE_OFF && PQenterPipelineMode(c->c) != 1)
+    throw_err(c, "entering pipeline mode", nullptr);
+}
+
+// The results of everything sent (the first result of each, in order; null
+// where the connection ended first), then the pipeline's end.  The caller
+// clears them.
+std::vector<PGresult*> read_sent(PgConn* c) {
+  std::vector<PGresult*> out;
+  if (c->sent.empty()) return out;
+  bool live = PQpipelineSync(c->c) == 1;
+  for (size_t i = 0; i < c->sent.size(); ++i) {
+    PGresult* first = nullptr;
+    while (live) {
+      PGresult* x = PQgetResult(c->c);
+      if (!x) break;
+      if (!first) first = x;
+      else PQclear(x);
+      if (PQstatus(c->c) != CONNECTION_OK) live = false;
+    }
+    out.push_back(first);
+  }
+  if (live) PQclear(PQgetResult(c->c));  // PGRES_PIPELINE_SYNC
+  PQexitPipelineMode(c->c);              // fails only on a dead connection, which PQreset restarts
+  return out;
+}
+
+bool ok(const PGresult* r) {
+  if (!r) return false;
+  const ExecStatusType st = PQresultStatus(r);
+  return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+}
+
+// Throws for the first of `rs` that failed, naming what was sent (every
+// result cleared, the sent list emptied either way).
+void check_sent(PgConn* c, std::vector<PGresult*>& rs) {
+  std::vector<std::string> what;
+  what.swap(c->sent);
+  size_t bad = rs.size();
+  for (size_t i = 0; i < rs.size() && bad == rs.size(); ++i)
+    if (!ok(rs[i])) bad = i;
+  if (bad == rs.size()) {
+    for (PGresult* r : rs) PQclear(r);
+    return;
+  }
+  try {
+    throw_err(c, what[bad], rs[bad]);
+  } catch (...) {
+    for (PGresult* r : rs) PQclear(r);
+    throw;
+  }
+}
+
+// Reads back what was sent; its first failure throws.
+void flush_sent(PgConn* c) {
+  if (c->sent.empty()) return;
+  std::vector<PGresult*> rs = read_sent(c);
+  check_sent(c, rs);
+}
+
 PGresult* run_text(PgConn* c, const char* sql) {
+  flush_sent(c);
   ensure(c);
   PGresult* r = PQexec(c->c, sql);
   const ExecStatusType st = PQresultStatus(r);
@@ -162,31 +231,62 @@ void pg_begin(PgConn* c, bool write) {
   }
   // Writers of one cluster one at a time (store.hpp: PassClock): the lock is
   // the transaction's, released by its COMMIT or ROLLBACK (or the server,
-  // when the connection drops).
-  const std::string sql =
-      "BEGIN; SELECT pg_advisory_xact_lock(" + std::to_string(c->s.lock_key) + ")";
-  pg_exec(c, sql.c_str());
+  // when the connection drops).  Sent without waiting (pipeline mode): the
+  // two travel with the transaction's first statement, whose results wait
+  // for theirs (a failure of either is thrown there, by pg_commit at the
+  // latest).
+  flush_sent(c);
+  ensure(c);
+  pipe_enter(c);
+  const std::string lock = "SELECT pg_advisory_xact_lock(" + std::to_string(c->s.lock_key) + ")";
+  for (const char* q : {"BEGIN", lock.c_str()}) {
+    if (PQsendQueryParams(c->c, q, 0, nullptr, nullptr, nullptr, nullptr, 0) != 1) throw_err(c, "\"BEGIN\"", nullptr);
+    c->sent.push_back(std::string("\"") + q + "\"");
+  }
   c->in_txn = true;
   c->write_txn = true;
 }
 
+// A write transaction's counter bump and its COMMIT go in the pipeline
+// after whatever was sent (pg_send): one round trip for all of it.  The
+// server skips everything after a failed statement (the COMMIT included);
+// every result is read before the first failure is reported, and a failure
+// leaves in_txn set: Txn rolls back.
 void pg_commit(PgConn* c) {
+  bool rolled_back = false;
   if (c->write_txn) {
-    PGresult* r = run_text(c, "UPDATE store_meta SET changes = changes + 1 WHERE id = 1 RETURNING changes");
-    const int64_t v = PQntuples(r) == 1 ? parse_i64(PQgetvalue(r, 0, 0)) : 0;
-    PQclear(r);
+    ensure(c);
+    pipe_enter(c);
+    static const char* const kCounter = "UPDATE store_meta SET changes = changes + 1 WHERE id = 1 RETURNING changes";
+    for (const char* q : {kCounter, "COMMIT"}) {
+      if (PQsendQueryParams(c->c, q, 0, nullptr, nullptr, nullptr, nullptr, 0) != 1)
+        throw_err(c, "\"COMMIT\"", nullptr);
+      c->sent.push_back(q == kCounter ? "\"UPDATE store_meta\"" : "\"COMMIT\"");
+    }
+    std::vector<PGresult*> rs = read_sent(c);
+    const PGresult* counter = rs[rs.size() - 2];
+    const PGresult* commit = rs.back();
+    const int64_t v = ok(counter) && PQntuples(counter) == 1 ? parse_i64(PQgetvalue(counter, 0, 0)) : 0;
+    rolled_back = ok(commit) && std::strcmp(PQcmdStatus(const_cast<PGresult*>(commit)), "ROLLBACK") == 0;
+    check_sent(c, rs);  // the first failure, if any, throws
     if (c->seen_counter >= 0 && v != c->seen_counter + 1) c->others = true;
     c->seen_counter = v;
+  } else {
+    PGresult* r = run_text(c, "COMMIT");
+    rolled_back = std::strcmp(PQcmdStatus(r), "ROLLBACK") == 0;
+    PQclear(r);
   }
-  PGresult* r = run_text(c, "COMMIT");
   // COMMIT of a transaction the server already aborted answers ROLLBACK.
-  const bool rolled_back = std::strcmp(PQcmdStatus(r), "ROLLBACK") == 0;
-  PQclear(r);
   c->in_txn = false;
   if (rolled_back) throw StoreError(c->s.shown + ": the transaction was rolled back by the server");
 }
 
 void pg_rollback(PgConn* c) noexcept {
+  if (!c->sent.empty()) {
+    std::vector<PGresult*> rs = read_sent(c);  // what it says no longer matters
+    for (PGresult* r : rs) PQclear(r);
+    c->sent.clear();
+  }
   const bool was = c->in_txn;
   c->in_txn = false;
   if (!was || PQstatus(c->c) != CONNECTION_OK) return;
@@ -248,8 +348,33 @@ void pg_free(PgStmt* s) noexcept {
 }
 
 namespace {
-void put(PgStmt* s, int i, std::string v, bool is_set, int format = 0) {
+// Array mode: one more element of array parameter i, in the text form of
+// an array ({a,b,NULL}, closed by execute); text elements double-quoted.
+void append(PgStmt* s, int i, std::string_view v, bool is_set, bool quote) {
+  std::string& a = s->vals[static_cast<size_t>(i) - 1];
+  if (a.size() > 1) a += ',';
+  if (!is_set) {
+    a += "NULL";
+    return;
+  }
+  if (!quote) {
+    a += v;
+    return;
+  }
+  a += '"';
+  for (char ch : v) {
+    if (ch == '"' || ch == '\\') a += '\\';
+    a += ch;
+  }
+  a += '"';
+}
+
+void put(PgStmt* s, int i, std::string v, bool is_set, int format = 0, bool quote = false) {
   if (i < 1 || i > 65535) throw StoreError(s->c->s.shown + ": bind: parameter index " + std::to_string(i));
+  if (i <= s->arrays) {
+    if (format != 0) throw StoreError(s->c->s.shown + ": bind: a BYTEA in an array parameter");
+    return append(s, i, v, is_set, quote);
+  }
   const size_t k = static_cast<size_t>(i);
   if (s->vals.size() < k) {
     s->vals.resize(k);
@@ -261,10 +386,10 @@ void put(PgStmt* s, int i, std::string v, bool is_set, int format = 0) {
   s->formats[k - 1] = format;
 }
 
-void execute(PgStmt* s) {
+void prepare(PgStmt* s) {
   PgConn* c = s->c;
-  ensure(c);
   if (s->prepared != c->generation) {
+    flush_sent(c);  // a synchronous call: not inside a pipeline
     PGresult* r = PQprepare(c->c, s->name.c_str(), s->text.c_str(), 0, nullptr);
     if (PQresultStatus(r) != PGRES_COMMAND_OK) {
       try {
@@ -277,14 +402,51 @@ void execute(PgStmt* s) {
     PQclear(r);
     s->prepared = c->generation;
   }
-  std::vector<const char*> vals(s->vals.size());
-  std::vector<int> lengths(s->vals.size());
-  for (size_t i = 0; i < vals.size(); ++i) {
-    vals[i] = s->set[i] ? s->vals[i].c_str() : nullptr;
-    lengths[i] = static_cast<int>(s->vals[i].size());
+}
+
+// The bound values as libpq takes them (array parameters closed).
+struct Params {
+  std::vector<const char*> vals;
+  std::vector<int> lengths;
+  explicit Params(PgStmt* s) : vals(s->vals.size()), lengths(s->vals.size()) {
+    if (s->arrays)
+      for (int i = 0; i < s->arrays; ++i) s->vals[static_cast<size_t>(i)] += '}';
+    for (size_t i = 0; i < vals.size(); ++i) {
+      vals[i] = s->set[i] ? s->vals[i].c_str() : nullptr;
+      lengths[i] = static_cast<int>(s->vals[i].size());
+    }
   }
-  PGresult* r = PQexecPrepared(c->c, s->name.c_str(), static_cast<int>(vals.size()), vals.data(), lengths.data(),
-                               s->formats.data(), s->binary ? 1 : 0);
+};
+
+// After statements sent without waiting (pg_begin, pg_send), the
+// statement joins the pipeline and their results are read with its own, in
+// the same round trip; the first failure among them is the one reported.
+void execute(PgStmt* s) {
+  PgConn* c = s->c;
+  ensure(c);
+  prepare(s);
+  const Params p(s);
+  PGresult* r = nullptr;
+  if (c->sent.empty()) {
+    r = PQexecPrepared(c->c, s->name.c_str(), static_cast<int>(p.vals.size()), p.vals.data(), p.lengths.data(),
+                       s->formats.data(), s->binary ? 1 : 0);
+  } else {
+    if (PQsendQueryPrepared(c->c, s->name.c_str(), static_cast<int>(p.vals.size()), p.vals.data(),
+                            p.lengths.data(), s->formats.data(), s->binary ? 1 : 0) != 1)
+      throw_err(c, "step \"" + s->text.substr(0, 60) + "\"", nullptr);
+    c->sent.push_back("step \"" + s->text.substr(0, 60) + "\"");
+    std::vector<PGresult*> rs = read_sent(c);
+    r = rs.back();
+    rs.pop_back();
+    c->sent.pop_back();
+    try {
+      check_sent(c, rs);
+    } catch (...) {
+      PQclear(r);
+      throw;
+    }
+    if (!r) throw_err(c, "step \"" + s->text.substr(0, 60) + "\"", nullptr);
+  }
   const ExecStatusType st = PQresultStatus(r);
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
     try {
@@ -313,7 +475,7 @@ void pg_bind_real(PgStmt* s, int i, double v) {
 void pg_bind_text(PgStmt* s, int i, std::string_view v) {
   if (v.find('\0') != std::string_view::npos)
     throw StoreError(s->c->s.shown + ": a text value holds a NUL byte (PostgreSQL text cannot)");
-  put(s, i, std::string(v), true);
+  put(s, i, std::string(v), true, 0, /*quote=*/true);
 }
 
 void pg_bind_null(PgStmt* s, int i) { put(s, i, std::string(), false); }
@@ -324,6 +486,25 @@ void pg_bind_blob(PgStmt* s, int i, std::string_view v) {
 }
 
 void pg_binary_rows(PgStmt* s) { s->binary = true; }
+
+void pg_arrays(PgStmt* s, int n) {
+  s->arrays = n;
+  s->vals.assign(static_cast<size_t>(n), std::string(1, '{'));
+  s->set.assign(static_cast<size_t>(n), 1);
+  s->formats.assign(static_cast<size_t>(n), 0);
+}
+
+void pg_send(PgStmt* s) {
+  PgConn* c = s->c;
+  ensure(c);
+  prepare(s);
+  pipe_enter(c);
+  const Params p(s);
+  if (PQsendQueryPrepared(c->c, s->name.c_str(), static_cast<int>(p.vals.size()), p.vals.data(), p.lengths.data(),
+                          s->formats.data(), 0) != 1)
+    throw_err(c, "step \"" + s->text.substr(0, 60) + "\"", nullptr);
+  c->sent.push_back("step \"" + s->text.substr(0, 60) + "\"");
+}
 
 bool pg_step(PgStmt* s) {
   if (!s->res) execute(s);
@@ -338,6 +519,7 @@ void pg_reset(PgStmt* s) {
   s->vals.clear();
   s->set.clear();
   s->formats.clear();
+  s->arrays = 0;
   std::string().swap(s->scratch);
 }
 

@@ -6,14 +6,16 @@
 //   1. the ledger rows of every job of the batch, in one read (an IN list:
 //      sql::ListStmt);
 //   2. the associations of the jobs not in the ledger, by name, in one read
-//      (a join on VALUES rows);
+//      (a join on VALUES rows), and the ids a caller gave checked, in one
+//      read (none when every charge is named or known);
 //   3. the charges worked out in memory, in order, a job's ledger state
 //      carried from one of its charges to the next (a job charged twice in
 //      one cycle starts its second charge where the first ended, as if the
 //      first's ledger row had been written and read back);
 //   4. the writes, coalesced: one row per association (UPDATE ... FROM
 //      VALUES), per association and TRES (a multi-row upsert) and per job
-//      (the ledger), or the journal's rows (deferred), many rows a statement.
+//      (the ledger), or as many journal rows (deferred), many rows a
+//      statement (on PostgreSQL one statement a table: arrays, unnest).
 // All of it inside the caller's one transaction: all or nothing, and the
 // ledger row that says how far a job is charged commits with its usage, so a
 // job is charged once whatever the caller repeats.
@@ -67,8 +69,7 @@ CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
 
 void StoreImpl::drop_buffers() {
   tres_ids_.clear();  // a rolled-back insert may have cached an id that no longer exists
-  journal_buf_.clear();  // rolled back with the transaction
-  ledger_buf_.clear();
+  ledger_buf_.clear();  // rolled back with the transaction
 }
 
 void StoreImpl::check_cycle(const CycleUpdate& up) {
@@ -82,7 +83,6 @@ void StoreImpl::check_cycle(const CycleUpdate& up) {
 }
 
 CycleResult StoreImpl::cycle_in_txn(const CycleUpdate& up) {
-  journal_buf_.clear();
   ledger_buf_.clear();
   CycleResult res;
   res.added.reserve(up.charges.size());
@@ -148,7 +148,7 @@ void StoreImpl::read_ledger_batch(const std::vector<Charge>& charges) {
   batch_ids_.erase(std::unique(batch_ids_.begin(), batch_ids_.end()), batch_ids_.end());
   ls_ledger_get_.run(
       db_, batch_ids_.size(), [&](sql::Stmt& st, int p, size_t i) { st.bind(p, batch_ids_[i]); },
-      [&](sql::Stmt& st) { job_state_[st.i64(0)] = JobState{st.i64(1), st.i64(2), -1}; });
+      [&](sql::Stmt& st) { job_state_[st.i64(0)] = JobState{st.i64(1), st.i64(2), -1, true}; });
 }
 
 // Step 2: the association of each charge named by its user that the ledger
@@ -180,9 +180,36 @@ void StoreImpl::resolve_names_batch(const std::vector<Charge>& charges) {
       });
 }
 
+// Step 2b: the association ids the caller gave (a charge neither in the
+// ledger nor named by its user) must exist: one statement for the batch,
+// none when every charge is named or known (the plugins name them).  The
+// ledger and the journal have no foreign key (schema 9).
+void StoreImpl::check_given_assocs(const std::vector<Charge>& charges) {
+  given_ids_.clear();
+  for (size_t i = 0; i < charges.size(); ++i)
+    if (charge_name_[i] == kNoName && !job_state_.count(static_cast<int64_t>(charges[i].job_id)))
+      given_ids_.push_back(charges[i].assoc_id);
+  if (given_ids_.empty()) return;
+  std::sort(given_ids_.begin(), given_ids_.end());
+  given_ids_.erase(std::unique(given_ids_.begin(), given_ids_.end()), given_ids_.end());
+  size_t found = 0;
+  ls_assoc_exists_.run(
+      db_, given_ids_.size(), [&](sql::Stmt& st, int p, size_t i) { st.bind(p, given_ids_[i]); },
+      [&](sql::Stmt&) { ++found; });
+  if (found == given_ids_.size()) return;
+  for (const Charge& c : charges) {  // name the first charge whose association is missing
+    if (!std::binary_search(given_ids_.begin(), given_ids_.end(), c.assoc_id)) continue;
+    sql::StmtUse st(prep(st_assoc_exists_, "SELECT 1 FROM assocs WHERE id = ?1"));
+    st->bind(1, c.assoc_id);
+    if (!st->step())
+      throw StoreError(path_ + ": job " + std::to_string(c.job_id) + ": unknown association id " +
+                       std::to_string(c.assoc_id));
+  }
+  throw StoreError(path_ + ": an association of the batch is missing");
+}
+
 // Steps 3 and 4 (see the top of this file).
 void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult& res) {
-  journal_buf_.clear();
   ledger_buf_.clear();
   assoc_sums_.clear();
   assoc_idx_.clear();
@@ -191,6 +218,7 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
   if (up.charges.empty()) return;
   read_ledger_batch(up.charges);
   resolve_names_batch(up.charges);
+  check_given_assocs(up.charges);
   for (size_t i = 0; i < up.charges.size(); ++i) {
     const Charge& c = up.charges[i];
     if (!(c.rate >= 0.0) || c.rate > 1e15)
@@ -219,38 +247,29 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
     const int64_t secs = c.until - from;
     if (secs > 0) {
       added = static_cast<double>(secs) * c.rate;
-      if (up.defer_usage) {
-        // Appends only; the foreign key still rejects an unknown association.
-        journal_buf_.push_back(JournalRow{ledger_assoc, 0, added * inv_scale});
-        for (const auto& [name, per_sec] : c.tres) {
-          if (per_sec == 0.0) continue;
-          journal_buf_.push_back(
-              JournalRow{ledger_assoc, tres_id(name), static_cast<double>(secs) * per_sec * inv_scale});
-        }
-        if (journal_buf_.size() >= 2 * sql::ListStmt::kMaxRows) flush_journal(/*whole_chunks=*/true);
-      } else {
-        const auto [a, fresh] = assoc_idx_.emplace(ledger_assoc, static_cast<uint32_t>(assoc_sums_.size()));
-        if (fresh) assoc_sums_.push_back(AssocSum{ledger_assoc, 0.0, c.job_id});
-        assoc_sums_[a->second].amount += added * inv_scale;
-        for (const auto& [name, per_sec] : c.tres) {
-          if (per_sec == 0.0) continue;  // nothing to add: no row written
-          const int64_t tid = tres_id(name);
-          const auto [t, tfresh] =
-              tres_idx_.emplace(std::make_pair(ledger_assoc, tid), static_cast<uint32_t>(tres_sums_.size()));
-          if (tfresh) tres_sums_.push_back(TresSum{ledger_assoc, tid, 0.0});
-          tres_sums_[t->second].amount += static_cast<double>(secs) * per_sec * inv_scale;
-        }
+      // Summed per association and per association and TRES, deferred or
+      // not: the journal gets the same few rows the usage would.
+      const auto [a, fresh] = assoc_idx_.emplace(ledger_assoc, static_cast<uint32_t>(assoc_sums_.size()));
+      if (fresh) assoc_sums_.push_back(AssocSum{ledger_assoc, 0.0, c.job_id});
+      assoc_sums_[a->second].amount += added * inv_scale;
+      for (const auto& [name, per_sec] : c.tres) {
+        if (per_sec == 0.0) continue;  // nothing to add: no row written
+        const int64_t tid = tres_id(name);
+        const auto [t, tfresh] =
+            tres_idx_.emplace(std::make_pair(ledger_assoc, tid), static_cast<uint32_t>(tres_sums_.size()));
+        if (tfresh) tres_sums_.push_back(TresSum{ledger_assoc, tid, 0.0});
+        tres_sums_[t->second].amount += static_cast<double>(secs) * per_sec * inv_scale;
       }
     }
     // The job's ledger row, one per job (its charges' latest until, ended
-    // if any said so); its foreign key rejects an unknown association even
-    // when nothing was due (a zero-length first charge).
+    // if any said so), written even when nothing was due (a zero-length
+    // first charge).
     JobState& s = known != job_state_.end() ? known->second
-                                            : job_state_.emplace(job, JobState{c.until, ledger_assoc, -1}).first->second;
+                                            : job_state_.emplace(job, JobState{c.until, ledger_assoc, -1, false}).first->second;
     s.until = std::max(s.until, c.until);
     if (s.ledger_row < 0) {
       s.ledger_row = static_cast<int32_t>(ledger_buf_.size());
-      ledger_buf_.push_back(LedgerRow{job, s.assoc_id, c.until, c.ended});
+      ledger_buf_.push_back(LedgerRow{job, s.assoc_id, c.until, c.ended, s.existed});
     } else {
       LedgerRow& l = ledger_buf_[static_cast<size_t>(s.ledger_row)];
       l.until = std::max(l.until, c.until);
@@ -259,8 +278,8 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
     res.added.push_back(added);
     res.assoc_ids.push_back(ledger_assoc);
   }
-  write_usage_sums();
-  flush_journal();
+  if (up.defer_usage) write_journal();
+  else write_usage_sums();
   flush_ledger();
 }
 
@@ -282,33 +301,43 @@ void StoreImpl::write_usage_sums() {
     throw StoreError(path_ + ": " + std::to_string(changed) + " association rows charged, " +
                      std::to_string(assoc_sums_.size()) + " expected");
   }
-  ls_charge_tres_.run(db_, tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
+  ls_charge_tres_.send(db_, tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
     const TresSum& t = tres_sums_[i];
     st.bind(p, t.assoc_id).bind(p + 1, t.tres_id).bind(p + 2, t.amount);
   });
 }
 
-// whole_chunks: only as many rows as fill whole statements (the rest stay
-// buffered for the next flush), so a batch's rows go in as few as can be.
-void StoreImpl::flush_journal(bool whole_chunks) {
-  const size_t n = whole_chunks ? journal_buf_.size() / sql::ListStmt::kMaxRows * sql::ListStmt::kMaxRows
-                                : journal_buf_.size();
-  ls_journal_put_.run(db_, n, [&](sql::Stmt& st, int p, size_t i) {
-    const JournalRow& r = journal_buf_[i];
-    st.bind(p, r.assoc_id);
-    if (r.tres_id) st.bind(p + 1, r.tres_id);
-    else st.bind_null(p + 1);
-    st.bind(p + 2, r.amount);
+// The deferred usage: the same sums as journal rows (tres_id NULL: the
+// billing usage), appended.  The journal has no foreign key (schema 9): the
+// batch's ledger rows, written in the same transaction, reject an unknown
+// association, and deleting an association deletes its journal rows.
+void StoreImpl::write_journal() {
+  const size_t na = assoc_sums_.size();
+  ls_journal_put_.send(db_, na + tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
+    if (i < na) {
+      st.bind(p, assoc_sums_[i].assoc_id).bind_null(p + 1).bind(p + 2, assoc_sums_[i].amount);
+    } else {
+      const TresSum& t = tres_sums_[i - na];
+      st.bind(p, t.assoc_id).bind(p + 1, t.tres_id).bind(p + 2, t.amount);
+    }
   });
-  journal_buf_.erase(journal_buf_.begin(), journal_buf_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
+// The jobs new to the ledger, then those already in it (store_impl.hpp:
+// ls_ledger_put_, ls_ledger_update_).
 void StoreImpl::flush_ledger() {
-  ls_ledger_put_.run(db_, ledger_buf_.size(), [&](sql::Stmt& st, int p, size_t i) {
-    const LedgerRow& r = ledger_buf_[i];
-    st.bind(p, r.job_id).bind(p + 1, r.assoc_id).bind(p + 2, r.until).bind(p + 3, r.ended);
-    row_written();  // the crash-test hook: dies inside the open transaction
-  });
+  const auto old_rows = std::stable_partition(ledger_buf_.begin(), ledger_buf_.end(),
+                                              [](const LedgerRow& r) { return !r.existed; });
+  const size_t fresh = static_cast<size_t>(old_rows - ledger_buf_.begin());
+  auto bind = [&](size_t first) {
+    return [this, first](sql::Stmt& st, int p, size_t i) {
+      const LedgerRow& r = ledger_buf_[first + i];
+      st.bind(p, r.job_id).bind(p + 1, r.assoc_id).bind(p + 2, r.until).bind(p + 3, r.ended);
+      row_written();  // the crash-test hook: dies inside the open transaction
+    };
+  };
+  ls_ledger_put_.send(db_, fresh, bind(0));
+  ls_ledger_update_.send(db_, ledger_buf_.size() - fresh, bind(fresh));
   ledger_buf_.clear();
 }
 void StoreImpl::check_pass(const PassClock& p, double decay_factor, bool explicit_state) const {

@@ -196,7 +196,60 @@ CREATE TABLE settings (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8};
+// v9: the job-end path's tables without foreign keys: charge_journal and
+// ledger.  Their rows were checked one by one against assocs (and tres),
+// which on PostgreSQL also locked each association row (FOR KEY SHARE: WAL
+// written, pages dirtied, at every job end).  The charge path checks an
+// association id given by the caller itself (store_charge.cpp: one
+// statement for the batch; a name or a ledger row gives one that exists);
+// deleting an association still deletes its journal and ledger rows (a
+// trigger instead of ON DELETE CASCADE); TRES rows are never deleted.
+// Every row is kept, seq included (a trigger of that name already there, in
+// a store taken back to an older version by hand, is replaced).  PostgreSQL
+// runs kV9Pg instead (same outcome: the constraints dropped in place, so
+// the tables keep their grants).
+constexpr const char* kV9 = R"sql(
+DROP TRIGGER IF EXISTS assoc_rows_gone;
+CREATE TABLE charge_journal_v9 (
+  seq      INTEGER PRIMARY KEY,
+  assoc_id INTEGER NOT NULL,
+  tres_id  INTEGER,
+  amount   REAL NOT NULL CHECK (amount >= 0)
+);
+INSERT INTO charge_journal_v9(seq, assoc_id, tres_id, amount) SELECT seq, assoc_id, tres_id, amount FROM charge_journal;
+DROP TABLE charge_journal;
+ALTER TABLE charge_journal_v9 RENAME TO charge_journal;
+CREATE TABLE ledger_v9 (
+  job_id        INTEGER PRIMARY KEY,
+  assoc_id      INTEGER NOT NULL,
+  charged_until INTEGER NOT NULL,
+  ended         INTEGER NOT NULL DEFAULT 0 CHECK (ended IN (0, 1))
+);
+INSERT INTO ledger_v9(job_id, assoc_id, charged_until, ended) SELECT job_id, assoc_id, charged_until, ended FROM ledger;
+DROP TABLE ledger;
+ALTER TABLE ledger_v9 RENAME TO ledger;
+CREATE INDEX ledger_open ON ledger(ended);
+CREATE INDEX ledger_assoc ON ledger(assoc_id);
+CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs BEGIN
+  DELETE FROM charge_journal WHERE assoc_id = OLD.id;
+  DELETE FROM ledger WHERE assoc_id = OLD.id;
+END;
+)sql";
+constexpr const char* kV9Pg = R"sql(
+ALTER TABLE charge_journal DROP CONSTRAINT charge_journal_assoc_id_fkey,
+  DROP CONSTRAINT charge_journal_tres_id_fkey;
+ALTER TABLE ledger DROP CONSTRAINT ledger_assoc_id_fkey;
+CREATE OR REPLACE FUNCTION assoc_rows_gone() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS
+$$ BEGIN
+  DELETE FROM charge_journal WHERE assoc_id = OLD.id;
+  DELETE FROM ledger WHERE assoc_id = OLD.id;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS assoc_rows_gone ON assocs;
+CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs FOR EACH ROW EXECUTE FUNCTION assoc_rows_gone();
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sql::Conn& db) {
@@ -270,7 +323,8 @@ int migrate_pg(sql::Conn& db, const MigrateOptions& o) {
   if (v > kSchemaVersion) newer(db.name() + " cluster '" + o.cluster + "'", v);
   const int from = v;
   for (; v < kSchemaVersion; ++v) {
-    if (*kMigrations[v]) sql::exec(db, pg_ddl(kMigrations[v]).c_str());
+    if (kMigrations[v] == kV9) sql::exec(db, kV9Pg);
+    else if (*kMigrations[v]) sql::exec(db, pg_ddl(kMigrations[v]).c_str());
     // The tree cache's blob is written whole at a start and read whole at
     // the next: stored out of line uncompressed (pglz would cost more at
     // each write than it saves at a read).  Storage only: same schema.
@@ -310,7 +364,7 @@ std::string pg_ddl(const char* sqlite_text) {
   return out;
 }
 
-// Every table of a cluster's schema (schema 8), store_meta included.
+// Every table of a cluster's schema (schema 9), store_meta included.
 constexpr const char* kTables[] = {"accounts", "users", "assocs", "tres", "assoc_tres_usage", "qos", "partitions",
                                    "ledger", "decay_state", "charge_journal", "usage_windows", "window_ledger",
                                    "queues", "assoc_queues", "ticket_objects", "tree_cache", "settings",

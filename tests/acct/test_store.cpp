@@ -551,6 +551,79 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
   EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User1", "B")->raw_usage, 10.0);
 }
 
+// Schema 9 takes the journal's and the ledger's foreign keys off (a trigger deletes an
+// association's rows instead): a version 8 file's journal and ledger rows are all kept,
+// seq and amounts, and count as before.  (PostgreSQL: test_store_pg.cpp.)
+TEST(StoreMigration, VersionEightJournalIsMigratedKeepingEveryAmount) {
+  TempDir dir;
+  const std::string db = store_location(dir, "acct.db");
+  int64_t a1 = 0, a2 = 0, cpu = 0;
+  double u1 = 0, u2 = 0;
+  {
+    auto s = doc_store(dir);
+    const StoreData d = s->load();
+    a1 = test::find_assoc(d, "User1", "B")->id;
+    a2 = test::find_assoc(d, "User2", "C")->id;
+    u1 = test::find_assoc(d, "User1", "B")->raw_usage;
+    u2 = test::find_assoc(d, "User2", "C")->raw_usage;
+  }
+  cpu = sql_int(db, "SELECT id FROM tres WHERE name = 'cpu'");
+  // Back to version 8's journal and ledger (schema v1's and v3's tables),
+  // holding rows.
+  sql_run(db, "DROP TRIGGER assoc_rows_gone; DROP TABLE charge_journal; DROP TABLE ledger;"
+              "CREATE TABLE charge_journal (seq INTEGER PRIMARY KEY,"
+              " assoc_id INTEGER NOT NULL REFERENCES assocs(id) ON DELETE CASCADE,"
+              " tres_id INTEGER REFERENCES tres(id), amount REAL NOT NULL CHECK (amount >= 0));"
+              "CREATE TABLE ledger (job_id INTEGER PRIMARY KEY,"
+              " assoc_id INTEGER NOT NULL REFERENCES assocs(id) ON DELETE CASCADE,"
+              " charged_until INTEGER NOT NULL, ended INTEGER NOT NULL DEFAULT 0 CHECK (ended IN (0, 1)));"
+              "CREATE INDEX ledger_open ON ledger(ended); CREATE INDEX ledger_assoc ON ledger(assoc_id);"
+              "INSERT INTO ledger VALUES (70, " + std::to_string(a1) + ", 500, 0), (71, " + std::to_string(a2) +
+              ", 600, 0), (72, " + std::to_string(a2) + ", 700, 1);"
+              "INSERT INTO charge_journal VALUES (3, " + std::to_string(a1) + ", NULL, 10), (4, " +
+              std::to_string(a1) + ", NULL, 5), (7, " + std::to_string(a1) + ", " + std::to_string(cpu) +
+              ", 7), (9, " + std::to_string(a2) + ", NULL, 2.5), (11, " + std::to_string(a2) + ", " +
+              std::to_string(cpu) + ", 1);"
+              "PRAGMA user_version = 8;");
+  ASSERT_EQ(1, sql_int(db, "SELECT count(*) FROM pragma_foreign_key_list('charge_journal') WHERE \"table\" = 'assocs'"));
+  ASSERT_EQ(1, sql_int(db, "SELECT count(*) FROM pragma_foreign_key_list('ledger')"));
+  auto s = Store::open(db);
+  EXPECT_EQ(detail::kSchemaVersion, s->schema_version());
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM pragma_foreign_key_list('charge_journal')"));
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM pragma_foreign_key_list('ledger')"));
+  EXPECT_EQ(2, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE tbl_name = 'ledger' AND type = 'index'"
+                           " AND name IN ('ledger_open', 'ledger_assoc')"));
+  EXPECT_EQ(3, sql_int(db, "SELECT count(*) FROM ledger"));
+  ASSERT_EQ(2u, s->open_ledger().size());
+  EXPECT_EQ(600, s->open_ledger()[1].charged_until);
+  EXPECT_EQ(5, sql_int(db, "SELECT count(*) FROM charge_journal"));
+  EXPECT_EQ(3 + 4 + 7 + 9 + 11, sql_int(db, "SELECT sum(seq) FROM charge_journal"));
+  EXPECT_EQ(51, sql_int(db, "SELECT sum(amount) * 2 FROM charge_journal"));
+  StoreData d = s->load();
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, u1 + 15.0);
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User2", "C")->raw_usage, u2 + 2.5);
+  ASSERT_EQ(test::find_assoc(d, "User1", "B")->tres_usage.size(), 1u);
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->tres_usage[0].second, 7.0);
+  // New rows go on after the kept ones; deleting User2 deletes its rows.
+  CycleUpdate up;
+  up.defer_usage = true;
+  up.charges.push_back(Charge{1, a1, 0, 4, 1, {}, true});
+  s->apply_cycle(up);
+  EXPECT_EQ(12, sql_int(db, "SELECT max(seq) FROM charge_journal"));
+  AdminChanges del;
+  del.delete_users = {"User2"};
+  s->apply_admin(del);
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM charge_journal WHERE assoc_id = " + std::to_string(a2)));
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM ledger WHERE assoc_id = " + std::to_string(a2)));
+  CycleUpdate fold;
+  fold.decay_factor = 0.5;
+  s->apply_cycle(fold);
+  d = s->load();
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, (u1 + 19.0) * 0.5);
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->tres_usage[0].second, 3.5);
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM charge_journal"));
+}
+
 }  // namespace mfprio::acct
 
 namespace mfprio::acct {
@@ -593,7 +666,7 @@ TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
   CycleUpdate up;
   up.defer_usage = true;
   double want = 0;
-  for (uint64_t k = 0; k < 53; ++k) {  // 53 charges x 4 rows = 212 journal rows: one chunk of 256
+  for (uint64_t k = 0; k < 53; ++k) {  // 53 ledger rows and 53 x 4 amounts
     up.charges.push_back(Charge{5000 + k, a->id, 1000, 1000 + static_cast<int64_t>(k) + 1, 2,
                                 {{"cpu", 1}, {"mem", 3}, {"node", 0.5}}, k % 2 == 0});
     want += 2.0 * static_cast<double>(k + 1);
@@ -610,8 +683,14 @@ TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
   EXPECT_EQ(open[0].charged_until, 1002);
   EXPECT_EQ(open[25].job_id, 5051u);
   EXPECT_EQ(open[25].charged_until, 1052);
-  EXPECT_EQ(sql_int(store_location(dir, "acct.db"), "SELECT count(*) FROM charge_journal"), 53 * 4);
-  EXPECT_EQ(sql_int(store_location(dir, "acct.db"), "SELECT count(tres_id) FROM charge_journal"), 53 * 3);
+  // The journal holds the batch summed per association and per association
+  // and TRES (schema 9): one billing row and three TRES rows, every amount in.
+  const std::string db = store_location(dir, "acct.db");
+  EXPECT_EQ(sql_int(db, "SELECT count(*) FROM charge_journal"), 4);
+  EXPECT_EQ(sql_int(db, "SELECT count(tres_id) FROM charge_journal"), 3);
+  EXPECT_EQ(sql_int(db, "SELECT sum(amount) FROM charge_journal WHERE tres_id IS NULL"), static_cast<int64_t>(want));
+  EXPECT_EQ(sql_int(db, "SELECT sum(amount) * 2 FROM charge_journal j JOIN tres t ON t.id = j.tres_id"
+                        " WHERE t.name = 'node'"), static_cast<int64_t>(want / 2));
 }
 
 // The same job twice in one cycle: the second charge starts where the first
@@ -717,6 +796,39 @@ TEST(StoreCharges, ABatchMixingChargedNewAndDeletedAssociationJobsIsChargedOnce)
   }
 }
 
+// Names reach the look-up as they are, whatever they hold: on PostgreSQL as
+// elements of a text array (sql_pg.cpp: double-quoted, " and \ escaped), so
+// a backslash, braces, a comma, a quote or the word NULL are names like any
+// other, and an unknown one matches nothing.
+TEST(StoreCharges, NamesWithArraySyntaxInThemAreLookedUpAsThemselves) {
+  TempDir dir;
+  auto s = Store::open(store_location(dir, "acct.db"));
+  AdminChanges ch;
+  ch.accounts = {test::account("NULL", "root", 1), test::account("{a}", "root", 1)};
+  ch.users = {test::user("u\\1{x}", "NULL"), test::user("NULL", "{a}")};
+  ch.assocs = {test::assoc("u\\1{x}", "NULL"), test::assoc("NULL", "{a}")};
+  s->apply_admin(ch);
+  auto named = [](uint64_t job, const char* user, const char* account, int64_t secs) {
+    Charge c{job, 0, 0, secs, 1.0, {}, true};
+    c.user = user;
+    c.account = account;
+    return c;
+  };
+  for (const bool deferred : {false, true}) {
+    CycleUpdate up;
+    up.defer_usage = deferred;
+    const uint64_t j = deferred ? 10 : 0;
+    up.charges = {named(j + 1, "u\\1{x}", "NULL", 10), named(j + 2, "NULL", "{a}", 20),
+                  named(j + 3, "u\"1,x", "NULL", 40), named(j + 4, "u\\1{x}", "{a}", 80)};
+    const CycleResult r = s->apply_cycle(up);
+    EXPECT_EQ(r.added, (std::vector<double>{10, 20, 0, 0})) << deferred;
+    EXPECT_EQ(r.dropped, 2u) << deferred;
+  }
+  const StoreData d = s->load();
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "u\\1{x}", "NULL")->raw_usage, 20.0);
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "NULL", "{a}")->raw_usage, 40.0);
+}
+
 TEST(StoreJournal, DeferredCycleRefusesDecayAndUnknownAssociations) {
   TempDir dir;
   auto s = doc_store(dir);
@@ -724,11 +836,71 @@ TEST(StoreJournal, DeferredCycleRefusesDecayAndUnknownAssociations) {
   up.defer_usage = true;
   up.decay_factor = 0.5;
   EXPECT_THROW(s->apply_cycle(up), StoreError);
-  CycleUpdate bad;
-  bad.defer_usage = true;
-  bad.charges.push_back(Charge{5, 987654, 0, 10, 1, {}, false});
-  EXPECT_THROW(s->apply_cycle(bad), StoreError);
-  EXPECT_TRUE(s->open_ledger().empty());
+  // An unknown association id is refused, deferred or not, even when
+  // nothing is due (a zero-length charge), naming the job and the id; the
+  // batch's other charges are not applied.
+  const UserAssocRec before = *test::find_assoc(s->load(), "User1", "B");
+  for (const bool deferred : {true, false})
+    for (const int64_t until : {10, 0}) {
+      CycleUpdate bad;
+      bad.defer_usage = deferred;
+      bad.charges.push_back(Charge{4, before.id, 0, 10, 1, {}, false});
+      bad.charges.push_back(Charge{5, 987654, 0, until, 1, {}, false});
+      try {
+        s->apply_cycle(bad);
+        ADD_FAILURE() << "charged to an unknown association";
+      } catch (const StoreError& e) {
+        EXPECT_NE(std::string(e.what()).find("job 5: unknown association id 987654"), std::string::npos) << e.what();
+      }
+      EXPECT_TRUE(s->open_ledger().empty());
+      EXPECT_EQ(test::find_assoc(s->load(), "User1", "B")->raw_usage, before.raw_usage);
+    }
+}
+
+// Deleting an association deletes its journalled usage (schema 9: a trigger,
+// the journal has no foreign key): the next fold does not meet it (it would
+// fail on assoc_tres_usage's foreign key), and an association made again
+// under the same names starts from nothing.  On either backend.
+TEST(StoreJournal, DeletingAnAssociationDropsItsJournalledUsage) {
+  TempDir dir;
+  auto s = doc_store(dir);
+  const StoreData before = s->load();
+  CycleUpdate up;
+  up.defer_usage = true;
+  up.charges.push_back(Charge{8, test::find_assoc(before, "User3", "C")->id, 0, 100, 1, {{"cpu", 4}}, true});
+  up.charges.push_back(Charge{9, test::find_assoc(before, "User5", "F")->id, 0, 100, 1, {{"cpu", 4}}, true});
+  up.charges.push_back(Charge{10, test::find_assoc(before, "User1", "B")->id, 0, 100, 1, {{"cpu", 4}}, true});
+  s->apply_cycle(up);
+  EXPECT_DOUBLE_EQ(test::find_assoc(s->load(), "User3", "C")->raw_usage, 100.0);
+  AdminChanges del;
+  del.delete_users = {"User3"};                      // its associations with it
+  del.delete_assocs = {AssocKey{"User5", "F", ""}};  // one association
+  s->apply_admin(del);
+  // Made again (usage not given): from nothing, whatever id they get (SQLite
+  // may give a deleted one's again).
+  AdminChanges again;
+  again.users = {test::user("User3", "C")};
+  again.assocs = {test::assoc("User3", "C"), test::assoc("User5", "F")};
+  for (AssocWrite& w : again.assocs) w.set_usage = false;
+  s->apply_admin(again);
+  StoreData d = s->load();
+  for (const char* u : {"User3", "User5"}) {
+    const UserAssocRec* r = test::find_assoc(d, u, u[4] == '3' ? "C" : "F");
+    ASSERT_NE(r, nullptr) << u;
+    EXPECT_EQ(r->raw_usage, 0.0) << u;
+    EXPECT_TRUE(r->tres_usage.empty()) << u;
+  }
+  // The fold meets only the journal rows of associations that exist.
+  CycleUpdate fold;
+  fold.decay_factor = 0.5;
+  s->apply_cycle(fold);
+  d = s->load();
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage,
+                   (test::find_assoc(before, "User1", "B")->raw_usage + 100.0) * 0.5);
+  ASSERT_EQ(test::find_assoc(d, "User1", "B")->tres_usage.size(), 1u);
+  EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->tres_usage[0].second, 200.0);
+  EXPECT_EQ(test::find_assoc(d, "User3", "C")->raw_usage, 0.0);
+  EXPECT_EQ(test::find_assoc(d, "User5", "F")->raw_usage, 0.0);
 }
 
 TEST(StoreJournal, ImportReplacesJournalledUsage) {

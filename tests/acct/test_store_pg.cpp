@@ -191,7 +191,7 @@ TEST(StorePg, AStatementTimeoutFromTheUriIsACleanStoreError) {
 TEST(StorePg, ASchemaNewerThanTheProgramIsRefused) {
   TempDir dir;
   const std::string uri = fresh_db(dir);
-  EXPECT_EQ(8, Store::open(uri)->schema_version());
+  EXPECT_EQ(9, Store::open(uri)->schema_version());
   Admin admin(uri);
   admin.run("UPDATE mfprio_default.store_meta SET version = 99");
   for (bool ro : {false, true}) {
@@ -205,6 +205,59 @@ TEST(StorePg, ASchemaNewerThanTheProgramIsRefused) {
     }
   }
   EXPECT_EQ("99", admin.run("SELECT version FROM mfprio_default.store_meta"));
+}
+
+// Schema 9 drops the journal's and the ledger's foreign keys in place (a trigger deletes an
+// association's rows instead): a version 8 cluster's journal rows are all
+// kept and count as before.  (SQLite: test_store.cpp.)
+TEST(StorePg, VersionEightJournalIsMigratedKeepingEveryAmount) {
+  TempDir dir;
+  const std::string uri = fresh_db(dir);
+  Store::open(uri)->apply_admin(small_tree());
+  Admin admin(uri);
+  admin.run("SET search_path = mfprio_default");
+  const std::string u = admin.run("SELECT a.id FROM assocs a JOIN users s ON s.id = a.user_id WHERE s.name = 'u'");
+  const std::string v = admin.run("SELECT a.id FROM assocs a JOIN users s ON s.id = a.user_id WHERE s.name = 'v'");
+  const std::string cpu = admin.run("SELECT id FROM tres WHERE name = 'cpu'");
+  // Back to version 8's journal (schema v3's constraints), holding rows.
+  admin.run("DROP TRIGGER assoc_rows_gone ON assocs; DROP FUNCTION assoc_rows_gone();"
+            " ALTER TABLE charge_journal ADD CONSTRAINT charge_journal_assoc_id_fkey FOREIGN KEY (assoc_id)"
+            " REFERENCES assocs(id) ON DELETE CASCADE, ADD CONSTRAINT charge_journal_tres_id_fkey"
+            " FOREIGN KEY (tres_id) REFERENCES tres(id);"
+            " ALTER TABLE ledger ADD CONSTRAINT ledger_assoc_id_fkey FOREIGN KEY (assoc_id)"
+            " REFERENCES assocs(id) ON DELETE CASCADE;"
+            " INSERT INTO ledger VALUES (70, " + u + ", 500, 0), (71, " + v + ", 600, 0);"
+            " INSERT INTO charge_journal(assoc_id, tres_id, amount) VALUES (" + u + ", NULL, 10), (" + u +
+            ", NULL, 5), (" + u + ", " + cpu + ", 7), (" + v + ", NULL, 2.5), (" + v + ", " + cpu + ", 1);"
+            " UPDATE store_meta SET version = 8");
+  const std::string fks = "SELECT count(*) FROM pg_constraint WHERE conrelid IN ('charge_journal'::regclass,"
+                          " 'ledger'::regclass) AND contype = 'f'";
+  ASSERT_EQ("3", admin.run(fks));
+  auto s = Store::open(uri);
+  EXPECT_EQ(9, s->schema_version());
+  EXPECT_EQ("0", admin.run(fks));
+  EXPECT_EQ(2u, s->open_ledger().size());
+  EXPECT_EQ("5", admin.run("SELECT count(*) FROM charge_journal"));
+  EXPECT_EQ("25.5", admin.run("SELECT sum(amount) FROM charge_journal"));
+  EXPECT_DOUBLE_EQ(15.0, usage_of(*s, "u"));
+  EXPECT_DOUBLE_EQ(2.5, usage_of(*s, "v"));
+  CycleUpdate up;
+  up.defer_usage = true;
+  up.charges = {job_end(1, "u", "a", 0, 4)};
+  s->apply_cycle(up);
+  EXPECT_EQ("6", admin.run("SELECT count(*) FROM charge_journal"));
+  AdminChanges del;
+  del.delete_users = {"v"};
+  s->apply_admin(del);
+  EXPECT_EQ("0", admin.run("SELECT count(*) FROM charge_journal WHERE assoc_id = " + v));
+  EXPECT_EQ("0", admin.run("SELECT count(*) FROM ledger WHERE assoc_id = " + v));
+  CycleUpdate fold;
+  fold.decay_factor = 0.5;
+  s->apply_cycle(fold);
+  EXPECT_DOUBLE_EQ(9.5, usage_of(*s, "u"));
+  EXPECT_EQ("3.5", admin.run("SELECT t.usage * d.scale FROM assoc_tres_usage t, decay_state d WHERE t.assoc_id = " +
+                             u + " AND t.tres_id = " + cpu));  // stored / scale (schema 2)
+  EXPECT_EQ("0", admin.run("SELECT count(*) FROM charge_journal"));
 }
 
 TEST(StorePg, TwoClustersInOneDatabaseDoNotSeeEachOther) {
