@@ -181,7 +181,7 @@ class StoreImpl final : public Store {
   std::unordered_map<int64_t, WinJob> win_state_;
   std::vector<WinLedgerRow> win_ledger_buf_;
   std::vector<uint32_t> win_owner_;  // per charge: its owner's NameBatch row, kNoName: no owner
-  NameBatch win_names_;
+  NameBatch names_;  // a batch's association names (store_batch.hpp); the windowed path's owners
   std::string win_key_;
   std::unordered_map<std::string, uint32_t> win_cred_idx_;  // kind \0 name -> win_creds_ index
   std::vector<std::pair<const std::string*, const std::string*>> win_creds_;  // (kind, name), in the charges

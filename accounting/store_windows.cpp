@@ -202,22 +202,22 @@ void StoreImpl::charge_windows(const WindowCycle& c, WindowResult& res) {
   win_creds_.clear();
   win_rows_.clear();
   win_row_idx_.clear();
-  win_names_.clear();
+  names_.clear();
   if (c.charges.empty()) return;
   for (const WindowCharge& ch : c.charges) check_window_charge(ch);
   read_window_ledger(c);
   win_owner_.assign(c.charges.size(), kNoName);
   for (size_t i = 0; i < c.charges.size(); ++i) {
     const WindowCharge& ch = c.charges[i];
-    if (!ch.owner_user.empty()) win_owner_[i] = win_names_.add(ch.owner_user, ch.owner_account, ch.owner_partition);
+    if (!ch.owner_user.empty()) win_owner_[i] = names_.add(ch.owner_user, ch.owner_account, ch.owner_partition);
   }
-  win_names_.resolve(db_, ls_assoc_by_name_);
+  names_.resolve(db_, ls_assoc_by_name_);
   for (size_t i = 0; i < c.charges.size(); ++i) {
     const WindowCharge& ch = c.charges[i];
     // A charge owned by an association (Charge's rule), looked up at every
     // charge (the window ledger outlives a deleted association); gone
     // (deleted while its job ran): not charged, its ledger row untouched.
-    if (win_owner_[i] != kNoName && win_names_.assoc(win_owner_[i]) == 0) {
+    if (win_owner_[i] != kNoName && names_.assoc(win_owner_[i]) == 0) {
       res.added.push_back(0);
       res.dropped_at.push_back(i);
       continue;

@@ -48,6 +48,13 @@ struct Opts {
 
 constexpr int64_t kT0 = 1'790'000'000;  // the first pass (2026)
 
+// prefix + n (appended: GCC 12's -Wrestrict misfires on "lit" + to_string at -O2).
+std::string named(const char* prefix, size_t n) {
+  std::string s(prefix);
+  s += std::to_string(n);
+  return s;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -58,13 +65,13 @@ AdminChanges tree(const Opts& o) {
   AdminChanges ch;
   for (size_t b = 0; b < 50; ++b) {
     mfprio::acct::AccountRec a;
-    a.name = "b" + std::to_string(b);
+    a.name = named("b", b);
     a.parent = "root";
     a.shares = 1;
     ch.accounts.push_back(a);
   }
   for (size_t u = 0; u < o.users; ++u) {
-    const std::string user = "u" + std::to_string(u), bank = "b" + std::to_string(u % 50);
+    const std::string user = named("u", u), bank = named("b", u % 50);
     ch.users.push_back(mfprio::acct::UserRec{user, bank, false});
     mfprio::acct::AssocWrite w;
     w.rec.user = user;
@@ -90,13 +97,13 @@ WindowCharge charge(const Family& f, const Opts& o, uint64_t job, int64_t start,
   ch.ended = ended;
   ch.rate = static_cast<double>(1 + job % 64);
   const size_t u = job % o.users;
-  const std::string user = "u" + std::to_string(u), bank = "b" + std::to_string(u % 50);
+  const std::string user = named("u", u), bank = named("b", u % 50);
   if (std::strcmp(f.name, "maui") == 0) {
     ch.credentials = {{"user", user},
-                      {"group", "g" + std::to_string(u % 200)},
-                      {"account", "a" + std::to_string(job % 500)},
-                      {"qos", "q" + std::to_string(job % 4)},
-                      {"class", "c" + std::to_string(job % 8)},
+                      {"group", named("g", u % 200)},
+                      {"account", named("a", job % 500)},
+                      {"qos", named("q", job % 4)},
+                      {"class", named("c", job % 8)},
                       {"total", ""}};
   } else {
     ch.credentials = {{"usage", user + ":" + bank}};
@@ -165,7 +172,7 @@ void run_backend(const char* backend, const std::string& location, const Opts& o
 // dropped): its URI.
 struct PgDb {
   std::string admin_uri, name, uri;
-  explicit PgDb(const std::string& base) : admin_uri(base), name("mfprio_benchwin_" + std::to_string(getpid())) {
+  explicit PgDb(const std::string& base) : admin_uri(base), name(named("mfprio_benchwin_", static_cast<size_t>(getpid()))) {
     exec("CREATE DATABASE " + name);
     const auto p = base.find("://");
     const auto slash = base.find_first_of("/?", p + 3);
@@ -231,7 +238,7 @@ int main(int argc, char** argv) {
   }
   try {
     std::printf("| store      | family | figure | median | per job |\n|---|---|---|---|---|\n");
-    const std::string dir = (std::filesystem::temp_directory_path() / ("mfprio-benchwin-" + std::to_string(getpid())))
+    const std::string dir = (std::filesystem::temp_directory_path() / named("mfprio-benchwin-", static_cast<size_t>(getpid())))
                                 .string();
     std::filesystem::create_directories(dir);
     run_backend("SQLite", dir + "/acct.db", o);
