@@ -17,6 +17,7 @@
 
 #include "sql.hpp"
 #include "store.hpp"
+#include "store_batch.hpp"
 
 namespace mfprio::acct::detail {
 
@@ -95,6 +96,27 @@ class StoreImpl final : public Store {
   bool auto_user_ = false;  // within apply_admin_txn: auto_user_* are set
   uint32_t auto_fshare_ = 0, auto_oticket_ = 0;
   void put_window(const std::string& family, const WindowRow& row, bool add);  // store_windows.cpp
+  // The windowed charge path (store_windows.cpp): a pass's charges in a few
+  // statements whatever their number (see the top of that file).
+  struct WinJob {  // a job's window_ledger row as the batch leaves it
+    int64_t until;
+    int32_t ledger_row;  // its row in win_ledger_buf_; -1: none yet
+  };
+  struct WinLedgerRow {
+    int64_t job_id, until;
+    bool ended;
+  };
+  struct WinRow {  // one (credential, window) row's sum over the batch
+    uint32_t cred;  // its index in win_creds_
+    int64_t start;
+    double usage;
+  };
+  void check_window_charge(const WindowCharge& ch) const;
+  void check_window_row(const std::string& family, const WindowRow& w) const;
+  void read_window_ledger(const WindowCycle& c);
+  void charge_windows(const WindowCycle& c, WindowResult& res);
+  void add_window_usage(const std::string& kind, const std::string& name, int64_t start, double usage);
+  void write_windows(const WindowCycle& c);
   void row_written();
   // The charge path (store_charge.cpp): a cycle's charges in a few
   // statements whatever their number (see the top of that file).
@@ -153,6 +175,16 @@ class StoreImpl final : public Store {
   std::unordered_map<int64_t, uint32_t> assoc_idx_;
   std::vector<TresSum> tres_sums_;
   std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> tres_idx_;
+  // The windowed charge path's buffers, kept across calls likewise.
+  std::unordered_map<int64_t, WinJob> win_state_;
+  std::vector<WinLedgerRow> win_ledger_buf_;
+  std::vector<uint32_t> win_owner_;  // per charge: its owner's NameBatch row, kNoName: no owner
+  NameBatch names_;  // a batch's association names (store_batch.hpp); the windowed path's owners
+  std::string win_key_;
+  std::unordered_map<std::string, uint32_t> win_cred_idx_;  // kind \0 name -> win_creds_ index
+  std::vector<std::pair<const std::string*, const std::string*>> win_creds_;  // (kind, name), in the charges
+  std::vector<WinRow> win_rows_;
+  std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> win_row_idx_;  // (cred, start) -> win_rows_
 
   // load / ledger
   sql::Stmt st_tree_accounts_, st_tree_users_, st_tree_user_order_, st_tree_assoc_bound_,
@@ -163,7 +195,7 @@ class StoreImpl final : public Store {
       st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;
   // cycle
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_decay_state_, st_tres_id_,
-      st_tres_insert_, st_is_admin_, st_assoc_by_name_, st_assoc_exists_;
+      st_tres_insert_, st_is_admin_, st_assoc_exists_;
   // the charge path's list statements (sql::ListStmt: one text per power-of-two row count)
   // (PostgreSQL: the last argument, one statement over arrays whatever the row count)
   sql::ListStmt ls_ledger_get_{"SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id IN (", "?", ")", 1,
@@ -230,8 +262,27 @@ class StoreImpl final : public Store {
       st_clear_assoc_tres_, st_set_assoc_tres_, st_user_default_, st_up_qos_, st_up_part_,
       st_clear_default_part_, st_del_queue_, st_up_queue_, st_clear_assoc_queues_, st_add_assoc_queue_;
   // windowed usage (store_windows.cpp)
-  sql::Stmt st_win_load_, st_win_decay_, st_win_drop_, st_win_add_, st_win_set_, st_win_ledger_get_,
-      st_win_ledger_put_, st_win_state_get_, st_win_decay_kind_;
+  sql::Stmt st_win_load_, st_win_decay_, st_win_drop_, st_win_set_, st_win_state_get_, st_win_decay_kind_;
+  // (the window_ledger rows of a batch's jobs: a subquery per row, an index look-up each)
+  sql::ListStmt ls_win_ledger_get_{
+      "SELECT v.column1, (SELECT w.charged_until FROM window_ledger w WHERE w.family = v.column2"
+      " AND w.job_id = v.column1) FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS TEXT))", ") AS v WHERE v.column1 IS NOT NULL", 2};
+  sql::ListStmt ls_win_add_{
+      "INSERT INTO usage_windows(family, kind, name, start, seconds, usage)"
+      " SELECT column1, column2, column3, column4, column5, column6 FROM (VALUES ",
+      "(CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT),"
+      " CAST(? AS DOUBLE PRECISION))",
+      ") AS v WHERE column1 IS NOT NULL ON CONFLICT(family, kind, name, start, seconds)"
+      " DO UPDATE SET usage = usage_windows.usage + excluded.usage", 6};
+  sql::ListStmt ls_win_ledger_put_{
+      "INSERT INTO window_ledger(family, job_id, charged_until, ended) SELECT column1, column2, column3, column4"
+      " FROM (VALUES ",
+      "(CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))",
+      ") AS v WHERE column1 IS NOT NULL ON CONFLICT(family, job_id) DO UPDATE SET"
+      " charged_until = CASE WHEN excluded.charged_until > window_ledger.charged_until"
+      "  THEN excluded.charged_until ELSE window_ledger.charged_until END,"
+      " ended = CASE WHEN excluded.ended > window_ledger.ended THEN excluded.ended ELSE window_ledger.ended END", 4};
   // ticket objects (Grid Engine)
   sql::Stmt st_load_tickets_, st_load_ge_usage_, st_up_ticket_, st_del_ticket_;
   // settings (schema 8); Grid Engine's automatic user ticket objects

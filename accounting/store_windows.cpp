@@ -8,8 +8,26 @@
 // ledger to `until` (only the last keep_windows windows up to `until` are
 // written: older ones age out before the clock gets there).  A charge already made (until <= charged_until) adds
 // nothing, so a job is never charged twice, whatever the caller repeats.
+//
+// The charges cost a few statements whatever their number (each a round
+// trip on PostgreSQL), not a few per job, as store_charge.cpp's
+// (store_batch.hpp, sql::ListStmt):
+//   1. the family's window_ledger rows of every job of the batch, in one read;
+//   2. the owners named (WindowCharge::owner_user ...), each once, in one read;
+//   3. the charges worked out in memory, in order, a job's ledger state
+//      carried from one of its charges to the next (a job charged twice in
+//      one pass starts its second charge where the first ended, as if the
+//      first's ledger row had been written and read back), every
+//      (credential, window) row's usage summed over the batch;
+//   4. the writes, many rows a statement: one add-upsert row per
+//      (kind, name, start, seconds), one ledger row per job.
+// All inside the caller's one transaction: all or nothing.
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "store_impl.hpp"
 
@@ -25,15 +43,20 @@ int64_t window_start(int64_t t, int64_t len) {
 
 }  // namespace
 
-void StoreImpl::put_window(const std::string& family, const WindowRow& w, bool add) {
+void StoreImpl::check_window_row(const std::string& family, const WindowRow& w) const {
   if (!(w.usage >= 0) || std::isinf(w.usage))
     throw StoreError(path_ + ": " + family + " usage of " + w.kind + " '" + w.name + "' is not a finite number >= 0");
   if (w.seconds < 0) throw StoreError(path_ + ": window length below 0");
+}
+
+// One row: set (an import), or added (the charges' statement, one row).
+void StoreImpl::put_window(const std::string& family, const WindowRow& w, bool add) {
+  check_window_row(family, w);
   if (add) {
-    sql::StmtUse st(prep(st_win_add_,
-        "INSERT INTO usage_windows(family, kind, name, start, seconds, usage) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-        " ON CONFLICT(family, kind, name, start, seconds) DO UPDATE SET usage = usage_windows.usage + excluded.usage"));
-    st->bind(1, family).bind(2, w.kind).bind(3, w.name).bind(4, w.start).bind(5, w.seconds).bind(6, w.usage).run();
+    ls_win_add_.run(db_, 1, [&](sql::Stmt& st, int p, size_t) {
+      st.bind(p, family).bind(p + 1, w.kind).bind(p + 2, w.name).bind(p + 3, w.start).bind(p + 4, w.seconds);
+      st.bind(p + 5, w.usage);
+    });
   } else {
     sql::StmtUse st(prep(st_win_set_,
         "INSERT INTO usage_windows(family, kind, name, start, seconds, usage) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
@@ -120,38 +143,89 @@ WindowResult StoreImpl::windows_in_txn(const WindowCycle& c) {
         "DELETE FROM usage_windows WHERE family = ?1 AND seconds > 0 AND start + seconds <= ?2"));
     st->bind(1, c.family).bind(2, c.drop_before).run();
   }
-  for (const WindowCharge& ch : c.charges) {
-    if (!ch.credential_rates.empty() && ch.credential_rates.size() != ch.credentials.size())
-      throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": one rate per credential expected");
-    for (double r : ch.credential_rates)
-      if (!(r >= 0.0) || r > 1e15)
-        throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": bad rate " + std::to_string(r));
-    if (!(ch.rate >= 0.0) || ch.rate > 1e15)
-      throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": bad rate " + std::to_string(ch.rate));
-    // Window arithmetic (start + length, end - t) must not overflow.
-    if (ch.start_time < 0 || ch.until < 0 || ch.start_time > kMaxChargeTime || ch.until > kMaxChargeTime)
-      throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": charge time before 1970 or after 9999");
+  charge_windows(c, res);
+  if (new_state) {
+    sql::StmtUse st(prep(st_decay_state_,
+        "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
+    st->bind(1, new_state->last_decay).bind(2, new_state->last_reset).run();
+  }
+  return res;
+}
+
+void StoreImpl::check_window_charge(const WindowCharge& ch) const {
+  if (!ch.credential_rates.empty() && ch.credential_rates.size() != ch.credentials.size())
+    throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": one rate per credential expected");
+  for (double r : ch.credential_rates)
+    if (!(r >= 0.0) || r > 1e15)
+      throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": bad rate " + std::to_string(r));
+  if (!(ch.rate >= 0.0) || ch.rate > 1e15)
+    throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": bad rate " + std::to_string(ch.rate));
+  // Window arithmetic (start + length, end - t) must not overflow.
+  if (ch.start_time < 0 || ch.until < 0 || ch.start_time > kMaxChargeTime || ch.until > kMaxChargeTime)
+    throw StoreError(path_ + ": job " + std::to_string(ch.job_id) + ": charge time before 1970 or after 9999");
+}
+
+// Step 1: the family's ledger rows of the batch's jobs (win_state_).
+void StoreImpl::read_window_ledger(const WindowCycle& c) {
+  win_state_.clear();
+  batch_ids_.clear();
+  for (const WindowCharge& ch : c.charges) batch_ids_.push_back(static_cast<int64_t>(ch.job_id));
+  distinct_ids(batch_ids_);
+  ls_win_ledger_get_.run(
+      db_, batch_ids_.size(), [&](sql::Stmt& st, int p, size_t i) { st.bind(p, batch_ids_[i]).bind(p + 1, c.family); },
+      [&](sql::Stmt& st) {
+        if (!st.is_null(1)) win_state_[st.i64(0)] = WinJob{st.i64(1), -1};
+      });
+}
+
+// A charge's usage of one (credential, window), added to the batch's row.
+void StoreImpl::add_window_usage(const std::string& kind, const std::string& name, int64_t start, double usage) {
+  win_key_.assign(kind);
+  win_key_.push_back('\0');
+  win_key_.append(name);
+  auto cred = win_cred_idx_.find(win_key_);
+  if (cred == win_cred_idx_.end()) {
+    cred = win_cred_idx_.emplace(win_key_, static_cast<uint32_t>(win_creds_.size())).first;
+    win_creds_.emplace_back(&kind, &name);
+  }
+  const auto [row, fresh] =
+      win_row_idx_.emplace(std::make_pair(static_cast<int64_t>(cred->second), start),
+                           static_cast<uint32_t>(win_rows_.size()));
+  if (fresh) win_rows_.push_back(WinRow{cred->second, start, 0.0});
+  win_rows_[row->second].usage += usage;
+}
+
+// Steps 2 to 4 (see the top of this file).
+void StoreImpl::charge_windows(const WindowCycle& c, WindowResult& res) {
+  win_ledger_buf_.clear();
+  win_cred_idx_.clear();
+  win_creds_.clear();
+  win_rows_.clear();
+  win_row_idx_.clear();
+  names_.clear();
+  if (c.charges.empty()) return;
+  for (const WindowCharge& ch : c.charges) check_window_charge(ch);
+  read_window_ledger(c);
+  win_owner_.assign(c.charges.size(), kNoName);
+  for (size_t i = 0; i < c.charges.size(); ++i) {
+    const WindowCharge& ch = c.charges[i];
+    if (!ch.owner_user.empty()) win_owner_[i] = names_.add(ch.owner_user, ch.owner_account, ch.owner_partition);
+  }
+  names_.resolve(db_, ls_assoc_by_name_);
+  for (size_t i = 0; i < c.charges.size(); ++i) {
+    const WindowCharge& ch = c.charges[i];
+    // A charge owned by an association (Charge's rule), looked up at every
+    // charge (the window ledger outlives a deleted association); gone
+    // (deleted while its job ran): not charged, its ledger row untouched.
+    if (win_owner_[i] != kNoName && names_.assoc(win_owner_[i]) == 0) {
+      res.added.push_back(0);
+      res.dropped_at.push_back(i);
+      continue;
+    }
+    const int64_t job = static_cast<int64_t>(ch.job_id);
     int64_t from = ch.start_time;
-    {
-      sql::StmtUse st(prep(st_win_ledger_get_,
-          "SELECT charged_until FROM window_ledger WHERE family = ?1 AND job_id = ?2"));
-      st->bind(1, c.family).bind(2, static_cast<int64_t>(ch.job_id));
-      if (st->step()) from = std::max(from, st->i64(0));
-    }
-    // A charge owned by an association (Charge's rule): looked up here,
-    // inside the pass, at every charge (the window ledger outlives a
-    // deleted association); gone (deleted while its job ran): not charged.
-    if (!ch.owner_user.empty()) {
-      sql::StmtUse st(prep(st_assoc_by_name_,
-          "SELECT a.id FROM assocs a JOIN users u ON u.id = a.user_id JOIN accounts c ON c.id = a.account_id"
-          " WHERE u.name = ?1 AND c.name = ?2 AND a.partition = ?3"));
-      st->bind(1, ch.owner_user).bind(2, ch.owner_account).bind(3, ch.owner_partition);
-      if (!st->step()) {
-        res.added.push_back(0);
-        res.dropped_at.push_back(static_cast<size_t>(&ch - c.charges.data()));
-        continue;
-      }
-    }
+    auto known = win_state_.find(job);
+    if (known != win_state_.end()) from = std::max(from, known->second.until);
     // Windows before drop_before are dropped above and can never count
     // again: a job that started long ago is charged from there (a start in
     // 1970 would otherwise write one row per window since).
@@ -168,30 +242,47 @@ WindowResult StoreImpl::windows_in_txn(const WindowCycle& c) {
       const int64_t end = c.window_seconds > 0 ? std::min(ch.until, ws + c.window_seconds) : ch.until;
       const double amount = static_cast<double>(end - t) * ch.rate;
       for (size_t k = 0; k < ch.credentials.size(); ++k) {
-        const auto& [kind, name] = ch.credentials[k];
         const double a = ch.credential_rates.empty() ? amount
                                                      : static_cast<double>(end - t) * ch.credential_rates[k];
-        put_window(c.family, WindowRow{kind, name, ws, c.window_seconds, a}, /*add=*/true);
-        row_written();
+        add_window_usage(ch.credentials[k].first, ch.credentials[k].second, ws, a);
       }
       added += amount;
       t = end;
     }
-    sql::StmtUse st(prep(st_win_ledger_put_,
-        "INSERT INTO window_ledger(family, job_id, charged_until, ended) VALUES (?1, ?2, ?3, ?4)"
-        " ON CONFLICT(family, job_id) DO UPDATE SET"
-        " charged_until = CASE WHEN excluded.charged_until > window_ledger.charged_until"
-        "  THEN excluded.charged_until ELSE window_ledger.charged_until END,"
-        " ended = CASE WHEN excluded.ended > window_ledger.ended THEN excluded.ended ELSE window_ledger.ended END"));
-    st->bind(1, c.family).bind(2, static_cast<int64_t>(ch.job_id)).bind(3, ch.until).bind(4, ch.ended).run();
+    // The job's ledger row, one per job: its charges' latest until, ended
+    // if any said so (the statement keeps the stored row's if later).
+    WinJob& s = known != win_state_.end() ? known->second : win_state_.emplace(job, WinJob{ch.until, -1}).first->second;
+    s.until = std::max(s.until, ch.until);
+    if (s.ledger_row < 0) {
+      s.ledger_row = static_cast<int32_t>(win_ledger_buf_.size());
+      win_ledger_buf_.push_back(WinLedgerRow{job, ch.until, ch.ended});
+    } else {
+      WinLedgerRow& l = win_ledger_buf_[static_cast<size_t>(s.ledger_row)];
+      l.until = std::max(l.until, ch.until);
+      l.ended = l.ended || ch.ended;
+    }
     res.added.push_back(added);
   }
-  if (new_state) {
-    sql::StmtUse st(prep(st_decay_state_,
-        "UPDATE decay_state SET last_decay = ?1, last_reset = ?2 WHERE id = 1"));
-    st->bind(1, new_state->last_decay).bind(2, new_state->last_reset).run();
+  write_windows(c);
+}
+
+// Step 4: the window rows (added to the stored ones), then the ledger rows.
+void StoreImpl::write_windows(const WindowCycle& c) {
+  for (const WinRow& r : win_rows_) {
+    const auto& [kind, name] = win_creds_[r.cred];
+    check_window_row(c.family, WindowRow{*kind, *name, r.start, c.window_seconds, r.usage});
   }
-  return res;
+  ls_win_add_.run(db_, win_rows_.size(), [&](sql::Stmt& st, int p, size_t i) {
+    const WinRow& r = win_rows_[i];
+    st.bind(p, c.family).bind(p + 1, *win_creds_[r.cred].first).bind(p + 2, *win_creds_[r.cred].second);
+    st.bind(p + 3, r.start).bind(p + 4, c.window_seconds).bind(p + 5, r.usage);
+    row_written();  // the crash-test hook: dies inside the open transaction
+  });
+  ls_win_ledger_put_.run(db_, win_ledger_buf_.size(), [&](sql::Stmt& st, int p, size_t i) {
+    const WinLedgerRow& r = win_ledger_buf_[i];
+    st.bind(p, c.family).bind(p + 1, r.job_id).bind(p + 2, r.until).bind(p + 3, r.ended);
+  });
+  win_ledger_buf_.clear();
 }
 
 std::vector<WindowRow> StoreImpl::load_windows(const std::string& family) {
