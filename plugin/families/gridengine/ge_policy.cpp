@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cfloat>
 #include <chrono>
 #include <cstring>
 #include <cmath>
@@ -146,11 +147,20 @@ void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain
   ex->total(p.prio, p.priority, MFPRIO_CLAMP_NONE);
 }
 
-Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobTickets& t, double lo, double hi,
-                 double max_tix, const PricingResult& r, int64_t now) {
+// What of a job its explanation reads besides its JobPrice.
+struct DetailJob {
+  int64_t submit = 0;
+  std::optional<int64_t> deadline;
+  std::string project, department;
+  double override_tickets = 0;
+  bool running = false;
+};
+
+Detail detail_of(const SchedConf& c, const DetailJob& j, const JobTickets& t, double lo, double hi, double max_tix,
+                 double sum_pending, double sum_running, int64_t now) {
   Detail d;
   d.now = now;
-  d.submit = j.submit_time;
+  d.submit = j.submit;
   d.deadline = j.deadline;
   d.urg_flat = (c.weight_urgency == 0 && !c.report_pjob_tickets) || hi - lo < 1e-5;
   d.tix_flat = !(max_tix > 0);
@@ -160,8 +170,7 @@ Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobT
   d.project = j.project;
   d.department = j.department;
   d.override_tickets = j.override_tickets;
-  d.sum_tckts = j.running ? r.sum_tckts_running : r.sum_tckts_pending;
-  (void)p;
+  d.sum_tckts = j.running ? sum_running : sum_pending;
   return d;
 }
 
@@ -276,6 +285,8 @@ void GridEnginePolicy::configure(const HostContext& host) {
                       "override tickets and usage live in the store");
   conf_ = std::move(conf);
   complexes_ = std::move(cx);
+  static std::atomic<uint64_t> generations{0};
+  complexes_gen_ = ++generations;
   sched_conf_path_ = sc_path;
   complexes_path_ = cx_path;
 }
@@ -447,6 +458,201 @@ std::shared_ptr<GePass> GridEnginePolicy::reusable_pass() const {
   });
 }
 
+namespace {
+
+// A record's fingerprint: what to_ge_job reads besides the times, the names
+// and the state (cpus, user_priority, every attr's name and value text).
+// 64 bits of a multiply-xorshift hash: records that differ share one only
+// by a ~2^-64 chance.
+uint64_t mix(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 31);
+}
+uint64_t hash_text(uint64_t h, const char* s) {
+  if (!s) return mix(h, 0xA5A5A5A5A5A5A5A5ull);
+  const size_t n = std::strlen(s);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s + i, 8);
+    h = mix(h, w);
+  }
+  uint64_t w = 0;
+  std::memcpy(&w, s + i, n - i);
+  return mix(h, w ^ (static_cast<uint64_t>(n) << 56));
+}
+uint64_t record_fingerprint(const mfprio_job_t& r) {
+  uint64_t h = mix(0x243F6A8885A308D3ull, r.cpus);
+  h = mix(h, static_cast<uint32_t>(r.user_priority));
+  h = mix(h, r.attr_count);
+  for (uint32_t i = 0; i < r.attr_count; ++i) {
+    h = hash_text(h, r.attrs[i].name);
+    h = hash_text(h, r.attrs[i].value);
+  }
+  return h;
+}
+
+// Reads a record's static parts into *st (to_ge_job and static_urgency: the
+// one reading of a record); MFPRIO_OK or the error with *why.
+int read_static(const mfprio_job_t& r, const Model& m, GePass& p, RecordStatic* st, std::string* why) {
+  Job& j = p.scratch;
+  int rc = to_ge_job(r, m, &j, why, &p.requests);
+  StaticUrgency su;
+  if (rc == MFPRIO_OK && !static_urgency(j, m.complexes, &su, why)) rc = MFPRIO_EINVAL;
+  st->valid = rc == MFPRIO_OK;
+  if (rc != MFPRIO_OK) return rc;
+  st->id = r.job_id;
+  st->rrcontr = su.rrcontr;
+  st->slots = su.slots;
+  st->js = j.job_share;
+  st->ot = j.override_tickets;
+  st->ppri = j.posix_priority;
+  st->dilute = j.pe && !j.pe->ranges.empty() ? std::max<uint32_t>(1, j.pe->ranges.front().min) : 1;
+  st->dept_attr = RecordStatic::kNoAttr;
+  for (uint32_t i = 0; i < r.attr_count; ++i)
+    if (std::strcmp(nz(r.attrs[i].name), "department") == 0) st->dept_attr = i;
+  return MFPRIO_OK;
+}
+
+// A name's ref (see PassJob): the handle's id when it names `text` in t,
+// else text's id in t, else its index among the pass's extra names.
+uint32_t name_ref(GePass& p, const NameTable* t, uint32_t hid, const char* text) {
+  if (t) {
+    if (hid < t->size() && t->names[hid] == text) return hid;
+    const uint32_t k = t->find(text);
+    if (k != kNoName) return k;
+  }
+  const auto [it, added] = p.extra_index.emplace(text, static_cast<uint32_t>(p.extra_names.size()));
+  if (added) p.extra_names.emplace_back(text);
+  return it->second | kPassName;
+}
+
+// The pass's job of a record whose static parts are *st.
+PassJob pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const RecordStatic& st, bool running) {
+  PassJob j;
+  j.id = r.job_id;
+  j.submit = r.submit_time;
+  j.has_deadline = r.deadline > 0;
+  j.deadline = j.has_deadline ? r.deadline : 0;
+  j.rrcontr = st.rrcontr;
+  j.js = st.js;
+  j.ot = st.ot;
+  j.slots = st.slots;
+  j.dilute = st.dilute;
+  j.ppri = st.ppri;
+  j.running = running;
+  const NameTables* t = s.model->names.get();
+  const JobNameIds h = handle_ids(s, r);
+  j.user = name_ref(p, t ? &t->users : nullptr, h.user, nz(r.user));
+  j.project = name_ref(p, t ? &t->projects : nullptr, h.project, nz(r.account));
+  const char* dept = st.dept_attr == RecordStatic::kNoAttr ? "" : nz(r.attrs[st.dept_attr].value);
+  j.department = name_ref(p, t ? &t->departments : nullptr, h.department, dept);
+  return j;
+}
+
+// The pass's jobs as the ticket pass reads them (ids where the refs are ids).
+void ticket_inputs(const GePass& p, std::vector<Job>* jobs, std::vector<JobNameIds>* ids) {
+  const NameTables empty;
+  const NameTables& t = p.model && p.model->names ? *p.model->names : empty;
+  jobs->resize(p.jobs.size());
+  ids->resize(p.jobs.size());
+  const auto id_of = [](uint32_t ref) { return ref & kPassName ? kNoName : ref; };
+  for (size_t k = 0; k < p.jobs.size(); ++k) {
+    const PassJob& pj = p.jobs[k];
+    Job& j = (*jobs)[k];
+    j.id = pj.id;
+    j.user = p.name(t.users, pj.user);
+    j.project = p.name(t.projects, pj.project);
+    j.department = p.name(t.departments, pj.department);
+    j.submit_time = pj.submit;
+    j.deadline.reset();
+    if (pj.has_deadline) j.deadline = pj.deadline;
+    j.posix_priority = pj.ppri;
+    j.job_share = pj.js;
+    j.override_tickets = pj.ot;
+    j.pe.reset();
+    if (pj.dilute > 1) j.pe = PeRequest{std::string(), {SlotRange{pj.dilute, pj.dilute}}, "min", 0};
+    j.hard_requests.clear();
+    j.running = pj.running;
+    (*ids)[k] = JobNameIds{id_of(pj.user), id_of(pj.project), id_of(pj.department)};
+  }
+}
+
+// Urgency at the pass's time, tickets, normalisation and the 32-bit
+// priority of every job of the pass (ge_priority.hpp's formulas).
+void price_pass(const Model& m, GePass* pp) {
+  GePass& p = *pp;
+  const SchedConf& c = m.conf;
+  const size_t n = p.jobs.size();
+  p.urg.resize(n);
+  // URG:sge_do_urgency: min starts at DBL_MAX, max at DBL_MIN.
+  double lo = DBL_MAX, hi = DBL_MIN;
+  for (size_t k = 0; k < n; ++k) {
+    const PassJob& j = p.jobs[k];
+    const double u =
+        timed_urgency(StaticUrgency{j.rrcontr, j.slots}, c, j.submit, j.has_deadline, j.deadline, p.now).urg;
+    p.urg[k] = u;
+    lo = std::min(lo, u);
+    hi = std::max(hi, u);
+  }
+  p.min_urg = n ? lo : 0;
+  p.max_urg = n ? hi : 0;
+  ticket_inputs(p, &p.ticket_jobs, &p.name_ids);
+  TicketOptions topt;
+  topt.name_ids = &p.name_ids;
+  topt.scratch = &p.ticket_scratch;
+  compute_tickets(p.ticket_jobs, m, topt, &p.tickets);
+  p.max_tix = p.tickets.max_tix;
+  p.sum_tckts_pending = p.sum_tckts_running = 0;
+  p.priority.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    const double t = p.tickets.jobs[k].tckts;
+    (p.jobs[k].running ? p.sum_tckts_running : p.sum_tckts_pending) += t;
+    p.priority[k] = normalize_job(c, lo, hi, p.max_tix, p.urg[k], t, p.jobs[k].ppri).priority;
+  }
+}
+
+// Job k of a pass as its JobPrice (the pass's numbers: the same kernels
+// at the pass's time and bounds) and what its explanation reads besides.
+JobPrice pass_price(const GePass& p, size_t k, DetailJob* d) {
+  const SchedConf& c = p.model->conf;
+  const PassJob& j = p.jobs[k];
+  const JobTickets& t = p.tickets.jobs[k];
+  const UrgencyParts u =
+      timed_urgency(StaticUrgency{j.rrcontr, j.slots}, c, j.submit, j.has_deadline, j.deadline, p.now);
+  const Normalized n = normalize_job(c, p.min_urg, p.max_urg, p.max_tix, u.urg, t.tckts, j.ppri);
+  JobPrice x;
+  x.id = j.id;
+  x.running = j.running;
+  x.prio = n.prio;
+  x.nurg = n.nurg;
+  x.urg = u.urg;
+  x.rrcontr = u.rrcontr;
+  x.wtcontr = u.wtcontr;
+  x.dlcontr = u.dlcontr;
+  x.ntckts = n.ntckts;
+  x.tckts = t.tckts;
+  x.stckt = t.stckt;
+  x.ftckt = t.ftckt;
+  x.otckt = t.otckt;
+  x.npprior = n.npprior;
+  x.ppri = j.ppri;
+  x.slots = j.slots;
+  x.priority = n.priority;
+  const NameTables empty;
+  const NameTables& names = p.model->names ? *p.model->names : empty;
+  d->submit = j.submit;
+  d->deadline.reset();
+  if (j.has_deadline) d->deadline = j.deadline;
+  d->project = p.name(names.projects, j.project);
+  d->department = p.name(names.departments, j.department);
+  d->override_tickets = j.ot;
+  d->running = j.running;
+  return x;
+}
+
+}  // namespace
+
 std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& state, const mfprio_job_t* pending,
                                                                size_t pending_count, const mfprio_job_t* running,
                                                                size_t running_count, int64_t now,
@@ -455,100 +661,103 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   const GeState& s = static_cast<const GeState&>(state);
   const Model& m = *s.model;
   const std::shared_ptr<GePass> pass = reusable_pass();
-  pass->now = now;
-  pass->publish_seq = s.publish_seq;
-  std::vector<size_t>& slot = pass->slot;  // pending i -> jobs index
-  slot.assign(pending_count, SIZE_MAX);
-  // job id -> jobs index (first record): dedups the pending records and is the pass's index.
-  JobIndex& first = pass->index;
-  first.reserve(pending_count + running_count);
-  // Jobs [0, used) are this pass's; the ones past it are a reused pass's,
-  // overwritten in place by to_ge_job (every field set).
-  std::vector<Job>& jobs = pass->jobs;
-  size_t used = 0;
-  const auto next_job = [&jobs, &used]() -> Job& {
-    if (used == jobs.size()) jobs.emplace_back();
-    return jobs[used++];
+  GePass& p = *pass;
+  p.now = now;
+  p.publish_seq = s.publish_seq;
+  p.model = s.model;
+  p.extra_names.clear();
+  p.extra_index.clear();
+  const size_t total = pending_count + running_count;
+  // The records' kept parts: read again when the complexes changed.
+  std::vector<RecordStatic>& rec = p.records;
+  if (p.complexes_gen != complexes_gen_) {
+    rec.clear();
+    p.last_total = p.last_pending = 0;
+    p.complexes_gen = complexes_gen_;
+  }
+  if (rec.size() < total) rec.resize(total);
+  // While every record so far is the job it was at the same place in this
+  // pass's last use and went the same way (same: the index and the records'
+  // slots are still right), no index probe; from the first that is not,
+  // the index is built from the jobs so far and probed.
+  bool same = pending_count == p.last_pending;
+  JobIndex& first = p.index;
+  p.jobs.clear();
+  p.jobs.reserve(total);
+  const auto start_index = [&] {
+    same = false;
+    first.reserve(total);
+    for (size_t k = 0; k < p.jobs.size(); ++k) first.insert(p.jobs[k].id, static_cast<uint32_t>(k));
   };
-  std::vector<UrgencyParts>& urgency = pass->urgency;  // parallel to the jobs: the pass reads it
-  urgency.clear();
-  urgency.reserve(pending_count + running_count);
-  std::vector<JobNameIds>& name_ids = pass->name_ids;  // parallel to the jobs: the handles' ids
-  name_ids.clear();
-  name_ids.reserve(pending_count + running_count);
-  Job scratch;  // a later record of a job already in the pass: checked, then dropped
-  RequestCache cache;
+  if (!same) start_index();
   for (size_t i = 0; i < pending_count; ++i) {
+    const mfprio_job_t& r = pending[i];
+    RecordStatic& st = rec[i];
     std::string why;
+    priorities[i] = 0;
     // job_acceptable: check_job's rule without a message (check_job names a refused record's fault).
-    int rc = job_acceptable(pending[i]) ? MFPRIO_OK : check_job(&pending[i], "prioritize", &why);
-    const bool held = pending[i].state == MFPRIO_JOB_HELD;
-    // The record's place, taken now (one probe) and given back if it fails.
-    const uint32_t pos = static_cast<uint32_t>(used);
-    size_t where = 0;
-    const uint32_t at = rc == MFPRIO_OK && !held ? first.insert(pending[i].job_id, pos, &where) : JobIndex::kNone;
-    const bool dup = at != JobIndex::kNone && at != pos;
-    Job* j = nullptr;
-    UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
+    int rc = job_acceptable(r) ? MFPRIO_OK : check_job(&r, "prioritize", &why);
+    const bool held = rc == MFPRIO_OK && r.state == MFPRIO_JOB_HELD;
+    const bool known = same && i < p.last_total && st.id == r.job_id;
     if (rc == MFPRIO_OK && !held) {
-      j = dup ? &scratch : &next_job();
-      rc = to_ge_job(pending[i], m, j, &why, &cache);
-      if (rc == MFPRIO_OK && !job_urgency(*j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
+      const uint64_t fp = record_fingerprint(r);
+      if (!(st.valid && st.id == r.job_id && st.fp == fp)) {
+        rc = read_static(r, m, p, &st, &why);
+        st.fp = fp;
+      }
     }
     if (statuses) statuses[i] = rc;
-    priorities[i] = 0;
-    if (rc != MFPRIO_OK) {
-      if (j && !dup) {
-        --used;
-        first.undo(where);
-      }
-      err->note(rc, why);
+    if (rc != MFPRIO_OK || held) {
+      if (!(known && held && st.slot == RecordStatic::kHeld) && same) start_index();
+      st.id = r.job_id;
+      st.slot = held ? RecordStatic::kHeld : RecordStatic::kFailed;
+      if (rc != MFPRIO_OK) err->note(rc, why);
       continue;
     }
-    if (held) continue;
+    const uint32_t pos = static_cast<uint32_t>(p.jobs.size());
+    if (!(known && st.slot <= pos) && same) start_index();
     // One record per partition: the job takes part once, every record gets its priority.
-    if (dup) {
-      slot[i] = at;
-      continue;
-    }
-    j->running = false;  // given as pending
-    slot[i] = pos;
-    urgency.push_back(up);
-    name_ids.push_back(handle_ids(s, pending[i]));
+    const uint32_t at = same ? st.slot : first.insert(r.job_id, pos);
+    st.slot = at;
+    if (at == pos) p.jobs.push_back(pass_job(p, s, r, st, /*running=*/false));
   }
   for (size_t i = 0; i < running_count; ++i) {
-    std::string why;
+    const mfprio_job_t& r = running[i];
+    RecordStatic& st = rec[pending_count + i];
+    const bool known = same && pending_count + i < p.last_total && st.id == r.job_id;
+    const uint32_t pos = static_cast<uint32_t>(p.jobs.size());
+    if (!(known && (st.slot == pos || st.slot == RecordStatic::kLeftOut)) && same) start_index();
     // A job takes part once: a running record of a job already in the pass
     // (given twice, or pending as well) is left out; the first record counts.
-    if (first.find(running[i].job_id) != JobIndex::kNone) continue;
-    Job& j = next_job();
-    UrgencyParts up;
-    int rc = to_ge_job(running[i], m, &j, &why, &cache);
-    if (rc == MFPRIO_OK && !job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
+    if (same ? st.slot == RecordStatic::kLeftOut : first.find(r.job_id) != JobIndex::kNone) {
+      st.id = r.job_id;
+      st.slot = RecordStatic::kLeftOut;
+      continue;
+    }
+    std::string why;
+    int rc = MFPRIO_OK;
+    const uint64_t fp = record_fingerprint(r);
+    if (!(st.valid && st.id == r.job_id && st.fp == fp)) {
+      rc = read_static(r, m, p, &st, &why);
+      st.fp = fp;
+    }
+    st.id = r.job_id;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
-      --used;
+      if (same) start_index();
+      st.slot = RecordStatic::kFailed;
       err->note(rc, "prioritize (running): " + why);
       continue;
     }
-    j.running = true;
-    first.insert(j.id, static_cast<uint32_t>(used - 1));
-    urgency.push_back(up);
-    name_ids.push_back(handle_ids(s, running[i]));
+    st.slot = pos;
+    if (!same) first.insert(r.job_id, pos);
+    p.jobs.push_back(pass_job(p, s, r, st, /*running=*/true));
   }
-  jobs.resize(used);  // a reused pass's extra jobs go
-  std::string why;
-  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency,
-                                 /*with_order=*/false, &name_ids, &pass->tickets)) {
-    // validated above: unreachable
-    for (size_t i = 0; i < pending_count; ++i) {
-      priorities[i] = 0;
-      if (statuses) statuses[i] = MFPRIO_EINTERNAL;
-    }
-    err->note(MFPRIO_EINTERNAL, "prioritize: " + why);
-    return nullptr;
-  }
+  if (same && total != p.last_total) start_index();  // records dropped at the end: their ids go
+  p.last_pending = pending_count;
+  p.last_total = total;
+  price_pass(m, &p);
   for (size_t i = 0; i < pending_count; ++i)
-    if (slot[i] != SIZE_MAX) priorities[i] = pass->result.jobs[slot[i]].priority;
+    if (rec[i].slot < p.jobs.size()) priorities[i] = p.priority[rec[i].slot];
   last_pass_.store(pass, std::memory_order_release);
   return pass;
 }
@@ -569,14 +778,15 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
   if (pass) {
     const uint32_t at = pass->index.find(job.job_id);
     if (at != JobIndex::kNone) {  // the pass's numbers, whatever `now`
-      const size_t k = at;
-      const JobPrice& p = pass->result.jobs[k];
-      *priority = p.priority;
-      if (explain)
+      *priority = pass->priority[at];
+      if (explain) {
+        DetailJob dj;
+        const JobPrice p = pass_price(*pass, at, &dj);
         explain_job(c, p,
-                    detail_of(c, pass->jobs[k], p, pass->result.tickets.jobs[k], pass->result.min_urg,
-                              pass->result.max_urg, pass->result.max_tix, pass->result, pass->now),
+                    detail_of(c, dj, pass->tickets.jobs[at], pass->min_urg, pass->max_urg, pass->max_tix,
+                              pass->sum_tckts_pending, pass->sum_tckts_running, pass->now),
                     explain);
+      }
       return MFPRIO_OK;
     }
   }
@@ -587,23 +797,25 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
   if (!gridengine::price_queue(std::vector<Job>{j}, m, now, &r, why)) return MFPRIO_EINVAL;
   JobPrice p = r.jobs[0];
   double lo = r.min_urg, hi = r.max_urg, max_tix = r.max_tix;
-  PricingResult sums;  // share's denominators: the pass's, with this job joining it
-  sums.sum_tckts_pending = r.sum_tckts_pending;
-  sums.sum_tckts_running = r.sum_tckts_running;
+  // share's denominators: the pass's, with this job joining it
+  double sum_pending = r.sum_tckts_pending, sum_running = r.sum_tckts_running;
   if (pass) {
-    lo = pass->result.min_urg;
-    hi = pass->result.max_urg;
-    max_tix = pass->result.max_tix;
-    sums.sum_tckts_pending += pass->result.sum_tckts_pending;
-    sums.sum_tckts_running += pass->result.sum_tckts_running;
-    const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
-    p.nurg = urg_off ? 0.5 : normalize(p.urg, lo, hi);
-    p.ntckts = normalize(p.tckts, 0, max_tix);
-    p.prio = c.weight_urgency * p.nurg + c.weight_ticket * p.ntckts + c.weight_priority * p.npprior;
-    p.priority = priority_to_u32(p.prio);
+    lo = pass->min_urg;
+    hi = pass->max_urg;
+    max_tix = pass->max_tix;
+    sum_pending += pass->sum_tckts_pending;
+    sum_running += pass->sum_tckts_running;
+    const Normalized n = normalize_job(c, lo, hi, max_tix, p.urg, p.tckts, p.ppri);
+    p.nurg = n.nurg;
+    p.ntckts = n.ntckts;
+    p.prio = n.prio;
+    p.priority = n.priority;
   }
   *priority = p.priority;
-  if (explain) explain_job(c, p, detail_of(c, j, p, r.tickets.jobs[0], lo, hi, max_tix, sums, now), explain);
+  if (explain) {
+    const DetailJob dj{j.submit_time, j.deadline, j.project, j.department, j.override_tickets, j.running};
+    explain_job(c, p, detail_of(c, dj, r.tickets.jobs[0], lo, hi, max_tix, sum_pending, sum_running, now), explain);
+  }
   return MFPRIO_OK;
 }
 
@@ -674,7 +886,10 @@ void GridEnginePolicy::share_view(const State& state, ShareView* v) const {
   PricingResult r;
   std::string why;
   const std::vector<Job> none;
-  if (!gridengine::price_queue(last ? last->jobs : none, *s.model, last ? last->now : 0, &r, &why))
+  std::vector<Job> jobs;
+  std::vector<JobNameIds> ids;
+  if (last) ticket_inputs(*last, &jobs, &ids);
+  if (!gridengine::price_queue(jobs, *s.model, last ? last->now : 0, &r, &why))
     gridengine::price_queue(none, *s.model, 0, &r, &why);
   v->column("node", "Node", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
   v->column("type", "Type", -1, 7, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);

@@ -20,6 +20,19 @@ uint32_t priority_to_u32(double prio) {
   return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 
+Normalized normalize_job(const SchedConf& c, double lo, double hi, double max_tix, double urg, double tckts,
+                         int ppri) {
+  const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
+  const bool prio_off = c.weight_priority == 0 && !c.report_pjob_tickets;
+  Normalized n;
+  n.nurg = urg_off ? 0.5 : normalize(urg, lo, hi);
+  n.ntckts = normalize(tckts, 0, max_tix);
+  n.npprior = prio_off ? 0.5 : normalize(ppri + 1024.0, 0, 2048);
+  n.prio = c.weight_urgency * n.nurg + c.weight_ticket * n.ntckts + c.weight_priority * n.npprior;
+  n.priority = priority_to_u32(n.prio);
+  return n;
+}
+
 namespace {
 bool validate_job(const Job& j, std::string* why) {
   const auto id = [&j] { return "job " + std::to_string(j.id); };  // only on failure
@@ -92,18 +105,19 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     p.dlcontr = up[i].dlcontr;
     p.urg = up[i].urg;
     const bool urg_flat = urg_off || hi - lo < 1e-5;
-    p.nurg = urg_off ? 0.5 : normalize(p.urg, lo, hi);
     p.stckt = t.stckt;
     p.ftckt = t.ftckt;
     p.otckt = t.otckt;
     p.tckts = t.tckts;
     p.slots = up[i].slots;
     (j.running ? r.sum_tckts_running : r.sum_tckts_pending) += t.tckts;
-    p.ntckts = normalize(p.tckts, 0, r.max_tix);
     p.ppri = j.posix_priority;
-    p.npprior = prio_off ? 0.5 : normalize(j.posix_priority + 1024.0, 0, 2048);
-    p.prio = c.weight_urgency * p.nurg + c.weight_ticket * p.ntckts + c.weight_priority * p.npprior;
-    p.priority = priority_to_u32(p.prio);
+    const Normalized nz = normalize_job(c, lo, hi, r.max_tix, p.urg, p.tckts, p.ppri);
+    p.nurg = nz.nurg;
+    p.ntckts = nz.ntckts;
+    p.npprior = nz.npprior;
+    p.prio = nz.prio;
+    p.priority = nz.priority;
     p.terms.clear();
     if (!with_terms) continue;
 

@@ -87,4 +87,13 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
 
 uint32_t priority_to_u32(double prio);
 
+// One job's normalised columns, prio and 32-bit priority from its urg,
+// tckts and POSIX priority, with a pass's bounds (lo/hi = min/max urg,
+// max_tix): the formulas above, the one body every path uses.
+struct Normalized {
+  double nurg = 0, ntckts = 0, npprior = 0, prio = 0;
+  uint32_t priority = 0;
+};
+Normalized normalize_job(const SchedConf& c, double lo, double hi, double max_tix, double urg, double tckts, int ppri);
+
 }  // namespace mfprio::gridengine
