@@ -41,6 +41,7 @@ struct LJob {
 struct Ids {
   std::vector<LJob> job;  // per job
   std::vector<const TicketObject*> uo, po, dobj;  // per id, nullptr = none
+  std::vector<std::string_view> uname, pname;     // per id: the user's, the project's name
 };
 
 const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
@@ -49,63 +50,77 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
   return it == m.end() ? nullptr : &it->second;
 }
 
-uint32_t dilute_slots(const Job& j) {
-  if (!j.pe || j.pe->ranges.empty()) return 1;
-  return std::max<uint32_t>(1, j.pe->ranges.front().min);
-}
-
 // With Model::names, ids below the table's size are the table's (a job's
-// handle id when it is in range and names the job's own name, else its name
-// looked up there) and the pass numbers only names outside the table; without
-// it every name is numbered in the pass.  Ids stand for names only through
-// equality: no result depends on their values.
-void intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<JobNameIds>* given, Ids* out) {
+// own id, else its name looked up there) and the pass numbers only names
+// outside the table; without it every name is numbered in the pass.  Ids
+// stand for names only through equality: no result depends on their values.
+void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
   Ids& ids = *out;  // a reused one keeps its capacity: every entry is set below
-  const size_t n = jobs.size();
   ids.job.resize(n);
   ids.uo.clear();
   ids.po.clear();
   ids.dobj.clear();
+  ids.uname.clear();
+  ids.pname.clear();
   const NameTables* t = m.names.get();
-  if (given && given->size() != n) given = nullptr;
   auto seed = [](const NameTable& table, std::vector<const TicketObject*>& out) {
     out.resize(table.size());
     for (size_t i = 0; i < table.size(); ++i) out[i] = table.has_object[i] ? &table.objects[i] : nullptr;
   };
+  auto seed_names = [](const NameTable& table, std::vector<std::string_view>& out) {
+    out.resize(table.size());
+    for (size_t i = 0; i < table.size(); ++i) out[i] = table.names[i];
+  };
+  // The id of "" in the projects' and departments' tables (a job naming none).
+  uint32_t no_project = kNoName, no_department = kNoName;
   if (t) {
     seed(t->users, ids.uo);
     seed(t->projects, ids.po);
     seed(t->departments, ids.dobj);
+    seed_names(t->users, ids.uname);
+    seed_names(t->projects, ids.pname);
+    no_project = t->projects.find(std::string());
+    no_department = t->departments.find(std::string());
   }
-  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const NameTable* table, uint32_t hint,
-                 const std::string& name, const std::map<std::string, TicketObject>& objects,
-                 std::vector<const TicketObject*>& out) {
+  // The job's id and whether it names something ("" names nothing).
+  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const NameTable* table, uint32_t id,
+                 uint32_t none_id, std::string_view name, const std::map<std::string, TicketObject>& objects,
+                 std::vector<const TicketObject*>& out, std::vector<std::string_view>* out_names, bool* named) {
     if (table) {
-      if (hint < table->size() && table->names[hint] == name) return hint;
-      const uint32_t at = table->find(name);
-      if (at != kNoName) return at;
+      if (id < table->size()) {
+        *named = id != none_id;
+        return id;
+      }
+      const uint32_t at = table->find(std::string(name));
+      if (at != kNoName) {
+        *named = !name.empty();
+        return at;
+      }
     }
-    auto [it, added] = names.try_emplace(std::string_view(name), static_cast<uint32_t>(out.size()));
-    if (added) out.push_back(lookup(objects, name));
+    *named = !name.empty();
+    auto [it, added] = names.try_emplace(name, static_cast<uint32_t>(out.size()));
+    if (added) {
+      out.push_back(lookup(objects, std::string(name)));
+      if (out_names) out_names->push_back(name);
+    }
     return it->second;
   };
   std::unordered_map<std::string_view, uint32_t> un, pn, dn;
-  const JobNameIds none;
   for (size_t j = 0; j < n; ++j) {
-    const JobNameIds& h = given ? (*given)[j] : none;
-    const Job& jb = jobs[j];
+    const TicketJob& jb = jobs[j];
     LJob& l = ids.job[j];
-    l.u = one(un, t ? &t->users : nullptr, h.user, jb.user, m.users, ids.uo);
-    l.p = one(pn, t ? &t->projects : nullptr, h.project, jb.project, m.projects, ids.po);
-    l.d = one(dn, t ? &t->departments : nullptr, h.department, jb.department, m.departments, ids.dobj);
+    bool named = false;
+    l.u = one(un, t ? &t->users : nullptr, jb.user, kNoName, jb.user_name, m.users, ids.uo, &ids.uname, &named);
+    l.p = one(pn, t ? &t->projects : nullptr, jb.project, no_project, jb.project_name, m.projects, ids.po,
+              &ids.pname, &l.has_p);
+    l.d = one(dn, t ? &t->departments : nullptr, jb.department, no_department, jb.department_name, m.departments,
+              ids.dobj, nullptr, &l.has_d);
     l.submit = jb.submit_time;
     l.id = jb.id;
     l.js = jb.job_share;
     l.ot = jb.override_tickets;
-    l.dilute = dilute_slots(jb);
+    l.dilute = jb.dilute;
     l.running = jb.running;
-    l.has_p = !jb.project.empty();
-    l.has_d = !jb.department.empty();
   }
 }
 
@@ -308,19 +323,19 @@ class LeafIndex {
 // tests/data/ge); a job without a project, or whose account is no project at
 // all (a host's account, which qsub -P would refuse): the user (or `default`)
 // outside project subtrees.  Returns the node and whether it is a `default` leaf.
-std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job,
-                                   bool is_project) {
+std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index,
+                                   const std::string& user, const std::string& project, bool is_project) {
   int scope = 0;
   bool in_project = false;
-  if (!job.project.empty()) {
-    int p = nodes[0].type == NodeType::Project && nodes[0].name == job.project ? 0 : index.project(job.project);
+  if (!project.empty()) {
+    int p = nodes[0].type == NodeType::Project && nodes[0].name == project ? 0 : index.project(project);
     if (p < 0 && is_project) return {-1, false};
     if (p >= 0) {
       scope = p;
       in_project = true;
     }
   }
-  int u = index.user(scope, in_project, job.user);
+  int u = index.user(scope, in_project, user);
   if (u >= 0 && nodes[u].children.empty()) return {u, false};
   int d = index.user(scope, in_project, "default");
   if (d >= 0 && nodes[d].children.empty()) return {d, true};
@@ -329,7 +344,7 @@ std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, Lea
 }
 
 // Into *out (a reused tree keeps its nodes' strings and vectors: every field set here or by count_jobs).
-void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& ids, FlatIndex& found, WorkTree* out) {
+void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, FlatIndex& found, WorkTree* out) {
   WorkTree& w = *out;
   const auto& spec = m.tree.nodes;
   w.nodes.resize(spec.size());
@@ -354,7 +369,7 @@ void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& id
       else if (node.parent >= 0) node.project = w.nodes[node.parent].project;
     });
   // Map jobs; users caught by `default` get their own sibling copy (EE:sge_set_job_refs).
-  w.job_node.assign(jobs.size(), -1);
+  w.job_node.assign(n_jobs, -1);
   if (w.nodes.empty()) return;
   std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
   // The model's index of its tree, else one for this pass (it holds the
@@ -367,7 +382,7 @@ void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& id
   // Per user, the last (project id, leaves[] index) found: a user's jobs
   // mostly name one or two projects, so most jobs skip the table.
   std::vector<std::pair<uint32_t, uint32_t>> last(ids.uo.size(), {kNoId, 0});
-  for (size_t j = 0; j < jobs.size(); ++j) {
+  for (size_t j = 0; j < n_jobs; ++j) {
     bool added = false;
     const LJob& l = ids.job[j];
     uint32_t at = last[l.u].second;
@@ -375,14 +390,16 @@ void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& id
       at = found.insert(Key5{{l.u, l.p, 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
       last[l.u] = {l.p, at};
     }
-    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j], ids.po[l.p] != nullptr));
+    if (added)
+      leaves.push_back(find_job_leaf(w.nodes, index, std::string(ids.uname[l.u]),
+                                     l.has_p ? std::string(ids.pname[l.p]) : std::string(), ids.po[l.p] != nullptr));
     auto [leaf, is_default] = leaves[at];
     if (leaf >= 0 && is_default) {
       const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | l.u;
       auto it = copies.find(key);
       if (it == copies.end()) {
         ShareNodeState c = w.nodes[leaf];
-        c.name = jobs[j].user;
+        c.name = ids.uname[l.u];
         c.user_copy = true;
         c.children.clear();
         const int idx = static_cast<int>(w.nodes.size());
@@ -710,18 +727,16 @@ namespace {
 
 // ---- one pass: the state the policy steps share --------------------------------------
 struct Pass {
-  Pass(const std::vector<Job>& js, const Model& model, const TicketOptions& o, TicketScratch::Arrays& arrays,
-       TicketResult& out)
-      : jobs(js), m(model), conf(model.conf), topt(o), WS(conf.weight_tickets_share),
-        F(conf.weight_tickets_functional), n(js.size()), shared_f(conf.share_functional_shares), s(arrays),
-        ids(interned(js, model, o, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
+  Pass(const TicketJob* js, size_t count, const Model& model, const TicketOptions& o,
+       TicketScratch::Arrays& arrays, TicketResult& out)
+      : m(model), conf(model.conf), topt(o), WS(conf.weight_tickets_share),
+        F(conf.weight_tickets_functional), n(count), shared_f(conf.share_functional_shares), s(arrays),
+        ids(interned(js, count, model, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
         run_cnt(ids), running(arrays.running), pending(arrays.pending), prior(arrays.prior) {}
-  static const Ids& interned(const std::vector<Job>& js, const Model& model, const TicketOptions& o,
-                             TicketScratch::Arrays& a) {
-    intern_ids(js, model, o.name_ids, &a.ids);
+  static const Ids& interned(const TicketJob* js, size_t count, const Model& model, TicketScratch::Arrays& a) {
+    intern_ids(js, count, model, &a.ids);
     return a.ids;
   }
-  const std::vector<Job>& jobs;
   const Model& m;
   const SchedConf& conf;
   const TicketOptions& topt;
@@ -778,10 +793,9 @@ struct Pass {
 // functional and override tickets (the same in both passes) and their
 // pass-1 totals.
 void running_tickets(Pass& p) {
-  const std::vector<Job>& jobs = p.jobs;
   const std::vector<LJob>& lj = p.ids.job;
   const size_t n = p.n;
-  build_work_tree(jobs, p.m, p.ids, p.s.found, &p.w);
+  build_work_tree(n, p.m, p.ids, p.s.found, &p.w);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
   count_jobs(p.w.nodes, p.running, p.w.job_node, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);
@@ -1406,6 +1420,35 @@ void running_pass2(Pass& p) {
 
 }  // namespace
 
+uint32_t dilute_slots(const Job& j) {
+  if (!j.pe || j.pe->ranges.empty()) return 1;
+  return std::max<uint32_t>(1, j.pe->ranges.front().min);
+}
+
+TicketJob ticket_job(const Job& job, const NameTables* names, const JobNameIds* ids) {
+  TicketJob t;
+  t.id = job.id;
+  t.submit_time = job.submit_time;
+  t.job_share = job.job_share;
+  t.override_tickets = job.override_tickets;
+  t.dilute = dilute_slots(job);
+  t.running = job.running;
+  t.user_name = job.user;
+  t.project_name = job.project;
+  t.department_name = job.department;
+  if (!names) return t;
+  const JobNameIds none;
+  const JobNameIds& h = ids ? *ids : none;
+  auto id_of = [](const NameTable& table, uint32_t hint, const std::string& name) {
+    if (hint < table.size() && table.names[hint] == name) return hint;
+    return table.find(name);
+  };
+  t.user = id_of(names->users, h.user, job.user);
+  t.project = id_of(names->projects, h.project, job.project);
+  t.department = id_of(names->departments, h.department, job.department);
+  return t;
+}
+
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
   TicketResult r;
   compute_tickets(jobs, m, topt, &r);
@@ -1413,6 +1456,15 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
 }
 
 void compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt, TicketResult* out) {
+  const std::vector<JobNameIds>* given = topt.name_ids && topt.name_ids->size() == jobs.size() ? topt.name_ids
+                                                                                              : nullptr;
+  std::vector<TicketJob> flat(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) flat[j] = ticket_job(jobs[j], m.names.get(), given ? &(*given)[j] : nullptr);
+  compute_tickets(flat.data(), flat.size(), m, topt, out);
+}
+
+void compute_tickets(const TicketJob* jobs, size_t n, const Model& m, const TicketOptions& topt,
+                     TicketResult* out) {
   std::unique_ptr<TicketScratch::Arrays> local;
   TicketScratch::Arrays* arrays = topt.scratch ? topt.scratch->a.get() : nullptr;
   if (!arrays) {
@@ -1420,7 +1472,7 @@ void compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketO
     arrays = local.get();
   }
   arrays->w.nodes = std::move(out->nodes);  // the last result's nodes, reused
-  Pass p(jobs, m, topt, *arrays, *out);
+  Pass p(jobs, n, m, topt, *arrays, *out);
   p.r.jobs.assign(p.n, JobTickets{});
   p.r.max_tix = 0;
   p.running.clear();

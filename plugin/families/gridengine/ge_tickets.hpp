@@ -41,6 +41,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ge_model.hpp"
@@ -111,9 +112,37 @@ class TicketScratch {
   std::unique_ptr<Arrays> a;
 };
 
+// A job as the ticket pass reads it: flat, no strings of its own.  Its
+// user, project and department are ids in Model::names' tables (users,
+// projects, departments) where the caller knows them: such an id must be
+// below its table's size and name the job's own name (the caller checked
+// it); kNoName, or any id when Model::names is null: the pass reads the
+// name in the view beside it (and numbers it, once per pass, when it is in
+// no table).  A view must stay valid through the call; "" = none (project,
+// department).
+struct TicketJob {
+  uint64_t id = 0;
+  int64_t submit_time = 0;
+  double job_share = 0;         // -js
+  double override_tickets = 0;  // qalter -ot
+  uint32_t dilute = 1;          // dilute_slots: max(1, min of the first PE range); 1 for a sequential job
+  bool running = false;
+  uint32_t user = kNoName, project = kNoName, department = kNoName;
+  std::string_view user_name, project_name, department_name;
+};
+
+// max(1, the first range's min): a parallel job's weight in the share
+// tree's dilution (sgeee.c); 1 without a PE request.
+uint32_t dilute_slots(const Job& job);
+
+// The TicketJob of `job` (its views point into it): ids from `ids` where
+// they are in range and name the job's own names, else found in `names`
+// (null: none), else kNoName.
+TicketJob ticket_job(const Job& job, const NameTables* names, const JobNameIds* ids = nullptr);
+
 // How the pass computes (never what): tests compare the forms.
 struct TicketOptions {
-  const std::vector<JobNameIds>* name_ids = nullptr;  // parallel to the jobs, or null
+  const std::vector<JobNameIds>* name_ids = nullptr;  // the Job form: parallel to the jobs, or null
 
   // Functional picks: one heap entry per group of categories whose values
   // are equal at every pick (false: one per category, the plain lazy heap).
@@ -122,8 +151,13 @@ struct TicketOptions {
   TicketScratch* scratch = nullptr;  // null: the pass's own arrays
 };
 
+// The pass over jobs[0, n) into *out, whose vectors (and nodes' strings)
+// are reused; out->jobs is parallel to the jobs.
+void compute_tickets(const TicketJob* jobs, size_t n, const Model& model, const TicketOptions& options,
+                     TicketResult* out);
+
+// The Job form: each job's ticket_job (with options.name_ids), then the pass.
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& model, const TicketOptions& options = {});
-// The same into *out, whose vectors (and nodes' strings) are reused.
 void compute_tickets(const std::vector<Job>& jobs, const Model& model, const TicketOptions& options,
                      TicketResult* out);
 
