@@ -507,75 +507,55 @@ int read_static(const mfprio_job_t& r, const Model& m, GePass& p, RecordStatic* 
   st->js = j.job_share;
   st->ot = j.override_tickets;
   st->ppri = j.posix_priority;
-  st->dilute = j.pe && !j.pe->ranges.empty() ? std::max<uint32_t>(1, j.pe->ranges.front().min) : 1;
+  st->dilute = dilute_slots(j);
   st->dept_attr = RecordStatic::kNoAttr;
   for (uint32_t i = 0; i < r.attr_count; ++i)
     if (std::strcmp(nz(r.attrs[i].name), "department") == 0) st->dept_attr = i;
   return MFPRIO_OK;
 }
 
-// A name's ref (see PassJob): the handle's id when it names `text` in t,
-// else text's id in t, else its index among the pass's extra names.
-uint32_t name_ref(GePass& p, const NameTable* t, uint32_t hid, const char* text) {
+// A name's id and view (see GePass::jobs): the handle's id when it names
+// `text` in t, else text's id in t, else kNoName and one of the pass's
+// extra names.
+uint32_t name_ref(GePass& p, const NameTable* t, uint32_t hid, const char* text, std::string_view* view) {
   if (t) {
-    if (hid < t->size() && t->names[hid] == text) return hid;
-    const uint32_t k = t->find(text);
-    if (k != kNoName) return k;
+    uint32_t k = hid < t->size() && t->names[hid] == text ? hid : kNoName;
+    if (k == kNoName) k = t->find(text);
+    if (k != kNoName) {
+      *view = t->names[k];
+      return k;
+    }
   }
-  const auto [it, added] = p.extra_index.emplace(text, static_cast<uint32_t>(p.extra_names.size()));
-  if (added) p.extra_names.emplace_back(text);
-  return it->second | kPassName;
+  auto it = p.extra_index.find(std::string_view(text));
+  if (it == p.extra_index.end()) {
+    p.extra_names.emplace_back(text);
+    it = p.extra_index.emplace(p.extra_names.back(), static_cast<uint32_t>(p.extra_names.size() - 1)).first;
+  }
+  *view = p.extra_names[it->second];
+  return kNoName;
 }
 
-// The pass's job of a record whose static parts are *st.
-PassJob pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const RecordStatic& st, bool running) {
-  PassJob j;
+// Appends the pass's job of a record whose static parts are *st.
+void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const RecordStatic& st, bool running) {
+  TicketJob& j = p.jobs.emplace_back();
   j.id = r.job_id;
-  j.submit = r.submit_time;
-  j.has_deadline = r.deadline > 0;
-  j.deadline = j.has_deadline ? r.deadline : 0;
-  j.rrcontr = st.rrcontr;
-  j.js = st.js;
-  j.ot = st.ot;
-  j.slots = st.slots;
+  j.submit_time = r.submit_time;
+  j.job_share = st.js;
+  j.override_tickets = st.ot;
   j.dilute = st.dilute;
-  j.ppri = st.ppri;
   j.running = running;
   const NameTables* t = s.model->names.get();
   const JobNameIds h = handle_ids(s, r);
-  j.user = name_ref(p, t ? &t->users : nullptr, h.user, nz(r.user));
-  j.project = name_ref(p, t ? &t->projects : nullptr, h.project, nz(r.account));
+  j.user = name_ref(p, t ? &t->users : nullptr, h.user, nz(r.user), &j.user_name);
+  j.project = name_ref(p, t ? &t->projects : nullptr, h.project, nz(r.account), &j.project_name);
   const char* dept = st.dept_attr == RecordStatic::kNoAttr ? "" : nz(r.attrs[st.dept_attr].value);
-  j.department = name_ref(p, t ? &t->departments : nullptr, h.department, dept);
-  return j;
-}
-
-// The pass's jobs as the ticket pass reads them (ids where the refs are ids).
-void ticket_inputs(const GePass& p, std::vector<Job>* jobs, std::vector<JobNameIds>* ids) {
-  const NameTables empty;
-  const NameTables& t = p.model && p.model->names ? *p.model->names : empty;
-  jobs->resize(p.jobs.size());
-  ids->resize(p.jobs.size());
-  const auto id_of = [](uint32_t ref) { return ref & kPassName ? kNoName : ref; };
-  for (size_t k = 0; k < p.jobs.size(); ++k) {
-    const PassJob& pj = p.jobs[k];
-    Job& j = (*jobs)[k];
-    j.id = pj.id;
-    j.user = p.name(t.users, pj.user);
-    j.project = p.name(t.projects, pj.project);
-    j.department = p.name(t.departments, pj.department);
-    j.submit_time = pj.submit;
-    j.deadline.reset();
-    if (pj.has_deadline) j.deadline = pj.deadline;
-    j.posix_priority = pj.ppri;
-    j.job_share = pj.js;
-    j.override_tickets = pj.ot;
-    j.pe.reset();
-    if (pj.dilute > 1) j.pe = PeRequest{std::string(), {SlotRange{pj.dilute, pj.dilute}}, "min", 0};
-    j.hard_requests.clear();
-    j.running = pj.running;
-    (*ids)[k] = JobNameIds{id_of(pj.user), id_of(pj.project), id_of(pj.department)};
-  }
+  j.department = name_ref(p, t ? &t->departments : nullptr, h.department, dept, &j.department_name);
+  PassUrgency& u = p.urgency.emplace_back();
+  u.has_deadline = r.deadline > 0;
+  u.deadline = u.has_deadline ? r.deadline : 0;
+  u.rrcontr = st.rrcontr;
+  u.slots = st.slots;
+  u.ppri = st.ppri;
 }
 
 // Urgency at the pass's time, tickets, normalisation and the 32-bit
@@ -588,27 +568,26 @@ void price_pass(const Model& m, GePass* pp) {
   // URG:sge_do_urgency: min starts at DBL_MAX, max at DBL_MIN.
   double lo = DBL_MAX, hi = DBL_MIN;
   for (size_t k = 0; k < n; ++k) {
-    const PassJob& j = p.jobs[k];
+    const PassUrgency& j = p.urgency[k];
     const double u =
-        timed_urgency(StaticUrgency{j.rrcontr, j.slots}, c, j.submit, j.has_deadline, j.deadline, p.now).urg;
+        timed_urgency(StaticUrgency{j.rrcontr, j.slots}, c, p.jobs[k].submit_time, j.has_deadline, j.deadline, p.now)
+            .urg;
     p.urg[k] = u;
     lo = std::min(lo, u);
     hi = std::max(hi, u);
   }
   p.min_urg = n ? lo : 0;
   p.max_urg = n ? hi : 0;
-  ticket_inputs(p, &p.ticket_jobs, &p.name_ids);
   TicketOptions topt;
-  topt.name_ids = &p.name_ids;
   topt.scratch = &p.ticket_scratch;
-  compute_tickets(p.ticket_jobs, m, topt, &p.tickets);
+  compute_tickets(p.jobs.data(), n, m, topt, &p.tickets);
   p.max_tix = p.tickets.max_tix;
   p.sum_tckts_pending = p.sum_tckts_running = 0;
   p.priority.resize(n);
   for (size_t k = 0; k < n; ++k) {
     const double t = p.tickets.jobs[k].tckts;
     (p.jobs[k].running ? p.sum_tckts_running : p.sum_tckts_pending) += t;
-    p.priority[k] = normalize_job(c, lo, hi, p.max_tix, p.urg[k], t, p.jobs[k].ppri).priority;
+    p.priority[k] = normalize_job(c, lo, hi, p.max_tix, p.urg[k], t, p.urgency[k].ppri).priority;
   }
 }
 
@@ -616,11 +595,12 @@ void price_pass(const Model& m, GePass* pp) {
 // at the pass's time and bounds) and what its explanation reads besides.
 JobPrice pass_price(const GePass& p, size_t k, DetailJob* d) {
   const SchedConf& c = p.model->conf;
-  const PassJob& j = p.jobs[k];
+  const TicketJob& j = p.jobs[k];
+  const PassUrgency& pu = p.urgency[k];
   const JobTickets& t = p.tickets.jobs[k];
   const UrgencyParts u =
-      timed_urgency(StaticUrgency{j.rrcontr, j.slots}, c, j.submit, j.has_deadline, j.deadline, p.now);
-  const Normalized n = normalize_job(c, p.min_urg, p.max_urg, p.max_tix, u.urg, t.tckts, j.ppri);
+      timed_urgency(StaticUrgency{pu.rrcontr, pu.slots}, c, j.submit_time, pu.has_deadline, pu.deadline, p.now);
+  const Normalized n = normalize_job(c, p.min_urg, p.max_urg, p.max_tix, u.urg, t.tckts, pu.ppri);
   JobPrice x;
   x.id = j.id;
   x.running = j.running;
@@ -636,17 +616,15 @@ JobPrice pass_price(const GePass& p, size_t k, DetailJob* d) {
   x.ftckt = t.ftckt;
   x.otckt = t.otckt;
   x.npprior = n.npprior;
-  x.ppri = j.ppri;
-  x.slots = j.slots;
+  x.ppri = pu.ppri;
+  x.slots = pu.slots;
   x.priority = n.priority;
-  const NameTables empty;
-  const NameTables& names = p.model->names ? *p.model->names : empty;
-  d->submit = j.submit;
+  d->submit = j.submit_time;
   d->deadline.reset();
-  if (j.has_deadline) d->deadline = j.deadline;
-  d->project = p.name(names.projects, j.project);
-  d->department = p.name(names.departments, j.department);
-  d->override_tickets = j.ot;
+  if (pu.has_deadline) d->deadline = pu.deadline;
+  d->project = j.project_name;
+  d->department = j.department_name;
+  d->override_tickets = j.override_tickets;
   d->running = j.running;
   return x;
 }
@@ -665,8 +643,8 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   p.now = now;
   p.publish_seq = s.publish_seq;
   p.model = s.model;
-  p.extra_names.clear();
   p.extra_index.clear();
+  p.extra_names.clear();
   const size_t total = pending_count + running_count;
   // The records' kept parts: read again when the complexes changed.
   std::vector<RecordStatic>& rec = p.records;
@@ -684,6 +662,8 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   JobIndex& first = p.index;
   p.jobs.clear();
   p.jobs.reserve(total);
+  p.urgency.clear();
+  p.urgency.reserve(total);
   const auto start_index = [&] {
     same = false;
     first.reserve(total);
@@ -719,7 +699,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     // One record per partition: the job takes part once, every record gets its priority.
     const uint32_t at = same ? st.slot : first.insert(r.job_id, pos);
     st.slot = at;
-    if (at == pos) p.jobs.push_back(pass_job(p, s, r, st, /*running=*/false));
+    if (at == pos) add_pass_job(p, s, r, st, /*running=*/false);
   }
   for (size_t i = 0; i < running_count; ++i) {
     const mfprio_job_t& r = running[i];
@@ -750,7 +730,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     }
     st.slot = pos;
     if (!same) first.insert(r.job_id, pos);
-    p.jobs.push_back(pass_job(p, s, r, st, /*running=*/true));
+    add_pass_job(p, s, r, st, /*running=*/true);
   }
   if (same && total != p.last_total) start_index();  // records dropped at the end: their ids go
   p.last_pending = pending_count;
@@ -883,14 +863,15 @@ void GridEnginePolicy::share_view(const State& state, ShareView* v) const {
   // The last pass's jobs against this state's tree and usage (no pass yet:
   // no jobs, every node inactive, targets 0).
   std::shared_ptr<const GePass> last = last_pass_.load(std::memory_order_acquire);
+  // Names by view alone when the ids are another state's tables'.
+  std::vector<TicketJob> jobs;
+  if (last) jobs = last->jobs;
+  if (last && last->model->names != s.model->names)
+    for (TicketJob& j : jobs) j.user = j.project = j.department = kNoName;
   PricingResult r;
-  std::string why;
-  const std::vector<Job> none;
-  std::vector<Job> jobs;
-  std::vector<JobNameIds> ids;
-  if (last) ticket_inputs(*last, &jobs, &ids);
-  if (!gridengine::price_queue(jobs, *s.model, last ? last->now : 0, &r, &why))
-    gridengine::price_queue(none, *s.model, 0, &r, &why);
+  compute_tickets(jobs.data(), jobs.size(), *s.model, TicketOptions{}, &r.tickets);
+  r.jobs.resize(jobs.size());
+  for (size_t k = 0; k < jobs.size(); ++k) r.jobs[k].stckt = r.tickets.jobs[k].stckt;
   v->column("node", "Node", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
   v->column("type", "Type", -1, 7, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
   v->column("shares", "Shares", -1, 8, 0);

@@ -33,6 +33,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -127,20 +128,14 @@ class RequestCache {
   Entry slots_[kSlots];
 };
 
-// A job of a whole-queue pass as every later reader takes it: no strings.
-// Names are refs: an id in the pass model's NameTables, or kPassName | k,
-// k an index into GePass::extra_names (a name the tables lack).
-inline constexpr uint32_t kPassName = 0x80000000u;
-struct PassJob {
-  uint64_t id = 0;
-  int64_t submit = 0;
+// What a job of a whole-queue pass adds to its TicketJob for the urgency
+// and the explanation (no strings).
+struct PassUrgency {
   int64_t deadline = 0;  // when has_deadline
   double rrcontr = 0;    // static urgency
-  double js = 0, ot = 0;
-  uint32_t slots = 1, dilute = 1;
-  uint32_t user = 0, project = 0, department = 0;  // name refs
+  uint32_t slots = 1;    // S
   int32_t ppri = 0;
-  bool has_deadline = false, running = false;
+  bool has_deadline = false;
 };
 
 // A record's parts that do not change between passes: its static urgency
@@ -165,7 +160,11 @@ struct RecordStatic {
 
 // One whole-queue pass, kept for later single pricings.
 struct GePass : PassState {
-  std::vector<PassJob> jobs;          // pending (non-held, valid, one per job id) then running
+  // The pass's jobs: pending (non-held, valid, one per job id) then running.
+  // Names: an id in the model's NameTables with the view of the table's
+  // name, or kNoName with a view of one of extra_names.
+  std::vector<TicketJob> jobs;
+  std::vector<PassUrgency> urgency;   // parallel to jobs
   std::vector<double> urg;            // parallel to jobs: urg at `now`
   std::vector<uint32_t> priority;     // parallel to jobs
   TicketResult tickets;               // parallel to jobs
@@ -174,9 +173,9 @@ struct GePass : PassState {
   JobIndex index;                     // job id -> position
   int64_t now = 0;
   uint64_t publish_seq = 0;           // the State it was priced against (State::publish_seq)
-  std::shared_ptr<const Model> model; // the state's: its NameTables resolve the refs
-  std::vector<std::string> extra_names;                    // names outside the tables
-  std::unordered_map<std::string, uint32_t> extra_index;   // name -> its index there
+  std::shared_ptr<const Model> model; // the state's: its NameTables hold the names the ids stand for
+  std::deque<std::string> extra_names;                          // names outside the tables (stable)
+  std::unordered_map<std::string_view, uint32_t> extra_index;   // name -> its index there
   // Kept from pass to pass (a reused pass reuses them).
   std::vector<RecordStatic> records;  // pending then running records, by position
   size_t last_pending = 0, last_total = 0;
@@ -184,13 +183,6 @@ struct GePass : PassState {
   Job scratch;                        // a record being read (to_ge_job)
   RequestCache requests;
   TicketScratch ticket_scratch;       // the ticket pass's arrays
-  std::vector<JobNameIds> name_ids;   // parallel to jobs
-  std::vector<Job> ticket_jobs;       // parallel to jobs (the ticket pass's input)
-
-  // A name ref's text.
-  const std::string& name(const NameTable& t, uint32_t ref) const {
-    return ref & kPassName ? extra_names[ref & ~kPassName] : t.names[ref];
-  }
 };
 
 class GridEnginePolicy final : public Policy {
