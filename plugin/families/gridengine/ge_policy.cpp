@@ -471,14 +471,16 @@ uint64_t mix(uint64_t h, uint64_t v) {
 uint64_t hash_text(uint64_t h, const char* s) {
   if (!s) return mix(h, 0xA5A5A5A5A5A5A5A5ull);
   const size_t n = std::strlen(s);
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s + i, 8);
-    h = mix(h, w);
-  }
   uint64_t w = 0;
-  std::memcpy(&w, s + i, n - i);
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      std::memcpy(&w, s + i, 8);
+      h = mix(h, w);
+    }
+    std::memcpy(&w, s + n - 8, 8);  // the last 8 bytes (overlapping: n is in the mix)
+  } else {
+    for (size_t i = 0; i < n; ++i) w |= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+  }
   return mix(h, w ^ (static_cast<uint64_t>(n) << 56));
 }
 uint64_t record_fingerprint(const mfprio_job_t& r) {
@@ -517,9 +519,17 @@ int read_static(const mfprio_job_t& r, const Model& m, GePass& p, RecordStatic* 
 // A name's id and view (see GePass::jobs): the handle's id when it names
 // `text` in t, else text's id in t, else kNoName and one of the pass's
 // extra names.
+// a == b, b a C string (read no further than its end).
+bool same_name(const std::string& a, const char* b) {
+  const size_t n = a.size();
+  for (size_t i = 0; i < n; ++i)
+    if (b[i] != a[i] || b[i] == '\0') return false;
+  return b[n] == '\0';
+}
+
 uint32_t name_ref(GePass& p, const NameTable* t, uint32_t hid, const char* text, std::string_view* view) {
   if (t) {
-    uint32_t k = hid < t->size() && t->names[hid] == text ? hid : kNoName;
+    uint32_t k = hid < t->size() && same_name(t->names[hid], text) ? hid : kNoName;
     if (k == kNoName) k = t->find(text);
     if (k != kNoName) {
       *view = t->names[k];
@@ -556,6 +566,12 @@ void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const Reco
   u.rrcontr = st.rrcontr;
   u.slots = st.slots;
   u.ppri = st.ppri;
+  u.running = running;
+  u.urg = timed_urgency(StaticUrgency{st.rrcontr, st.slots}, s.model->conf, r.submit_time, u.has_deadline, u.deadline,
+                        p.now)
+              .urg;
+  p.min_urg = std::min(p.min_urg, u.urg);
+  p.max_urg = std::max(p.max_urg, u.urg);
 }
 
 // Urgency at the pass's time, tickets, normalisation and the 32-bit
@@ -564,20 +580,9 @@ void price_pass(const Model& m, GePass* pp) {
   GePass& p = *pp;
   const SchedConf& c = m.conf;
   const size_t n = p.jobs.size();
-  p.urg.resize(n);
-  // URG:sge_do_urgency: min starts at DBL_MAX, max at DBL_MIN.
-  double lo = DBL_MAX, hi = DBL_MIN;
-  for (size_t k = 0; k < n; ++k) {
-    const PassUrgency& j = p.urgency[k];
-    const double u =
-        timed_urgency(StaticUrgency{j.rrcontr, j.slots}, c, p.jobs[k].submit_time, j.has_deadline, j.deadline, p.now)
-            .urg;
-    p.urg[k] = u;
-    lo = std::min(lo, u);
-    hi = std::max(hi, u);
-  }
-  p.min_urg = n ? lo : 0;
-  p.max_urg = n ? hi : 0;
+  // URG:sge_do_urgency: min starts at DBL_MAX, max at DBL_MIN (add_pass_job took them).
+  const double lo = p.min_urg, hi = p.max_urg;
+  if (n == 0) p.min_urg = p.max_urg = 0;
   TicketOptions topt;
   topt.scratch = &p.ticket_scratch;
   compute_tickets(p.jobs.data(), n, m, topt, &p.tickets);
@@ -586,8 +591,9 @@ void price_pass(const Model& m, GePass* pp) {
   p.priority.resize(n);
   for (size_t k = 0; k < n; ++k) {
     const double t = p.tickets.jobs[k].tckts;
-    (p.jobs[k].running ? p.sum_tckts_running : p.sum_tckts_pending) += t;
-    p.priority[k] = normalize_job(c, lo, hi, p.max_tix, p.urg[k], t, p.urgency[k].ppri).priority;
+    const PassUrgency& u = p.urgency[k];
+    (u.running ? p.sum_tckts_running : p.sum_tckts_pending) += t;
+    p.priority[k] = normalize_job(c, lo, hi, p.max_tix, u.urg, t, u.ppri).priority;
   }
 }
 
@@ -650,10 +656,15 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   std::vector<RecordStatic>& rec = p.records;
   if (p.complexes_gen != complexes_gen_) {
     rec.clear();
+    p.slots.clear();
     p.last_total = p.last_pending = 0;
     p.complexes_gen = complexes_gen_;
   }
-  if (rec.size() < total) rec.resize(total);
+  std::vector<uint32_t>& slot = p.slots;
+  if (rec.size() < total) {
+    rec.resize(total);
+    slot.resize(total, RecordStatic::kLeftOut);
+  }
   // While every record so far is the job it was at the same place in this
   // pass's last use and went the same way (same: the index and the records'
   // slots are still right), no index probe; from the first that is not,
@@ -664,6 +675,8 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   p.jobs.reserve(total);
   p.urgency.clear();
   p.urgency.reserve(total);
+  p.min_urg = DBL_MAX;  // URG:sge_do_urgency's start values
+  p.max_urg = DBL_MIN;
   const auto start_index = [&] {
     same = false;
     first.reserve(total);
@@ -688,30 +701,31 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     }
     if (statuses) statuses[i] = rc;
     if (rc != MFPRIO_OK || held) {
-      if (!(known && held && st.slot == RecordStatic::kHeld) && same) start_index();
+      if (!(known && held && slot[i] == RecordStatic::kHeld) && same) start_index();
       st.id = r.job_id;
-      st.slot = held ? RecordStatic::kHeld : RecordStatic::kFailed;
+      slot[i] = held ? RecordStatic::kHeld : RecordStatic::kFailed;
       if (rc != MFPRIO_OK) err->note(rc, why);
       continue;
     }
     const uint32_t pos = static_cast<uint32_t>(p.jobs.size());
-    if (!(known && st.slot <= pos) && same) start_index();
+    if (!(known && slot[i] <= pos) && same) start_index();
     // One record per partition: the job takes part once, every record gets its priority.
-    const uint32_t at = same ? st.slot : first.insert(r.job_id, pos);
-    st.slot = at;
+    const uint32_t at = same ? slot[i] : first.insert(r.job_id, pos);
+    slot[i] = at;
     if (at == pos) add_pass_job(p, s, r, st, /*running=*/false);
   }
   for (size_t i = 0; i < running_count; ++i) {
     const mfprio_job_t& r = running[i];
     RecordStatic& st = rec[pending_count + i];
+    uint32_t& sl = slot[pending_count + i];
     const bool known = same && pending_count + i < p.last_total && st.id == r.job_id;
     const uint32_t pos = static_cast<uint32_t>(p.jobs.size());
-    if (!(known && (st.slot == pos || st.slot == RecordStatic::kLeftOut)) && same) start_index();
+    if (!(known && (sl == pos || sl == RecordStatic::kLeftOut)) && same) start_index();
     // A job takes part once: a running record of a job already in the pass
     // (given twice, or pending as well) is left out; the first record counts.
-    if (same ? st.slot == RecordStatic::kLeftOut : first.find(r.job_id) != JobIndex::kNone) {
+    if (same ? sl == RecordStatic::kLeftOut : first.find(r.job_id) != JobIndex::kNone) {
       st.id = r.job_id;
-      st.slot = RecordStatic::kLeftOut;
+      sl = RecordStatic::kLeftOut;
       continue;
     }
     std::string why;
@@ -724,11 +738,11 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     st.id = r.job_id;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
       if (same) start_index();
-      st.slot = RecordStatic::kFailed;
+      sl = RecordStatic::kFailed;
       err->note(rc, "prioritize (running): " + why);
       continue;
     }
-    st.slot = pos;
+    sl = pos;
     if (!same) first.insert(r.job_id, pos);
     add_pass_job(p, s, r, st, /*running=*/true);
   }
@@ -737,7 +751,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   p.last_total = total;
   price_pass(m, &p);
   for (size_t i = 0; i < pending_count; ++i)
-    if (rec[i].slot < p.jobs.size()) priorities[i] = p.priority[rec[i].slot];
+    if (slot[i] < p.jobs.size()) priorities[i] = p.priority[slot[i]];
   last_pass_.store(pass, std::memory_order_release);
   return pass;
 }

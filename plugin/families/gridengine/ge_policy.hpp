@@ -133,18 +133,19 @@ class RequestCache {
 struct PassUrgency {
   int64_t deadline = 0;  // when has_deadline
   double rrcontr = 0;    // static urgency
+  double urg = 0;        // at the pass's time
   uint32_t slots = 1;    // S
   int32_t ppri = 0;
-  bool has_deadline = false;
+  bool has_deadline = false, running = false;
 };
 
 // A record's parts that do not change between passes: its static urgency
 // and ticket numbers, read from the record once and kept by position (the
 // host gives the same records in the same order pass after pass).  Used
 // again only for the same job id, fingerprint (record_fingerprint: what
-// to_ge_job reads besides times and names) and complexes.  slot: where the
-// record went in the pass that filled it (a job position; kHeld; kLeftOut:
-// a running record of a job already in the pass; kFailed: refused).
+// to_ge_job reads besides times and names) and complexes.  GePass::slots:
+// where each record went in the pass's last use (a job position; kHeld;
+// kLeftOut: a running record of a job already in the pass; kFailed: refused).
 struct RecordStatic {
   static constexpr uint32_t kHeld = UINT32_MAX, kLeftOut = UINT32_MAX - 1, kFailed = UINT32_MAX - 2;
   static constexpr uint32_t kNoAttr = UINT32_MAX;
@@ -154,7 +155,6 @@ struct RecordStatic {
   uint32_t slots = 1, dilute = 1;
   int32_t ppri = 0;
   uint32_t dept_attr = kNoAttr;  // the (last) department attr's index
-  uint32_t slot = kLeftOut;
   bool valid = false;
 };
 
@@ -165,7 +165,6 @@ struct GePass : PassState {
   // name, or kNoName with a view of one of extra_names.
   std::vector<TicketJob> jobs;
   std::vector<PassUrgency> urgency;   // parallel to jobs
-  std::vector<double> urg;            // parallel to jobs: urg at `now`
   std::vector<uint32_t> priority;     // parallel to jobs
   TicketResult tickets;               // parallel to jobs
   double min_urg = 0, max_urg = 0, max_tix = 0;
@@ -178,6 +177,7 @@ struct GePass : PassState {
   std::unordered_map<std::string_view, uint32_t> extra_index;   // name -> its index there
   // Kept from pass to pass (a reused pass reuses them).
   std::vector<RecordStatic> records;  // pending then running records, by position
+  std::vector<uint32_t> slots;        // parallel to records
   size_t last_pending = 0, last_total = 0;
   uint64_t complexes_gen = 0;         // the complexes `records` were read with
   Job scratch;                        // a record being read (to_ge_job)

@@ -11,28 +11,6 @@
 
 namespace mfprio::gridengine {
 
-uint32_t priority_to_u32(double prio) {
-  if (std::isnan(prio)) return 0;
-  float f = static_cast<float>(prio);
-  if (f == 0.0f) f = 0.0f;  // -0 and +0 are equal prios: one value
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-
-Normalized normalize_job(const SchedConf& c, double lo, double hi, double max_tix, double urg, double tckts,
-                         int ppri) {
-  const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
-  const bool prio_off = c.weight_priority == 0 && !c.report_pjob_tickets;
-  Normalized n;
-  n.nurg = urg_off ? 0.5 : normalize(urg, lo, hi);
-  n.ntckts = normalize(tckts, 0, max_tix);
-  n.npprior = prio_off ? 0.5 : normalize(ppri + 1024.0, 0, 2048);
-  n.prio = c.weight_urgency * n.nurg + c.weight_ticket * n.ntckts + c.weight_priority * n.npprior;
-  n.priority = priority_to_u32(n.prio);
-  return n;
-}
-
 namespace {
 bool validate_job(const Job& j, std::string* why) {
   const auto id = [&j] { return "job " + std::to_string(j.id); };  // only on failure

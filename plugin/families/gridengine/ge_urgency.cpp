@@ -108,9 +108,5 @@ bool job_urgency(const Job& job, const Model& model, int64_t now, UrgencyParts* 
   return true;
 }
 
-double normalize(double v, double lo, double hi) {
-  if (hi - lo < 1e-5) return 0.5;
-  return (v - lo) / (hi - lo);
-}
 
 }  // namespace mfprio::gridengine

@@ -57,6 +57,9 @@ UrgencyParts timed_urgency(const StaticUrgency& s, const SchedConf& conf, int64_
                            int64_t deadline, int64_t now);
 
 // 0.5 when hi - lo < 1e-5, else (v - lo)/(hi - lo).  URG:sge_normalize_value.
-double normalize(double v, double lo, double hi);
+inline double normalize(double v, double lo, double hi) {
+  if (hi - lo < 1e-5) return 0.5;
+  return (v - lo) / (hi - lo);
+}
 
 }  // namespace mfprio::gridengine
