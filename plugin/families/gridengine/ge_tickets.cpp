@@ -203,6 +203,48 @@ class FlatIndex {
   size_t mask_ = 0, size_ = 0;
 };
 
+// (a, b) -> index for the small key sets of one block of jobs (a user's
+// functional categories): open addressing in the first slots of a table
+// kept between blocks, whose used slots are cleared after each block, so a
+// block costs what it holds, not what the largest one needed.
+class BlockIndex {
+ public:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  // Empty, room for n keys.
+  void begin(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (slots_.size() < cap) slots_.resize(cap);
+    mask_ = cap - 1;
+    used_.clear();
+  }
+  uint32_t insert(uint64_t a, uint64_t b, uint32_t v, bool* added) {
+    uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    size_t i = static_cast<size_t>(h ^ (h >> 29)) & mask_;
+    for (; slots_[i].val != kEmpty; i = (i + 1) & mask_)
+      if (slots_[i].a == a && slots_[i].b == b) {
+        *added = false;
+        return slots_[i].val;
+      }
+    slots_[i] = Slot{a, b, v};
+    used_.push_back(static_cast<uint32_t>(i));
+    *added = true;
+    return v;
+  }
+  void end() {
+    for (uint32_t i : used_) slots_[i].val = kEmpty;
+  }
+
+ private:
+  struct Slot {
+    uint64_t a = 0, b = 0;
+    uint32_t val = kEmpty;
+  };
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> used_;
+  size_t mask_ = 0;
+};
+
 // ---- per-object counters for functional and override tickets ------------------------
 // Flat, by id; references to values stay valid (the functional pass keeps some).
 struct Counts {
@@ -682,6 +724,19 @@ struct SRec {
   bool running;
 };
 
+// A pending job in a functional category, as the grouping reads it: its
+// key within its user's bucket, what its category's order compares, its
+// index and (set by the grouping) its category.
+struct CatRec {
+  uint64_t pd = 0, js = 0;  // project and department ids (kNoId: not in the key), -js bits
+  double prior = 0;
+  int64_t submit = 0;
+  uint64_t id = 0;
+  uint32_t j = 0, c = 0;
+};
+constexpr uint32_t kNoCat = UINT32_MAX;       // a job in no category
+constexpr uint32_t kTaken = UINT32_MAX - 1;   // a job the picks took
+
 // The categories' members in one array (category by category, each in
 // pending order before its sort): a category is a range of it.
 struct Cats {
@@ -707,8 +762,9 @@ struct TicketScratch::Arrays {
   std::vector<double> leaf_running_js, prior;
   std::vector<size_t> running, pending;
   // FunctionalPicks
-  FlatIndex cat_index;
-  std::vector<uint32_t> cat_of;
+  BlockIndex cat_index;
+  std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat or kTaken
+  std::vector<CatRec> cat_recs, cat_moved;
   std::vector<size_t> cat_size;
   Cats cats;
   std::vector<size_t> head;
@@ -936,9 +992,11 @@ class FunctionalPicks {
     last_eval_.assign(cats_.size(), 0.0);
     if (!p_.topt.group_tied_categories) pick_each();
     else if (max_picks_ > 0) pick_grouped();
-    // Members never picked copy their category's last evaluation (destribute_ftickets).
-    for (size_t c = 0; c < cats_.size(); ++c)
-      for (size_t k = head_[c]; k < cats_[c].size(); ++k) p_.r.jobs[cats_[c][k]].ftckt = last_eval_[c];
+    // Members never picked copy their category's last evaluation
+    // (destribute_ftickets); in job order, as add_to_prior.
+    const std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    for (size_t j : p_.pending)
+      if (cat_of[j] < kTaken) p_.r.jobs[j].ftckt = last_eval_[cat_of[j]];
     if (step_.dependent) add_to_prior();
   }
 
@@ -952,38 +1010,80 @@ class FunctionalPicks {
     const double *u = nullptr, *p = nullptr, *d = nullptr;
   };
 
-  // Hashed: the picks do not depend on the categories' order (a pick is
-  // the largest value, ties to the earlier job, and jobs are distinct).
-  // Key: -js, then the user, project and department ids (kNoId = not in the key).
+  // Grouped per user (counting sort on the dense user ids), then per user
+  // by a small table: the picks do not depend on the categories' order (a
+  // pick is the largest value, ties to the earlier job, and jobs are
+  // distinct).  Key: the user id, then the project and department ids and
+  // -js (kNoId = not in the key).  The jobs are read once, in pending order,
+  // into flat records (a record per member, bucket by bucket), so no later
+  // step of the grouping reads a job at random.
   void build_categories() {
     const std::vector<size_t>& pending = p_.pending;
-    FlatIndex& cat_index = p_.s.cat_index;
-    cat_index.reset(pending.size());
-    std::vector<uint32_t>& cat_of = p_.s.cat_of;
-    cat_of.assign(pending.size(), UINT32_MAX);
-    std::vector<size_t>& cat_size = p_.s.cat_size;
-    cat_size.clear();
-    for (size_t k = 0; k < pending.size(); ++k) {
-      const size_t j = pending[k];
-      const FShares f = object_fshares(jobs_[j], ids_);
-      if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
+    const uint32_t none = static_cast<uint32_t>(ids_.uo.size());  // the bucket of jobs with no user share
+    std::vector<uint32_t>& off = p_.s.user_off;
+    std::vector<CatRec>& recs = p_.s.cat_recs;
+    off.assign(static_cast<size_t>(none) + 2, 0);
+    // A job's bucket (UINT32_MAX: in no category) and its record.
+    auto bucket_of = [&](const LJob& l, CatRec* r) {
+      const FShares f = object_fshares(l, ids_);
+      if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) return UINT32_MAX;
       // A positive fshare means a named object, so kNoId never stands for a name.
-      const LJob& l = jobs_[j];
-      const Key5 key{{dbits(f.job), f.user > 0 ? l.u : kNoId, f.project > 0 ? l.p : kNoId, f.dept > 0 ? l.d : kNoId,
-                      0}};
-      bool added = false;
-      const uint32_t c = cat_index.insert(key, static_cast<uint32_t>(cat_size.size()), &added);
-      if (added) cat_size.push_back(0);
-      cat_of[k] = c;
-      ++cat_size[c];
+      r->pd = (static_cast<uint64_t>(f.project > 0 ? l.p : kNoId) << 32) | (f.dept > 0 ? l.d : kNoId);
+      r->js = dbits(f.job);
+      return f.user > 0 ? l.u : none;
+    };
+    CatRec r;
+    for (size_t j : pending) {
+      const uint32_t b = bucket_of(jobs_[j], &r);
+      if (b != UINT32_MAX) ++off[b + 1];
     }
-    cats_.off.assign(cat_size.size() + 1, 0);
-    for (size_t c = 0; c < cat_size.size(); ++c) cats_.off[c + 1] = cats_.off[c] + cat_size[c];
-    cats_.flat.resize(cats_.off.back());
-    std::vector<size_t> fill(cats_.off.begin(), cats_.off.end() - 1);
-    for (size_t k = 0; k < pending.size(); ++k)
-      if (cat_of[k] != UINT32_MAX) cats_.flat[fill[cat_of[k]]++] = pending[k];
-    order_categories();
+    for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
+    recs.resize(off[static_cast<size_t>(none) + 1]);
+    std::vector<uint32_t>& fill = p_.s.user_fill;
+    fill.assign(off.begin(), off.end() - 1);
+    for (size_t j : pending) {
+      const LJob& l = jobs_[j];
+      const uint32_t b = bucket_of(l, &r);
+      if (b == UINT32_MAX) continue;
+      r.prior = p_.prior[j];
+      r.submit = l.submit;
+      r.id = l.id;
+      r.j = static_cast<uint32_t>(j);
+      recs[fill[b]++] = r;
+    }
+    // Per bucket: its categories, numbered in order of first member, and
+    // its records moved category by category (pending order kept).
+    std::vector<size_t>& cat_size = p_.s.cat_size;
+    std::vector<CatRec>& moved = p_.s.cat_moved;
+    moved.resize(recs.size());
+    cat_size.clear();
+    cats_.off.assign(1, 0);
+    BlockIndex& index = p_.s.cat_index;
+    for (size_t b = 0; b <= none; ++b) {
+      const uint32_t lo = off[b], hi = off[b + 1];
+      if (lo == hi) continue;
+      const size_t first = cat_size.size();
+      index.begin(hi - lo);
+      for (uint32_t q = lo; q < hi; ++q) {
+        bool added = false;
+        recs[q].c = index.insert(recs[q].pd, recs[q].js, static_cast<uint32_t>(cat_size.size()), &added);
+        if (added) cat_size.push_back(0);
+        ++cat_size[recs[q].c];
+      }
+      index.end();
+      for (size_t c = first; c < cat_size.size(); ++c) cats_.off.push_back(cats_.off.back() + cat_size[c]);
+      for (size_t c = first; c < cat_size.size(); ++c) cat_size[c] = cats_.off[c];  // now each one's fill point
+      for (uint32_t q = lo; q < hi; ++q) moved[cat_size[recs[q].c]++] = recs[q];
+    }
+    order_categories(moved);
+    cats_.flat.resize(moved.size());
+    std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    cat_of.assign(p_.n, kNoCat);
+    for (size_t c = 0; c < cats_.size(); ++c)
+      for (size_t k = cats_.off[c]; k < cats_.off[c + 1]; ++k) {
+        cats_.flat[k] = moved[k].j;
+        cat_of[moved[k].j] = static_cast<uint32_t>(c);
+      }
     info_.resize(cats_.size());
     for (size_t c = 0; c < cats_.size(); ++c) {
       const LJob& jb = jobs_[cats_[c][0]];
@@ -995,30 +1095,18 @@ class FunctionalPicks {
   }
 
   // Each category's order: prior tickets desc when dependent, then earlier
-  // (submit, id); sorted on flat records so no comparison reads a Job.
-  void order_categories() {
-    struct CRec {
-      double prior;
-      int64_t submit;
-      uint64_t id;
-      size_t idx;
-    };
-    std::vector<CRec> recs;
+  // (submit, id); sorted on the flat records, so no comparison reads a Job.
+  void order_categories(std::vector<CatRec>& recs) {
     const bool dep = step_.dependent;
     for (size_t c = 0; c < cats_.size(); ++c) {
       const size_t b = cats_.off[c], e = cats_.off[c + 1];
       if (e - b < 2) continue;
-      recs.clear();
-      for (size_t k = b; k < e; ++k) {
-        const size_t j = cats_.flat[k];
-        recs.push_back(CRec{p_.prior[j], jobs_[j].submit, jobs_[j].id, j});
-      }
-      mfprio::stable_order(recs.begin(), recs.end(), [dep](const CRec& a, const CRec& x) {
-        if (dep && a.prior != x.prior) return a.prior > x.prior;
-        if (a.submit != x.submit) return a.submit < x.submit;
-        return a.id < x.id;
-      });
-      for (size_t k = b; k < e; ++k) cats_.flat[k] = recs[k - b].idx;
+      mfprio::stable_order(recs.begin() + static_cast<std::ptrdiff_t>(b), recs.begin() + static_cast<std::ptrdiff_t>(e),
+                           [dep](const CatRec& a, const CatRec& x) {
+                             if (dep && a.prior != x.prior) return a.prior > x.prior;
+                             if (a.submit != x.submit) return a.submit < x.submit;
+                             return a.id < x.id;
+                           });
     }
   }
 
@@ -1040,6 +1128,7 @@ class FunctionalPicks {
   void take(size_t best_c) {
     const size_t j = cats_[best_c][head_[best_c]];
     ++head_[best_c];
+    p_.s.cat_of[j] = kTaken;
     const LJob& jb = jobs_[j];
     const FShares f = object_fshares(jb, ids_);
     cnt_.add(jb);
@@ -1105,9 +1194,12 @@ class FunctionalPicks {
   // keeps its prior for that sort (its ftckt is reported all the same).
   // Jobs in no category have 0 functional tickets.
   void add_to_prior() {
-    for (size_t c = 0; c < cats_.size(); ++c)
-      for (size_t k = 0; k < cats_[c].size(); ++k)
-        if (k != head_[c]) p_.prior[cats_[c][k]] += p_.r.jobs[cats_[c][k]].ftckt;
+    const std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    for (size_t j : p_.pending) {
+      const uint32_t c = cat_of[j];
+      if (c == kNoCat) continue;
+      if (c == kTaken || cats_[c][head_[c]] != j) p_.prior[j] += p_.r.jobs[j].ftckt;
+    }
   }
 
   void pick_grouped();
