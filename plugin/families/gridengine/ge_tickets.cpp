@@ -714,14 +714,30 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
 }
 
 namespace {
-// A job as the share-tree sorts see it: flat, so no sort reads a Job.  key
-// is kept equal to ShareSort::key[idx] (a level's assignment updates both).
+// A job as the share-tree sorts see it: flat, so no sort reads a Job and
+// no level's assignment reads or writes a per-job array.  The order a level
+// sorts on is (key desc, id asc) = (k asc, id asc), k = order_key(key);
+// running and pending jobs are kept apart (running first at every level).
 struct SRec {
-  double key;
+  uint64_t k;
   uint64_t id;
+  double base;     // the prior tickets the key adds to (0 when independent, and for running jobs)
   uint32_t idx;
   uint32_t slots;  // dilute_slots
-  bool running;
+};
+// An unsigned key whose ascending order is the descending order of the
+// (never NaN) doubles, -0 as +0.
+uint64_t order_key(double v) {
+  uint64_t b = dbits(v);
+  b = (b >> 63) ? ~b : (b | (1ull << 63));  // ascending in v
+  return ~b;
+}
+bool srec_less(const SRec& a, const SRec& b) { return a.k != b.k ? a.k < b.k : a.id < b.id; }
+// One node on the share sort's walk: where its ranges begin, its next child.
+struct ShareSortFrame {
+  int node;
+  size_t b, rb;
+  size_t next;
 };
 
 // A pending job in a functional category, as the grouping reads it: its
@@ -771,9 +787,10 @@ struct TicketScratch::Arrays {
   std::vector<double> last_eval;
   // ShareSort
   std::vector<uint32_t> doff, direct;
-  std::vector<double> key, st, base;
-  std::vector<SRec> all, sort_buf;
+  std::vector<double> st;
+  std::vector<SRec> all, all_running, sort_buf;
   std::vector<size_t> sort_runs;
+  std::vector<ShareSortFrame> frames;
 };
 
 TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
@@ -1374,20 +1391,12 @@ void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
 class ShareSort {
  public:
   ShareSort(Pass& p, const PolicyStep& step)
-      : p_(p), w_(p.w), step_(step), doff_(p.s.doff), direct_(p.s.direct), key_(p.s.key), st_(p.s.st),
-        base_(p.s.base), all_(p.s.all), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs) {}
+      : p_(p), w_(p.w), step_(step), doff_(p.s.doff), direct_(p.s.direct), st_(p.s.st), all_(p.s.all),
+        run_(p.s.all_running), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs), frames_(p.s.frames) {}
 
   void run() {
-    const std::vector<LJob>& jobs = p_.ids.job;
-    const size_t n = p_.n;
     index_direct_jobs();
-    key_.assign(n, 0.0);
-    st_.assign(n, 0.0);
-    base_.assign(n, 0.0);
-    for (size_t j = 0; j < n; ++j) {
-      base_[j] = step_.dependent && !jobs[j].running ? p_.prior[j] : 0.0;
-      key_[j] = step_.dependent ? base_[j] + 0.01 * jobs[j].js : jobs[j].js;
-    }
+    st_.assign(p_.n, 0.0);
     walk_root_ = 0;
     for (;;) {
       if (has_direct(walk_root_)) break;
@@ -1398,14 +1407,9 @@ class ShareSort {
       walk_root_ = only;
     }
     all_.clear();
-    all_.reserve(n);
-    auto active_spans = [&](const Span& s) {
-      std::vector<Span> out;
-      for (int c : w_.nodes[s.node].children)
-        if (w_.nodes[c].jobs > 0) out.push_back(Span{c, 0});
-      return out;
-    };
-    walk_depth_first(Span{walk_root_, 0}, active_spans, [&](Span& s) { enter(s); }, [&](const Span& s) { leave(s); });
+    all_.reserve(p_.pending.size());
+    run_.clear();
+    walk();
     std::vector<int8_t> bound_memo(w_.nodes.size(), -1);  // path_compensated per node
     auto bound_of = [&](int node) {
       if (bound_memo[node] < 0) bound_memo[node] = path_compensated(w_.nodes, node) ? 1 : 0;
@@ -1419,13 +1423,35 @@ class ShareSort {
   }
 
  private:
-  // A node's range of all_ starts where its entry found all_ (its direct
-  // jobs first); its active children's ranges follow, in order; leaving it,
-  // the whole range is sorted and assigned.
+  // A node's ranges of all_ (pending) and run_ (running) start where its
+  // entry found them (its direct jobs first); its active children's ranges
+  // follow, in order; leaving it, each whole range is sorted and assigned.
   struct Span {
     int node;
-    size_t b;
+    size_t b, rb;
   };
+
+  // Depth-first from the walk root over the nodes with jobs, children in
+  // order (frames reused: no allocation per node).
+  void walk() {
+    frames_.clear();
+    frames_.push_back(Frame{walk_root_, 0, 0, 0});
+    enter(frames_.back());
+    while (!frames_.empty()) {
+      Frame& f = frames_.back();
+      const std::vector<int>& kids = w_.nodes[f.node].children;
+      while (f.next < kids.size() && w_.nodes[kids[f.next]].jobs == 0) ++f.next;
+      if (f.next == kids.size()) {
+        const Span done{f.node, f.b, f.rb};
+        frames_.pop_back();
+        leave(done);
+        continue;
+      }
+      const int kid = kids[f.next++];
+      frames_.push_back(Frame{kid, 0, 0, 0});
+      enter(frames_.back());
+    }
+  }
 
   // Each node's own jobs in job order: node k's are direct_[doff_[k], doff_[k + 1]).
   void index_direct_jobs() {
@@ -1442,39 +1468,45 @@ class ShareSort {
   bool has_direct(int node) const {
     return doff_[static_cast<size_t>(node) + 1] > doff_[static_cast<size_t>(node)];
   }
-  void enter(Span& s) {
+  using Frame = ShareSortFrame;
+  // The first key: -js, or (dependent) the prior + 0.01 x -js (a running job's prior counts as 0).
+  void enter(Frame& f) {
     const std::vector<LJob>& jobs = p_.ids.job;
-    s.b = all_.size();
-    for (uint32_t k = doff_[static_cast<size_t>(s.node)]; k < doff_[static_cast<size_t>(s.node) + 1]; ++k) {
+    f.b = all_.size();
+    f.rb = run_.size();
+    for (uint32_t k = doff_[static_cast<size_t>(f.node)]; k < doff_[static_cast<size_t>(f.node) + 1]; ++k) {
       const size_t j = direct_[k];
-      all_.push_back(SRec{key_[j], jobs[j].id, static_cast<uint32_t>(j), jobs[j].dilute, jobs[j].running});
+      const LJob& l = jobs[j];
+      const double base = step_.dependent && !l.running ? p_.prior[j] : 0.0;
+      const double key = step_.dependent ? base + 0.01 * l.js : l.js;
+      (l.running ? run_ : all_).push_back(SRec{order_key(key), l.id, base, static_cast<uint32_t>(j), l.dilute});
     }
   }
-  // Every job in one array laid out as the lists were concatenated: a node's
-  // range is its direct jobs, then each active child's range in order,
-  // sorted by the child before the node sorts the whole range.  The k-th job
-  // of the sorted range gets stt/dilute.
+  // Every job in one array laid out as the lists were concatenated (running
+  // jobs in another): a node's range is its direct jobs, then each active
+  // child's range in order, sorted by the child before the node sorts the
+  // whole range.  The k-th job of the sorted range (running ones first)
+  // gets stt/dilute; its key becomes its base + that.  Only the walk root's
+  // and its children's assignments can be a job's last, so only they are
+  // written out.
   void leave(const Span& s) {
     const int node = s.node;
-    const size_t b = s.b;
-    const size_t e = all_.size();
     const bool assign = node != walk_root_ || has_direct(node);
-    if (!assign || e <= b) return;
-    natural_order(all_.data() + b, e - b, sort_buf_, sort_runs_, [](const SRec& a, const SRec& x) {
-      if (a.running != x.running) return a.running;
-      if (a.key != x.key) return a.key > x.key;
-      return a.id < x.id;
-    });
+    if (!assign || (all_.size() <= s.b && run_.size() <= s.rb)) return;
+    const bool last = node == walk_root_ || w_.nodes[node].parent == walk_root_;
     double dilute = 1;
     const double stt = w_.nodes[node].stt;
-    for (size_t k = b; k < e; ++k) {
-      SRec& x = all_[k];
-      const size_t j = x.idx;
-      const double shr = stt / dilute;
-      st_[j] = shr * p_.WS;
-      key_[j] = base_[j] + st_[j];
-      x.key = key_[j];
-      dilute += x.slots;
+    for (auto [v, b] : {std::pair<std::vector<SRec>*, size_t>{&run_, s.rb}, {&all_, s.b}}) {
+      const size_t e = v->size();
+      natural_order(v->data() + b, e - b, sort_buf_, sort_runs_, srec_less);
+      for (size_t k = b; k < e; ++k) {
+        SRec& x = (*v)[k];
+        const double shr = stt / dilute;
+        const double st = shr * p_.WS;
+        x.k = order_key(x.base + st);
+        if (last) st_[x.idx] = st;
+        dilute += x.slots;
+      }
     }
   }
 
@@ -1482,10 +1514,11 @@ class ShareSort {
   const WorkTree& w_;
   const PolicyStep step_;
   std::vector<uint32_t>&doff_, &direct_;
-  std::vector<double>&key_, &st_, &base_;
+  std::vector<double>& st_;
   int walk_root_ = 0;
-  std::vector<SRec>&all_, &sort_buf_;
+  std::vector<SRec>&all_, &run_, &sort_buf_;
   std::vector<size_t>& sort_runs_;
+  std::vector<Frame>& frames_;
 };
 
 // Pass 2: the running jobs' share-tree tickets from running-only targets;
