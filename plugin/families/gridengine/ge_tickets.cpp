@@ -15,6 +15,7 @@
 #include <memory>
 #include <queue>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
@@ -733,10 +734,9 @@ uint64_t order_key(double v) {
   return ~b;
 }
 bool srec_less(const SRec& a, const SRec& b) { return a.k != b.k ? a.k < b.k : a.id < b.id; }
-// One node on the share sort's walk: where its ranges begin, its next child.
+// One node on the share sort's walk and its next child.
 struct ShareSortFrame {
   int node;
-  size_t b, rb;
   size_t next;
 };
 
@@ -786,7 +786,7 @@ struct TicketScratch::Arrays {
   std::vector<size_t> head;
   std::vector<double> last_eval;
   // ShareSort
-  std::vector<uint32_t> doff, direct;
+  std::vector<uint32_t> doff, direct, fill, rfill;
   std::vector<double> st;
   std::vector<SRec> all, all_running, sort_buf;
   std::vector<size_t> sort_runs;
@@ -1391,11 +1391,11 @@ void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
 class ShareSort {
  public:
   ShareSort(Pass& p, const PolicyStep& step)
-      : p_(p), w_(p.w), step_(step), doff_(p.s.doff), direct_(p.s.direct), st_(p.s.st), all_(p.s.all),
+      : p_(p), w_(p.w), step_(step), begin_(p.s.doff), rbegin_(p.s.direct), st_(p.s.st), all_(p.s.all),
         run_(p.s.all_running), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs), frames_(p.s.frames) {}
 
   void run() {
-    index_direct_jobs();
+    count_direct_jobs();
     st_.assign(p_.n, 0.0);
     walk_root_ = 0;
     for (;;) {
@@ -1406,10 +1406,8 @@ class ShareSort {
       if (active != 1) break;
       walk_root_ = only;
     }
-    all_.clear();
-    all_.reserve(p_.pending.size());
-    run_.clear();
-    walk();
+    lay_out();
+    walk([](int) {}, [&](int node) { leave(node); });
     std::vector<int8_t> bound_memo(w_.nodes.size(), -1);  // path_compensated per node
     auto bound_of = [&](int node) {
       if (bound_memo[node] < 0) bound_memo[node] = path_compensated(w_.nodes, node) ? 1 : 0;
@@ -1423,99 +1421,123 @@ class ShareSort {
   }
 
  private:
-  // A node's ranges of all_ (pending) and run_ (running) start where its
-  // entry found them (its direct jobs first); its active children's ranges
-  // follow, in order; leaving it, each whole range is sorted and assigned.
-  struct Span {
-    int node;
-    size_t b, rb;
-  };
+  using Frame = ShareSortFrame;
 
   // Depth-first from the walk root over the nodes with jobs, children in
   // order (frames reused: no allocation per node).
-  void walk() {
+  template <typename Enter, typename Leave>
+  void walk(Enter&& enter, Leave&& leave) {
     frames_.clear();
-    frames_.push_back(Frame{walk_root_, 0, 0, 0});
-    enter(frames_.back());
+    frames_.push_back(Frame{walk_root_, 0});
+    enter(walk_root_);
     while (!frames_.empty()) {
       Frame& f = frames_.back();
       const std::vector<int>& kids = w_.nodes[f.node].children;
       while (f.next < kids.size() && w_.nodes[kids[f.next]].jobs == 0) ++f.next;
       if (f.next == kids.size()) {
-        const Span done{f.node, f.b, f.rb};
+        const int done = f.node;
         frames_.pop_back();
         leave(done);
         continue;
       }
       const int kid = kids[f.next++];
-      frames_.push_back(Frame{kid, 0, 0, 0});
-      enter(frames_.back());
+      frames_.push_back(Frame{kid, 0});
+      enter(kid);
     }
   }
 
-  // Each node's own jobs in job order: node k's are direct_[doff_[k], doff_[k + 1]).
-  void index_direct_jobs() {
-    const size_t n = p_.n;
-    doff_.assign(w_.nodes.size() + 1, 0);
-    for (size_t j = 0; j < n; ++j)
-      if (w_.job_node[j] >= 0) ++doff_[static_cast<size_t>(w_.job_node[j]) + 1];
-    for (size_t k = 0; k < w_.nodes.size(); ++k) doff_[k + 1] += doff_[k];
-    direct_.resize(doff_.back());
-    std::vector<uint32_t> fill(doff_.begin(), doff_.end() - 1);
-    for (size_t j = 0; j < n; ++j)
-      if (w_.job_node[j] >= 0) direct_[fill[static_cast<size_t>(w_.job_node[j])]++] = static_cast<uint32_t>(j);
+  // Per node, its direct pending and running jobs' counts (in begin_, rbegin_ until lay_out).
+  void count_direct_jobs() {
+    begin_.assign(w_.nodes.size() + 1, 0);
+    rbegin_.assign(w_.nodes.size() + 1, 0);
+    const std::vector<LJob>& jobs = p_.ids.job;
+    for (size_t j = 0; j < p_.n; ++j)
+      if (const int node = w_.job_node[j]; node >= 0) ++(jobs[j].running ? rbegin_ : begin_)[static_cast<size_t>(node)];
   }
   bool has_direct(int node) const {
-    return doff_[static_cast<size_t>(node) + 1] > doff_[static_cast<size_t>(node)];
+    return begin_[static_cast<size_t>(node)] + rbegin_[static_cast<size_t>(node)] > 0;
   }
-  using Frame = ShareSortFrame;
-  // The first key: -js, or (dependent) the prior + 0.01 x -js (a running job's prior counts as 0).
-  void enter(Frame& f) {
+  // Every job in one array (running jobs in another) laid out as the lists
+  // were concatenated: a node's range is its direct jobs (in job order),
+  // then each active child's range in order.  Each node's direct range
+  // begins at begin_[node] (rbegin_[node]); its whole range ends where the
+  // next node in the walk's order begins, at its leaving.  The jobs are
+  // read once, in job order.  The first key: -js, or (dependent) the prior
+  // + 0.01 x -js (a running job's prior counts as 0).
+  void lay_out() {
+    size_t at = 0, rat = 0;
+    walk(
+        [&](int node) {
+          const size_t k = static_cast<size_t>(node);
+          const uint32_t c = begin_[k], rc = rbegin_[k];
+          begin_[k] = static_cast<uint32_t>(at);
+          rbegin_[k] = static_cast<uint32_t>(rat);
+          at += c;
+          rat += rc;
+        },
+        [](int) {});
+    all_.resize(at);
+    run_.resize(rat);
+    std::vector<uint32_t>& fill = p_.s.fill;
+    std::vector<uint32_t>& rfill = p_.s.rfill;
+    fill.assign(begin_.begin(), begin_.end());
+    rfill.assign(rbegin_.begin(), rbegin_.end());
     const std::vector<LJob>& jobs = p_.ids.job;
-    f.b = all_.size();
-    f.rb = run_.size();
-    for (uint32_t k = doff_[static_cast<size_t>(f.node)]; k < doff_[static_cast<size_t>(f.node) + 1]; ++k) {
-      const size_t j = direct_[k];
+    for (size_t j = 0; j < p_.n; ++j) {
+      const int node = w_.job_node[j];
+      if (node < 0) continue;
       const LJob& l = jobs[j];
       const double base = step_.dependent && !l.running ? p_.prior[j] : 0.0;
       const double key = step_.dependent ? base + 0.01 * l.js : l.js;
-      (l.running ? run_ : all_).push_back(SRec{order_key(key), l.id, base, static_cast<uint32_t>(j), l.dilute});
+      const SRec rec{order_key(key), l.id, base, static_cast<uint32_t>(j), l.dilute};
+      if (l.running) run_[rfill[static_cast<size_t>(node)]++] = rec;
+      else all_[fill[static_cast<size_t>(node)]++] = rec;
     }
+    // Leaving a node, the arrays' fill is the end of its whole range.
+    ends_ = 0;
+    rends_ = 0;
   }
-  // Every job in one array laid out as the lists were concatenated (running
-  // jobs in another): a node's range is its direct jobs, then each active
-  // child's range in order, sorted by the child before the node sorts the
-  // whole range.  The k-th job of the sorted range (running ones first)
+  // Leaving a node: its whole range is sorted (each child's sorted before)
+  // and assigned: the k-th job of the sorted range (running ones first)
   // gets stt/dilute; its key becomes its base + that.  Only the walk root's
   // and its children's assignments can be a job's last, so only they are
-  // written out.
-  void leave(const Span& s) {
-    const int node = s.node;
-    const bool assign = node != walk_root_ || has_direct(node);
-    if (!assign || (all_.size() <= s.b && run_.size() <= s.rb)) return;
+  // written out.  Nodes leave in postorder, so a node's range ends where
+  // the last node left ended, or at its own direct range's end.
+  void leave(int node) {
+    const size_t k = static_cast<size_t>(node);
+    const size_t b = begin_[k], rb = rbegin_[k];
+    const size_t e = std::max(ends_, static_cast<size_t>(p_.s.fill[k]));
+    const size_t re = std::max(rends_, static_cast<size_t>(p_.s.rfill[k]));
+    ends_ = e;
+    rends_ = re;
+    const bool assign = node != walk_root_ || has_direct_now(node);
+    if (!assign || (e <= b && re <= rb)) return;
     const bool last = node == walk_root_ || w_.nodes[node].parent == walk_root_;
     double dilute = 1;
     const double stt = w_.nodes[node].stt;
-    for (auto [v, b] : {std::pair<std::vector<SRec>*, size_t>{&run_, s.rb}, {&all_, s.b}}) {
-      const size_t e = v->size();
-      natural_order(v->data() + b, e - b, sort_buf_, sort_runs_, srec_less);
-      for (size_t k = b; k < e; ++k) {
-        SRec& x = (*v)[k];
-        const double shr = stt / dilute;
-        const double st = shr * p_.WS;
+    for (auto [v, lo, hi] : {std::tuple<SRec*, size_t, size_t>{run_.data(), rb, re}, {all_.data(), b, e}}) {
+      natural_order(v + lo, hi - lo, sort_buf_, sort_runs_, srec_less);
+      for (size_t q = lo; q < hi; ++q) {
+        SRec& x = v[q];
+        const double st = stt / dilute * p_.WS;
         x.k = order_key(x.base + st);
         if (last) st_[x.idx] = st;
         dilute += x.slots;
       }
     }
   }
+  bool has_direct_now(int node) const {
+    const size_t k = static_cast<size_t>(node);
+    return p_.s.fill[k] > begin_[k] || p_.s.rfill[k] > rbegin_[k];
+  }
 
   Pass& p_;
   const WorkTree& w_;
   const PolicyStep step_;
-  std::vector<uint32_t>&doff_, &direct_;
+  std::vector<uint32_t>&begin_, &rbegin_;
   std::vector<double>& st_;
   int walk_root_ = 0;
+  size_t ends_ = 0, rends_ = 0;
   std::vector<SRec>&all_, &run_, &sort_buf_;
   std::vector<size_t>& sort_runs_;
   std::vector<Frame>& frames_;
