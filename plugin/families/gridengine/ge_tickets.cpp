@@ -386,13 +386,53 @@ std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, Lea
   return {-1, false};
 }
 
-// Into *out (a reused tree keeps its nodes' strings and vectors: every field set here or by count_jobs).
-void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, FlatIndex& found, WorkTree* out) {
-  WorkTree& w = *out;
-  const auto& spec = m.tree.nodes;
-  w.nodes.resize(spec.size());
+// The tree's reachable nodes in preorder (children in order) and each
+// one's nearest project ancestor (or itself), -1 if none.
+struct TreeShape {
+  std::vector<int> preorder, project_of;
+};
+void shape_tree(const std::vector<ShareTreeNodeSpec>& spec, TreeShape* out) {
+  out->preorder.clear();
+  out->project_of.assign(spec.size(), -1);
+  if (spec.empty()) return;
+  std::vector<int> stack = {0};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    out->preorder.push_back(n);
+    const ShareTreeNodeSpec& node = spec[static_cast<size_t>(n)];
+    if (node.type == NodeType::Project) out->project_of[static_cast<size_t>(n)] = n;
+    else if (node.parent >= 0) out->project_of[static_cast<size_t>(n)] = out->project_of[static_cast<size_t>(node.parent)];
+    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) stack.push_back(static_cast<int>(*it));
+  }
+}
+
+// What a state's passes share about its tree: the shape, and per (user id,
+// project id) of the names' tables the job's leaf (find_job_leaf), kept
+// while the model's names and tree index are the same objects (both held
+// here, so neither can be freed and another made at its address).  Ids
+// outside the tables (numbered by one pass) are looked up per pass.
+struct LeafHit {
+  uint32_t project;
+  int leaf;
+  bool is_default;
+};
+struct TreeCache {
+  std::shared_ptr<const NameTables> names;
+  std::shared_ptr<const TreeIndex> index;
+  bool kept = false;
+  TreeShape shape;
+  std::vector<std::vector<LeafHit>> by_user;  // per user id, sorted by project id
+  FlatIndex found;                            // this pass's other (user, project) -> leaves[]
+  std::vector<std::pair<int, bool>> leaves;
+};
+
+// The tree's nodes as the pass starts them (a reused vector keeps its
+// nodes' strings and vectors: every field set here or by count_jobs).
+void reset_nodes(const std::vector<ShareTreeNodeSpec>& spec, const TreeShape& shape, std::vector<ShareNodeState>& nodes) {
+  nodes.resize(spec.size());
   for (size_t i = 0; i < spec.size(); ++i) {
-    auto& n = w.nodes[i];
+    auto& n = nodes[i];
     n.name = spec[i].name;
     n.type = spec[i].type;
     n.shares = spec[i].shares;
@@ -400,43 +440,102 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, FlatIndex& f
     n.children.clear();
     for (size_t c : spec[i].children) n.children.push_back(static_cast<int>(c));
     n.user_copy = false;
-    n.project.clear();
+    const int up = shape.project_of[i];
+    if (up >= 0) n.project = spec[static_cast<size_t>(up)].name;
+    else n.project.clear();
     n.usage = 0;
   }
-  // Nearest project ancestor.
-  auto kids = [&](int n) -> const std::vector<int>& { return w.nodes[n].children; };
-  if (!w.nodes.empty())
-    walk_preorder(0, kids, [&](int n) {
-      auto& node = w.nodes[n];
-      if (node.type == NodeType::Project) node.project = node.name;
-      else if (node.parent >= 0) node.project = w.nodes[node.parent].project;
-    });
-  // Map jobs; users caught by `default` get their own sibling copy (EE:sge_set_job_refs).
-  w.job_node.assign(n_jobs, -1);
-  if (w.nodes.empty()) return;
-  std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
+}
+
+// Usage, bottom-up (sgeee.c:sge_calc_node_targets SUP:sge_calc_node_usage):
+// a project node its project's, a leaf (user copies too) its user's within
+// its project, any other node the sum of its children's.
+void node_usage(const Model& m, const TreeShape& shape, std::vector<ShareNodeState>& nodes) {
+  const UsageWeights& uw = m.conf.usage_weight_list;
+  const size_t spec_size = m.tree.nodes.size();
+  const bool own = m.own_usage.size() == spec_size;
+  auto usage_of = [&](size_t n) {
+    auto& node = nodes[n];
+    if (own && !node.user_copy && (node.type == NodeType::Project || node.children.empty()))
+      return m.own_usage[n];  // precomputed: the same rule below
+    if (node.type == NodeType::Project) {
+      auto it = m.project_usage.find(node.name);
+      return it == m.project_usage.end() ? 0.0 : combine_usage(it->second, uw);
+    }
+    if (node.children.empty()) {
+      Usage u;
+      if (!node.project.empty()) {
+        auto it = m.user_project_usage.find({node.name, node.project});
+        if (it != m.user_project_usage.end()) u = it->second;
+      } else {
+        auto it = m.user_usage.find(node.name);
+        if (it != m.user_usage.end()) u = it->second;
+      }
+      return combine_usage(u, uw);
+    }
+    double sum = 0;
+    for (int c : node.children) sum += nodes[static_cast<size_t>(c)].usage;
+    return sum;
+  };
+  for (size_t n = spec_size; n < nodes.size(); ++n) nodes[n].usage = usage_of(n);  // copies: leaves
+  for (auto it = shape.preorder.rbegin(); it != shape.preorder.rend(); ++it)
+    nodes[static_cast<size_t>(*it)].usage = usage_of(static_cast<size_t>(*it));
+}
+
+// Into *out: the nodes, each job's node.  Users caught by `default` get
+// their own sibling copy (EE:sge_set_job_refs).
+void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& cache, WorkTree* out) {
+  WorkTree& w = *out;
+  const auto& spec = m.tree.nodes;
   // The model's index of its tree, else one for this pass (it holds the
   // vector, not its elements: copies may be added).
   const bool own_index = m.tree_index && m.tree_index_of == &m.tree;
+  const bool keep = own_index && m.names;
+  if (!keep || !cache.kept || cache.names != m.names || cache.index != m.tree_index) {
+    shape_tree(spec, &cache.shape);
+    cache.by_user.clear();
+    cache.names = keep ? m.names : nullptr;
+    cache.index = keep ? m.tree_index : nullptr;
+    cache.kept = keep;
+  }
+  reset_nodes(spec, cache.shape, w.nodes);
+  w.job_node.assign(n_jobs, -1);
+  if (w.nodes.empty()) return;
+  std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
   LeafIndex index(w.nodes, own_index ? m.tree_index.get() : nullptr);
+  const uint32_t table_users = keep ? static_cast<uint32_t>(m.names->users.size()) : 0;
+  const uint32_t table_projects = keep ? static_cast<uint32_t>(m.names->projects.size()) : 0;
+  if (cache.by_user.size() < table_users) cache.by_user.resize(table_users);
+  bool found_reset = false;
+  auto find = [&](const LJob& l) {
+    return find_job_leaf(w.nodes, index, std::string(ids.uname[l.u]),
+                         l.has_p ? std::string(ids.pname[l.p]) : std::string(), ids.po[l.p] != nullptr);
+  };
   // The leaf depends on the job's user and project only: found once per pair.
-  found.reset(1024);  // (user id, project id) -> leaves[]
-  std::vector<std::pair<int, bool>> leaves;
-  // Per user, the last (project id, leaves[] index) found: a user's jobs
-  // mostly name one or two projects, so most jobs skip the table.
-  std::vector<std::pair<uint32_t, uint32_t>> last(ids.uo.size(), {kNoId, 0});
   for (size_t j = 0; j < n_jobs; ++j) {
-    bool added = false;
     const LJob& l = ids.job[j];
-    uint32_t at = last[l.u].second;
-    if (last[l.u].first != l.p) {
-      at = found.insert(Key5{{l.u, l.p, 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
-      last[l.u] = {l.p, at};
+    std::pair<int, bool> hit;
+    if (l.u < table_users && l.p < table_projects) {
+      std::vector<LeafHit>& v = cache.by_user[l.u];
+      auto it = std::lower_bound(v.begin(), v.end(), l.p, [](const LeafHit& h, uint32_t p) { return h.project < p; });
+      if (it == v.end() || it->project != l.p) {
+        const auto [leaf, is_default] = find(l);
+        it = v.insert(it, LeafHit{l.p, leaf, is_default});
+      }
+      hit = {it->leaf, it->is_default};
+    } else {
+      if (!found_reset) {
+        cache.found.reset(1024);
+        cache.leaves.clear();
+        found_reset = true;
+      }
+      bool added = false;
+      const uint32_t at =
+          cache.found.insert(Key5{{l.u, l.p, 0, 0, 0}}, static_cast<uint32_t>(cache.leaves.size()), &added);
+      if (added) cache.leaves.push_back(find(l));
+      hit = cache.leaves[at];
     }
-    if (added)
-      leaves.push_back(find_job_leaf(w.nodes, index, std::string(ids.uname[l.u]),
-                                     l.has_p ? std::string(ids.pname[l.p]) : std::string(), ids.po[l.p] != nullptr));
-    auto [leaf, is_default] = leaves[at];
+    auto [leaf, is_default] = hit;
     if (leaf >= 0 && is_default) {
       const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | l.u;
       auto it = copies.find(key);
@@ -455,32 +554,7 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, FlatIndex& f
     }
     w.job_node[j] = leaf;
   }
-  // Usage, bottom-up (sgeee.c:sge_calc_node_targets SUP:sge_calc_node_usage).
-  const UsageWeights& uw = m.conf.usage_weight_list;
-  const bool own = m.own_usage.size() == spec.size();
-  walk_depth_first(0, kids, [](int) {}, [&](int n) {
-    auto& node = w.nodes[n];
-    double sum = 0;
-    for (int c : node.children) sum += w.nodes[c].usage;
-    if (own && !node.user_copy && (node.type == NodeType::Project || node.children.empty())) {
-      node.usage = m.own_usage[static_cast<size_t>(n)];  // precomputed: the same rule below
-    } else if (node.type == NodeType::Project) {
-      auto it = m.project_usage.find(node.name);
-      node.usage = it == m.project_usage.end() ? 0.0 : combine_usage(it->second, uw);
-    } else if (node.children.empty()) {
-      Usage u;
-      if (!node.project.empty()) {
-        auto it = m.user_project_usage.find({node.name, node.project});
-        if (it != m.user_project_usage.end()) u = it->second;
-      } else {
-        auto it = m.user_usage.find(node.name);
-        if (it != m.user_usage.end()) u = it->second;
-      }
-      node.usage = combine_usage(u, uw);
-    } else {
-      node.usage = sum;
-    }
-  });
+  node_usage(m, cache.shape, w.nodes);
 }
 
 // Count jobs into the tree: every job (running: the running jobs' indices,
@@ -774,7 +848,7 @@ struct Cats {
 struct TicketScratch::Arrays {
   Ids ids;
   WorkTree w;
-  FlatIndex found;                       // build_work_tree: (user, project) -> leaf
+  TreeCache tree;                        // build_work_tree: shape and (user, project) -> leaf
   std::vector<double> leaf_running_js, prior;
   std::vector<size_t> running, pending;
   // FunctionalPicks
@@ -868,7 +942,7 @@ struct Pass {
 void running_tickets(Pass& p) {
   const std::vector<LJob>& lj = p.ids.job;
   const size_t n = p.n;
-  build_work_tree(n, p.m, p.ids, p.s.found, &p.w);
+  build_work_tree(n, p.m, p.ids, p.s.tree, &p.w);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
   count_jobs(p.w.nodes, p.running, p.w.job_node, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);
