@@ -743,16 +743,17 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
   if (nodes.empty()) return;
   auto& root = nodes[0];
   root.ltt = root.oltt = root.stt = root.ostt = 1.0;
-  // Each active child's targets from its parent's: preorder.
-  auto active = [&](int n) {
-    std::vector<int> act;
+  // Each active child's targets from its parent's, top-down over the
+  // active nodes (a stack and one children list, reused: no allocation per node).
+  std::vector<int> stack = {0}, act;
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    act.clear();
     for (int c : nodes[n].children)
       if (nodes[c].active) act.push_back(c);
-    return act;
-  };
-  walk_preorder(0, active, [&](int n) {
-    const std::vector<int> act = active(n);
-    if (act.empty()) return;
+    if (act.empty()) continue;
+    stack.insert(stack.end(), act.begin(), act.end());
     double sum_shares = 0;
     for (int c : act) sum_shares += nodes[c].shares;
     for (int c : act) {
@@ -785,7 +786,7 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
       }
       if (changed) spread();  // one pass only (sgeee.c:sge_calc_node_targets)
     }
-  });
+  }
 }
 
 namespace {
