@@ -545,22 +545,43 @@ uint32_t name_ref(GePass& p, const NameTable* t, uint32_t hid, const char* text,
   return kNoName;
 }
 
-// Appends the pass's job of a record whose static parts are *st.
+// a = b, written only when it differs: a pass over the queue of the last
+// one finds its jobs' lines as they were and leaves them clean.
+// (Compared bit for bit: -0.0 is not kept for 0.0.)
+template <class T>
+void keep(T& a, T b) {
+  if (std::memcmp(&a, &b, sizeof a) != 0) a = b;
+}
+void keep_view(std::string_view& a, std::string_view b) {
+  if (a.data() != b.data() || a.size() != b.size()) a = b;
+}
+
+// The pass's next job (position p.njobs, over what the pass's last use left
+// there): a record whose static parts are *st.
 void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const RecordStatic& st, bool running) {
-  TicketJob& j = p.jobs.emplace_back();
-  j.id = r.job_id;
-  j.submit_time = r.submit_time;
-  j.job_share = st.js;
-  j.override_tickets = st.ot;
-  j.dilute = st.dilute;
-  j.running = running;
+  const size_t k = p.njobs++;
+  if (k == p.jobs.size()) {
+    p.jobs.emplace_back();
+    p.urgency.emplace_back();
+  }
+  TicketJob& j = p.jobs[k];
+  keep(j.id, r.job_id);
+  keep(j.submit_time, r.submit_time);
+  keep(j.job_share, st.js);
+  keep(j.override_tickets, st.ot);
+  keep(j.dilute, st.dilute);
+  keep(j.running, running);
   const NameTables* t = s.model->names.get();
   const JobNameIds h = handle_ids(s, r);
-  j.user = name_ref(p, t ? &t->users : nullptr, h.user, nz(r.user), &j.user_name);
-  j.project = name_ref(p, t ? &t->projects : nullptr, h.project, nz(r.account), &j.project_name);
+  std::string_view v;
+  keep(j.user, name_ref(p, t ? &t->users : nullptr, h.user, nz(r.user), &v));
+  keep_view(j.user_name, v);
+  keep(j.project, name_ref(p, t ? &t->projects : nullptr, h.project, nz(r.account), &v));
+  keep_view(j.project_name, v);
   const char* dept = st.dept_attr == RecordStatic::kNoAttr ? "" : nz(r.attrs[st.dept_attr].value);
-  j.department = name_ref(p, t ? &t->departments : nullptr, h.department, dept, &j.department_name);
-  PassUrgency& u = p.urgency.emplace_back();
+  keep(j.department, name_ref(p, t ? &t->departments : nullptr, h.department, dept, &v));
+  keep_view(j.department_name, v);
+  PassUrgency& u = p.urgency[k];
   u.has_deadline = r.deadline > 0;
   u.deadline = u.has_deadline ? r.deadline : 0;
   u.rrcontr = st.rrcontr;
@@ -671,16 +692,15 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   // the index is built from the jobs so far and probed.
   bool same = pending_count == p.last_pending;
   JobIndex& first = p.index;
-  p.jobs.clear();
+  p.njobs = 0;  // jobs [0, njobs) are this pass's, written over the last use's
   p.jobs.reserve(total);
-  p.urgency.clear();
   p.urgency.reserve(total);
   p.min_urg = DBL_MAX;  // URG:sge_do_urgency's start values
   p.max_urg = DBL_MIN;
   const auto start_index = [&] {
     same = false;
     first.reserve(total);
-    for (size_t k = 0; k < p.jobs.size(); ++k) first.insert(p.jobs[k].id, static_cast<uint32_t>(k));
+    for (size_t k = 0; k < p.njobs; ++k) first.insert(p.jobs[k].id, static_cast<uint32_t>(k));
   };
   if (!same) start_index();
   for (size_t i = 0; i < pending_count; ++i) {
@@ -707,11 +727,11 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
       if (rc != MFPRIO_OK) err->note(rc, why);
       continue;
     }
-    const uint32_t pos = static_cast<uint32_t>(p.jobs.size());
+    const uint32_t pos = static_cast<uint32_t>(p.njobs);
     if (!(known && slot[i] <= pos) && same) start_index();
     // One record per partition: the job takes part once, every record gets its priority.
     const uint32_t at = same ? slot[i] : first.insert(r.job_id, pos);
-    slot[i] = at;
+    keep(slot[i], at);
     if (at == pos) add_pass_job(p, s, r, st, /*running=*/false);
   }
   for (size_t i = 0; i < running_count; ++i) {
@@ -719,7 +739,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     RecordStatic& st = rec[pending_count + i];
     uint32_t& sl = slot[pending_count + i];
     const bool known = same && pending_count + i < p.last_total && st.id == r.job_id;
-    const uint32_t pos = static_cast<uint32_t>(p.jobs.size());
+    const uint32_t pos = static_cast<uint32_t>(p.njobs);
     if (!(known && (sl == pos || sl == RecordStatic::kLeftOut)) && same) start_index();
     // A job takes part once: a running record of a job already in the pass
     // (given twice, or pending as well) is left out; the first record counts.
@@ -749,6 +769,8 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   if (same && total != p.last_total) start_index();  // records dropped at the end: their ids go
   p.last_pending = pending_count;
   p.last_total = total;
+  p.jobs.resize(p.njobs);  // a longer last use's jobs go
+  p.urgency.resize(p.njobs);
   price_pass(m, &p);
   for (size_t i = 0; i < pending_count; ++i)
     if (slot[i] < p.jobs.size()) priorities[i] = p.priority[slot[i]];

@@ -165,6 +165,7 @@ struct GePass : PassState {
   // name, or kNoName with a view of one of extra_names.
   std::vector<TicketJob> jobs;
   std::vector<PassUrgency> urgency;   // parallel to jobs
+  size_t njobs = 0;                   // while a pass fills them: the jobs so far
   std::vector<uint32_t> priority;     // parallel to jobs
   TicketResult tickets;               // parallel to jobs
   double min_urg = 0, max_urg = 0, max_tix = 0;
