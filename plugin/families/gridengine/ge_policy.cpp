@@ -595,6 +595,29 @@ void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const Reco
   p.max_urg = std::max(p.max_urg, u.urg);
 }
 
+// The static parts of record i (of `kept` kept from the pass's last use)
+// into rec[i]: the kept ones when the job id and fingerprint match, else
+// read.  A record's kept parts are at i + *delta or a few places on
+// (records dropped before it since; *delta only grows, and rec[j] for
+// j < i + *delta is not read again, so rec[i] is free to take them).
+int static_of(const mfprio_job_t& r, const Model& m, GePass& p, std::vector<RecordStatic>& rec, size_t kept,
+              size_t i, size_t* delta, std::string* why) {
+  constexpr size_t kLook = 8;
+  const uint64_t fp = record_fingerprint(r);
+  RecordStatic& st = rec[i];
+  for (size_t d = *delta; d <= *delta + kLook && i + d < kept; ++d) {
+    const RecordStatic& old = rec[i + d];
+    if (old.id != r.job_id) continue;
+    *delta = d;
+    if (!(old.valid && old.fp == fp)) break;
+    if (d != 0) st = old;
+    return MFPRIO_OK;
+  }
+  const int rc = read_static(r, m, p, &st, why);
+  st.fp = fp;
+  return rc;
+}
+
 // Urgency at the pass's time, tickets, normalisation and the 32-bit
 // priority of every job of the pass (ge_priority.hpp's formulas).
 void price_pass(const Model& m, GePass* pp) {
@@ -675,17 +698,20 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   const size_t total = pending_count + running_count;
   // The records' kept parts: read again when the complexes changed.
   std::vector<RecordStatic>& rec = p.records;
+  std::vector<RecordStatic>& run_rec = p.run_records;
   if (p.complexes_gen != complexes_gen_) {
     rec.clear();
+    run_rec.clear();
     p.slots.clear();
     p.last_total = p.last_pending = 0;
     p.complexes_gen = complexes_gen_;
   }
+  const size_t kept_pending = std::min(p.last_pending, rec.size());
+  const size_t kept_running = std::min(p.last_total - p.last_pending, run_rec.size());
   std::vector<uint32_t>& slot = p.slots;
-  if (rec.size() < total) {
-    rec.resize(total);
-    slot.resize(total, RecordStatic::kLeftOut);
-  }
+  if (rec.size() < pending_count) rec.resize(pending_count);
+  if (run_rec.size() < running_count) run_rec.resize(running_count);
+  if (slot.size() < total) slot.resize(total, RecordStatic::kLeftOut);
   // While every record so far is the job it was at the same place in this
   // pass's last use and went the same way (same: the index and the records'
   // slots are still right), no index probe; from the first that is not,
@@ -703,6 +729,9 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     for (size_t k = 0; k < p.njobs; ++k) first.insert(p.jobs[k].id, static_cast<uint32_t>(k));
   };
   if (!same) start_index();
+  // Records dropped before a record since the pass's last use (its kept
+  // parts are that much further on), pending and running.
+  size_t delta = 0, run_delta = 0;
   for (size_t i = 0; i < pending_count; ++i) {
     const mfprio_job_t& r = pending[i];
     RecordStatic& st = rec[i];
@@ -711,14 +740,8 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     // job_acceptable: check_job's rule without a message (check_job names a refused record's fault).
     int rc = job_acceptable(r) ? MFPRIO_OK : check_job(&r, "prioritize", &why);
     const bool held = rc == MFPRIO_OK && r.state == MFPRIO_JOB_HELD;
-    const bool known = same && i < p.last_total && st.id == r.job_id;
-    if (rc == MFPRIO_OK && !held) {
-      const uint64_t fp = record_fingerprint(r);
-      if (!(st.valid && st.id == r.job_id && st.fp == fp)) {
-        rc = read_static(r, m, p, &st, &why);
-        st.fp = fp;
-      }
-    }
+    const bool known = same && i < kept_pending && st.id == r.job_id;
+    if (rc == MFPRIO_OK && !held) rc = static_of(r, m, p, rec, kept_pending, i, &delta, &why);
     if (statuses) statuses[i] = rc;
     if (rc != MFPRIO_OK || held) {
       if (!(known && held && slot[i] == RecordStatic::kHeld) && same) start_index();
@@ -736,9 +759,9 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   }
   for (size_t i = 0; i < running_count; ++i) {
     const mfprio_job_t& r = running[i];
-    RecordStatic& st = rec[pending_count + i];
+    RecordStatic& st = run_rec[i];
     uint32_t& sl = slot[pending_count + i];
-    const bool known = same && pending_count + i < p.last_total && st.id == r.job_id;
+    const bool known = same && i < kept_running && st.id == r.job_id;
     const uint32_t pos = static_cast<uint32_t>(p.njobs);
     if (!(known && (sl == pos || sl == RecordStatic::kLeftOut)) && same) start_index();
     // A job takes part once: a running record of a job already in the pass
@@ -749,12 +772,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
       continue;
     }
     std::string why;
-    int rc = MFPRIO_OK;
-    const uint64_t fp = record_fingerprint(r);
-    if (!(st.valid && st.id == r.job_id && st.fp == fp)) {
-      rc = read_static(r, m, p, &st, &why);
-      st.fp = fp;
-    }
+    const int rc = static_of(r, m, p, run_rec, kept_running, i, &run_delta, &why);
     st.id = r.job_id;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
       if (same) start_index();

@@ -177,8 +177,9 @@ struct GePass : PassState {
   std::deque<std::string> extra_names;                          // names outside the tables (stable)
   std::unordered_map<std::string_view, uint32_t> extra_index;   // name -> its index there
   // Kept from pass to pass (a reused pass reuses them).
-  std::vector<RecordStatic> records;  // pending then running records, by position
-  std::vector<uint32_t> slots;        // parallel to records
+  std::vector<RecordStatic> records;      // the pending records', by position
+  std::vector<RecordStatic> run_records;  // the running records', by position
+  std::vector<uint32_t> slots;            // pending then running records
   size_t last_pending = 0, last_total = 0;
   uint64_t complexes_gen = 0;         // the complexes `records` were read with
   Job scratch;                        // a record being read (to_ge_job)
