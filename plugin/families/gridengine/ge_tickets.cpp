@@ -671,9 +671,10 @@ std::vector<PolicyStep> policy_order(const std::string& ph) {
 template <typename T, typename Less>
 void merge_runs(const T* a, const T* ae, const T* b, const T* be, T* d, Less less) {
   while (a != ae && b != be) {
-    const bool take_b = less(*b, *a);
-    *d++ = *(take_b ? b : a);
-    a += !take_b;
+    const uintptr_t take_b = less(*b, *a);  // 0 or 1
+    const uintptr_t pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+    *d++ = *reinterpret_cast<const T*>(pa ^ ((pa ^ pb) & (0 - take_b)));  // a select, not a branch
+    a += 1 - take_b;
     b += take_b;
   }
   d = std::copy(a, ae, d);
@@ -823,8 +824,11 @@ uint64_t order_key(double v) {
   b = (b >> 63) ? ~b : (b | (1ull << 63));  // ascending in v
   return ~b;
 }
-// (k, id) ascending, computed without branches.
-bool srec_less(const SRec& a, const SRec& b) { return (a.k < b.k) | ((a.k == b.k) & (a.id < b.id)); }
+// (k, id) ascending, one 128-bit comparison (no branch).
+bool srec_less(const SRec& a, const SRec& b) {
+  using u128 = unsigned __int128;
+  return ((static_cast<u128>(a.k) << 64) | a.id) < ((static_cast<u128>(b.k) << 64) | b.id);
+}
 // One node on the share sort's walk and its next child.
 struct ShareSortFrame {
   int node;
