@@ -847,6 +847,7 @@ struct CatRec {
 };
 constexpr uint32_t kNoCat = UINT32_MAX;       // a job in no category
 constexpr uint32_t kTaken = UINT32_MAX - 1;   // a job the picks took
+constexpr uint32_t kHead = UINT32_MAX - 2;    // (add_to_prior) its category's first remaining job
 
 // The categories' members in one array (category by category, each in
 // pending order before its sort): a category is a range of it.
@@ -874,7 +875,7 @@ struct TicketScratch::Arrays {
   std::vector<size_t> running, pending;
   // FunctionalPicks
   BlockIndex cat_index;
-  std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat or kTaken
+  std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
   std::vector<CatRec> cat_recs, cat_moved;
   std::vector<size_t> cat_size;
   Cats cats;
@@ -1108,7 +1109,7 @@ class FunctionalPicks {
     // (destribute_ftickets); in job order, as add_to_prior.
     const std::vector<uint32_t>& cat_of = p_.s.cat_of;
     for (size_t j : p_.pending)
-      if (cat_of[j] < kTaken) p_.r.jobs[j].ftckt = last_eval_[cat_of[j]];
+      if (cat_of[j] < kHead) p_.r.jobs[j].ftckt = last_eval_[cat_of[j]];
     if (step_.dependent) add_to_prior();
   }
 
@@ -1305,12 +1306,15 @@ class FunctionalPicks {
   // still holds jobs every member's but its first remaining one's, which
   // keeps its prior for that sort (its ftckt is reported all the same).
   // Jobs in no category have 0 functional tickets.
+  // The first remaining jobs are marked first (kHead), so the jobs are then
+  // read in pending order only.
   void add_to_prior() {
-    const std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    for (size_t c = 0; c < cats_.size(); ++c)
+      if (head_[c] < cats_[c].size()) cat_of[cats_[c][head_[c]]] = kHead;
     for (size_t j : p_.pending) {
       const uint32_t c = cat_of[j];
-      if (c == kNoCat) continue;
-      if (c == kTaken || cats_[c][head_[c]] != j) p_.prior[j] += p_.r.jobs[j].ftckt;
+      if (c != kNoCat && c != kHead) p_.prior[j] += p_.r.jobs[j].ftckt;
     }
   }
 
