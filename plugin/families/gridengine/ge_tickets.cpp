@@ -598,14 +598,15 @@ struct FShares {
   double user = 0, project = 0, dept = 0, job = 0;
 };
 
-FShares object_fshares(const LJob& j, const Ids& ids) {
+FShares object_fshares(uint32_t u, uint32_t p, uint32_t d, double js, const Ids& ids) {
   FShares f;
-  if (auto* o = ids.uo[j.u]) f.user = o->fshare;
-  if (auto* o = ids.po[j.p]) f.project = o->fshare;
-  if (auto* o = ids.dobj[j.d]) f.dept = o->fshare;
-  f.job = j.js;
+  if (auto* o = ids.uo[u]) f.user = o->fshare;
+  if (auto* o = ids.po[p]) f.project = o->fshare;
+  if (auto* o = ids.dobj[d]) f.dept = o->fshare;
+  f.job = js;
   return f;
 }
+FShares object_fshares(const LJob& j, const Ids& ids) { return object_fshares(j.u, j.p, j.d, j.js, ids); }
 
 // EE:get_functional_weighting_parameters: weights of the categories flagged
 // in use, renormalised; all 1 when none is usable.
@@ -835,15 +836,16 @@ struct ShareSortFrame {
   size_t next;
 };
 
-// A pending job in a functional category, as the grouping reads it: its
-// key within its user's bucket, what its category's order compares, its
-// index and (set by the grouping) its category.
+// A pending job in a functional category, as the grouping and the picks
+// read it (no step after the grouping reads the job itself): its ids and
+// -js, what its category's order compares, its index and (set by the
+// grouping) its category.
 struct CatRec {
-  uint64_t pd = 0, js = 0;  // project and department ids (kNoId: not in the key), -js bits
-  double prior = 0;
+  double js = 0, prior = 0;
   int64_t submit = 0;
   uint64_t id = 0;
-  uint32_t j = 0, c = 0;
+  uint32_t j = 0, c = 0, u = 0, p = 0, d = 0;
+  bool has_p = false, has_d = false;
 };
 constexpr uint32_t kNoCat = UINT32_MAX;       // a job in no category
 constexpr uint32_t kTaken = UINT32_MAX - 1;   // a job the picks took
@@ -1121,6 +1123,7 @@ class FunctionalPicks {
   struct CatInfo {
     FShares share;
     const double *u = nullptr, *p = nullptr, *d = nullptr;
+    uint32_t user = 0;
   };
 
   // Grouped per user (counting sort on the dense user ids), then per user
@@ -1136,18 +1139,14 @@ class FunctionalPicks {
     std::vector<uint32_t>& off = p_.s.user_off;
     std::vector<CatRec>& recs = p_.s.cat_recs;
     off.assign(static_cast<size_t>(none) + 2, 0);
-    // A job's bucket (UINT32_MAX: in no category) and its record.
-    auto bucket_of = [&](const LJob& l, CatRec* r) {
+    // A job's bucket (UINT32_MAX: in no category).
+    auto bucket_of = [&](const LJob& l) {
       const FShares f = object_fshares(l, ids_);
       if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) return UINT32_MAX;
-      // A positive fshare means a named object, so kNoId never stands for a name.
-      r->pd = (static_cast<uint64_t>(f.project > 0 ? l.p : kNoId) << 32) | (f.dept > 0 ? l.d : kNoId);
-      r->js = dbits(f.job);
       return f.user > 0 ? l.u : none;
     };
-    CatRec r;
     for (size_t j : pending) {
-      const uint32_t b = bucket_of(jobs_[j], &r);
+      const uint32_t b = bucket_of(jobs_[j]);
       if (b != UINT32_MAX) ++off[b + 1];
     }
     for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
@@ -1156,13 +1155,10 @@ class FunctionalPicks {
     fill.assign(off.begin(), off.end() - 1);
     for (size_t j : pending) {
       const LJob& l = jobs_[j];
-      const uint32_t b = bucket_of(l, &r);
+      const uint32_t b = bucket_of(l);
       if (b == UINT32_MAX) continue;
-      r.prior = p_.prior[j];
-      r.submit = l.submit;
-      r.id = l.id;
-      r.j = static_cast<uint32_t>(j);
-      recs[fill[b]++] = r;
+      recs[fill[b]++] = CatRec{l.js, p_.prior[j], l.submit, l.id, static_cast<uint32_t>(j), 0, l.u, l.p, l.d,
+                               l.has_p, l.has_d};
     }
     // Per bucket: its categories, numbered in order of first member, and
     // its records moved category by category (pending order kept).
@@ -1178,8 +1174,14 @@ class FunctionalPicks {
       const size_t first = cat_size.size();
       index.begin(hi - lo);
       for (uint32_t q = lo; q < hi; ++q) {
+        // Key: the project and department ids (kNoId: not in the key; a
+        // positive fshare means a named object, so kNoId never stands for a
+        // name) and -js.
+        const CatRec& x = recs[q];
+        const FShares f = object_fshares(x.u, x.p, x.d, x.js, ids_);
+        const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? x.p : kNoId) << 32) | (f.dept > 0 ? x.d : kNoId);
         bool added = false;
-        recs[q].c = index.insert(recs[q].pd, recs[q].js, static_cast<uint32_t>(cat_size.size()), &added);
+        recs[q].c = index.insert(pd, dbits(f.job), static_cast<uint32_t>(cat_size.size()), &added);
         if (added) cat_size.push_back(0);
         ++cat_size[recs[q].c];
       }
@@ -1199,11 +1201,12 @@ class FunctionalPicks {
       }
     info_.resize(cats_.size());
     for (size_t c = 0; c < cats_.size(); ++c) {
-      const LJob& jb = jobs_[cats_[c][0]];
-      info_[c].share = object_fshares(jb, ids_);
-      if (info_[c].share.user != 0) info_[c].u = &cnt_.u(jb);
-      if (info_[c].share.project != 0 && jb.has_p) info_[c].p = &cnt_.p(jb);
-      if (info_[c].share.dept != 0 && jb.has_d) info_[c].d = &cnt_.d(jb);
+      const CatRec& x = moved[cats_.off[c]];
+      info_[c].share = object_fshares(x.u, x.p, x.d, x.js, ids_);
+      info_[c].user = x.u;
+      if (info_[c].share.user != 0) info_[c].u = &cnt_.user[x.u];
+      if (info_[c].share.project != 0 && x.has_p) info_[c].p = &cnt_.project[x.p];
+      if (info_[c].share.dept != 0 && x.has_d) info_[c].d = &cnt_.dept[x.d];
     }
   }
 
@@ -1408,12 +1411,12 @@ class TiedGroups {
     const size_t users = f_.ids_.uo.size();
     ucat_off_.assign(users + 1, 0);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ++ucat_off_[f_.jobs_[f_.cats_[c][0]].u + 1];
+      if (f_.info_[c].u) ++ucat_off_[f_.info_[c].user + 1];
     for (size_t u = 0; u < users; ++u) ucat_off_[u + 1] += ucat_off_[u];
     ucat_.resize(ucat_off_.back());
     std::vector<uint32_t> fill(ucat_off_.begin(), ucat_off_.end() - 1);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ucat_[fill[f_.jobs_[f_.cats_[c][0]].u]++] = static_cast<uint32_t>(c);
+      if (f_.info_[c].u) ucat_[fill[f_.info_[c].user]++] = static_cast<uint32_t>(c);
   }
   void push_bound(size_t g) {
     gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
@@ -1421,14 +1424,15 @@ class TiedGroups {
   }
   // bound: push a fresh upper bound for the group (not while the first
   // groups are built: the heap is made once from them afterwards).
+  // The category's next job from its record (the records are in category
+  // order, and the prior does not change during the picks).
   void join(size_t c, bool bound) {
-    const size_t j = f_.cats_[c][f_.head_[c]];
+    const CatRec& x = f_.p_.s.cat_moved[f_.cats_.off[c] + f_.head_[c]];
     const FunctionalPicks::CatInfo& ci = f_.info_[c];
     FShares base = ci.share;
     if (f_.p_.shared_f && ci.u) base.user /= *ci.u + 1;
-    const double pr = f_.step_.dependent ? f_.p_.prior[j] : 0.0;
-    const Key5 key{{dbits(base.user), ci.p ? f_.jobs_[j].p : kNoId, ci.d ? f_.jobs_[j].d : kNoId, dbits(base.job),
-                    dbits(pr)}};
+    const double pr = f_.step_.dependent ? x.prior : 0.0;
+    const Key5 key{{dbits(base.user), ci.p ? x.p : kNoId, ci.d ? x.d : kNoId, dbits(base.job), dbits(pr)}};
     bool added = false;
     const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(groups_.size()), &added);
     if (added) {
@@ -1440,8 +1444,7 @@ class TiedGroups {
       groups_.push_back(std::move(g));
     }
     Group& g = groups_[gi];
-    const LJob& jb = f_.jobs_[j];
-    g.members.push_back(Member{jb.submit, jb.id, static_cast<uint32_t>(c), gen_[c]});
+    g.members.push_back(Member{x.submit, x.id, static_cast<uint32_t>(c), gen_[c]});
     std::push_heap(g.members.begin(), g.members.end(), later);
     if (bound) push_bound(gi);
   }
