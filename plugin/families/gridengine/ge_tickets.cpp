@@ -667,19 +667,38 @@ std::vector<PolicyStep> policy_order(const std::string& ph) {
 }
 
 // std::merge's result (b's element first only when it is less than a's),
-// without a branch on the comparison: the levels merge keys that interleave
-// at random, which a branch mispredicts half the time.
+// without a branch on the comparison (the levels merge keys that interleave
+// at random, which a branch mispredicts half the time), from both ends at
+// once: the front takes the least heads (a's on ties), the back the
+// greatest tails (b's on ties), two independent chains of loads and
+// selects.  The front and back never take the same element (a's last one
+// goes back only when b's last is less, and then b's head is less too).
 template <typename T, typename Less>
 void merge_runs(const T* a, const T* ae, const T* b, const T* be, T* d, Less less) {
-  while (a != ae && b != be) {
-    const uintptr_t take_b = less(*b, *a);  // 0 or 1
-    const uintptr_t pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
-    *d++ = *reinterpret_cast<const T*>(pa ^ ((pa ^ pb) & (0 - take_b)));  // a select, not a branch
-    a += 1 - take_b;
-    b += take_b;
+  if (a == ae || b == be) {
+    d = std::copy(a, ae, d);
+    std::copy(b, be, d);
+    return;
   }
-  d = std::copy(a, ae, d);
-  std::copy(b, be, d);
+  T* de = d + (ae - a) + (be - b);
+  const T* ra = ae - 1;  // the unconsumed: a's [a, ra], b's [b, rb]
+  const T* rb = be - 1;
+  auto pick = [](const T* x, const T* y, uintptr_t take_y) {
+    const uintptr_t px = reinterpret_cast<uintptr_t>(x), py = reinterpret_cast<uintptr_t>(y);
+    return reinterpret_cast<const T*>(px ^ ((px ^ py) & (0 - take_y)));  // a select, not a branch
+  };
+  while (a <= ra && b <= rb) {
+    const uintptr_t front_b = less(*b, *a);   // 0 or 1
+    const uintptr_t back_a = less(*rb, *ra);
+    *d++ = *pick(a, b, front_b);
+    *--de = *pick(rb, ra, back_a);
+    a += 1 - front_b;
+    b += front_b;
+    ra -= back_a;
+    rb -= 1 - back_a;
+  }
+  if (a <= ra) std::copy(a, ra + 1, d);
+  else if (b <= rb) std::copy(b, rb + 1, d);
 }
 
 // A stable sort that uses the runs already in v: the share-tree levels sort
