@@ -598,14 +598,15 @@ struct FShares {
   double user = 0, project = 0, dept = 0, job = 0;
 };
 
-FShares object_fshares(const LJob& j, const Ids& ids) {
+FShares object_fshares(uint32_t u, uint32_t p, uint32_t d, double js, const Ids& ids) {
   FShares f;
-  if (auto* o = ids.uo[j.u]) f.user = o->fshare;
-  if (auto* o = ids.po[j.p]) f.project = o->fshare;
-  if (auto* o = ids.dobj[j.d]) f.dept = o->fshare;
-  f.job = j.js;
+  if (auto* o = ids.uo[u]) f.user = o->fshare;
+  if (auto* o = ids.po[p]) f.project = o->fshare;
+  if (auto* o = ids.dobj[d]) f.dept = o->fshare;
+  f.job = js;
   return f;
 }
+FShares object_fshares(const LJob& j, const Ids& ids) { return object_fshares(j.u, j.p, j.d, j.js, ids); }
 
 // EE:get_functional_weighting_parameters: weights of the categories flagged
 // in use, renormalised; all 1 when none is usable.
@@ -665,6 +666,41 @@ std::vector<PolicyStep> policy_order(const std::string& ph) {
   return out;
 }
 
+// std::merge's result (b's element first only when it is less than a's),
+// without a branch on the comparison (the levels merge keys that interleave
+// at random, which a branch mispredicts half the time), from both ends at
+// once: the front takes the least heads (a's on ties), the back the
+// greatest tails (b's on ties), two independent chains of loads and
+// selects.  The front and back never take the same element (a's last one
+// goes back only when b's last is less, and then b's head is less too).
+template <typename T, typename Less>
+void merge_runs(const T* a, const T* ae, const T* b, const T* be, T* d, Less less) {
+  if (a == ae || b == be) {
+    d = std::copy(a, ae, d);
+    std::copy(b, be, d);
+    return;
+  }
+  T* de = d + (ae - a) + (be - b);
+  const T* ra = ae - 1;  // the unconsumed: a's [a, ra], b's [b, rb]
+  const T* rb = be - 1;
+  auto pick = [](const T* x, const T* y, uintptr_t take_y) {
+    const uintptr_t px = reinterpret_cast<uintptr_t>(x), py = reinterpret_cast<uintptr_t>(y);
+    return reinterpret_cast<const T*>(px ^ ((px ^ py) & (0 - take_y)));  // a select, not a branch
+  };
+  while (a <= ra && b <= rb) {
+    const uintptr_t front_b = less(*b, *a);   // 0 or 1
+    const uintptr_t back_a = less(*rb, *ra);
+    *d++ = *pick(a, b, front_b);
+    *--de = *pick(rb, ra, back_a);
+    a += 1 - front_b;
+    b += front_b;
+    ra -= back_a;
+    rb -= 1 - back_a;
+  }
+  if (a <= ra) std::copy(a, ra + 1, d);
+  else if (b <= rb) std::copy(b, rb + 1, d);
+}
+
 // A stable sort that uses the runs already in v: the share-tree levels sort
 // the concatenation of their children's lists, each still in its own order
 // and mostly in the new one.  Maximal non-descending runs are merged pairwise
@@ -691,7 +727,7 @@ void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& run
     next.clear();
     size_t k = 0;
     for (; k + 2 < runs.size(); k += 2) {
-      std::merge(src + runs[k], src + runs[k + 1], src + runs[k + 1], src + runs[k + 2], dst + runs[k], less);
+      merge_runs(src + runs[k], src + runs[k + 1], src + runs[k + 1], src + runs[k + 2], dst + runs[k], less);
       next.push_back(runs[k]);
     }
     if (k + 1 < runs.size()) {  // an odd run out: copied
@@ -808,25 +844,31 @@ uint64_t order_key(double v) {
   b = (b >> 63) ? ~b : (b | (1ull << 63));  // ascending in v
   return ~b;
 }
-bool srec_less(const SRec& a, const SRec& b) { return a.k != b.k ? a.k < b.k : a.id < b.id; }
+// (k, id) ascending, one 128-bit comparison (no branch).
+bool srec_less(const SRec& a, const SRec& b) {
+  using u128 = unsigned __int128;
+  return ((static_cast<u128>(a.k) << 64) | a.id) < ((static_cast<u128>(b.k) << 64) | b.id);
+}
 // One node on the share sort's walk and its next child.
 struct ShareSortFrame {
   int node;
   size_t next;
 };
 
-// A pending job in a functional category, as the grouping reads it: its
-// key within its user's bucket, what its category's order compares, its
-// index and (set by the grouping) its category.
+// A pending job in a functional category, as the grouping and the picks
+// read it (no step after the grouping reads the job itself): its ids and
+// -js, what its category's order compares, its index and (set by the
+// grouping) its category.
 struct CatRec {
-  uint64_t pd = 0, js = 0;  // project and department ids (kNoId: not in the key), -js bits
-  double prior = 0;
+  double js = 0, prior = 0;
   int64_t submit = 0;
   uint64_t id = 0;
-  uint32_t j = 0, c = 0;
+  uint32_t j = 0, c = 0, u = 0, p = 0, d = 0;
+  bool has_p = false, has_d = false;
 };
 constexpr uint32_t kNoCat = UINT32_MAX;       // a job in no category
 constexpr uint32_t kTaken = UINT32_MAX - 1;   // a job the picks took
+constexpr uint32_t kHead = UINT32_MAX - 2;    // (add_to_prior) its category's first remaining job
 
 // The categories' members in one array (category by category, each in
 // pending order before its sort): a category is a range of it.
@@ -854,7 +896,7 @@ struct TicketScratch::Arrays {
   std::vector<size_t> running, pending;
   // FunctionalPicks
   BlockIndex cat_index;
-  std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat or kTaken
+  std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
   std::vector<CatRec> cat_recs, cat_moved;
   std::vector<size_t> cat_size;
   Cats cats;
@@ -1088,7 +1130,7 @@ class FunctionalPicks {
     // (destribute_ftickets); in job order, as add_to_prior.
     const std::vector<uint32_t>& cat_of = p_.s.cat_of;
     for (size_t j : p_.pending)
-      if (cat_of[j] < kTaken) p_.r.jobs[j].ftckt = last_eval_[cat_of[j]];
+      if (cat_of[j] < kHead) p_.r.jobs[j].ftckt = last_eval_[cat_of[j]];
     if (step_.dependent) add_to_prior();
   }
 
@@ -1100,6 +1142,7 @@ class FunctionalPicks {
   struct CatInfo {
     FShares share;
     const double *u = nullptr, *p = nullptr, *d = nullptr;
+    uint32_t user = 0;
   };
 
   // Grouped per user (counting sort on the dense user ids), then per user
@@ -1115,18 +1158,14 @@ class FunctionalPicks {
     std::vector<uint32_t>& off = p_.s.user_off;
     std::vector<CatRec>& recs = p_.s.cat_recs;
     off.assign(static_cast<size_t>(none) + 2, 0);
-    // A job's bucket (UINT32_MAX: in no category) and its record.
-    auto bucket_of = [&](const LJob& l, CatRec* r) {
+    // A job's bucket (UINT32_MAX: in no category).
+    auto bucket_of = [&](const LJob& l) {
       const FShares f = object_fshares(l, ids_);
       if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) return UINT32_MAX;
-      // A positive fshare means a named object, so kNoId never stands for a name.
-      r->pd = (static_cast<uint64_t>(f.project > 0 ? l.p : kNoId) << 32) | (f.dept > 0 ? l.d : kNoId);
-      r->js = dbits(f.job);
       return f.user > 0 ? l.u : none;
     };
-    CatRec r;
     for (size_t j : pending) {
-      const uint32_t b = bucket_of(jobs_[j], &r);
+      const uint32_t b = bucket_of(jobs_[j]);
       if (b != UINT32_MAX) ++off[b + 1];
     }
     for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
@@ -1135,13 +1174,10 @@ class FunctionalPicks {
     fill.assign(off.begin(), off.end() - 1);
     for (size_t j : pending) {
       const LJob& l = jobs_[j];
-      const uint32_t b = bucket_of(l, &r);
+      const uint32_t b = bucket_of(l);
       if (b == UINT32_MAX) continue;
-      r.prior = p_.prior[j];
-      r.submit = l.submit;
-      r.id = l.id;
-      r.j = static_cast<uint32_t>(j);
-      recs[fill[b]++] = r;
+      recs[fill[b]++] = CatRec{l.js, p_.prior[j], l.submit, l.id, static_cast<uint32_t>(j), 0, l.u, l.p, l.d,
+                               l.has_p, l.has_d};
     }
     // Per bucket: its categories, numbered in order of first member, and
     // its records moved category by category (pending order kept).
@@ -1157,8 +1193,14 @@ class FunctionalPicks {
       const size_t first = cat_size.size();
       index.begin(hi - lo);
       for (uint32_t q = lo; q < hi; ++q) {
+        // Key: the project and department ids (kNoId: not in the key; a
+        // positive fshare means a named object, so kNoId never stands for a
+        // name) and -js.
+        const CatRec& x = recs[q];
+        const FShares f = object_fshares(x.u, x.p, x.d, x.js, ids_);
+        const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? x.p : kNoId) << 32) | (f.dept > 0 ? x.d : kNoId);
         bool added = false;
-        recs[q].c = index.insert(recs[q].pd, recs[q].js, static_cast<uint32_t>(cat_size.size()), &added);
+        recs[q].c = index.insert(pd, dbits(f.job), static_cast<uint32_t>(cat_size.size()), &added);
         if (added) cat_size.push_back(0);
         ++cat_size[recs[q].c];
       }
@@ -1178,11 +1220,12 @@ class FunctionalPicks {
       }
     info_.resize(cats_.size());
     for (size_t c = 0; c < cats_.size(); ++c) {
-      const LJob& jb = jobs_[cats_[c][0]];
-      info_[c].share = object_fshares(jb, ids_);
-      if (info_[c].share.user != 0) info_[c].u = &cnt_.u(jb);
-      if (info_[c].share.project != 0 && jb.has_p) info_[c].p = &cnt_.p(jb);
-      if (info_[c].share.dept != 0 && jb.has_d) info_[c].d = &cnt_.d(jb);
+      const CatRec& x = moved[cats_.off[c]];
+      info_[c].share = object_fshares(x.u, x.p, x.d, x.js, ids_);
+      info_[c].user = x.u;
+      if (info_[c].share.user != 0) info_[c].u = &cnt_.user[x.u];
+      if (info_[c].share.project != 0 && x.has_p) info_[c].p = &cnt_.project[x.p];
+      if (info_[c].share.dept != 0 && x.has_d) info_[c].d = &cnt_.dept[x.d];
     }
   }
 
@@ -1285,12 +1328,15 @@ class FunctionalPicks {
   // still holds jobs every member's but its first remaining one's, which
   // keeps its prior for that sort (its ftckt is reported all the same).
   // Jobs in no category have 0 functional tickets.
+  // The first remaining jobs are marked first (kHead), so the jobs are then
+  // read in pending order only.
   void add_to_prior() {
-    const std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    for (size_t c = 0; c < cats_.size(); ++c)
+      if (head_[c] < cats_[c].size()) cat_of[cats_[c][head_[c]]] = kHead;
     for (size_t j : p_.pending) {
       const uint32_t c = cat_of[j];
-      if (c == kNoCat) continue;
-      if (c == kTaken || cats_[c][head_[c]] != j) p_.prior[j] += p_.r.jobs[j].ftckt;
+      if (c != kNoCat && c != kHead) p_.prior[j] += p_.r.jobs[j].ftckt;
     }
   }
 
@@ -1384,12 +1430,12 @@ class TiedGroups {
     const size_t users = f_.ids_.uo.size();
     ucat_off_.assign(users + 1, 0);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ++ucat_off_[f_.jobs_[f_.cats_[c][0]].u + 1];
+      if (f_.info_[c].u) ++ucat_off_[f_.info_[c].user + 1];
     for (size_t u = 0; u < users; ++u) ucat_off_[u + 1] += ucat_off_[u];
     ucat_.resize(ucat_off_.back());
     std::vector<uint32_t> fill(ucat_off_.begin(), ucat_off_.end() - 1);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ucat_[fill[f_.jobs_[f_.cats_[c][0]].u]++] = static_cast<uint32_t>(c);
+      if (f_.info_[c].u) ucat_[fill[f_.info_[c].user]++] = static_cast<uint32_t>(c);
   }
   void push_bound(size_t g) {
     gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
@@ -1397,14 +1443,15 @@ class TiedGroups {
   }
   // bound: push a fresh upper bound for the group (not while the first
   // groups are built: the heap is made once from them afterwards).
+  // The category's next job from its record (the records are in category
+  // order, and the prior does not change during the picks).
   void join(size_t c, bool bound) {
-    const size_t j = f_.cats_[c][f_.head_[c]];
+    const CatRec& x = f_.p_.s.cat_moved[f_.cats_.off[c] + f_.head_[c]];
     const FunctionalPicks::CatInfo& ci = f_.info_[c];
     FShares base = ci.share;
     if (f_.p_.shared_f && ci.u) base.user /= *ci.u + 1;
-    const double pr = f_.step_.dependent ? f_.p_.prior[j] : 0.0;
-    const Key5 key{{dbits(base.user), ci.p ? f_.jobs_[j].p : kNoId, ci.d ? f_.jobs_[j].d : kNoId, dbits(base.job),
-                    dbits(pr)}};
+    const double pr = f_.step_.dependent ? x.prior : 0.0;
+    const Key5 key{{dbits(base.user), ci.p ? x.p : kNoId, ci.d ? x.d : kNoId, dbits(base.job), dbits(pr)}};
     bool added = false;
     const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(groups_.size()), &added);
     if (added) {
@@ -1416,8 +1463,7 @@ class TiedGroups {
       groups_.push_back(std::move(g));
     }
     Group& g = groups_[gi];
-    const LJob& jb = f_.jobs_[j];
-    g.members.push_back(Member{jb.submit, jb.id, static_cast<uint32_t>(c), gen_[c]});
+    g.members.push_back(Member{x.submit, x.id, static_cast<uint32_t>(c), gen_[c]});
     std::push_heap(g.members.begin(), g.members.end(), later);
     if (bound) push_bound(gi);
   }
