@@ -519,12 +519,10 @@ int read_static(const mfprio_job_t& r, const Model& m, GePass& p, RecordStatic* 
 // A name's id and view (see GePass::jobs): the handle's id when it names
 // `text` in t, else text's id in t, else kNoName and one of the pass's
 // extra names.
-// a == b, b a C string (read no further than its end).
+// a == b, b a C string.
 bool same_name(const std::string& a, const char* b) {
-  const size_t n = a.size();
-  for (size_t i = 0; i < n; ++i)
-    if (b[i] != a[i] || b[i] == '\0') return false;
-  return b[n] == '\0';
+  const size_t n = std::strlen(b);
+  return n == a.size() && std::memcmp(a.data(), b, n) == 0;
 }
 
 uint32_t name_ref(GePass& p, const NameTable* t, uint32_t hid, const char* text, std::string_view* view) {

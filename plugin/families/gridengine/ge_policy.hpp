@@ -13,8 +13,10 @@
 // job without a "pe" attr; deadline; submit_time; RUNNING or SUSPENDED jobs
 // are running (start_time); HELD jobs get 0 and take no part in a pass.
 //
-// Passes: price_queue runs ONE core pass over the pending and running jobs
-// and returns a GePass holding its jobs, results and normalisation;
+// Passes: price_queue runs ONE pass over the pending and running jobs
+// (no Job per record: each record's static parts are kept across passes,
+// RecordStatic, and its TicketJob goes to the flat ticket pass) and returns
+// a GePass holding its jobs, results and normalisation;
 // price() of a job in the last pass returns the pass's numbers (the same
 // priority and terms, whatever `now`); a job not in it is priced alone (its
 // own urgency and tickets as a one-job pass) and normalised with the last
