@@ -496,23 +496,24 @@ uint64_t record_fingerprint(const mfprio_job_t& r) {
 
 // Reads a record's static parts into *st (to_ge_job and static_urgency: the
 // one reading of a record); MFPRIO_OK or the error with *why.
-int read_static(const mfprio_job_t& r, const Model& m, GePass& p, RecordStatic* st, std::string* why) {
+int read_static(const mfprio_job_t& r, const Model& m, GePass& p, RecordKey* key, RecordStatic* st,
+                std::string* why) {
   Job& j = p.scratch;
   int rc = to_ge_job(r, m, &j, why, &p.requests);
   StaticUrgency su;
   if (rc == MFPRIO_OK && !static_urgency(j, m.complexes, &su, why)) rc = MFPRIO_EINVAL;
-  st->valid = rc == MFPRIO_OK;
+  key->valid = rc == MFPRIO_OK;
   if (rc != MFPRIO_OK) return rc;
-  st->id = r.job_id;
+  key->id = r.job_id;
   st->rrcontr = su.rrcontr;
   st->slots = su.slots;
   st->js = j.job_share;
   st->ot = j.override_tickets;
   st->ppri = j.posix_priority;
   st->dilute = dilute_slots(j);
-  st->dept_attr = RecordStatic::kNoAttr;
+  key->dept_attr = RecordKey::kNoAttr;
   for (uint32_t i = 0; i < r.attr_count; ++i)
-    if (std::strcmp(nz(r.attrs[i].name), "department") == 0) st->dept_attr = i;
+    if (std::strcmp(nz(r.attrs[i].name), "department") == 0) key->dept_attr = i;
   return MFPRIO_OK;
 }
 
@@ -555,19 +556,28 @@ void keep_view(std::string_view& a, std::string_view b) {
 }
 
 // The pass's next job (position p.njobs, over what the pass's last use left
-// there): a record whose static parts are *st.
-void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const RecordStatic& st, bool running) {
+// there): a record whose static parts are *st (null: the job at this place
+// in the pass's last use was this record with these parts, its TicketJob
+// and PassUrgency hold them already).
+void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const RecordKey& key, const RecordStatic* st,
+                  bool running) {
   const size_t k = p.njobs++;
   if (k == p.jobs.size()) {
     p.jobs.emplace_back();
     p.urgency.emplace_back();
   }
   TicketJob& j = p.jobs[k];
+  PassUrgency& u = p.urgency[k];
   keep(j.id, r.job_id);
   keep(j.submit_time, r.submit_time);
-  keep(j.job_share, st.js);
-  keep(j.override_tickets, st.ot);
-  keep(j.dilute, st.dilute);
+  if (st) {
+    keep(j.job_share, st->js);
+    keep(j.override_tickets, st->ot);
+    keep(j.dilute, st->dilute);
+    u.rrcontr = st->rrcontr;
+    u.slots = st->slots;
+    u.ppri = st->ppri;
+  }
   keep(j.running, running);
   const NameTables* t = s.model->names.get();
   const JobNameIds h = handle_ids(s, r);
@@ -576,17 +586,13 @@ void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const Reco
   keep_view(j.user_name, v);
   keep(j.project, name_ref(p, t ? &t->projects : nullptr, h.project, nz(r.account), &v));
   keep_view(j.project_name, v);
-  const char* dept = st.dept_attr == RecordStatic::kNoAttr ? "" : nz(r.attrs[st.dept_attr].value);
+  const char* dept = key.dept_attr == RecordKey::kNoAttr ? "" : nz(r.attrs[key.dept_attr].value);
   keep(j.department, name_ref(p, t ? &t->departments : nullptr, h.department, dept, &v));
   keep_view(j.department_name, v);
-  PassUrgency& u = p.urgency[k];
   u.has_deadline = r.deadline > 0;
   u.deadline = u.has_deadline ? r.deadline : 0;
-  u.rrcontr = st.rrcontr;
-  u.slots = st.slots;
-  u.ppri = st.ppri;
   u.running = running;
-  u.urg = timed_urgency(StaticUrgency{st.rrcontr, st.slots}, s.model->conf, r.submit_time, u.has_deadline, u.deadline,
+  u.urg = timed_urgency(StaticUrgency{u.rrcontr, u.slots}, s.model->conf, r.submit_time, u.has_deadline, u.deadline,
                         p.now)
               .urg;
   p.min_urg = std::min(p.min_urg, u.urg);
@@ -594,25 +600,30 @@ void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const Reco
 }
 
 // The static parts of record i (of `kept` kept from the pass's last use)
-// into rec[i]: the kept ones when the job id and fingerprint match, else
-// read.  A record's kept parts are at i + *delta or a few places on
+// into kr[i]: the kept ones when the job id and fingerprint match, else
+// read (*same_place: kept at i itself).  A record's kept parts are at i + *delta or a few places on
 // (records dropped before it since; *delta only grows, and rec[j] for
 // j < i + *delta is not read again, so rec[i] is free to take them).
-int static_of(const mfprio_job_t& r, const Model& m, GePass& p, std::vector<RecordStatic>& rec, size_t kept,
-              size_t i, size_t* delta, std::string* why) {
+int static_of(const mfprio_job_t& r, const Model& m, GePass& p, KeptRecords& kr, size_t kept, size_t i,
+              size_t* delta, bool* same_place, std::string* why) {
   constexpr size_t kLook = 8;
   const uint64_t fp = record_fingerprint(r);
-  RecordStatic& st = rec[i];
+  RecordKey& key = kr.keys[i];
+  *same_place = false;
   for (size_t d = *delta; d <= *delta + kLook && i + d < kept; ++d) {
-    const RecordStatic& old = rec[i + d];
+    const RecordKey& old = kr.keys[i + d];
     if (old.id != r.job_id) continue;
     *delta = d;
     if (!(old.valid && old.fp == fp)) break;
-    if (d != 0) st = old;
+    if (d != 0) {
+      key = old;
+      kr.parts[i] = kr.parts[i + d];
+    }
+    *same_place = d == 0;
     return MFPRIO_OK;
   }
-  const int rc = read_static(r, m, p, &st, why);
-  st.fp = fp;
+  const int rc = read_static(r, m, p, &key, &kr.parts[i], why);
+  key.fp = fp;
   return rc;
 }
 
@@ -695,21 +706,24 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   p.extra_names.clear();
   const size_t total = pending_count + running_count;
   // The records' kept parts: read again when the complexes changed.
-  std::vector<RecordStatic>& rec = p.records;
-  std::vector<RecordStatic>& run_rec = p.run_records;
+  KeptRecords& rec = p.records;
+  KeptRecords& run_rec = p.run_records;
   if (p.complexes_gen != complexes_gen_) {
-    rec.clear();
-    run_rec.clear();
+    rec.keys.clear();
+    run_rec.keys.clear();
     p.slots.clear();
     p.last_total = p.last_pending = 0;
     p.complexes_gen = complexes_gen_;
   }
-  const size_t kept_pending = std::min(p.last_pending, rec.size());
-  const size_t kept_running = std::min(p.last_total - p.last_pending, run_rec.size());
+  const size_t kept_pending = std::min(p.last_pending, rec.keys.size());
+  const size_t kept_running = std::min(p.last_total - p.last_pending, run_rec.keys.size());
   std::vector<uint32_t>& slot = p.slots;
-  if (rec.size() < pending_count) rec.resize(pending_count);
-  if (run_rec.size() < running_count) run_rec.resize(running_count);
-  if (slot.size() < total) slot.resize(total, RecordStatic::kLeftOut);
+  for (const auto& [kr, n] : {std::pair<KeptRecords*, size_t>{&rec, pending_count}, {&run_rec, running_count}})
+    if (kr->keys.size() < n) {
+      kr->keys.resize(n);
+      kr->parts.resize(n);
+    }
+  if (slot.size() < total) slot.resize(total, RecordKey::kLeftOut);
   // While every record so far is the job it was at the same place in this
   // pass's last use and went the same way (same: the index and the records'
   // slots are still right), no index probe; from the first that is not,
@@ -732,19 +746,20 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   size_t delta = 0, run_delta = 0;
   for (size_t i = 0; i < pending_count; ++i) {
     const mfprio_job_t& r = pending[i];
-    RecordStatic& st = rec[i];
+    RecordKey& st = rec.keys[i];
     std::string why;
     priorities[i] = 0;
     // job_acceptable: check_job's rule without a message (check_job names a refused record's fault).
     int rc = job_acceptable(r) ? MFPRIO_OK : check_job(&r, "prioritize", &why);
     const bool held = rc == MFPRIO_OK && r.state == MFPRIO_JOB_HELD;
     const bool known = same && i < kept_pending && st.id == r.job_id;
-    if (rc == MFPRIO_OK && !held) rc = static_of(r, m, p, rec, kept_pending, i, &delta, &why);
+    bool same_place = false;
+    if (rc == MFPRIO_OK && !held) rc = static_of(r, m, p, rec, kept_pending, i, &delta, &same_place, &why);
     if (statuses) statuses[i] = rc;
     if (rc != MFPRIO_OK || held) {
-      if (!(known && held && slot[i] == RecordStatic::kHeld) && same) start_index();
+      if (!(known && held && slot[i] == RecordKey::kHeld) && same) start_index();
       st.id = r.job_id;
-      slot[i] = held ? RecordStatic::kHeld : RecordStatic::kFailed;
+      slot[i] = held ? RecordKey::kHeld : RecordKey::kFailed;
       if (rc != MFPRIO_OK) err->note(rc, why);
       continue;
     }
@@ -753,34 +768,35 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     // One record per partition: the job takes part once, every record gets its priority.
     const uint32_t at = same ? slot[i] : first.insert(r.job_id, pos);
     keep(slot[i], at);
-    if (at == pos) add_pass_job(p, s, r, st, /*running=*/false);
+    if (at == pos) add_pass_job(p, s, r, st, same && same_place ? nullptr : &rec.parts[i], /*running=*/false);
   }
   for (size_t i = 0; i < running_count; ++i) {
     const mfprio_job_t& r = running[i];
-    RecordStatic& st = run_rec[i];
+    RecordKey& st = run_rec.keys[i];
     uint32_t& sl = slot[pending_count + i];
     const bool known = same && i < kept_running && st.id == r.job_id;
     const uint32_t pos = static_cast<uint32_t>(p.njobs);
-    if (!(known && (sl == pos || sl == RecordStatic::kLeftOut)) && same) start_index();
+    if (!(known && (sl == pos || sl == RecordKey::kLeftOut)) && same) start_index();
     // A job takes part once: a running record of a job already in the pass
     // (given twice, or pending as well) is left out; the first record counts.
-    if (same ? sl == RecordStatic::kLeftOut : first.find(r.job_id) != JobIndex::kNone) {
+    if (same ? sl == RecordKey::kLeftOut : first.find(r.job_id) != JobIndex::kNone) {
       st.id = r.job_id;
-      sl = RecordStatic::kLeftOut;
+      sl = RecordKey::kLeftOut;
       continue;
     }
     std::string why;
-    const int rc = static_of(r, m, p, run_rec, kept_running, i, &run_delta, &why);
+    bool same_place = false;
+    const int rc = static_of(r, m, p, run_rec, kept_running, i, &run_delta, &same_place, &why);
     st.id = r.job_id;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
       if (same) start_index();
-      sl = RecordStatic::kFailed;
+      sl = RecordKey::kFailed;
       err->note(rc, "prioritize (running): " + why);
       continue;
     }
     sl = pos;
     if (!same) first.insert(r.job_id, pos);
-    add_pass_job(p, s, r, st, /*running=*/true);
+    add_pass_job(p, s, r, st, same && same_place ? nullptr : &run_rec.parts[i], /*running=*/true);
   }
   if (same && total != p.last_total) start_index();  // records dropped at the end: their ids go
   p.last_pending = pending_count;

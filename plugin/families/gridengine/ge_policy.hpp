@@ -145,19 +145,28 @@ struct PassUrgency {
 // and ticket numbers, read from the record once and kept by position (the
 // host gives the same records in the same order pass after pass).  Used
 // again only for the same job id, fingerprint (record_fingerprint: what
-// to_ge_job reads besides times and names) and complexes.  GePass::slots:
-// where each record went in the pass's last use (a job position; kHeld;
-// kLeftOut: a running record of a job already in the pass; kFailed: refused).
-struct RecordStatic {
+// to_ge_job reads besides times and names) and complexes.  The check reads
+// the 24-byte RecordKey alone; a job whose TicketJob and PassUrgency the
+// pass's last use built from the same record at the same place keeps
+// theirs and never reads the RecordStatic.  GePass::slots: where each
+// record went in the pass's last use (a job position; kHeld; kLeftOut: a
+// running record of a job already in the pass; kFailed: refused).
+struct RecordKey {
   static constexpr uint32_t kHeld = UINT32_MAX, kLeftOut = UINT32_MAX - 1, kFailed = UINT32_MAX - 2;
   static constexpr uint32_t kNoAttr = UINT32_MAX;
   uint64_t id = 0;
   uint64_t fp = 0;
+  uint32_t dept_attr = kNoAttr;  // the (last) department attr's index
+  bool valid = false;
+};
+struct RecordStatic {
   double rrcontr = 0, js = 0, ot = 0;
   uint32_t slots = 1, dilute = 1;
   int32_t ppri = 0;
-  uint32_t dept_attr = kNoAttr;  // the (last) department attr's index
-  bool valid = false;
+};
+struct KeptRecords {
+  std::vector<RecordKey> keys;
+  std::vector<RecordStatic> parts;  // parallel to keys
 };
 
 // One whole-queue pass, kept for later single pricings.
@@ -179,8 +188,8 @@ struct GePass : PassState {
   std::deque<std::string> extra_names;                          // names outside the tables (stable)
   std::unordered_map<std::string_view, uint32_t> extra_index;   // name -> its index there
   // Kept from pass to pass (a reused pass reuses them).
-  std::vector<RecordStatic> records;      // the pending records', by position
-  std::vector<RecordStatic> run_records;  // the running records', by position
+  KeptRecords records;      // the pending records', by position
+  KeptRecords run_records;  // the running records', by position
   std::vector<uint32_t> slots;            // pending then running records
   size_t last_pending = 0, last_total = 0;
   uint64_t complexes_gen = 0;         // the complexes `records` were read with
