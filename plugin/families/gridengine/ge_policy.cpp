@@ -460,8 +460,9 @@ std::shared_ptr<GePass> GridEnginePolicy::reusable_pass() const {
 
 namespace {
 
-// A record's fingerprint: what to_ge_job reads besides the times, the names
-// and the state (cpus, user_priority, every attr's name and value text).
+// A record's fingerprint: what to_ge_job reads besides the times (cpus,
+// user_priority, every attr's name and value text), the user and account
+// texts and the handle.
 // 64 bits of a multiply-xorshift hash: records that differ share one only
 // by a ~2^-64 chance.
 uint64_t mix(uint64_t h, uint64_t v) {
@@ -486,6 +487,11 @@ uint64_t hash_text(uint64_t h, const char* s) {
 uint64_t record_fingerprint(const mfprio_job_t& r) {
   uint64_t h = mix(0x243F6A8885A308D3ull, r.cpus);
   h = mix(h, static_cast<uint32_t>(r.user_priority));
+  // The names and the handle: a job whose TicketJob is kept keeps its ids.
+  h = hash_text(h, r.user);
+  h = hash_text(h, r.account);
+  h = mix(h, (static_cast<uint64_t>(r.handle.generation) << 32) ^ r.handle.assoc);
+  h = mix(h, (static_cast<uint64_t>(r.handle.partition) << 32) ^ r.handle.qos);
   h = mix(h, r.attr_count);
   for (uint32_t i = 0; i < r.attr_count; ++i) {
     h = hash_text(h, r.attrs[i].name);
@@ -558,9 +564,10 @@ void keep_view(std::string_view& a, std::string_view b) {
 // The pass's next job (position p.njobs, over what the pass's last use left
 // there): a record whose static parts are *st (null: the job at this place
 // in the pass's last use was this record with these parts, its TicketJob
-// and PassUrgency hold them already).
+// and PassUrgency hold them already; names_kept: and the state's name
+// tables are the ones of that use).
 void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const RecordKey& key, const RecordStatic* st,
-                  bool running) {
+                  bool running, bool names_kept) {
   const size_t k = p.njobs++;
   if (k == p.jobs.size()) {
     p.jobs.emplace_back();
@@ -579,16 +586,21 @@ void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const Reco
     u.ppri = st->ppri;
   }
   keep(j.running, running);
-  const NameTables* t = s.model->names.get();
-  const JobNameIds h = handle_ids(s, r);
-  std::string_view v;
-  keep(j.user, name_ref(p, t ? &t->users : nullptr, h.user, nz(r.user), &v));
-  keep_view(j.user_name, v);
-  keep(j.project, name_ref(p, t ? &t->projects : nullptr, h.project, nz(r.account), &v));
-  keep_view(j.project_name, v);
-  const char* dept = key.dept_attr == RecordKey::kNoAttr ? "" : nz(r.attrs[key.dept_attr].value);
-  keep(j.department, name_ref(p, t ? &t->departments : nullptr, h.department, dept, &v));
-  keep_view(j.department_name, v);
+  // Kept: the same names and handle (the fingerprint) against the same
+  // tables give the same ids, whose views point into the tables.
+  const bool ids_kept = !st && names_kept && j.user != kNoName && j.project != kNoName && j.department != kNoName;
+  if (!ids_kept) {
+    const NameTables* t = s.model->names.get();
+    const JobNameIds h = handle_ids(s, r);
+    std::string_view v;
+    keep(j.user, name_ref(p, t ? &t->users : nullptr, h.user, nz(r.user), &v));
+    keep_view(j.user_name, v);
+    keep(j.project, name_ref(p, t ? &t->projects : nullptr, h.project, nz(r.account), &v));
+    keep_view(j.project_name, v);
+    const char* dept = key.dept_attr == RecordKey::kNoAttr ? "" : nz(r.attrs[key.dept_attr].value);
+    keep(j.department, name_ref(p, t ? &t->departments : nullptr, h.department, dept, &v));
+    keep_view(j.department_name, v);
+  }
   u.has_deadline = r.deadline > 0;
   u.deadline = u.has_deadline ? r.deadline : 0;
   u.running = running;
@@ -701,6 +713,9 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   GePass& p = *pass;
   p.now = now;
   p.publish_seq = s.publish_seq;
+  // The same name tables as the pass's last use (which holds its model: the
+  // same pointer is the same tables).
+  const bool names_kept = p.model && s.model->names && p.model->names == s.model->names;
   p.model = s.model;
   p.extra_index.clear();
   p.extra_names.clear();
@@ -768,7 +783,8 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     // One record per partition: the job takes part once, every record gets its priority.
     const uint32_t at = same ? slot[i] : first.insert(r.job_id, pos);
     keep(slot[i], at);
-    if (at == pos) add_pass_job(p, s, r, st, same && same_place ? nullptr : &rec.parts[i], /*running=*/false);
+    if (at == pos)
+      add_pass_job(p, s, r, st, same && same_place ? nullptr : &rec.parts[i], /*running=*/false, names_kept);
   }
   for (size_t i = 0; i < running_count; ++i) {
     const mfprio_job_t& r = running[i];
@@ -796,7 +812,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     }
     sl = pos;
     if (!same) first.insert(r.job_id, pos);
-    add_pass_job(p, s, r, st, same && same_place ? nullptr : &run_rec.parts[i], /*running=*/true);
+    add_pass_job(p, s, r, st, same && same_place ? nullptr : &run_rec.parts[i], /*running=*/true, names_kept);
   }
   if (same && total != p.last_total) start_index();  // records dropped at the end: their ids go
   p.last_pending = pending_count;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -485,8 +486,8 @@ TEST_F(GePlugin, TwoHostsOnOneStoreDecayEachHourOnce) {
 // The pass keeps each record's parts from pass to pass by position (job id
 // and a fingerprint of the attrs' texts): a queue changed between passes,
 // attr texts rewritten in place (same pointers), a job held and let go, a
-// second record of a job added, records dropped and reordered, prices as a
-// fresh plugin prices it.
+// second record of a job added, records dropped and reordered, a user name
+// rewritten in place, prices as a fresh plugin prices it.
 TEST_F(GePlugin, PassesOverAChangingQueuePriceAsAFreshPlugin) {
   acct::AdminChanges ch;
   ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 300, 0}, {"user", "carol", 50, 0}};
@@ -495,7 +496,8 @@ TEST_F(GePlugin, PassesOverAChangingQueuePriceAsAFreshPlugin) {
       "weight_tickets_functional 1000\nweight_urgency 1\nweight_ticket 1\nweight_user 0.5\nweight_job 0.5\n";
   Attrs aa{{"job_share", "10"}}, ca{{"requests.tq", "yes"}}, ea{{"requests.uq", "yes"}}, da{{"job_share", "20"}};
   mfprio_job_t a = ge_job(1, "alice", 1, T0 - 600), b = ge_job(2, "bob", 2, T0 - 60);
-  mfprio_job_t c = ge_job(3, "carol", 1, T0 - 300), d = ge_job(4, "bob", 1, T0 - 30);
+  char c_user[] = "carol";  // rewritten in place in the last step
+  mfprio_job_t c = ge_job(3, c_user, 1, T0 - 300), d = ge_job(4, "bob", 1, T0 - 30);
   mfprio_job_t e = ge_job(5, "carol", 2, T0 - 30);  // the highest urgency: carol's c in between
   aa.bind(&a);
   ca.bind(&c);
@@ -523,8 +525,13 @@ TEST_F(GePlugin, PassesOverAChangingQueuePriceAsAFreshPlugin) {
         ca.bind(&c);
         return std::vector<mfprio_job_t>{a, d, c, e};
       },
+      [&] {
+        std::memcpy(c_user, "alice", 6);  // carol's job is alice's now: same pointer, same length
+        return std::vector<mfprio_job_t>{a, d, c, e};
+      },
   };
   const auto reset = [&] {
+    std::memcpy(c_user, "carol", 6);
     aa.kv[1] = "10";
     ca.kv[0] = "requests.tq";
     ca.bind(&c);
@@ -541,6 +548,7 @@ TEST_F(GePlugin, PassesOverAChangingQueuePriceAsAFreshPlugin) {
   }
   EXPECT_NE(fresh[1][0], fresh[0][0]);  // the in-place -js changed alice's price
   EXPECT_NE(fresh[5][2], fresh[4][2]);  // and the renamed request carol's
+  EXPECT_NE(fresh[6][2], fresh[5][2]);  // and the user rewritten in place carol's job
   // Kept: one plugin through every step, each pass run three times (the
   // policy's passes alternate between kept arrays).
   reset();
