@@ -28,7 +28,7 @@ constexpr uint32_t kNoId = UINT32_MAX;
 
 // A job as the ticket steps read it: its ids and numbers in one flat
 // record (no step reads a Job's strings, maps or PE request; sorts and
-// picks in category or tree order touch 48 bytes a job, not a whole Job).
+// picks in category or tree order touch 56 bytes a job, not a whole Job).
 struct LJob {
   int64_t submit = 0;
   uint64_t id = 0;
@@ -589,11 +589,9 @@ bool path_compensated(const std::vector<ShareNodeState>& nodes, int n) {
   return false;
 }
 
-// ---- integer ids of the pass's users, projects and departments ---------------------
-// Interned once per pass (every job's three names, one hash look-up each); the
-// ticket objects are looked up once per distinct name.  Every Job handed to
-// the helpers below is an element of the pass's job vector, so its index is
-// its address minus the vector's.
+// ---- functional shares of a job's objects ------------------------------------------
+// By the pass's ids (intern_ids: a job's ids as given, other names one look-up
+// each); the ticket objects are looked up once per id.
 struct FShares {
   double user = 0, project = 0, dept = 0, job = 0;
 };
