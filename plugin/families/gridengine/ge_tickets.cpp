@@ -720,21 +720,21 @@ void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& run
   if (buf.size() < n) buf.resize(n);
   T* src = v;
   T* dst = buf.data();
-  std::vector<size_t> next;
   while (runs.size() > 2) {  // boundaries: runs.size() - 1 runs
-    next.clear();
-    size_t k = 0;
+    // The merged runs' boundaries overwrite the first half of `runs` (w <
+    // k: an entry is read before any write reaches it): no allocation.
+    size_t k = 0, w = 0;
     for (; k + 2 < runs.size(); k += 2) {
       merge_runs(src + runs[k], src + runs[k + 1], src + runs[k + 1], src + runs[k + 2], dst + runs[k], less);
-      next.push_back(runs[k]);
+      runs[w++] = runs[k];
     }
     if (k + 1 < runs.size()) {  // an odd run out: copied
       std::copy(src + runs[k], src + runs[k + 1], dst + runs[k]);
-      next.push_back(runs[k]);
+      runs[w++] = runs[k];
     }
-    next.push_back(n);
+    runs[w++] = n;
+    runs.resize(w);
     std::swap(src, dst);
-    runs.swap(next);
   }
   if (src != v) std::copy(src, src + n, v);
 }
