@@ -868,6 +868,8 @@ constexpr uint32_t kNoCat = UINT32_MAX;       // a job in no category
 constexpr uint32_t kTaken = UINT32_MAX - 1;   // a job the picks took
 constexpr uint32_t kHead = UINT32_MAX - 2;    // (add_to_prior) its category's first remaining job
 
+struct TiedScratch;  // TiedGroups' containers, kept between passes (defined with it)
+
 // The categories' members in one array (category by category, each in
 // pending order before its sort): a category is a range of it.
 struct Cats {
@@ -896,6 +898,7 @@ struct TicketScratch::Arrays {
   BlockIndex cat_index;
   std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
   std::vector<CatRec> cat_recs, cat_moved;
+  std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
   std::vector<size_t> cat_size;
   Cats cats;
   std::vector<size_t> head;
@@ -908,8 +911,6 @@ struct TicketScratch::Arrays {
   std::vector<ShareSortFrame> frames;
 };
 
-TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
-TicketScratch::~TicketScratch() = default;
 
 namespace {
 
@@ -1368,15 +1369,43 @@ class FunctionalPicks {
 // the group's current best member.  A category joining a group may improve
 // the group's best member: the join pushes a fresh upper bound (+inf) for
 // that group.
+struct TiedMember {
+  int64_t submit;
+  uint64_t id;
+  uint32_t c, gen;
+};
+struct TiedGroup {
+  FShares base;  // user share already divided by its count + 1 (shared)
+  const double *p = nullptr, *d = nullptr;
+  double prior = 0;
+  std::vector<TiedMember> members;  // heap; entries of moved categories are stale (gen)
+};
+// Reused by every pass: groups_[0, ngroups) are this pass's (the others
+// keep their members' capacity).
+struct TiedScratch {
+  std::vector<TiedGroup> groups;
+  FlatIndex group_of;  // (user share, project id, department id, -js, prior) -> group
+  std::vector<uint32_t> gen;
+  std::vector<FCand> gheap;
+  std::vector<uint32_t> ucat_off, ucat, fill;
+};
+
 class TiedGroups {
  public:
-  explicit TiedGroups(FunctionalPicks& f) : f_(f), gen_(f.cats_.size(), 0) {}
+  explicit TiedGroups(FunctionalPicks& f)
+      : f_(f), groups_(f.p_.s.tied->groups), group_of_(f.p_.s.tied->group_of), gen_(f.p_.s.tied->gen),
+        gheap_(f.p_.s.tied->gheap), ucat_off_(f.p_.s.tied->ucat_off), ucat_(f.p_.s.tied->ucat),
+        fill_(f.p_.s.tied->fill) {
+    group_of_.reset(f.cats_.size());
+    gen_.assign(f.cats_.size(), 0);
+    gheap_.clear();
+  }
 
   void run() {
     index_user_categories();
     for (size_t c = 0; c < f_.cats_.size(); ++c) join(c, false);
-    gheap_.reserve(groups_.size() + 64);
-    for (size_t g = 0; g < groups_.size(); ++g) {
+    gheap_.reserve(ngroups_ + 64);
+    for (size_t g = 0; g < ngroups_; ++g) {
       const Member& m0 = groups_[g].members.front();
       gheap_.push_back(FCand{group_value(groups_[g]), m0.submit, m0.id, g, 0});
     }
@@ -1405,21 +1434,12 @@ class TiedGroups {
   }
 
  private:
-  struct Member {
-    int64_t submit;
-    uint64_t id;
-    uint32_t c, gen;
-  };
+  using Member = TiedMember;
+  using Group = TiedGroup;
   static bool later(const Member& a, const Member& b) {  // min-heap on (submit, id)
     if (a.submit != b.submit) return a.submit > b.submit;
     return a.id > b.id;
   }
-  struct Group {
-    FShares base;  // user share already divided by its count + 1 (shared)
-    const double *p = nullptr, *d = nullptr;
-    double prior = 0;
-    std::vector<Member> members;  // heap; entries of moved categories are stale (gen)
-  };
   static constexpr size_t kStale = SIZE_MAX;
 
   // The categories of each user whose value reads the user's count.
@@ -1431,9 +1451,9 @@ class TiedGroups {
       if (f_.info_[c].u) ++ucat_off_[f_.info_[c].user + 1];
     for (size_t u = 0; u < users; ++u) ucat_off_[u + 1] += ucat_off_[u];
     ucat_.resize(ucat_off_.back());
-    std::vector<uint32_t> fill(ucat_off_.begin(), ucat_off_.end() - 1);
+    fill_.assign(ucat_off_.begin(), ucat_off_.end() - 1);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ucat_[fill[f_.info_[c].user]++] = static_cast<uint32_t>(c);
+      if (f_.info_[c].u) ucat_[fill_[f_.info_[c].user]++] = static_cast<uint32_t>(c);
   }
   void push_bound(size_t g) {
     gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
@@ -1451,14 +1471,15 @@ class TiedGroups {
     const double pr = f_.step_.dependent ? x.prior : 0.0;
     const Key5 key{{dbits(base.user), ci.p ? x.p : kNoId, ci.d ? x.d : kNoId, dbits(base.job), dbits(pr)}};
     bool added = false;
-    const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(groups_.size()), &added);
+    const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(ngroups_), &added);
     if (added) {
-      Group g;
+      if (ngroups_ == groups_.size()) groups_.emplace_back();
+      Group& g = groups_[ngroups_++];
       g.base = base;
       g.p = ci.p;
       g.d = ci.d;
       g.prior = pr;
-      groups_.push_back(std::move(g));
+      g.members.clear();
     }
     Group& g = groups_[gi];
     g.members.push_back(Member{x.submit, x.id, static_cast<uint32_t>(c), gen_[c]});
@@ -1496,11 +1517,12 @@ class TiedGroups {
   }
 
   FunctionalPicks& f_;
-  std::vector<Group> groups_;
-  FlatIndex group_of_;  // (user share, project id, department id, -js, prior) -> group
-  std::vector<uint32_t> gen_;
-  std::vector<FCand> gheap_;
-  std::vector<uint32_t> ucat_off_, ucat_;
+  std::vector<Group>& groups_;
+  size_t ngroups_ = 0;
+  FlatIndex& group_of_;
+  std::vector<uint32_t>& gen_;
+  std::vector<FCand>& gheap_;
+  std::vector<uint32_t>&ucat_off_, &ucat_, &fill_;
 };
 
 void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
@@ -1714,6 +1736,9 @@ TicketJob ticket_job(const Job& job, const NameTables* names, const JobNameIds* 
   t.department = id_of(names->departments, h.department, job.department);
   return t;
 }
+
+TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
+TicketScratch::~TicketScratch() = default;
 
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
   TicketResult r;
