@@ -107,21 +107,32 @@ void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
     return it->second;
   };
   std::unordered_map<std::string_view, uint32_t> un, pn, dn;
+  const uint32_t nu = t ? static_cast<uint32_t>(t->users.size()) : 0;
+  const uint32_t np = t ? static_cast<uint32_t>(t->projects.size()) : 0;
+  const uint32_t nd = t ? static_cast<uint32_t>(t->departments.size()) : 0;
   for (size_t j = 0; j < n; ++j) {
     const TicketJob& jb = jobs[j];
     LJob& l = ids.job[j];
-    bool named = false;
-    l.u = one(un, t ? &t->users : nullptr, jb.user, kNoName, jb.user_name, m.users, ids.uo, &ids.uname, &named);
-    l.p = one(pn, t ? &t->projects : nullptr, jb.project, no_project, jb.project_name, m.projects, ids.po,
-              &ids.pname, &l.has_p);
-    l.d = one(dn, t ? &t->departments : nullptr, jb.department, no_department, jb.department_name, m.departments,
-              ids.dobj, nullptr, &l.has_d);
     l.submit = jb.submit_time;
     l.id = jb.id;
     l.js = jb.job_share;
     l.ot = jb.override_tickets;
     l.dilute = jb.dilute;
     l.running = jb.running;
+    if (jb.user < nu && jb.project < np && jb.department < nd) {  // all three given: as one() takes them
+      l.u = jb.user;
+      l.p = jb.project;
+      l.d = jb.department;
+      l.has_p = jb.project != no_project;
+      l.has_d = jb.department != no_department;
+      continue;
+    }
+    bool named = false;
+    l.u = one(un, t ? &t->users : nullptr, jb.user, kNoName, jb.user_name, m.users, ids.uo, &ids.uname, &named);
+    l.p = one(pn, t ? &t->projects : nullptr, jb.project, no_project, jb.project_name, m.projects, ids.po,
+              &ids.pname, &l.has_p);
+    l.d = one(dn, t ? &t->departments : nullptr, jb.department, no_department, jb.department_name, m.departments,
+              ids.dobj, nullptr, &l.has_d);
   }
 }
 
