@@ -28,7 +28,7 @@ constexpr uint32_t kNoId = UINT32_MAX;
 
 // A job as the ticket steps read it: its ids and numbers in one flat
 // record (no step reads a Job's strings, maps or PE request; sorts and
-// picks in category or tree order touch 48 bytes a job, not a whole Job).
+// picks in category or tree order touch 56 bytes a job, not a whole Job).
 struct LJob {
   int64_t submit = 0;
   uint64_t id = 0;
@@ -107,21 +107,32 @@ void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
     return it->second;
   };
   std::unordered_map<std::string_view, uint32_t> un, pn, dn;
+  const uint32_t nu = t ? static_cast<uint32_t>(t->users.size()) : 0;
+  const uint32_t np = t ? static_cast<uint32_t>(t->projects.size()) : 0;
+  const uint32_t nd = t ? static_cast<uint32_t>(t->departments.size()) : 0;
   for (size_t j = 0; j < n; ++j) {
     const TicketJob& jb = jobs[j];
     LJob& l = ids.job[j];
-    bool named = false;
-    l.u = one(un, t ? &t->users : nullptr, jb.user, kNoName, jb.user_name, m.users, ids.uo, &ids.uname, &named);
-    l.p = one(pn, t ? &t->projects : nullptr, jb.project, no_project, jb.project_name, m.projects, ids.po,
-              &ids.pname, &l.has_p);
-    l.d = one(dn, t ? &t->departments : nullptr, jb.department, no_department, jb.department_name, m.departments,
-              ids.dobj, nullptr, &l.has_d);
     l.submit = jb.submit_time;
     l.id = jb.id;
     l.js = jb.job_share;
     l.ot = jb.override_tickets;
     l.dilute = jb.dilute;
     l.running = jb.running;
+    if (jb.user < nu && jb.project < np && jb.department < nd) {  // all three given: as one() takes them
+      l.u = jb.user;
+      l.p = jb.project;
+      l.d = jb.department;
+      l.has_p = jb.project != no_project;
+      l.has_d = jb.department != no_department;
+      continue;
+    }
+    bool named = false;
+    l.u = one(un, t ? &t->users : nullptr, jb.user, kNoName, jb.user_name, m.users, ids.uo, &ids.uname, &named);
+    l.p = one(pn, t ? &t->projects : nullptr, jb.project, no_project, jb.project_name, m.projects, ids.po,
+              &ids.pname, &l.has_p);
+    l.d = one(dn, t ? &t->departments : nullptr, jb.department, no_department, jb.department_name, m.departments,
+              ids.dobj, nullptr, &l.has_d);
   }
 }
 
@@ -589,11 +600,9 @@ bool path_compensated(const std::vector<ShareNodeState>& nodes, int n) {
   return false;
 }
 
-// ---- integer ids of the pass's users, projects and departments ---------------------
-// Interned once per pass (every job's three names, one hash look-up each); the
-// ticket objects are looked up once per distinct name.  Every Job handed to
-// the helpers below is an element of the pass's job vector, so its index is
-// its address minus the vector's.
+// ---- functional shares of a job's objects ------------------------------------------
+// By the pass's ids (intern_ids: a job's ids as given, other names one look-up
+// each); the ticket objects are looked up once per id.
 struct FShares {
   double user = 0, project = 0, dept = 0, job = 0;
 };
@@ -722,21 +731,21 @@ void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& run
   if (buf.size() < n) buf.resize(n);
   T* src = v;
   T* dst = buf.data();
-  std::vector<size_t> next;
   while (runs.size() > 2) {  // boundaries: runs.size() - 1 runs
-    next.clear();
-    size_t k = 0;
+    // The merged runs' boundaries overwrite the first half of `runs` (w <
+    // k: an entry is read before any write reaches it): no allocation.
+    size_t k = 0, w = 0;
     for (; k + 2 < runs.size(); k += 2) {
       merge_runs(src + runs[k], src + runs[k + 1], src + runs[k + 1], src + runs[k + 2], dst + runs[k], less);
-      next.push_back(runs[k]);
+      runs[w++] = runs[k];
     }
     if (k + 1 < runs.size()) {  // an odd run out: copied
       std::copy(src + runs[k], src + runs[k + 1], dst + runs[k]);
-      next.push_back(runs[k]);
+      runs[w++] = runs[k];
     }
-    next.push_back(n);
+    runs[w++] = n;
+    runs.resize(w);
     std::swap(src, dst);
-    runs.swap(next);
   }
   if (src != v) std::copy(src, src + n, v);
 }
@@ -870,6 +879,8 @@ constexpr uint32_t kNoCat = UINT32_MAX;       // a job in no category
 constexpr uint32_t kTaken = UINT32_MAX - 1;   // a job the picks took
 constexpr uint32_t kHead = UINT32_MAX - 2;    // (add_to_prior) its category's first remaining job
 
+struct TiedScratch;  // TiedGroups' containers, kept between passes (defined with it)
+
 // The categories' members in one array (category by category, each in
 // pending order before its sort): a category is a range of it.
 struct Cats {
@@ -897,7 +908,9 @@ struct TicketScratch::Arrays {
   // FunctionalPicks
   BlockIndex cat_index;
   std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
+  std::vector<TicketJob> job_form;       // the Job form's TicketJobs
   std::vector<CatRec> cat_recs, cat_moved;
+  std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
   std::vector<size_t> cat_size;
   Cats cats;
   std::vector<size_t> head;
@@ -910,8 +923,6 @@ struct TicketScratch::Arrays {
   std::vector<ShareSortFrame> frames;
 };
 
-TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
-TicketScratch::~TicketScratch() = default;
 
 namespace {
 
@@ -1370,15 +1381,43 @@ class FunctionalPicks {
 // the group's current best member.  A category joining a group may improve
 // the group's best member: the join pushes a fresh upper bound (+inf) for
 // that group.
+struct TiedMember {
+  int64_t submit;
+  uint64_t id;
+  uint32_t c, gen;
+};
+struct TiedGroup {
+  FShares base;  // user share already divided by its count + 1 (shared)
+  const double *p = nullptr, *d = nullptr;
+  double prior = 0;
+  std::vector<TiedMember> members;  // heap; entries of moved categories are stale (gen)
+};
+// Reused by every pass: groups_[0, ngroups) are this pass's (the others
+// keep their members' capacity).
+struct TiedScratch {
+  std::vector<TiedGroup> groups;
+  FlatIndex group_of;  // (user share, project id, department id, -js, prior) -> group
+  std::vector<uint32_t> gen;
+  std::vector<FCand> gheap;
+  std::vector<uint32_t> ucat_off, ucat, fill;
+};
+
 class TiedGroups {
  public:
-  explicit TiedGroups(FunctionalPicks& f) : f_(f), gen_(f.cats_.size(), 0) {}
+  explicit TiedGroups(FunctionalPicks& f)
+      : f_(f), groups_(f.p_.s.tied->groups), group_of_(f.p_.s.tied->group_of), gen_(f.p_.s.tied->gen),
+        gheap_(f.p_.s.tied->gheap), ucat_off_(f.p_.s.tied->ucat_off), ucat_(f.p_.s.tied->ucat),
+        fill_(f.p_.s.tied->fill) {
+    group_of_.reset(f.cats_.size());
+    gen_.assign(f.cats_.size(), 0);
+    gheap_.clear();
+  }
 
   void run() {
     index_user_categories();
     for (size_t c = 0; c < f_.cats_.size(); ++c) join(c, false);
-    gheap_.reserve(groups_.size() + 64);
-    for (size_t g = 0; g < groups_.size(); ++g) {
+    gheap_.reserve(ngroups_ + 64);
+    for (size_t g = 0; g < ngroups_; ++g) {
       const Member& m0 = groups_[g].members.front();
       gheap_.push_back(FCand{group_value(groups_[g]), m0.submit, m0.id, g, 0});
     }
@@ -1407,21 +1446,12 @@ class TiedGroups {
   }
 
  private:
-  struct Member {
-    int64_t submit;
-    uint64_t id;
-    uint32_t c, gen;
-  };
+  using Member = TiedMember;
+  using Group = TiedGroup;
   static bool later(const Member& a, const Member& b) {  // min-heap on (submit, id)
     if (a.submit != b.submit) return a.submit > b.submit;
     return a.id > b.id;
   }
-  struct Group {
-    FShares base;  // user share already divided by its count + 1 (shared)
-    const double *p = nullptr, *d = nullptr;
-    double prior = 0;
-    std::vector<Member> members;  // heap; entries of moved categories are stale (gen)
-  };
   static constexpr size_t kStale = SIZE_MAX;
 
   // The categories of each user whose value reads the user's count.
@@ -1433,9 +1463,9 @@ class TiedGroups {
       if (f_.info_[c].u) ++ucat_off_[f_.info_[c].user + 1];
     for (size_t u = 0; u < users; ++u) ucat_off_[u + 1] += ucat_off_[u];
     ucat_.resize(ucat_off_.back());
-    std::vector<uint32_t> fill(ucat_off_.begin(), ucat_off_.end() - 1);
+    fill_.assign(ucat_off_.begin(), ucat_off_.end() - 1);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ucat_[fill[f_.info_[c].user]++] = static_cast<uint32_t>(c);
+      if (f_.info_[c].u) ucat_[fill_[f_.info_[c].user]++] = static_cast<uint32_t>(c);
   }
   void push_bound(size_t g) {
     gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
@@ -1453,14 +1483,15 @@ class TiedGroups {
     const double pr = f_.step_.dependent ? x.prior : 0.0;
     const Key5 key{{dbits(base.user), ci.p ? x.p : kNoId, ci.d ? x.d : kNoId, dbits(base.job), dbits(pr)}};
     bool added = false;
-    const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(groups_.size()), &added);
+    const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(ngroups_), &added);
     if (added) {
-      Group g;
+      if (ngroups_ == groups_.size()) groups_.emplace_back();
+      Group& g = groups_[ngroups_++];
       g.base = base;
       g.p = ci.p;
       g.d = ci.d;
       g.prior = pr;
-      groups_.push_back(std::move(g));
+      g.members.clear();
     }
     Group& g = groups_[gi];
     g.members.push_back(Member{x.submit, x.id, static_cast<uint32_t>(c), gen_[c]});
@@ -1498,11 +1529,12 @@ class TiedGroups {
   }
 
   FunctionalPicks& f_;
-  std::vector<Group> groups_;
-  FlatIndex group_of_;  // (user share, project id, department id, -js, prior) -> group
-  std::vector<uint32_t> gen_;
-  std::vector<FCand> gheap_;
-  std::vector<uint32_t> ucat_off_, ucat_;
+  std::vector<Group>& groups_;
+  size_t ngroups_ = 0;
+  FlatIndex& group_of_;
+  std::vector<uint32_t>& gen_;
+  std::vector<FCand>& gheap_;
+  std::vector<uint32_t>&ucat_off_, &ucat_, &fill_;
 };
 
 void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
@@ -1717,6 +1749,9 @@ TicketJob ticket_job(const Job& job, const NameTables* names, const JobNameIds* 
   return t;
 }
 
+TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
+TicketScratch::~TicketScratch() = default;
+
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
   TicketResult r;
   compute_tickets(jobs, m, topt, &r);
@@ -1726,7 +1761,11 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
 void compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt, TicketResult* out) {
   const std::vector<JobNameIds>* given = topt.name_ids && topt.name_ids->size() == jobs.size() ? topt.name_ids
                                                                                               : nullptr;
-  std::vector<TicketJob> flat(jobs.size());
+  // In the scratch when there is one (10^6 TicketJobs are ~100 MB: a fresh
+  // vector per pass would be pages faulted in and zeroed every pass).
+  std::vector<TicketJob> local;
+  std::vector<TicketJob>& flat = topt.scratch ? topt.scratch->a->job_form : local;
+  flat.resize(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) flat[j] = ticket_job(jobs[j], m.names.get(), given ? &(*given)[j] : nullptr);
   compute_tickets(flat.data(), flat.size(), m, topt, out);
 }

@@ -26,16 +26,23 @@
 //   max_tix = the largest tckts over pending jobs (pass 1) and running jobs (both
 //   passes); ntckts = tckts/max_tix, 0.5 for all when max_tix = 0 (sgeee.c:sge_do_priority).
 //
-// Entry point: compute_tickets.  compute_share_targets is exposed for tests and
-// the share monitor.
-// Cost: names to integer ids once per pass (a handle's ids checked against the
-// names, else three hash look-ups a job); share tree O(nodes + jobs log jobs *
-// depth), each level merging the runs its children left; pending override rounds only for
-// jobs whose objects carry override tickets, a lazy heap over their (user,
-// project, department) groups; functional picks a lazy heap over categories,
-// O(categories + pops log groups), categories whose values tie at every pick
-// (same user share over count, project, department, -js, prior) grouped in
-// one heap entry, a pick moving only the winner and its user's categories.
+// Entry point: compute_tickets (flat TicketJobs; the Job form wraps it).
+// compute_share_targets is exposed for tests and the share monitor.
+// Cost: a job's given ids are used as they are (ticket_job checks a handle's
+// against the names), other names one hash look-up each; the (user,
+// project) -> leaf map, the tree's preorder and project of each node kept
+// per state in a reused TicketScratch (dense per user id); share tree
+// O(nodes + jobs log jobs * depth) on 32-byte records laid out once in job
+// order, each level merging the runs its children left (from both ends, no
+// branch on the comparison); pending override rounds only for jobs whose
+// objects carry override tickets, a lazy heap over their (user, project,
+// department) groups; functional categories grouped per user by a counting
+// sort on user ids, then a small table per user (no table over all jobs);
+// picks a lazy heap over categories, O(categories + pops log groups),
+// categories whose values tie at every pick (same user share over count,
+// project, department, -js, prior) grouped in one heap entry, a pick moving
+// only the winner and its user's categories.  Every per-job step reads and
+// writes its arrays in job order or record order, not a job at random.
 // Invariants: deterministic (ties broken by submit time then job id); tickets >= 0.
 #pragma once
 
@@ -101,7 +108,12 @@ struct JobNameIds {
 // The ticket pass's per-job and per-node arrays, kept between passes by a
 // caller that runs many (the policy's pass): reused, they keep their
 // capacity, so a pass over a queue like the last allocates and faults in
-// almost nothing.  One pass at a time per scratch.
+// almost nothing.  It also keeps what depends only on the state: while a
+// pass's Model has the same names and tree index objects as the last one
+// (Model::names, tree_index with tree_index_of == &tree; the scratch holds
+// both, so no other can be made at their address), each (user id, project
+// id)'s share-tree leaf and the tree's shape are reused.  One pass at a
+// time per scratch.
 class TicketScratch {
  public:
   TicketScratch();
