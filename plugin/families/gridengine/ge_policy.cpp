@@ -719,6 +719,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   p.model = s.model;
   p.extra_index.clear();
   p.extra_names.clear();
+  p.requests.clear();  // keyed by this model's complexes
   const size_t total = pending_count + running_count;
   // The records' kept parts: read again when the complexes changed.
   KeptRecords& rec = p.records;

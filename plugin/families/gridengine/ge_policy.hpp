@@ -110,6 +110,10 @@ class RequestCache {
     *v = e.value;
     return true;
   }
+  // Forgets every entry (a new pass: its model's complexes are other objects).
+  void clear() {
+    for (Entry& e : slots_) e.c = nullptr;
+  }
   void put(const Complex* c, std::string_view text, double v) {
     Entry& e = slots_[slot(c, text)];
     e.c = c;
@@ -194,7 +198,7 @@ struct GePass : PassState {
   size_t last_pending = 0, last_total = 0;
   uint64_t complexes_gen = 0;         // the complexes `records` were read with
   Job scratch;                        // a record being read (to_ge_job)
-  RequestCache requests;
+  RequestCache requests;             // cleared at each pass's start (its complexes' addresses)
   TicketScratch ticket_scratch;       // the ticket pass's arrays
 };
 
