@@ -760,7 +760,14 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   // Records dropped before a record since the pass's last use (its kept
   // parts are that much further on), pending and running.
   size_t delta = 0, run_delta = 0;
+  constexpr size_t kAhead = 8;  // records whose names and attrs are fetched ahead (scattered in memory)
   for (size_t i = 0; i < pending_count; ++i) {
+    if (i + kAhead < pending_count) {
+      const mfprio_job_t& ahead = pending[i + kAhead];
+      __builtin_prefetch(ahead.user);
+      __builtin_prefetch(ahead.account);
+      __builtin_prefetch(ahead.attrs);
+    }
     const mfprio_job_t& r = pending[i];
     RecordKey& st = rec.keys[i];
     std::string why;
