@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cfloat>
 #include <chrono>
 #include <cstring>
 #include <cmath>
@@ -146,11 +147,20 @@ void explain_job(const SchedConf& c, const JobPrice& p, const Detail& d, Explain
   ex->total(p.prio, p.priority, MFPRIO_CLAMP_NONE);
 }
 
-Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobTickets& t, double lo, double hi,
-                 double max_tix, const PricingResult& r, int64_t now) {
+// What of a job its explanation reads besides its JobPrice.
+struct DetailJob {
+  int64_t submit = 0;
+  std::optional<int64_t> deadline;
+  std::string project, department;
+  double override_tickets = 0;
+  bool running = false;
+};
+
+Detail detail_of(const SchedConf& c, const DetailJob& j, const JobTickets& t, double lo, double hi, double max_tix,
+                 double sum_pending, double sum_running, int64_t now) {
   Detail d;
   d.now = now;
-  d.submit = j.submit_time;
+  d.submit = j.submit;
   d.deadline = j.deadline;
   d.urg_flat = (c.weight_urgency == 0 && !c.report_pjob_tickets) || hi - lo < 1e-5;
   d.tix_flat = !(max_tix > 0);
@@ -160,8 +170,7 @@ Detail detail_of(const SchedConf& c, const Job& j, const JobPrice& p, const JobT
   d.project = j.project;
   d.department = j.department;
   d.override_tickets = j.override_tickets;
-  d.sum_tckts = j.running ? r.sum_tckts_running : r.sum_tckts_pending;
-  (void)p;
+  d.sum_tckts = j.running ? sum_running : sum_pending;
   return d;
 }
 
@@ -276,6 +285,8 @@ void GridEnginePolicy::configure(const HostContext& host) {
                       "override tickets and usage live in the store");
   conf_ = std::move(conf);
   complexes_ = std::move(cx);
+  static std::atomic<uint64_t> generations{0};
+  complexes_gen_ = ++generations;
   sched_conf_path_ = sc_path;
   complexes_path_ = cx_path;
 }
@@ -447,6 +458,250 @@ std::shared_ptr<GePass> GridEnginePolicy::reusable_pass() const {
   });
 }
 
+namespace {
+
+// A record's fingerprint: what to_ge_job reads besides the times (cpus,
+// user_priority, every attr's name and value text), the user and account
+// texts and the handle.
+// 64 bits of a multiply-xorshift hash: records that differ share one only
+// by a ~2^-64 chance.
+uint64_t mix(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 31);
+}
+uint64_t hash_text(uint64_t h, const char* s) {
+  if (!s) return mix(h, 0xA5A5A5A5A5A5A5A5ull);
+  const size_t n = std::strlen(s);
+  uint64_t w = 0;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      std::memcpy(&w, s + i, 8);
+      h = mix(h, w);
+    }
+    std::memcpy(&w, s + n - 8, 8);  // the last 8 bytes (overlapping: n is in the mix)
+  } else {
+    for (size_t i = 0; i < n; ++i) w |= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+  }
+  return mix(h, w ^ (static_cast<uint64_t>(n) << 56));
+}
+uint64_t record_fingerprint(const mfprio_job_t& r) {
+  uint64_t h = mix(0x243F6A8885A308D3ull, r.cpus);
+  h = mix(h, static_cast<uint32_t>(r.user_priority));
+  // The names and the handle: a job whose TicketJob is kept keeps its ids.
+  h = hash_text(h, r.user);
+  h = hash_text(h, r.account);
+  h = mix(h, (static_cast<uint64_t>(r.handle.generation) << 32) ^ r.handle.assoc);
+  h = mix(h, (static_cast<uint64_t>(r.handle.partition) << 32) ^ r.handle.qos);
+  h = mix(h, r.attr_count);
+  for (uint32_t i = 0; i < r.attr_count; ++i) {
+    h = hash_text(h, r.attrs[i].name);
+    h = hash_text(h, r.attrs[i].value);
+  }
+  return h;
+}
+
+// Reads a record's static parts into *st (to_ge_job and static_urgency: the
+// one reading of a record); MFPRIO_OK or the error with *why.
+int read_static(const mfprio_job_t& r, const Model& m, GePass& p, RecordKey* key, RecordStatic* st,
+                std::string* why) {
+  Job& j = p.scratch;
+  int rc = to_ge_job(r, m, &j, why, &p.requests);
+  StaticUrgency su;
+  if (rc == MFPRIO_OK && !static_urgency(j, m.complexes, &su, why)) rc = MFPRIO_EINVAL;
+  key->valid = rc == MFPRIO_OK;
+  if (rc != MFPRIO_OK) return rc;
+  key->id = r.job_id;
+  st->rrcontr = su.rrcontr;
+  st->slots = su.slots;
+  st->js = j.job_share;
+  st->ot = j.override_tickets;
+  st->ppri = j.posix_priority;
+  st->dilute = dilute_slots(j);
+  key->dept_attr = RecordKey::kNoAttr;
+  for (uint32_t i = 0; i < r.attr_count; ++i)
+    if (std::strcmp(nz(r.attrs[i].name), "department") == 0) key->dept_attr = i;
+  return MFPRIO_OK;
+}
+
+// A name's id and view (see GePass::jobs): the handle's id when it names
+// `text` in t, else text's id in t, else kNoName and one of the pass's
+// extra names.
+// a == b, b a C string.
+bool same_name(const std::string& a, const char* b) {
+  const size_t n = std::strlen(b);
+  return n == a.size() && std::memcmp(a.data(), b, n) == 0;
+}
+
+uint32_t name_ref(GePass& p, const NameTable* t, uint32_t hid, const char* text, std::string_view* view) {
+  if (t) {
+    uint32_t k = hid < t->size() && same_name(t->names[hid], text) ? hid : kNoName;
+    if (k == kNoName) k = t->find(text);
+    if (k != kNoName) {
+      *view = t->names[k];
+      return k;
+    }
+  }
+  auto it = p.extra_index.find(std::string_view(text));
+  if (it == p.extra_index.end()) {
+    p.extra_names.emplace_back(text);
+    it = p.extra_index.emplace(p.extra_names.back(), static_cast<uint32_t>(p.extra_names.size() - 1)).first;
+  }
+  *view = p.extra_names[it->second];
+  return kNoName;
+}
+
+// a = b, written only when it differs: a pass over the queue of the last
+// one finds its jobs' lines as they were and leaves them clean.
+// (Compared bit for bit: -0.0 is not kept for 0.0.)
+template <class T>
+void keep(T& a, T b) {
+  if (std::memcmp(&a, &b, sizeof a) != 0) a = b;
+}
+void keep_view(std::string_view& a, std::string_view b) {
+  if (a.data() != b.data() || a.size() != b.size()) a = b;
+}
+
+// The pass's next job (position p.njobs, over what the pass's last use left
+// there): a record whose static parts are *st (null: the job at this place
+// in the pass's last use was this record with these parts, its TicketJob
+// and PassUrgency hold them already; names_kept: and the state's name
+// tables are the ones of that use).
+void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const RecordKey& key, const RecordStatic* st,
+                  bool running, bool names_kept) {
+  const size_t k = p.njobs++;
+  if (k == p.jobs.size()) {
+    p.jobs.emplace_back();
+    p.urgency.emplace_back();
+  }
+  TicketJob& j = p.jobs[k];
+  PassUrgency& u = p.urgency[k];
+  keep(j.id, r.job_id);
+  keep(j.submit_time, r.submit_time);
+  if (st) {
+    keep(j.job_share, st->js);
+    keep(j.override_tickets, st->ot);
+    keep(j.dilute, st->dilute);
+    u.rrcontr = st->rrcontr;
+    u.slots = st->slots;
+    u.ppri = st->ppri;
+  }
+  keep(j.running, running);
+  // Kept: the same names and handle (the fingerprint) against the same
+  // tables give the same ids, whose views point into the tables.
+  const bool ids_kept = !st && names_kept && j.user != kNoName && j.project != kNoName && j.department != kNoName;
+  if (!ids_kept) {
+    const NameTables* t = s.model->names.get();
+    const JobNameIds h = handle_ids(s, r);
+    std::string_view v;
+    keep(j.user, name_ref(p, t ? &t->users : nullptr, h.user, nz(r.user), &v));
+    keep_view(j.user_name, v);
+    keep(j.project, name_ref(p, t ? &t->projects : nullptr, h.project, nz(r.account), &v));
+    keep_view(j.project_name, v);
+    const char* dept = key.dept_attr == RecordKey::kNoAttr ? "" : nz(r.attrs[key.dept_attr].value);
+    keep(j.department, name_ref(p, t ? &t->departments : nullptr, h.department, dept, &v));
+    keep_view(j.department_name, v);
+  }
+  u.has_deadline = r.deadline > 0;
+  u.deadline = u.has_deadline ? r.deadline : 0;
+  u.running = running;
+  u.urg = timed_urgency(StaticUrgency{u.rrcontr, u.slots}, s.model->conf, r.submit_time, u.has_deadline, u.deadline,
+                        p.now)
+              .urg;
+  p.min_urg = std::min(p.min_urg, u.urg);
+  p.max_urg = std::max(p.max_urg, u.urg);
+}
+
+// The static parts of record i (of `kept` kept from the pass's last use)
+// into kr[i]: the kept ones when the job id and fingerprint match, else
+// read (*same_place: kept at i itself).  A record's kept parts are at i + *delta or a few places on
+// (records dropped before it since; *delta only grows, and rec[j] for
+// j < i + *delta is not read again, so rec[i] is free to take them).
+int static_of(const mfprio_job_t& r, const Model& m, GePass& p, KeptRecords& kr, size_t kept, size_t i,
+              size_t* delta, bool* same_place, std::string* why) {
+  constexpr size_t kLook = 8;
+  const uint64_t fp = record_fingerprint(r);
+  RecordKey& key = kr.keys[i];
+  *same_place = false;
+  for (size_t d = *delta; d <= *delta + kLook && i + d < kept; ++d) {
+    const RecordKey& old = kr.keys[i + d];
+    if (old.id != r.job_id) continue;
+    *delta = d;
+    if (!(old.valid && old.fp == fp)) break;
+    if (d != 0) {
+      key = old;
+      kr.parts[i] = kr.parts[i + d];
+    }
+    *same_place = d == 0;
+    return MFPRIO_OK;
+  }
+  const int rc = read_static(r, m, p, &key, &kr.parts[i], why);
+  key.fp = fp;
+  return rc;
+}
+
+// Urgency at the pass's time, tickets, normalisation and the 32-bit
+// priority of every job of the pass (ge_priority.hpp's formulas).
+void price_pass(const Model& m, GePass* pp) {
+  GePass& p = *pp;
+  const SchedConf& c = m.conf;
+  const size_t n = p.jobs.size();
+  // URG:sge_do_urgency: min starts at DBL_MAX, max at DBL_MIN (add_pass_job took them).
+  const double lo = p.min_urg, hi = p.max_urg;
+  if (n == 0) p.min_urg = p.max_urg = 0;
+  TicketOptions topt;
+  topt.scratch = &p.ticket_scratch;
+  compute_tickets(p.jobs.data(), n, m, topt, &p.tickets);
+  p.max_tix = p.tickets.max_tix;
+  p.sum_tckts_pending = p.sum_tckts_running = 0;
+  p.priority.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    const double t = p.tickets.jobs[k].tckts;
+    const PassUrgency& u = p.urgency[k];
+    (u.running ? p.sum_tckts_running : p.sum_tckts_pending) += t;
+    p.priority[k] = normalize_job(c, lo, hi, p.max_tix, u.urg, t, u.ppri).priority;
+  }
+}
+
+// Job k of a pass as its JobPrice (the pass's numbers: the same kernels
+// at the pass's time and bounds) and what its explanation reads besides.
+JobPrice pass_price(const GePass& p, size_t k, DetailJob* d) {
+  const SchedConf& c = p.model->conf;
+  const TicketJob& j = p.jobs[k];
+  const PassUrgency& pu = p.urgency[k];
+  const JobTickets& t = p.tickets.jobs[k];
+  const UrgencyParts u =
+      timed_urgency(StaticUrgency{pu.rrcontr, pu.slots}, c, j.submit_time, pu.has_deadline, pu.deadline, p.now);
+  const Normalized n = normalize_job(c, p.min_urg, p.max_urg, p.max_tix, u.urg, t.tckts, pu.ppri);
+  JobPrice x;
+  x.id = j.id;
+  x.running = j.running;
+  x.prio = n.prio;
+  x.nurg = n.nurg;
+  x.urg = u.urg;
+  x.rrcontr = u.rrcontr;
+  x.wtcontr = u.wtcontr;
+  x.dlcontr = u.dlcontr;
+  x.ntckts = n.ntckts;
+  x.tckts = t.tckts;
+  x.stckt = t.stckt;
+  x.ftckt = t.ftckt;
+  x.otckt = t.otckt;
+  x.npprior = n.npprior;
+  x.ppri = pu.ppri;
+  x.slots = pu.slots;
+  x.priority = n.priority;
+  d->submit = j.submit_time;
+  d->deadline.reset();
+  if (pu.has_deadline) d->deadline = pu.deadline;
+  d->project = j.project_name;
+  d->department = j.department_name;
+  d->override_tickets = j.override_tickets;
+  d->running = j.running;
+  return x;
+}
+
+}  // namespace
+
 std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& state, const mfprio_job_t* pending,
                                                                size_t pending_count, const mfprio_job_t* running,
                                                                size_t running_count, int64_t now,
@@ -455,100 +710,126 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   const GeState& s = static_cast<const GeState&>(state);
   const Model& m = *s.model;
   const std::shared_ptr<GePass> pass = reusable_pass();
-  pass->now = now;
-  pass->publish_seq = s.publish_seq;
-  std::vector<size_t>& slot = pass->slot;  // pending i -> jobs index
-  slot.assign(pending_count, SIZE_MAX);
-  // job id -> jobs index (first record): dedups the pending records and is the pass's index.
-  JobIndex& first = pass->index;
-  first.reserve(pending_count + running_count);
-  // Jobs [0, used) are this pass's; the ones past it are a reused pass's,
-  // overwritten in place by to_ge_job (every field set).
-  std::vector<Job>& jobs = pass->jobs;
-  size_t used = 0;
-  const auto next_job = [&jobs, &used]() -> Job& {
-    if (used == jobs.size()) jobs.emplace_back();
-    return jobs[used++];
+  GePass& p = *pass;
+  p.now = now;
+  p.publish_seq = s.publish_seq;
+  // The same name tables as the pass's last use (which holds its model: the
+  // same pointer is the same tables).
+  const bool names_kept = p.model && s.model->names && p.model->names == s.model->names;
+  p.model = s.model;
+  p.extra_index.clear();
+  p.extra_names.clear();
+  p.requests.clear();  // keyed by this model's complexes
+  const size_t total = pending_count + running_count;
+  // The records' kept parts: read again when the complexes changed.
+  KeptRecords& rec = p.records;
+  KeptRecords& run_rec = p.run_records;
+  if (p.complexes_gen != complexes_gen_) {
+    rec.keys.clear();
+    run_rec.keys.clear();
+    p.slots.clear();
+    p.last_total = p.last_pending = 0;
+    p.complexes_gen = complexes_gen_;
+  }
+  const size_t kept_pending = std::min(p.last_pending, rec.keys.size());
+  const size_t kept_running = std::min(p.last_total - p.last_pending, run_rec.keys.size());
+  std::vector<uint32_t>& slot = p.slots;
+  for (const auto& [kr, n] : {std::pair<KeptRecords*, size_t>{&rec, pending_count}, {&run_rec, running_count}})
+    if (kr->keys.size() < n) {
+      kr->keys.resize(n);
+      kr->parts.resize(n);
+    }
+  if (slot.size() < total) slot.resize(total, RecordKey::kLeftOut);
+  // While every record so far is the job it was at the same place in this
+  // pass's last use and went the same way (same: the index and the records'
+  // slots are still right), no index probe; from the first that is not,
+  // the index is built from the jobs so far and probed.
+  bool same = pending_count == p.last_pending;
+  JobIndex& first = p.index;
+  p.njobs = 0;  // jobs [0, njobs) are this pass's, written over the last use's
+  p.jobs.reserve(total);
+  p.urgency.reserve(total);
+  p.min_urg = DBL_MAX;  // URG:sge_do_urgency's start values
+  p.max_urg = DBL_MIN;
+  const auto start_index = [&] {
+    same = false;
+    first.reserve(total);
+    for (size_t k = 0; k < p.njobs; ++k) first.insert(p.jobs[k].id, static_cast<uint32_t>(k));
   };
-  std::vector<UrgencyParts>& urgency = pass->urgency;  // parallel to the jobs: the pass reads it
-  urgency.clear();
-  urgency.reserve(pending_count + running_count);
-  std::vector<JobNameIds>& name_ids = pass->name_ids;  // parallel to the jobs: the handles' ids
-  name_ids.clear();
-  name_ids.reserve(pending_count + running_count);
-  Job scratch;  // a later record of a job already in the pass: checked, then dropped
-  RequestCache cache;
+  if (!same) start_index();
+  // Records dropped before a record since the pass's last use (its kept
+  // parts are that much further on), pending and running.
+  size_t delta = 0, run_delta = 0;
+  constexpr size_t kAhead = 8;  // records whose names and attrs are fetched ahead (scattered in memory)
   for (size_t i = 0; i < pending_count; ++i) {
+    if (i + kAhead < pending_count) {
+      const mfprio_job_t& ahead = pending[i + kAhead];
+      __builtin_prefetch(ahead.user);
+      __builtin_prefetch(ahead.account);
+      __builtin_prefetch(ahead.attrs);
+    }
+    const mfprio_job_t& r = pending[i];
+    RecordKey& st = rec.keys[i];
     std::string why;
-    // job_acceptable: check_job's rule without a message (check_job names a refused record's fault).
-    int rc = job_acceptable(pending[i]) ? MFPRIO_OK : check_job(&pending[i], "prioritize", &why);
-    const bool held = pending[i].state == MFPRIO_JOB_HELD;
-    // The record's place, taken now (one probe) and given back if it fails.
-    const uint32_t pos = static_cast<uint32_t>(used);
-    size_t where = 0;
-    const uint32_t at = rc == MFPRIO_OK && !held ? first.insert(pending[i].job_id, pos, &where) : JobIndex::kNone;
-    const bool dup = at != JobIndex::kNone && at != pos;
-    Job* j = nullptr;
-    UrgencyParts up;  // every request valid before the pass (the pass fails whole otherwise)
-    if (rc == MFPRIO_OK && !held) {
-      j = dup ? &scratch : &next_job();
-      rc = to_ge_job(pending[i], m, j, &why, &cache);
-      if (rc == MFPRIO_OK && !job_urgency(*j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
-    }
-    if (statuses) statuses[i] = rc;
     priorities[i] = 0;
-    if (rc != MFPRIO_OK) {
-      if (j && !dup) {
-        --used;
-        first.undo(where);
-      }
-      err->note(rc, why);
+    // job_acceptable: check_job's rule without a message (check_job names a refused record's fault).
+    int rc = job_acceptable(r) ? MFPRIO_OK : check_job(&r, "prioritize", &why);
+    const bool held = rc == MFPRIO_OK && r.state == MFPRIO_JOB_HELD;
+    const bool known = same && i < kept_pending && st.id == r.job_id;
+    bool same_place = false;
+    if (rc == MFPRIO_OK && !held) rc = static_of(r, m, p, rec, kept_pending, i, &delta, &same_place, &why);
+    if (statuses) statuses[i] = rc;
+    if (rc != MFPRIO_OK || held) {
+      if (!(known && held && slot[i] == RecordKey::kHeld) && same) start_index();
+      st.id = r.job_id;
+      slot[i] = held ? RecordKey::kHeld : RecordKey::kFailed;
+      if (rc != MFPRIO_OK) err->note(rc, why);
       continue;
     }
-    if (held) continue;
+    const uint32_t pos = static_cast<uint32_t>(p.njobs);
+    if (!(known && slot[i] <= pos) && same) start_index();
     // One record per partition: the job takes part once, every record gets its priority.
-    if (dup) {
-      slot[i] = at;
-      continue;
-    }
-    j->running = false;  // given as pending
-    slot[i] = pos;
-    urgency.push_back(up);
-    name_ids.push_back(handle_ids(s, pending[i]));
+    const uint32_t at = same ? slot[i] : first.insert(r.job_id, pos);
+    keep(slot[i], at);
+    if (at == pos)
+      add_pass_job(p, s, r, st, same && same_place ? nullptr : &rec.parts[i], /*running=*/false, names_kept);
   }
   for (size_t i = 0; i < running_count; ++i) {
-    std::string why;
+    const mfprio_job_t& r = running[i];
+    RecordKey& st = run_rec.keys[i];
+    uint32_t& sl = slot[pending_count + i];
+    const bool known = same && i < kept_running && st.id == r.job_id;
+    const uint32_t pos = static_cast<uint32_t>(p.njobs);
+    if (!(known && (sl == pos || sl == RecordKey::kLeftOut)) && same) start_index();
     // A job takes part once: a running record of a job already in the pass
     // (given twice, or pending as well) is left out; the first record counts.
-    if (first.find(running[i].job_id) != JobIndex::kNone) continue;
-    Job& j = next_job();
-    UrgencyParts up;
-    int rc = to_ge_job(running[i], m, &j, &why, &cache);
-    if (rc == MFPRIO_OK && !job_urgency(j, m, now, &up, &why)) rc = MFPRIO_EINVAL;
+    if (same ? sl == RecordKey::kLeftOut : first.find(r.job_id) != JobIndex::kNone) {
+      st.id = r.job_id;
+      sl = RecordKey::kLeftOut;
+      continue;
+    }
+    std::string why;
+    bool same_place = false;
+    const int rc = static_of(r, m, p, run_rec, kept_running, i, &run_delta, &same_place, &why);
+    st.id = r.job_id;
     if (rc != MFPRIO_OK) {  // a running job we cannot read: left out of the pass, noted
-      --used;
+      if (same) start_index();
+      sl = RecordKey::kFailed;
       err->note(rc, "prioritize (running): " + why);
       continue;
     }
-    j.running = true;
-    first.insert(j.id, static_cast<uint32_t>(used - 1));
-    urgency.push_back(up);
-    name_ids.push_back(handle_ids(s, running[i]));
+    sl = pos;
+    if (!same) first.insert(r.job_id, pos);
+    add_pass_job(p, s, r, st, same && same_place ? nullptr : &run_rec.parts[i], /*running=*/true, names_kept);
   }
-  jobs.resize(used);  // a reused pass's extra jobs go
-  std::string why;
-  if (!gridengine::price_queue(pass->jobs, m, now, &pass->result, &why, /*with_terms=*/false, &urgency,
-                                 /*with_order=*/false, &name_ids, &pass->tickets)) {
-    // validated above: unreachable
-    for (size_t i = 0; i < pending_count; ++i) {
-      priorities[i] = 0;
-      if (statuses) statuses[i] = MFPRIO_EINTERNAL;
-    }
-    err->note(MFPRIO_EINTERNAL, "prioritize: " + why);
-    return nullptr;
-  }
+  if (same && total != p.last_total) start_index();  // records dropped at the end: their ids go
+  p.last_pending = pending_count;
+  p.last_total = total;
+  p.jobs.resize(p.njobs);  // a longer last use's jobs go
+  p.urgency.resize(p.njobs);
+  price_pass(m, &p);
   for (size_t i = 0; i < pending_count; ++i)
-    if (slot[i] != SIZE_MAX) priorities[i] = pass->result.jobs[slot[i]].priority;
+    if (slot[i] < p.jobs.size()) priorities[i] = p.priority[slot[i]];
   last_pass_.store(pass, std::memory_order_release);
   return pass;
 }
@@ -569,14 +850,15 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
   if (pass) {
     const uint32_t at = pass->index.find(job.job_id);
     if (at != JobIndex::kNone) {  // the pass's numbers, whatever `now`
-      const size_t k = at;
-      const JobPrice& p = pass->result.jobs[k];
-      *priority = p.priority;
-      if (explain)
+      *priority = pass->priority[at];
+      if (explain) {
+        DetailJob dj;
+        const JobPrice p = pass_price(*pass, at, &dj);
         explain_job(c, p,
-                    detail_of(c, pass->jobs[k], p, pass->result.tickets.jobs[k], pass->result.min_urg,
-                              pass->result.max_urg, pass->result.max_tix, pass->result, pass->now),
+                    detail_of(c, dj, pass->tickets.jobs[at], pass->min_urg, pass->max_urg, pass->max_tix,
+                              pass->sum_tckts_pending, pass->sum_tckts_running, pass->now),
                     explain);
+      }
       return MFPRIO_OK;
     }
   }
@@ -587,23 +869,25 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
   if (!gridengine::price_queue(std::vector<Job>{j}, m, now, &r, why)) return MFPRIO_EINVAL;
   JobPrice p = r.jobs[0];
   double lo = r.min_urg, hi = r.max_urg, max_tix = r.max_tix;
-  PricingResult sums;  // share's denominators: the pass's, with this job joining it
-  sums.sum_tckts_pending = r.sum_tckts_pending;
-  sums.sum_tckts_running = r.sum_tckts_running;
+  // share's denominators: the pass's, with this job joining it
+  double sum_pending = r.sum_tckts_pending, sum_running = r.sum_tckts_running;
   if (pass) {
-    lo = pass->result.min_urg;
-    hi = pass->result.max_urg;
-    max_tix = pass->result.max_tix;
-    sums.sum_tckts_pending += pass->result.sum_tckts_pending;
-    sums.sum_tckts_running += pass->result.sum_tckts_running;
-    const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
-    p.nurg = urg_off ? 0.5 : normalize(p.urg, lo, hi);
-    p.ntckts = normalize(p.tckts, 0, max_tix);
-    p.prio = c.weight_urgency * p.nurg + c.weight_ticket * p.ntckts + c.weight_priority * p.npprior;
-    p.priority = priority_to_u32(p.prio);
+    lo = pass->min_urg;
+    hi = pass->max_urg;
+    max_tix = pass->max_tix;
+    sum_pending += pass->sum_tckts_pending;
+    sum_running += pass->sum_tckts_running;
+    const Normalized n = normalize_job(c, lo, hi, max_tix, p.urg, p.tckts, p.ppri);
+    p.nurg = n.nurg;
+    p.ntckts = n.ntckts;
+    p.prio = n.prio;
+    p.priority = n.priority;
   }
   *priority = p.priority;
-  if (explain) explain_job(c, p, detail_of(c, j, p, r.tickets.jobs[0], lo, hi, max_tix, sums, now), explain);
+  if (explain) {
+    const DetailJob dj{j.submit_time, j.deadline, j.project, j.department, j.override_tickets, j.running};
+    explain_job(c, p, detail_of(c, dj, r.tickets.jobs[0], lo, hi, max_tix, sum_pending, sum_running, now), explain);
+  }
   return MFPRIO_OK;
 }
 
@@ -671,11 +955,15 @@ void GridEnginePolicy::share_view(const State& state, ShareView* v) const {
   // The last pass's jobs against this state's tree and usage (no pass yet:
   // no jobs, every node inactive, targets 0).
   std::shared_ptr<const GePass> last = last_pass_.load(std::memory_order_acquire);
+  // Names by view alone when the ids are another state's tables'.
+  std::vector<TicketJob> jobs;
+  if (last) jobs = last->jobs;
+  if (last && last->model->names != s.model->names)
+    for (TicketJob& j : jobs) j.user = j.project = j.department = kNoName;
   PricingResult r;
-  std::string why;
-  const std::vector<Job> none;
-  if (!gridengine::price_queue(last ? last->jobs : none, *s.model, last ? last->now : 0, &r, &why))
-    gridengine::price_queue(none, *s.model, 0, &r, &why);
+  compute_tickets(jobs.data(), jobs.size(), *s.model, TicketOptions{}, &r.tickets);
+  r.jobs.resize(jobs.size());
+  for (size_t k = 0; k < jobs.size(); ++k) r.jobs[k].stckt = r.tickets.jobs[k].stckt;
   v->column("node", "Node", -1, 20, MFPRIO_COLF_TEXT | MFPRIO_COLF_INDENT | MFPRIO_COLF_LEFT);
   v->column("type", "Type", -1, 7, MFPRIO_COLF_TEXT | MFPRIO_COLF_LONG);
   v->column("shares", "Shares", -1, 8, 0);

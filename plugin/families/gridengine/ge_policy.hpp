@@ -13,8 +13,10 @@
 // job without a "pe" attr; deadline; submit_time; RUNNING or SUSPENDED jobs
 // are running (start_time); HELD jobs get 0 and take no part in a pass.
 //
-// Passes: price_queue runs ONE core pass over the pending and running jobs
-// and returns a GePass holding its jobs, results and normalisation;
+// Passes: price_queue runs ONE pass over the pending and running jobs
+// (no Job per record: each record's static parts are kept across passes,
+// RecordStatic, and its TicketJob goes to the flat ticket pass) and returns
+// a GePass holding its jobs, results and normalisation;
 // price() of a job in the last pass returns the pass's numbers (the same
 // priority and terms, whatever `now`); a job not in it is priced alone (its
 // own urgency and tickets as a one-job pass) and normalised with the last
@@ -33,6 +35,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -97,18 +100,106 @@ class JobIndex {
   int shift_ = 60;
 };
 
+// Numeric request values already parsed in this pass (a queue repeats the
+// same few texts): (complex, text) -> number, a small direct-mapped table.
+class RequestCache {
+ public:
+  bool find(const Complex* c, std::string_view text, double* v) const {
+    const Entry& e = slots_[slot(c, text)];
+    if (e.c != c || e.text != text) return false;
+    *v = e.value;
+    return true;
+  }
+  // Forgets every entry (a new pass: its model's complexes are other objects).
+  void clear() {
+    for (Entry& e : slots_) e.c = nullptr;
+  }
+  void put(const Complex* c, std::string_view text, double v) {
+    Entry& e = slots_[slot(c, text)];
+    e.c = c;
+    e.text.assign(text.data(), text.size());
+    e.value = v;
+  }
+
+ private:
+  struct Entry {
+    const Complex* c = nullptr;
+    std::string text;
+    double value = 0;
+  };
+  static size_t slot(const Complex* c, std::string_view text) {
+    return (std::hash<std::string_view>{}(text) ^ (reinterpret_cast<uintptr_t>(c) >> 4)) % kSlots;
+  }
+  static constexpr size_t kSlots = 64;
+  Entry slots_[kSlots];
+};
+
+// What a job of a whole-queue pass adds to its TicketJob for the urgency
+// and the explanation (no strings).
+struct PassUrgency {
+  int64_t deadline = 0;  // when has_deadline
+  double rrcontr = 0;    // static urgency
+  double urg = 0;        // at the pass's time
+  uint32_t slots = 1;    // S
+  int32_t ppri = 0;
+  bool has_deadline = false, running = false;
+};
+
+// A record's parts that do not change between passes: its static urgency
+// and ticket numbers, read from the record once and kept by position (the
+// host gives the same records in the same order pass after pass).  Used
+// again only for the same job id, fingerprint (record_fingerprint: what
+// to_ge_job reads besides times and names) and complexes.  The check reads
+// the 24-byte RecordKey alone; a job whose TicketJob and PassUrgency the
+// pass's last use built from the same record at the same place keeps
+// theirs and never reads the RecordStatic.  GePass::slots: where each
+// record went in the pass's last use (a job position; kHeld; kLeftOut: a
+// running record of a job already in the pass; kFailed: refused).
+struct RecordKey {
+  static constexpr uint32_t kHeld = UINT32_MAX, kLeftOut = UINT32_MAX - 1, kFailed = UINT32_MAX - 2;
+  static constexpr uint32_t kNoAttr = UINT32_MAX;
+  uint64_t id = 0;
+  uint64_t fp = 0;
+  uint32_t dept_attr = kNoAttr;  // the (last) department attr's index
+  bool valid = false;
+};
+struct RecordStatic {
+  double rrcontr = 0, js = 0, ot = 0;
+  uint32_t slots = 1, dilute = 1;
+  int32_t ppri = 0;
+};
+struct KeptRecords {
+  std::vector<RecordKey> keys;
+  std::vector<RecordStatic> parts;  // parallel to keys
+};
+
 // One whole-queue pass, kept for later single pricings.
 struct GePass : PassState {
-  std::vector<Job> jobs;       // pending (non-held, valid) then running
-  PricingResult result;        // parallel to jobs
-  JobIndex index;              // job id -> position (first record)
+  // The pass's jobs: pending (non-held, valid, one per job id) then running.
+  // Names: an id in the model's NameTables with the view of the table's
+  // name, or kNoName with a view of one of extra_names.
+  std::vector<TicketJob> jobs;
+  std::vector<PassUrgency> urgency;   // parallel to jobs
+  size_t njobs = 0;                   // while a pass fills them: the jobs so far
+  std::vector<uint32_t> priority;     // parallel to jobs
+  TicketResult tickets;               // parallel to jobs
+  double min_urg = 0, max_urg = 0, max_tix = 0;
+  double sum_tckts_pending = 0, sum_tckts_running = 0;  // qstat -ext share's denominators
+  JobIndex index;                     // job id -> position
   int64_t now = 0;
-  uint64_t publish_seq = 0;    // the State it was priced against (State::publish_seq)
-  // The pass's scratch, kept with it so a reused pass reuses them too.
-  std::vector<UrgencyParts> urgency;   // parallel to jobs
-  std::vector<JobNameIds> name_ids;    // parallel to jobs
-  std::vector<size_t> slot;            // pending record -> jobs index
-  TicketScratch tickets;               // the ticket pass's arrays
+  uint64_t publish_seq = 0;           // the State it was priced against (State::publish_seq)
+  std::shared_ptr<const Model> model; // the state's: its NameTables hold the names the ids stand for
+  std::deque<std::string> extra_names;                          // names outside the tables (stable)
+  std::unordered_map<std::string_view, uint32_t> extra_index;   // name -> its index there
+  // Kept from pass to pass (a reused pass reuses them).
+  KeptRecords records;      // the pending records', by position
+  KeptRecords run_records;  // the running records', by position
+  std::vector<uint32_t> slots;            // pending then running records
+  size_t last_pending = 0, last_total = 0;
+  uint64_t complexes_gen = 0;         // the complexes `records` were read with
+  Job scratch;                        // a record being read (to_ge_job)
+  RequestCache requests;             // cleared at each pass's start (its complexes' addresses)
+  TicketScratch ticket_scratch;       // the ticket pass's arrays
 };
 
 class GridEnginePolicy final : public Policy {
@@ -153,6 +244,7 @@ class GridEnginePolicy final : public Policy {
   ComplexTable complexes_ = ComplexTable::builtin();
   std::string sched_conf_path_, complexes_path_;
   std::string store_path_, store_origin_;
+  uint64_t complexes_gen_ = 0;  // new with every configure: a pass's RecordStatic are read with complexes_
   // A pass no one holds any more (its Jobs, strings and vectors keep their
   // capacity: a pass over a queue like the last allocates almost nothing),
   // else a new one.  The last holder of a pass given out hands it back
@@ -168,36 +260,6 @@ class GridEnginePolicy final : public Policy {
   // re-priced against the state the view is asked for.
   mutable std::atomic<std::shared_ptr<const GePass>> last_pass_;
   std::shared_ptr<PassPool> pool_ = std::make_shared<PassPool>();
-};
-
-// Numeric request values already parsed in this pass (a queue repeats the
-// same few texts): (complex, text) -> number, a small direct-mapped table.
-class RequestCache {
- public:
-  bool find(const Complex* c, std::string_view text, double* v) const {
-    const Entry& e = slots_[slot(c, text)];
-    if (e.c != c || e.text != text) return false;
-    *v = e.value;
-    return true;
-  }
-  void put(const Complex* c, std::string_view text, double v) {
-    Entry& e = slots_[slot(c, text)];
-    e.c = c;
-    e.text.assign(text.data(), text.size());
-    e.value = v;
-  }
-
- private:
-  struct Entry {
-    const Complex* c = nullptr;
-    std::string text;
-    double value = 0;
-  };
-  static size_t slot(const Complex* c, std::string_view text) {
-    return (std::hash<std::string_view>{}(text) ^ (reinterpret_cast<uintptr_t>(c) >> 4)) % kSlots;
-  }
-  static constexpr size_t kSlots = 64;
-  Entry slots_[kSlots];
 };
 
 // Record -> Job; EINVAL/EPERM with *why naming the job and the field (then

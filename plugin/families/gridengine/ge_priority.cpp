@@ -11,15 +11,6 @@
 
 namespace mfprio::gridengine {
 
-uint32_t priority_to_u32(double prio) {
-  if (std::isnan(prio)) return 0;
-  float f = static_cast<float>(prio);
-  if (f == 0.0f) f = 0.0f;  // -0 and +0 are equal prios: one value
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-
 namespace {
 bool validate_job(const Job& j, std::string* why) {
   const auto id = [&j] { return "job " + std::to_string(j.id); };  // only on failure
@@ -92,18 +83,19 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
     p.dlcontr = up[i].dlcontr;
     p.urg = up[i].urg;
     const bool urg_flat = urg_off || hi - lo < 1e-5;
-    p.nurg = urg_off ? 0.5 : normalize(p.urg, lo, hi);
     p.stckt = t.stckt;
     p.ftckt = t.ftckt;
     p.otckt = t.otckt;
     p.tckts = t.tckts;
     p.slots = up[i].slots;
     (j.running ? r.sum_tckts_running : r.sum_tckts_pending) += t.tckts;
-    p.ntckts = normalize(p.tckts, 0, r.max_tix);
     p.ppri = j.posix_priority;
-    p.npprior = prio_off ? 0.5 : normalize(j.posix_priority + 1024.0, 0, 2048);
-    p.prio = c.weight_urgency * p.nurg + c.weight_ticket * p.ntckts + c.weight_priority * p.npprior;
-    p.priority = priority_to_u32(p.prio);
+    const Normalized nz = normalize_job(c, lo, hi, r.max_tix, p.urg, p.tckts, p.ppri);
+    p.nurg = nz.nurg;
+    p.ntckts = nz.ntckts;
+    p.npprior = nz.npprior;
+    p.prio = nz.prio;
+    p.priority = nz.priority;
     p.terms.clear();
     if (!with_terms) continue;
 

@@ -21,7 +21,9 @@
 // Entry point: price_queue.  Pure and deterministic.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -85,6 +87,33 @@ bool price_queue(const std::vector<Job>& jobs, const Model& model, int64_t now,
                  const std::vector<UrgencyParts>* urgency = nullptr, bool with_order = true,
                  const std::vector<JobNameIds>* name_ids = nullptr, TicketScratch* scratch = nullptr);
 
-uint32_t priority_to_u32(double prio);
+inline uint32_t priority_to_u32(double prio) {
+  if (std::isnan(prio)) return 0;
+  float f = static_cast<float>(prio);
+  if (f == 0.0f) f = 0.0f;  // -0 and +0 are equal prios: one value
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+// One job's normalised columns, prio and 32-bit priority from its urg,
+// tckts and POSIX priority, with a pass's bounds (lo/hi = min/max urg,
+// max_tix): the formulas above, the one body every path uses.
+struct Normalized {
+  double nurg = 0, ntckts = 0, npprior = 0, prio = 0;
+  uint32_t priority = 0;
+};
+inline Normalized normalize_job(const SchedConf& c, double lo, double hi, double max_tix, double urg, double tckts,
+                                int ppri) {
+  const bool urg_off = c.weight_urgency == 0 && !c.report_pjob_tickets;
+  const bool prio_off = c.weight_priority == 0 && !c.report_pjob_tickets;
+  Normalized n;
+  n.nurg = urg_off ? 0.5 : normalize(urg, lo, hi);
+  n.ntckts = normalize(tckts, 0, max_tix);
+  n.npprior = prio_off ? 0.5 : normalize(ppri + 1024.0, 0, 2048);
+  n.prio = c.weight_urgency * n.nurg + c.weight_ticket * n.ntckts + c.weight_priority * n.npprior;
+  n.priority = priority_to_u32(n.prio);
+  return n;
+}
 
 }  // namespace mfprio::gridengine

@@ -15,6 +15,7 @@
 #include <memory>
 #include <queue>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
@@ -27,7 +28,7 @@ constexpr uint32_t kNoId = UINT32_MAX;
 
 // A job as the ticket steps read it: its ids and numbers in one flat
 // record (no step reads a Job's strings, maps or PE request; sorts and
-// picks in category or tree order touch 48 bytes a job, not a whole Job).
+// picks in category or tree order touch 56 bytes a job, not a whole Job).
 struct LJob {
   int64_t submit = 0;
   uint64_t id = 0;
@@ -41,6 +42,7 @@ struct LJob {
 struct Ids {
   std::vector<LJob> job;  // per job
   std::vector<const TicketObject*> uo, po, dobj;  // per id, nullptr = none
+  std::vector<std::string_view> uname, pname;     // per id: the user's, the project's name
 };
 
 const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
@@ -49,63 +51,88 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
   return it == m.end() ? nullptr : &it->second;
 }
 
-uint32_t dilute_slots(const Job& j) {
-  if (!j.pe || j.pe->ranges.empty()) return 1;
-  return std::max<uint32_t>(1, j.pe->ranges.front().min);
-}
-
 // With Model::names, ids below the table's size are the table's (a job's
-// handle id when it is in range and names the job's own name, else its name
-// looked up there) and the pass numbers only names outside the table; without
-// it every name is numbered in the pass.  Ids stand for names only through
-// equality: no result depends on their values.
-void intern_ids(const std::vector<Job>& jobs, const Model& m, const std::vector<JobNameIds>* given, Ids* out) {
+// own id, else its name looked up there) and the pass numbers only names
+// outside the table; without it every name is numbered in the pass.  Ids
+// stand for names only through equality: no result depends on their values.
+void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
   Ids& ids = *out;  // a reused one keeps its capacity: every entry is set below
-  const size_t n = jobs.size();
   ids.job.resize(n);
   ids.uo.clear();
   ids.po.clear();
   ids.dobj.clear();
+  ids.uname.clear();
+  ids.pname.clear();
   const NameTables* t = m.names.get();
-  if (given && given->size() != n) given = nullptr;
   auto seed = [](const NameTable& table, std::vector<const TicketObject*>& out) {
     out.resize(table.size());
     for (size_t i = 0; i < table.size(); ++i) out[i] = table.has_object[i] ? &table.objects[i] : nullptr;
   };
+  auto seed_names = [](const NameTable& table, std::vector<std::string_view>& out) {
+    out.resize(table.size());
+    for (size_t i = 0; i < table.size(); ++i) out[i] = table.names[i];
+  };
+  // The id of "" in the projects' and departments' tables (a job naming none).
+  uint32_t no_project = kNoName, no_department = kNoName;
   if (t) {
     seed(t->users, ids.uo);
     seed(t->projects, ids.po);
     seed(t->departments, ids.dobj);
+    seed_names(t->users, ids.uname);
+    seed_names(t->projects, ids.pname);
+    no_project = t->projects.find(std::string());
+    no_department = t->departments.find(std::string());
   }
-  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const NameTable* table, uint32_t hint,
-                 const std::string& name, const std::map<std::string, TicketObject>& objects,
-                 std::vector<const TicketObject*>& out) {
+  // The job's id and whether it names something ("" names nothing).
+  auto one = [&](std::unordered_map<std::string_view, uint32_t>& names, const NameTable* table, uint32_t id,
+                 uint32_t none_id, std::string_view name, const std::map<std::string, TicketObject>& objects,
+                 std::vector<const TicketObject*>& out, std::vector<std::string_view>* out_names, bool* named) {
     if (table) {
-      if (hint < table->size() && table->names[hint] == name) return hint;
-      const uint32_t at = table->find(name);
-      if (at != kNoName) return at;
+      if (id < table->size()) {
+        *named = id != none_id;
+        return id;
+      }
+      const uint32_t at = table->find(std::string(name));
+      if (at != kNoName) {
+        *named = !name.empty();
+        return at;
+      }
     }
-    auto [it, added] = names.try_emplace(std::string_view(name), static_cast<uint32_t>(out.size()));
-    if (added) out.push_back(lookup(objects, name));
+    *named = !name.empty();
+    auto [it, added] = names.try_emplace(name, static_cast<uint32_t>(out.size()));
+    if (added) {
+      out.push_back(lookup(objects, std::string(name)));
+      if (out_names) out_names->push_back(name);
+    }
     return it->second;
   };
   std::unordered_map<std::string_view, uint32_t> un, pn, dn;
-  const JobNameIds none;
+  const uint32_t nu = t ? static_cast<uint32_t>(t->users.size()) : 0;
+  const uint32_t np = t ? static_cast<uint32_t>(t->projects.size()) : 0;
+  const uint32_t nd = t ? static_cast<uint32_t>(t->departments.size()) : 0;
   for (size_t j = 0; j < n; ++j) {
-    const JobNameIds& h = given ? (*given)[j] : none;
-    const Job& jb = jobs[j];
+    const TicketJob& jb = jobs[j];
     LJob& l = ids.job[j];
-    l.u = one(un, t ? &t->users : nullptr, h.user, jb.user, m.users, ids.uo);
-    l.p = one(pn, t ? &t->projects : nullptr, h.project, jb.project, m.projects, ids.po);
-    l.d = one(dn, t ? &t->departments : nullptr, h.department, jb.department, m.departments, ids.dobj);
     l.submit = jb.submit_time;
     l.id = jb.id;
     l.js = jb.job_share;
     l.ot = jb.override_tickets;
-    l.dilute = dilute_slots(jb);
+    l.dilute = jb.dilute;
     l.running = jb.running;
-    l.has_p = !jb.project.empty();
-    l.has_d = !jb.department.empty();
+    if (jb.user < nu && jb.project < np && jb.department < nd) {  // all three given: as one() takes them
+      l.u = jb.user;
+      l.p = jb.project;
+      l.d = jb.department;
+      l.has_p = jb.project != no_project;
+      l.has_d = jb.department != no_department;
+      continue;
+    }
+    bool named = false;
+    l.u = one(un, t ? &t->users : nullptr, jb.user, kNoName, jb.user_name, m.users, ids.uo, &ids.uname, &named);
+    l.p = one(pn, t ? &t->projects : nullptr, jb.project, no_project, jb.project_name, m.projects, ids.po,
+              &ids.pname, &l.has_p);
+    l.d = one(dn, t ? &t->departments : nullptr, jb.department, no_department, jb.department_name, m.departments,
+              ids.dobj, nullptr, &l.has_d);
   }
 }
 
@@ -186,6 +213,48 @@ class FlatIndex {
   }
   std::vector<Slot> slots_;
   size_t mask_ = 0, size_ = 0;
+};
+
+// (a, b) -> index for the small key sets of one block of jobs (a user's
+// functional categories): open addressing in the first slots of a table
+// kept between blocks, whose used slots are cleared after each block, so a
+// block costs what it holds, not what the largest one needed.
+class BlockIndex {
+ public:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  // Empty, room for n keys.
+  void begin(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (slots_.size() < cap) slots_.resize(cap);
+    mask_ = cap - 1;
+    used_.clear();
+  }
+  uint32_t insert(uint64_t a, uint64_t b, uint32_t v, bool* added) {
+    uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    size_t i = static_cast<size_t>(h ^ (h >> 29)) & mask_;
+    for (; slots_[i].val != kEmpty; i = (i + 1) & mask_)
+      if (slots_[i].a == a && slots_[i].b == b) {
+        *added = false;
+        return slots_[i].val;
+      }
+    slots_[i] = Slot{a, b, v};
+    used_.push_back(static_cast<uint32_t>(i));
+    *added = true;
+    return v;
+  }
+  void end() {
+    for (uint32_t i : used_) slots_[i].val = kEmpty;
+  }
+
+ private:
+  struct Slot {
+    uint64_t a = 0, b = 0;
+    uint32_t val = kEmpty;
+  };
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> used_;
+  size_t mask_ = 0;
 };
 
 // ---- per-object counters for functional and override tickets ------------------------
@@ -308,19 +377,19 @@ class LeafIndex {
 // tests/data/ge); a job without a project, or whose account is no project at
 // all (a host's account, which qsub -P would refuse): the user (or `default`)
 // outside project subtrees.  Returns the node and whether it is a `default` leaf.
-std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index, const Job& job,
-                                   bool is_project) {
+std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, LeafIndex& index,
+                                   const std::string& user, const std::string& project, bool is_project) {
   int scope = 0;
   bool in_project = false;
-  if (!job.project.empty()) {
-    int p = nodes[0].type == NodeType::Project && nodes[0].name == job.project ? 0 : index.project(job.project);
+  if (!project.empty()) {
+    int p = nodes[0].type == NodeType::Project && nodes[0].name == project ? 0 : index.project(project);
     if (p < 0 && is_project) return {-1, false};
     if (p >= 0) {
       scope = p;
       in_project = true;
     }
   }
-  int u = index.user(scope, in_project, job.user);
+  int u = index.user(scope, in_project, user);
   if (u >= 0 && nodes[u].children.empty()) return {u, false};
   int d = index.user(scope, in_project, "default");
   if (d >= 0 && nodes[d].children.empty()) return {d, true};
@@ -328,13 +397,53 @@ std::pair<int, bool> find_job_leaf(const std::vector<ShareNodeState>& nodes, Lea
   return {-1, false};
 }
 
-// Into *out (a reused tree keeps its nodes' strings and vectors: every field set here or by count_jobs).
-void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& ids, FlatIndex& found, WorkTree* out) {
-  WorkTree& w = *out;
-  const auto& spec = m.tree.nodes;
-  w.nodes.resize(spec.size());
+// The tree's reachable nodes in preorder (children in order) and each
+// one's nearest project ancestor (or itself), -1 if none.
+struct TreeShape {
+  std::vector<int> preorder, project_of;
+};
+void shape_tree(const std::vector<ShareTreeNodeSpec>& spec, TreeShape* out) {
+  out->preorder.clear();
+  out->project_of.assign(spec.size(), -1);
+  if (spec.empty()) return;
+  std::vector<int> stack = {0};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    out->preorder.push_back(n);
+    const ShareTreeNodeSpec& node = spec[static_cast<size_t>(n)];
+    if (node.type == NodeType::Project) out->project_of[static_cast<size_t>(n)] = n;
+    else if (node.parent >= 0) out->project_of[static_cast<size_t>(n)] = out->project_of[static_cast<size_t>(node.parent)];
+    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) stack.push_back(static_cast<int>(*it));
+  }
+}
+
+// What a state's passes share about its tree: the shape, and per (user id,
+// project id) of the names' tables the job's leaf (find_job_leaf), kept
+// while the model's names and tree index are the same objects (both held
+// here, so neither can be freed and another made at its address).  Ids
+// outside the tables (numbered by one pass) are looked up per pass.
+struct LeafHit {
+  uint32_t project;
+  int leaf;
+  bool is_default;
+};
+struct TreeCache {
+  std::shared_ptr<const NameTables> names;
+  std::shared_ptr<const TreeIndex> index;
+  bool kept = false;
+  TreeShape shape;
+  std::vector<std::vector<LeafHit>> by_user;  // per user id, sorted by project id
+  FlatIndex found;                            // this pass's other (user, project) -> leaves[]
+  std::vector<std::pair<int, bool>> leaves;
+};
+
+// The tree's nodes as the pass starts them (a reused vector keeps its
+// nodes' strings and vectors: every field set here or by count_jobs).
+void reset_nodes(const std::vector<ShareTreeNodeSpec>& spec, const TreeShape& shape, std::vector<ShareNodeState>& nodes) {
+  nodes.resize(spec.size());
   for (size_t i = 0; i < spec.size(); ++i) {
-    auto& n = w.nodes[i];
+    auto& n = nodes[i];
     n.name = spec[i].name;
     n.type = spec[i].type;
     n.shares = spec[i].shares;
@@ -342,47 +451,108 @@ void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& id
     n.children.clear();
     for (size_t c : spec[i].children) n.children.push_back(static_cast<int>(c));
     n.user_copy = false;
-    n.project.clear();
+    const int up = shape.project_of[i];
+    if (up >= 0) n.project = spec[static_cast<size_t>(up)].name;
+    else n.project.clear();
     n.usage = 0;
   }
-  // Nearest project ancestor.
-  auto kids = [&](int n) -> const std::vector<int>& { return w.nodes[n].children; };
-  if (!w.nodes.empty())
-    walk_preorder(0, kids, [&](int n) {
-      auto& node = w.nodes[n];
-      if (node.type == NodeType::Project) node.project = node.name;
-      else if (node.parent >= 0) node.project = w.nodes[node.parent].project;
-    });
-  // Map jobs; users caught by `default` get their own sibling copy (EE:sge_set_job_refs).
-  w.job_node.assign(jobs.size(), -1);
-  if (w.nodes.empty()) return;
-  std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
+}
+
+// Usage, bottom-up (sgeee.c:sge_calc_node_targets SUP:sge_calc_node_usage):
+// a project node its project's, a leaf (user copies too) its user's within
+// its project, any other node the sum of its children's.
+void node_usage(const Model& m, const TreeShape& shape, std::vector<ShareNodeState>& nodes) {
+  const UsageWeights& uw = m.conf.usage_weight_list;
+  const size_t spec_size = m.tree.nodes.size();
+  const bool own = m.own_usage.size() == spec_size;
+  auto usage_of = [&](size_t n) {
+    auto& node = nodes[n];
+    if (own && !node.user_copy && (node.type == NodeType::Project || node.children.empty()))
+      return m.own_usage[n];  // precomputed: the same rule below
+    if (node.type == NodeType::Project) {
+      auto it = m.project_usage.find(node.name);
+      return it == m.project_usage.end() ? 0.0 : combine_usage(it->second, uw);
+    }
+    if (node.children.empty()) {
+      Usage u;
+      if (!node.project.empty()) {
+        auto it = m.user_project_usage.find({node.name, node.project});
+        if (it != m.user_project_usage.end()) u = it->second;
+      } else {
+        auto it = m.user_usage.find(node.name);
+        if (it != m.user_usage.end()) u = it->second;
+      }
+      return combine_usage(u, uw);
+    }
+    double sum = 0;
+    for (int c : node.children) sum += nodes[static_cast<size_t>(c)].usage;
+    return sum;
+  };
+  for (size_t n = spec_size; n < nodes.size(); ++n) nodes[n].usage = usage_of(n);  // copies: leaves
+  for (auto it = shape.preorder.rbegin(); it != shape.preorder.rend(); ++it)
+    nodes[static_cast<size_t>(*it)].usage = usage_of(static_cast<size_t>(*it));
+}
+
+// Into *out: the nodes, each job's node.  Users caught by `default` get
+// their own sibling copy (EE:sge_set_job_refs).
+void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& cache, WorkTree* out) {
+  WorkTree& w = *out;
+  const auto& spec = m.tree.nodes;
   // The model's index of its tree, else one for this pass (it holds the
   // vector, not its elements: copies may be added).
   const bool own_index = m.tree_index && m.tree_index_of == &m.tree;
+  const bool keep = own_index && m.names;
+  if (!keep || !cache.kept || cache.names != m.names || cache.index != m.tree_index) {
+    shape_tree(spec, &cache.shape);
+    cache.by_user.clear();
+    cache.names = keep ? m.names : nullptr;
+    cache.index = keep ? m.tree_index : nullptr;
+    cache.kept = keep;
+  }
+  reset_nodes(spec, cache.shape, w.nodes);
+  w.job_node.assign(n_jobs, -1);
+  if (w.nodes.empty()) return;
+  std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
   LeafIndex index(w.nodes, own_index ? m.tree_index.get() : nullptr);
+  const uint32_t table_users = keep ? static_cast<uint32_t>(m.names->users.size()) : 0;
+  const uint32_t table_projects = keep ? static_cast<uint32_t>(m.names->projects.size()) : 0;
+  if (cache.by_user.size() < table_users) cache.by_user.resize(table_users);
+  bool found_reset = false;
+  auto find = [&](const LJob& l) {
+    return find_job_leaf(w.nodes, index, std::string(ids.uname[l.u]),
+                         l.has_p ? std::string(ids.pname[l.p]) : std::string(), ids.po[l.p] != nullptr);
+  };
   // The leaf depends on the job's user and project only: found once per pair.
-  found.reset(1024);  // (user id, project id) -> leaves[]
-  std::vector<std::pair<int, bool>> leaves;
-  // Per user, the last (project id, leaves[] index) found: a user's jobs
-  // mostly name one or two projects, so most jobs skip the table.
-  std::vector<std::pair<uint32_t, uint32_t>> last(ids.uo.size(), {kNoId, 0});
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    bool added = false;
+  for (size_t j = 0; j < n_jobs; ++j) {
     const LJob& l = ids.job[j];
-    uint32_t at = last[l.u].second;
-    if (last[l.u].first != l.p) {
-      at = found.insert(Key5{{l.u, l.p, 0, 0, 0}}, static_cast<uint32_t>(leaves.size()), &added);
-      last[l.u] = {l.p, at};
+    std::pair<int, bool> hit;
+    if (l.u < table_users && l.p < table_projects) {
+      std::vector<LeafHit>& v = cache.by_user[l.u];
+      auto it = std::lower_bound(v.begin(), v.end(), l.p, [](const LeafHit& h, uint32_t p) { return h.project < p; });
+      if (it == v.end() || it->project != l.p) {
+        const auto [leaf, is_default] = find(l);
+        it = v.insert(it, LeafHit{l.p, leaf, is_default});
+      }
+      hit = {it->leaf, it->is_default};
+    } else {
+      if (!found_reset) {
+        cache.found.reset(1024);
+        cache.leaves.clear();
+        found_reset = true;
+      }
+      bool added = false;
+      const uint32_t at =
+          cache.found.insert(Key5{{l.u, l.p, 0, 0, 0}}, static_cast<uint32_t>(cache.leaves.size()), &added);
+      if (added) cache.leaves.push_back(find(l));
+      hit = cache.leaves[at];
     }
-    if (added) leaves.push_back(find_job_leaf(w.nodes, index, jobs[j], ids.po[l.p] != nullptr));
-    auto [leaf, is_default] = leaves[at];
+    auto [leaf, is_default] = hit;
     if (leaf >= 0 && is_default) {
       const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | l.u;
       auto it = copies.find(key);
       if (it == copies.end()) {
         ShareNodeState c = w.nodes[leaf];
-        c.name = jobs[j].user;
+        c.name = ids.uname[l.u];
         c.user_copy = true;
         c.children.clear();
         const int idx = static_cast<int>(w.nodes.size());
@@ -395,32 +565,7 @@ void build_work_tree(const std::vector<Job>& jobs, const Model& m, const Ids& id
     }
     w.job_node[j] = leaf;
   }
-  // Usage, bottom-up (sgeee.c:sge_calc_node_targets SUP:sge_calc_node_usage).
-  const UsageWeights& uw = m.conf.usage_weight_list;
-  const bool own = m.own_usage.size() == spec.size();
-  walk_depth_first(0, kids, [](int) {}, [&](int n) {
-    auto& node = w.nodes[n];
-    double sum = 0;
-    for (int c : node.children) sum += w.nodes[c].usage;
-    if (own && !node.user_copy && (node.type == NodeType::Project || node.children.empty())) {
-      node.usage = m.own_usage[static_cast<size_t>(n)];  // precomputed: the same rule below
-    } else if (node.type == NodeType::Project) {
-      auto it = m.project_usage.find(node.name);
-      node.usage = it == m.project_usage.end() ? 0.0 : combine_usage(it->second, uw);
-    } else if (node.children.empty()) {
-      Usage u;
-      if (!node.project.empty()) {
-        auto it = m.user_project_usage.find({node.name, node.project});
-        if (it != m.user_project_usage.end()) u = it->second;
-      } else {
-        auto it = m.user_usage.find(node.name);
-        if (it != m.user_usage.end()) u = it->second;
-      }
-      node.usage = combine_usage(u, uw);
-    } else {
-      node.usage = sum;
-    }
-  });
+  node_usage(m, cache.shape, w.nodes);
 }
 
 // Count jobs into the tree: every job (running: the running jobs' indices,
@@ -455,23 +600,22 @@ bool path_compensated(const std::vector<ShareNodeState>& nodes, int n) {
   return false;
 }
 
-// ---- integer ids of the pass's users, projects and departments ---------------------
-// Interned once per pass (every job's three names, one hash look-up each); the
-// ticket objects are looked up once per distinct name.  Every Job handed to
-// the helpers below is an element of the pass's job vector, so its index is
-// its address minus the vector's.
+// ---- functional shares of a job's objects ------------------------------------------
+// By the pass's ids (intern_ids: a job's ids as given, other names one look-up
+// each); the ticket objects are looked up once per id.
 struct FShares {
   double user = 0, project = 0, dept = 0, job = 0;
 };
 
-FShares object_fshares(const LJob& j, const Ids& ids) {
+FShares object_fshares(uint32_t u, uint32_t p, uint32_t d, double js, const Ids& ids) {
   FShares f;
-  if (auto* o = ids.uo[j.u]) f.user = o->fshare;
-  if (auto* o = ids.po[j.p]) f.project = o->fshare;
-  if (auto* o = ids.dobj[j.d]) f.dept = o->fshare;
-  f.job = j.js;
+  if (auto* o = ids.uo[u]) f.user = o->fshare;
+  if (auto* o = ids.po[p]) f.project = o->fshare;
+  if (auto* o = ids.dobj[d]) f.dept = o->fshare;
+  f.job = js;
   return f;
 }
+FShares object_fshares(const LJob& j, const Ids& ids) { return object_fshares(j.u, j.p, j.d, j.js, ids); }
 
 // EE:get_functional_weighting_parameters: weights of the categories flagged
 // in use, renormalised; all 1 when none is usable.
@@ -531,6 +675,41 @@ std::vector<PolicyStep> policy_order(const std::string& ph) {
   return out;
 }
 
+// std::merge's result (b's element first only when it is less than a's),
+// without a branch on the comparison (the levels merge keys that interleave
+// at random, which a branch mispredicts half the time), from both ends at
+// once: the front takes the least heads (a's on ties), the back the
+// greatest tails (b's on ties), two independent chains of loads and
+// selects.  The front and back never take the same element (a's last one
+// goes back only when b's last is less, and then b's head is less too).
+template <typename T, typename Less>
+void merge_runs(const T* a, const T* ae, const T* b, const T* be, T* d, Less less) {
+  if (a == ae || b == be) {
+    d = std::copy(a, ae, d);
+    std::copy(b, be, d);
+    return;
+  }
+  T* de = d + (ae - a) + (be - b);
+  const T* ra = ae - 1;  // the unconsumed: a's [a, ra], b's [b, rb]
+  const T* rb = be - 1;
+  auto pick = [](const T* x, const T* y, uintptr_t take_y) {
+    const uintptr_t px = reinterpret_cast<uintptr_t>(x), py = reinterpret_cast<uintptr_t>(y);
+    return reinterpret_cast<const T*>(px ^ ((px ^ py) & (0 - take_y)));  // a select, not a branch
+  };
+  while (a <= ra && b <= rb) {
+    const uintptr_t front_b = less(*b, *a);   // 0 or 1
+    const uintptr_t back_a = less(*rb, *ra);
+    *d++ = *pick(a, b, front_b);
+    *--de = *pick(rb, ra, back_a);
+    a += 1 - front_b;
+    b += front_b;
+    ra -= back_a;
+    rb -= 1 - back_a;
+  }
+  if (a <= ra) std::copy(a, ra + 1, d);
+  else if (b <= rb) std::copy(b, rb + 1, d);
+}
+
 // A stable sort that uses the runs already in v: the share-tree levels sort
 // the concatenation of their children's lists, each still in its own order
 // and mostly in the new one.  Maximal non-descending runs are merged pairwise
@@ -552,21 +731,21 @@ void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& run
   if (buf.size() < n) buf.resize(n);
   T* src = v;
   T* dst = buf.data();
-  std::vector<size_t> next;
   while (runs.size() > 2) {  // boundaries: runs.size() - 1 runs
-    next.clear();
-    size_t k = 0;
+    // The merged runs' boundaries overwrite the first half of `runs` (w <
+    // k: an entry is read before any write reaches it): no allocation.
+    size_t k = 0, w = 0;
     for (; k + 2 < runs.size(); k += 2) {
-      std::merge(src + runs[k], src + runs[k + 1], src + runs[k + 1], src + runs[k + 2], dst + runs[k], less);
-      next.push_back(runs[k]);
+      merge_runs(src + runs[k], src + runs[k + 1], src + runs[k + 1], src + runs[k + 2], dst + runs[k], less);
+      runs[w++] = runs[k];
     }
     if (k + 1 < runs.size()) {  // an odd run out: copied
       std::copy(src + runs[k], src + runs[k + 1], dst + runs[k]);
-      next.push_back(runs[k]);
+      runs[w++] = runs[k];
     }
-    next.push_back(n);
+    runs[w++] = n;
+    runs.resize(w);
     std::swap(src, dst);
-    runs.swap(next);
   }
   if (src != v) std::copy(src, src + n, v);
 }
@@ -609,16 +788,17 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
   if (nodes.empty()) return;
   auto& root = nodes[0];
   root.ltt = root.oltt = root.stt = root.ostt = 1.0;
-  // Each active child's targets from its parent's: preorder.
-  auto active = [&](int n) {
-    std::vector<int> act;
+  // Each active child's targets from its parent's, top-down over the
+  // active nodes (a stack and one children list, reused: no allocation per node).
+  std::vector<int> stack = {0}, act;
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    act.clear();
     for (int c : nodes[n].children)
       if (nodes[c].active) act.push_back(c);
-    return act;
-  };
-  walk_preorder(0, active, [&](int n) {
-    const std::vector<int> act = active(n);
-    if (act.empty()) return;
+    if (act.empty()) continue;
+    stack.insert(stack.end(), act.begin(), act.end());
     double sum_shares = 0;
     for (int c : act) sum_shares += nodes[c].shares;
     for (int c : act) {
@@ -651,19 +831,55 @@ void compute_share_targets(std::vector<ShareNodeState>& nodes, double cf) {
       }
       if (changed) spread();  // one pass only (sgeee.c:sge_calc_node_targets)
     }
-  });
+  }
 }
 
 namespace {
-// A job as the share-tree sorts see it: flat, so no sort reads a Job.  key
-// is kept equal to ShareSort::key[idx] (a level's assignment updates both).
+// A job as the share-tree sorts see it: flat, so no sort reads a Job and
+// no level's assignment reads or writes a per-job array.  The order a level
+// sorts on is (key desc, id asc) = (k asc, id asc), k = order_key(key);
+// running and pending jobs are kept apart (running first at every level).
 struct SRec {
-  double key;
+  uint64_t k;
   uint64_t id;
+  double base;     // the prior tickets the key adds to (0 when independent, and for running jobs)
   uint32_t idx;
   uint32_t slots;  // dilute_slots
-  bool running;
 };
+// An unsigned key whose ascending order is the descending order of the
+// (never NaN) doubles, -0 as +0.
+uint64_t order_key(double v) {
+  uint64_t b = dbits(v);
+  b = (b >> 63) ? ~b : (b | (1ull << 63));  // ascending in v
+  return ~b;
+}
+// (k, id) ascending, one 128-bit comparison (no branch).
+bool srec_less(const SRec& a, const SRec& b) {
+  using u128 = unsigned __int128;
+  return ((static_cast<u128>(a.k) << 64) | a.id) < ((static_cast<u128>(b.k) << 64) | b.id);
+}
+// One node on the share sort's walk and its next child.
+struct ShareSortFrame {
+  int node;
+  size_t next;
+};
+
+// A pending job in a functional category, as the grouping and the picks
+// read it (no step after the grouping reads the job itself): its ids and
+// -js, what its category's order compares, its index and (set by the
+// grouping) its category.
+struct CatRec {
+  double js = 0, prior = 0;
+  int64_t submit = 0;
+  uint64_t id = 0;
+  uint32_t j = 0, c = 0, u = 0, p = 0, d = 0;
+  bool has_p = false, has_d = false;
+};
+constexpr uint32_t kNoCat = UINT32_MAX;       // a job in no category
+constexpr uint32_t kTaken = UINT32_MAX - 1;   // a job the picks took
+constexpr uint32_t kHead = UINT32_MAX - 2;    // (add_to_prior) its category's first remaining job
+
+struct TiedScratch;  // TiedGroups' containers, kept between passes (defined with it)
 
 // The categories' members in one array (category by category, each in
 // pending order before its sort): a category is a range of it.
@@ -686,42 +902,42 @@ struct Cats {
 struct TicketScratch::Arrays {
   Ids ids;
   WorkTree w;
-  FlatIndex found;                       // build_work_tree: (user, project) -> leaf
+  TreeCache tree;                        // build_work_tree: shape and (user, project) -> leaf
   std::vector<double> leaf_running_js, prior;
   std::vector<size_t> running, pending;
   // FunctionalPicks
-  FlatIndex cat_index;
-  std::vector<uint32_t> cat_of;
+  BlockIndex cat_index;
+  std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
+  std::vector<TicketJob> job_form;       // the Job form's TicketJobs
+  std::vector<CatRec> cat_recs, cat_moved;
+  std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
   std::vector<size_t> cat_size;
   Cats cats;
   std::vector<size_t> head;
   std::vector<double> last_eval;
   // ShareSort
-  std::vector<uint32_t> doff, direct;
-  std::vector<double> key, st, base;
-  std::vector<SRec> all, sort_buf;
+  std::vector<uint32_t> doff, direct, fill, rfill;
+  std::vector<double> st;
+  std::vector<SRec> all, all_running, sort_buf;
   std::vector<size_t> sort_runs;
+  std::vector<ShareSortFrame> frames;
 };
 
-TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
-TicketScratch::~TicketScratch() = default;
 
 namespace {
 
 // ---- one pass: the state the policy steps share --------------------------------------
 struct Pass {
-  Pass(const std::vector<Job>& js, const Model& model, const TicketOptions& o, TicketScratch::Arrays& arrays,
-       TicketResult& out)
-      : jobs(js), m(model), conf(model.conf), topt(o), WS(conf.weight_tickets_share),
-        F(conf.weight_tickets_functional), n(js.size()), shared_f(conf.share_functional_shares), s(arrays),
-        ids(interned(js, model, o, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
+  Pass(const TicketJob* js, size_t count, const Model& model, const TicketOptions& o,
+       TicketScratch::Arrays& arrays, TicketResult& out)
+      : m(model), conf(model.conf), topt(o), WS(conf.weight_tickets_share),
+        F(conf.weight_tickets_functional), n(count), shared_f(conf.share_functional_shares), s(arrays),
+        ids(interned(js, count, model, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
         run_cnt(ids), running(arrays.running), pending(arrays.pending), prior(arrays.prior) {}
-  static const Ids& interned(const std::vector<Job>& js, const Model& model, const TicketOptions& o,
-                             TicketScratch::Arrays& a) {
-    intern_ids(js, model, o.name_ids, &a.ids);
+  static const Ids& interned(const TicketJob* js, size_t count, const Model& model, TicketScratch::Arrays& a) {
+    intern_ids(js, count, model, &a.ids);
     return a.ids;
   }
-  const std::vector<Job>& jobs;
   const Model& m;
   const SchedConf& conf;
   const TicketOptions& topt;
@@ -778,10 +994,9 @@ struct Pass {
 // functional and override tickets (the same in both passes) and their
 // pass-1 totals.
 void running_tickets(Pass& p) {
-  const std::vector<Job>& jobs = p.jobs;
   const std::vector<LJob>& lj = p.ids.job;
   const size_t n = p.n;
-  build_work_tree(jobs, p.m, p.ids, p.s.found, &p.w);
+  build_work_tree(n, p.m, p.ids, p.s.tree, &p.w);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
   count_jobs(p.w.nodes, p.running, p.w.job_node, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);
@@ -922,9 +1137,11 @@ class FunctionalPicks {
     last_eval_.assign(cats_.size(), 0.0);
     if (!p_.topt.group_tied_categories) pick_each();
     else if (max_picks_ > 0) pick_grouped();
-    // Members never picked copy their category's last evaluation (destribute_ftickets).
-    for (size_t c = 0; c < cats_.size(); ++c)
-      for (size_t k = head_[c]; k < cats_[c].size(); ++k) p_.r.jobs[cats_[c][k]].ftckt = last_eval_[c];
+    // Members never picked copy their category's last evaluation
+    // (destribute_ftickets); in job order, as add_to_prior.
+    const std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    for (size_t j : p_.pending)
+      if (cat_of[j] < kHead) p_.r.jobs[j].ftckt = last_eval_[cat_of[j]];
     if (step_.dependent) add_to_prior();
   }
 
@@ -936,75 +1153,106 @@ class FunctionalPicks {
   struct CatInfo {
     FShares share;
     const double *u = nullptr, *p = nullptr, *d = nullptr;
+    uint32_t user = 0;
   };
 
-  // Hashed: the picks do not depend on the categories' order (a pick is
-  // the largest value, ties to the earlier job, and jobs are distinct).
-  // Key: -js, then the user, project and department ids (kNoId = not in the key).
+  // Grouped per user (counting sort on the dense user ids), then per user
+  // by a small table: the picks do not depend on the categories' order (a
+  // pick is the largest value, ties to the earlier job, and jobs are
+  // distinct).  Key: the user id, then the project and department ids and
+  // -js (kNoId = not in the key).  The jobs are read once, in pending order,
+  // into flat records (a record per member, bucket by bucket), so no later
+  // step of the grouping reads a job at random.
   void build_categories() {
     const std::vector<size_t>& pending = p_.pending;
-    FlatIndex& cat_index = p_.s.cat_index;
-    cat_index.reset(pending.size());
-    std::vector<uint32_t>& cat_of = p_.s.cat_of;
-    cat_of.assign(pending.size(), UINT32_MAX);
-    std::vector<size_t>& cat_size = p_.s.cat_size;
-    cat_size.clear();
-    for (size_t k = 0; k < pending.size(); ++k) {
-      const size_t j = pending[k];
-      const FShares f = object_fshares(jobs_[j], ids_);
-      if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) continue;
-      // A positive fshare means a named object, so kNoId never stands for a name.
-      const LJob& l = jobs_[j];
-      const Key5 key{{dbits(f.job), f.user > 0 ? l.u : kNoId, f.project > 0 ? l.p : kNoId, f.dept > 0 ? l.d : kNoId,
-                      0}};
-      bool added = false;
-      const uint32_t c = cat_index.insert(key, static_cast<uint32_t>(cat_size.size()), &added);
-      if (added) cat_size.push_back(0);
-      cat_of[k] = c;
-      ++cat_size[c];
+    const uint32_t none = static_cast<uint32_t>(ids_.uo.size());  // the bucket of jobs with no user share
+    std::vector<uint32_t>& off = p_.s.user_off;
+    std::vector<CatRec>& recs = p_.s.cat_recs;
+    off.assign(static_cast<size_t>(none) + 2, 0);
+    // A job's bucket (UINT32_MAX: in no category).
+    auto bucket_of = [&](const LJob& l) {
+      const FShares f = object_fshares(l, ids_);
+      if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) return UINT32_MAX;
+      return f.user > 0 ? l.u : none;
+    };
+    for (size_t j : pending) {
+      const uint32_t b = bucket_of(jobs_[j]);
+      if (b != UINT32_MAX) ++off[b + 1];
     }
-    cats_.off.assign(cat_size.size() + 1, 0);
-    for (size_t c = 0; c < cat_size.size(); ++c) cats_.off[c + 1] = cats_.off[c] + cat_size[c];
-    cats_.flat.resize(cats_.off.back());
-    std::vector<size_t> fill(cats_.off.begin(), cats_.off.end() - 1);
-    for (size_t k = 0; k < pending.size(); ++k)
-      if (cat_of[k] != UINT32_MAX) cats_.flat[fill[cat_of[k]]++] = pending[k];
-    order_categories();
+    for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
+    recs.resize(off[static_cast<size_t>(none) + 1]);
+    std::vector<uint32_t>& fill = p_.s.user_fill;
+    fill.assign(off.begin(), off.end() - 1);
+    for (size_t j : pending) {
+      const LJob& l = jobs_[j];
+      const uint32_t b = bucket_of(l);
+      if (b == UINT32_MAX) continue;
+      recs[fill[b]++] = CatRec{l.js, p_.prior[j], l.submit, l.id, static_cast<uint32_t>(j), 0, l.u, l.p, l.d,
+                               l.has_p, l.has_d};
+    }
+    // Per bucket: its categories, numbered in order of first member, and
+    // its records moved category by category (pending order kept).
+    std::vector<size_t>& cat_size = p_.s.cat_size;
+    std::vector<CatRec>& moved = p_.s.cat_moved;
+    moved.resize(recs.size());
+    cat_size.clear();
+    cats_.off.assign(1, 0);
+    BlockIndex& index = p_.s.cat_index;
+    for (size_t b = 0; b <= none; ++b) {
+      const uint32_t lo = off[b], hi = off[b + 1];
+      if (lo == hi) continue;
+      const size_t first = cat_size.size();
+      index.begin(hi - lo);
+      for (uint32_t q = lo; q < hi; ++q) {
+        // Key: the project and department ids (kNoId: not in the key; a
+        // positive fshare means a named object, so kNoId never stands for a
+        // name) and -js.
+        const CatRec& x = recs[q];
+        const FShares f = object_fshares(x.u, x.p, x.d, x.js, ids_);
+        const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? x.p : kNoId) << 32) | (f.dept > 0 ? x.d : kNoId);
+        bool added = false;
+        recs[q].c = index.insert(pd, dbits(f.job), static_cast<uint32_t>(cat_size.size()), &added);
+        if (added) cat_size.push_back(0);
+        ++cat_size[recs[q].c];
+      }
+      index.end();
+      for (size_t c = first; c < cat_size.size(); ++c) cats_.off.push_back(cats_.off.back() + cat_size[c]);
+      for (size_t c = first; c < cat_size.size(); ++c) cat_size[c] = cats_.off[c];  // now each one's fill point
+      for (uint32_t q = lo; q < hi; ++q) moved[cat_size[recs[q].c]++] = recs[q];
+    }
+    order_categories(moved);
+    cats_.flat.resize(moved.size());
+    std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    cat_of.assign(p_.n, kNoCat);
+    for (size_t c = 0; c < cats_.size(); ++c)
+      for (size_t k = cats_.off[c]; k < cats_.off[c + 1]; ++k) {
+        cats_.flat[k] = moved[k].j;
+        cat_of[moved[k].j] = static_cast<uint32_t>(c);
+      }
     info_.resize(cats_.size());
     for (size_t c = 0; c < cats_.size(); ++c) {
-      const LJob& jb = jobs_[cats_[c][0]];
-      info_[c].share = object_fshares(jb, ids_);
-      if (info_[c].share.user != 0) info_[c].u = &cnt_.u(jb);
-      if (info_[c].share.project != 0 && jb.has_p) info_[c].p = &cnt_.p(jb);
-      if (info_[c].share.dept != 0 && jb.has_d) info_[c].d = &cnt_.d(jb);
+      const CatRec& x = moved[cats_.off[c]];
+      info_[c].share = object_fshares(x.u, x.p, x.d, x.js, ids_);
+      info_[c].user = x.u;
+      if (info_[c].share.user != 0) info_[c].u = &cnt_.user[x.u];
+      if (info_[c].share.project != 0 && x.has_p) info_[c].p = &cnt_.project[x.p];
+      if (info_[c].share.dept != 0 && x.has_d) info_[c].d = &cnt_.dept[x.d];
     }
   }
 
   // Each category's order: prior tickets desc when dependent, then earlier
-  // (submit, id); sorted on flat records so no comparison reads a Job.
-  void order_categories() {
-    struct CRec {
-      double prior;
-      int64_t submit;
-      uint64_t id;
-      size_t idx;
-    };
-    std::vector<CRec> recs;
+  // (submit, id); sorted on the flat records, so no comparison reads a Job.
+  void order_categories(std::vector<CatRec>& recs) {
     const bool dep = step_.dependent;
     for (size_t c = 0; c < cats_.size(); ++c) {
       const size_t b = cats_.off[c], e = cats_.off[c + 1];
       if (e - b < 2) continue;
-      recs.clear();
-      for (size_t k = b; k < e; ++k) {
-        const size_t j = cats_.flat[k];
-        recs.push_back(CRec{p_.prior[j], jobs_[j].submit, jobs_[j].id, j});
-      }
-      mfprio::stable_order(recs.begin(), recs.end(), [dep](const CRec& a, const CRec& x) {
-        if (dep && a.prior != x.prior) return a.prior > x.prior;
-        if (a.submit != x.submit) return a.submit < x.submit;
-        return a.id < x.id;
-      });
-      for (size_t k = b; k < e; ++k) cats_.flat[k] = recs[k - b].idx;
+      mfprio::stable_order(recs.begin() + static_cast<std::ptrdiff_t>(b), recs.begin() + static_cast<std::ptrdiff_t>(e),
+                           [dep](const CatRec& a, const CatRec& x) {
+                             if (dep && a.prior != x.prior) return a.prior > x.prior;
+                             if (a.submit != x.submit) return a.submit < x.submit;
+                             return a.id < x.id;
+                           });
     }
   }
 
@@ -1026,6 +1274,7 @@ class FunctionalPicks {
   void take(size_t best_c) {
     const size_t j = cats_[best_c][head_[best_c]];
     ++head_[best_c];
+    p_.s.cat_of[j] = kTaken;
     const LJob& jb = jobs_[j];
     const FShares f = object_fshares(jb, ids_);
     cnt_.add(jb);
@@ -1090,10 +1339,16 @@ class FunctionalPicks {
   // still holds jobs every member's but its first remaining one's, which
   // keeps its prior for that sort (its ftckt is reported all the same).
   // Jobs in no category have 0 functional tickets.
+  // The first remaining jobs are marked first (kHead), so the jobs are then
+  // read in pending order only.
   void add_to_prior() {
+    std::vector<uint32_t>& cat_of = p_.s.cat_of;
     for (size_t c = 0; c < cats_.size(); ++c)
-      for (size_t k = 0; k < cats_[c].size(); ++k)
-        if (k != head_[c]) p_.prior[cats_[c][k]] += p_.r.jobs[cats_[c][k]].ftckt;
+      if (head_[c] < cats_[c].size()) cat_of[cats_[c][head_[c]]] = kHead;
+    for (size_t j : p_.pending) {
+      const uint32_t c = cat_of[j];
+      if (c != kNoCat && c != kHead) p_.prior[j] += p_.r.jobs[j].ftckt;
+    }
   }
 
   void pick_grouped();
@@ -1126,15 +1381,43 @@ class FunctionalPicks {
 // the group's current best member.  A category joining a group may improve
 // the group's best member: the join pushes a fresh upper bound (+inf) for
 // that group.
+struct TiedMember {
+  int64_t submit;
+  uint64_t id;
+  uint32_t c, gen;
+};
+struct TiedGroup {
+  FShares base;  // user share already divided by its count + 1 (shared)
+  const double *p = nullptr, *d = nullptr;
+  double prior = 0;
+  std::vector<TiedMember> members;  // heap; entries of moved categories are stale (gen)
+};
+// Reused by every pass: groups_[0, ngroups) are this pass's (the others
+// keep their members' capacity).
+struct TiedScratch {
+  std::vector<TiedGroup> groups;
+  FlatIndex group_of;  // (user share, project id, department id, -js, prior) -> group
+  std::vector<uint32_t> gen;
+  std::vector<FCand> gheap;
+  std::vector<uint32_t> ucat_off, ucat, fill;
+};
+
 class TiedGroups {
  public:
-  explicit TiedGroups(FunctionalPicks& f) : f_(f), gen_(f.cats_.size(), 0) {}
+  explicit TiedGroups(FunctionalPicks& f)
+      : f_(f), groups_(f.p_.s.tied->groups), group_of_(f.p_.s.tied->group_of), gen_(f.p_.s.tied->gen),
+        gheap_(f.p_.s.tied->gheap), ucat_off_(f.p_.s.tied->ucat_off), ucat_(f.p_.s.tied->ucat),
+        fill_(f.p_.s.tied->fill) {
+    group_of_.reset(f.cats_.size());
+    gen_.assign(f.cats_.size(), 0);
+    gheap_.clear();
+  }
 
   void run() {
     index_user_categories();
     for (size_t c = 0; c < f_.cats_.size(); ++c) join(c, false);
-    gheap_.reserve(groups_.size() + 64);
-    for (size_t g = 0; g < groups_.size(); ++g) {
+    gheap_.reserve(ngroups_ + 64);
+    for (size_t g = 0; g < ngroups_; ++g) {
       const Member& m0 = groups_[g].members.front();
       gheap_.push_back(FCand{group_value(groups_[g]), m0.submit, m0.id, g, 0});
     }
@@ -1163,21 +1446,12 @@ class TiedGroups {
   }
 
  private:
-  struct Member {
-    int64_t submit;
-    uint64_t id;
-    uint32_t c, gen;
-  };
+  using Member = TiedMember;
+  using Group = TiedGroup;
   static bool later(const Member& a, const Member& b) {  // min-heap on (submit, id)
     if (a.submit != b.submit) return a.submit > b.submit;
     return a.id > b.id;
   }
-  struct Group {
-    FShares base;  // user share already divided by its count + 1 (shared)
-    const double *p = nullptr, *d = nullptr;
-    double prior = 0;
-    std::vector<Member> members;  // heap; entries of moved categories are stale (gen)
-  };
   static constexpr size_t kStale = SIZE_MAX;
 
   // The categories of each user whose value reads the user's count.
@@ -1186,12 +1460,12 @@ class TiedGroups {
     const size_t users = f_.ids_.uo.size();
     ucat_off_.assign(users + 1, 0);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ++ucat_off_[f_.jobs_[f_.cats_[c][0]].u + 1];
+      if (f_.info_[c].u) ++ucat_off_[f_.info_[c].user + 1];
     for (size_t u = 0; u < users; ++u) ucat_off_[u + 1] += ucat_off_[u];
     ucat_.resize(ucat_off_.back());
-    std::vector<uint32_t> fill(ucat_off_.begin(), ucat_off_.end() - 1);
+    fill_.assign(ucat_off_.begin(), ucat_off_.end() - 1);
     for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ucat_[fill[f_.jobs_[f_.cats_[c][0]].u]++] = static_cast<uint32_t>(c);
+      if (f_.info_[c].u) ucat_[fill_[f_.info_[c].user]++] = static_cast<uint32_t>(c);
   }
   void push_bound(size_t g) {
     gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
@@ -1199,27 +1473,28 @@ class TiedGroups {
   }
   // bound: push a fresh upper bound for the group (not while the first
   // groups are built: the heap is made once from them afterwards).
+  // The category's next job from its record (the records are in category
+  // order, and the prior does not change during the picks).
   void join(size_t c, bool bound) {
-    const size_t j = f_.cats_[c][f_.head_[c]];
+    const CatRec& x = f_.p_.s.cat_moved[f_.cats_.off[c] + f_.head_[c]];
     const FunctionalPicks::CatInfo& ci = f_.info_[c];
     FShares base = ci.share;
     if (f_.p_.shared_f && ci.u) base.user /= *ci.u + 1;
-    const double pr = f_.step_.dependent ? f_.p_.prior[j] : 0.0;
-    const Key5 key{{dbits(base.user), ci.p ? f_.jobs_[j].p : kNoId, ci.d ? f_.jobs_[j].d : kNoId, dbits(base.job),
-                    dbits(pr)}};
+    const double pr = f_.step_.dependent ? x.prior : 0.0;
+    const Key5 key{{dbits(base.user), ci.p ? x.p : kNoId, ci.d ? x.d : kNoId, dbits(base.job), dbits(pr)}};
     bool added = false;
-    const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(groups_.size()), &added);
+    const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(ngroups_), &added);
     if (added) {
-      Group g;
+      if (ngroups_ == groups_.size()) groups_.emplace_back();
+      Group& g = groups_[ngroups_++];
       g.base = base;
       g.p = ci.p;
       g.d = ci.d;
       g.prior = pr;
-      groups_.push_back(std::move(g));
+      g.members.clear();
     }
     Group& g = groups_[gi];
-    const LJob& jb = f_.jobs_[j];
-    g.members.push_back(Member{jb.submit, jb.id, static_cast<uint32_t>(c), gen_[c]});
+    g.members.push_back(Member{x.submit, x.id, static_cast<uint32_t>(c), gen_[c]});
     std::push_heap(g.members.begin(), g.members.end(), later);
     if (bound) push_bound(gi);
   }
@@ -1254,11 +1529,12 @@ class TiedGroups {
   }
 
   FunctionalPicks& f_;
-  std::vector<Group> groups_;
-  FlatIndex group_of_;  // (user share, project id, department id, -js, prior) -> group
-  std::vector<uint32_t> gen_;
-  std::vector<FCand> gheap_;
-  std::vector<uint32_t> ucat_off_, ucat_;
+  std::vector<Group>& groups_;
+  size_t ngroups_ = 0;
+  FlatIndex& group_of_;
+  std::vector<uint32_t>& gen_;
+  std::vector<FCand>& gheap_;
+  std::vector<uint32_t>&ucat_off_, &ucat_, &fill_;
 };
 
 void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
@@ -1268,20 +1544,12 @@ void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
 class ShareSort {
  public:
   ShareSort(Pass& p, const PolicyStep& step)
-      : p_(p), w_(p.w), step_(step), doff_(p.s.doff), direct_(p.s.direct), key_(p.s.key), st_(p.s.st),
-        base_(p.s.base), all_(p.s.all), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs) {}
+      : p_(p), w_(p.w), step_(step), begin_(p.s.doff), rbegin_(p.s.direct), st_(p.s.st), all_(p.s.all),
+        run_(p.s.all_running), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs), frames_(p.s.frames) {}
 
   void run() {
-    const std::vector<LJob>& jobs = p_.ids.job;
-    const size_t n = p_.n;
-    index_direct_jobs();
-    key_.assign(n, 0.0);
-    st_.assign(n, 0.0);
-    base_.assign(n, 0.0);
-    for (size_t j = 0; j < n; ++j) {
-      base_[j] = step_.dependent && !jobs[j].running ? p_.prior[j] : 0.0;
-      key_[j] = step_.dependent ? base_[j] + 0.01 * jobs[j].js : jobs[j].js;
-    }
+    count_direct_jobs();
+    st_.assign(p_.n, 0.0);
     walk_root_ = 0;
     for (;;) {
       if (has_direct(walk_root_)) break;
@@ -1291,15 +1559,8 @@ class ShareSort {
       if (active != 1) break;
       walk_root_ = only;
     }
-    all_.clear();
-    all_.reserve(n);
-    auto active_spans = [&](const Span& s) {
-      std::vector<Span> out;
-      for (int c : w_.nodes[s.node].children)
-        if (w_.nodes[c].jobs > 0) out.push_back(Span{c, 0});
-      return out;
-    };
-    walk_depth_first(Span{walk_root_, 0}, active_spans, [&](Span& s) { enter(s); }, [&](const Span& s) { leave(s); });
+    lay_out();
+    walk([](int) {}, [&](int node) { leave(node); });
     std::vector<int8_t> bound_memo(w_.nodes.size(), -1);  // path_compensated per node
     auto bound_of = [&](int node) {
       if (bound_memo[node] < 0) bound_memo[node] = path_compensated(w_.nodes, node) ? 1 : 0;
@@ -1313,73 +1574,126 @@ class ShareSort {
   }
 
  private:
-  // A node's range of all_ starts where its entry found all_ (its direct
-  // jobs first); its active children's ranges follow, in order; leaving it,
-  // the whole range is sorted and assigned.
-  struct Span {
-    int node;
-    size_t b;
-  };
+  using Frame = ShareSortFrame;
 
-  // Each node's own jobs in job order: node k's are direct_[doff_[k], doff_[k + 1]).
-  void index_direct_jobs() {
-    const size_t n = p_.n;
-    doff_.assign(w_.nodes.size() + 1, 0);
-    for (size_t j = 0; j < n; ++j)
-      if (w_.job_node[j] >= 0) ++doff_[static_cast<size_t>(w_.job_node[j]) + 1];
-    for (size_t k = 0; k < w_.nodes.size(); ++k) doff_[k + 1] += doff_[k];
-    direct_.resize(doff_.back());
-    std::vector<uint32_t> fill(doff_.begin(), doff_.end() - 1);
-    for (size_t j = 0; j < n; ++j)
-      if (w_.job_node[j] >= 0) direct_[fill[static_cast<size_t>(w_.job_node[j])]++] = static_cast<uint32_t>(j);
+  // Depth-first from the walk root over the nodes with jobs, children in
+  // order (frames reused: no allocation per node).
+  template <typename Enter, typename Leave>
+  void walk(Enter&& enter, Leave&& leave) {
+    frames_.clear();
+    frames_.push_back(Frame{walk_root_, 0});
+    enter(walk_root_);
+    while (!frames_.empty()) {
+      Frame& f = frames_.back();
+      const std::vector<int>& kids = w_.nodes[f.node].children;
+      while (f.next < kids.size() && w_.nodes[kids[f.next]].jobs == 0) ++f.next;
+      if (f.next == kids.size()) {
+        const int done = f.node;
+        frames_.pop_back();
+        leave(done);
+        continue;
+      }
+      const int kid = kids[f.next++];
+      frames_.push_back(Frame{kid, 0});
+      enter(kid);
+    }
+  }
+
+  // Per node, its direct pending and running jobs' counts (in begin_, rbegin_ until lay_out).
+  void count_direct_jobs() {
+    begin_.assign(w_.nodes.size() + 1, 0);
+    rbegin_.assign(w_.nodes.size() + 1, 0);
+    const std::vector<LJob>& jobs = p_.ids.job;
+    for (size_t j = 0; j < p_.n; ++j)
+      if (const int node = w_.job_node[j]; node >= 0) ++(jobs[j].running ? rbegin_ : begin_)[static_cast<size_t>(node)];
   }
   bool has_direct(int node) const {
-    return doff_[static_cast<size_t>(node) + 1] > doff_[static_cast<size_t>(node)];
+    return begin_[static_cast<size_t>(node)] + rbegin_[static_cast<size_t>(node)] > 0;
   }
-  void enter(Span& s) {
+  // Every job in one array (running jobs in another) laid out as the lists
+  // were concatenated: a node's range is its direct jobs (in job order),
+  // then each active child's range in order.  Each node's direct range
+  // begins at begin_[node] (rbegin_[node]); its whole range ends where the
+  // next node in the walk's order begins, at its leaving.  The jobs are
+  // read once, in job order.  The first key: -js, or (dependent) the prior
+  // + 0.01 x -js (a running job's prior counts as 0).
+  void lay_out() {
+    size_t at = 0, rat = 0;
+    walk(
+        [&](int node) {
+          const size_t k = static_cast<size_t>(node);
+          const uint32_t c = begin_[k], rc = rbegin_[k];
+          begin_[k] = static_cast<uint32_t>(at);
+          rbegin_[k] = static_cast<uint32_t>(rat);
+          at += c;
+          rat += rc;
+        },
+        [](int) {});
+    all_.resize(at);
+    run_.resize(rat);
+    std::vector<uint32_t>& fill = p_.s.fill;
+    std::vector<uint32_t>& rfill = p_.s.rfill;
+    fill.assign(begin_.begin(), begin_.end());
+    rfill.assign(rbegin_.begin(), rbegin_.end());
     const std::vector<LJob>& jobs = p_.ids.job;
-    s.b = all_.size();
-    for (uint32_t k = doff_[static_cast<size_t>(s.node)]; k < doff_[static_cast<size_t>(s.node) + 1]; ++k) {
-      const size_t j = direct_[k];
-      all_.push_back(SRec{key_[j], jobs[j].id, static_cast<uint32_t>(j), jobs[j].dilute, jobs[j].running});
+    for (size_t j = 0; j < p_.n; ++j) {
+      const int node = w_.job_node[j];
+      if (node < 0) continue;
+      const LJob& l = jobs[j];
+      const double base = step_.dependent && !l.running ? p_.prior[j] : 0.0;
+      const double key = step_.dependent ? base + 0.01 * l.js : l.js;
+      const SRec rec{order_key(key), l.id, base, static_cast<uint32_t>(j), l.dilute};
+      if (l.running) run_[rfill[static_cast<size_t>(node)]++] = rec;
+      else all_[fill[static_cast<size_t>(node)]++] = rec;
     }
+    // Leaving a node, the arrays' fill is the end of its whole range.
+    ends_ = 0;
+    rends_ = 0;
   }
-  // Every job in one array laid out as the lists were concatenated: a node's
-  // range is its direct jobs, then each active child's range in order,
-  // sorted by the child before the node sorts the whole range.  The k-th job
-  // of the sorted range gets stt/dilute.
-  void leave(const Span& s) {
-    const int node = s.node;
-    const size_t b = s.b;
-    const size_t e = all_.size();
-    const bool assign = node != walk_root_ || has_direct(node);
-    if (!assign || e <= b) return;
-    natural_order(all_.data() + b, e - b, sort_buf_, sort_runs_, [](const SRec& a, const SRec& x) {
-      if (a.running != x.running) return a.running;
-      if (a.key != x.key) return a.key > x.key;
-      return a.id < x.id;
-    });
+  // Leaving a node: its whole range is sorted (each child's sorted before)
+  // and assigned: the k-th job of the sorted range (running ones first)
+  // gets stt/dilute; its key becomes its base + that.  Only the walk root's
+  // and its children's assignments can be a job's last, so only they are
+  // written out.  Nodes leave in postorder, so a node's range ends where
+  // the last node left ended, or at its own direct range's end.
+  void leave(int node) {
+    const size_t k = static_cast<size_t>(node);
+    const size_t b = begin_[k], rb = rbegin_[k];
+    const size_t e = std::max(ends_, static_cast<size_t>(p_.s.fill[k]));
+    const size_t re = std::max(rends_, static_cast<size_t>(p_.s.rfill[k]));
+    ends_ = e;
+    rends_ = re;
+    const bool assign = node != walk_root_ || has_direct_now(node);
+    if (!assign || (e <= b && re <= rb)) return;
+    const bool last = node == walk_root_ || w_.nodes[node].parent == walk_root_;
     double dilute = 1;
     const double stt = w_.nodes[node].stt;
-    for (size_t k = b; k < e; ++k) {
-      SRec& x = all_[k];
-      const size_t j = x.idx;
-      const double shr = stt / dilute;
-      st_[j] = shr * p_.WS;
-      key_[j] = base_[j] + st_[j];
-      x.key = key_[j];
-      dilute += x.slots;
+    for (auto [v, lo, hi] : {std::tuple<SRec*, size_t, size_t>{run_.data(), rb, re}, {all_.data(), b, e}}) {
+      natural_order(v + lo, hi - lo, sort_buf_, sort_runs_, srec_less);
+      for (size_t q = lo; q < hi; ++q) {
+        SRec& x = v[q];
+        const double st = stt / dilute * p_.WS;
+        x.k = order_key(x.base + st);
+        if (last) st_[x.idx] = st;
+        dilute += x.slots;
+      }
     }
+  }
+  bool has_direct_now(int node) const {
+    const size_t k = static_cast<size_t>(node);
+    return p_.s.fill[k] > begin_[k] || p_.s.rfill[k] > rbegin_[k];
   }
 
   Pass& p_;
   const WorkTree& w_;
   const PolicyStep step_;
-  std::vector<uint32_t>&doff_, &direct_;
-  std::vector<double>&key_, &st_, &base_;
+  std::vector<uint32_t>&begin_, &rbegin_;
+  std::vector<double>& st_;
   int walk_root_ = 0;
-  std::vector<SRec>&all_, &sort_buf_;
+  size_t ends_ = 0, rends_ = 0;
+  std::vector<SRec>&all_, &run_, &sort_buf_;
   std::vector<size_t>& sort_runs_;
+  std::vector<Frame>& frames_;
 };
 
 // Pass 2: the running jobs' share-tree tickets from running-only targets;
@@ -1406,6 +1720,38 @@ void running_pass2(Pass& p) {
 
 }  // namespace
 
+uint32_t dilute_slots(const Job& j) {
+  if (!j.pe || j.pe->ranges.empty()) return 1;
+  return std::max<uint32_t>(1, j.pe->ranges.front().min);
+}
+
+TicketJob ticket_job(const Job& job, const NameTables* names, const JobNameIds* ids) {
+  TicketJob t;
+  t.id = job.id;
+  t.submit_time = job.submit_time;
+  t.job_share = job.job_share;
+  t.override_tickets = job.override_tickets;
+  t.dilute = dilute_slots(job);
+  t.running = job.running;
+  t.user_name = job.user;
+  t.project_name = job.project;
+  t.department_name = job.department;
+  if (!names) return t;
+  const JobNameIds none;
+  const JobNameIds& h = ids ? *ids : none;
+  auto id_of = [](const NameTable& table, uint32_t hint, const std::string& name) {
+    if (hint < table.size() && table.names[hint] == name) return hint;
+    return table.find(name);
+  };
+  t.user = id_of(names->users, h.user, job.user);
+  t.project = id_of(names->projects, h.project, job.project);
+  t.department = id_of(names->departments, h.department, job.department);
+  return t;
+}
+
+TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
+TicketScratch::~TicketScratch() = default;
+
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt) {
   TicketResult r;
   compute_tickets(jobs, m, topt, &r);
@@ -1413,6 +1759,19 @@ TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& m, const
 }
 
 void compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketOptions& topt, TicketResult* out) {
+  const std::vector<JobNameIds>* given = topt.name_ids && topt.name_ids->size() == jobs.size() ? topt.name_ids
+                                                                                              : nullptr;
+  // In the scratch when there is one (10^6 TicketJobs are ~100 MB: a fresh
+  // vector per pass would be pages faulted in and zeroed every pass).
+  std::vector<TicketJob> local;
+  std::vector<TicketJob>& flat = topt.scratch ? topt.scratch->a->job_form : local;
+  flat.resize(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) flat[j] = ticket_job(jobs[j], m.names.get(), given ? &(*given)[j] : nullptr);
+  compute_tickets(flat.data(), flat.size(), m, topt, out);
+}
+
+void compute_tickets(const TicketJob* jobs, size_t n, const Model& m, const TicketOptions& topt,
+                     TicketResult* out) {
   std::unique_ptr<TicketScratch::Arrays> local;
   TicketScratch::Arrays* arrays = topt.scratch ? topt.scratch->a.get() : nullptr;
   if (!arrays) {
@@ -1420,7 +1779,7 @@ void compute_tickets(const std::vector<Job>& jobs, const Model& m, const TicketO
     arrays = local.get();
   }
   arrays->w.nodes = std::move(out->nodes);  // the last result's nodes, reused
-  Pass p(jobs, m, topt, *arrays, *out);
+  Pass p(jobs, n, m, topt, *arrays, *out);
   p.r.jobs.assign(p.n, JobTickets{});
   p.r.max_tix = 0;
   p.running.clear();

@@ -26,21 +26,29 @@
 //   max_tix = the largest tckts over pending jobs (pass 1) and running jobs (both
 //   passes); ntckts = tckts/max_tix, 0.5 for all when max_tix = 0 (sgeee.c:sge_do_priority).
 //
-// Entry point: compute_tickets.  compute_share_targets is exposed for tests and
-// the share monitor.
-// Cost: names to integer ids once per pass (a handle's ids checked against the
-// names, else three hash look-ups a job); share tree O(nodes + jobs log jobs *
-// depth), each level merging the runs its children left; pending override rounds only for
-// jobs whose objects carry override tickets, a lazy heap over their (user,
-// project, department) groups; functional picks a lazy heap over categories,
-// O(categories + pops log groups), categories whose values tie at every pick
-// (same user share over count, project, department, -js, prior) grouped in
-// one heap entry, a pick moving only the winner and its user's categories.
+// Entry point: compute_tickets (flat TicketJobs; the Job form wraps it).
+// compute_share_targets is exposed for tests and the share monitor.
+// Cost: a job's given ids are used as they are (ticket_job checks a handle's
+// against the names), other names one hash look-up each; the (user,
+// project) -> leaf map, the tree's preorder and project of each node kept
+// per state in a reused TicketScratch (dense per user id); share tree
+// O(nodes + jobs log jobs * depth) on 32-byte records laid out once in job
+// order, each level merging the runs its children left (from both ends, no
+// branch on the comparison); pending override rounds only for jobs whose
+// objects carry override tickets, a lazy heap over their (user, project,
+// department) groups; functional categories grouped per user by a counting
+// sort on user ids, then a small table per user (no table over all jobs);
+// picks a lazy heap over categories, O(categories + pops log groups),
+// categories whose values tie at every pick (same user share over count,
+// project, department, -js, prior) grouped in one heap entry, a pick moving
+// only the winner and its user's categories.  Every per-job step reads and
+// writes its arrays in job order or record order, not a job at random.
 // Invariants: deterministic (ties broken by submit time then job id); tickets >= 0.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ge_model.hpp"
@@ -100,7 +108,12 @@ struct JobNameIds {
 // The ticket pass's per-job and per-node arrays, kept between passes by a
 // caller that runs many (the policy's pass): reused, they keep their
 // capacity, so a pass over a queue like the last allocates and faults in
-// almost nothing.  One pass at a time per scratch.
+// almost nothing.  It also keeps what depends only on the state: while a
+// pass's Model has the same names and tree index objects as the last one
+// (Model::names, tree_index with tree_index_of == &tree; the scratch holds
+// both, so no other can be made at their address), each (user id, project
+// id)'s share-tree leaf and the tree's shape are reused.  One pass at a
+// time per scratch.
 class TicketScratch {
  public:
   TicketScratch();
@@ -111,9 +124,37 @@ class TicketScratch {
   std::unique_ptr<Arrays> a;
 };
 
+// A job as the ticket pass reads it: flat, no strings of its own.  Its
+// user, project and department are ids in Model::names' tables (users,
+// projects, departments) where the caller knows them: such an id must be
+// below its table's size and name the job's own name (the caller checked
+// it); kNoName, or any id when Model::names is null: the pass reads the
+// name in the view beside it (and numbers it, once per pass, when it is in
+// no table).  A view must stay valid through the call; "" = none (project,
+// department).
+struct TicketJob {
+  uint64_t id = 0;
+  int64_t submit_time = 0;
+  double job_share = 0;         // -js
+  double override_tickets = 0;  // qalter -ot
+  uint32_t dilute = 1;          // dilute_slots: max(1, min of the first PE range); 1 for a sequential job
+  bool running = false;
+  uint32_t user = kNoName, project = kNoName, department = kNoName;
+  std::string_view user_name, project_name, department_name;
+};
+
+// max(1, the first range's min): a parallel job's weight in the share
+// tree's dilution (sgeee.c); 1 without a PE request.
+uint32_t dilute_slots(const Job& job);
+
+// The TicketJob of `job` (its views point into it): ids from `ids` where
+// they are in range and name the job's own names, else found in `names`
+// (null: none), else kNoName.
+TicketJob ticket_job(const Job& job, const NameTables* names, const JobNameIds* ids = nullptr);
+
 // How the pass computes (never what): tests compare the forms.
 struct TicketOptions {
-  const std::vector<JobNameIds>* name_ids = nullptr;  // parallel to the jobs, or null
+  const std::vector<JobNameIds>* name_ids = nullptr;  // the Job form: parallel to the jobs, or null
 
   // Functional picks: one heap entry per group of categories whose values
   // are equal at every pick (false: one per category, the plain lazy heap).
@@ -122,8 +163,13 @@ struct TicketOptions {
   TicketScratch* scratch = nullptr;  // null: the pass's own arrays
 };
 
+// The pass over jobs[0, n) into *out, whose vectors (and nodes' strings)
+// are reused; out->jobs is parallel to the jobs.
+void compute_tickets(const TicketJob* jobs, size_t n, const Model& model, const TicketOptions& options,
+                     TicketResult* out);
+
+// The Job form: each job's ticket_job (with options.name_ids), then the pass.
 TicketResult compute_tickets(const std::vector<Job>& jobs, const Model& model, const TicketOptions& options = {});
-// The same into *out, whose vectors (and nodes' strings) are reused.
 void compute_tickets(const std::vector<Job>& jobs, const Model& model, const TicketOptions& options,
                      TicketResult* out);
 

@@ -50,17 +50,16 @@ constexpr double kMaxUrgency = 1e300;
 double bounded(double v) { return std::isnan(v) ? 0.0 : std::clamp(v, -kMaxUrgency, kMaxUrgency); }
 }  // namespace
 
-bool job_urgency(const Job& job, const Model& model, int64_t now, UrgencyParts* out,
-                 std::string* why) {
-  UrgencyParts p;
+bool static_urgency(const Job& job, const ComplexTable& complexes, StaticUrgency* out, std::string* why) {
+  StaticUrgency p;
   p.slots = urgency_slot_count(job);
   const double S = static_cast<double>(p.slots);
   // Implicit slots request: one slot per slot, times the slots complex urgency.
-  if (const Complex* slots = model.complexes.find("slots")) {
+  if (const Complex* slots = complexes.find("slots")) {
     p.rrcontr = bounded(p.rrcontr + 1.0 * static_cast<double>(slots->urgency) * S);
   }
   for (const auto& [name, value] : job.hard_requests) {
-    const Complex* c = model.complexes.find(name);
+    const Complex* c = complexes.find(name);
     if (c == nullptr) {
       *why = "job " + std::to_string(job.id) + ": request '" + name + "' names no complex";
       return false;
@@ -82,21 +81,32 @@ bool job_urgency(const Job& job, const Model& model, int64_t now, UrgencyParts* 
       p.rrcontr = bounded(p.rrcontr + static_cast<double>(c->urgency));
     }
   }
-  const SchedConf& conf = model.conf;
-  p.wtcontr = bounded(conf.weight_waiting_time * static_cast<double>(now - job.submit_time));
-  if (job.deadline) {
-    const int64_t left = *job.deadline - now;
-    p.deadline_bound = left <= 1;
-    p.dlcontr = bounded(conf.weight_deadline / static_cast<double>(std::max<int64_t>(left, 1)));
-  }
-  p.urg = bounded(p.rrcontr + p.wtcontr + p.dlcontr);
   *out = p;
   return true;
 }
 
-double normalize(double v, double lo, double hi) {
-  if (hi - lo < 1e-5) return 0.5;
-  return (v - lo) / (hi - lo);
+UrgencyParts timed_urgency(const StaticUrgency& s, const SchedConf& conf, int64_t submit_time, bool has_deadline,
+                           int64_t deadline, int64_t now) {
+  UrgencyParts p;
+  p.slots = s.slots;
+  p.rrcontr = s.rrcontr;
+  p.wtcontr = bounded(conf.weight_waiting_time * static_cast<double>(now - submit_time));
+  if (has_deadline) {
+    const int64_t left = deadline - now;
+    p.deadline_bound = left <= 1;
+    p.dlcontr = bounded(conf.weight_deadline / static_cast<double>(std::max<int64_t>(left, 1)));
+  }
+  p.urg = bounded(p.rrcontr + p.wtcontr + p.dlcontr);
+  return p;
 }
+
+bool job_urgency(const Job& job, const Model& model, int64_t now, UrgencyParts* out,
+                 std::string* why) {
+  StaticUrgency s;
+  if (!static_urgency(job, model.complexes, &s, why)) return false;
+  *out = timed_urgency(s, model.conf, job.submit_time, job.deadline.has_value(), job.deadline.value_or(0), now);
+  return true;
+}
+
 
 }  // namespace mfprio::gridengine

@@ -11,7 +11,10 @@
 //   wtcontr = weight_waiting_time * (now - submit)   (running jobs too)
 //   dlcontr = weight_deadline / max(deadline - now, 1) when a deadline is set
 //
-// Entry points: urgency_slot_count, job_urgency, normalize.
+// Entry points: urgency_slot_count, job_urgency, normalize; job_urgency is
+// static_urgency (S and rrcontr: the requests and complexes, no time) then
+// timed_urgency (wtcontr, dlcontr, urg at `now`), which a caller keeping a
+// job's static part across passes calls alone.
 // Invariant: job_urgency validates every request before returning parts.
 #pragma once
 
@@ -30,6 +33,12 @@ struct UrgencyParts {
   bool deadline_bound = false;  // deadline reached: dlcontr = weight_deadline
 };
 
+// The part of a job's urgency that does not depend on time.
+struct StaticUrgency {
+  double rrcontr = 0;
+  uint32_t slots = 1;  // S
+};
+
 // S of sge_urgency.c (sge_job_slot_request + pe_urgency_slots).
 uint32_t urgency_slot_count(const Job& job);
 
@@ -39,7 +48,18 @@ uint32_t urgency_slot_count(const Job& job);
 bool job_urgency(const Job& job, const Model& model, int64_t now, UrgencyParts* out,
                  std::string* why);
 
+// S and rrcontr; fails as job_urgency does.
+bool static_urgency(const Job& job, const ComplexTable& complexes, StaticUrgency* out, std::string* why);
+
+// The parts at `now` over the static part: wtcontr from the submit time,
+// dlcontr from the deadline (has_deadline false: none), urg the sum.
+UrgencyParts timed_urgency(const StaticUrgency& s, const SchedConf& conf, int64_t submit_time, bool has_deadline,
+                           int64_t deadline, int64_t now);
+
 // 0.5 when hi - lo < 1e-5, else (v - lo)/(hi - lo).  URG:sge_normalize_value.
-double normalize(double v, double lo, double hi);
+inline double normalize(double v, double lo, double hi) {
+  if (hi - lo < 1e-5) return 0.5;
+  return (v - lo) / (hi - lo);
+}
 
 }  // namespace mfprio::gridengine

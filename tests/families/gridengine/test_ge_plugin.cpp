@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -479,6 +481,84 @@ TEST_F(GePlugin, TwoHostsOnOneStoreDecayEachHourOnce) {
   EXPECT_NEAR(share("alice", "usage"), 1000.0 * hour, 1e-6);
   ASSERT_EQ(p_->ops.decay(T0 + 2 * kHour, nullptr, 0), MFPRIO_OK) << p_->err();
   EXPECT_NEAR(share("alice", "usage"), 1000.0 * hour * hour, 1e-6);
+}
+
+// The pass keeps each record's parts from pass to pass by position (job id
+// and a fingerprint of the attrs' texts): a queue changed between passes,
+// attr texts rewritten in place (same pointers), a job held and let go, a
+// second record of a job added, records dropped and reordered, a user name
+// rewritten in place, prices as a fresh plugin prices it.
+TEST_F(GePlugin, PassesOverAChangingQueuePriceAsAFreshPlugin) {
+  acct::AdminChanges ch;
+  ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 300, 0}, {"user", "carol", 50, 0}};
+  store(ch);
+  const std::string conf =
+      "weight_tickets_functional 1000\nweight_urgency 1\nweight_ticket 1\nweight_user 0.5\nweight_job 0.5\n";
+  Attrs aa{{"job_share", "10"}}, ca{{"requests.tq", "yes"}}, ea{{"requests.uq", "yes"}}, da{{"job_share", "20"}};
+  mfprio_job_t a = ge_job(1, "alice", 1, T0 - 600), b = ge_job(2, "bob", 2, T0 - 60);
+  char c_user[] = "carol";  // rewritten in place in the last step
+  mfprio_job_t c = ge_job(3, c_user, 1, T0 - 300), d = ge_job(4, "bob", 1, T0 - 30);
+  mfprio_job_t e = ge_job(5, "carol", 2, T0 - 30);  // the highest urgency: carol's c in between
+  aa.bind(&a);
+  ca.bind(&c);
+  ea.bind(&e);
+  da.bind(&d);
+  const char* const a_value = aa.a[0].value;
+  mfprio_job_t c_other = c;
+  c_other.partition = "other";
+  // Each step changes the queue (or its records' texts) before its pass.
+  const std::vector<std::function<std::vector<mfprio_job_t>()>> steps = {
+      [&] { return std::vector<mfprio_job_t>{a, b, c, d}; },
+      [&] {
+        aa.kv[1] = "90";  // in place: the attr's value pointer stays
+        return std::vector<mfprio_job_t>{a, b, c, d};
+      },
+      [&] {
+        mfprio_job_t held = b;
+        held.state = MFPRIO_JOB_HELD;
+        return std::vector<mfprio_job_t>{a, held, c, d};
+      },
+      [&] { return std::vector<mfprio_job_t>{a, b, c, d, c_other}; },
+      [&] { return std::vector<mfprio_job_t>{a, d, c, e}; },
+      [&] {
+        ca.kv[0] = "requests.uq";  // another queue (80000, not 40000), same length
+        ca.bind(&c);
+        return std::vector<mfprio_job_t>{a, d, c, e};
+      },
+      [&] {
+        std::memcpy(c_user, "alice", 6);  // carol's job is alice's now: same pointer, same length
+        return std::vector<mfprio_job_t>{a, d, c, e};
+      },
+  };
+  const auto reset = [&] {
+    std::memcpy(c_user, "carol", 6);
+    aa.kv[1] = "10";
+    ca.kv[0] = "requests.tq";
+    ca.bind(&c);
+  };
+  // Fresh: a new plugin for each step's queue.
+  std::vector<std::vector<uint32_t>> fresh;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    reset();
+    std::vector<mfprio_job_t> q;
+    for (size_t i = 0; i <= k; ++i) q = steps[i]();
+    p_.reset();
+    ASSERT_EQ(start(conf, kSeedComplexes), MFPRIO_OK) << p_->err();
+    fresh.push_back(prioritize(q, {}, T0));
+  }
+  EXPECT_NE(fresh[1][0], fresh[0][0]);  // the in-place -js changed alice's price
+  EXPECT_NE(fresh[5][2], fresh[4][2]);  // and the renamed request carol's
+  EXPECT_NE(fresh[6][2], fresh[5][2]);  // and the user rewritten in place carol's job
+  // Kept: one plugin through every step, each pass run three times (the
+  // policy's passes alternate between kept arrays).
+  reset();
+  p_.reset();
+  ASSERT_EQ(start(conf, kSeedComplexes), MFPRIO_OK) << p_->err();
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const std::vector<mfprio_job_t> q = steps[k]();
+    for (int rep = 0; rep < 3; ++rep) EXPECT_EQ(prioritize(q, {}, T0), fresh[k]) << "step " << k << " pass " << rep;
+  }
+  EXPECT_EQ(aa.a[0].value, a_value);  // (the -js text was rewritten in place)
 }
 
 }  // namespace

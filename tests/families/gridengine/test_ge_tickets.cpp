@@ -770,3 +770,135 @@ TEST(GeTicketScratch, ReusedArraysAndTreeIndexGiveAFreshPassResult) {
     }
   }
 }
+
+namespace {
+// Every number of two ticket results, and their share nodes.
+void expect_same_tickets(const TicketResult& got, const TicketResult& want, const std::string& what) {
+  ASSERT_EQ(got.jobs.size(), want.jobs.size()) << what;
+  EXPECT_EQ(got.max_tix, want.max_tix) << what;
+  for (size_t k = 0; k < want.jobs.size(); ++k) {
+    const JobTickets &a = got.jobs[k], &b = want.jobs[k];
+    EXPECT_EQ(a.stckt, b.stckt) << what << " job " << k;
+    EXPECT_EQ(a.ftckt, b.ftckt) << what << " job " << k;
+    EXPECT_EQ(a.otckt, b.otckt) << what << " job " << k;
+    EXPECT_EQ(a.pass1_tckts, b.pass1_tckts) << what << " job " << k;
+    EXPECT_EQ(a.share_node, b.share_node) << what << " job " << k;
+    EXPECT_EQ(a.share_bound, b.share_bound) << what << " job " << k;
+  }
+  for (const auto& [x, y] : {std::make_pair(&got.nodes, &want.nodes), std::make_pair(&got.nodes_running,
+                                                                                     &want.nodes_running)}) {
+    ASSERT_EQ(x->size(), y->size()) << what;
+    for (size_t n = 0; n < y->size(); ++n) {
+      EXPECT_EQ((*x)[n].name, (*y)[n].name) << what << " node " << n;
+      EXPECT_EQ((*x)[n].project, (*y)[n].project) << what << " node " << n;
+      EXPECT_EQ((*x)[n].children, (*y)[n].children) << what << " node " << n;
+      EXPECT_EQ((*x)[n].usage, (*y)[n].usage) << what << " node " << n;
+      EXPECT_EQ((*x)[n].jobs, (*y)[n].jobs) << what << " node " << n;
+      EXPECT_EQ((*x)[n].ostt, (*y)[n].ostt) << what << " node " << n;
+    }
+  }
+}
+
+// A model with numbered names and its tree indexed, as a policy's state
+// keeps it: project subtrees, `default` leaves inside and outside them.
+Model kept_state_model() {
+  Model m;
+  m.conf.weight_tickets_share = 1000;
+  m.conf.weight_tickets_functional = 500;
+  m.conf.compensation_factor = 2;
+  m.tree = tree_from(
+      "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2,3,6\n"
+      "id=1\nname=default\ntype=0\nshares=10\nchildnodes=NONE\n"
+      "id=2\nname=u1\ntype=0\nshares=30\nchildnodes=NONE\n"
+      "id=3\nname=p0\ntype=1\nshares=40\nchildnodes=4,5\n"
+      "id=4\nname=u2\ntype=0\nshares=5\nchildnodes=NONE\n"
+      "id=5\nname=default\ntype=0\nshares=3\nchildnodes=NONE\n"
+      "id=6\nname=p1\ntype=1\nshares=20\nchildnodes=NONE\n");
+  for (int u = 0; u < 6; ++u) m.users["u" + std::to_string(u)] = TicketObject{double(1 + u % 3), u == 2 ? 40.0 : 0.0};
+  m.projects["p0"] = TicketObject{5, 0};
+  m.projects["p1"] = TicketObject{2, 0};
+  m.departments["d0"] = TicketObject{3, 0};
+  m.user_usage["u1"] = Usage{500, 0, 0};
+  m.user_project_usage[{"u2", "p0"}] = Usage{90, 0, 0};
+  m.project_usage["p0"] = Usage{300, 0, 0};
+  auto t = std::make_shared<NameTables>();
+  for (const auto& [n, o] : m.users) t->users.add(n, m.users);
+  t->projects.add("", m.projects);
+  for (const auto& [n, o] : m.projects) t->projects.add(n, m.projects);
+  t->departments.add("", m.departments);
+  t->departments.add("d0", m.departments);
+  m.names = t;
+  return m;
+}
+}  // namespace
+
+// One TicketScratch over many passes of one state (its names and tree
+// index the same objects: the pass keeps each (user, project)'s leaf) gives
+// every pass what a fresh pass without names or index gives, whatever each
+// queue holds: new users and projects (some in no table), `default` leaves
+// copied per user, running jobs; and a new state's model (names and index
+// new objects) is not answered from the last one's.
+TEST(GeTicketScratch, KeptStateOverManyQueuesEqualsFreshPasses) {
+  std::mt19937 rng(11);
+  Model m = kept_state_model();
+  m.tree_index = index_share_tree(m.tree);
+  m.tree_index_of = &m.tree;
+  Model plain = m;
+  plain.names = nullptr;
+  plain.tree_index = nullptr;
+  plain.tree_index_of = nullptr;
+  TicketScratch scratch;
+  TicketResult kept;
+  for (int round = 0; round < 30; ++round) {
+    if (round == 20) {  // a new state: the same names object, another tree (u1 moves into p0)
+      Model next = kept_state_model();
+      next.names = m.names;
+      next.tree = tree_from(
+          "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n"
+          "id=1\nname=default\ntype=0\nshares=10\nchildnodes=NONE\n"
+          "id=2\nname=p0\ntype=1\nshares=40\nchildnodes=3\n"
+          "id=3\nname=u1\ntype=0\nshares=5\nchildnodes=NONE\n");
+      m = next;
+      m.tree_index = index_share_tree(m.tree);
+      m.tree_index_of = &m.tree;
+      plain = m;
+      plain.names = nullptr;
+      plain.tree_index = nullptr;
+      plain.tree_index_of = nullptr;
+    }
+    std::vector<Job> q;
+    const size_t n = 5 + rng() % 40;
+    for (size_t i = 0; i < n; ++i) {
+      JobB b(static_cast<uint32_t>(100 + i), "u" + std::to_string(rng() % (round < 10 ? 3 : 8)));  // u6, u7: no table
+      if (rng() % 2) b.project("p" + std::to_string(rng() % 3));  // p2: no table, no project
+      if (rng() % 2) b.dept("d0");
+      b.submitted(kNow - static_cast<int64_t>(rng() % 4) * 60);
+      if (rng() % 5 == 0) b.running();
+      q.push_back(b);
+    }
+    TicketOptions o;
+    o.scratch = &scratch;
+    compute_tickets(q, m, o, &kept);
+    expect_same_tickets(kept, compute_tickets(q, plain), "round " + std::to_string(round));
+  }
+}
+
+// The flat entry over TicketJobs that carry only names (every id kNoName)
+// gives what the Job form gives, with numbered names and without.
+TEST(GeTicketJob, NamesOnlyEqualJobForm) {
+  Model m = kept_state_model();
+  std::vector<Job> q = {JobB(1, "u1"), JobB(2, "u2").project("p0").dept("d0"), JobB(3, "u9").project("p0"),
+                        JobB(4, "u0").project("p9").running(), JobB(5, "u1").pe(4).js(2),
+                        JobB(6, "u2").project("p1").ot(10)};
+  for (const bool named : {true, false}) {
+    Model mm = m;
+    if (!named) mm.names = nullptr;
+    std::vector<TicketJob> flat;
+    for (const Job& j : q) flat.push_back(ticket_job(j, nullptr));
+    for (const TicketJob& t : flat) EXPECT_EQ(t.user, kNoName);
+    EXPECT_EQ(flat[4].dilute, 4u);
+    TicketResult got;
+    compute_tickets(flat.data(), flat.size(), mm, TicketOptions{}, &got);
+    expect_same_tickets(got, compute_tickets(q, mm), named ? "named" : "plain");
+  }
+}
