@@ -25,6 +25,7 @@
 #include <string>
 #include <utility>
 
+#include "stable_order.hpp"
 #include "store_impl.hpp"
 
 namespace mfprio::acct::detail {
@@ -326,8 +327,8 @@ void StoreImpl::write_journal() {
 // The jobs new to the ledger, then those already in it (store_impl.hpp:
 // ls_ledger_put_, ls_ledger_update_).
 void StoreImpl::flush_ledger() {
-  const auto old_rows = std::stable_partition(ledger_buf_.begin(), ledger_buf_.end(),
-                                              [](const LedgerRow& r) { return !r.existed; });
+  const auto old_rows = mfprio::stable_split(ledger_buf_.begin(), ledger_buf_.end(),
+                                             [](const LedgerRow& r) { return !r.existed; });
   const size_t fresh = static_cast<size_t>(old_rows - ledger_buf_.begin());
   auto bind = [&](size_t first) {
     return [this, first](sql::Stmt& st, int p, size_t i) {
