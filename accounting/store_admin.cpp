@@ -311,7 +311,7 @@ void StoreImpl::admin_rest(const AdminChanges& ch) {
     }
   }
   for (const WindowRow& w : ch.windows) {
-    put_window(ch.windows_family, w, /*add=*/false);
+    put_window(ch.windows_family, w);
     row_written();
   }
   for (const auto& [kind, name] : ch.delete_ticket_objects) {

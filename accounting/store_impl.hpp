@@ -95,7 +95,7 @@ class StoreImpl final : public Store {
   void auto_user_object(const std::string& user);
   bool auto_user_ = false;  // within apply_admin_txn: auto_user_* are set
   uint32_t auto_fshare_ = 0, auto_oticket_ = 0;
-  void put_window(const std::string& family, const WindowRow& row, bool add);  // store_windows.cpp
+  void put_window(const std::string& family, const WindowRow& row);  // store_windows.cpp
   // The windowed charge path (store_windows.cpp): a pass's charges in a few
   // statements whatever their number (see the top of that file).
   struct WinJob {  // a job's window_ledger row as the batch leaves it

@@ -49,20 +49,13 @@ void StoreImpl::check_window_row(const std::string& family, const WindowRow& w) 
   if (w.seconds < 0) throw StoreError(path_ + ": window length below 0");
 }
 
-// One row: set (an import), or added (the charges' statement, one row).
-void StoreImpl::put_window(const std::string& family, const WindowRow& w, bool add) {
+// One row set (an import): the usage replaces what the row had.
+void StoreImpl::put_window(const std::string& family, const WindowRow& w) {
   check_window_row(family, w);
-  if (add) {
-    ls_win_add_.run(db_, 1, [&](sql::Stmt& st, int p, size_t) {
-      st.bind(p, family).bind(p + 1, w.kind).bind(p + 2, w.name).bind(p + 3, w.start).bind(p + 4, w.seconds);
-      st.bind(p + 5, w.usage);
-    });
-  } else {
-    sql::StmtUse st(prep(st_win_set_,
-        "INSERT INTO usage_windows(family, kind, name, start, seconds, usage) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-        " ON CONFLICT(family, kind, name, start, seconds) DO UPDATE SET usage = excluded.usage"));
-    st->bind(1, family).bind(2, w.kind).bind(3, w.name).bind(4, w.start).bind(5, w.seconds).bind(6, w.usage).run();
-  }
+  sql::StmtUse st(prep(st_win_set_,
+      "INSERT INTO usage_windows(family, kind, name, start, seconds, usage) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+      " ON CONFLICT(family, kind, name, start, seconds) DO UPDATE SET usage = excluded.usage"));
+  st->bind(1, family).bind(2, w.kind).bind(3, w.name).bind(4, w.start).bind(5, w.seconds).bind(6, w.usage).run();
 }
 
 WindowResult StoreImpl::apply_windows(const WindowCycle& c) {
