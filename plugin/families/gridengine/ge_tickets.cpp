@@ -434,6 +434,14 @@ struct TreeCache {
   bool kept = false;
   TreeShape shape;
   std::vector<std::vector<LeafHit>> by_user;  // per user id, sorted by project id
+  // Per job position, the last pass's (user id, its LeafHit) from by_user,
+  // user kNoId: none (a queue like the last finds its jobs' leaves in job
+  // order, not in per-user vectors at random).
+  struct JobLeaf {
+    uint32_t user;
+    LeafHit hit;
+  };
+  std::vector<JobLeaf> last;
   FlatIndex found;                            // this pass's other (user, project) -> leaves[]
   std::vector<std::pair<int, bool>> leaves;
 };
@@ -505,6 +513,7 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
   if (!keep || !cache.kept || cache.names != m.names || cache.index != m.tree_index) {
     shape_tree(spec, &cache.shape);
     cache.by_user.clear();
+    cache.last.clear();
     cache.names = keep ? m.names : nullptr;
     cache.index = keep ? m.tree_index : nullptr;
     cache.kept = keep;
@@ -517,6 +526,7 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
   const uint32_t table_users = keep ? static_cast<uint32_t>(m.names->users.size()) : 0;
   const uint32_t table_projects = keep ? static_cast<uint32_t>(m.names->projects.size()) : 0;
   if (cache.by_user.size() < table_users) cache.by_user.resize(table_users);
+  cache.last.resize(n_jobs, TreeCache::JobLeaf{kNoId, LeafHit{kNoId, -1, false}});
   bool found_reset = false;
   auto find = [&](const LJob& l) {
     return find_job_leaf(w.nodes, index, std::string(ids.uname[l.u]),
@@ -526,15 +536,21 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
   for (size_t j = 0; j < n_jobs; ++j) {
     const LJob& l = ids.job[j];
     std::pair<int, bool> hit;
+    TreeCache::JobLeaf& memo = cache.last[j];
     if (l.u < table_users && l.p < table_projects) {
-      std::vector<LeafHit>& v = cache.by_user[l.u];
-      auto it = std::lower_bound(v.begin(), v.end(), l.p, [](const LeafHit& h, uint32_t p) { return h.project < p; });
-      if (it == v.end() || it->project != l.p) {
-        const auto [leaf, is_default] = find(l);
-        it = v.insert(it, LeafHit{l.p, leaf, is_default});
+      if (memo.user != l.u || memo.hit.project != l.p) {
+        std::vector<LeafHit>& v = cache.by_user[l.u];
+        auto it =
+            std::lower_bound(v.begin(), v.end(), l.p, [](const LeafHit& h, uint32_t p) { return h.project < p; });
+        if (it == v.end() || it->project != l.p) {
+          const auto [leaf, is_default] = find(l);
+          it = v.insert(it, LeafHit{l.p, leaf, is_default});
+        }
+        memo = TreeCache::JobLeaf{l.u, *it};
       }
-      hit = {it->leaf, it->is_default};
+      hit = {memo.hit.leaf, memo.hit.is_default};
     } else {
+      memo.user = kNoId;
       if (!found_reset) {
         cache.found.reset(1024);
         cache.leaves.clear();
@@ -712,11 +728,14 @@ void merge_runs(const T* a, const T* ae, const T* b, const T* be, T* d, Less les
 
 // A stable sort that uses the runs already in v: the share-tree levels sort
 // the concatenation of their children's lists, each still in its own order
-// and mostly in the new one.  Maximal non-descending runs are merged pairwise
-// (left first on ties), which is stable: the result is exactly
-// stable_order's.  Runs mostly of one element: stable_order itself.
-template <typename T, typename Less>
-void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& runs, Less less) {
+// and, when the keys are independent, in the new one.  Maximal
+// non-descending runs are merged pairwise (left first on ties), which is
+// stable: the result is exactly stable_order's.  Runs mostly of one
+// element: stable_order itself; more than `max_runs` runs (a merge pass per
+// doubling): `many_runs(v, n)`, which must give the same stable order.
+template <typename T, typename Less, typename ManyRuns>
+void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& runs, Less less, size_t max_runs,
+                   ManyRuns many_runs) {
   if (n < 2) return;
   runs.clear();
   runs.push_back(0);
@@ -724,6 +743,10 @@ void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& run
     if (less(v[i], v[i - 1])) runs.push_back(i);
   runs.push_back(n);
   if (runs.size() == 2) return;
+  if (runs.size() - 1 > max_runs) {
+    many_runs(v, n);
+    return;
+  }
   if (runs.size() > n / 2 + 2) {
     mfprio::stable_order(v, v + n, less);
     return;
@@ -857,6 +880,49 @@ uint64_t order_key(double v) {
 bool srec_less(const SRec& a, const SRec& b) {
   using u128 = unsigned __int128;
   return ((static_cast<u128>(a.k) << 64) | a.id) < ((static_cast<u128>(b.k) << 64) | b.id);
+}
+
+// srec_less's stable order by radix: a stable LSD radix sort on k, a byte a
+// pass (a byte equal in every record is no pass), then each run of equal k
+// stably by id.  Stable on k, then stable on id within equal k: exactly
+// stable_order(srec_less)'s result.  For the upper share-tree levels of a
+// dependent step, whose children's lists are cut into many short runs by
+// the prior tickets (a merge sort's log2(runs) passes over 32-byte records).
+void radix_order(SRec* v, size_t n, std::vector<SRec>& buf) {
+  if (n < 2) return;
+  std::array<std::array<uint32_t, 256>, 8> count{};
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t k = v[i].k;
+    for (size_t d = 0; d < 8; ++d) ++count[d][(k >> (8 * d)) & 255];
+  }
+  if (buf.size() < n) buf.resize(n);
+  SRec* src = v;
+  SRec* dst = buf.data();
+  for (size_t d = 0; d < 8; ++d) {
+    std::array<uint32_t, 256>& at = count[d];
+    if (at[(v[0].k >> (8 * d)) & 255] == n) continue;
+    uint32_t sum = 0;
+    for (uint32_t& c : at) {
+      const uint32_t here = c;
+      c = sum;
+      sum += here;
+    }
+    for (size_t i = 0; i < n; ++i) dst[at[(src[i].k >> (8 * d)) & 255]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != v) std::copy(src, src + n, v);
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && v[j].k == v[i].k) ++j;
+    if (j - i > 1) mfprio::stable_order(v + i, v + j, [](const SRec& a, const SRec& b) { return a.id < b.id; });
+    i = j;
+  }
+}
+// How the share-tree levels sort: merges for a few runs, radix for many.
+constexpr size_t kRadixMinRuns = 64;
+void share_order(SRec* v, size_t n, std::vector<SRec>& buf, std::vector<size_t>& runs, bool radix) {
+  natural_order(v, n, buf, runs, srec_less, radix && n >= 1024 ? kRadixMinRuns : SIZE_MAX,
+                [&buf](SRec* x, size_t m) { radix_order(x, m, buf); });
 }
 // One node on the share sort's walk and its next child.
 struct ShareSortFrame {
@@ -1669,7 +1735,7 @@ class ShareSort {
     double dilute = 1;
     const double stt = w_.nodes[node].stt;
     for (auto [v, lo, hi] : {std::tuple<SRec*, size_t, size_t>{run_.data(), rb, re}, {all_.data(), b, e}}) {
-      natural_order(v + lo, hi - lo, sort_buf_, sort_runs_, srec_less);
+      share_order(v + lo, hi - lo, sort_buf_, sort_runs_, p_.topt.radix_share_levels);
       for (size_t q = lo; q < hi; ++q) {
         SRec& x = v[q];
         const double st = stt / dilute * p_.WS;

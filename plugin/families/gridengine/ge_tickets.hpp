@@ -160,6 +160,10 @@ struct TicketOptions {
   // are equal at every pick (false: one per category, the plain lazy heap).
   bool group_tied_categories = true;
 
+  // Share-tree levels whose lists arrive cut into many runs sorted by radix
+  // (false: merges of the runs alone).
+  bool radix_share_levels = true;
+
   TicketScratch* scratch = nullptr;  // null: the pass's own arrays
 };
 
