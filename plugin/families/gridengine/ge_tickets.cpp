@@ -882,47 +882,46 @@ bool srec_less(const SRec& a, const SRec& b) {
   return ((static_cast<u128>(a.k) << 64) | a.id) < ((static_cast<u128>(b.k) << 64) | b.id);
 }
 
-// srec_less's stable order by radix: a stable LSD radix sort on k, a byte a
-// pass (a byte equal in every record is no pass), then each run of equal k
-// stably by id.  Stable on k, then stable on id within equal k: exactly
+// srec_less's stable order by radix, most significant byte of k first:
+// a byte equal in every record of a range is no pass; a range is scattered
+// stably by its byte into the other buffer and each bucket sorted on by the
+// next byte; a bucket of at most 48 records, or of one key, is
+// stable_order'd (by (k, id), or by id).  Stable at every step: exactly
 // stable_order(srec_less)'s result.  For the upper share-tree levels of a
 // dependent step, whose children's lists are cut into many short runs by
-// the prior tickets (a merge sort's log2(runs) passes over 32-byte records).
-void radix_order(SRec* v, size_t n, std::vector<SRec>& buf) {
-  if (n < 2) return;
-  std::array<std::array<uint32_t, 256>, 8> count{};
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t k = v[i].k;
-    for (size_t d = 0; d < 8; ++d) ++count[d][(k >> (8 * d)) & 255];
-  }
-  if (buf.size() < n) buf.resize(n);
-  SRec* src = v;
-  SRec* dst = buf.data();
-  for (size_t d = 0; d < 8; ++d) {
-    std::array<uint32_t, 256>& at = count[d];
-    if (at[(v[0].k >> (8 * d)) & 255] == n) continue;
-    uint32_t sum = 0;
-    for (uint32_t& c : at) {
-      const uint32_t here = c;
-      c = sum;
-      sum += here;
+// the prior tickets (a merge sort's log2(runs) passes over 32-byte
+// records; the doubles' top bytes split such a range into small buckets
+// in two or three passes).  The records are in a (b: scratch); the result
+// goes to b when `into_b`, else stays in a.
+void radix_order(SRec* a, SRec* b, size_t n, int byte, bool into_b) {
+  for (;; --byte) {
+    if (n <= 48 || byte < 0) {
+      if (byte < 0) mfprio::stable_order(a, a + n, [](const SRec& x, const SRec& y) { return x.id < y.id; });
+      else mfprio::stable_order(a, a + n, srec_less);
+      if (into_b) std::copy(a, a + n, b);
+      return;
     }
-    for (size_t i = 0; i < n; ++i) dst[at[(src[i].k >> (8 * d)) & 255]++] = src[i];
-    std::swap(src, dst);
-  }
-  if (src != v) std::copy(src, src + n, v);
-  for (size_t i = 0; i < n;) {
-    size_t j = i + 1;
-    while (j < n && v[j].k == v[i].k) ++j;
-    if (j - i > 1) mfprio::stable_order(v + i, v + j, [](const SRec& a, const SRec& b) { return a.id < b.id; });
-    i = j;
+    const int shift = 8 * byte;
+    std::array<uint32_t, 257> at{};
+    for (size_t i = 0; i < n; ++i) ++at[((a[i].k >> shift) & 255) + 1];
+    if (at[((a[0].k >> shift) & 255) + 1] == n) continue;  // one bucket: the next byte
+    for (size_t d = 1; d <= 256; ++d) at[d] += at[d - 1];
+    std::array<uint32_t, 256> fill;
+    std::copy(at.begin(), at.end() - 1, fill.begin());
+    for (size_t i = 0; i < n; ++i) b[fill[(a[i].k >> shift) & 255]++] = a[i];
+    for (size_t d = 0; d < 256; ++d)
+      if (at[d + 1] > at[d]) radix_order(b + at[d], a + at[d], at[d + 1] - at[d], byte - 1, !into_b);
+    return;
   }
 }
 // How the share-tree levels sort: merges for a few runs, radix for many.
 constexpr size_t kRadixMinRuns = 64;
 void share_order(SRec* v, size_t n, std::vector<SRec>& buf, std::vector<size_t>& runs, bool radix) {
   natural_order(v, n, buf, runs, srec_less, radix && n >= 1024 ? kRadixMinRuns : SIZE_MAX,
-                [&buf](SRec* x, size_t m) { radix_order(x, m, buf); });
+                [&buf](SRec* x, size_t m) {
+                  if (buf.size() < m) buf.resize(m);
+                  radix_order(x, buf.data(), m, 7, false);
+                });
 }
 // One node on the share sort's walk and its next child.
 struct ShareSortFrame {
