@@ -43,6 +43,7 @@ struct Ids {
   std::vector<LJob> job;  // per job
   std::vector<const TicketObject*> uo, po, dobj;  // per id, nullptr = none
   std::vector<std::string_view> uname, pname;     // per id: the user's, the project's name
+  std::vector<double> ufs, pfs, dfs;              // per id: its object's fshare, 0 = none
 };
 
 const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
@@ -134,6 +135,14 @@ void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
     l.d = one(dn, t ? &t->departments : nullptr, jb.department, no_department, jb.department_name, m.departments,
               ids.dobj, nullptr, &l.has_d);
   }
+  // The fshares by id (a job's read from flat arrays, not through its objects).
+  auto fshares = [](const std::vector<const TicketObject*>& objects, std::vector<double>& out) {
+    out.resize(objects.size());
+    for (size_t i = 0; i < objects.size(); ++i) out[i] = objects[i] ? objects[i]->fshare : 0.0;
+  };
+  fshares(ids.uo, ids.ufs);
+  fshares(ids.po, ids.pfs);
+  fshares(ids.dobj, ids.dfs);
 }
 
 // An equality key of up to five words (ids, and doubles by their bits with
@@ -624,12 +633,7 @@ struct FShares {
 };
 
 FShares object_fshares(uint32_t u, uint32_t p, uint32_t d, double js, const Ids& ids) {
-  FShares f;
-  if (auto* o = ids.uo[u]) f.user = o->fshare;
-  if (auto* o = ids.po[p]) f.project = o->fshare;
-  if (auto* o = ids.dobj[d]) f.dept = o->fshare;
-  f.job = js;
-  return f;
+  return FShares{ids.ufs[u], ids.pfs[p], ids.dfs[d], js};
 }
 FShares object_fshares(const LJob& j, const Ids& ids) { return object_fshares(j.u, j.p, j.d, j.js, ids); }
 
@@ -972,7 +976,7 @@ struct TicketScratch::Arrays {
   std::vector<size_t> running, pending;
   // FunctionalPicks
   BlockIndex cat_index;
-  std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
+  std::vector<uint32_t> cat_of, cat_bucket, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
   std::vector<TicketJob> job_form;       // the Job form's TicketJobs
   std::vector<CatRec> cat_recs, cat_moved;
   std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
@@ -1240,18 +1244,22 @@ class FunctionalPicks {
       if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) return UINT32_MAX;
       return f.user > 0 ? l.u : none;
     };
-    for (size_t j : pending) {
-      const uint32_t b = bucket_of(jobs_[j]);
+    std::vector<uint32_t>& bucket = p_.s.cat_bucket;  // per pending job, in pending order
+    bucket.resize(pending.size());
+    for (size_t q = 0; q < pending.size(); ++q) {
+      const uint32_t b = bucket_of(jobs_[pending[q]]);
+      bucket[q] = b;
       if (b != UINT32_MAX) ++off[b + 1];
     }
     for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
     recs.resize(off[static_cast<size_t>(none) + 1]);
     std::vector<uint32_t>& fill = p_.s.user_fill;
     fill.assign(off.begin(), off.end() - 1);
-    for (size_t j : pending) {
-      const LJob& l = jobs_[j];
-      const uint32_t b = bucket_of(l);
+    for (size_t q = 0; q < pending.size(); ++q) {
+      const uint32_t b = bucket[q];
       if (b == UINT32_MAX) continue;
+      const size_t j = pending[q];
+      const LJob& l = jobs_[j];
       recs[fill[b]++] = CatRec{l.js, p_.prior[j], l.submit, l.id, static_cast<uint32_t>(j), 0, l.u, l.p, l.d,
                                l.has_p, l.has_d};
     }
