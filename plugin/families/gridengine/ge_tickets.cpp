@@ -44,6 +44,7 @@ struct Ids {
   std::vector<const TicketObject*> uo, po, dobj;  // per id, nullptr = none
   std::vector<std::string_view> uname, pname;     // per id: the user's, the project's name
   std::vector<double> ufs, pfs, dfs;              // per id: its object's fshare, 0 = none
+  std::vector<double> uot, pot, dot;              // per id: its object's override tickets, 0 = none
 };
 
 const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
@@ -56,7 +57,9 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
 // own id, else its name looked up there) and the pass numbers only names
 // outside the table; without it every name is numbered in the pass.  Ids
 // stand for names only through equality: no result depends on their values.
-void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
+// Also the running and the pending jobs' indices, ascending.
+void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out, std::vector<size_t>* running,
+                std::vector<size_t>* pending) {
   Ids& ids = *out;  // a reused one keeps its capacity: every entry is set below
   ids.job.resize(n);
   ids.uo.clear();
@@ -111,9 +114,12 @@ void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
   const uint32_t nu = t ? static_cast<uint32_t>(t->users.size()) : 0;
   const uint32_t np = t ? static_cast<uint32_t>(t->projects.size()) : 0;
   const uint32_t nd = t ? static_cast<uint32_t>(t->departments.size()) : 0;
+  running->clear();
+  pending->clear();
   for (size_t j = 0; j < n; ++j) {
     const TicketJob& jb = jobs[j];
     LJob& l = ids.job[j];
+    (jb.running ? running : pending)->push_back(j);
     l.submit = jb.submit_time;
     l.id = jb.id;
     l.js = jb.job_share;
@@ -136,13 +142,17 @@ void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
               ids.dobj, nullptr, &l.has_d);
   }
   // The fshares by id (a job's read from flat arrays, not through its objects).
-  auto fshares = [](const std::vector<const TicketObject*>& objects, std::vector<double>& out) {
-    out.resize(objects.size());
-    for (size_t i = 0; i < objects.size(); ++i) out[i] = objects[i] ? objects[i]->fshare : 0.0;
+  auto flat = [](const std::vector<const TicketObject*>& objects, std::vector<double>& fs, std::vector<double>& ot) {
+    fs.resize(objects.size());
+    ot.resize(objects.size());
+    for (size_t i = 0; i < objects.size(); ++i) {
+      fs[i] = objects[i] ? objects[i]->fshare : 0.0;
+      ot[i] = objects[i] ? objects[i]->oticket : 0.0;
+    }
   };
-  fshares(ids.uo, ids.ufs);
-  fshares(ids.po, ids.pfs);
-  fshares(ids.dobj, ids.dfs);
+  flat(ids.uo, ids.ufs, ids.uot);
+  flat(ids.po, ids.pfs, ids.pot);
+  flat(ids.dobj, ids.dfs, ids.dot);
 }
 
 // An equality key of up to five words (ids, and doubles by their bits with
@@ -1004,7 +1014,7 @@ struct Pass {
         ids(interned(js, count, model, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
         run_cnt(ids), running(arrays.running), pending(arrays.pending), prior(arrays.prior) {}
   static const Ids& interned(const TicketJob* js, size_t count, const Model& model, TicketScratch::Arrays& a) {
-    intern_ids(js, count, model, &a.ids);
+    intern_ids(js, count, model, &a.ids, &a.running, &a.pending);
     return a.ids;
   }
   const Model& m;
@@ -1047,14 +1057,14 @@ struct Pass {
   // the objects' override tickets (over their job counts + extra when shared) plus -ot.
   double override_value(const LJob& j, const Counts& cnt, double extra, bool shared) const {
     double t = 0;
-    auto add = [&](const TicketObject* o, const std::vector<double>& counts, uint32_t id) {
-      if (!o || !(o->oticket > 0)) return;
-      if (!shared) t += o->oticket;
-      else if (counts[id] + extra > 0) t += o->oticket / (counts[id] + extra);
+    auto add = [&](double oticket, const std::vector<double>& counts, uint32_t id) {
+      if (!(oticket > 0)) return;
+      if (!shared) t += oticket;
+      else if (counts[id] + extra > 0) t += oticket / (counts[id] + extra);
     };
-    add(ids.uo[j.u], cnt.user, j.u);
-    if (j.has_p) add(ids.po[j.p], cnt.project, j.p);
-    if (j.has_d) add(ids.dobj[j.d], cnt.dept, j.d);
+    add(ids.uot[j.u], cnt.user, j.u);
+    if (j.has_p) add(ids.pot[j.p], cnt.project, j.p);
+    if (j.has_d) add(ids.dot[j.d], cnt.dept, j.d);
     return t + j.ot;
   }
 };
@@ -1118,14 +1128,14 @@ void pending_override(Pass& p, const PolicyStep& step) {
   if (!p.conf.share_override_tickets) {
     for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
   } else {
-    auto ot_id = [](const TicketObject* o, uint32_t id) { return o && o->oticket > 0 ? id : kNoId; };
+    auto ot_id = [](double oticket, uint32_t id) { return oticket > 0 ? id : kNoId; };
     FlatIndex cat_index;
     std::vector<std::vector<size_t>> cats;
     for (size_t j : p.pending) {
       const LJob& l = jobs[j];
-      const uint32_t u = ot_id(ids.uo[l.u], l.u);
-      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.po[l.p], l.p);
-      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dobj[l.d], l.d);
+      const uint32_t u = ot_id(ids.uot[l.u], l.u);
+      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.pot[l.p], l.p);
+      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dot[l.d], l.d);
       if (u == kNoId && pr == kNoId && d == kNoId && !(l.ot > 0)) continue;
       bool added = false;
       const uint32_t c = cat_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}},
@@ -1170,6 +1180,12 @@ void pending_override(Pass& p, const PolicyStep& step) {
         heap.push(Cand{value_of(nj), jobs[nj].id, c.c});
       }
     }
+    // Jobs in no category keep otckt 0, and prior + 0 is prior (priors are
+    // sums of tickets >= 0, never -0): only the categories' jobs add.
+    if (step.dependent)
+      for (const std::vector<size_t>& v : cats)
+        for (const size_t j : v) p.prior[j] += p.r.jobs[j].otckt;
+    return;
   }
   if (step.dependent)
     for (size_t j : p.pending) p.prior[j] += p.r.jobs[j].otckt;
@@ -1676,9 +1692,10 @@ class ShareSort {
   void count_direct_jobs() {
     begin_.assign(w_.nodes.size() + 1, 0);
     rbegin_.assign(w_.nodes.size() + 1, 0);
-    const std::vector<LJob>& jobs = p_.ids.job;
-    for (size_t j = 0; j < p_.n; ++j)
-      if (const int node = w_.job_node[j]; node >= 0) ++(jobs[j].running ? rbegin_ : begin_)[static_cast<size_t>(node)];
+    for (const size_t j : p_.pending)
+      if (const int node = w_.job_node[j]; node >= 0) ++begin_[static_cast<size_t>(node)];
+    for (const size_t j : p_.running)
+      if (const int node = w_.job_node[j]; node >= 0) ++rbegin_[static_cast<size_t>(node)];
   }
   bool has_direct(int node) const {
     return begin_[static_cast<size_t>(node)] + rbegin_[static_cast<size_t>(node)] > 0;
@@ -1855,9 +1872,6 @@ void compute_tickets(const TicketJob* jobs, size_t n, const Model& m, const Tick
   Pass p(jobs, n, m, topt, *arrays, *out);
   p.r.jobs.assign(p.n, JobTickets{});
   p.r.max_tix = 0;
-  p.running.clear();
-  p.pending.clear();
-  for (size_t j = 0; j < p.n; ++j) (p.ids.job[j].running ? p.running : p.pending).push_back(j);
   running_tickets(p);
   // ---- pending jobs, policy by policy ----
   p.prior.assign(p.n, 0.0);
