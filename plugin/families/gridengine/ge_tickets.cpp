@@ -1333,15 +1333,17 @@ class FunctionalPicks {
   // (submit, id); sorted on the flat records, so no comparison reads a Job.
   void order_categories(std::vector<CatRec>& recs) {
     const bool dep = step_.dependent;
+    const auto less = [dep](const CatRec& a, const CatRec& x) {
+      if (dep && a.prior != x.prior) return a.prior > x.prior;
+      if (a.submit != x.submit) return a.submit < x.submit;
+      return a.id < x.id;
+    };
     for (size_t c = 0; c < cats_.size(); ++c) {
-      const size_t b = cats_.off[c], e = cats_.off[c + 1];
-      if (e - b < 2) continue;
-      mfprio::stable_order(recs.begin() + static_cast<std::ptrdiff_t>(b), recs.begin() + static_cast<std::ptrdiff_t>(e),
-                           [dep](const CatRec& a, const CatRec& x) {
-                             if (dep && a.prior != x.prior) return a.prior > x.prior;
-                             if (a.submit != x.submit) return a.submit < x.submit;
-                             return a.id < x.id;
-                           });
+      const auto b = recs.begin() + static_cast<std::ptrdiff_t>(cats_.off[c]);
+      const auto e = recs.begin() + static_cast<std::ptrdiff_t>(cats_.off[c + 1]);
+      // Members in pending order are often in this order already (a
+      // stable sort leaves such a range as it is).
+      if (e - b >= 2 && !std::is_sorted(b, e, less)) mfprio::stable_order(b, e, less);
     }
   }
 
@@ -1756,6 +1758,9 @@ class ShareSort {
     const bool assign = node != walk_root_ || has_direct_now(node);
     if (!assign || (e <= b && re <= rb)) return;
     const bool last = node == walk_root_ || w_.nodes[node].parent == walk_root_;
+    // No later sort reads the keys: none after the walk root's, none after
+    // its children's unless it has direct jobs (then it sorts their keys too).
+    const bool keys_read = !(node == walk_root_ || (last && !has_direct_now(walk_root_)));
     double dilute = 1;
     const double stt = w_.nodes[node].stt;
     for (auto [v, lo, hi] : {std::tuple<SRec*, size_t, size_t>{run_.data(), rb, re}, {all_.data(), b, e}}) {
@@ -1763,7 +1768,7 @@ class ShareSort {
       for (size_t q = lo; q < hi; ++q) {
         SRec& x = v[q];
         const double st = stt / dilute * p_.WS;
-        x.k = order_key(x.base + st);
+        if (keys_read) x.k = order_key(x.base + st);
         if (last) st_[x.idx] = st;
         dilute += x.slots;
       }

@@ -834,10 +834,11 @@ Model kept_state_model() {
 }  // namespace
 
 // One TicketScratch over many passes of one state (its names and tree
-// index the same objects: the pass keeps each (user, project)'s leaf) gives
-// every pass what a fresh pass without names or index gives, whatever each
-// queue holds: new users and projects (some in no table), `default` leaves
-// copied per user, running jobs; and a new state's model (names and index
+// index the same objects: the pass keeps each (user, project)'s leaf, and
+// each job position's last leaf) gives every pass what a fresh pass without
+// names or index gives, whatever each queue holds: new users and projects
+// (some in no table), `default` leaves copied per user, running jobs, the
+// last queue again or reversed; and a new state's model (names and index
 // new objects) is not answered from the last one's.
 TEST(GeTicketScratch, KeptStateOverManyQueuesEqualsFreshPasses) {
   std::mt19937 rng(11);
@@ -881,6 +882,13 @@ TEST(GeTicketScratch, KeptStateOverManyQueuesEqualsFreshPasses) {
     o.scratch = &scratch;
     compute_tickets(q, m, o, &kept);
     expect_same_tickets(kept, compute_tickets(q, plain), "round " + std::to_string(round));
+    // The same queue again (every position's kept leaf its own job's), then
+    // reversed (most positions' kept leaf another job's).
+    compute_tickets(q, m, o, &kept);
+    expect_same_tickets(kept, compute_tickets(q, plain), "round " + std::to_string(round) + " again");
+    std::reverse(q.begin(), q.end());
+    compute_tickets(q, m, o, &kept);
+    expect_same_tickets(kept, compute_tickets(q, plain), "round " + std::to_string(round) + " reversed");
   }
 }
 
