@@ -43,6 +43,8 @@ struct Ids {
   std::vector<LJob> job;  // per job
   std::vector<const TicketObject*> uo, po, dobj;  // per id, nullptr = none
   std::vector<std::string_view> uname, pname;     // per id: the user's, the project's name
+  std::vector<double> ufs, pfs, dfs;              // per id: its object's fshare, 0 = none
+  std::vector<double> uot, pot, dot;              // per id: its object's override tickets, 0 = none
 };
 
 const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const std::string& k) {
@@ -55,7 +57,9 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
 // own id, else its name looked up there) and the pass numbers only names
 // outside the table; without it every name is numbered in the pass.  Ids
 // stand for names only through equality: no result depends on their values.
-void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
+// Also the running and the pending jobs' indices, ascending.
+void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out, std::vector<size_t>* running,
+                std::vector<size_t>* pending) {
   Ids& ids = *out;  // a reused one keeps its capacity: every entry is set below
   ids.job.resize(n);
   ids.uo.clear();
@@ -110,9 +114,12 @@ void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
   const uint32_t nu = t ? static_cast<uint32_t>(t->users.size()) : 0;
   const uint32_t np = t ? static_cast<uint32_t>(t->projects.size()) : 0;
   const uint32_t nd = t ? static_cast<uint32_t>(t->departments.size()) : 0;
+  running->clear();
+  pending->clear();
   for (size_t j = 0; j < n; ++j) {
     const TicketJob& jb = jobs[j];
     LJob& l = ids.job[j];
+    (jb.running ? running : pending)->push_back(j);
     l.submit = jb.submit_time;
     l.id = jb.id;
     l.js = jb.job_share;
@@ -134,6 +141,18 @@ void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out) {
     l.d = one(dn, t ? &t->departments : nullptr, jb.department, no_department, jb.department_name, m.departments,
               ids.dobj, nullptr, &l.has_d);
   }
+  // The fshares by id (a job's read from flat arrays, not through its objects).
+  auto flat = [](const std::vector<const TicketObject*>& objects, std::vector<double>& fs, std::vector<double>& ot) {
+    fs.resize(objects.size());
+    ot.resize(objects.size());
+    for (size_t i = 0; i < objects.size(); ++i) {
+      fs[i] = objects[i] ? objects[i]->fshare : 0.0;
+      ot[i] = objects[i] ? objects[i]->oticket : 0.0;
+    }
+  };
+  flat(ids.uo, ids.ufs, ids.uot);
+  flat(ids.po, ids.pfs, ids.pot);
+  flat(ids.dobj, ids.dfs, ids.dot);
 }
 
 // An equality key of up to five words (ids, and doubles by their bits with
@@ -434,6 +453,14 @@ struct TreeCache {
   bool kept = false;
   TreeShape shape;
   std::vector<std::vector<LeafHit>> by_user;  // per user id, sorted by project id
+  // Per job position, the last pass's (user id, its LeafHit) from by_user,
+  // user kNoId: none (a queue like the last finds its jobs' leaves in job
+  // order, not in per-user vectors at random).
+  struct JobLeaf {
+    uint32_t user;
+    LeafHit hit;
+  };
+  std::vector<JobLeaf> last;
   FlatIndex found;                            // this pass's other (user, project) -> leaves[]
   std::vector<std::pair<int, bool>> leaves;
 };
@@ -505,6 +532,7 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
   if (!keep || !cache.kept || cache.names != m.names || cache.index != m.tree_index) {
     shape_tree(spec, &cache.shape);
     cache.by_user.clear();
+    cache.last.clear();
     cache.names = keep ? m.names : nullptr;
     cache.index = keep ? m.tree_index : nullptr;
     cache.kept = keep;
@@ -517,6 +545,7 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
   const uint32_t table_users = keep ? static_cast<uint32_t>(m.names->users.size()) : 0;
   const uint32_t table_projects = keep ? static_cast<uint32_t>(m.names->projects.size()) : 0;
   if (cache.by_user.size() < table_users) cache.by_user.resize(table_users);
+  cache.last.resize(n_jobs, TreeCache::JobLeaf{kNoId, LeafHit{kNoId, -1, false}});
   bool found_reset = false;
   auto find = [&](const LJob& l) {
     return find_job_leaf(w.nodes, index, std::string(ids.uname[l.u]),
@@ -526,15 +555,21 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
   for (size_t j = 0; j < n_jobs; ++j) {
     const LJob& l = ids.job[j];
     std::pair<int, bool> hit;
+    TreeCache::JobLeaf& memo = cache.last[j];
     if (l.u < table_users && l.p < table_projects) {
-      std::vector<LeafHit>& v = cache.by_user[l.u];
-      auto it = std::lower_bound(v.begin(), v.end(), l.p, [](const LeafHit& h, uint32_t p) { return h.project < p; });
-      if (it == v.end() || it->project != l.p) {
-        const auto [leaf, is_default] = find(l);
-        it = v.insert(it, LeafHit{l.p, leaf, is_default});
+      if (memo.user != l.u || memo.hit.project != l.p) {
+        std::vector<LeafHit>& v = cache.by_user[l.u];
+        auto it =
+            std::lower_bound(v.begin(), v.end(), l.p, [](const LeafHit& h, uint32_t p) { return h.project < p; });
+        if (it == v.end() || it->project != l.p) {
+          const auto [leaf, is_default] = find(l);
+          it = v.insert(it, LeafHit{l.p, leaf, is_default});
+        }
+        memo = TreeCache::JobLeaf{l.u, *it};
       }
-      hit = {it->leaf, it->is_default};
+      hit = {memo.hit.leaf, memo.hit.is_default};
     } else {
+      memo.user = kNoId;
       if (!found_reset) {
         cache.found.reset(1024);
         cache.leaves.clear();
@@ -608,12 +643,7 @@ struct FShares {
 };
 
 FShares object_fshares(uint32_t u, uint32_t p, uint32_t d, double js, const Ids& ids) {
-  FShares f;
-  if (auto* o = ids.uo[u]) f.user = o->fshare;
-  if (auto* o = ids.po[p]) f.project = o->fshare;
-  if (auto* o = ids.dobj[d]) f.dept = o->fshare;
-  f.job = js;
-  return f;
+  return FShares{ids.ufs[u], ids.pfs[p], ids.dfs[d], js};
 }
 FShares object_fshares(const LJob& j, const Ids& ids) { return object_fshares(j.u, j.p, j.d, j.js, ids); }
 
@@ -712,11 +742,14 @@ void merge_runs(const T* a, const T* ae, const T* b, const T* be, T* d, Less les
 
 // A stable sort that uses the runs already in v: the share-tree levels sort
 // the concatenation of their children's lists, each still in its own order
-// and mostly in the new one.  Maximal non-descending runs are merged pairwise
-// (left first on ties), which is stable: the result is exactly
-// stable_order's.  Runs mostly of one element: stable_order itself.
-template <typename T, typename Less>
-void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& runs, Less less) {
+// and, when the keys are independent, in the new one.  Maximal
+// non-descending runs are merged pairwise (left first on ties), which is
+// stable: the result is exactly stable_order's.  Runs mostly of one
+// element: stable_order itself; more than `max_runs` runs (a merge pass per
+// doubling): `many_runs(v, n)`, which must give the same stable order.
+template <typename T, typename Less, typename ManyRuns>
+void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& runs, Less less, size_t max_runs,
+                   ManyRuns many_runs) {
   if (n < 2) return;
   runs.clear();
   runs.push_back(0);
@@ -724,6 +757,10 @@ void natural_order(T* v, size_t n, std::vector<T>& buf, std::vector<size_t>& run
     if (less(v[i], v[i - 1])) runs.push_back(i);
   runs.push_back(n);
   if (runs.size() == 2) return;
+  if (runs.size() - 1 > max_runs) {
+    many_runs(v, n);
+    return;
+  }
   if (runs.size() > n / 2 + 2) {
     mfprio::stable_order(v, v + n, less);
     return;
@@ -858,6 +895,48 @@ bool srec_less(const SRec& a, const SRec& b) {
   using u128 = unsigned __int128;
   return ((static_cast<u128>(a.k) << 64) | a.id) < ((static_cast<u128>(b.k) << 64) | b.id);
 }
+
+// srec_less's stable order by radix, most significant byte of k first:
+// a byte equal in every record of a range is no pass; a range is scattered
+// stably by its byte into the other buffer and each bucket sorted on by the
+// next byte; a bucket of at most 48 records, or of one key, is
+// stable_order'd (by (k, id), or by id).  Stable at every step: exactly
+// stable_order(srec_less)'s result.  For the upper share-tree levels of a
+// dependent step, whose children's lists are cut into many short runs by
+// the prior tickets (a merge sort's log2(runs) passes over 32-byte
+// records; the doubles' top bytes split such a range into small buckets
+// in two or three passes).  The records are in a (b: scratch); the result
+// goes to b when `into_b`, else stays in a.
+void radix_order(SRec* a, SRec* b, size_t n, int byte, bool into_b) {
+  for (;; --byte) {
+    if (n <= 48 || byte < 0) {
+      if (byte < 0) mfprio::stable_order(a, a + n, [](const SRec& x, const SRec& y) { return x.id < y.id; });
+      else mfprio::stable_order(a, a + n, srec_less);
+      if (into_b) std::copy(a, a + n, b);
+      return;
+    }
+    const int shift = 8 * byte;
+    std::array<uint32_t, 257> at{};
+    for (size_t i = 0; i < n; ++i) ++at[((a[i].k >> shift) & 255) + 1];
+    if (at[((a[0].k >> shift) & 255) + 1] == n) continue;  // one bucket: the next byte
+    for (size_t d = 1; d <= 256; ++d) at[d] += at[d - 1];
+    std::array<uint32_t, 256> fill;
+    std::copy(at.begin(), at.end() - 1, fill.begin());
+    for (size_t i = 0; i < n; ++i) b[fill[(a[i].k >> shift) & 255]++] = a[i];
+    for (size_t d = 0; d < 256; ++d)
+      if (at[d + 1] > at[d]) radix_order(b + at[d], a + at[d], at[d + 1] - at[d], byte - 1, !into_b);
+    return;
+  }
+}
+// How the share-tree levels sort: merges for a few runs, radix for many.
+constexpr size_t kRadixMinRuns = 64;
+void share_order(SRec* v, size_t n, std::vector<SRec>& buf, std::vector<size_t>& runs, bool radix) {
+  natural_order(v, n, buf, runs, srec_less, radix && n >= 1024 ? kRadixMinRuns : SIZE_MAX,
+                [&buf](SRec* x, size_t m) {
+                  if (buf.size() < m) buf.resize(m);
+                  radix_order(x, buf.data(), m, 7, false);
+                });
+}
 // One node on the share sort's walk and its next child.
 struct ShareSortFrame {
   int node;
@@ -907,7 +986,7 @@ struct TicketScratch::Arrays {
   std::vector<size_t> running, pending;
   // FunctionalPicks
   BlockIndex cat_index;
-  std::vector<uint32_t> cat_of, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
+  std::vector<uint32_t> cat_of, cat_bucket, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
   std::vector<TicketJob> job_form;       // the Job form's TicketJobs
   std::vector<CatRec> cat_recs, cat_moved;
   std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
@@ -935,7 +1014,7 @@ struct Pass {
         ids(interned(js, count, model, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
         run_cnt(ids), running(arrays.running), pending(arrays.pending), prior(arrays.prior) {}
   static const Ids& interned(const TicketJob* js, size_t count, const Model& model, TicketScratch::Arrays& a) {
-    intern_ids(js, count, model, &a.ids);
+    intern_ids(js, count, model, &a.ids, &a.running, &a.pending);
     return a.ids;
   }
   const Model& m;
@@ -978,14 +1057,14 @@ struct Pass {
   // the objects' override tickets (over their job counts + extra when shared) plus -ot.
   double override_value(const LJob& j, const Counts& cnt, double extra, bool shared) const {
     double t = 0;
-    auto add = [&](const TicketObject* o, const std::vector<double>& counts, uint32_t id) {
-      if (!o || !(o->oticket > 0)) return;
-      if (!shared) t += o->oticket;
-      else if (counts[id] + extra > 0) t += o->oticket / (counts[id] + extra);
+    auto add = [&](double oticket, const std::vector<double>& counts, uint32_t id) {
+      if (!(oticket > 0)) return;
+      if (!shared) t += oticket;
+      else if (counts[id] + extra > 0) t += oticket / (counts[id] + extra);
     };
-    add(ids.uo[j.u], cnt.user, j.u);
-    if (j.has_p) add(ids.po[j.p], cnt.project, j.p);
-    if (j.has_d) add(ids.dobj[j.d], cnt.dept, j.d);
+    add(ids.uot[j.u], cnt.user, j.u);
+    if (j.has_p) add(ids.pot[j.p], cnt.project, j.p);
+    if (j.has_d) add(ids.dot[j.d], cnt.dept, j.d);
     return t + j.ot;
   }
 };
@@ -1049,14 +1128,14 @@ void pending_override(Pass& p, const PolicyStep& step) {
   if (!p.conf.share_override_tickets) {
     for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
   } else {
-    auto ot_id = [](const TicketObject* o, uint32_t id) { return o && o->oticket > 0 ? id : kNoId; };
+    auto ot_id = [](double oticket, uint32_t id) { return oticket > 0 ? id : kNoId; };
     FlatIndex cat_index;
     std::vector<std::vector<size_t>> cats;
     for (size_t j : p.pending) {
       const LJob& l = jobs[j];
-      const uint32_t u = ot_id(ids.uo[l.u], l.u);
-      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.po[l.p], l.p);
-      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dobj[l.d], l.d);
+      const uint32_t u = ot_id(ids.uot[l.u], l.u);
+      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.pot[l.p], l.p);
+      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dot[l.d], l.d);
       if (u == kNoId && pr == kNoId && d == kNoId && !(l.ot > 0)) continue;
       bool added = false;
       const uint32_t c = cat_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}},
@@ -1101,6 +1180,12 @@ void pending_override(Pass& p, const PolicyStep& step) {
         heap.push(Cand{value_of(nj), jobs[nj].id, c.c});
       }
     }
+    // Jobs in no category keep otckt 0, and prior + 0 is prior (priors are
+    // sums of tickets >= 0, never -0): only the categories' jobs add.
+    if (step.dependent)
+      for (const std::vector<size_t>& v : cats)
+        for (const size_t j : v) p.prior[j] += p.r.jobs[j].otckt;
+    return;
   }
   if (step.dependent)
     for (size_t j : p.pending) p.prior[j] += p.r.jobs[j].otckt;
@@ -1175,18 +1260,22 @@ class FunctionalPicks {
       if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) return UINT32_MAX;
       return f.user > 0 ? l.u : none;
     };
-    for (size_t j : pending) {
-      const uint32_t b = bucket_of(jobs_[j]);
+    std::vector<uint32_t>& bucket = p_.s.cat_bucket;  // per pending job, in pending order
+    bucket.resize(pending.size());
+    for (size_t q = 0; q < pending.size(); ++q) {
+      const uint32_t b = bucket_of(jobs_[pending[q]]);
+      bucket[q] = b;
       if (b != UINT32_MAX) ++off[b + 1];
     }
     for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
     recs.resize(off[static_cast<size_t>(none) + 1]);
     std::vector<uint32_t>& fill = p_.s.user_fill;
     fill.assign(off.begin(), off.end() - 1);
-    for (size_t j : pending) {
-      const LJob& l = jobs_[j];
-      const uint32_t b = bucket_of(l);
+    for (size_t q = 0; q < pending.size(); ++q) {
+      const uint32_t b = bucket[q];
       if (b == UINT32_MAX) continue;
+      const size_t j = pending[q];
+      const LJob& l = jobs_[j];
       recs[fill[b]++] = CatRec{l.js, p_.prior[j], l.submit, l.id, static_cast<uint32_t>(j), 0, l.u, l.p, l.d,
                                l.has_p, l.has_d};
     }
@@ -1244,15 +1333,17 @@ class FunctionalPicks {
   // (submit, id); sorted on the flat records, so no comparison reads a Job.
   void order_categories(std::vector<CatRec>& recs) {
     const bool dep = step_.dependent;
+    const auto less = [dep](const CatRec& a, const CatRec& x) {
+      if (dep && a.prior != x.prior) return a.prior > x.prior;
+      if (a.submit != x.submit) return a.submit < x.submit;
+      return a.id < x.id;
+    };
     for (size_t c = 0; c < cats_.size(); ++c) {
-      const size_t b = cats_.off[c], e = cats_.off[c + 1];
-      if (e - b < 2) continue;
-      mfprio::stable_order(recs.begin() + static_cast<std::ptrdiff_t>(b), recs.begin() + static_cast<std::ptrdiff_t>(e),
-                           [dep](const CatRec& a, const CatRec& x) {
-                             if (dep && a.prior != x.prior) return a.prior > x.prior;
-                             if (a.submit != x.submit) return a.submit < x.submit;
-                             return a.id < x.id;
-                           });
+      const auto b = recs.begin() + static_cast<std::ptrdiff_t>(cats_.off[c]);
+      const auto e = recs.begin() + static_cast<std::ptrdiff_t>(cats_.off[c + 1]);
+      // Members in pending order are often in this order already (a
+      // stable sort leaves such a range as it is).
+      if (e - b >= 2 && !std::is_sorted(b, e, less)) mfprio::stable_order(b, e, less);
     }
   }
 
@@ -1603,9 +1694,10 @@ class ShareSort {
   void count_direct_jobs() {
     begin_.assign(w_.nodes.size() + 1, 0);
     rbegin_.assign(w_.nodes.size() + 1, 0);
-    const std::vector<LJob>& jobs = p_.ids.job;
-    for (size_t j = 0; j < p_.n; ++j)
-      if (const int node = w_.job_node[j]; node >= 0) ++(jobs[j].running ? rbegin_ : begin_)[static_cast<size_t>(node)];
+    for (const size_t j : p_.pending)
+      if (const int node = w_.job_node[j]; node >= 0) ++begin_[static_cast<size_t>(node)];
+    for (const size_t j : p_.running)
+      if (const int node = w_.job_node[j]; node >= 0) ++rbegin_[static_cast<size_t>(node)];
   }
   bool has_direct(int node) const {
     return begin_[static_cast<size_t>(node)] + rbegin_[static_cast<size_t>(node)] > 0;
@@ -1666,14 +1758,17 @@ class ShareSort {
     const bool assign = node != walk_root_ || has_direct_now(node);
     if (!assign || (e <= b && re <= rb)) return;
     const bool last = node == walk_root_ || w_.nodes[node].parent == walk_root_;
+    // No later sort reads the keys: none after the walk root's, none after
+    // its children's unless it has direct jobs (then it sorts their keys too).
+    const bool keys_read = !(node == walk_root_ || (last && !has_direct_now(walk_root_)));
     double dilute = 1;
     const double stt = w_.nodes[node].stt;
     for (auto [v, lo, hi] : {std::tuple<SRec*, size_t, size_t>{run_.data(), rb, re}, {all_.data(), b, e}}) {
-      natural_order(v + lo, hi - lo, sort_buf_, sort_runs_, srec_less);
+      share_order(v + lo, hi - lo, sort_buf_, sort_runs_, p_.topt.radix_share_levels);
       for (size_t q = lo; q < hi; ++q) {
         SRec& x = v[q];
         const double st = stt / dilute * p_.WS;
-        x.k = order_key(x.base + st);
+        if (keys_read) x.k = order_key(x.base + st);
         if (last) st_[x.idx] = st;
         dilute += x.slots;
       }
@@ -1782,9 +1877,6 @@ void compute_tickets(const TicketJob* jobs, size_t n, const Model& m, const Tick
   Pass p(jobs, n, m, topt, *arrays, *out);
   p.r.jobs.assign(p.n, JobTickets{});
   p.r.max_tix = 0;
-  p.running.clear();
-  p.pending.clear();
-  for (size_t j = 0; j < p.n; ++j) (p.ids.job[j].running ? p.running : p.pending).push_back(j);
   running_tickets(p);
   // ---- pending jobs, policy by policy ----
   p.prior.assign(p.n, 0.0);

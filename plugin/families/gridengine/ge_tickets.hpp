@@ -31,10 +31,14 @@
 // Cost: a job's given ids are used as they are (ticket_job checks a handle's
 // against the names), other names one hash look-up each; the (user,
 // project) -> leaf map, the tree's preorder and project of each node kept
-// per state in a reused TicketScratch (dense per user id); share tree
+// per state in a reused TicketScratch (dense per user id; per job position
+// the last pass's leaf, so a queue like the last reads it in job order);
+// objects' fshares and override tickets in flat arrays by id; share tree
 // O(nodes + jobs log jobs * depth) on 32-byte records laid out once in job
 // order, each level merging the runs its children left (from both ends, no
-// branch on the comparison); pending override rounds only for jobs whose
+// branch on the comparison), or, when they left many (a dependent step's
+// prior tickets cut them), a most-significant-byte-first radix sort of the
+// level's keys (stable, ties by id); pending override rounds only for jobs whose
 // objects carry override tickets, a lazy heap over their (user, project,
 // department) groups; functional categories grouped per user by a counting
 // sort on user ids, then a small table per user (no table over all jobs);
@@ -159,6 +163,10 @@ struct TicketOptions {
   // Functional picks: one heap entry per group of categories whose values
   // are equal at every pick (false: one per category, the plain lazy heap).
   bool group_tied_categories = true;
+
+  // Share-tree levels whose lists arrive cut into many runs sorted by radix
+  // (false: merges of the runs alone).
+  bool radix_share_levels = true;
 
   TicketScratch* scratch = nullptr;  // null: the pass's own arrays
 };

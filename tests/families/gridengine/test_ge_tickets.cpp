@@ -5,6 +5,7 @@
 #include <array>
 #include <map>
 #include <random>
+#include <set>
 #include <tuple>
 
 #include "ge_priority.hpp"
@@ -833,10 +834,11 @@ Model kept_state_model() {
 }  // namespace
 
 // One TicketScratch over many passes of one state (its names and tree
-// index the same objects: the pass keeps each (user, project)'s leaf) gives
-// every pass what a fresh pass without names or index gives, whatever each
-// queue holds: new users and projects (some in no table), `default` leaves
-// copied per user, running jobs; and a new state's model (names and index
+// index the same objects: the pass keeps each (user, project)'s leaf, and
+// each job position's last leaf) gives every pass what a fresh pass without
+// names or index gives, whatever each queue holds: new users and projects
+// (some in no table), `default` leaves copied per user, running jobs, the
+// last queue again or reversed; and a new state's model (names and index
 // new objects) is not answered from the last one's.
 TEST(GeTicketScratch, KeptStateOverManyQueuesEqualsFreshPasses) {
   std::mt19937 rng(11);
@@ -880,6 +882,13 @@ TEST(GeTicketScratch, KeptStateOverManyQueuesEqualsFreshPasses) {
     o.scratch = &scratch;
     compute_tickets(q, m, o, &kept);
     expect_same_tickets(kept, compute_tickets(q, plain), "round " + std::to_string(round));
+    // The same queue again (every position's kept leaf its own job's), then
+    // reversed (most positions' kept leaf another job's).
+    compute_tickets(q, m, o, &kept);
+    expect_same_tickets(kept, compute_tickets(q, plain), "round " + std::to_string(round) + " again");
+    std::reverse(q.begin(), q.end());
+    compute_tickets(q, m, o, &kept);
+    expect_same_tickets(kept, compute_tickets(q, plain), "round " + std::to_string(round) + " reversed");
   }
 }
 
@@ -900,5 +909,77 @@ TEST(GeTicketJob, NamesOnlyEqualJobForm) {
     TicketResult got;
     compute_tickets(flat.data(), flat.size(), mm, TicketOptions{}, &got);
     expect_same_tickets(got, compute_tickets(q, mm), named ? "named" : "plain");
+  }
+}
+
+// Share-tree levels sorted by radix where their children's lists arrive cut
+// into many runs (levels of >= 1024 jobs: prior tickets of a dependent
+// step, many users and projects) give every job the tickets the run merges
+// alone give: duplicate job ids, equal submit times, -js, PE dilution,
+// running jobs, keys tied on the prior (equal functional shares) and
+// rounds without functional or override tickets.
+TEST(GeShareSort, RadixLevelsEqualRunMerges) {
+  std::mt19937 rng(41);
+  std::string spec = "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n";
+  // Root -> g0, g1 -> 3 projects each -> 25 user leaves each.
+  int next = 3;
+  std::string below;
+  for (int g = 0; g < 2; ++g) {
+    std::string kids;
+    for (int p = 0; p < 3; ++p) {
+      const int pid = next++;
+      kids += (p ? "," : "") + std::to_string(pid);
+      std::string leaves;
+      std::string leaf_specs;
+      for (int u = 0; u < 25; ++u) {
+        const int lid = 100 + (g * 3 + p) * 25 + u;
+        leaves += (u ? "," : "") + std::to_string(lid);
+        leaf_specs += "id=" + std::to_string(lid) + "\nname=u" + std::to_string(u) + "\ntype=0\nshares=" +
+                      std::to_string(1 + (u * 7 + p) % 9) + "\nchildnodes=NONE\n";
+      }
+      below += "id=" + std::to_string(pid) + "\nname=p" + std::to_string(g * 3 + p) + "\ntype=1\nshares=" +
+               std::to_string(10 + p) + "\nchildnodes=" + leaves + "\n" + leaf_specs;
+    }
+    spec += "id=" + std::to_string(1 + g) + "\nname=g" + std::to_string(g) + "\ntype=0\nshares=" +
+            std::to_string(40 + g * 10) + "\nchildnodes=" + kids + "\n";
+  }
+  for (int round = 0; round < 4; ++round) {
+    Model m;
+    m.tree = tree_from(spec + below);
+    m.conf.policy_hierarchy = round == 3 ? "FS" : "OFS";
+    m.conf.weight_tickets_share = 10000;
+    m.conf.weight_tickets_functional = round == 2 ? 0 : 5000;
+    m.conf.compensation_factor = round % 2 ? 2 : 0;
+    m.conf.share_functional_shares = round != 1;
+    m.conf.share_override_tickets = true;
+    m.conf.max_functional_jobs_to_schedule = 100;
+    m.conf.weight_user = m.conf.weight_project = m.conf.weight_department = m.conf.weight_job = 0.25;
+    for (int u = 0; u < 25; ++u)
+      m.users["u" + std::to_string(u)] =
+          TicketObject{round == 1 ? 5.0 : static_cast<double>(1 + u % 4), u % 7 == 0 ? 300.0 : 0.0};
+    for (int p = 0; p < 6; ++p) m.projects["p" + std::to_string(p)] = TicketObject{static_cast<double>(2 + p % 3), 0};
+    m.departments["d0"] = TicketObject{4, round == 0 ? 50.0 : 0.0};
+    std::vector<Job> q;
+    const size_t n = 7000;
+    for (size_t i = 0; i < n; ++i) {
+      JobB b(static_cast<uint32_t>(1 + (i % 5 == 4 ? i - 1 : i)), "u" + std::to_string(rng() % 25));  // some ids twice
+      b.project("p" + std::to_string(rng() % 6));
+      if (rng() % 2) b.dept("d0");
+      if (rng() % 6 == 0) b.js(static_cast<double>(1 + rng() % 3));
+      if (rng() % 15 == 0) b.pe(2 + static_cast<uint32_t>(rng() % 7));
+      if (round == 0 && rng() % 40 == 0) b.ot(20);
+      b.submitted(kNow - static_cast<int64_t>(rng() % 5) * 60);
+      if (rng() % 25 == 0) b.running();
+      q.push_back(b);
+    }
+    TicketOptions merges;
+    merges.radix_share_levels = false;
+    const TicketResult want = compute_tickets(q, m, merges);
+    expect_same_tickets(compute_tickets(q, m), want, "round " + std::to_string(round));
+    // The share tree gave the pending jobs tickets of many distinct values.
+    std::set<double> values;
+    for (size_t k = 0; k < q.size(); ++k)
+      if (!q[k].running) values.insert(want.jobs[k].stckt);
+    EXPECT_GT(values.size(), 1000u) << "round " << round;
   }
 }
