@@ -498,8 +498,11 @@ TEST(GeIncrementalPicks, GroupedTiedCategoriesPickAsOneAtATime) {
     if (!dependent) {
       Reference ref{m, q, {}, {}, {}};
       const std::vector<double> f = ref.functional();
-      for (size_t k = 0; k < q.size(); ++k)
-        if (!q[k].running) EXPECT_EQ(g.jobs[k].ftckt, f[k]) << "round " << round << " job " << q[k].id;
+      for (size_t k = 0; k < q.size(); ++k) {
+        if (!q[k].running) {
+          EXPECT_EQ(g.jobs[k].ftckt, f[k]) << "round " << round << " job " << q[k].id;
+        }
+      }
     }
     // The case has ties: pending jobs of distinct categories with equal ftckt.
     std::map<double, size_t> seen;
