@@ -25,6 +25,7 @@
 #include <string>
 #include <utility>
 
+#include "stable_order.hpp"
 #include "store_impl.hpp"
 
 namespace mfprio::acct::detail {
@@ -60,6 +61,7 @@ CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
     sql::Txn txn(db_);
     CycleResult res = cycle_in_txn(up);
     txn.commit();
+    charge_committed();
     return res;
   } catch (...) {
     drop_buffers();
@@ -86,7 +88,7 @@ CycleResult StoreImpl::cycle_in_txn(const CycleUpdate& up) {
   ledger_buf_.clear();
   CycleResult res;
   res.added.reserve(up.charges.size());
-  const double old_scale = usage_scale();
+  const double old_scale = scale_and_token();
   double scale = old_scale;
   // Journalled charges join the rows before any reset or decay touches them.
   if (!up.defer_usage) fold_journal();
@@ -151,12 +153,55 @@ void StoreImpl::read_ledger_batch(const std::vector<Charge>& charges) {
       [&](sql::Stmt& st) { job_state_[st.i64(0)] = JobState{st.i64(1), st.i64(2), -1, true}; });
 }
 
+// The scale and, in the same statement on PostgreSQL, the change counter:
+// the transaction's first statement (it travels with BEGIN and the lock, so
+// it sees every writer that committed before this one got the lock).
+double StoreImpl::scale_and_token() {
+  txn_token_ = StoreToken{};
+  if (db_.is_pg()) {
+    sql::StmtUse st(prep(st_scale_token_,
+        "SELECT d.scale, m.changes FROM decay_state d, store_meta m WHERE d.id = 1 AND m.id = 1"));
+    if (!st->step()) return 1.0;
+    txn_token_.a = st->i64(1);
+    txn_token_.b = 0;
+    return st->real(0);
+  }
+  {
+    sql::StmtUse st(prep(st_data_version_, "PRAGMA data_version"));
+    if (st->step()) txn_token_.a = st->i64(0);
+  }
+  txn_token_.b = sqlite3_total_changes64(db_.lite());
+  return usage_scale();
+}
+
+StoreImpl::StoreToken StoreImpl::committed_token() {
+  if (db_.is_pg()) return StoreToken{sql::pg_counter(db_.pg()), 0};
+  // data_version moves only with other connections' commits; the changes
+  // counted are this connection's, this transaction's included.
+  return StoreToken{txn_token_.a, sqlite3_total_changes64(db_.lite())};
+}
+
+// After the commit of a charge transaction that found the cache current
+// (or emptied it): its own writes (usage, ledger, journal, a new TRES) leave
+// every name's association as it was, so the cache holds for the state
+// this commit made.  Any other write moves the token past it.
+void StoreImpl::charge_committed() {
+  if (name_cache_token_ == txn_token_) name_cache_token_ = committed_token();
+}
+
 // Step 2: the association of each charge named by its user that the ledger
-// does not place (charge_name_[i]: its index in name_assoc_, or kNoName).
+// does not place (charge_name_[i]: its index in name_assoc_, or kNoName):
+// from the name cache when the store is as it was when the cache was
+// filled, else (and for names it does not hold) in one read.
 void StoreImpl::resolve_names_batch(const std::vector<Charge>& charges) {
+  if (!(name_cache_token_ == txn_token_) || name_cache_.size() > (size_t{1} << 20)) {
+    name_cache_.clear();
+    name_cache_token_ = txn_token_;
+  }
   name_idx_.clear();
   name_rows_.clear();
   name_assoc_.clear();
+  name_miss_.clear();
   charge_name_.assign(charges.size(), kNoName);
   std::string key;
   for (size_t i = 0; i < charges.size(); ++i) {
@@ -164,19 +209,29 @@ void StoreImpl::resolve_names_batch(const std::vector<Charge>& charges) {
     if (c.user.empty() || job_state_.count(static_cast<int64_t>(c.job_id))) continue;
     name_key(c, &key);
     const auto [it, fresh] = name_idx_.emplace(key, static_cast<uint32_t>(name_rows_.size()));
-    if (fresh) name_rows_.push_back(&c);
+    if (fresh) {
+      const auto hit = name_cache_.find(key);
+      name_assoc_.push_back(hit != name_cache_.end() ? hit->second : 0);  // 0: no such association
+      if (hit == name_cache_.end()) name_miss_.push_back(it->second);
+      name_rows_.push_back(&c);
+    }
     charge_name_[i] = it->second;
   }
-  name_assoc_.assign(name_rows_.size(), 0);  // 0: no such association (deleted while its job ran)
   ls_assoc_by_name_.run(
-      db_, name_rows_.size(),
+      db_, name_miss_.size(),
       [&](sql::Stmt& st, int p, size_t i) {
-        const Charge& c = *name_rows_[i];
-        st.bind(p, static_cast<int64_t>(i)).bind(p + 1, c.user).bind(p + 2, c.account).bind(p + 3, c.partition);
+        const uint32_t row = name_miss_[i];
+        const Charge& c = *name_rows_[row];
+        st.bind(p, static_cast<int64_t>(row)).bind(p + 1, c.user).bind(p + 2, c.account).bind(p + 3, c.partition);
       },
       [&](sql::Stmt& st) {
         const int64_t k = st.i64(0);
-        if (k >= 0 && static_cast<size_t>(k) < name_assoc_.size()) name_assoc_[static_cast<size_t>(k)] = st.i64(1);
+        if (k < 0 || static_cast<size_t>(k) >= name_assoc_.size() || st.is_null(1)) return;
+        const int64_t id = st.i64(1);
+        name_assoc_[static_cast<size_t>(k)] = id;
+        if (id <= 0) return;
+        name_key(*name_rows_[static_cast<size_t>(k)], &key);
+        name_cache_[key] = id;  // a missing association is not kept: looked up again
       });
 }
 
@@ -326,8 +381,8 @@ void StoreImpl::write_journal() {
 // The jobs new to the ledger, then those already in it (store_impl.hpp:
 // ls_ledger_put_, ls_ledger_update_).
 void StoreImpl::flush_ledger() {
-  const auto old_rows = std::stable_partition(ledger_buf_.begin(), ledger_buf_.end(),
-                                              [](const LedgerRow& r) { return !r.existed; });
+  const auto old_rows =
+      mfprio::stable_split(ledger_buf_.begin(), ledger_buf_.end(), [](const LedgerRow& r) { return !r.existed; });
   const size_t fresh = static_cast<size_t>(old_rows - ledger_buf_.begin());
   auto bind = [&](size_t first) {
     return [this, first](sql::Stmt& st, int p, size_t i) {

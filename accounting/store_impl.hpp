@@ -152,6 +152,18 @@ class StoreImpl final : public Store {
   void write_usage_sums();
   void write_journal();
   void flush_ledger();
+  // The store's state as a charge transaction sees it, to tell whether
+  // anything changed since the name cache was filled (store_charge.cpp):
+  // PostgreSQL: store_meta.changes (every write transaction bumps it under
+  // the cluster's lock), b unused; SQLite: PRAGMA data_version (another
+  // connection committed) and this connection's total changes (it wrote).
+  struct StoreToken {
+    int64_t a = -1, b = -1;
+    bool operator==(const StoreToken& o) const { return a == o.a && b == o.b && a >= 0; }
+  };
+  double scale_and_token();  // decay_state.scale; reads txn_token_ with it
+  StoreToken committed_token();  // after this connection's COMMIT
+  void charge_committed();       // after a COMMIT of cycle_in_txn: the cache carried on
 
   std::string path_;  // the file, or the URI without its password
   std::string cluster_;  // PostgreSQL: the cluster whose schema this is
@@ -171,6 +183,14 @@ class StoreImpl final : public Store {
   std::vector<const Charge*> name_rows_;
   std::vector<int64_t> name_assoc_;     // per name_rows_ row: its association, 0: none
   std::vector<uint32_t> charge_name_;   // per charge: its name_rows_ row, kNoName: not looked up by name
+  std::vector<uint32_t> name_miss_;     // name_rows_ rows the cache does not hold, to look up
+  // The association ids of names looked up (name_key -> id; never a missing
+  // one), good while the store is as name_cache_token_ says: any write since
+  // by anyone (another host, mfprio-acct, this Store's other writes) changes
+  // the token and the next charge transaction empties the cache.
+  std::unordered_map<std::string, int64_t> name_cache_;
+  StoreToken name_cache_token_;
+  StoreToken txn_token_;  // read at the start of the current charge transaction
   std::vector<AssocSum> assoc_sums_;
   std::unordered_map<int64_t, uint32_t> assoc_idx_;
   std::vector<TresSum> tres_sums_;
@@ -190,7 +210,7 @@ class StoreImpl final : public Store {
   sql::Stmt st_tree_accounts_, st_tree_users_, st_tree_user_order_, st_tree_assoc_bound_,
       st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_cache_clear_,
       st_cache_get_, st_cache_put_, st_cache_lock_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
-      st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_journal_put_,
+      st_open_ledger_, st_data_version_, st_scale_get_, st_scale_token_, st_scale_put_, st_journal_put_,
       st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
       st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;
   // cycle

@@ -903,6 +903,60 @@ TEST(StoreJournal, DeletingAnAssociationDropsItsJournalledUsage) {
   EXPECT_EQ(test::find_assoc(d, "User5", "F")->raw_usage, 0.0);
 }
 
+// The charge path keeps the association ids of the names it looked up
+// (store_charge.cpp: the name cache) only while nothing was written since:
+// an association deleted and made again (a new id) by another Store on the
+// same store (another host, mfprio-acct), or by this Store's own admin
+// write, is never charged under its old id: a job after the delete is
+// dropped, a job after the re-creation goes to the new id, and the usage
+// lands on the association that exists.  Deferred (job ends) and not.
+TEST(StoreCharges, TheNameCacheNeverChargesAnAssociationChangedSinceItWasLookedUp) {
+  for (const bool deferred : {false, true}) {
+    for (const bool same_store : {false, true}) {
+      TempDir dir;
+      auto s = doc_store(dir);
+      auto other = same_store ? nullptr : Store::open(store_location(dir, "acct.db"));
+      Store& admin = same_store ? *s : *other;
+      const std::string what = std::string(deferred ? "deferred" : "rows") + (same_store ? ", same store" : ", other");
+      uint64_t job = 1;
+      auto end = [&](const char* user, const char* account) {
+        CycleUpdate up;
+        up.defer_usage = deferred;
+        Charge c{job++, 0, 1000, 1100, 1.0, {{"cpu", 1.0}}, true};
+        c.user = user;
+        c.account = account;
+        up.charges.push_back(c);
+        return s->apply_cycle(up);
+      };
+      const int64_t old_id = test::find_assoc(s->load(), "User5", "F")->id;
+      EXPECT_EQ(end("User5", "F").assoc_ids[0], old_id) << what;  // looked up, kept
+      EXPECT_EQ(end("User5", "F").assoc_ids[0], old_id) << what;  // from the cache
+      AdminChanges del;
+      del.delete_assocs = {AssocKey{"User5", "F", ""}};
+      admin.apply_admin(del);
+      const CycleResult gone = end("User5", "F");
+      EXPECT_EQ(gone.assoc_ids[0], 0) << what;
+      EXPECT_EQ(gone.dropped, 1u) << what;
+      // Made again, then the store changed by another write with a new
+      // association taking the old one's place in the name order.
+      AdminChanges again;
+      again.assocs = {test::assoc("User5", "E"), test::assoc("User5", "F")};
+      for (AssocWrite& w : again.assocs) w.set_usage = false;
+      admin.apply_admin(again);
+      const int64_t new_id = test::find_assoc(s->load(), "User5", "F")->id;
+      EXPECT_EQ(end("User5", "F").assoc_ids[0], new_id) << what;
+      EXPECT_EQ(end("User5", "F").assoc_ids[0], new_id) << what;
+      CycleUpdate fold;  // the journal into the rows: both charges on the new association
+      s->apply_cycle(fold);
+      const StoreData d = s->load();
+      EXPECT_DOUBLE_EQ(test::find_assoc(d, "User5", "F")->raw_usage, 200.0) << what;
+      ASSERT_EQ(test::find_assoc(d, "User5", "F")->tres_usage.size(), 1u) << what;
+      EXPECT_DOUBLE_EQ(test::find_assoc(d, "User5", "F")->tres_usage[0].second, 200.0) << what;
+      EXPECT_EQ(test::find_assoc(d, "User5", "E")->raw_usage, 0.0) << what;
+    }
+  }
+}
+
 TEST(StoreJournal, ImportReplacesJournalledUsage) {
   TempDir dir;
   auto s = doc_store(dir);
