@@ -37,17 +37,36 @@ void StoreImpl::fold_journal() {
   }
   sql::StmtUse a(prep(st_journal_fold_assoc_,
       "UPDATE assocs SET raw_usage = raw_usage + j.s FROM"
-      " (SELECT assoc_id, sum(amount) AS s FROM charge_journal WHERE tres_id IS NULL"
-      "  GROUP BY assoc_id) AS j WHERE assocs.id = j.assoc_id"));
+      " (SELECT assoc_id, sum(amount) AS s FROM charge_journal GROUP BY assoc_id) AS j WHERE assocs.id = j.assoc_id"));
   a->run();
-  sql::StmtUse t(prep(st_journal_fold_tres_,
-      "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage)"
-      " SELECT assoc_id, tres_id, sum(amount) FROM charge_journal WHERE tres_id IS NOT NULL"
-      " GROUP BY assoc_id, tres_id"
-      " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage"));
-  t->run();
+  // The TRES amounts (schema 10: packed, a row's text) summed here, one
+  // upsert for them all.
+  tres_sums_.clear();
+  tres_idx_.clear();
+  {
+    sql::StmtUse t(prep(st_journal_tres_, "SELECT assoc_id, tres FROM charge_journal WHERE tres <> ''"));
+    while (t->step()) {
+      const int64_t assoc = t->i64(0);
+      if (!unpack_tres(t->view(1), [&](int64_t tid, double amount) { add_tres_sum(assoc, tid, amount); }))
+        throw StoreError(path_ + ": a charge journal row of association " + std::to_string(assoc) +
+                         " holds unreadable TRES amounts");
+    }
+  }
+  ls_charge_tres_.send(db_, tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
+    const TresSum& t = tres_sums_[i];
+    st.bind(p, t.assoc_id).bind(p + 1, t.tres_id).bind(p + 2, t.amount);
+  });
+  tres_sums_.clear();
+  tres_idx_.clear();
   sql::StmtUse c(prep(st_journal_clear_, "DELETE FROM charge_journal"));
   c->run();
+}
+
+void StoreImpl::add_tres_sum(int64_t assoc_id, int64_t tres_id, double amount) {
+  const auto [t, fresh] =
+      tres_idx_.emplace(std::make_pair(assoc_id, tres_id), static_cast<uint32_t>(tres_sums_.size()));
+  if (fresh) tres_sums_.push_back(TresSum{assoc_id, tres_id, 0.0});
+  tres_sums_[t->second].amount += amount;
 }
 
 // Usage is stored as value / scale (decay_state.scale): a decay pass only
@@ -309,11 +328,7 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
       assoc_sums_[a->second].amount += added * inv_scale;
       for (const auto& [name, per_sec] : c.tres) {
         if (per_sec == 0.0) continue;  // nothing to add: no row written
-        const int64_t tid = tres_id(name);
-        const auto [t, tfresh] =
-            tres_idx_.emplace(std::make_pair(ledger_assoc, tid), static_cast<uint32_t>(tres_sums_.size()));
-        if (tfresh) tres_sums_.push_back(TresSum{ledger_assoc, tid, 0.0});
-        tres_sums_[t->second].amount += static_cast<double>(secs) * per_sec * inv_scale;
+        add_tres_sum(ledger_assoc, tres_id(name), static_cast<double>(secs) * per_sec * inv_scale);
       }
     }
     // The job's ledger row, one per job (its charges' latest until, ended
@@ -362,19 +377,21 @@ void StoreImpl::write_usage_sums() {
   });
 }
 
-// The deferred usage: the same sums as journal rows (tres_id NULL: the
-// billing usage), appended.  The journal has no foreign key (schema 9): the
-// batch's ledger rows, written in the same transaction, reject an unknown
-// association, and deleting an association deletes its journal rows.
+// The deferred usage: the same sums as journal rows, one per association
+// (schema 10: amount the billing usage, tres its TRES amounts packed),
+// appended.  The journal has no foreign key (schema 9): the batch's ledger
+// rows, written in the same transaction, reject an unknown association, and
+// deleting an association deletes its journal rows.
 void StoreImpl::write_journal() {
   const size_t na = assoc_sums_.size();
-  ls_journal_put_.send(db_, na + tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
-    if (i < na) {
-      st.bind(p, assoc_sums_[i].assoc_id).bind_null(p + 1).bind(p + 2, assoc_sums_[i].amount);
-    } else {
-      const TresSum& t = tres_sums_[i - na];
-      st.bind(p, t.assoc_id).bind(p + 1, t.tres_id).bind(p + 2, t.amount);
-    }
+  if (journal_tres_.size() < na) journal_tres_.resize(na);
+  for (size_t i = 0; i < na; ++i) journal_tres_[i].clear();
+  for (const TresSum& t : tres_sums_) {
+    const auto a = assoc_idx_.find(t.assoc_id);  // every TRES sum's association has its billing sum
+    if (a != assoc_idx_.end()) pack_tres(&journal_tres_[a->second], t.tres_id, t.amount);
+  }
+  ls_journal_put_.send(db_, na, [&](sql::Stmt& st, int p, size_t i) {
+    st.bind(p, assoc_sums_[i].assoc_id).bind(p + 1, assoc_sums_[i].amount).bind(p + 2, journal_tres_[i]);
   });
 }
 

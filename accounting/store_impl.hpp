@@ -82,6 +82,7 @@ class StoreImpl final : public Store {
   void check_windows(const WindowCycle& cycle);
   void drop_buffers();
   void fold_journal();  // journalled charges into the rows, inside a transaction
+  void add_tres_sum(int64_t assoc_id, int64_t tres_id, double amount);  // into tres_sums_
   void apply_admin_txn(const AdminChanges& changes);
   void admin_deletes(const AdminChanges& changes);  // apply_admin_txn's parts, in its order
   void admin_accounts(const AdminChanges& changes);
@@ -194,6 +195,7 @@ class StoreImpl final : public Store {
   std::vector<AssocSum> assoc_sums_;
   std::unordered_map<int64_t, uint32_t> assoc_idx_;
   std::vector<TresSum> tres_sums_;
+  std::vector<std::string> journal_tres_;  // per assoc_sums_ row: its TRES amounts packed (write_journal)
   std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> tres_idx_;
   // The windowed charge path's buffers, kept across calls likewise.
   std::unordered_map<int64_t, WinJob> win_state_;
@@ -212,7 +214,7 @@ class StoreImpl final : public Store {
       st_cache_get_, st_cache_put_, st_cache_lock_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
       st_open_ledger_, st_data_version_, st_scale_get_, st_scale_token_, st_scale_put_, st_journal_put_,
       st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
-      st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;
+      st_journal_sum_tres_, st_journal_tres_, st_load_tres_ids_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;
   // cycle
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_decay_state_, st_tres_id_,
       st_tres_insert_, st_is_admin_, st_assoc_exists_;
@@ -246,11 +248,12 @@ class StoreImpl final : public Store {
       " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage", 3,
       "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
       " ?3::float8[]) ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage"};
+  // (schema 10: one row per association, its TRES amounts packed: pack_tres)
   sql::ListStmt ls_journal_put_{
-      "INSERT INTO charge_journal(assoc_id, tres_id, amount) SELECT column1, column2, column3 FROM (VALUES ",
-      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE column1 IS NOT NULL", 3,
-      "INSERT INTO charge_journal(assoc_id, tres_id, amount) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
-      " ?3::float8[])"};
+      "INSERT INTO charge_journal(assoc_id, amount, tres) SELECT column1, column2, column3 FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION), CAST(? AS TEXT))", ") AS v WHERE column1 IS NOT NULL", 3,
+      "INSERT INTO charge_journal(assoc_id, amount, tres) SELECT * FROM unnest(?1::bigint[], ?2::float8[],"
+      " ?3::text[])"};
   // The ledger rows of jobs new to it, then those of jobs in it: on SQLite
   // the same upsert; on PostgreSQL a plain INSERT (no speculative insertion:
   // the batch read these jobs' rows under the cluster's write lock, so a new

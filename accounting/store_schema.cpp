@@ -249,7 +249,29 @@ DROP TRIGGER IF EXISTS assoc_rows_gone ON assocs;
 CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs FOR EACH ROW EXECUTE FUNCTION assoc_rows_gone();
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};
+// v10: the charge journal as one row per association and batch: amount is
+// the billing usage, tres the batch's TRES amounts packed into one text
+// (store_charge.cpp: pack_tres, "id:amount id:amount ...", each amount in
+// the shortest text that reads back as the same double), written and read
+// by the store only.  Was one row per association and TRES besides (~4 rows
+// an association: PostgreSQL's job_end_batch spent most of its insert on
+// them).  The journal in place is folded into the usage rows first, as the
+// next pass would have done (every amount kept, now in assocs.raw_usage and
+// assoc_tres_usage), so no row of the old form remains.  One text for both
+// backends; PostgreSQL keeps the table, so its grants stay.
+constexpr const char* kV10 = R"sql(
+UPDATE assocs SET raw_usage = raw_usage + j.s
+  FROM (SELECT assoc_id, sum(amount) AS s FROM charge_journal WHERE tres_id IS NULL GROUP BY assoc_id) AS j
+  WHERE assocs.id = j.assoc_id;
+INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage)
+  SELECT assoc_id, tres_id, sum(amount) FROM charge_journal WHERE tres_id IS NOT NULL GROUP BY assoc_id, tres_id
+  ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage;
+DELETE FROM charge_journal;
+ALTER TABLE charge_journal DROP COLUMN tres_id;
+ALTER TABLE charge_journal ADD COLUMN tres TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sql::Conn& db) {
@@ -364,7 +386,7 @@ std::string pg_ddl(const char* sqlite_text) {
   return out;
 }
 
-// Every table of a cluster's schema (schema 9), store_meta included.
+// Every table of a cluster's schema (schema 10), store_meta included.
 constexpr const char* kTables[] = {"accounts", "users", "assocs", "tres", "assoc_tres_usage", "qos", "partitions",
                                    "ledger", "decay_state", "charge_journal", "usage_windows", "window_ledger",
                                    "queues", "assoc_queues", "ticket_objects", "tree_cache", "settings",

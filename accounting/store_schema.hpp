@@ -17,7 +17,7 @@
 
 namespace mfprio::acct::detail {
 
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 struct MigrateOptions {
   bool read_only = false;
