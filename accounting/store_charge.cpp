@@ -107,7 +107,7 @@ CycleResult StoreImpl::cycle_in_txn(const CycleUpdate& up) {
   ledger_buf_.clear();
   CycleResult res;
   res.added.reserve(up.charges.size());
-  const double old_scale = scale_and_token();
+  const double old_scale = scale_and_token(up.charges);
   double scale = old_scale;
   // Journalled charges join the rows before any reset or decay touches them.
   if (!up.defer_usage) fold_journal();
@@ -160,23 +160,52 @@ void name_key(const Charge& c, std::string* k) {
 }
 }  // namespace
 
-// Step 1: the ledger rows of the batch's jobs (job_state_).
+// Step 1: the ledger rows of the batch's jobs (job_state_), unless
+// scale_and_token read them already (PostgreSQL: with the scale, one round
+// trip).
 void StoreImpl::read_ledger_batch(const std::vector<Charge>& charges) {
-  job_state_.clear();
-  batch_ids_.clear();
-  for (const Charge& c : charges) batch_ids_.push_back(static_cast<int64_t>(c.job_id));
-  std::sort(batch_ids_.begin(), batch_ids_.end());
-  batch_ids_.erase(std::unique(batch_ids_.begin(), batch_ids_.end()), batch_ids_.end());
+  if (ledger_read_) {
+    ledger_read_ = false;
+    return;
+  }
+  batch_job_ids(charges);
   ls_ledger_get_.run(
       db_, batch_ids_.size(), [&](sql::Stmt& st, int p, size_t i) { st.bind(p, batch_ids_[i]); },
       [&](sql::Stmt& st) { job_state_[st.i64(0)] = JobState{st.i64(1), st.i64(2), -1, true}; });
 }
 
+void StoreImpl::batch_job_ids(const std::vector<Charge>& charges) {
+  job_state_.clear();
+  batch_ids_.clear();
+  for (const Charge& c : charges) batch_ids_.push_back(static_cast<int64_t>(c.job_id));
+  std::sort(batch_ids_.begin(), batch_ids_.end());
+  batch_ids_.erase(std::unique(batch_ids_.begin(), batch_ids_.end()), batch_ids_.end());
+}
+
 // The scale and, in the same statement on PostgreSQL, the change counter:
 // the transaction's first statement (it travels with BEGIN and the lock, so
-// it sees every writer that committed before this one got the lock).
-double StoreImpl::scale_and_token() {
+// it sees every writer that committed before this one got the lock).  On
+// PostgreSQL a batch's ledger rows come with them (step 1 in the same round
+// trip).
+double StoreImpl::scale_and_token(const std::vector<Charge>& charges) {
   txn_token_ = StoreToken{};
+  ledger_read_ = false;
+  if (db_.is_pg() && !charges.empty()) {
+    batch_job_ids(charges);
+    double scale = 1.0;
+    ls_ledger_token_.run(
+        db_, batch_ids_.size(), [&](sql::Stmt& st, int p, size_t i) { st.bind(p, batch_ids_[i]); },
+        [&](sql::Stmt& st) {
+          if (st.i64(0) == 0) {
+            job_state_[st.i64(1)] = JobState{st.i64(2), st.i64(3), -1, true};
+          } else {
+            txn_token_ = StoreToken{st.i64(1), 0};
+            scale = st.real(4);
+          }
+        });
+    ledger_read_ = true;
+    return scale;
+  }
   if (db_.is_pg()) {
     sql::StmtUse st(prep(st_scale_token_,
         "SELECT d.scale, m.changes FROM decay_state d, store_meta m WHERE d.id = 1 AND m.id = 1"));

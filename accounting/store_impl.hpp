@@ -148,6 +148,8 @@ class StoreImpl final : public Store {
   static constexpr uint32_t kNoName = UINT32_MAX;
   void charge_all(const CycleUpdate& up, double inv_scale, CycleResult& res);
   void read_ledger_batch(const std::vector<Charge>& charges);
+  void batch_job_ids(const std::vector<Charge>& charges);  // batch_ids_; job_state_ emptied
+  bool ledger_read_ = false;  // scale_and_token read the batch's ledger rows
   void resolve_names_batch(const std::vector<Charge>& charges);
   void check_given_assocs(const std::vector<Charge>& charges);
   void write_usage_sums();
@@ -162,7 +164,7 @@ class StoreImpl final : public Store {
     int64_t a = -1, b = -1;
     bool operator==(const StoreToken& o) const { return a == o.a && b == o.b && a >= 0; }
   };
-  double scale_and_token();  // decay_state.scale; reads txn_token_ with it
+  double scale_and_token(const std::vector<Charge>& charges);  // decay_state.scale; txn_token_ with it
   StoreToken committed_token();  // after this connection's COMMIT
   void charge_committed();       // after a COMMIT of cycle_in_txn: the cache carried on
 
@@ -222,6 +224,14 @@ class StoreImpl final : public Store {
   // (PostgreSQL: the last argument, one statement over arrays whatever the row count)
   sql::ListStmt ls_ledger_get_{"SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id IN (", "?", ")", 1,
                                "SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id = ANY(?1::bigint[])"};
+  // PostgreSQL: the same rows (first column 0) with the decay scale and the
+  // change counter (one row, first column 1): a charge transaction's first
+  // statement (store_charge.cpp: scale_and_token).  SQLite runs the two apart.
+  sql::ListStmt ls_ledger_token_{"SELECT 0, job_id, charged_until, assoc_id, 0.0 FROM ledger WHERE job_id IN (", "?", ")",
+                                 1,
+                                 "SELECT 0, job_id, charged_until, assoc_id, NULL::float8 FROM ledger"
+                                 " WHERE job_id = ANY(?1::bigint[]) UNION ALL SELECT 1, m.changes, 0, 0, d.scale"
+                                 " FROM decay_state d, store_meta m WHERE d.id = 1 AND m.id = 1"};
   sql::ListStmt ls_assoc_exists_{"SELECT id FROM assocs WHERE id IN (", "?", ")", 1,
                                  "SELECT id FROM assocs WHERE id = ANY(?1::bigint[])"};
   // (a subquery per row: index look-ups whatever the planner thinks of the list's size; a join

@@ -257,8 +257,10 @@ CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs FOR EACH ROW EXECUTE FUNCT
 // an association: PostgreSQL's job_end_batch spent most of its insert on
 // them).  The journal in place is folded into the usage rows first, as the
 // next pass would have done (every amount kept, now in assocs.raw_usage and
-// assoc_tres_usage), so no row of the old form remains.  One text for both
-// backends; PostgreSQL keeps the table, so its grants stay.
+// assoc_tres_usage), so no row of the old form remains.  Also: ledger_open
+// indexes only the open jobs (open_ledger's WHERE ended = 0, in job order):
+// an ended job's row, most of the ledger, no longer has an entry to write.
+// One text for both backends; PostgreSQL keeps the table, so its grants stay.
 constexpr const char* kV10 = R"sql(
 UPDATE assocs SET raw_usage = raw_usage + j.s
   FROM (SELECT assoc_id, sum(amount) AS s FROM charge_journal WHERE tres_id IS NULL GROUP BY assoc_id) AS j
@@ -269,6 +271,8 @@ INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage)
 DELETE FROM charge_journal;
 ALTER TABLE charge_journal DROP COLUMN tres_id;
 ALTER TABLE charge_journal ADD COLUMN tres TEXT NOT NULL DEFAULT '';
+DROP INDEX ledger_open;
+CREATE INDEX ledger_open ON ledger(job_id) WHERE ended = 0;
 )sql";
 
 constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10};

@@ -662,6 +662,7 @@ TEST(StoreMigration, VersionNineJournalIsMigratedKeepingEveryAmount) {
   EXPECT_EQ(10, s->schema_version());
   EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM charge_journal"));
   EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM pragma_table_info('charge_journal') WHERE name = 'tres_id'"));
+  EXPECT_EQ(1, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ledger_open' AND sql LIKE '%WHERE ended = 0'"));
   auto expect = [&](const StoreData& d, double factor, double billing1, double cpu1, double mem1) {
     EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage,
                      (test::find_assoc(before, "User1", "B")->raw_usage + billing1) * factor);

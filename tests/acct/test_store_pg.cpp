@@ -287,6 +287,8 @@ TEST(StorePg, VersionNineJournalIsMigratedKeepingEveryAmount) {
   EXPECT_EQ("0", admin.run("SELECT count(*) FROM charge_journal"));
   EXPECT_EQ("0", admin.run("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'mfprio_default'"
                            " AND table_name = 'charge_journal' AND column_name = 'tres_id'"));
+  EXPECT_EQ("1", admin.run("SELECT count(*) FROM pg_indexes WHERE schemaname = 'mfprio_default'"
+                           " AND indexname = 'ledger_open' AND indexdef LIKE '%WHERE (ended = 0)'"));
   auto tres = [&](const std::string& user, const std::string& name) {
     for (const auto& a : s->load().assocs)
       if (a.user == user)
