@@ -251,17 +251,19 @@ CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs FOR EACH ROW EXECUTE FUNCT
 
 // v10: the charge journal as one row per association and batch: amount is
 // the billing usage, tres the batch's TRES amounts packed into one text
-// (store_charge.cpp: pack_tres, "id:amount id:amount ...", each amount in
-// the shortest text that reads back as the same double), written and read
-// by the store only.  Was one row per association and TRES besides (~4 rows
+// (store_batch.hpp: pack_tres, "id:amount id:amount ...", each amount the
+// shortest text that reads back as the same double), written and read by
+// the store only.  Was one row per association and TRES besides (~4 rows
 // an association: PostgreSQL's job_end_batch spent most of its insert on
-// them).  The journal in place is folded into the usage rows first, as the
-// next pass would have done (every amount kept, now in assocs.raw_usage and
-// assoc_tres_usage), so no row of the old form remains.  Also: ledger_open
-// indexes only the open jobs (open_ledger's WHERE ended = 0, in job order):
-// an ended job's row, most of the ledger, no longer has an entry to write.
-// One text for both backends; PostgreSQL keeps the table, so its grants stay.
-constexpr const char* kV10 = R"sql(
+// them).  The journal in place is folded into the usage rows first
+// (kV10Fold, both backends), as the next pass would have done (every amount
+// kept, now in assocs.raw_usage and assoc_tres_usage), so no row of the old
+// form remains.  Also: ledger_open indexes only the open jobs (open_ledger's
+// WHERE ended = 0, in job order): an ended job's row, most of the ledger,
+// no longer has an entry to write.  SQLite makes the table anew (no DROP
+// COLUMN before SQLite 3.35; the trigger as v9 made it); PostgreSQL runs
+// kV10Pg, which keeps the table, so its grants stay.
+constexpr const char* kV10Fold = R"sql(
 UPDATE assocs SET raw_usage = raw_usage + j.s
   FROM (SELECT assoc_id, sum(amount) AS s FROM charge_journal WHERE tres_id IS NULL GROUP BY assoc_id) AS j
   WHERE assocs.id = j.assoc_id;
@@ -269,8 +271,25 @@ INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage)
   SELECT assoc_id, tres_id, sum(amount) FROM charge_journal WHERE tres_id IS NOT NULL GROUP BY assoc_id, tres_id
   ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage;
 DELETE FROM charge_journal;
-ALTER TABLE charge_journal DROP COLUMN tres_id;
-ALTER TABLE charge_journal ADD COLUMN tres TEXT NOT NULL DEFAULT '';
+)sql";
+constexpr const char* kV10 = R"sql(
+DROP TRIGGER IF EXISTS assoc_rows_gone;
+DROP TABLE charge_journal;
+CREATE TABLE charge_journal (
+  seq      INTEGER PRIMARY KEY,
+  assoc_id INTEGER NOT NULL,
+  amount   REAL NOT NULL CHECK (amount >= 0),
+  tres     TEXT NOT NULL DEFAULT ''
+);
+CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs BEGIN
+  DELETE FROM charge_journal WHERE assoc_id = OLD.id;
+  DELETE FROM ledger WHERE assoc_id = OLD.id;
+END;
+DROP INDEX ledger_open;
+CREATE INDEX ledger_open ON ledger(job_id) WHERE ended = 0;
+)sql";
+constexpr const char* kV10Pg = R"sql(
+ALTER TABLE charge_journal DROP COLUMN tres_id, ADD COLUMN tres TEXT COLLATE "C" NOT NULL DEFAULT '';
 DROP INDEX ledger_open;
 CREATE INDEX ledger_open ON ledger(job_id) WHERE ended = 0;
 )sql";
@@ -349,7 +368,9 @@ int migrate_pg(sql::Conn& db, const MigrateOptions& o) {
   if (v > kSchemaVersion) newer(db.name() + " cluster '" + o.cluster + "'", v);
   const int from = v;
   for (; v < kSchemaVersion; ++v) {
+    if (kMigrations[v] == kV10) sql::exec(db, kV10Fold);  // no type to spell: the same text
     if (kMigrations[v] == kV9) sql::exec(db, kV9Pg);
+    else if (kMigrations[v] == kV10) sql::exec(db, kV10Pg);
     else if (*kMigrations[v]) sql::exec(db, pg_ddl(kMigrations[v]).c_str());
     // The tree cache's blob is written whole at a start and read whole at
     // the next: stored out of line uncompressed (pglz would cost more at
@@ -449,6 +470,7 @@ int migrate(sql::Conn& db, const MigrateOptions& o) {
   // Re-read inside the write lock: another process may have migrated meanwhile.
   v = user_version(db);
   for (; v < kSchemaVersion; ++v) {
+    if (kMigrations[v] == kV10) sql::exec(db, kV10Fold);
     if (*kMigrations[v]) sql::exec(db, kMigrations[v]);
     // PRAGMA takes no bound parameters; the value is our own integer constant.
     std::string bump = "PRAGMA user_version = " + std::to_string(v + 1);
