@@ -61,6 +61,9 @@ int64_t pg_changes(const PgConn* c);
 // The change counter (store_meta.changes): true when another connection
 // committed since this one last looked or wrote; resets the flag.
 bool pg_changed_by_others(PgConn* c);
+// store_meta.changes as this connection's last write transaction left it
+// (read back by its COMMIT's counter bump); -1 before the first.
+int64_t pg_counter(const PgConn* c);
 [[noreturn]] void pg_fail(PgConn* c, const std::string& what);
 PgStmt* pg_prepare(PgConn* c, std::string_view sql);
 void pg_free(PgStmt* s) noexcept;

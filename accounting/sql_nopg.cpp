@@ -20,6 +20,7 @@ void pg_commit(PgConn*) { unreachable(); }
 void pg_rollback(PgConn*) noexcept {}
 int64_t pg_changes(const PgConn*) { return 0; }
 bool pg_changed_by_others(PgConn*) { unreachable(); }
+int64_t pg_counter(const PgConn*) { return -1; }
 void pg_fail(PgConn*, const std::string&) { unreachable(); }
 std::string pg_translate(std::string_view sql) { return std::string(sql); }
 PgStmt* pg_prepare(PgConn*, std::string_view) { unreachable(); }

@@ -305,6 +305,8 @@ bool pg_changed_by_others(PgConn* c) {
   return changed;
 }
 
+int64_t pg_counter(const PgConn* c) { return c->seen_counter; }
+
 void pg_fail(PgConn* c, const std::string& what) { throw_err(c, what, nullptr); }
 
 std::string pg_translate(std::string_view sql) {

@@ -467,7 +467,7 @@ void StoreImpl::read_tree_tail(TreeData& t, double scale) {
   {
     // Journalled job-end charges not yet folded into the rows count too.
     sql::StmtUse st(prep(st_journal_sum_,
-        "SELECT assoc_id, sum(amount) FROM charge_journal WHERE tres_id IS NULL GROUP BY assoc_id"));
+        "SELECT assoc_id, sum(amount) FROM charge_journal GROUP BY assoc_id"));
     IdIndex by_id;
     bool built = false;
     while (st->step()) {
@@ -839,17 +839,25 @@ StoreData StoreImpl::load(const LoadOptions& opts) {
         if (UserAssocRec* r = index_of(st->i64(0)))  // the FK makes a miss unreachable
           r->tres_usage.emplace_back(st->text(1), st->real(2) * scale);
     }
-    sql::StmtUse st(prep(st_journal_sum_tres_,
-        "SELECT j.assoc_id, r.name, sum(j.amount) FROM charge_journal j JOIN tres r ON r.id = j.tres_id"
-        " GROUP BY j.assoc_id, r.id"));
+    // Journalled TRES amounts (schema 10: packed, one text a row).
+    std::unordered_map<int64_t, std::string> tres_names;  // read when the journal holds any
+    sql::StmtUse st(prep(st_journal_sum_tres_, "SELECT assoc_id, tres FROM charge_journal WHERE tres <> ''"));
     while (st->step()) {
       UserAssocRec* r = index_of(st->i64(0));
       if (!r) continue;
-      const std::string name = st->text(1);
-      auto it = std::find_if(r->tres_usage.begin(), r->tres_usage.end(),
-                             [&](const auto& e) { return e.first == name; });
-      if (it == r->tres_usage.end()) r->tres_usage.emplace_back(name, st->real(2) * scale);
-      else it->second += st->real(2) * scale;
+      if (tres_names.empty()) {
+        sql::StmtUse n(prep(st_load_tres_ids_, "SELECT id, name FROM tres"));
+        while (n->step()) tres_names.emplace(n->i64(0), n->text(1));
+      }
+      const bool whole = unpack_tres(st->view(1), [&](int64_t tid, double amount) {
+        const auto name = tres_names.find(tid);
+        if (name == tres_names.end()) return;  // TRES rows are never deleted
+        auto it = std::find_if(r->tres_usage.begin(), r->tres_usage.end(),
+                               [&](const auto& e) { return e.first == name->second; });
+        if (it == r->tres_usage.end()) r->tres_usage.emplace_back(name->second, amount * scale);
+        else it->second += amount * scale;
+      });
+      if (!whole) throw StoreError(path_ + ": a charge journal row holds unreadable TRES amounts");
     }
     for (UserAssocRec& a : d.assocs)
       if (a.tres_usage.size() > 1) std::sort(a.tres_usage.begin(), a.tres_usage.end());

@@ -7,14 +7,18 @@
 //   distinct_ids   a batch's job ids, sorted, each once: the ledger read's list
 //   name_key       an association's name (user, account, partition) as one key
 //   NameBatch      a batch's distinct association names, each looked up once
+//   pack_tres      a journal row's TRES amounts as one text (schema 10), and
+//   unpack_tres    back
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
@@ -36,6 +40,37 @@ inline void name_key(std::string_view user, std::string_view account, std::strin
   k->append(account);
   k->push_back('\0');
   k->append(partition);
+}
+
+// A journal row's TRES amounts as one text (schema 10: charge_journal.tres):
+// "id:amount" items separated by spaces, each amount the shortest text that
+// reads back as the same double (std::to_chars).
+inline void pack_tres(std::string* out, int64_t tres_id, double amount) {
+  char buf[64];
+  if (!out->empty()) out->push_back(' ');
+  auto r = std::to_chars(buf, buf + sizeof buf, tres_id);
+  *r.ptr++ = ':';
+  r = std::to_chars(r.ptr, buf + sizeof buf, amount);
+  out->append(buf, r.ptr);
+}
+
+// Calls each(tres id, amount) for every item of a pack_tres text; false (and
+// nothing more called) at the first item that does not read whole.
+template <class Each>
+bool unpack_tres(std::string_view s, Each&& each) {
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  while (p < end) {
+    int64_t id = 0;
+    double amount = 0;
+    auto r = std::from_chars(p, end, id);
+    if (r.ec != std::errc() || r.ptr == end || *r.ptr != ':') return false;
+    r = std::from_chars(r.ptr + 1, end, amount);
+    if (r.ec != std::errc() || (r.ptr != end && *r.ptr != ' ')) return false;
+    each(id, amount);
+    p = r.ptr == end ? end : r.ptr + 1;
+  }
+  return true;
 }
 
 // The association names of one batch, each looked up once (inside the

@@ -37,17 +37,36 @@ void StoreImpl::fold_journal() {
   }
   sql::StmtUse a(prep(st_journal_fold_assoc_,
       "UPDATE assocs SET raw_usage = raw_usage + j.s FROM"
-      " (SELECT assoc_id, sum(amount) AS s FROM charge_journal WHERE tres_id IS NULL"
-      "  GROUP BY assoc_id) AS j WHERE assocs.id = j.assoc_id"));
+      " (SELECT assoc_id, sum(amount) AS s FROM charge_journal GROUP BY assoc_id) AS j WHERE assocs.id = j.assoc_id"));
   a->run();
-  sql::StmtUse t(prep(st_journal_fold_tres_,
-      "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage)"
-      " SELECT assoc_id, tres_id, sum(amount) FROM charge_journal WHERE tres_id IS NOT NULL"
-      " GROUP BY assoc_id, tres_id"
-      " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage"));
-  t->run();
+  // The TRES amounts (schema 10: packed, a row's text) summed here, one
+  // upsert for them all.
+  tres_sums_.clear();
+  tres_idx_.clear();
+  {
+    sql::StmtUse t(prep(st_journal_tres_, "SELECT assoc_id, tres FROM charge_journal WHERE tres <> ''"));
+    while (t->step()) {
+      const int64_t assoc = t->i64(0);
+      if (!unpack_tres(t->view(1), [&](int64_t tid, double amount) { add_tres_sum(assoc, tid, amount); }))
+        throw StoreError(path_ + ": a charge journal row of association " + std::to_string(assoc) +
+                         " holds unreadable TRES amounts");
+    }
+  }
+  ls_charge_tres_.send(db_, tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
+    const TresSum& t = tres_sums_[i];
+    st.bind(p, t.assoc_id).bind(p + 1, t.tres_id).bind(p + 2, t.amount);
+  });
+  tres_sums_.clear();
+  tres_idx_.clear();
   sql::StmtUse c(prep(st_journal_clear_, "DELETE FROM charge_journal"));
   c->run();
+}
+
+void StoreImpl::add_tres_sum(int64_t assoc_id, int64_t tres_id, double amount) {
+  const auto [t, fresh] =
+      tres_idx_.emplace(std::make_pair(assoc_id, tres_id), static_cast<uint32_t>(tres_sums_.size()));
+  if (fresh) tres_sums_.push_back(TresSum{assoc_id, tres_id, 0.0});
+  tres_sums_[t->second].amount += amount;
 }
 
 // Usage is stored as value / scale (decay_state.scale): a decay pass only
@@ -61,6 +80,7 @@ CycleResult StoreImpl::apply_cycle(const CycleUpdate& up) {
     sql::Txn txn(db_);
     CycleResult res = cycle_in_txn(up);
     txn.commit();
+    charge_committed();
     return res;
   } catch (...) {
     drop_buffers();
@@ -87,7 +107,7 @@ CycleResult StoreImpl::cycle_in_txn(const CycleUpdate& up) {
   ledger_buf_.clear();
   CycleResult res;
   res.added.reserve(up.charges.size());
-  const double old_scale = usage_scale();
+  const double old_scale = scale_and_token(up.charges);
   double scale = old_scale;
   // Journalled charges join the rows before any reset or decay touches them.
   if (!up.defer_usage) fold_journal();
@@ -140,24 +160,96 @@ void name_key(const Charge& c, std::string* k) {
 }
 }  // namespace
 
-// Step 1: the ledger rows of the batch's jobs (job_state_).
+// Step 1: the ledger rows of the batch's jobs (job_state_), unless
+// scale_and_token read them already (PostgreSQL: with the scale, one round
+// trip).
 void StoreImpl::read_ledger_batch(const std::vector<Charge>& charges) {
-  job_state_.clear();
-  batch_ids_.clear();
-  for (const Charge& c : charges) batch_ids_.push_back(static_cast<int64_t>(c.job_id));
-  std::sort(batch_ids_.begin(), batch_ids_.end());
-  batch_ids_.erase(std::unique(batch_ids_.begin(), batch_ids_.end()), batch_ids_.end());
+  if (ledger_read_) {
+    ledger_read_ = false;
+    return;
+  }
+  batch_job_ids(charges);
   ls_ledger_get_.run(
       db_, batch_ids_.size(), [&](sql::Stmt& st, int p, size_t i) { st.bind(p, batch_ids_[i]); },
       [&](sql::Stmt& st) { job_state_[st.i64(0)] = JobState{st.i64(1), st.i64(2), -1, true}; });
 }
 
+void StoreImpl::batch_job_ids(const std::vector<Charge>& charges) {
+  job_state_.clear();
+  batch_ids_.clear();
+  for (const Charge& c : charges) batch_ids_.push_back(static_cast<int64_t>(c.job_id));
+  std::sort(batch_ids_.begin(), batch_ids_.end());
+  batch_ids_.erase(std::unique(batch_ids_.begin(), batch_ids_.end()), batch_ids_.end());
+}
+
+// The scale and, in the same statement on PostgreSQL, the change counter:
+// the transaction's first statement (it travels with BEGIN and the lock, so
+// it sees every writer that committed before this one got the lock).  On
+// PostgreSQL a batch's ledger rows come with them (step 1 in the same round
+// trip).
+double StoreImpl::scale_and_token(const std::vector<Charge>& charges) {
+  txn_token_ = StoreToken{};
+  ledger_read_ = false;
+  if (db_.is_pg() && !charges.empty()) {
+    batch_job_ids(charges);
+    double scale = 1.0;
+    ls_ledger_token_.run(
+        db_, batch_ids_.size(), [&](sql::Stmt& st, int p, size_t i) { st.bind(p, batch_ids_[i]); },
+        [&](sql::Stmt& st) {
+          if (st.i64(0) == 0) {
+            job_state_[st.i64(1)] = JobState{st.i64(2), st.i64(3), -1, true};
+          } else {
+            txn_token_ = StoreToken{st.i64(1), 0};
+            scale = st.real(4);
+          }
+        });
+    ledger_read_ = true;
+    return scale;
+  }
+  if (db_.is_pg()) {
+    sql::StmtUse st(prep(st_scale_token_,
+        "SELECT d.scale, m.changes FROM decay_state d, store_meta m WHERE d.id = 1 AND m.id = 1"));
+    if (!st->step()) return 1.0;
+    txn_token_.a = st->i64(1);
+    txn_token_.b = 0;
+    return st->real(0);
+  }
+  {
+    sql::StmtUse st(prep(st_data_version_, "PRAGMA data_version"));
+    if (st->step()) txn_token_.a = st->i64(0);
+  }
+  txn_token_.b = sqlite3_total_changes64(db_.lite());
+  return usage_scale();
+}
+
+StoreImpl::StoreToken StoreImpl::committed_token() {
+  if (db_.is_pg()) return StoreToken{sql::pg_counter(db_.pg()), 0};
+  // data_version moves only with other connections' commits; the changes
+  // counted are this connection's, this transaction's included.
+  return StoreToken{txn_token_.a, sqlite3_total_changes64(db_.lite())};
+}
+
+// After the commit of a charge transaction that found the cache current
+// (or emptied it): its own writes (usage, ledger, journal, a new TRES) leave
+// every name's association as it was, so the cache holds for the state
+// this commit made.  Any other write moves the token past it.
+void StoreImpl::charge_committed() {
+  if (name_cache_token_ == txn_token_) name_cache_token_ = committed_token();
+}
+
 // Step 2: the association of each charge named by its user that the ledger
-// does not place (charge_name_[i]: its index in name_assoc_, or kNoName).
+// does not place (charge_name_[i]: its index in name_assoc_, or kNoName):
+// from the name cache when the store is as it was when the cache was
+// filled, else (and for names it does not hold) in one read.
 void StoreImpl::resolve_names_batch(const std::vector<Charge>& charges) {
+  if (!(name_cache_token_ == txn_token_) || name_cache_.size() > (size_t{1} << 20)) {
+    name_cache_.clear();
+    name_cache_token_ = txn_token_;
+  }
   name_idx_.clear();
   name_rows_.clear();
   name_assoc_.clear();
+  name_miss_.clear();
   charge_name_.assign(charges.size(), kNoName);
   std::string key;
   for (size_t i = 0; i < charges.size(); ++i) {
@@ -165,19 +257,29 @@ void StoreImpl::resolve_names_batch(const std::vector<Charge>& charges) {
     if (c.user.empty() || job_state_.count(static_cast<int64_t>(c.job_id))) continue;
     name_key(c, &key);
     const auto [it, fresh] = name_idx_.emplace(key, static_cast<uint32_t>(name_rows_.size()));
-    if (fresh) name_rows_.push_back(&c);
+    if (fresh) {
+      const auto hit = name_cache_.find(key);
+      name_assoc_.push_back(hit != name_cache_.end() ? hit->second : 0);  // 0: no such association
+      if (hit == name_cache_.end()) name_miss_.push_back(it->second);
+      name_rows_.push_back(&c);
+    }
     charge_name_[i] = it->second;
   }
-  name_assoc_.assign(name_rows_.size(), 0);  // 0: no such association (deleted while its job ran)
   ls_assoc_by_name_.run(
-      db_, name_rows_.size(),
+      db_, name_miss_.size(),
       [&](sql::Stmt& st, int p, size_t i) {
-        const Charge& c = *name_rows_[i];
-        st.bind(p, static_cast<int64_t>(i)).bind(p + 1, c.user).bind(p + 2, c.account).bind(p + 3, c.partition);
+        const uint32_t row = name_miss_[i];
+        const Charge& c = *name_rows_[row];
+        st.bind(p, static_cast<int64_t>(row)).bind(p + 1, c.user).bind(p + 2, c.account).bind(p + 3, c.partition);
       },
       [&](sql::Stmt& st) {
         const int64_t k = st.i64(0);
-        if (k >= 0 && static_cast<size_t>(k) < name_assoc_.size()) name_assoc_[static_cast<size_t>(k)] = st.i64(1);
+        if (k < 0 || static_cast<size_t>(k) >= name_assoc_.size() || st.is_null(1)) return;
+        const int64_t id = st.i64(1);
+        name_assoc_[static_cast<size_t>(k)] = id;
+        if (id <= 0) return;
+        name_key(*name_rows_[static_cast<size_t>(k)], &key);
+        name_cache_[key] = id;  // a missing association is not kept: looked up again
       });
 }
 
@@ -255,11 +357,7 @@ void StoreImpl::charge_all(const CycleUpdate& up, double inv_scale, CycleResult&
       assoc_sums_[a->second].amount += added * inv_scale;
       for (const auto& [name, per_sec] : c.tres) {
         if (per_sec == 0.0) continue;  // nothing to add: no row written
-        const int64_t tid = tres_id(name);
-        const auto [t, tfresh] =
-            tres_idx_.emplace(std::make_pair(ledger_assoc, tid), static_cast<uint32_t>(tres_sums_.size()));
-        if (tfresh) tres_sums_.push_back(TresSum{ledger_assoc, tid, 0.0});
-        tres_sums_[t->second].amount += static_cast<double>(secs) * per_sec * inv_scale;
+        add_tres_sum(ledger_assoc, tres_id(name), static_cast<double>(secs) * per_sec * inv_scale);
       }
     }
     // The job's ledger row, one per job (its charges' latest until, ended
@@ -308,19 +406,21 @@ void StoreImpl::write_usage_sums() {
   });
 }
 
-// The deferred usage: the same sums as journal rows (tres_id NULL: the
-// billing usage), appended.  The journal has no foreign key (schema 9): the
-// batch's ledger rows, written in the same transaction, reject an unknown
-// association, and deleting an association deletes its journal rows.
+// The deferred usage: the same sums as journal rows, one per association
+// (schema 10: amount the billing usage, tres its TRES amounts packed),
+// appended.  The journal has no foreign key (schema 9): the batch's ledger
+// rows, written in the same transaction, reject an unknown association, and
+// deleting an association deletes its journal rows.
 void StoreImpl::write_journal() {
   const size_t na = assoc_sums_.size();
-  ls_journal_put_.send(db_, na + tres_sums_.size(), [&](sql::Stmt& st, int p, size_t i) {
-    if (i < na) {
-      st.bind(p, assoc_sums_[i].assoc_id).bind_null(p + 1).bind(p + 2, assoc_sums_[i].amount);
-    } else {
-      const TresSum& t = tres_sums_[i - na];
-      st.bind(p, t.assoc_id).bind(p + 1, t.tres_id).bind(p + 2, t.amount);
-    }
+  if (journal_tres_.size() < na) journal_tres_.resize(na);
+  for (size_t i = 0; i < na; ++i) journal_tres_[i].clear();
+  for (const TresSum& t : tres_sums_) {
+    const auto a = assoc_idx_.find(t.assoc_id);  // every TRES sum's association has its billing sum
+    if (a != assoc_idx_.end()) pack_tres(&journal_tres_[a->second], t.tres_id, t.amount);
+  }
+  ls_journal_put_.send(db_, na, [&](sql::Stmt& st, int p, size_t i) {
+    st.bind(p, assoc_sums_[i].assoc_id).bind(p + 1, assoc_sums_[i].amount).bind(p + 2, journal_tres_[i]);
   });
 }
 

@@ -18,11 +18,11 @@
 namespace mfprio::acct::detail {
 namespace {
 
-// Every table of schema 9 but tree_cache, in an order where each row's
+// Every table of schema 10 but tree_cache, in an order where each row's
 // foreign keys point at rows already written; column types: i(nteger),
 // r(eal), t(ext), each possibly NULL.  A new migration must add its tables
 // here (the static_assert below stops the build until it does).
-static_assert(kSchemaVersion == 9, "store_copy.cpp: add the new schema version's tables to kTables");
+static_assert(kSchemaVersion == 10, "store_copy.cpp: add the new schema version's tables to kTables");
 struct Col {
   const char* name;
   char type;
@@ -46,7 +46,7 @@ const std::vector<Table>& tables() {
                       {"tres_totals", 't'}, {"is_default", 'i'}}, "id"},
       {"ledger", {{"job_id", 'i'}, {"assoc_id", 'i'}, {"charged_until", 'i'}, {"ended", 'i'}}, "job_id"},
       {"decay_state", {{"id", 'i'}, {"last_decay", 'i'}, {"last_reset", 'i'}, {"scale", 'r'}}, "id"},
-      {"charge_journal", {{"seq", 'i'}, {"assoc_id", 'i'}, {"tres_id", 'i'}, {"amount", 'r'}}, "seq"},
+      {"charge_journal", {{"seq", 'i'}, {"assoc_id", 'i'}, {"amount", 'r'}, {"tres", 't'}}, "seq"},
       {"usage_windows", {{"family", 't'}, {"kind", 't'}, {"name", 't'}, {"start", 'i'}, {"seconds", 'i'},
                          {"usage", 'r'}}, nullptr},
       {"window_ledger", {{"family", 't'}, {"job_id", 'i'}, {"charged_until", 'i'}, {"ended", 'i'}}, nullptr},

@@ -82,6 +82,7 @@ class StoreImpl final : public Store {
   void check_windows(const WindowCycle& cycle);
   void drop_buffers();
   void fold_journal();  // journalled charges into the rows, inside a transaction
+  void add_tres_sum(int64_t assoc_id, int64_t tres_id, double amount);  // into tres_sums_
   void apply_admin_txn(const AdminChanges& changes);
   void admin_deletes(const AdminChanges& changes);  // apply_admin_txn's parts, in its order
   void admin_accounts(const AdminChanges& changes);
@@ -147,11 +148,25 @@ class StoreImpl final : public Store {
   static constexpr uint32_t kNoName = UINT32_MAX;
   void charge_all(const CycleUpdate& up, double inv_scale, CycleResult& res);
   void read_ledger_batch(const std::vector<Charge>& charges);
+  void batch_job_ids(const std::vector<Charge>& charges);  // batch_ids_; job_state_ emptied
+  bool ledger_read_ = false;  // scale_and_token read the batch's ledger rows
   void resolve_names_batch(const std::vector<Charge>& charges);
   void check_given_assocs(const std::vector<Charge>& charges);
   void write_usage_sums();
   void write_journal();
   void flush_ledger();
+  // The store's state as a charge transaction sees it, to tell whether
+  // anything changed since the name cache was filled (store_charge.cpp):
+  // PostgreSQL: store_meta.changes (every write transaction bumps it under
+  // the cluster's lock), b unused; SQLite: PRAGMA data_version (another
+  // connection committed) and this connection's total changes (it wrote).
+  struct StoreToken {
+    int64_t a = -1, b = -1;
+    bool operator==(const StoreToken& o) const { return a == o.a && b == o.b && a >= 0; }
+  };
+  double scale_and_token(const std::vector<Charge>& charges);  // decay_state.scale; txn_token_ with it
+  StoreToken committed_token();  // after this connection's COMMIT
+  void charge_committed();       // after a COMMIT of cycle_in_txn: the cache carried on
 
   std::string path_;  // the file, or the URI without its password
   std::string cluster_;  // PostgreSQL: the cluster whose schema this is
@@ -171,9 +186,18 @@ class StoreImpl final : public Store {
   std::vector<const Charge*> name_rows_;
   std::vector<int64_t> name_assoc_;     // per name_rows_ row: its association, 0: none
   std::vector<uint32_t> charge_name_;   // per charge: its name_rows_ row, kNoName: not looked up by name
+  std::vector<uint32_t> name_miss_;     // name_rows_ rows the cache does not hold, to look up
+  // The association ids of names looked up (name_key -> id; never a missing
+  // one), good while the store is as name_cache_token_ says: any write since
+  // by anyone (another host, mfprio-acct, this Store's other writes) changes
+  // the token and the next charge transaction empties the cache.
+  std::unordered_map<std::string, int64_t> name_cache_;
+  StoreToken name_cache_token_;
+  StoreToken txn_token_;  // read at the start of the current charge transaction
   std::vector<AssocSum> assoc_sums_;
   std::unordered_map<int64_t, uint32_t> assoc_idx_;
   std::vector<TresSum> tres_sums_;
+  std::vector<std::string> journal_tres_;  // per assoc_sums_ row: its TRES amounts packed (write_journal)
   std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> tres_idx_;
   // The windowed charge path's buffers, kept across calls likewise.
   std::unordered_map<int64_t, WinJob> win_state_;
@@ -190,9 +214,9 @@ class StoreImpl final : public Store {
   sql::Stmt st_tree_accounts_, st_tree_users_, st_tree_user_order_, st_tree_assoc_bound_,
       st_tree_assocs_, st_cache_present_, st_cache_usage_, st_cache_reserve_, st_cache_clear_,
       st_cache_get_, st_cache_put_, st_cache_lock_, st_load_tres_usage_, st_load_qos_, st_load_parts_, st_load_tres_, st_load_decay_,
-      st_open_ledger_, st_data_version_, st_scale_get_, st_scale_put_, st_journal_put_,
+      st_open_ledger_, st_data_version_, st_scale_get_, st_scale_token_, st_scale_put_, st_journal_put_,
       st_journal_fold_assoc_, st_journal_fold_tres_, st_journal_clear_, st_journal_sum_,
-      st_journal_sum_tres_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;
+      st_journal_sum_tres_, st_journal_tres_, st_load_tres_ids_, st_journal_drop_assoc_, st_journal_any_, st_load_queues_, st_load_assoc_queues_;
   // cycle
   sql::Stmt st_reset_assoc_, st_reset_tres_, st_decay_assoc_, st_decay_tres_, st_decay_state_, st_tres_id_,
       st_tres_insert_, st_is_admin_, st_assoc_exists_;
@@ -200,6 +224,14 @@ class StoreImpl final : public Store {
   // (PostgreSQL: the last argument, one statement over arrays whatever the row count)
   sql::ListStmt ls_ledger_get_{"SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id IN (", "?", ")", 1,
                                "SELECT job_id, charged_until, assoc_id FROM ledger WHERE job_id = ANY(?1::bigint[])"};
+  // PostgreSQL: the same rows (first column 0) with the decay scale and the
+  // change counter (one row, first column 1): a charge transaction's first
+  // statement (store_charge.cpp: scale_and_token).  SQLite runs the two apart.
+  sql::ListStmt ls_ledger_token_{"SELECT 0, job_id, charged_until, assoc_id, 0.0 FROM ledger WHERE job_id IN (", "?", ")",
+                                 1,
+                                 "SELECT 0, job_id, charged_until, assoc_id, NULL::float8 FROM ledger"
+                                 " WHERE job_id = ANY(?1::bigint[]) UNION ALL SELECT 1, m.changes, 0, 0, d.scale"
+                                 " FROM decay_state d, store_meta m WHERE d.id = 1 AND m.id = 1"};
   sql::ListStmt ls_assoc_exists_{"SELECT id FROM assocs WHERE id IN (", "?", ")", 1,
                                  "SELECT id FROM assocs WHERE id = ANY(?1::bigint[])"};
   // (a subquery per row: index look-ups whatever the planner thinks of the list's size; a join
@@ -226,11 +258,12 @@ class StoreImpl final : public Store {
       " ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage", 3,
       "INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
       " ?3::float8[]) ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage"};
+  // (schema 10: one row per association, its TRES amounts packed: pack_tres)
   sql::ListStmt ls_journal_put_{
-      "INSERT INTO charge_journal(assoc_id, tres_id, amount) SELECT column1, column2, column3 FROM (VALUES ",
-      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))", ") AS v WHERE column1 IS NOT NULL", 3,
-      "INSERT INTO charge_journal(assoc_id, tres_id, amount) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
-      " ?3::float8[])"};
+      "INSERT INTO charge_journal(assoc_id, amount, tres) SELECT column1, column2, column3 FROM (VALUES ",
+      "(CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION), CAST(? AS TEXT))", ") AS v WHERE column1 IS NOT NULL", 3,
+      "INSERT INTO charge_journal(assoc_id, amount, tres) SELECT * FROM unnest(?1::bigint[], ?2::float8[],"
+      " ?3::text[])"};
   // The ledger rows of jobs new to it, then those of jobs in it: on SQLite
   // the same upsert; on PostgreSQL a plain INSERT (no speculative insertion:
   // the batch read these jobs' rows under the cluster's write lock, so a new

@@ -249,7 +249,52 @@ DROP TRIGGER IF EXISTS assoc_rows_gone ON assocs;
 CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs FOR EACH ROW EXECUTE FUNCTION assoc_rows_gone();
 )sql";
 
-constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9};
+// v10: the charge journal as one row per association and batch: amount is
+// the billing usage, tres the batch's TRES amounts packed into one text
+// (store_batch.hpp: pack_tres, "id:amount id:amount ...", each amount the
+// shortest text that reads back as the same double), written and read by
+// the store only.  Was one row per association and TRES besides (~4 rows
+// an association: PostgreSQL's job_end_batch spent most of its insert on
+// them).  The journal in place is folded into the usage rows first
+// (kV10Fold, both backends), as the next pass would have done (every amount
+// kept, now in assocs.raw_usage and assoc_tres_usage), so no row of the old
+// form remains.  Also: ledger_open indexes only the open jobs (open_ledger's
+// WHERE ended = 0, in job order): an ended job's row, most of the ledger,
+// no longer has an entry to write.  SQLite makes the table anew (no DROP
+// COLUMN before SQLite 3.35; the trigger as v9 made it); PostgreSQL runs
+// kV10Pg, which keeps the table, so its grants stay.
+constexpr const char* kV10Fold = R"sql(
+UPDATE assocs SET raw_usage = raw_usage + j.s
+  FROM (SELECT assoc_id, sum(amount) AS s FROM charge_journal WHERE tres_id IS NULL GROUP BY assoc_id) AS j
+  WHERE assocs.id = j.assoc_id;
+INSERT INTO assoc_tres_usage(assoc_id, tres_id, usage)
+  SELECT assoc_id, tres_id, sum(amount) FROM charge_journal WHERE tres_id IS NOT NULL GROUP BY assoc_id, tres_id
+  ON CONFLICT(assoc_id, tres_id) DO UPDATE SET usage = assoc_tres_usage.usage + excluded.usage;
+DELETE FROM charge_journal;
+)sql";
+constexpr const char* kV10 = R"sql(
+DROP TRIGGER IF EXISTS assoc_rows_gone;
+DROP TABLE charge_journal;
+CREATE TABLE charge_journal (
+  seq      INTEGER PRIMARY KEY,
+  assoc_id INTEGER NOT NULL,
+  amount   REAL NOT NULL CHECK (amount >= 0),
+  tres     TEXT NOT NULL DEFAULT ''
+);
+CREATE TRIGGER assoc_rows_gone AFTER DELETE ON assocs BEGIN
+  DELETE FROM charge_journal WHERE assoc_id = OLD.id;
+  DELETE FROM ledger WHERE assoc_id = OLD.id;
+END;
+DROP INDEX ledger_open;
+CREATE INDEX ledger_open ON ledger(job_id) WHERE ended = 0;
+)sql";
+constexpr const char* kV10Pg = R"sql(
+ALTER TABLE charge_journal DROP COLUMN tres_id, ADD COLUMN tres TEXT COLLATE "C" NOT NULL DEFAULT '';
+DROP INDEX ledger_open;
+CREATE INDEX ledger_open ON ledger(job_id) WHERE ended = 0;
+)sql";
+
+constexpr const char* kMigrations[] = {kV1, kV2, kV3, kV4, kV5, kV6, kV7, kV8, kV9, kV10};
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
 int user_version(sql::Conn& db) {
@@ -323,7 +368,9 @@ int migrate_pg(sql::Conn& db, const MigrateOptions& o) {
   if (v > kSchemaVersion) newer(db.name() + " cluster '" + o.cluster + "'", v);
   const int from = v;
   for (; v < kSchemaVersion; ++v) {
+    if (kMigrations[v] == kV10) sql::exec(db, kV10Fold);  // no type to spell: the same text
     if (kMigrations[v] == kV9) sql::exec(db, kV9Pg);
+    else if (kMigrations[v] == kV10) sql::exec(db, kV10Pg);
     else if (*kMigrations[v]) sql::exec(db, pg_ddl(kMigrations[v]).c_str());
     // The tree cache's blob is written whole at a start and read whole at
     // the next: stored out of line uncompressed (pglz would cost more at
@@ -364,7 +411,7 @@ std::string pg_ddl(const char* sqlite_text) {
   return out;
 }
 
-// Every table of a cluster's schema (schema 9), store_meta included.
+// Every table of a cluster's schema (schema 10), store_meta included.
 constexpr const char* kTables[] = {"accounts", "users", "assocs", "tres", "assoc_tres_usage", "qos", "partitions",
                                    "ledger", "decay_state", "charge_journal", "usage_windows", "window_ledger",
                                    "queues", "assoc_queues", "ticket_objects", "tree_cache", "settings",
@@ -423,6 +470,7 @@ int migrate(sql::Conn& db, const MigrateOptions& o) {
   // Re-read inside the write lock: another process may have migrated meanwhile.
   v = user_version(db);
   for (; v < kSchemaVersion; ++v) {
+    if (kMigrations[v] == kV10) sql::exec(db, kV10Fold);
     if (*kMigrations[v]) sql::exec(db, kMigrations[v]);
     // PRAGMA takes no bound parameters; the value is our own integer constant.
     std::string bump = "PRAGMA user_version = " + std::to_string(v + 1);

@@ -7,8 +7,9 @@
 // migrations run in one transaction together with the version bump, so a
 // crash leaves the store at a whole version.  A store newer than this build
 // is refused.  Both backends run the same migrations: PostgreSQL's text is
-// SQLite's with its types spelled for PostgreSQL (pg_ddl), but for v9's, whose
-// outcome is the same through PostgreSQL's own statements (store_schema.cpp).
+// SQLite's with its types spelled for PostgreSQL (pg_ddl), but for v9's and
+// v10's, whose outcome is the same through PostgreSQL's own statements
+// (store_schema.cpp).
 #pragma once
 
 #include <string>
@@ -17,7 +18,7 @@
 
 namespace mfprio::acct::detail {
 
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 struct MigrateOptions {
   bool read_only = false;

@@ -79,6 +79,7 @@ PassResult StoreImpl::apply_pass(const PassWrite& w) {
     if (w.scalar) res.scalar = cycle_in_txn(*w.scalar);
     if (w.windows) res.windows = windows_in_txn(*w.windows);
     txn.commit();
+    if (w.scalar) charge_committed();
   } catch (...) {
     drop_buffers();
     throw;

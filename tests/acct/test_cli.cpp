@@ -321,11 +321,15 @@ TEST(ConfLoc, LastPairWinsQuotesAndRelativePaths) {
   EXPECT_THROW(storage_loc_from_text("AccountingStorageLoc=\"/x\n", "f"), AdminError);
 }
 
-// An older store, as a package upgrade finds it: schema 6 (no tree cache).
+// An older store, as a package upgrade finds it: schema 6 (no tree cache, the
+// journal of before schema 10).
 void back_to_schema_6(const std::string& db) {
   sqlite3* h = nullptr;
   ASSERT_EQ(SQLITE_OK, sqlite3_open(db.c_str(), &h));
-  ASSERT_EQ(SQLITE_OK, sqlite3_exec(h, "DROP TABLE tree_cache; DROP TABLE settings; PRAGMA user_version = 6;", nullptr, nullptr, nullptr));
+  ASSERT_EQ(SQLITE_OK, sqlite3_exec(h, "DROP TABLE tree_cache; DROP TABLE settings;"
+                                      " ALTER TABLE charge_journal DROP COLUMN tres;"
+                                      " ALTER TABLE charge_journal ADD COLUMN tres_id INTEGER; PRAGMA user_version = 6;",
+                                    nullptr, nullptr, nullptr));
   sqlite3_close(h);
 }
 int schema_of(const std::string& db) {

@@ -552,8 +552,9 @@ TEST(StoreMigration, VersionOneFileIsMigratedKeepingUsage) {
 }
 
 // Schema 9 takes the journal's and the ledger's foreign keys off (a trigger deletes an
-// association's rows instead): a version 8 file's journal and ledger rows are all kept,
-// seq and amounts, and count as before.  (PostgreSQL: test_store_pg.cpp.)
+// association's rows instead): a version 8 file's ledger rows are all kept, and its journal's
+// amounts count as before (schema 10 folds the journal into the usage rows: every amount in
+// them).  (PostgreSQL: test_store_pg.cpp.)
 TEST(StoreMigration, VersionEightJournalIsMigratedKeepingEveryAmount) {
   TempDir dir;
   const std::string db = store_location(dir, "acct.db");
@@ -596,20 +597,19 @@ TEST(StoreMigration, VersionEightJournalIsMigratedKeepingEveryAmount) {
   EXPECT_EQ(3, sql_int(db, "SELECT count(*) FROM ledger"));
   ASSERT_EQ(2u, s->open_ledger().size());
   EXPECT_EQ(600, s->open_ledger()[1].charged_until);
-  EXPECT_EQ(5, sql_int(db, "SELECT count(*) FROM charge_journal"));
-  EXPECT_EQ(3 + 4 + 7 + 9 + 11, sql_int(db, "SELECT sum(seq) FROM charge_journal"));
-  EXPECT_EQ(51, sql_int(db, "SELECT sum(amount) * 2 FROM charge_journal"));
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM charge_journal"));  // folded (schema 10)
   StoreData d = s->load();
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, u1 + 15.0);
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User2", "C")->raw_usage, u2 + 2.5);
   ASSERT_EQ(test::find_assoc(d, "User1", "B")->tres_usage.size(), 1u);
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->tres_usage[0].second, 7.0);
-  // New rows go on after the kept ones; deleting User2 deletes its rows.
+  // New rows are journalled; deleting User2 deletes its rows.
   CycleUpdate up;
   up.defer_usage = true;
   up.charges.push_back(Charge{1, a1, 0, 4, 1, {}, true});
+  up.charges.push_back(Charge{2, a2, 0, 4, 1, {}, true});
   s->apply_cycle(up);
-  EXPECT_EQ(12, sql_int(db, "SELECT max(seq) FROM charge_journal"));
+  EXPECT_EQ(2, sql_int(db, "SELECT count(*) FROM charge_journal"));
   AdminChanges del;
   del.delete_users = {"User2"};
   s->apply_admin(del);
@@ -622,6 +622,69 @@ TEST(StoreMigration, VersionEightJournalIsMigratedKeepingEveryAmount) {
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage, (u1 + 19.0) * 0.5);
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->tres_usage[0].second, 3.5);
   EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM charge_journal"));
+}
+
+// An association's TRES usage by name, 0 when it has none.
+double tres_of(const StoreData& d, const char* user, const char* account, const std::string& name) {
+  for (const auto& [n, v] : test::find_assoc(d, user, account)->tres_usage)
+    if (n == name) return v;
+  return 0;
+}
+
+// Schema 10 keeps one journal row per association and batch, its TRES amounts
+// packed in it: a version 9 file's journal (a row per association and one per
+// association and TRES, several of each) is folded into the usage rows by the
+// migration, every amount kept, billing and each TRES's; the journal then goes
+// on in the new form, and folds.  (PostgreSQL: test_store_pg.cpp.)
+TEST(StoreMigration, VersionNineJournalIsMigratedKeepingEveryAmount) {
+  TempDir dir;
+  const std::string db = store_location(dir, "acct.db");
+  StoreData before;
+  {
+    auto s = doc_store(dir);
+    CycleUpdate up;  // some TRES usage in the rows already (the fold's upsert meets it)
+    up.charges.push_back(Charge{90, test::find_assoc(s->load(), "User1", "B")->id, 0, 2, 1, {{"cpu", 1}}, true});
+    s->apply_cycle(up);
+    before = s->load();
+  }
+  sql_run(db, "INSERT OR IGNORE INTO tres(name) VALUES ('cpu'), ('mem');");
+  const std::string a1 = std::to_string(test::find_assoc(before, "User1", "B")->id),
+                    a2 = std::to_string(test::find_assoc(before, "User2", "C")->id),
+                    cpu = std::to_string(sql_int(db, "SELECT id FROM tres WHERE name = 'cpu'")),
+                    mem = std::to_string(sql_int(db, "SELECT id FROM tres WHERE name = 'mem'"));
+  // Back to version 9's journal, holding rows.
+  sql_run(db, "ALTER TABLE charge_journal DROP COLUMN tres; ALTER TABLE charge_journal ADD COLUMN tres_id INTEGER;"
+              "INSERT INTO charge_journal(assoc_id, tres_id, amount) VALUES (" + a1 + ", NULL, 10), (" + a1 +
+              ", NULL, 5.25), (" + a1 + ", " + cpu + ", 7), (" + a1 + ", " + mem + ", 0.125), (" + a1 + ", " + cpu +
+              ", 1), (" + a2 + ", NULL, 2.5), (" + a2 + ", " + cpu + ", 1);"
+              "PRAGMA user_version = 9;");
+  auto s = Store::open(db);
+  EXPECT_EQ(10, s->schema_version());
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM charge_journal"));
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM pragma_table_info('charge_journal') WHERE name = 'tres_id'"));
+  EXPECT_EQ(1, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'ledger_open' AND sql LIKE '%WHERE ended = 0'"));
+  auto expect = [&](const StoreData& d, double factor, double billing1, double cpu1, double mem1) {
+    EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->raw_usage,
+                     (test::find_assoc(before, "User1", "B")->raw_usage + billing1) * factor);
+    EXPECT_DOUBLE_EQ(test::find_assoc(d, "User2", "C")->raw_usage,
+                     (test::find_assoc(before, "User2", "C")->raw_usage + 2.5) * factor);
+    EXPECT_DOUBLE_EQ(tres_of(d, "User1", "B", "cpu"), (tres_of(before, "User1", "B", "cpu") + cpu1) * factor);
+    EXPECT_DOUBLE_EQ(tres_of(d, "User1", "B", "mem"), (tres_of(before, "User1", "B", "mem") + mem1) * factor);
+    EXPECT_DOUBLE_EQ(tres_of(d, "User2", "C", "cpu"), (tres_of(before, "User2", "C", "cpu") + 1) * factor);
+  };
+  expect(s->load(), 1.0, 15.25, 8, 0.125);
+  // A job end in the new form: one row, its TRES packed.
+  CycleUpdate up;
+  up.defer_usage = true;
+  up.charges.push_back(Charge{1, std::stoll(a1), 0, 4, 1, {{"cpu", 2}, {"mem", 0.5}}, true});
+  s->apply_cycle(up);
+  EXPECT_EQ(1, sql_int(db, "SELECT count(*) FROM charge_journal"));
+  expect(s->load(), 1.0, 19.25, 16, 2.125);
+  CycleUpdate fold;
+  fold.decay_factor = 0.5;
+  s->apply_cycle(fold);
+  EXPECT_EQ(0, sql_int(db, "SELECT count(*) FROM charge_journal"));
+  expect(s->load(), 0.5, 19.25, 16, 2.125);
 }
 
 }  // namespace mfprio::acct
@@ -683,14 +746,21 @@ TEST(StoreJournal, ALargeBatchWritesEveryJournalAndLedgerRow) {
   EXPECT_EQ(open[0].charged_until, 1002);
   EXPECT_EQ(open[25].job_id, 5051u);
   EXPECT_EQ(open[25].charged_until, 1052);
-  // The journal holds the batch summed per association and per association
-  // and TRES (schema 9): one billing row and three TRES rows, every amount in.
+  // The journal holds the batch summed per association (schema 10): one row,
+  // the billing amount and the three TRES amounts packed in it, every amount in.
   const std::string db = store_location(dir, "acct.db");
-  EXPECT_EQ(sql_int(db, "SELECT count(*) FROM charge_journal"), 4);
-  EXPECT_EQ(sql_int(db, "SELECT count(tres_id) FROM charge_journal"), 3);
-  EXPECT_EQ(sql_int(db, "SELECT sum(amount) FROM charge_journal WHERE tres_id IS NULL"), static_cast<int64_t>(want));
-  EXPECT_EQ(sql_int(db, "SELECT sum(amount) * 2 FROM charge_journal j JOIN tres t ON t.id = j.tres_id"
-                        " WHERE t.name = 'node'"), static_cast<int64_t>(want / 2));
+  EXPECT_EQ(sql_int(db, "SELECT count(*) FROM charge_journal"), 1);
+  EXPECT_EQ(sql_int(db, "SELECT sum(amount) FROM charge_journal"), static_cast<int64_t>(want));
+  const auto tres = test::find_assoc(d, "User1", "B")->tres_usage;
+  const auto before_tres = a->tres_usage;
+  ASSERT_EQ(tres.size(), 3u);
+  for (const auto& [name, amount] : tres) {
+    double had = 0;
+    for (const auto& [n, v] : before_tres)
+      if (n == name) had = v;
+    const double per_sec = name == "cpu" ? 1 : name == "mem" ? 3 : 0.5;
+    EXPECT_DOUBLE_EQ(amount, had + want / 2 * per_sec) << name;
+  }
 }
 
 // The same job twice in one cycle: the second charge starts where the first
@@ -901,6 +971,60 @@ TEST(StoreJournal, DeletingAnAssociationDropsItsJournalledUsage) {
   EXPECT_DOUBLE_EQ(test::find_assoc(d, "User1", "B")->tres_usage[0].second, 200.0);
   EXPECT_EQ(test::find_assoc(d, "User3", "C")->raw_usage, 0.0);
   EXPECT_EQ(test::find_assoc(d, "User5", "F")->raw_usage, 0.0);
+}
+
+// The charge path keeps the association ids of the names it looked up
+// (store_charge.cpp: the name cache) only while nothing was written since:
+// an association deleted and made again (a new id) by another Store on the
+// same store (another host, mfprio-acct), or by this Store's own admin
+// write, is never charged under its old id: a job after the delete is
+// dropped, a job after the re-creation goes to the new id, and the usage
+// lands on the association that exists.  Deferred (job ends) and not.
+TEST(StoreCharges, TheNameCacheNeverChargesAnAssociationChangedSinceItWasLookedUp) {
+  for (const bool deferred : {false, true}) {
+    for (const bool same_store : {false, true}) {
+      TempDir dir;
+      auto s = doc_store(dir);
+      auto other = same_store ? nullptr : Store::open(store_location(dir, "acct.db"));
+      Store& admin = same_store ? *s : *other;
+      const std::string what = std::string(deferred ? "deferred" : "rows") + (same_store ? ", same store" : ", other");
+      uint64_t job = 1;
+      auto end = [&](const char* user, const char* account) {
+        CycleUpdate up;
+        up.defer_usage = deferred;
+        Charge c{job++, 0, 1000, 1100, 1.0, {{"cpu", 1.0}}, true};
+        c.user = user;
+        c.account = account;
+        up.charges.push_back(c);
+        return s->apply_cycle(up);
+      };
+      const int64_t old_id = test::find_assoc(s->load(), "User5", "F")->id;
+      EXPECT_EQ(end("User5", "F").assoc_ids[0], old_id) << what;  // looked up, kept
+      EXPECT_EQ(end("User5", "F").assoc_ids[0], old_id) << what;  // from the cache
+      AdminChanges del;
+      del.delete_assocs = {AssocKey{"User5", "F", ""}};
+      admin.apply_admin(del);
+      const CycleResult gone = end("User5", "F");
+      EXPECT_EQ(gone.assoc_ids[0], 0) << what;
+      EXPECT_EQ(gone.dropped, 1u) << what;
+      // Made again, then the store changed by another write with a new
+      // association taking the old one's place in the name order.
+      AdminChanges again;
+      again.assocs = {test::assoc("User5", "E"), test::assoc("User5", "F")};
+      for (AssocWrite& w : again.assocs) w.set_usage = false;
+      admin.apply_admin(again);
+      const int64_t new_id = test::find_assoc(s->load(), "User5", "F")->id;
+      EXPECT_EQ(end("User5", "F").assoc_ids[0], new_id) << what;
+      EXPECT_EQ(end("User5", "F").assoc_ids[0], new_id) << what;
+      CycleUpdate fold;  // the journal into the rows: both charges on the new association
+      s->apply_cycle(fold);
+      const StoreData d = s->load();
+      EXPECT_DOUBLE_EQ(test::find_assoc(d, "User5", "F")->raw_usage, 200.0) << what;
+      ASSERT_EQ(test::find_assoc(d, "User5", "F")->tres_usage.size(), 1u) << what;
+      EXPECT_DOUBLE_EQ(test::find_assoc(d, "User5", "F")->tres_usage[0].second, 200.0) << what;
+      EXPECT_EQ(test::find_assoc(d, "User5", "E")->raw_usage, 0.0) << what;
+    }
+  }
 }
 
 TEST(StoreJournal, ImportReplacesJournalledUsage) {
@@ -1246,7 +1370,8 @@ TEST(StoreMigration, VersionSixFileGainsTheTreeCache) {
     want = tree_lines(s->load());
   }
   // Back to v6: no cache table (nor v8's settings).
-  sql_run(db, "DROP TABLE tree_cache; DROP TABLE settings; PRAGMA user_version = 6;");
+  sql_run(db, "DROP TABLE tree_cache; DROP TABLE settings; ALTER TABLE charge_journal DROP COLUMN tres;"
+              " ALTER TABLE charge_journal ADD COLUMN tres_id INTEGER; PRAGMA user_version = 6;");
   ASSERT_EQ(0, sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'tree_cache'"));
   {
     auto s = Store::open(db);

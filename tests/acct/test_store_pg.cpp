@@ -20,6 +20,7 @@
 #include "acct_cli.hpp"
 #include "store.hpp"
 #include "store_location.hpp"
+#include "store_schema.hpp"
 #include "test_util.hpp"
 
 namespace mfprio::acct {
@@ -191,7 +192,7 @@ TEST(StorePg, AStatementTimeoutFromTheUriIsACleanStoreError) {
 TEST(StorePg, ASchemaNewerThanTheProgramIsRefused) {
   TempDir dir;
   const std::string uri = fresh_db(dir);
-  EXPECT_EQ(9, Store::open(uri)->schema_version());
+  EXPECT_EQ(detail::kSchemaVersion, Store::open(uri)->schema_version());
   Admin admin(uri);
   admin.run("UPDATE mfprio_default.store_meta SET version = 99");
   for (bool ro : {false, true}) {
@@ -221,6 +222,7 @@ TEST(StorePg, VersionEightJournalIsMigratedKeepingEveryAmount) {
   const std::string cpu = admin.run("SELECT id FROM tres WHERE name = 'cpu'");
   // Back to version 8's journal (schema v3's constraints), holding rows.
   admin.run("DROP TRIGGER assoc_rows_gone ON assocs; DROP FUNCTION assoc_rows_gone();"
+            " ALTER TABLE charge_journal DROP COLUMN tres, ADD COLUMN tres_id BIGINT;"
             " ALTER TABLE charge_journal ADD CONSTRAINT charge_journal_assoc_id_fkey FOREIGN KEY (assoc_id)"
             " REFERENCES assocs(id) ON DELETE CASCADE, ADD CONSTRAINT charge_journal_tres_id_fkey"
             " FOREIGN KEY (tres_id) REFERENCES tres(id);"
@@ -234,18 +236,17 @@ TEST(StorePg, VersionEightJournalIsMigratedKeepingEveryAmount) {
                           " 'ledger'::regclass) AND contype = 'f'";
   ASSERT_EQ("3", admin.run(fks));
   auto s = Store::open(uri);
-  EXPECT_EQ(9, s->schema_version());
+  EXPECT_EQ(10, s->schema_version());
   EXPECT_EQ("0", admin.run(fks));
   EXPECT_EQ(2u, s->open_ledger().size());
-  EXPECT_EQ("5", admin.run("SELECT count(*) FROM charge_journal"));
-  EXPECT_EQ("25.5", admin.run("SELECT sum(amount) FROM charge_journal"));
+  EXPECT_EQ("0", admin.run("SELECT count(*) FROM charge_journal"));  // folded into the rows (schema 10)
   EXPECT_DOUBLE_EQ(15.0, usage_of(*s, "u"));
   EXPECT_DOUBLE_EQ(2.5, usage_of(*s, "v"));
   CycleUpdate up;
   up.defer_usage = true;
-  up.charges = {job_end(1, "u", "a", 0, 4)};
+  up.charges = {job_end(1, "u", "a", 0, 4), job_end(2, "v", "b", 0, 4)};
   s->apply_cycle(up);
-  EXPECT_EQ("6", admin.run("SELECT count(*) FROM charge_journal"));
+  EXPECT_EQ("2", admin.run("SELECT count(*) FROM charge_journal"));
   AdminChanges del;
   del.delete_users = {"v"};
   s->apply_admin(del);
@@ -258,6 +259,65 @@ TEST(StorePg, VersionEightJournalIsMigratedKeepingEveryAmount) {
   EXPECT_EQ("3.5", admin.run("SELECT t.usage * d.scale FROM assoc_tres_usage t, decay_state d WHERE t.assoc_id = " +
                              u + " AND t.tres_id = " + cpu));  // stored / scale (schema 2)
   EXPECT_EQ("0", admin.run("SELECT count(*) FROM charge_journal"));
+}
+
+// Schema 10 (one journal row per association and batch, its TRES amounts
+// packed): a version 9 cluster's journal, billing rows and TRES rows, is
+// folded into the usage rows by the migration, every amount kept; the
+// journal goes on in the new form (the table kept in place: its grants stay).
+TEST(StorePg, VersionNineJournalIsMigratedKeepingEveryAmount) {
+  TempDir dir;
+  const std::string uri = fresh_db(dir);
+  Store::open(uri)->apply_admin(small_tree());
+  Admin admin(uri);
+  admin.run("SET search_path = mfprio_default");
+  const std::string u = admin.run("SELECT a.id FROM assocs a JOIN users s ON s.id = a.user_id WHERE s.name = 'u'");
+  const std::string v = admin.run("SELECT a.id FROM assocs a JOIN users s ON s.id = a.user_id WHERE s.name = 'v'");
+  admin.run("INSERT INTO tres(name) VALUES ('cpu'), ('mem') ON CONFLICT DO NOTHING");
+  const std::string cpu = admin.run("SELECT id FROM tres WHERE name = 'cpu'");
+  const std::string mem = admin.run("SELECT id FROM tres WHERE name = 'mem'");
+  admin.run("INSERT INTO assoc_tres_usage VALUES (" + u + ", " + cpu + ", 3)");  // the fold's upsert meets it
+  admin.run("ALTER TABLE charge_journal DROP COLUMN tres, ADD COLUMN tres_id BIGINT;"
+            " INSERT INTO charge_journal(assoc_id, tres_id, amount) VALUES (" + u + ", NULL, 10), (" + u +
+            ", NULL, 5.25), (" + u + ", " + cpu + ", 7), (" + u + ", " + mem + ", 0.125), (" + u + ", " + cpu +
+            ", 1), (" + v + ", NULL, 2.5), (" + v + ", " + cpu + ", 1);"
+            " UPDATE store_meta SET version = 9");
+  auto s = Store::open(uri);
+  EXPECT_EQ(10, s->schema_version());
+  EXPECT_EQ("0", admin.run("SELECT count(*) FROM charge_journal"));
+  EXPECT_EQ("0", admin.run("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'mfprio_default'"
+                           " AND table_name = 'charge_journal' AND column_name = 'tres_id'"));
+  EXPECT_EQ("1", admin.run("SELECT count(*) FROM pg_indexes WHERE schemaname = 'mfprio_default'"
+                           " AND indexname = 'ledger_open' AND indexdef LIKE '%WHERE (ended = 0)'"));
+  auto tres = [&](const std::string& user, const std::string& name) {
+    for (const auto& a : s->load().assocs)
+      if (a.user == user)
+        for (const auto& [n, x] : a.tres_usage)
+          if (n == name) return x;
+    return 0.0;
+  };
+  EXPECT_DOUBLE_EQ(15.25, usage_of(*s, "u"));
+  EXPECT_DOUBLE_EQ(2.5, usage_of(*s, "v"));
+  EXPECT_DOUBLE_EQ(11.0, tres("u", "cpu"));
+  EXPECT_DOUBLE_EQ(0.125, tres("u", "mem"));
+  EXPECT_DOUBLE_EQ(1.0, tres("v", "cpu"));
+  CycleUpdate up;  // a job end in the new form: one row, its TRES packed
+  up.defer_usage = true;
+  up.charges = {job_end(1, "u", "a", 0, 4)};
+  up.charges[0].tres = {{"cpu", 2}, {"mem", 0.5}};
+  s->apply_cycle(up);
+  EXPECT_EQ("1", admin.run("SELECT count(*) FROM charge_journal"));
+  EXPECT_DOUBLE_EQ(19.25, usage_of(*s, "u"));
+  EXPECT_DOUBLE_EQ(19.0, tres("u", "cpu"));
+  EXPECT_DOUBLE_EQ(2.125, tres("u", "mem"));
+  CycleUpdate fold;
+  fold.decay_factor = 0.5;
+  s->apply_cycle(fold);
+  EXPECT_EQ("0", admin.run("SELECT count(*) FROM charge_journal"));
+  EXPECT_DOUBLE_EQ(19.25 * 0.5, usage_of(*s, "u"));
+  EXPECT_DOUBLE_EQ(19.0 * 0.5, tres("u", "cpu"));
+  EXPECT_DOUBLE_EQ(2.125 * 0.5, tres("u", "mem"));
+  EXPECT_DOUBLE_EQ(1.25, usage_of(*s, "v"));
 }
 
 TEST(StorePg, TwoClustersInOneDatabaseDoNotSeeEachOther) {
