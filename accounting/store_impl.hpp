@@ -268,25 +268,23 @@ class StoreImpl final : public Store {
   // the same upsert; on PostgreSQL a plain INSERT (no speculative insertion:
   // the batch read these jobs' rows under the cluster's write lock, so a new
   // job has none) and an UPDATE.
-  sql::ListStmt ls_ledger_update_{
+  static constexpr const char* kLedgerHead =
       "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) SELECT column1, column2, column3, column4"
-      " FROM (VALUES ",
-      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))",
+      " FROM (VALUES ";
+  static constexpr const char* kLedgerRow =
+      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))";
+  static constexpr const char* kLedgerTail =
       ") AS v WHERE column1 IS NOT NULL ON CONFLICT(job_id) DO UPDATE SET"
       " charged_until = CASE WHEN excluded.charged_until > ledger.charged_until"
       "  THEN excluded.charged_until ELSE ledger.charged_until END,"
-      " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended ELSE ledger.ended END", 4,
+      " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended ELSE ledger.ended END";
+  sql::ListStmt ls_ledger_update_{
+      kLedgerHead, kLedgerRow, kLedgerTail, 4,
       "UPDATE ledger SET charged_until = GREATEST(ledger.charged_until, v.u), ended = GREATEST(ledger.ended, v.e)"
       " FROM unnest(?1::bigint[], ?2::bigint[], ?3::bigint[], ?4::bigint[]) AS v(j, a, u, e)"
       " WHERE ledger.job_id = v.j"};
   sql::ListStmt ls_ledger_put_{
-      "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) SELECT column1, column2, column3, column4"
-      " FROM (VALUES ",
-      "(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))",
-      ") AS v WHERE column1 IS NOT NULL ON CONFLICT(job_id) DO UPDATE SET"
-      " charged_until = CASE WHEN excluded.charged_until > ledger.charged_until"
-      "  THEN excluded.charged_until ELSE ledger.charged_until END,"
-      " ended = CASE WHEN excluded.ended > ledger.ended THEN excluded.ended ELSE ledger.ended END", 4,
+      kLedgerHead, kLedgerRow, kLedgerTail, 4,
       "INSERT INTO ledger(job_id, assoc_id, charged_until, ended) SELECT * FROM unnest(?1::bigint[], ?2::bigint[],"
       " ?3::bigint[], ?4::bigint[])"};
   // admin
