@@ -463,39 +463,52 @@ namespace {
 // A record's fingerprint: what to_ge_job reads besides the times (cpus,
 // user_priority, every attr's name and value text), the user and account
 // texts and the handle.
-// 64 bits of a multiply-xorshift hash: records that differ share one only
-// by a ~2^-64 chance.
+// 64 bits of multiply-xorshift hashing: records that differ share one only
+// by a ~2^-64 chance.  Each text is hashed on its own (no text's hash waits
+// for the one before it: the record's texts are hashed side by side), then
+// the parts are mixed in order.
 uint64_t mix(uint64_t h, uint64_t v) {
   h = (h ^ v) * 0x9E3779B97F4A7C15ull;
   return h ^ (h >> 31);
 }
-uint64_t hash_text(uint64_t h, const char* s) {
-  if (!s) return mix(h, 0xA5A5A5A5A5A5A5A5ull);
+uint64_t load_tail(const char* s, size_t n) {  // the last 1 - 7 bytes of s[0, n), n < 8
+  uint32_t lo = 0, hi = 0;
+  if (n >= 4) {
+    std::memcpy(&lo, s, 4);
+    std::memcpy(&hi, s + n - 4, 4);  // overlapping: n is in the mix
+  } else if (n > 0) {
+    lo = static_cast<unsigned char>(s[0]) | static_cast<uint32_t>(static_cast<unsigned char>(s[n / 2])) << 8 |
+         static_cast<uint32_t>(static_cast<unsigned char>(s[n - 1])) << 16;
+  }
+  return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+uint64_t text_hash(const char* s) {
+  if (!s) return 0xA5A5A5A5A5A5A5A5ull;
   const size_t n = std::strlen(s);
-  uint64_t w = 0;
+  uint64_t a = 0xC2B2AE3D27D4EB4Full ^ (static_cast<uint64_t>(n) << 56), w = 0;
   if (n >= 8) {
     for (size_t i = 0; i + 8 <= n; i += 8) {
       std::memcpy(&w, s + i, 8);
-      h = mix(h, w);
+      a = (a ^ w) * 0x9E3779B97F4A7C15ull;
     }
     std::memcpy(&w, s + n - 8, 8);  // the last 8 bytes (overlapping: n is in the mix)
   } else {
-    for (size_t i = 0; i < n; ++i) w |= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+    w = load_tail(s, n);
   }
-  return mix(h, w ^ (static_cast<uint64_t>(n) << 56));
+  return mix(a, w);
 }
 uint64_t record_fingerprint(const mfprio_job_t& r) {
   uint64_t h = mix(0x243F6A8885A308D3ull, r.cpus);
   h = mix(h, static_cast<uint32_t>(r.user_priority));
   // The names and the handle: a job whose TicketJob is kept keeps its ids.
-  h = hash_text(h, r.user);
-  h = hash_text(h, r.account);
+  h = mix(h, text_hash(r.user));
+  h = mix(h, text_hash(r.account));
   h = mix(h, (static_cast<uint64_t>(r.handle.generation) << 32) ^ r.handle.assoc);
   h = mix(h, (static_cast<uint64_t>(r.handle.partition) << 32) ^ r.handle.qos);
   h = mix(h, r.attr_count);
   for (uint32_t i = 0; i < r.attr_count; ++i) {
-    h = hash_text(h, r.attrs[i].name);
-    h = hash_text(h, r.attrs[i].value);
+    h = mix(h, text_hash(r.attrs[i].name));
+    h = mix(h, text_hash(r.attrs[i].value));
   }
   return h;
 }
