@@ -785,8 +785,11 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
     RecordKey& st = rec.keys[i];
     std::string why;
     priorities[i] = 0;
-    // job_acceptable: check_job's rule without a message (check_job names a refused record's fault).
-    int rc = job_acceptable(r) ? MFPRIO_OK : check_job(&r, "prioritize", &why);
+    // job_acceptable: check_job's rule without a message (check_job names a
+    // refused record's fault); the runtime's inline pre-test first (true only
+    // where job_acceptable is: a record it doubts gets the exact test).
+    const bool quick = fast_record_head_ok(r, /*allow_attrs=*/true) && fast_tres_counts_ok(r);
+    int rc = quick || job_acceptable(r) ? MFPRIO_OK : check_job(&r, "prioritize", &why);
     const bool held = rc == MFPRIO_OK && r.state == MFPRIO_JOB_HELD;
     const bool known = same && i < kept_pending && st.id == r.job_id;
     bool same_place = false;
