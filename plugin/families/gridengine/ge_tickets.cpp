@@ -296,7 +296,8 @@ struct Counts {
 // ---- the working share tree ----------------------------------------------------------
 struct WorkTree {
   std::vector<ShareNodeState> nodes;
-  std::vector<int> job_node;  // per job, -1 = none
+  std::vector<int> job_node;     // per job, -1 = none
+  std::vector<uint32_t> direct;  // per node, its jobs (running and pending): counted as they are mapped
 };
 
 // First-match indexes of a share tree (a depth-first search of the whole
@@ -539,6 +540,7 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
   }
   reset_nodes(spec, cache.shape, w.nodes);
   w.job_node.assign(n_jobs, -1);
+  w.direct.assign(w.nodes.size(), 0);
   if (w.nodes.empty()) return;
   std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
   LeafIndex index(w.nodes, own_index ? m.tree_index.get() : nullptr);
@@ -594,19 +596,22 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
         const int parent = c.parent;
         w.nodes.push_back(std::move(c));
         if (parent >= 0) w.nodes[parent].children.push_back(idx);
+        w.direct.push_back(0);
         it = copies.emplace(key, idx).first;
       }
       leaf = it->second;
     }
     w.job_node[j] = leaf;
+    if (leaf >= 0) ++w.direct[static_cast<size_t>(leaf)];
   }
   node_usage(m, cache.shape, w.nodes);
 }
 
-// Count jobs into the tree: every job (running: the running jobs' indices,
+// Count jobs into the tree: every job (`direct`: each node's, as
+// build_work_tree counted them; running: the running jobs' indices,
 // ascending), or with `running_only` (pass 2) the running ones alone.
 void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<size_t>& running,
-                const std::vector<int>& job_node, bool running_only) {
+                const std::vector<int>& job_node, const std::vector<uint32_t>& direct, bool running_only) {
   for (auto& n : nodes) {
     n.jobs = n.direct_jobs = n.direct_running = 0;
     n.active = false;
@@ -614,8 +619,7 @@ void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<size_t>& r
     n.compensated = false;
   }
   if (!running_only)
-    for (const int n : job_node)
-      if (n >= 0) nodes[n].direct_jobs++;
+    for (size_t i = 0; i < nodes.size(); ++i) nodes[i].direct_jobs = direct[i];
   for (const size_t j : running) {
     const int n = job_node[j];
     if (n < 0) continue;
@@ -1077,9 +1081,14 @@ void running_tickets(Pass& p) {
   const size_t n = p.n;
   build_work_tree(n, p.m, p.ids, p.s.tree, &p.w);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
-  count_jobs(p.w.nodes, p.running, p.w.job_node, false);
+  count_jobs(p.w.nodes, p.running, p.w.job_node, p.w.direct, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);
-  for (size_t j = 0; j < n; ++j) p.r.jobs[j].share_node = p.w.job_node[j];
+  // Every job's result starts here (one write of each, with its node).
+  for (size_t j = 0; j < n; ++j) {
+    JobTickets t;
+    t.share_node = p.w.job_node[j];
+    p.r.jobs[j] = t;
+  }
 
   // The running jobs only, in job order (the sums add in the same order).
   p.leaf_running_js.assign(p.w.nodes.size(), 0.0);
@@ -1796,7 +1805,7 @@ class ShareSort {
 void running_pass2(Pass& p) {
   std::vector<ShareNodeState>& p2 = p.r.nodes_running;
   p2 = p.w.nodes;  // copy-assigned: a reused result keeps its nodes' strings and vectors
-  count_jobs(p2, p.running, p.w.job_node, true);
+  count_jobs(p2, p.running, p.w.job_node, p.w.direct, true);
   compute_share_targets(p2, p.conf.compensation_factor);
   if (p.use_tree)
     for (const size_t j : p.running)
@@ -1875,7 +1884,7 @@ void compute_tickets(const TicketJob* jobs, size_t n, const Model& m, const Tick
   }
   arrays->w.nodes = std::move(out->nodes);  // the last result's nodes, reused
   Pass p(jobs, n, m, topt, *arrays, *out);
-  p.r.jobs.assign(p.n, JobTickets{});
+  p.r.jobs.resize(p.n);  // each set by running_tickets
   p.r.max_tix = 0;
   running_tickets(p);
   // ---- pending jobs, policy by policy ----
