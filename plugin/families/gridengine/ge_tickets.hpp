@@ -164,6 +164,11 @@ struct TicketOptions {
   // are equal at every pick (false: one per category, the plain lazy heap).
   bool group_tied_categories = true;
 
+  // Functional picks: categories enter the picks' heap best first in
+  // batches, the first this many (0: 4 * max_functional_jobs_to_schedule,
+  // at least 1024), each next twice the last.
+  size_t functional_batch = 0;
+
   // Share-tree levels whose lists arrive cut into many runs sorted by radix
   // (false: merges of the runs alone).
   bool radix_share_levels = true;
