@@ -234,20 +234,20 @@ class FlatIndex {
   size_t mask_ = 0, size_ = 0;
 };
 
-// (a, b) -> index for the small key sets of one block of jobs (a user's
-// functional categories): open addressing in the first slots of a table
-// kept between blocks, whose used slots are cleared after each block, so a
-// block costs what it holds, not what the largest one needed.
+// (a, b) -> index, open addressing (linear probing, at most half full,
+// doubled when it would pass that) in a table kept between passes, whose
+// used slots are cleared by begin(): a pass costs the keys it holds.
 class BlockIndex {
  public:
   static constexpr uint32_t kEmpty = UINT32_MAX;
-  // Empty, room for n keys.
+  // Empty, room for n keys without a rehash.
   void begin(size_t n) {
+    for (uint32_t i : used_) slots_[i].val = kEmpty;
+    used_.clear();
     size_t cap = 16;
     while (cap < 2 * n) cap *= 2;
-    if (slots_.size() < cap) slots_.resize(cap);
-    mask_ = cap - 1;
-    used_.clear();
+    if (slots_.size() < cap) slots_.assign(cap, Slot{});
+    mask_ = slots_.size() - 1;
   }
   uint32_t insert(uint64_t a, uint64_t b, uint32_t v, bool* added) {
     uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
@@ -257,13 +257,14 @@ class BlockIndex {
         *added = false;
         return slots_[i].val;
       }
+    if (2 * (used_.size() + 1) > slots_.size()) {
+      grow();
+      return insert(a, b, v, added);
+    }
     slots_[i] = Slot{a, b, v};
     used_.push_back(static_cast<uint32_t>(i));
     *added = true;
     return v;
-  }
-  void end() {
-    for (uint32_t i : used_) slots_[i].val = kEmpty;
   }
 
  private:
@@ -271,6 +272,17 @@ class BlockIndex {
     uint64_t a = 0, b = 0;
     uint32_t val = kEmpty;
   };
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    used_.clear();
+    for (const Slot& e : old) {
+      if (e.val == kEmpty) continue;
+      bool added = false;
+      insert(e.a, e.b, e.val, &added);
+    }
+  }
   std::vector<Slot> slots_;
   std::vector<uint32_t> used_;
   size_t mask_ = 0;
@@ -983,6 +995,22 @@ struct CatInfo {
   uint32_t user = 0;
 };
 
+// A category's key past its user: the project and department (kNoId: not
+// in the key) and -js.
+struct SubKey {
+  uint32_t p, d;
+  double js;
+};
+// A member as the grouping reads it, bucket by bucket: what its category's
+// order compares (prior 0 when independent), its index, its sub key (then
+// its category).
+struct MRec {
+  double prior;
+  int64_t submit;
+  uint64_t id;
+  uint32_t j, sub;
+};
+
 struct TiedScratch;  // TiedGroups' containers, kept between passes (defined with it)
 
 // The categories' members in order, category by category (filled only for
@@ -1002,15 +1030,17 @@ struct TicketScratch::Arrays {
   std::vector<double> leaf_running_js, prior;
   std::vector<size_t> running, pending;
   // FunctionalPicks
-  BlockIndex cat_index;
-  std::vector<uint32_t> cat_bucket, user_off, user_fill;  // per pending job its bucket; per bucket its range
-  std::vector<uint32_t> bucket_job, bucket_cat, bucket_cat0;  // per bucket position its job, category; per bucket its first category
+  BlockIndex cat_index;  // (project, department, -js) -> sub key
+  std::vector<uint32_t> cat_bucket, cat_sub, user_off, user_fill;  // per pending job its bucket, sub key; per bucket its range
+  std::vector<uint32_t> cat_of, sub_slot, bucket_cat0;  // per job its category (kNoId: none); per sub key; per bucket its first category
+  std::vector<SubKey> subs;
+  std::vector<MRec> mrecs;                                  // the members bucket by bucket
   std::vector<uint8_t> gathered;                            // per bucket: its categories' lists are made
   std::vector<TicketJob> job_form;       // the Job form's TicketJobs
   std::vector<CatRec> cat_recs;
   std::vector<CatInfo> cat_info;
   std::vector<FCand> cat_rank;
-  std::vector<double> term_u, term_p, term_d, last_eval;
+  std::vector<double> last_eval;
   std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
   Cats cats;
   std::vector<uint32_t> head, gather_fill;
@@ -1219,9 +1249,7 @@ void pending_override(Pass& p, const PolicyStep& step) {
 // its size and first job; the picks' heaps start from the categories'
 // values at the first pick (upper bounds of their later ones) and take them
 // best first in batches, the rest standing as one entry (their best value),
-// so the categories that cannot win are never in a heap; a member never
-// picked gets its category's value at the last pick, computed per job from
-// per-object terms (finish).
+// so the categories that cannot win are never in a heap.
 class FunctionalPicks {
  public:
   FunctionalPicks(Pass& p, const PolicyStep& step)
@@ -1241,90 +1269,144 @@ class FunctionalPicks {
   }
 
  private:
-  // Grouped per user (counting sort of the jobs' indices on the dense user
-  // ids), then per user by a small table: the picks do not depend on the
-  // categories' order (a pick is the largest value, ties to the earlier job,
-  // and jobs are distinct).  Key: the user id, then the project and
-  // department ids and -js (kNoId = not in the key).  Per category its size
-  // and first job (CatRec); per bucket position its category.
+  // Grouped per user (counting sort on the dense user ids), then per user
+  // by a small direct table: the picks do not depend on the categories'
+  // order (a pick is the largest value, ties to the earlier job, and jobs
+  // are distinct).  Key: the user id, then the project and department ids
+  // (kNoId: not in the key; a positive fshare means a named object, so
+  // kNoId never stands for a name) and -js, these three numbered once per
+  // pass (a sub key: few distinct).  The jobs are read twice in pending
+  // order, the second time into 32-byte records (MRec, bucket by bucket),
+  // so no later step of the grouping reads a job at random.  Per category
+  // its size, first job (CatRec) and CatInfo; per job its category (cat_of).
   void build_categories() {
     const std::vector<size_t>& pending = p_.pending;
     const uint32_t none = static_cast<uint32_t>(ids_.uo.size());  // the bucket of jobs with no user share
     std::vector<uint32_t>& off = p_.s.user_off;
     off.assign(static_cast<size_t>(none) + 2, 0);
-    // A job's bucket (UINT32_MAX: in no category).
-    auto bucket_of = [&](const LJob& l) {
-      const FShares f = object_fshares(l, ids_);
-      if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) return UINT32_MAX;
-      return f.user > 0 ? l.u : none;
-    };
-    std::vector<uint32_t>& bucket = p_.s.cat_bucket;  // per pending job, in pending order
+    std::vector<uint32_t>& bucket = p_.s.cat_bucket;  // per pending job, in pending order (UINT32_MAX: none)
+    std::vector<uint32_t>& subq = p_.s.cat_sub;       // per pending job, its sub key
     bucket.resize(pending.size());
+    subq.resize(pending.size());
+    std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    cat_of.resize(p_.n);
+    std::vector<SubKey>& subs = p_.s.subs;
+    subs.clear();
+    BlockIndex& sub_index = p_.s.cat_index;
+    sub_index.begin(64);
+    uint64_t last_pd = 0, last_js = 0;
+    uint32_t last_sub = kNoId;
     for (size_t q = 0; q < pending.size(); ++q) {
-      const uint32_t b = bucket_of(jobs_[pending[q]]);
+      const size_t j = pending[q];
+      const LJob& l = jobs_[j];
+      const FShares f = object_fshares(l, ids_);
+      if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) {
+        bucket[q] = UINT32_MAX;
+        cat_of[j] = kNoId;
+        continue;
+      }
+      const uint32_t b = f.user > 0 ? l.u : none;
       bucket[q] = b;
-      if (b != UINT32_MAX) ++off[b + 1];
+      ++off[b + 1];
+      const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? l.p : kNoId) << 32) | (f.dept > 0 ? l.d : kNoId);
+      const uint64_t js = dbits(f.job);
+      if (pd != last_pd || js != last_js || last_sub == kNoId) {
+        bool added = false;
+        last_sub = sub_index.insert(pd, js, static_cast<uint32_t>(subs.size()), &added);
+        if (added) subs.push_back(SubKey{f.project > 0 ? l.p : kNoId, f.dept > 0 ? l.d : kNoId, f.job});
+        last_pd = pd;
+        last_js = js;
+      }
+      subq[q] = last_sub;
     }
     for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
     members_ = off[static_cast<size_t>(none) + 1];
-    std::vector<uint32_t>& bjob = p_.s.bucket_job;
-    bjob.resize(members_);
+    std::vector<MRec>& recs = p_.s.mrecs;
+    recs.resize(members_);
     std::vector<uint32_t>& fill = p_.s.user_fill;
     fill.assign(off.begin(), off.end() - 1);
-    for (size_t q = 0; q < pending.size(); ++q)
-      if (bucket[q] != UINT32_MAX) bjob[fill[bucket[q]]++] = static_cast<uint32_t>(pending[q]);
-    // Per bucket: its categories, numbered in order of first member.
-    std::vector<uint32_t>& bcat = p_.s.bucket_cat;
-    bcat.resize(members_);
+    const bool dep = step_.dependent;
+    const double* prior = p_.prior.data();
+    for (size_t q = 0; q < pending.size(); ++q) {
+      const uint32_t b = bucket[q];
+      if (b == UINT32_MAX) continue;
+      const size_t j = pending[q];
+      recs[fill[b]++] = MRec{dep ? prior[j] : 0.0, jobs_[j].submit, jobs_[j].id, static_cast<uint32_t>(j), subq[q]};
+    }
+    categories(none);
+  }
+  // Per bucket: its categories, numbered in order of first member (a
+  // direct table by sub key, its used slots cleared after the bucket).
+  void categories(uint32_t none) {
+    const std::vector<uint32_t>& off = p_.s.user_off;
+    std::vector<MRec>& recs = p_.s.mrecs;
+    std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    std::vector<uint32_t>& slot = p_.s.sub_slot;
+    slot.assign(p_.s.subs.size(), kNoId);
     std::vector<uint32_t>& cat0 = p_.s.bucket_cat0;
     cat0.assign(static_cast<size_t>(none) + 2, 0);
     recs_.clear();
-    BlockIndex& index = p_.s.cat_index;
-    const bool dep = step_.dependent;
-    const double* prior = p_.prior.data();
-    constexpr uint32_t kAhead = 8;  // the bucket's jobs are read at random: fetched ahead
+    info_.clear();
+    // A negative or NaN fshare is not a key's (kNoId) but counts in the
+    // value: then each category's first job's objects (in its order), as read.
+    bool plain = true;
+    for (const std::vector<double>* fs : {&ids_.ufs, &ids_.pfs, &ids_.dfs})
+      for (const double x : *fs) plain = plain && x >= 0;
     for (uint32_t b = 0; b <= none; ++b) {
       cat0[b] = static_cast<uint32_t>(recs_.size());
-      const uint32_t lo = off[b], hi = off[b + 1];
-      if (lo == hi) continue;
-      index.begin(hi - lo);
+      const uint32_t lo = off[b], hi = off[b + 1], c0 = cat0[b];
       for (uint32_t q = lo; q < hi; ++q) {
-        if (q + kAhead < hi) {
-          __builtin_prefetch(&jobs_[bjob[q + kAhead]]);
-          if (dep) __builtin_prefetch(prior + bjob[q + kAhead]);
+        MRec& x = recs[q];
+        uint32_t& c = slot[x.sub];
+        if (c == kNoId || c < c0) {  // a slot set in an earlier bucket is stale
+          c = static_cast<uint32_t>(recs_.size());
+          recs_.push_back(CatRec{x.prior, x.submit, x.id, x.j, 1, b});
+          if (plain) info_.push_back(info_of(b == none ? kNoId : b, p_.s.subs[x.sub]));
+        } else {
+          CatRec& r = recs_[c];
+          ++r.n;
+          if (x.prior > r.prior || (x.prior == r.prior && (x.submit < r.submit || (x.submit == r.submit && x.id < r.id)))) {
+            r.prior = x.prior;
+            r.submit = x.submit;
+            r.id = x.id;
+            r.head = x.j;
+          }
         }
-        const uint32_t j = bjob[q];
-        const LJob& l = jobs_[j];
-        // Key: the project and department ids (kNoId: not in the key; a
-        // positive fshare means a named object, so kNoId never stands for a
-        // name) and -js.
-        const FShares f = object_fshares(l, ids_);
-        const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? l.p : kNoId) << 32) | (f.dept > 0 ? l.d : kNoId);
-        bool added = false;
-        const uint32_t c = index.insert(pd, dbits(f.job), static_cast<uint32_t>(recs_.size()), &added);
-        bcat[q] = c;
-        const double pr = dep ? prior[j] : 0.0;
-        if (added) {
-          recs_.push_back(CatRec{pr, l.submit, l.id, j, 1, b});
-          continue;
-        }
-        CatRec& r = recs_[c];
-        ++r.n;
-        if (pr > r.prior || (pr == r.prior && (l.submit < r.submit || (l.submit == r.submit && l.id < r.id)))) {
-          r.prior = pr;
-          r.submit = l.submit;
-          r.id = l.id;
-          r.head = j;
-        }
+        x.sub = c;  // from here on: its category
+        cat_of[x.j] = c;
       }
-      index.end();
     }
     cat0[static_cast<size_t>(none) + 1] = static_cast<uint32_t>(recs_.size());
+    if (!plain)
+      for (const CatRec& r : recs_) info_.push_back(info_of(jobs_[r.head]));
     cats_.off.resize(recs_.size() + 1);
     cats_.off[0] = 0;
     for (size_t c = 0; c < recs_.size(); ++c) cats_.off[c + 1] = cats_.off[c] + recs_[c].n;
     cats_.flat.resize(members_);
     p_.s.gathered.assign(static_cast<size_t>(none) + 1, 0);
+  }
+  // A category's CatInfo from its first job.
+  CatInfo info_of(const LJob& l) {
+    CatInfo ci;
+    ci.share = object_fshares(l, ids_);
+    ci.user = l.u;
+    if (ci.share.user != 0) ci.u = &cnt_.user[l.u];
+    if (ci.share.project != 0 && l.has_p) ci.p = &cnt_.project[l.p];
+    if (ci.share.dept != 0 && l.has_d) ci.d = &cnt_.dept[l.d];
+    return ci;
+  }
+  // The same from its key when every fshare is >= 0 (an object outside the
+  // key has fshare 0, as has the user of the no-user-share bucket; a
+  // positive fshare names an object: has_p, has_d).
+  CatInfo info_of(uint32_t u, const SubKey& k) {
+    CatInfo ci;
+    ci.share = FShares{u == kNoId ? 0.0 : ids_.ufs[u], k.p == kNoId ? 0.0 : ids_.pfs[k.p],
+                       k.d == kNoId ? 0.0 : ids_.dfs[k.d], k.js};
+    ci.user = u == kNoId ? 0 : u;
+    if (ci.share.user != 0) ci.u = &cnt_.user[u];
+    if (ci.share.project != 0) ci.p = &cnt_.project[k.p];
+    if (ci.share.dept != 0) ci.d = &cnt_.dept[k.d];
+    return ci;
   }
 
   // The ordered members of bucket b's categories (at the first take from
@@ -1334,11 +1416,10 @@ class FunctionalPicks {
     if (done[b]) return;
     done[b] = 1;
     const uint32_t c0 = p_.s.bucket_cat0[b], c1 = p_.s.bucket_cat0[b + 1];
-    const std::vector<uint32_t>& bjob = p_.s.bucket_job;
-    const std::vector<uint32_t>& bcat = p_.s.bucket_cat;
+    const std::vector<MRec>& recs = p_.s.mrecs;
     std::vector<uint32_t>& fill = p_.s.gather_fill;
     fill.assign(cats_.off.begin() + c0, cats_.off.begin() + c1);
-    for (uint32_t q = p_.s.user_off[b]; q < p_.s.user_off[b + 1]; ++q) cats_.flat[fill[bcat[q] - c0]++] = bjob[q];
+    for (uint32_t q = p_.s.user_off[b]; q < p_.s.user_off[b + 1]; ++q) cats_.flat[fill[recs[q].sub - c0]++] = recs[q].j;
     const bool dep = step_.dependent;
     const double* prior = p_.prior.data();
     const auto less = [&](uint32_t a, uint32_t x) {
@@ -1356,21 +1437,12 @@ class FunctionalPicks {
   size_t cur(size_t c) const { return head_[c] == 0 ? recs_[c].head : cats_.flat[cats_.off[c] + head_[c]]; }
   bool remaining(size_t c) const { return head_[c] < recs_[c].n; }
 
-  // Per category: CatInfo and its value at the first pick (rank_); the
-  // batches start with the best 4 * max_picks (at least 1024).
+  // Per category its value at the first pick (rank_); the batches start
+  // with the best 4 * max_picks (at least 1024).
   void rank_categories() {
-    const size_t nc = recs_.size();
-    info_.resize(nc);
-    rank_.resize(nc);
-    for (size_t c = 0; c < nc; ++c) {
+    rank_.resize(recs_.size());
+    for (size_t c = 0; c < recs_.size(); ++c) {
       const CatRec& r = recs_[c];
-      const LJob& l = jobs_[r.head];
-      CatInfo& ci = info_[c];
-      ci.share = object_fshares(l, ids_);
-      ci.user = l.u;
-      ci.u = ci.share.user != 0 ? &cnt_.user[l.u] : nullptr;
-      ci.p = ci.share.project != 0 && l.has_p ? &cnt_.project[l.p] : nullptr;
-      ci.d = ci.share.dept != 0 && l.has_d ? &cnt_.dept[l.d] : nullptr;
       rank_[c] = FCand{eval(c) + (step_.dependent ? r.prior : 0), r.submit, r.id, c, 0};
     }
     next_ = 0;
@@ -1431,54 +1503,14 @@ class FunctionalPicks {
     p_.r.jobs[j].ftckt = ft;
     taken_.push_back(Taken{static_cast<uint32_t>(j), ft, p_.prior[j]});
   }
-  // One summand of pending_functional_value (the same operations) for an
-  // object with fshare `share` and job count *count (null: none).
-  double term(double w, double share, const double* count, double sum) const {
-    double s = sum + 0.001;
-    if (p_.shared_f) {
-      if (count && share != 0) share /= *count + 1;
-    } else {
-      s += share;
-    }
-    return s != 0 ? w * share * p_.F / s : 0.0;
-  }
   // The last pick evaluates every category still holding jobs (the
-  // winner's too): members never picked get that evaluation.  A category's
-  // value is ((user + project) + department) + -js terms, each a function
-  // of that object alone (a zero fshare's term is 0, so the key's kNoId
-  // objects add 0 for every member): kept per object, read per job
-  // (finish).  With a negative or NaN fshare the category's first member's
-  // stands for all: then per category.
+  // winner's too): members never picked get that evaluation.
   void last_evals() {
     have_last_ = true;
-    last_sum_ = sum_;
-    auto terms = [&](const std::vector<double>& fs, const std::vector<double>& cnt, double sum, double w,
-                     std::vector<double>& out) {
-      out.resize(fs.size());
-      for (size_t i = 0; i < fs.size(); ++i) {
-        if (!(fs[i] >= 0)) odd_shares_ = true;
-        out[i] = term(w, fs[i], &cnt[i], sum);
-      }
-    };
-    terms(ids_.ufs, cnt_.user, sum_.user, wp_[0], p_.s.term_u);
-    terms(ids_.pfs, cnt_.project, sum_.project, wp_[1], p_.s.term_p);
-    terms(ids_.dfs, cnt_.dept, sum_.dept, wp_[2], p_.s.term_d);
-    if (!odd_shares_) return;
     std::vector<double>& last = p_.s.last_eval;
-    last.assign(recs_.size(), 0.0);
+    last.resize(recs_.size());
     for (size_t c = 0; c < recs_.size(); ++c)
       if (remaining(c)) last[c] = eval(c);
-  }
-  // A member's value at the last pick (last_evals).
-  double last_value(const LJob& l) const {
-    const std::vector<double>&tu = p_.s.term_u, &tp = p_.s.term_p, &td = p_.s.term_d;
-    double t = 0;
-    t += tu[l.u];
-    t += l.has_p ? tp[l.p] : term(wp_[1], ids_.pfs[l.p], nullptr, last_sum_.project);
-    t += l.has_d ? td[l.d] : term(wp_[2], ids_.dfs[l.d], nullptr, last_sum_.dept);
-    const double sj = last_sum_.job + 0.001 + l.js;
-    t += sj != 0 ? wp_[3] * l.js * p_.F / sj : 0.0;
-    return t;
   }
 
   // Members never picked copy their category's last evaluation
@@ -1496,17 +1528,14 @@ class FunctionalPicks {
     if (dep)
       for (size_t c = 0; c < recs_.size(); ++c)
         if (remaining(c)) keep.emplace_back(static_cast<uint32_t>(cur(c)), prior[cur(c)]);
-    if (odd_shares_) {
-      const std::vector<uint32_t>&bjob = p_.s.bucket_job, &bcat = p_.s.bucket_cat;
-      for (size_t q = 0; q < members_; ++q) p_.r.jobs[bjob[q]].ftckt = p_.s.last_eval[bcat[q]];
-    }
     const std::vector<size_t>& pending = p_.pending;
-    const std::vector<uint32_t>& bucket = p_.s.cat_bucket;
-    for (size_t q = 0; q < pending.size(); ++q) {
-      if (bucket[q] == UINT32_MAX) continue;
-      const size_t j = pending[q];
-      double& ft = p_.r.jobs[j].ftckt;
-      if (!odd_shares_) ft = have_last_ ? last_value(jobs_[j]) : 0.0;
+    const std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    const std::vector<double>& last = p_.s.last_eval;
+    for (const size_t j : pending) {
+      const uint32_t c = cat_of[j];
+      if (c == kNoId) continue;
+      const double ft = have_last_ ? last[c] : 0.0;
+      p_.r.jobs[j].ftckt = ft;
       if (dep) prior[j] += ft;
     }
     for (const Taken& t : taken_) {
@@ -1577,7 +1606,7 @@ class FunctionalPicks {
   const PolicyStep step_;
   const std::array<double, 4> wp_;
   Counts cnt_;
-  FShares sum_, last_sum_;
+  FShares sum_;
   std::vector<CatRec>& recs_;
   std::vector<CatInfo>& info_;
   std::vector<FCand>& rank_;
@@ -1585,7 +1614,7 @@ class FunctionalPicks {
   std::vector<uint32_t>& head_;
   std::vector<Taken> taken_;
   size_t members_ = 0, max_picks_ = 0, next_ = 0, batch_ = 0;
-  bool have_last_ = false, odd_shares_ = false;
+  bool have_last_ = false;
 };
 
 // The functional picks with tied categories grouped.  A category's value is
