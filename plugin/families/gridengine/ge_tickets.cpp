@@ -1011,6 +1011,18 @@ struct MRec {
   uint32_t j, sub;
 };
 
+// A pending override round's heap entry: a category's value (stale until
+// recomputed) and its next job's id.
+struct OCand {
+  double v;
+  uint64_t id;
+  size_t c;
+};
+inline bool oworse(const OCand& a, const OCand& b) {
+  if (a.v != b.v) return a.v < b.v;
+  return a.id > b.id;
+}
+
 struct TiedScratch;  // TiedGroups' containers, kept between passes (defined with it)
 
 // The categories' members in order, category by category (filled only for
@@ -1029,6 +1041,10 @@ struct TicketScratch::Arrays {
   TreeCache tree;                        // build_work_tree: shape and (user, project) -> leaf
   std::vector<double> leaf_running_js, prior;
   std::vector<size_t> running, pending;
+  // pending_override
+  FlatIndex ot_index;
+  std::vector<uint32_t> ot_member, ot_cat, ot_off, ot_flat, ot_head;
+  std::vector<OCand> ot_heap;
   // FunctionalPicks
   BlockIndex cat_index;  // (project, department, -js) -> sub key
   std::vector<uint32_t> cat_bucket, cat_sub, user_off, user_fill;  // per pending job its bucket, sub key; per bucket its range
@@ -1041,6 +1057,7 @@ struct TicketScratch::Arrays {
   std::vector<CatInfo> cat_info;
   std::vector<FCand> cat_rank;
   std::vector<double> last_eval;
+  std::vector<std::pair<uint32_t, double>> keep;
   std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
   Cats cats;
   std::vector<uint32_t> head, gather_fill;
@@ -1178,9 +1195,15 @@ void pending_override(Pass& p, const PolicyStep& step) {
   if (!p.conf.share_override_tickets) {
     for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
   } else {
+    // The categories' members (kept containers: a category is a range of
+    // ot_flat, its members in pending order before their sort).
     auto ot_id = [](double oticket, uint32_t id) { return oticket > 0 ? id : kNoId; };
-    FlatIndex cat_index;
-    std::vector<std::vector<size_t>> cats;
+    FlatIndex& cat_index = p.s.ot_index;
+    cat_index.reset(p.s.ot_off.size());
+    std::vector<uint32_t>&member = p.s.ot_member, &cat = p.s.ot_cat, &off = p.s.ot_off, &flat = p.s.ot_flat;
+    member.clear();
+    cat.clear();
+    off.assign(1, 0);
     for (size_t j : p.pending) {
       const LJob& l = jobs[j];
       const uint32_t u = ot_id(ids.uot[l.u], l.u);
@@ -1188,53 +1211,60 @@ void pending_override(Pass& p, const PolicyStep& step) {
       const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dot[l.d], l.d);
       if (u == kNoId && pr == kNoId && d == kNoId && !(l.ot > 0)) continue;
       bool added = false;
-      const uint32_t c = cat_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}},
-                                          static_cast<uint32_t>(cats.size()), &added);
-      if (added) cats.emplace_back();
-      cats[c].push_back(j);
+      const uint32_t c = cat_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}}, static_cast<uint32_t>(off.size() - 1), &added);
+      if (added) off.push_back(0);
+      ++off[c + 1];
+      member.push_back(static_cast<uint32_t>(j));
+      cat.push_back(c);
     }
+    const size_t ncats = off.size() - 1;
+    for (size_t c = 0; c < ncats; ++c) off[c + 1] += off[c];
+    std::vector<uint32_t>& head = p.s.ot_head;  // first each category's fill point, then its next member
+    head.assign(off.begin(), off.end() - 1);
+    flat.resize(member.size());
+    for (size_t k = 0; k < member.size(); ++k) flat[head[cat[k]]++] = member[k];
     const bool dep = step.dependent;
-    for (auto& v : cats)
-      mfprio::stable_order(v.begin(), v.end(), [&](size_t a, size_t b) {
-        if (dep && p.prior[a] != p.prior[b]) return p.prior[a] > p.prior[b];
-        if (dep && jobs[a].submit != jobs[b].submit) return jobs[a].submit < jobs[b].submit;
-        return jobs[a].id < jobs[b].id;
-      });
+    const auto less = [&](uint32_t a, uint32_t b) {
+      if (dep && p.prior[a] != p.prior[b]) return p.prior[a] > p.prior[b];
+      if (dep && jobs[a].submit != jobs[b].submit) return jobs[a].submit < jobs[b].submit;
+      return jobs[a].id < jobs[b].id;
+    };
+    for (size_t c = 0; c < ncats; ++c) {
+      const auto first = flat.begin() + off[c], last = flat.begin() + off[c + 1];
+      if (!std::is_sorted(first, last, less)) mfprio::stable_order(first, last, less);
+    }
     Counts cnt = p.run_cnt;
-    std::vector<size_t> head(cats.size(), 0);
-    struct Cand {
-      double v;
-      uint64_t id;
-      size_t c;
-    };
-    auto worse = [](const Cand& a, const Cand& b) {
-      if (a.v != b.v) return a.v < b.v;
-      return a.id > b.id;
-    };
-    std::priority_queue<Cand, std::vector<Cand>, decltype(worse)> heap(worse);
+    head.assign(off.begin(), off.end() - 1);
+    std::vector<OCand>& heap = p.s.ot_heap;
+    heap.clear();
     auto value_of = [&](size_t j) { return p.override_value(jobs[j], cnt, 1, true); };
-    for (size_t c = 0; c < cats.size(); ++c) heap.push(Cand{value_of(cats[c][0]), jobs[cats[c][0]].id, c});
+    for (size_t c = 0; c < ncats; ++c) {
+      heap.push_back(OCand{value_of(flat[off[c]]), jobs[flat[off[c]]].id, c});
+      std::push_heap(heap.begin(), heap.end(), oworse);
+    }
     while (!heap.empty()) {
-      const Cand c = heap.top();
-      heap.pop();
-      const size_t j = cats[c.c][head[c.c]];
+      std::pop_heap(heap.begin(), heap.end(), oworse);
+      const OCand c = heap.back();
+      heap.pop_back();
+      const size_t j = flat[head[c.c]];
       const double v = value_of(j);
       if (v != c.v) {
-        heap.push(Cand{v, c.id, c.c});
+        heap.push_back(OCand{v, c.id, c.c});
+        std::push_heap(heap.begin(), heap.end(), oworse);
         continue;
       }
       p.r.jobs[j].otckt = v;
       cnt.add(jobs[j]);
-      if (++head[c.c] < cats[c.c].size()) {
-        const size_t nj = cats[c.c][head[c.c]];
-        heap.push(Cand{value_of(nj), jobs[nj].id, c.c});
+      if (++head[c.c] < off[c.c + 1]) {
+        const size_t nj = flat[head[c.c]];
+        heap.push_back(OCand{value_of(nj), jobs[nj].id, c.c});
+        std::push_heap(heap.begin(), heap.end(), oworse);
       }
     }
     // Jobs in no category keep otckt 0, and prior + 0 is prior (priors are
     // sums of tickets >= 0, never -0): only the categories' jobs add.
     if (step.dependent)
-      for (const std::vector<size_t>& v : cats)
-        for (const size_t j : v) p.prior[j] += p.r.jobs[j].otckt;
+      for (const uint32_t j : flat) p.prior[j] += p.r.jobs[j].otckt;
     return;
   }
   if (step.dependent)
@@ -1524,10 +1554,14 @@ class FunctionalPicks {
   void finish() {
     const bool dep = step_.dependent;
     std::vector<double>& prior = p_.prior;
-    std::vector<std::pair<uint32_t, double>> keep;  // the first remaining jobs and their priors
-    if (dep)
-      for (size_t c = 0; c < recs_.size(); ++c)
-        if (remaining(c)) keep.emplace_back(static_cast<uint32_t>(cur(c)), prior[cur(c)]);
+    std::vector<std::pair<uint32_t, double>>& keep = p_.s.keep;  // the first remaining jobs and their priors
+    keep.clear();
+    if (dep) {  // (an untaken category's first job's prior is in its CatRec)
+      for (size_t c = 0; c < recs_.size(); ++c) {
+        if (head_[c] == 0) keep.emplace_back(recs_[c].head, recs_[c].prior);
+        else if (remaining(c)) keep.emplace_back(static_cast<uint32_t>(cur(c)), prior[cur(c)]);
+      }
+    }
     const std::vector<size_t>& pending = p_.pending;
     const std::vector<uint32_t>& cat_of = p_.s.cat_of;
     const std::vector<double>& last = p_.s.last_eval;
