@@ -1101,6 +1101,7 @@ struct Pass {
   std::vector<size_t>& running;          // the jobs' indices by kind, ascending
   std::vector<size_t>& pending;
   std::vector<double>& prior;            // tickets of earlier dependent policies
+  bool scan_o = false, scan_f = false;   // scan_pending's results not yet used by the override, functional step
 
   // T = ostt(leaf)*WS split by -js (truncated) or evenly over `divisor` jobs.
   double running_share_tickets(const std::vector<ShareNodeState>& nodes, size_t j, uint32_t divisor) const {
@@ -1178,6 +1179,74 @@ void running_tickets(Pass& p) {
   for (const size_t j : p.running) p.r.jobs[j].pass1_tckts += p.r.jobs[j].ftckt + p.r.jobs[j].otckt;
 }
 
+// One read of the pending jobs, in pending order, for the shared override
+// rounds and the functional categories, by whichever step runs first (none
+// of it reads a prior; each step uses it once): per job its functional bucket (its user with a
+// user share, else the no-user-share bucket; UINT32_MAX and cat_of kNoId:
+// in no category) and sub key (FunctionalPicks::build_categories), the
+// buckets' counts; the override categories' members and counts
+// (pending_override).
+void scan_pending(Pass& p) {
+  p.scan_o = p.scan_f = true;
+  const bool fun = p.F > 0, ovr = p.conf.share_override_tickets;
+  const std::vector<LJob>& jobs = p.ids.job;
+  const Ids& ids = p.ids;
+  const std::vector<size_t>& pending = p.pending;
+  TicketScratch::Arrays& s = p.s;
+  const uint32_t none = static_cast<uint32_t>(ids.uo.size());
+  s.user_off.assign(static_cast<size_t>(none) + 2, 0);
+  s.cat_bucket.resize(pending.size());
+  s.cat_sub.resize(pending.size());
+  s.cat_of.resize(p.n);
+  s.subs.clear();
+  s.cat_index.begin(64);
+  uint64_t last_pd = 0, last_js = 0;
+  uint32_t last_sub = kNoId;
+  s.ot_index.reset(s.ot_off.size());
+  s.ot_member.clear();
+  s.ot_cat.clear();
+  s.ot_off.assign(1, 0);
+  auto ot_id = [](double oticket, uint32_t id) { return oticket > 0 ? id : kNoId; };
+  for (size_t q = 0; q < pending.size(); ++q) {
+    const size_t j = pending[q];
+    const LJob& l = jobs[j];
+    if (ovr) {  // the job's objects that carry override tickets, and -ot
+      const uint32_t u = ot_id(ids.uot[l.u], l.u);
+      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.pot[l.p], l.p);
+      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dot[l.d], l.d);
+      if (u != kNoId || pr != kNoId || d != kNoId || l.ot > 0) {
+        bool added = false;
+        const uint32_t c =
+            s.ot_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}}, static_cast<uint32_t>(s.ot_off.size() - 1), &added);
+        if (added) s.ot_off.push_back(0);
+        ++s.ot_off[c + 1];
+        s.ot_member.push_back(static_cast<uint32_t>(j));
+        s.ot_cat.push_back(c);
+      }
+    }
+    if (!fun) continue;
+    const FShares f = object_fshares(l, ids);
+    if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) {
+      s.cat_bucket[q] = UINT32_MAX;
+      s.cat_of[j] = kNoId;
+      continue;
+    }
+    const uint32_t b = f.user > 0 ? l.u : none;
+    s.cat_bucket[q] = b;
+    ++s.user_off[b + 1];
+    const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? l.p : kNoId) << 32) | (f.dept > 0 ? l.d : kNoId);
+    const uint64_t js = dbits(f.job);
+    if (pd != last_pd || js != last_js || last_sub == kNoId) {
+      bool added = false;
+      last_sub = s.cat_index.insert(pd, js, static_cast<uint32_t>(s.subs.size()), &added);
+      if (added) s.subs.push_back(SubKey{f.project > 0 ? l.p : kNoId, f.dept > 0 ? l.d : kNoId, f.job});
+      last_pd = pd;
+      last_js = js;
+    }
+    s.cat_sub[q] = last_sub;
+  }
+}
+
 // Pending override tickets.  Shared: 8.1.9's
 // calculate_pending_shared_override_tickets.  Pending jobs form categories
 // (their -ot and those of their user, project and department objects that
@@ -1191,32 +1260,14 @@ void running_tickets(Pass& p) {
 // picks as evaluating every head each round.
 void pending_override(Pass& p, const PolicyStep& step) {
   const std::vector<LJob>& jobs = p.ids.job;
-  const Ids& ids = p.ids;
   if (!p.conf.share_override_tickets) {
     for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
   } else {
-    // The categories' members (kept containers: a category is a range of
+    // The categories' members (scan_pending; a category is a range of
     // ot_flat, its members in pending order before their sort).
-    auto ot_id = [](double oticket, uint32_t id) { return oticket > 0 ? id : kNoId; };
-    FlatIndex& cat_index = p.s.ot_index;
-    cat_index.reset(p.s.ot_off.size());
+    if (!p.scan_o) scan_pending(p);
+    p.scan_o = false;
     std::vector<uint32_t>&member = p.s.ot_member, &cat = p.s.ot_cat, &off = p.s.ot_off, &flat = p.s.ot_flat;
-    member.clear();
-    cat.clear();
-    off.assign(1, 0);
-    for (size_t j : p.pending) {
-      const LJob& l = jobs[j];
-      const uint32_t u = ot_id(ids.uot[l.u], l.u);
-      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.pot[l.p], l.p);
-      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dot[l.d], l.d);
-      if (u == kNoId && pr == kNoId && d == kNoId && !(l.ot > 0)) continue;
-      bool added = false;
-      const uint32_t c = cat_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}}, static_cast<uint32_t>(off.size() - 1), &added);
-      if (added) off.push_back(0);
-      ++off[c + 1];
-      member.push_back(static_cast<uint32_t>(j));
-      cat.push_back(c);
-    }
     const size_t ncats = off.size() - 1;
     for (size_t c = 0; c < ncats; ++c) off[c + 1] += off[c];
     std::vector<uint32_t>& head = p.s.ot_head;  // first each category's fill point, then its next member
@@ -1312,43 +1363,10 @@ class FunctionalPicks {
   void build_categories() {
     const std::vector<size_t>& pending = p_.pending;
     const uint32_t none = static_cast<uint32_t>(ids_.uo.size());  // the bucket of jobs with no user share
+    if (!p_.scan_f) scan_pending(p_);
+    p_.scan_f = false;
     std::vector<uint32_t>& off = p_.s.user_off;
-    off.assign(static_cast<size_t>(none) + 2, 0);
-    std::vector<uint32_t>& bucket = p_.s.cat_bucket;  // per pending job, in pending order (UINT32_MAX: none)
-    std::vector<uint32_t>& subq = p_.s.cat_sub;       // per pending job, its sub key
-    bucket.resize(pending.size());
-    subq.resize(pending.size());
-    std::vector<uint32_t>& cat_of = p_.s.cat_of;
-    cat_of.resize(p_.n);
-    std::vector<SubKey>& subs = p_.s.subs;
-    subs.clear();
-    BlockIndex& sub_index = p_.s.cat_index;
-    sub_index.begin(64);
-    uint64_t last_pd = 0, last_js = 0;
-    uint32_t last_sub = kNoId;
-    for (size_t q = 0; q < pending.size(); ++q) {
-      const size_t j = pending[q];
-      const LJob& l = jobs_[j];
-      const FShares f = object_fshares(l, ids_);
-      if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) {
-        bucket[q] = UINT32_MAX;
-        cat_of[j] = kNoId;
-        continue;
-      }
-      const uint32_t b = f.user > 0 ? l.u : none;
-      bucket[q] = b;
-      ++off[b + 1];
-      const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? l.p : kNoId) << 32) | (f.dept > 0 ? l.d : kNoId);
-      const uint64_t js = dbits(f.job);
-      if (pd != last_pd || js != last_js || last_sub == kNoId) {
-        bool added = false;
-        last_sub = sub_index.insert(pd, js, static_cast<uint32_t>(subs.size()), &added);
-        if (added) subs.push_back(SubKey{f.project > 0 ? l.p : kNoId, f.dept > 0 ? l.d : kNoId, f.job});
-        last_pd = pd;
-        last_js = js;
-      }
-      subq[q] = last_sub;
-    }
+    const std::vector<uint32_t>&bucket = p_.s.cat_bucket, &subq = p_.s.cat_sub;
     for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
     members_ = off[static_cast<size_t>(none) + 1];
     std::vector<MRec>& recs = p_.s.mrecs;
