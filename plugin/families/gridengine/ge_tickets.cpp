@@ -234,20 +234,20 @@ class FlatIndex {
   size_t mask_ = 0, size_ = 0;
 };
 
-// (a, b) -> index for the small key sets of one block of jobs (a user's
-// functional categories): open addressing in the first slots of a table
-// kept between blocks, whose used slots are cleared after each block, so a
-// block costs what it holds, not what the largest one needed.
+// (a, b) -> index, open addressing (linear probing, at most half full,
+// doubled when it would pass that) in a table kept between passes, whose
+// used slots are cleared by begin(): a pass costs the keys it holds.
 class BlockIndex {
  public:
   static constexpr uint32_t kEmpty = UINT32_MAX;
-  // Empty, room for n keys.
+  // Empty, room for n keys without a rehash.
   void begin(size_t n) {
+    for (uint32_t i : used_) slots_[i].val = kEmpty;
+    used_.clear();
     size_t cap = 16;
     while (cap < 2 * n) cap *= 2;
-    if (slots_.size() < cap) slots_.resize(cap);
-    mask_ = cap - 1;
-    used_.clear();
+    if (slots_.size() < cap) slots_.assign(cap, Slot{});
+    mask_ = slots_.size() - 1;
   }
   uint32_t insert(uint64_t a, uint64_t b, uint32_t v, bool* added) {
     uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
@@ -257,13 +257,14 @@ class BlockIndex {
         *added = false;
         return slots_[i].val;
       }
+    if (2 * (used_.size() + 1) > slots_.size()) {
+      grow();
+      return insert(a, b, v, added);
+    }
     slots_[i] = Slot{a, b, v};
     used_.push_back(static_cast<uint32_t>(i));
     *added = true;
     return v;
-  }
-  void end() {
-    for (uint32_t i : used_) slots_[i].val = kEmpty;
   }
 
  private:
@@ -271,6 +272,17 @@ class BlockIndex {
     uint64_t a = 0, b = 0;
     uint32_t val = kEmpty;
   };
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    used_.clear();
+    for (const Slot& e : old) {
+      if (e.val == kEmpty) continue;
+      bool added = false;
+      insert(e.a, e.b, e.val, &added);
+    }
+  }
   std::vector<Slot> slots_;
   std::vector<uint32_t> used_;
   size_t mask_ = 0;
@@ -947,36 +959,81 @@ struct ShareSortFrame {
   size_t next;
 };
 
-// A pending job in a functional category, as the grouping and the picks
-// read it (no step after the grouping reads the job itself): its ids and
-// -js, what its category's order compares, its index and (set by the
-// grouping) its category.
+// A functional category while grouping and picking: its size, its bucket
+// (the block of its user's jobs, build_categories) and its first job in its
+// order (prior desc when dependent, then submit, id), found in one pass over
+// its members; the members' ordered list is made only for a bucket the
+// picks take from (gather).
 struct CatRec {
-  double js = 0, prior = 0;
+  double prior = 0;  // its first job's prior, 0 when independent
   int64_t submit = 0;
   uint64_t id = 0;
-  uint32_t j = 0, c = 0, u = 0, p = 0, d = 0;
-  bool has_p = false, has_d = false;
+  uint32_t head = 0, n = 0, bucket = 0;  // head: the first job's index
 };
-constexpr uint32_t kNoCat = UINT32_MAX;       // a job in no category
-constexpr uint32_t kTaken = UINT32_MAX - 1;   // a job the picks took
-constexpr uint32_t kHead = UINT32_MAX - 2;    // (add_to_prior) its category's first remaining job
+
+// A heap entry: a category's (or group's) value and its next job's submit
+// and id (ties broken without reading the jobs); `at`: the pick its value
+// was computed at.
+struct FCand {
+  double v;
+  int64_t submit;
+  uint64_t id;
+  size_t c;
+  size_t at;
+};
+inline bool fworse(const FCand& a, const FCand& b) {
+  if (a.v != b.v) return a.v < b.v;
+  if (a.submit != b.submit) return b.submit < a.submit;
+  return b.id < a.id;
+}
+constexpr size_t kRest = SIZE_MAX;   // FCand::c of the entry standing for the categories not yet in a heap
+constexpr size_t kStale = SIZE_MAX;  // FCand::at of an entry computed at no pick
+
+// Per category, once: its objects' fshares (the same for every member:
+// they are the category's key) and where its objects' counts live (the
+// counts' vectors do not grow).  A zero fshare stays 0 whatever its count,
+// so only the non-zero ones, which name the category's own objects, need one.
+struct CatInfo {
+  FShares share;
+  const double *u = nullptr, *p = nullptr, *d = nullptr;
+  uint32_t user = 0;
+};
+
+// A category's key past its user: the project and department (kNoId: not
+// in the key) and -js.
+struct SubKey {
+  uint32_t p, d;
+  double js;
+};
+// A member as the grouping reads it, bucket by bucket: what its category's
+// order compares (prior 0 when independent), its index, its sub key (then
+// its category).
+struct MRec {
+  double prior;
+  int64_t submit;
+  uint64_t id;
+  uint32_t j, sub;
+};
+
+// A pending override round's heap entry: a category's value (stale until
+// recomputed) and its next job's id.
+struct OCand {
+  double v;
+  uint64_t id;
+  size_t c;
+};
+inline bool oworse(const OCand& a, const OCand& b) {
+  if (a.v != b.v) return a.v < b.v;
+  return a.id > b.id;
+}
 
 struct TiedScratch;  // TiedGroups' containers, kept between passes (defined with it)
 
-// The categories' members in one array (category by category, each in
-// pending order before its sort): a category is a range of it.
+// The categories' members in order, category by category (filled only for
+// the buckets the picks took from): category c = flat[off[c], off[c + 1]).
 struct Cats {
-  std::vector<size_t> flat;
-  std::vector<size_t> off;  // category c = flat[off[c], off[c + 1])
-  struct View {
-    const size_t* b;
-    size_t n;
-    size_t operator[](size_t i) const { return b[i]; }
-    size_t size() const { return n; }
-  };
-  size_t size() const { return off.size() - 1; }
-  View operator[](size_t c) const { return View{flat.data() + off[c], off[c + 1] - off[c]}; }
+  std::vector<uint32_t> flat;
+  std::vector<uint32_t> off;
 };
 }  // namespace
 
@@ -988,16 +1045,26 @@ struct TicketScratch::Arrays {
   TreeCache tree;                        // build_work_tree: shape and (user, project) -> leaf
   std::vector<double> leaf_running_js, prior;
   std::vector<size_t> running, pending;
+  // pending_override
+  FlatIndex ot_index;
+  std::vector<uint32_t> ot_member, ot_cat, ot_off, ot_flat, ot_head;
+  std::vector<OCand> ot_heap;
   // FunctionalPicks
-  BlockIndex cat_index;
-  std::vector<uint32_t> cat_of, cat_bucket, user_off, user_fill;  // cat_of: per job, its category, kNoCat, kTaken or kHead
+  BlockIndex cat_index;  // (project, department, -js) -> sub key
+  std::vector<uint32_t> cat_bucket, cat_sub, user_off, user_fill;  // per pending job its bucket, sub key; per bucket its range
+  std::vector<uint32_t> cat_of, sub_slot, bucket_cat0;  // per job its category (kNoId: none); per sub key; per bucket its first category
+  std::vector<SubKey> subs;
+  std::vector<MRec> mrecs;                                  // the members bucket by bucket
+  std::vector<uint8_t> gathered;                            // per bucket: its categories' lists are made
   std::vector<TicketJob> job_form;       // the Job form's TicketJobs
-  std::vector<CatRec> cat_recs, cat_moved;
-  std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
-  std::vector<size_t> cat_size;
-  Cats cats;
-  std::vector<size_t> head;
+  std::vector<CatRec> cat_recs;
+  std::vector<CatInfo> cat_info;
+  std::vector<FCand> cat_rank;
   std::vector<double> last_eval;
+  std::vector<std::pair<uint32_t, double>> keep;
+  std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
+  Cats cats;
+  std::vector<uint32_t> head, gather_fill;
   // ShareSort
   std::vector<uint32_t> doff, direct, fill, rfill;
   std::vector<double> st;
@@ -1038,6 +1105,7 @@ struct Pass {
   std::vector<size_t>& running;          // the jobs' indices by kind, ascending
   std::vector<size_t>& pending;
   std::vector<double>& prior;            // tickets of earlier dependent policies
+  bool scan_o = false, scan_f = false;   // scan_pending's results not yet used by the override, functional step
 
   // T = ostt(leaf)*WS split by -js (truncated) or evenly over `divisor` jobs.
   double running_share_tickets(const std::vector<ShareNodeState>& nodes, size_t j, uint32_t divisor) const {
@@ -1120,6 +1188,74 @@ void running_tickets(Pass& p) {
   for (const size_t j : p.running) p.r.jobs[j].pass1_tckts += p.r.jobs[j].ftckt + p.r.jobs[j].otckt;
 }
 
+// One read of the pending jobs, in pending order, for the shared override
+// rounds and the functional categories, by whichever step runs first (none
+// of it reads a prior; each step uses it once): per job its functional bucket (its user with a
+// user share, else the no-user-share bucket; UINT32_MAX and cat_of kNoId:
+// in no category) and sub key (FunctionalPicks::build_categories), the
+// buckets' counts; the override categories' members and counts
+// (pending_override).
+void scan_pending(Pass& p) {
+  p.scan_o = p.scan_f = true;
+  const bool fun = p.F > 0, ovr = p.conf.share_override_tickets;
+  const std::vector<LJob>& jobs = p.ids.job;
+  const Ids& ids = p.ids;
+  const std::vector<size_t>& pending = p.pending;
+  TicketScratch::Arrays& s = p.s;
+  const uint32_t none = static_cast<uint32_t>(ids.uo.size());
+  s.user_off.assign(static_cast<size_t>(none) + 2, 0);
+  s.cat_bucket.resize(pending.size());
+  s.cat_sub.resize(pending.size());
+  s.cat_of.resize(p.n);
+  s.subs.clear();
+  s.cat_index.begin(64);
+  uint64_t last_pd = 0, last_js = 0;
+  uint32_t last_sub = kNoId;
+  s.ot_index.reset(s.ot_off.size());
+  s.ot_member.clear();
+  s.ot_cat.clear();
+  s.ot_off.assign(1, 0);
+  auto ot_id = [](double oticket, uint32_t id) { return oticket > 0 ? id : kNoId; };
+  for (size_t q = 0; q < pending.size(); ++q) {
+    const size_t j = pending[q];
+    const LJob& l = jobs[j];
+    if (ovr) {  // the job's objects that carry override tickets, and -ot
+      const uint32_t u = ot_id(ids.uot[l.u], l.u);
+      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.pot[l.p], l.p);
+      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dot[l.d], l.d);
+      if (u != kNoId || pr != kNoId || d != kNoId || l.ot > 0) {
+        bool added = false;
+        const uint32_t c =
+            s.ot_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}}, static_cast<uint32_t>(s.ot_off.size() - 1), &added);
+        if (added) s.ot_off.push_back(0);
+        ++s.ot_off[c + 1];
+        s.ot_member.push_back(static_cast<uint32_t>(j));
+        s.ot_cat.push_back(c);
+      }
+    }
+    if (!fun) continue;
+    const FShares f = object_fshares(l, ids);
+    if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) {
+      s.cat_bucket[q] = UINT32_MAX;
+      s.cat_of[j] = kNoId;
+      continue;
+    }
+    const uint32_t b = f.user > 0 ? l.u : none;
+    s.cat_bucket[q] = b;
+    ++s.user_off[b + 1];
+    const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? l.p : kNoId) << 32) | (f.dept > 0 ? l.d : kNoId);
+    const uint64_t js = dbits(f.job);
+    if (pd != last_pd || js != last_js || last_sub == kNoId) {
+      bool added = false;
+      last_sub = s.cat_index.insert(pd, js, static_cast<uint32_t>(s.subs.size()), &added);
+      if (added) s.subs.push_back(SubKey{f.project > 0 ? l.p : kNoId, f.dept > 0 ? l.d : kNoId, f.job});
+      last_pd = pd;
+      last_js = js;
+    }
+    s.cat_sub[q] = last_sub;
+  }
+}
+
 // Pending override tickets.  Shared: 8.1.9's
 // calculate_pending_shared_override_tickets.  Pending jobs form categories
 // (their -ot and those of their user, project and department objects that
@@ -1133,67 +1269,62 @@ void running_tickets(Pass& p) {
 // picks as evaluating every head each round.
 void pending_override(Pass& p, const PolicyStep& step) {
   const std::vector<LJob>& jobs = p.ids.job;
-  const Ids& ids = p.ids;
   if (!p.conf.share_override_tickets) {
     for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
   } else {
-    auto ot_id = [](double oticket, uint32_t id) { return oticket > 0 ? id : kNoId; };
-    FlatIndex cat_index;
-    std::vector<std::vector<size_t>> cats;
-    for (size_t j : p.pending) {
-      const LJob& l = jobs[j];
-      const uint32_t u = ot_id(ids.uot[l.u], l.u);
-      const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.pot[l.p], l.p);
-      const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dot[l.d], l.d);
-      if (u == kNoId && pr == kNoId && d == kNoId && !(l.ot > 0)) continue;
-      bool added = false;
-      const uint32_t c = cat_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}},
-                                          static_cast<uint32_t>(cats.size()), &added);
-      if (added) cats.emplace_back();
-      cats[c].push_back(j);
-    }
+    // The categories' members (scan_pending; a category is a range of
+    // ot_flat, its members in pending order before their sort).
+    if (!p.scan_o) scan_pending(p);
+    p.scan_o = false;
+    std::vector<uint32_t>&member = p.s.ot_member, &cat = p.s.ot_cat, &off = p.s.ot_off, &flat = p.s.ot_flat;
+    const size_t ncats = off.size() - 1;
+    for (size_t c = 0; c < ncats; ++c) off[c + 1] += off[c];
+    std::vector<uint32_t>& head = p.s.ot_head;  // first each category's fill point, then its next member
+    head.assign(off.begin(), off.end() - 1);
+    flat.resize(member.size());
+    for (size_t k = 0; k < member.size(); ++k) flat[head[cat[k]]++] = member[k];
     const bool dep = step.dependent;
-    for (auto& v : cats)
-      mfprio::stable_order(v.begin(), v.end(), [&](size_t a, size_t b) {
-        if (dep && p.prior[a] != p.prior[b]) return p.prior[a] > p.prior[b];
-        if (dep && jobs[a].submit != jobs[b].submit) return jobs[a].submit < jobs[b].submit;
-        return jobs[a].id < jobs[b].id;
-      });
+    const auto less = [&](uint32_t a, uint32_t b) {
+      if (dep && p.prior[a] != p.prior[b]) return p.prior[a] > p.prior[b];
+      if (dep && jobs[a].submit != jobs[b].submit) return jobs[a].submit < jobs[b].submit;
+      return jobs[a].id < jobs[b].id;
+    };
+    for (size_t c = 0; c < ncats; ++c) {
+      const auto first = flat.begin() + off[c], last = flat.begin() + off[c + 1];
+      if (!std::is_sorted(first, last, less)) mfprio::stable_order(first, last, less);
+    }
     Counts cnt = p.run_cnt;
-    std::vector<size_t> head(cats.size(), 0);
-    struct Cand {
-      double v;
-      uint64_t id;
-      size_t c;
-    };
-    auto worse = [](const Cand& a, const Cand& b) {
-      if (a.v != b.v) return a.v < b.v;
-      return a.id > b.id;
-    };
-    std::priority_queue<Cand, std::vector<Cand>, decltype(worse)> heap(worse);
+    head.assign(off.begin(), off.end() - 1);
+    std::vector<OCand>& heap = p.s.ot_heap;
+    heap.clear();
     auto value_of = [&](size_t j) { return p.override_value(jobs[j], cnt, 1, true); };
-    for (size_t c = 0; c < cats.size(); ++c) heap.push(Cand{value_of(cats[c][0]), jobs[cats[c][0]].id, c});
+    for (size_t c = 0; c < ncats; ++c) {
+      heap.push_back(OCand{value_of(flat[off[c]]), jobs[flat[off[c]]].id, c});
+      std::push_heap(heap.begin(), heap.end(), oworse);
+    }
     while (!heap.empty()) {
-      const Cand c = heap.top();
-      heap.pop();
-      const size_t j = cats[c.c][head[c.c]];
+      std::pop_heap(heap.begin(), heap.end(), oworse);
+      const OCand c = heap.back();
+      heap.pop_back();
+      const size_t j = flat[head[c.c]];
       const double v = value_of(j);
       if (v != c.v) {
-        heap.push(Cand{v, c.id, c.c});
+        heap.push_back(OCand{v, c.id, c.c});
+        std::push_heap(heap.begin(), heap.end(), oworse);
         continue;
       }
       p.r.jobs[j].otckt = v;
       cnt.add(jobs[j]);
-      if (++head[c.c] < cats[c.c].size()) {
-        const size_t nj = cats[c.c][head[c.c]];
-        heap.push(Cand{value_of(nj), jobs[nj].id, c.c});
+      if (++head[c.c] < off[c.c + 1]) {
+        const size_t nj = flat[head[c.c]];
+        heap.push_back(OCand{value_of(nj), jobs[nj].id, c.c});
+        std::push_heap(heap.begin(), heap.end(), oworse);
       }
     }
     // Jobs in no category keep otckt 0, and prior + 0 is prior (priors are
     // sums of tickets >= 0, never -0): only the categories' jobs add.
     if (step.dependent)
-      for (const std::vector<size_t>& v : cats)
-        for (const size_t j : v) p.prior[j] += p.r.jobs[j].otckt;
+      for (const uint32_t j : flat) p.prior[j] += p.r.jobs[j].otckt;
     return;
   }
   if (step.dependent)
@@ -1202,158 +1333,195 @@ void pending_override(Pass& p, const PolicyStep& step) {
 
 // ---- pending functional tickets -----------------------------------------------
 
-// A heap entry: a category's (or group's) value and its next job's submit
-// and id (ties broken without reading the jobs); `at`: the pick its value
-// was computed at.
-struct FCand {
-  double v;
-  int64_t submit;
-  uint64_t id;
-  size_t c;
-  size_t at;
-};
-inline bool fworse(const FCand& a, const FCand& b) {
-  if (a.v != b.v) return a.v < b.v;
-  if (a.submit != b.submit) return b.submit < a.submit;
-  return b.id < a.id;
-}
-
-// EE functional pending pass: categories, greedy picks.
+// EE functional pending pass: categories, greedy picks.  Only the picks
+// need a category's members in order, and at most
+// max_functional_jobs_to_schedule of them are taken: a category is kept as
+// its size and first job; the picks' heaps start from the categories'
+// values at the first pick (upper bounds of their later ones) and take them
+// best first in batches, the rest standing as one entry (their best value),
+// so the categories that cannot win are never in a heap.
 class FunctionalPicks {
  public:
   FunctionalPicks(Pass& p, const PolicyStep& step)
       : p_(p), jobs_(p.ids.job), ids_(p.ids), step_(step), wp_(functional_weights(p.conf, true, true, true, true)),
-        cnt_(p.run_cnt), sum_(p.run_sum), cats_(p.s.cats), head_(p.s.head), last_eval_(p.s.last_eval) {}
+        cnt_(p.run_cnt), sum_(p.run_sum), recs_(p.s.cat_recs), info_(p.s.cat_info), rank_(p.s.cat_rank),
+        cats_(p.s.cats), head_(p.s.head) {}
   void run() {
     build_categories();
-    max_picks_ = std::min<size_t>(p_.conf.max_functional_jobs_to_schedule, cats_.flat.size());
-    head_.assign(cats_.size(), 0);
-    last_eval_.assign(cats_.size(), 0.0);
-    if (!p_.topt.group_tied_categories) pick_each();
-    else if (max_picks_ > 0) pick_grouped();
-    // Members never picked copy their category's last evaluation
-    // (destribute_ftickets); in job order, as add_to_prior.
-    const std::vector<uint32_t>& cat_of = p_.s.cat_of;
-    for (size_t j : p_.pending)
-      if (cat_of[j] < kHead) p_.r.jobs[j].ftckt = last_eval_[cat_of[j]];
-    if (step_.dependent) add_to_prior();
+    max_picks_ = std::min<size_t>(p_.conf.max_functional_jobs_to_schedule, members_);
+    head_.assign(recs_.size(), 0);
+    if (max_picks_ > 0) {
+      rank_categories();
+      if (!p_.topt.group_tied_categories) pick_each();
+      else pick_grouped();
+    }
+    finish();
   }
 
  private:
-  // Per category, once: its objects' fshares (the same for every member:
-  // they are the category's key) and where its objects' counts live (the
-  // counts' vectors do not grow).  A zero fshare stays 0 whatever its count,
-  // so only the non-zero ones, which name the category's own objects, need one.
-  struct CatInfo {
-    FShares share;
-    const double *u = nullptr, *p = nullptr, *d = nullptr;
-    uint32_t user = 0;
-  };
-
   // Grouped per user (counting sort on the dense user ids), then per user
-  // by a small table: the picks do not depend on the categories' order (a
-  // pick is the largest value, ties to the earlier job, and jobs are
-  // distinct).  Key: the user id, then the project and department ids and
-  // -js (kNoId = not in the key).  The jobs are read once, in pending order,
-  // into flat records (a record per member, bucket by bucket), so no later
-  // step of the grouping reads a job at random.
+  // by a small direct table: the picks do not depend on the categories'
+  // order (a pick is the largest value, ties to the earlier job, and jobs
+  // are distinct).  Key: the user id, then the project and department ids
+  // (kNoId: not in the key; a positive fshare means a named object, so
+  // kNoId never stands for a name) and -js, these three numbered once per
+  // pass (a sub key: few distinct).  The jobs are read twice in pending
+  // order, the second time into 32-byte records (MRec, bucket by bucket),
+  // so no later step of the grouping reads a job at random.  Per category
+  // its size, first job (CatRec) and CatInfo; per job its category (cat_of).
   void build_categories() {
     const std::vector<size_t>& pending = p_.pending;
     const uint32_t none = static_cast<uint32_t>(ids_.uo.size());  // the bucket of jobs with no user share
+    if (!p_.scan_f) scan_pending(p_);
+    p_.scan_f = false;
     std::vector<uint32_t>& off = p_.s.user_off;
-    std::vector<CatRec>& recs = p_.s.cat_recs;
-    off.assign(static_cast<size_t>(none) + 2, 0);
-    // A job's bucket (UINT32_MAX: in no category).
-    auto bucket_of = [&](const LJob& l) {
-      const FShares f = object_fshares(l, ids_);
-      if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) return UINT32_MAX;
-      return f.user > 0 ? l.u : none;
-    };
-    std::vector<uint32_t>& bucket = p_.s.cat_bucket;  // per pending job, in pending order
-    bucket.resize(pending.size());
-    for (size_t q = 0; q < pending.size(); ++q) {
-      const uint32_t b = bucket_of(jobs_[pending[q]]);
-      bucket[q] = b;
-      if (b != UINT32_MAX) ++off[b + 1];
-    }
+    const std::vector<uint32_t>&bucket = p_.s.cat_bucket, &subq = p_.s.cat_sub;
     for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
-    recs.resize(off[static_cast<size_t>(none) + 1]);
+    members_ = off[static_cast<size_t>(none) + 1];
+    std::vector<MRec>& recs = p_.s.mrecs;
+    recs.resize(members_);
     std::vector<uint32_t>& fill = p_.s.user_fill;
     fill.assign(off.begin(), off.end() - 1);
+    const bool dep = step_.dependent;
+    const double* prior = p_.prior.data();
     for (size_t q = 0; q < pending.size(); ++q) {
       const uint32_t b = bucket[q];
       if (b == UINT32_MAX) continue;
       const size_t j = pending[q];
-      const LJob& l = jobs_[j];
-      recs[fill[b]++] = CatRec{l.js, p_.prior[j], l.submit, l.id, static_cast<uint32_t>(j), 0, l.u, l.p, l.d,
-                               l.has_p, l.has_d};
+      recs[fill[b]++] = MRec{dep ? prior[j] : 0.0, jobs_[j].submit, jobs_[j].id, static_cast<uint32_t>(j), subq[q]};
     }
-    // Per bucket: its categories, numbered in order of first member, and
-    // its records moved category by category (pending order kept).
-    std::vector<size_t>& cat_size = p_.s.cat_size;
-    std::vector<CatRec>& moved = p_.s.cat_moved;
-    moved.resize(recs.size());
-    cat_size.clear();
-    cats_.off.assign(1, 0);
-    BlockIndex& index = p_.s.cat_index;
-    for (size_t b = 0; b <= none; ++b) {
-      const uint32_t lo = off[b], hi = off[b + 1];
-      if (lo == hi) continue;
-      const size_t first = cat_size.size();
-      index.begin(hi - lo);
-      for (uint32_t q = lo; q < hi; ++q) {
-        // Key: the project and department ids (kNoId: not in the key; a
-        // positive fshare means a named object, so kNoId never stands for a
-        // name) and -js.
-        const CatRec& x = recs[q];
-        const FShares f = object_fshares(x.u, x.p, x.d, x.js, ids_);
-        const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? x.p : kNoId) << 32) | (f.dept > 0 ? x.d : kNoId);
-        bool added = false;
-        recs[q].c = index.insert(pd, dbits(f.job), static_cast<uint32_t>(cat_size.size()), &added);
-        if (added) cat_size.push_back(0);
-        ++cat_size[recs[q].c];
-      }
-      index.end();
-      for (size_t c = first; c < cat_size.size(); ++c) cats_.off.push_back(cats_.off.back() + cat_size[c]);
-      for (size_t c = first; c < cat_size.size(); ++c) cat_size[c] = cats_.off[c];  // now each one's fill point
-      for (uint32_t q = lo; q < hi; ++q) moved[cat_size[recs[q].c]++] = recs[q];
-    }
-    order_categories(moved);
-    cats_.flat.resize(moved.size());
+    categories(none);
+  }
+  // Per bucket: its categories, numbered in order of first member (a
+  // direct table by sub key, its used slots cleared after the bucket).
+  void categories(uint32_t none) {
+    const std::vector<uint32_t>& off = p_.s.user_off;
+    std::vector<MRec>& recs = p_.s.mrecs;
     std::vector<uint32_t>& cat_of = p_.s.cat_of;
-    cat_of.assign(p_.n, kNoCat);
-    for (size_t c = 0; c < cats_.size(); ++c)
-      for (size_t k = cats_.off[c]; k < cats_.off[c + 1]; ++k) {
-        cats_.flat[k] = moved[k].j;
-        cat_of[moved[k].j] = static_cast<uint32_t>(c);
+    std::vector<uint32_t>& slot = p_.s.sub_slot;
+    slot.assign(p_.s.subs.size(), kNoId);
+    std::vector<uint32_t>& cat0 = p_.s.bucket_cat0;
+    cat0.assign(static_cast<size_t>(none) + 2, 0);
+    recs_.clear();
+    info_.clear();
+    // A negative or NaN fshare is not a key's (kNoId) but counts in the
+    // value: then each category's first job's objects (in its order), as read.
+    bool plain = true;
+    for (const std::vector<double>* fs : {&ids_.ufs, &ids_.pfs, &ids_.dfs})
+      for (const double x : *fs) plain = plain && x >= 0;
+    for (uint32_t b = 0; b <= none; ++b) {
+      cat0[b] = static_cast<uint32_t>(recs_.size());
+      const uint32_t lo = off[b], hi = off[b + 1], c0 = cat0[b];
+      for (uint32_t q = lo; q < hi; ++q) {
+        MRec& x = recs[q];
+        uint32_t& c = slot[x.sub];
+        if (c == kNoId || c < c0) {  // a slot set in an earlier bucket is stale
+          c = static_cast<uint32_t>(recs_.size());
+          recs_.push_back(CatRec{x.prior, x.submit, x.id, x.j, 1, b});
+          if (plain) info_.push_back(info_of(b == none ? kNoId : b, p_.s.subs[x.sub]));
+        } else {
+          CatRec& r = recs_[c];
+          ++r.n;
+          if (x.prior > r.prior || (x.prior == r.prior && (x.submit < r.submit || (x.submit == r.submit && x.id < r.id)))) {
+            r.prior = x.prior;
+            r.submit = x.submit;
+            r.id = x.id;
+            r.head = x.j;
+          }
+        }
+        x.sub = c;  // from here on: its category
+        cat_of[x.j] = c;
       }
-    info_.resize(cats_.size());
-    for (size_t c = 0; c < cats_.size(); ++c) {
-      const CatRec& x = moved[cats_.off[c]];
-      info_[c].share = object_fshares(x.u, x.p, x.d, x.js, ids_);
-      info_[c].user = x.u;
-      if (info_[c].share.user != 0) info_[c].u = &cnt_.user[x.u];
-      if (info_[c].share.project != 0 && x.has_p) info_[c].p = &cnt_.project[x.p];
-      if (info_[c].share.dept != 0 && x.has_d) info_[c].d = &cnt_.dept[x.d];
     }
+    cat0[static_cast<size_t>(none) + 1] = static_cast<uint32_t>(recs_.size());
+    if (!plain)
+      for (const CatRec& r : recs_) info_.push_back(info_of(jobs_[r.head]));
+    cats_.off.resize(recs_.size() + 1);
+    cats_.off[0] = 0;
+    for (size_t c = 0; c < recs_.size(); ++c) cats_.off[c + 1] = cats_.off[c] + recs_[c].n;
+    cats_.flat.resize(members_);
+    p_.s.gathered.assign(static_cast<size_t>(none) + 1, 0);
+  }
+  // A category's CatInfo from its first job.
+  CatInfo info_of(const LJob& l) {
+    CatInfo ci;
+    ci.share = object_fshares(l, ids_);
+    ci.user = l.u;
+    if (ci.share.user != 0) ci.u = &cnt_.user[l.u];
+    if (ci.share.project != 0 && l.has_p) ci.p = &cnt_.project[l.p];
+    if (ci.share.dept != 0 && l.has_d) ci.d = &cnt_.dept[l.d];
+    return ci;
+  }
+  // The same from its key when every fshare is >= 0 (an object outside the
+  // key has fshare 0, as has the user of the no-user-share bucket; a
+  // positive fshare names an object: has_p, has_d).
+  CatInfo info_of(uint32_t u, const SubKey& k) {
+    CatInfo ci;
+    ci.share = FShares{u == kNoId ? 0.0 : ids_.ufs[u], k.p == kNoId ? 0.0 : ids_.pfs[k.p],
+                       k.d == kNoId ? 0.0 : ids_.dfs[k.d], k.js};
+    ci.user = u == kNoId ? 0 : u;
+    if (ci.share.user != 0) ci.u = &cnt_.user[u];
+    if (ci.share.project != 0) ci.p = &cnt_.project[k.p];
+    if (ci.share.dept != 0) ci.d = &cnt_.dept[k.d];
+    return ci;
   }
 
-  // Each category's order: prior tickets desc when dependent, then earlier
-  // (submit, id); sorted on the flat records, so no comparison reads a Job.
-  void order_categories(std::vector<CatRec>& recs) {
+  // The ordered members of bucket b's categories (at the first take from
+  // one): prior tickets desc when dependent, then earlier (submit, id).
+  void gather(uint32_t b) {
+    std::vector<uint8_t>& done = p_.s.gathered;
+    if (done[b]) return;
+    done[b] = 1;
+    const uint32_t c0 = p_.s.bucket_cat0[b], c1 = p_.s.bucket_cat0[b + 1];
+    const std::vector<MRec>& recs = p_.s.mrecs;
+    std::vector<uint32_t>& fill = p_.s.gather_fill;
+    fill.assign(cats_.off.begin() + c0, cats_.off.begin() + c1);
+    for (uint32_t q = p_.s.user_off[b]; q < p_.s.user_off[b + 1]; ++q) cats_.flat[fill[recs[q].sub - c0]++] = recs[q].j;
     const bool dep = step_.dependent;
-    const auto less = [dep](const CatRec& a, const CatRec& x) {
-      if (dep && a.prior != x.prior) return a.prior > x.prior;
-      if (a.submit != x.submit) return a.submit < x.submit;
-      return a.id < x.id;
+    const double* prior = p_.prior.data();
+    const auto less = [&](uint32_t a, uint32_t x) {
+      if (dep && prior[a] != prior[x]) return prior[a] > prior[x];
+      if (jobs_[a].submit != jobs_[x].submit) return jobs_[a].submit < jobs_[x].submit;
+      return jobs_[a].id < jobs_[x].id;
     };
-    for (size_t c = 0; c < cats_.size(); ++c) {
-      const auto b = recs.begin() + static_cast<std::ptrdiff_t>(cats_.off[c]);
-      const auto e = recs.begin() + static_cast<std::ptrdiff_t>(cats_.off[c + 1]);
-      // Members in pending order are often in this order already (a
-      // stable sort leaves such a range as it is).
-      if (e - b >= 2 && !std::is_sorted(b, e, less)) mfprio::stable_order(b, e, less);
+    for (uint32_t c = c0; c < c1; ++c) {
+      const auto first = cats_.flat.begin() + cats_.off[c], last = cats_.flat.begin() + cats_.off[c + 1];
+      // Members in pending order are often in this order already.
+      if (last - first >= 2 && !std::is_sorted(first, last, less)) mfprio::stable_order(first, last, less);
     }
+  }
+  // Category c's next job (its first until a pick takes from it).
+  size_t cur(size_t c) const { return head_[c] == 0 ? recs_[c].head : cats_.flat[cats_.off[c] + head_[c]]; }
+  bool remaining(size_t c) const { return head_[c] < recs_[c].n; }
+
+  // Per category its value at the first pick (rank_); the batches start
+  // with the best 4 * max_picks (at least 1024).
+  void rank_categories() {
+    rank_.resize(recs_.size());
+    for (size_t c = 0; c < recs_.size(); ++c) {
+      const CatRec& r = recs_[c];
+      rank_[c] = FCand{eval(c) + (step_.dependent ? r.prior : 0), r.submit, r.id, c, 0};
+    }
+    next_ = 0;
+    batch_ = p_.topt.functional_batch ? p_.topt.functional_batch : std::max<size_t>(1024, 4 * max_picks_);
+  }
+  // The next batch of categories for a heap, rank_[*b, *e) (each batch
+  // twice the last), and whether any are left after it (*rest: their best
+  // value, submit and id, an upper bound of theirs at any later pick, as
+  // values only fall and their next jobs stay their first).
+  bool next_batch(size_t* b, size_t* e, FCand* rest) {
+    const auto better = [](const FCand& a, const FCand& x) { return fworse(x, a); };
+    const size_t k = std::min(batch_, rank_.size() - next_);
+    const auto from = rank_.begin() + static_cast<std::ptrdiff_t>(next_);
+    // nth_element leaves the best of the rest at the batch's end.
+    if (next_ + k < rank_.size()) std::nth_element(from, from + static_cast<std::ptrdiff_t>(k), rank_.end(), better);
+    *b = next_;
+    next_ += k;
+    *e = next_;
+    batch_ *= 2;
+    if (next_ == rank_.size()) return false;
+    *rest = FCand{rank_[next_].v, rank_[next_].submit, rank_[next_].id, kRest, kStale};
+    return true;
   }
 
   // calc_intern_pending_job_functional_tickets: category c's value as if
@@ -1362,9 +1530,9 @@ class FunctionalPicks {
     const CatInfo& ci = info_[c];
     return pending_functional_value(wp_, ci.share, sum_, ci.u, ci.p, ci.d, p_.shared_f, p_.F);
   }
-  double value_now(size_t c) const { return eval(c) + (step_.dependent ? p_.prior[cats_[c][head_[c]]] : 0); }
+  double value_now(size_t c) const { return eval(c) + (step_.dependent ? p_.prior[cur(c)] : 0); }
   FCand fcand(double v, size_t c, size_t at) const {
-    const LJob& jb = jobs_[cats_[c][head_[c]]];
+    const LJob& jb = jobs_[cur(c)];
     return FCand{v, jb.submit, jb.id, c, at};
   }
 
@@ -1372,9 +1540,9 @@ class FunctionalPicks {
   // it in (shared: an object's fshare once), and its tickets are recomputed
   // without the +0.001.
   void take(size_t best_c) {
-    const size_t j = cats_[best_c][head_[best_c]];
+    if (head_[best_c] == 0 && recs_[best_c].n > 1) gather(recs_[best_c].bucket);
+    const size_t j = cur(best_c);
     ++head_[best_c];
-    p_.s.cat_of[j] = kTaken;
     const LJob& jb = jobs_[j];
     const FShares f = object_fshares(jb, ids_);
     cnt_.add(jb);
@@ -1388,13 +1556,54 @@ class FunctionalPicks {
       sum_.dept += f.dept;
     }
     sum_.job += f.job;
-    p_.r.jobs[j].ftckt = functional_value(wp_, p_.job_fshare(jb, cnt_, 0), sum_, p_.F);
+    const double ft = functional_value(wp_, p_.job_fshare(jb, cnt_, 0), sum_, p_.F);
+    p_.r.jobs[j].ftckt = ft;
+    taken_.push_back(Taken{static_cast<uint32_t>(j), ft, p_.prior[j]});
   }
-  // The last pick evaluated every category still holding jobs (the winner's
-  // too): members never picked get that evaluation.
+  // The last pick evaluates every category still holding jobs (the
+  // winner's too): members never picked get that evaluation.
   void last_evals() {
-    for (size_t c = 0; c < cats_.size(); ++c)
-      if (head_[c] < cats_[c].size()) last_eval_[c] = eval(c);
+    have_last_ = true;
+    std::vector<double>& last = p_.s.last_eval;
+    last.resize(recs_.size());
+    for (size_t c = 0; c < recs_.size(); ++c)
+      if (remaining(c)) last[c] = eval(c);
+  }
+
+  // Members never picked copy their category's last evaluation
+  // (destribute_ftickets).  A later dependent policy sorts on these tickets
+  // (8.1.9 sge_calc_tickets): every picked job's, and of a category that
+  // still holds jobs every member's but its first remaining one's, which
+  // keeps its prior for that sort (its ftckt is reported all the same).
+  // Jobs in no category have 0 functional tickets.  In pending order: every
+  // member's value and prior, then the picked jobs' and the first remaining
+  // ones' put right.
+  void finish() {
+    const bool dep = step_.dependent;
+    std::vector<double>& prior = p_.prior;
+    std::vector<std::pair<uint32_t, double>>& keep = p_.s.keep;  // the first remaining jobs and their priors
+    keep.clear();
+    if (dep) {  // (an untaken category's first job's prior is in its CatRec)
+      for (size_t c = 0; c < recs_.size(); ++c) {
+        if (head_[c] == 0) keep.emplace_back(recs_[c].head, recs_[c].prior);
+        else if (remaining(c)) keep.emplace_back(static_cast<uint32_t>(cur(c)), prior[cur(c)]);
+      }
+    }
+    const std::vector<size_t>& pending = p_.pending;
+    const std::vector<uint32_t>& cat_of = p_.s.cat_of;
+    const std::vector<double>& last = p_.s.last_eval;
+    for (const size_t j : pending) {
+      const uint32_t c = cat_of[j];
+      if (c == kNoId) continue;
+      const double ft = have_last_ ? last[c] : 0.0;
+      p_.r.jobs[j].ftckt = ft;
+      if (dep) prior[j] += ft;
+    }
+    for (const Taken& t : taken_) {
+      p_.r.jobs[t.j].ftckt = t.ft;
+      if (dep) prior[t.j] = t.prior + t.ft;
+    }
+    for (const auto& [j, pr] : keep) prior[j] = pr;
   }
 
   // Each pick is the category with the largest value (ft + prior of its
@@ -1403,19 +1612,29 @@ class FunctionalPicks {
   // max-heap of possibly stale values gives the same picks as evaluating
   // every category at each pick.  Pop the top; if its value was computed at
   // this pick it beats every other entry's stale (upper-bound) value; else
-  // recompute it and push it back.  One heap entry per category (the
-  // reference for pick_grouped).
+  // recompute it and push it back; the entry of the categories not yet in
+  // the heap is replaced by the next batch.  One heap entry per category
+  // (the reference for pick_grouped).
   void pick_each() {
     std::vector<FCand> fheap;
-    fheap.reserve(cats_.size());
-    if (max_picks_ > 0) {
-      for (size_t c = 0; c < cats_.size(); ++c) fheap.push_back(fcand(value_now(c), c, 0));
+    auto add_batch = [&] {
+      size_t b = 0, e = 0;
+      FCand rest{};
+      const bool more = next_batch(&b, &e, &rest);
+      for (size_t k = b; k < e; ++k) fheap.push_back(rank_[k]);
+      if (more) fheap.push_back(rest);
       std::make_heap(fheap.begin(), fheap.end(), fworse);
-    }
+    };
+    add_batch();
     for (size_t pick = 0; pick < max_picks_ && !fheap.empty(); ++pick) {
       for (;;) {
         std::pop_heap(fheap.begin(), fheap.end(), fworse);
         FCand& top = fheap.back();
+        if (top.c == kRest) {
+          fheap.pop_back();
+          add_batch();
+          continue;
+        }
         if (top.at == pick) break;
         top.v = value_now(top.c);
         top.at = pick;
@@ -1427,32 +1646,20 @@ class FunctionalPicks {
       take(best_c);
       // Its next job: a new value at the next pick (stale bound: +inf would
       // do; the current value is one, as values only fall).
-      if (head_[best_c] < cats_[best_c].size()) {
+      if (remaining(best_c)) {
         fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
         std::push_heap(fheap.begin(), fheap.end(), fworse);
       }
     }
   }
 
-  // A later dependent policy sorts on these tickets (8.1.9 sge_calc_tickets
-  // and destribute_ftickets): every picked job's, and of a category that
-  // still holds jobs every member's but its first remaining one's, which
-  // keeps its prior for that sort (its ftckt is reported all the same).
-  // Jobs in no category have 0 functional tickets.
-  // The first remaining jobs are marked first (kHead), so the jobs are then
-  // read in pending order only.
-  void add_to_prior() {
-    std::vector<uint32_t>& cat_of = p_.s.cat_of;
-    for (size_t c = 0; c < cats_.size(); ++c)
-      if (head_[c] < cats_[c].size()) cat_of[cats_[c][head_[c]]] = kHead;
-    for (size_t j : p_.pending) {
-      const uint32_t c = cat_of[j];
-      if (c != kNoCat && c != kHead) p_.prior[j] += p_.r.jobs[j].ftckt;
-    }
-  }
-
   void pick_grouped();
   friend class TiedGroups;
+
+  struct Taken {
+    uint32_t j;
+    double ft, prior;  // its ftckt, its prior before the step
+  };
 
   Pass& p_;
   const std::vector<LJob>& jobs_;
@@ -1461,11 +1668,14 @@ class FunctionalPicks {
   const std::array<double, 4> wp_;
   Counts cnt_;
   FShares sum_;
+  std::vector<CatRec>& recs_;
+  std::vector<CatInfo>& info_;
+  std::vector<FCand>& rank_;
   Cats& cats_;
-  std::vector<CatInfo> info_;
-  std::vector<size_t>& head_;
-  std::vector<double>& last_eval_;
-  size_t max_picks_ = 0;
+  std::vector<uint32_t>& head_;
+  std::vector<Taken> taken_;
+  size_t members_ = 0, max_picks_ = 0, next_ = 0, batch_ = 0;
+  bool have_last_ = false;
 };
 
 // The functional picks with tied categories grouped.  A category's value is
@@ -1480,7 +1690,7 @@ class FunctionalPicks {
 // group's (value, earliest job) and is exact when computed at this pick for
 // the group's current best member.  A category joining a group may improve
 // the group's best member: the join pushes a fresh upper bound (+inf) for
-// that group.
+// that group.  Categories join in pick_each's batches (the rest one entry).
 struct TiedMember {
   int64_t submit;
   uint64_t id;
@@ -1499,28 +1709,34 @@ struct TiedScratch {
   FlatIndex group_of;  // (user share, project id, department id, -js, prior) -> group
   std::vector<uint32_t> gen;
   std::vector<FCand> gheap;
-  std::vector<uint32_t> ucat_off, ucat, fill;
+  std::vector<uint32_t> ucat_first, ucat_next;  // per user, per category: the joined categories reading its count
 };
 
 class TiedGroups {
  public:
   explicit TiedGroups(FunctionalPicks& f)
       : f_(f), groups_(f.p_.s.tied->groups), group_of_(f.p_.s.tied->group_of), gen_(f.p_.s.tied->gen),
-        gheap_(f.p_.s.tied->gheap), ucat_off_(f.p_.s.tied->ucat_off), ucat_(f.p_.s.tied->ucat),
-        fill_(f.p_.s.tied->fill) {
-    group_of_.reset(f.cats_.size());
-    gen_.assign(f.cats_.size(), 0);
+        gheap_(f.p_.s.tied->gheap), ucat_first_(f.p_.s.tied->ucat_first), ucat_next_(f.p_.s.tied->ucat_next) {
+    group_of_.reset(std::min(f.recs_.size(), 2 * f.batch_));
+    gen_.assign(f.recs_.size(), 0);
     gheap_.clear();
+    if (f.p_.shared_f) {
+      ucat_first_.assign(f.ids_.uo.size(), kNoId);
+      ucat_next_.resize(f.recs_.size());
+    }
   }
 
   void run() {
-    index_user_categories();
-    for (size_t c = 0; c < f_.cats_.size(); ++c) join(c, false);
+    size_t b = 0, e = 0;
+    FCand rest{};
+    const bool more = f_.next_batch(&b, &e, &rest);
+    for (size_t k = b; k < e; ++k) add(f_.rank_[k].c, false);
     gheap_.reserve(ngroups_ + 64);
     for (size_t g = 0; g < ngroups_; ++g) {
       const Member& m0 = groups_[g].members.front();
       gheap_.push_back(FCand{group_value(groups_[g]), m0.submit, m0.id, g, 0});
     }
+    if (more) gheap_.push_back(rest);
     std::make_heap(gheap_.begin(), gheap_.end(), fworse);
     for (size_t pick = 0; pick < f_.max_picks_; ++pick) {
       size_t g = 0;
@@ -1533,15 +1749,13 @@ class TiedGroups {
       // The group keeps its other members: a bound for them.
       push_bound(g);
       if (f_.p_.shared_f && f_.info_[best_c].u) {
-        const uint32_t u = f_.jobs_[f_.cats_[best_c][0]].u;
-        for (uint32_t k = ucat_off_[u]; k < ucat_off_[u + 1]; ++k) {
-          const uint32_t c2 = ucat_[k];
-          if (c2 == best_c || f_.head_[c2] >= f_.cats_[c2].size()) continue;
+        for (uint32_t c2 = ucat_first_[f_.info_[best_c].user]; c2 != kNoId; c2 = ucat_next_[c2]) {
+          if (c2 == best_c || !f_.remaining(c2)) continue;
           ++gen_[c2];
           join(c2, true);
         }
       }
-      if (f_.head_[best_c] < f_.cats_[best_c].size()) join(best_c, true);
+      if (f_.remaining(best_c)) join(best_c, true);
     }
   }
 
@@ -1552,20 +1766,16 @@ class TiedGroups {
     if (a.submit != b.submit) return a.submit > b.submit;
     return a.id > b.id;
   }
-  static constexpr size_t kStale = SIZE_MAX;
 
-  // The categories of each user whose value reads the user's count.
-  void index_user_categories() {
-    if (!f_.p_.shared_f) return;
-    const size_t users = f_.ids_.uo.size();
-    ucat_off_.assign(users + 1, 0);
-    for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ++ucat_off_[f_.info_[c].user + 1];
-    for (size_t u = 0; u < users; ++u) ucat_off_[u + 1] += ucat_off_[u];
-    ucat_.resize(ucat_off_.back());
-    fill_.assign(ucat_off_.begin(), ucat_off_.end() - 1);
-    for (size_t c = 0; c < f_.cats_.size(); ++c)
-      if (f_.info_[c].u) ucat_[fill_[f_.info_[c].user]++] = static_cast<uint32_t>(c);
+  // A category's first join: listed under its user when its value reads
+  // the user's count.
+  void add(size_t c, bool bound) {
+    if (f_.p_.shared_f && f_.info_[c].u) {
+      const uint32_t u = f_.info_[c].user;
+      ucat_next_[c] = ucat_first_[u];
+      ucat_first_[u] = static_cast<uint32_t>(c);
+    }
+    join(c, bound);
   }
   void push_bound(size_t g) {
     gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
@@ -1573,14 +1783,13 @@ class TiedGroups {
   }
   // bound: push a fresh upper bound for the group (not while the first
   // groups are built: the heap is made once from them afterwards).
-  // The category's next job from its record (the records are in category
-  // order, and the prior does not change during the picks).
+  // The category's next job (the prior does not change during the picks).
   void join(size_t c, bool bound) {
-    const CatRec& x = f_.p_.s.cat_moved[f_.cats_.off[c] + f_.head_[c]];
-    const FunctionalPicks::CatInfo& ci = f_.info_[c];
+    const LJob& x = f_.jobs_[f_.cur(c)];
+    const CatInfo& ci = f_.info_[c];
     FShares base = ci.share;
     if (f_.p_.shared_f && ci.u) base.user /= *ci.u + 1;
-    const double pr = f_.step_.dependent ? x.prior : 0.0;
+    const double pr = f_.step_.dependent ? f_.p_.prior[f_.cur(c)] : 0.0;
     const Key5 key{{dbits(base.user), ci.p ? x.p : kNoId, ci.d ? x.d : kNoId, dbits(base.job), dbits(pr)}};
     bool added = false;
     const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(ngroups_), &added);
@@ -1612,12 +1821,24 @@ class TiedGroups {
     return pending_functional_value(f_.wp_, g.base, f_.sum_, nullptr, g.p, g.d, f_.p_.shared_f, f_.p_.F) +
            (f_.step_.dependent ? g.prior : 0);
   }
-  // This pick's winner: the group whose exact value tops the heap (*g), its best member.
+  // This pick's winner: the group whose exact value tops the heap (*g), its
+  // best member; the rest's entry on top joins the next batch.
   const Member* top(size_t pick, size_t* g) {
     while (!gheap_.empty()) {
       std::pop_heap(gheap_.begin(), gheap_.end(), fworse);
       const FCand t = gheap_.back();
       gheap_.pop_back();
+      if (t.c == kRest) {
+        size_t b = 0, e = 0;
+        FCand rest{};
+        const bool more = f_.next_batch(&b, &e, &rest);
+        for (size_t k = b; k < e; ++k) add(f_.rank_[k].c, true);
+        if (more) {
+          gheap_.push_back(rest);
+          std::push_heap(gheap_.begin(), gheap_.end(), fworse);
+        }
+        continue;
+      }
       *g = t.c;
       const Member* m = best(groups_[*g]);
       if (!m) continue;  // emptied: dropped
@@ -1634,7 +1855,7 @@ class TiedGroups {
   FlatIndex& group_of_;
   std::vector<uint32_t>& gen_;
   std::vector<FCand>& gheap_;
-  std::vector<uint32_t>&ucat_off_, &ucat_, &fill_;
+  std::vector<uint32_t>&ucat_first_, &ucat_next_;
 };
 
 void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }

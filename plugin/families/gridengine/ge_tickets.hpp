@@ -40,12 +40,16 @@
 // prior tickets cut them), a most-significant-byte-first radix sort of the
 // level's keys (stable, ties by id); pending override rounds only for jobs whose
 // objects carry override tickets, a lazy heap over their (user, project,
-// department) groups; functional categories grouped per user by a counting
-// sort on user ids, then a small table per user (no table over all jobs);
-// picks a lazy heap over categories, O(categories + pops log groups),
-// categories whose values tie at every pick (same user share over count,
-// project, department, -js, prior) grouped in one heap entry, a pick moving
-// only the winner and its user's categories.  Every per-job step reads and
+// department) groups (one read of the pending jobs serving them and the
+// functional step); functional categories grouped per user by a counting
+// sort of 32-byte member records on user ids, then a small direct table per
+// user on a per-pass sub key (no table over all jobs), a category kept as
+// its size and first job; picks a lazy heap that takes the categories best
+// first in batches by their first value (the rest one entry),
+// O(categories + pops log groups), categories whose values tie at every
+// pick (same user share over count, project, department, -js, prior)
+// grouped in one heap entry, a pick moving only the winner and its user's
+// categories, members' lists made only for the users picked from.  Every per-job step reads and
 // writes its arrays in job order or record order, not a job at random.
 // Invariants: deterministic (ties broken by submit time then job id); tickets >= 0.
 #pragma once
@@ -163,6 +167,11 @@ struct TicketOptions {
   // Functional picks: one heap entry per group of categories whose values
   // are equal at every pick (false: one per category, the plain lazy heap).
   bool group_tied_categories = true;
+
+  // Functional picks: categories enter the picks' heap best first in
+  // batches, the first this many (0: 4 * max_functional_jobs_to_schedule,
+  // at least 1024), each next twice the last.
+  size_t functional_batch = 0;
 
   // Share-tree levels whose lists arrive cut into many runs sorted by radix
   // (false: merges of the runs alone).

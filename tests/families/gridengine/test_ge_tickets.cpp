@@ -495,6 +495,20 @@ TEST(GeIncrementalPicks, GroupedTiedCategoriesPickAsOneAtATime) {
       EXPECT_EQ(g.jobs[k].otckt, o.jobs[k].otckt) << "round " << round << " job " << q[k].id;
       EXPECT_EQ(g.jobs[k].tckts, o.jobs[k].tckts) << "round " << round << " job " << q[k].id;
     }
+    // Categories entering the heaps in small batches (the rest's entry
+    // expanded many times): the same tickets, both forms.
+    for (const size_t batch : {size_t{1}, size_t{2}, size_t{5}}) {
+      for (const bool grouped : {true, false}) {
+        TicketOptions b;
+        b.group_tied_categories = grouped;
+        b.functional_batch = batch;
+        const TicketResult x = compute_tickets(q, m, b);
+        for (size_t k = 0; k < q.size(); ++k) {
+          EXPECT_EQ(x.jobs[k].ftckt, g.jobs[k].ftckt) << "round " << round << " batch " << batch << " job " << q[k].id;
+          EXPECT_EQ(x.jobs[k].tckts, g.jobs[k].tckts) << "round " << round << " batch " << batch << " job " << q[k].id;
+        }
+      }
+    }
     if (!dependent) {
       Reference ref{m, q, {}, {}, {}};
       const std::vector<double> f = ref.functional();
