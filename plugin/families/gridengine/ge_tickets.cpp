@@ -1000,6 +1000,10 @@ struct TicketScratch::Arrays {
   std::vector<SRec> all, all_running, sort_buf;
   std::vector<size_t> sort_runs;
   std::vector<ShareSortFrame> frames;
+  // Per node, the last pass's order of its pending (running) range: the
+  // sorted k-th record was at position order[node][k] before the sort.
+  std::vector<std::vector<uint32_t>> order, rorder;
+  std::vector<uint32_t> saved_idx;
 };
 
 
@@ -1636,7 +1640,12 @@ class ShareSort {
  public:
   ShareSort(Pass& p, const PolicyStep& step)
       : p_(p), w_(p.w), step_(step), begin_(p.s.doff), rbegin_(p.s.direct), st_(p.s.st), all_(p.s.all),
-        run_(p.s.all_running), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs), frames_(p.s.frames) {}
+        run_(p.s.all_running), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs), frames_(p.s.frames) {
+    if (p.topt.scratch) {  // only a kept scratch sees a next pass
+      p.s.order.resize(w_.nodes.size());
+      p.s.rorder.resize(w_.nodes.size());
+    }
+  }
 
   void run() {
     count_direct_jobs();
@@ -1763,16 +1772,61 @@ class ShareSort {
     const bool keys_read = !(node == walk_root_ || (last && !has_direct_now(walk_root_)));
     double dilute = 1;
     const double stt = w_.nodes[node].stt;
+    std::vector<uint32_t>* kept[2] = {nullptr, nullptr};
+    if (p_.topt.scratch) kept[0] = &p_.s.rorder[k], kept[1] = &p_.s.order[k];
+    int r = 0;
     for (auto [v, lo, hi] : {std::tuple<SRec*, size_t, size_t>{run_.data(), rb, re}, {all_.data(), b, e}}) {
-      share_order(v + lo, hi - lo, sort_buf_, sort_runs_, p_.topt.radix_share_levels);
+      const SRec* sorted = order_range(v + lo, hi - lo, kept[r++]) - lo;
       for (size_t q = lo; q < hi; ++q) {
-        SRec& x = v[q];
+        SRec x = sorted[q];
         const double st = stt / dilute * p_.WS;
         if (keys_read) x.k = order_key(x.base + st);
         if (last) st_[x.idx] = st;
         dilute += x.slots;
+        v[q] = x;
       }
     }
+  }
+  // v[0, n) in srec_less's stable order (share_order's).  With a kept
+  // scratch, the node's order of the last pass (`last`: the sorted k-th
+  // record's position before the sort) is tried first: the range gathered
+  // through it and strictly ascending in (k, id) is the only order
+  // srec_less allows (no two records equal: every sort, stable or not,
+  // gives it).  Else (another length, keys or ids changed, a tie) the
+  // range is sorted and its order kept for the next pass.  Returns the
+  // sorted records: v, or the gathered ones in sort_buf_.
+  const SRec* order_range(SRec* v, size_t n, std::vector<uint32_t>* last) {
+    if (n < 2) return v;
+    if (last && last->size() == n) {
+      if (sort_buf_.size() < n) sort_buf_.resize(n);
+      SRec* g = sort_buf_.data();
+      const uint32_t* o = last->data();
+      g[0] = v[o[0]];
+      bool strict = true;
+      for (size_t q = 1; q < n; ++q) {
+        g[q] = v[o[q]];
+        strict &= srec_less(g[q - 1], g[q]);
+      }
+      if (strict) return g;
+    }
+    if (!last) {
+      share_order(v, n, sort_buf_, sort_runs_, p_.topt.radix_share_levels);
+      return v;
+    }
+    // Each record's idx holds its position while it is sorted (no sort reads idx).
+    std::vector<uint32_t>& saved = p_.s.saved_idx;
+    saved.resize(n);
+    for (size_t q = 0; q < n; ++q) {
+      saved[q] = v[q].idx;
+      v[q].idx = static_cast<uint32_t>(q);
+    }
+    share_order(v, n, sort_buf_, sort_runs_, p_.topt.radix_share_levels);
+    last->resize(n);
+    for (size_t q = 0; q < n; ++q) {
+      (*last)[q] = v[q].idx;
+      v[q].idx = saved[v[q].idx];
+    }
+    return v;
   }
   bool has_direct_now(int node) const {
     const size_t k = static_cast<size_t>(node);
