@@ -1803,7 +1803,7 @@ class ShareSort {
       const uint32_t* o = last->data();
       g[0] = v[o[0]];
       bool strict = true;
-      for (size_t q = 1; q < n; ++q) {
+      for (size_t q = 1; q < n && (strict || (q & 63) != 0); ++q) {  // (a miss stops soon)
         g[q] = v[o[q]];
         strict &= srec_less(g[q - 1], g[q]);
       }
