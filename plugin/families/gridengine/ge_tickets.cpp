@@ -912,22 +912,36 @@ bool srec_less(const SRec& a, const SRec& b) {
   return ((static_cast<u128>(a.k) << 64) | a.id) < ((static_cast<u128>(b.k) << 64) | b.id);
 }
 
+// A sort record of the radix path: a record's k and its position in the
+// range (16 bytes: half an SRec's traffic per pass); the ids are read
+// from the range only where two keys tie.
+struct KPos {
+  uint64_t k;
+  uint64_t pos;
+};
+
 // srec_less's stable order by radix, most significant byte of k first:
 // a byte equal in every record of a range is no pass; a range is scattered
 // stably by its byte into the other buffer and each bucket sorted on by the
 // next byte; a bucket of at most 48 records, or of one key, is
-// stable_order'd (by (k, id), or by id).  Stable at every step: exactly
-// stable_order(srec_less)'s result.  For the upper share-tree levels of a
-// dependent step, whose children's lists are cut into many short runs by
-// the prior tickets (a merge sort's log2(runs) passes over 32-byte
-// records; the doubles' top bytes split such a range into small buckets
-// in two or three passes).  The records are in a (b: scratch); the result
-// goes to b when `into_b`, else stays in a.
-void radix_order(SRec* a, SRec* b, size_t n, int byte, bool into_b) {
+// stable_order'd (by (k, id), or by id; `src`: the records the positions
+// are in).  Stable at every step: exactly stable_order(srec_less)'s
+// result.  For the upper share-tree levels of a dependent step, whose
+// children's lists are cut into many short runs by the prior tickets (a
+// merge sort's log2(runs) passes over 32-byte records; the doubles' top
+// bytes split such a range into small buckets in two or three passes).
+// The records are in a (b: scratch); the result goes to b when `into_b`,
+// else stays in a.
+void radix_order(KPos* a, KPos* b, size_t n, int byte, bool into_b, const SRec* src) {
   for (;; --byte) {
     if (n <= 48 || byte < 0) {
-      if (byte < 0) mfprio::stable_order(a, a + n, [](const SRec& x, const SRec& y) { return x.id < y.id; });
-      else mfprio::stable_order(a, a + n, srec_less);
+      if (byte < 0) {
+        mfprio::stable_order(a, a + n, [src](const KPos& x, const KPos& y) { return src[x.pos].id < src[y.pos].id; });
+      } else {
+        mfprio::stable_order(a, a + n, [src](const KPos& x, const KPos& y) {
+          return x.k < y.k || (x.k == y.k && src[x.pos].id < src[y.pos].id);
+        });
+      }
       if (into_b) std::copy(a, a + n, b);
       return;
     }
@@ -940,18 +954,36 @@ void radix_order(SRec* a, SRec* b, size_t n, int byte, bool into_b) {
     std::copy(at.begin(), at.end() - 1, fill.begin());
     for (size_t i = 0; i < n; ++i) b[fill[(a[i].k >> shift) & 255]++] = a[i];
     for (size_t d = 0; d < 256; ++d)
-      if (at[d + 1] > at[d]) radix_order(b + at[d], a + at[d], at[d + 1] - at[d], byte - 1, !into_b);
+      if (at[d + 1] > at[d]) radix_order(b + at[d], a + at[d], at[d + 1] - at[d], byte - 1, !into_b, src);
     return;
   }
 }
+// The radix path of the share-tree levels: (k, position) pairs sorted,
+// then the records gathered in their order; from[k] (when given) = the
+// sorted k-th record's position before.
+void radix_share_order(SRec* v, size_t n, std::vector<SRec>& buf, std::vector<KPos>& kp, uint32_t* from) {
+  if (buf.size() < n) buf.resize(n);
+  if (kp.size() < 2 * n) kp.resize(2 * n);
+  for (size_t i = 0; i < n; ++i) kp[i] = KPos{v[i].k, i};
+  radix_order(kp.data(), kp.data() + n, n, 7, false, v);
+  for (size_t i = 0; i < n; ++i) buf[i] = v[kp[i].pos];
+  if (from)
+    for (size_t i = 0; i < n; ++i) from[i] = static_cast<uint32_t>(kp[i].pos);
+  std::copy(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n), v);
+}
 // How the share-tree levels sort: merges for a few runs, radix for many.
 constexpr size_t kRadixMinRuns = 64;
-void share_order(SRec* v, size_t n, std::vector<SRec>& buf, std::vector<size_t>& runs, bool radix) {
+void share_order(SRec* v, size_t n, std::vector<SRec>& buf, std::vector<size_t>& runs, std::vector<KPos>& kp,
+                 bool radix) {
   natural_order(v, n, buf, runs, srec_less, radix && n >= 1024 ? kRadixMinRuns : SIZE_MAX,
-                [&buf](SRec* x, size_t m) {
-                  if (buf.size() < m) buf.resize(m);
-                  radix_order(x, buf.data(), m, 7, false);
-                });
+                [&buf, &kp](SRec* x, size_t m) { radix_share_order(x, m, buf, kp, nullptr); });
+}
+// Whether share_order takes its radix path (counting runs up to there).
+bool takes_radix(const SRec* v, size_t n, bool radix) {
+  if (!radix || n < 1024) return false;
+  size_t runs = 1;
+  for (size_t i = 1; i < n && runs <= kRadixMinRuns; ++i) runs += srec_less(v[i], v[i - 1]);
+  return runs > kRadixMinRuns;
 }
 // One node on the share sort's walk and its next child.
 struct ShareSortFrame {
@@ -1071,6 +1103,11 @@ struct TicketScratch::Arrays {
   std::vector<SRec> all, all_running, sort_buf;
   std::vector<size_t> sort_runs;
   std::vector<ShareSortFrame> frames;
+  // Per node, the last pass's order of its pending (running) range: the
+  // sorted k-th record was at position order[node][k] before the sort.
+  std::vector<std::vector<uint32_t>> order, rorder;
+  std::vector<uint32_t> saved_idx;
+  std::vector<KPos> sort_kpos;  // the radix path's two halves
 };
 
 
@@ -1866,7 +1903,12 @@ class ShareSort {
  public:
   ShareSort(Pass& p, const PolicyStep& step)
       : p_(p), w_(p.w), step_(step), begin_(p.s.doff), rbegin_(p.s.direct), st_(p.s.st), all_(p.s.all),
-        run_(p.s.all_running), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs), frames_(p.s.frames) {}
+        run_(p.s.all_running), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs), frames_(p.s.frames) {
+    if (p.topt.scratch) {  // only a kept scratch sees a next pass
+      p.s.order.resize(w_.nodes.size());
+      p.s.rorder.resize(w_.nodes.size());
+    }
+  }
 
   void run() {
     count_direct_jobs();
@@ -1993,16 +2035,65 @@ class ShareSort {
     const bool keys_read = !(node == walk_root_ || (last && !has_direct_now(walk_root_)));
     double dilute = 1;
     const double stt = w_.nodes[node].stt;
+    std::vector<uint32_t>* kept[2] = {nullptr, nullptr};
+    if (p_.topt.scratch) kept[0] = &p_.s.rorder[k], kept[1] = &p_.s.order[k];
+    int r = 0;
     for (auto [v, lo, hi] : {std::tuple<SRec*, size_t, size_t>{run_.data(), rb, re}, {all_.data(), b, e}}) {
-      share_order(v + lo, hi - lo, sort_buf_, sort_runs_, p_.topt.radix_share_levels);
+      const SRec* sorted = order_range(v + lo, hi - lo, kept[r++]) - lo;
       for (size_t q = lo; q < hi; ++q) {
-        SRec& x = v[q];
+        SRec x = sorted[q];
         const double st = stt / dilute * p_.WS;
         if (keys_read) x.k = order_key(x.base + st);
         if (last) st_[x.idx] = st;
         dilute += x.slots;
+        v[q] = x;
       }
     }
+  }
+  // v[0, n) in srec_less's stable order (share_order's).  With a kept
+  // scratch, the node's order of the last pass (`last`: the sorted k-th
+  // record's position before the sort) is tried first: the range gathered
+  // through it and strictly ascending in (k, id) is the only order
+  // srec_less allows (no two records equal: every sort, stable or not,
+  // gives it).  Else (another length, keys or ids changed, a tie) the
+  // range is sorted and its order kept for the next pass.  Returns the
+  // sorted records: v, or the gathered ones in sort_buf_.
+  const SRec* order_range(SRec* v, size_t n, std::vector<uint32_t>* last) {
+    if (n < 2) return v;
+    if (last && last->size() == n) {
+      if (sort_buf_.size() < n) sort_buf_.resize(n);
+      SRec* g = sort_buf_.data();
+      const uint32_t* o = last->data();
+      g[0] = v[o[0]];
+      bool strict = true;
+      for (size_t q = 1; q < n && (strict || (q & 63) != 0); ++q) {  // (a miss stops soon)
+        g[q] = v[o[q]];
+        strict &= srec_less(g[q - 1], g[q]);
+      }
+      if (strict) return g;
+    }
+    if (!last) {
+      share_order(v, n, sort_buf_, sort_runs_, p_.s.sort_kpos, p_.topt.radix_share_levels);
+      return v;
+    }
+    last->resize(n);
+    if (takes_radix(v, n, p_.topt.radix_share_levels)) {  // (its pairs are the order)
+      radix_share_order(v, n, sort_buf_, p_.s.sort_kpos, last->data());
+      return v;
+    }
+    // Each record's idx holds its position while it is sorted (no sort reads idx).
+    std::vector<uint32_t>& saved = p_.s.saved_idx;
+    saved.resize(n);
+    for (size_t q = 0; q < n; ++q) {
+      saved[q] = v[q].idx;
+      v[q].idx = static_cast<uint32_t>(q);
+    }
+    share_order(v, n, sort_buf_, sort_runs_, p_.s.sort_kpos, p_.topt.radix_share_levels);
+    for (size_t q = 0; q < n; ++q) {
+      (*last)[q] = v[q].idx;
+      v[q].idx = saved[v[q].idx];
+    }
+    return v;
   }
   bool has_direct_now(int node) const {
     const size_t k = static_cast<size_t>(node);

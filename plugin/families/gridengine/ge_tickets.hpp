@@ -120,8 +120,9 @@ struct JobNameIds {
 // pass's Model has the same names and tree index objects as the last one
 // (Model::names, tree_index with tree_index_of == &tree; the scratch holds
 // both, so no other can be made at their address), each (user id, project
-// id)'s share-tree leaf and the tree's shape are reused.  One pass at a
-// time per scratch.
+// id)'s share-tree leaf and the tree's shape are reused.  Each share-tree
+// node's last sorted order is kept too, and taken only where it is
+// checked to be the order still.  One pass at a time per scratch.
 class TicketScratch {
  public:
   TicketScratch();

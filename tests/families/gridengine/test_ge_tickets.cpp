@@ -929,16 +929,10 @@ TEST(GeTicketJob, NamesOnlyEqualJobForm) {
   }
 }
 
-// Share-tree levels sorted by radix where their children's lists arrive cut
-// into many runs (levels of >= 1024 jobs: prior tickets of a dependent
-// step, many users and projects) give every job the tickets the run merges
-// alone give: duplicate job ids, equal submit times, -js, PE dilution,
-// running jobs, keys tied on the prior (equal functional shares) and
-// rounds without functional or override tickets.
-TEST(GeShareSort, RadixLevelsEqualRunMerges) {
-  std::mt19937 rng(41);
+namespace {
+// Root -> g0, g1 -> 3 projects each (p0..p5) -> 25 user leaves each (u0..u24).
+std::string layered_tree_spec() {
   std::string spec = "id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1,2\n";
-  // Root -> g0, g1 -> 3 projects each -> 25 user leaves each.
   int next = 3;
   std::string below;
   for (int g = 0; g < 2; ++g) {
@@ -960,35 +954,56 @@ TEST(GeShareSort, RadixLevelsEqualRunMerges) {
     spec += "id=" + std::to_string(1 + g) + "\nname=g" + std::to_string(g) + "\ntype=0\nshares=" +
             std::to_string(40 + g * 10) + "\nchildnodes=" + kids + "\n";
   }
+  return spec + below;
+}
+
+// RadixLevelsEqualRunMerges' model: OFS, shared functional and override tickets.
+Model layered_model(int round) {
+  Model m;
+  m.tree = tree_from(layered_tree_spec());
+  m.conf.policy_hierarchy = round == 3 ? "FS" : "OFS";
+  m.conf.weight_tickets_share = 10000;
+  m.conf.weight_tickets_functional = round == 2 ? 0 : 5000;
+  m.conf.compensation_factor = round % 2 ? 2 : 0;
+  m.conf.share_functional_shares = round != 1;
+  m.conf.share_override_tickets = true;
+  m.conf.max_functional_jobs_to_schedule = 100;
+  m.conf.weight_user = m.conf.weight_project = m.conf.weight_department = m.conf.weight_job = 0.25;
+  for (int u = 0; u < 25; ++u)
+    m.users["u" + std::to_string(u)] =
+        TicketObject{round == 1 ? 5.0 : static_cast<double>(1 + u % 4), u % 7 == 0 ? 300.0 : 0.0};
+  for (int p = 0; p < 6; ++p) m.projects["p" + std::to_string(p)] = TicketObject{static_cast<double>(2 + p % 3), 0};
+  m.departments["d0"] = TicketObject{4, round == 0 ? 50.0 : 0.0};
+  return m;
+}
+
+// A RadixLevelsEqualRunMerges job: job ids 5i + 4 and 5i + 3 the same.
+Job layered_job(std::mt19937& rng, size_t i, int round) {
+  JobB b(static_cast<uint32_t>(1 + (i % 5 == 4 ? i - 1 : i)), "u" + std::to_string(rng() % 25));
+  b.project("p" + std::to_string(rng() % 6));
+  if (rng() % 2) b.dept("d0");
+  if (rng() % 6 == 0) b.js(static_cast<double>(1 + rng() % 3));
+  if (rng() % 15 == 0) b.pe(2 + static_cast<uint32_t>(rng() % 7));
+  if (round == 0 && rng() % 40 == 0) b.ot(20);
+  b.submitted(kNow - static_cast<int64_t>(rng() % 5) * 60);
+  if (rng() % 25 == 0) b.running();
+  return b;
+}
+}  // namespace
+
+// Share-tree levels sorted by radix where their children's lists arrive cut
+// into many runs (levels of >= 1024 jobs: prior tickets of a dependent
+// step, many users and projects) give every job the tickets the run merges
+// alone give: duplicate job ids, equal submit times, -js, PE dilution,
+// running jobs, keys tied on the prior (equal functional shares) and
+// rounds without functional or override tickets.
+TEST(GeShareSort, RadixLevelsEqualRunMerges) {
+  std::mt19937 rng(41);
   for (int round = 0; round < 4; ++round) {
-    Model m;
-    m.tree = tree_from(spec + below);
-    m.conf.policy_hierarchy = round == 3 ? "FS" : "OFS";
-    m.conf.weight_tickets_share = 10000;
-    m.conf.weight_tickets_functional = round == 2 ? 0 : 5000;
-    m.conf.compensation_factor = round % 2 ? 2 : 0;
-    m.conf.share_functional_shares = round != 1;
-    m.conf.share_override_tickets = true;
-    m.conf.max_functional_jobs_to_schedule = 100;
-    m.conf.weight_user = m.conf.weight_project = m.conf.weight_department = m.conf.weight_job = 0.25;
-    for (int u = 0; u < 25; ++u)
-      m.users["u" + std::to_string(u)] =
-          TicketObject{round == 1 ? 5.0 : static_cast<double>(1 + u % 4), u % 7 == 0 ? 300.0 : 0.0};
-    for (int p = 0; p < 6; ++p) m.projects["p" + std::to_string(p)] = TicketObject{static_cast<double>(2 + p % 3), 0};
-    m.departments["d0"] = TicketObject{4, round == 0 ? 50.0 : 0.0};
+    const Model m = layered_model(round);
     std::vector<Job> q;
     const size_t n = 7000;
-    for (size_t i = 0; i < n; ++i) {
-      JobB b(static_cast<uint32_t>(1 + (i % 5 == 4 ? i - 1 : i)), "u" + std::to_string(rng() % 25));  // some ids twice
-      b.project("p" + std::to_string(rng() % 6));
-      if (rng() % 2) b.dept("d0");
-      if (rng() % 6 == 0) b.js(static_cast<double>(1 + rng() % 3));
-      if (rng() % 15 == 0) b.pe(2 + static_cast<uint32_t>(rng() % 7));
-      if (round == 0 && rng() % 40 == 0) b.ot(20);
-      b.submitted(kNow - static_cast<int64_t>(rng() % 5) * 60);
-      if (rng() % 25 == 0) b.running();
-      q.push_back(b);
-    }
+    for (size_t i = 0; i < n; ++i) q.push_back(layered_job(rng, i, round));
     TicketOptions merges;
     merges.radix_share_levels = false;
     const TicketResult want = compute_tickets(q, m, merges);
@@ -999,4 +1014,59 @@ TEST(GeShareSort, RadixLevelsEqualRunMerges) {
       if (!q[k].running) values.insert(want.jobs[k].stckt);
     EXPECT_GT(values.size(), 1000u) << "round " << round;
   }
+}
+
+// A kept scratch reuses each share-tree node's sorted order of the last
+// pass only where it is still the order (ShareSort::order_range): passes over
+// a queue that changes between them give every job what a fresh pass
+// gives.  The same queue again (every order reused), then -js changed (the
+// priors and keys with it), jobs removed, added, swapped (a range of the
+// same length in another order), usage changed; and two jobs of one id in
+// one leaf, the later one first in the last pass, tied in (k, id) in this
+// one (the kept order ascending but not strictly: the stable order puts
+// the earlier one first).
+TEST(GeTicketScratch, KeptShareOrdersOverChangingQueuesEqualFreshPasses) {
+  std::mt19937 rng(29);
+  TicketScratch scratch;
+  TicketResult kept;
+  TicketOptions o;
+  o.scratch = &scratch;
+  for (int model = 0; model < 4; ++model) {
+    Model m = layered_model(model);
+    std::vector<Job> q;
+    for (size_t i = 0; i < 3000; ++i) q.push_back(layered_job(rng, i, model));
+    for (int round = 0; round < 12; ++round) {
+      const std::string what = "model " + std::to_string(model) + " round " + std::to_string(round);
+      compute_tickets(q, m, o, &kept);
+      expect_same_tickets(kept, compute_tickets(q, m), what);
+      compute_tickets(q, m, o, &kept);
+      expect_same_tickets(kept, compute_tickets(q, m), what + " again");
+      switch (round % 5) {
+        case 0:
+          for (int k = 0; k < 3; ++k) q[rng() % q.size()].job_share = static_cast<double>(rng() % 4);
+          break;
+        case 1:
+          for (int k = 0; k < 2; ++k) q.erase(q.begin() + static_cast<long>(rng() % q.size()));
+          break;
+        case 2:
+          for (int k = 0; k < 2; ++k) q.push_back(layered_job(rng, 10000 + q.size(), model));
+          break;
+        case 3:
+          for (int k = 0; k < 5; ++k) std::swap(q[rng() % q.size()], q[rng() % q.size()]);
+          break;
+        default:
+          m.user_usage["u" + std::to_string(rng() % 25)] = Usage{static_cast<double>(rng() % 5000), 0, 0};
+      }
+    }
+  }
+  Model m = share_model("id=0\nname=Root\ntype=0\nshares=1\nchildnodes=1\n"
+                        "id=1\nname=alice\ntype=0\nshares=10\nchildnodes=NONE\n");
+  m.conf.policy_hierarchy = "OFS";
+  std::vector<Job> q = {JobB(7, "alice").js(1), JobB(7, "alice").js(2).pe(4)};
+  compute_tickets(q, m, o, &kept);
+  expect_same_tickets(kept, compute_tickets(q, m), "ids tied, keys not");
+  q[1].job_share = 1;
+  compute_tickets(q, m, o, &kept);
+  expect_same_tickets(kept, compute_tickets(q, m), "ids and keys tied");
+  EXPECT_GT(kept.jobs[0].stckt, kept.jobs[1].stckt);
 }
