@@ -1018,6 +1018,11 @@ inline bool fworse(const FCand& a, const FCand& b) {
   if (a.submit != b.submit) return b.submit < a.submit;
   return b.id < a.id;
 }
+// fworse as the heaps' comparator object (inlined; a function pointer is
+// called through at every comparison).
+struct FWorse {
+  bool operator()(const FCand& a, const FCand& b) const { return fworse(a, b); }
+};
 constexpr size_t kRest = SIZE_MAX;   // FCand::c of the entry standing for the categories not yet in a heap
 constexpr size_t kStale = SIZE_MAX;  // FCand::at of an entry computed at no pick
 
@@ -1091,7 +1096,8 @@ struct TicketScratch::Arrays {
   std::vector<TicketJob> job_form;       // the Job form's TicketJobs
   std::vector<CatRec> cat_recs;
   std::vector<CatInfo> cat_info;
-  std::vector<FCand> cat_rank;
+  std::vector<FCand> cat_rank, rank_by_cat;  // per category its first-pick value; rank_by_cat, rank_in: in_category_order
+  std::vector<uint8_t> rank_in;
   std::vector<double> last_eval;
   std::vector<std::pair<uint32_t, double>> keep;
   std::unique_ptr<TiedScratch> tied = std::make_unique<TiedScratch>();  // TiedGroups' containers
@@ -1548,17 +1554,69 @@ class FunctionalPicks {
   // values only fall and their next jobs stay their first).
   bool next_batch(size_t* b, size_t* e, FCand* rest) {
     const auto better = [](const FCand& a, const FCand& x) { return fworse(x, a); };
-    const size_t k = std::min(batch_, rank_.size() - next_);
+    // The first batch: the best by rank; the second: all the rest, in
+    // category order (read in order, not at random).
+    const bool first = next_ == 0;
+    const size_t k = first ? std::min(batch_, rank_.size()) : rank_.size() - next_;
     const auto from = rank_.begin() + static_cast<std::ptrdiff_t>(next_);
     // nth_element leaves the best of the rest at the batch's end.
     if (next_ + k < rank_.size()) std::nth_element(from, from + static_cast<std::ptrdiff_t>(k), rank_.end(), better);
+    if (!first) in_category_order(next_);
     *b = next_;
     next_ += k;
     *e = next_;
     batch_ *= 2;
     if (next_ == rank_.size()) return false;
+    rest_max_ = FShares{};
+    rest_prior_ = 0;
+    for (size_t q = next_; q < rank_.size(); ++q) {
+      const size_t c = rank_[q].c;
+      const FShares f = divided_share(c);
+      rest_max_.user = std::max(rest_max_.user, f.user);
+      rest_max_.project = std::max(rest_max_.project, f.project);
+      rest_max_.dept = std::max(rest_max_.dept, f.dept);
+      rest_max_.job = std::max(rest_max_.job, f.job);
+      if (step_.dependent) rest_prior_ = std::max(rest_prior_, recs_[c].prior);
+    }
     *rest = FCand{rank_[next_].v, rank_[next_].submit, rank_[next_].id, kRest, kStale};
     return true;
+  }
+  // rank_[from, end) in ascending category (each category is in rank_ once).
+  void in_category_order(size_t from) {
+    std::vector<FCand>& by_c = p_.s.rank_by_cat;
+    std::vector<uint8_t>& in = p_.s.rank_in;
+    by_c.resize(recs_.size());
+    in.assign(recs_.size(), 0);
+    for (size_t q = from; q < rank_.size(); ++q) {
+      by_c[rank_[q].c] = rank_[q];
+      in[rank_[q].c] = 1;
+    }
+    size_t q = from;
+    for (size_t c = 0; c < recs_.size(); ++c)
+      if (in[c]) rank_[q++] = by_c[c];
+  }
+  // Category c's shares as eval() divides them now (shared: an object's
+  // fshare over its count + 1; the counts only grow, so later ones are
+  // at most these).
+  FShares divided_share(size_t c) const {
+    const CatInfo& ci = info_[c];
+    FShares f = ci.share;
+    if (p_.shared_f) {
+      if (ci.u) f.user /= *ci.u + 1;
+      if (ci.p) f.project /= *ci.p + 1;
+      if (ci.d) f.dept /= *ci.d + 1;
+    }
+    return f;
+  }
+  // The rest's entry at this pick: an upper bound of every remaining
+  // category's value now (each term at its largest share among them over
+  // the sums now, which only grow, plus their largest prior; a little
+  // slack over rounding), winning every tie.  It tops the heap as computed
+  // at this pick only when some category of the rest may beat the heap.
+  FCand rest_bound(size_t pick) const {
+    const double v = pending_functional_value(wp_, rest_max_, sum_, nullptr, nullptr, nullptr, p_.shared_f, p_.F);
+    const double bound = (v + (step_.dependent ? rest_prior_ : 0)) * (1 + 1e-9) + 1e-300;
+    return FCand{bound, std::numeric_limits<int64_t>::min(), 0, kRest, pick};
   }
 
   // calc_intern_pending_job_functional_tickets: category c's value as if
@@ -1660,14 +1718,19 @@ class FunctionalPicks {
       const bool more = next_batch(&b, &e, &rest);
       for (size_t k = b; k < e; ++k) fheap.push_back(rank_[k]);
       if (more) fheap.push_back(rest);
-      std::make_heap(fheap.begin(), fheap.end(), fworse);
+      std::make_heap(fheap.begin(), fheap.end(), FWorse{});
     };
     add_batch();
     for (size_t pick = 0; pick < max_picks_ && !fheap.empty(); ++pick) {
       for (;;) {
-        std::pop_heap(fheap.begin(), fheap.end(), fworse);
+        std::pop_heap(fheap.begin(), fheap.end(), FWorse{});
         FCand& top = fheap.back();
         if (top.c == kRest) {
+          if (top.at != pick) {  // stale: its bound at this pick first
+            top = rest_bound(pick);
+            std::push_heap(fheap.begin(), fheap.end(), FWorse{});
+            continue;
+          }
           fheap.pop_back();
           add_batch();
           continue;
@@ -1675,7 +1738,7 @@ class FunctionalPicks {
         if (top.at == pick) break;
         top.v = value_now(top.c);
         top.at = pick;
-        std::push_heap(fheap.begin(), fheap.end(), fworse);
+        std::push_heap(fheap.begin(), fheap.end(), FWorse{});
       }
       const size_t best_c = fheap.back().c;
       fheap.pop_back();
@@ -1685,7 +1748,7 @@ class FunctionalPicks {
       // do; the current value is one, as values only fall).
       if (remaining(best_c)) {
         fheap.push_back(fcand(value_now(best_c), best_c, pick + 1));
-        std::push_heap(fheap.begin(), fheap.end(), fworse);
+        std::push_heap(fheap.begin(), fheap.end(), FWorse{});
       }
     }
   }
@@ -1711,6 +1774,8 @@ class FunctionalPicks {
   Cats& cats_;
   std::vector<uint32_t>& head_;
   std::vector<Taken> taken_;
+  FShares rest_max_;          // next_batch: the rest's largest divided shares,
+  double rest_prior_ = 0;     // and their categories' first jobs' largest prior
   size_t members_ = 0, max_picks_ = 0, next_ = 0, batch_ = 0;
   bool have_last_ = false;
 };
@@ -1774,7 +1839,7 @@ class TiedGroups {
       gheap_.push_back(FCand{group_value(groups_[g]), m0.submit, m0.id, g, 0});
     }
     if (more) gheap_.push_back(rest);
-    std::make_heap(gheap_.begin(), gheap_.end(), fworse);
+    std::make_heap(gheap_.begin(), gheap_.end(), FWorse{});
     for (size_t pick = 0; pick < f_.max_picks_; ++pick) {
       size_t g = 0;
       const Member* m = top(pick, &g);
@@ -1806,28 +1871,45 @@ class TiedGroups {
 
   // A category's first join: listed under its user when its value reads
   // the user's count.
-  void add(size_t c, bool bound) {
+  uint32_t add(size_t c, bool bound) {
     if (f_.p_.shared_f && f_.info_[c].u) {
       const uint32_t u = f_.info_[c].user;
       ucat_next_[c] = ucat_first_[u];
       ucat_first_[u] = static_cast<uint32_t>(c);
     }
-    join(c, bound);
+    return join(c, bound);
   }
   void push_bound(size_t g) {
     gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
-    std::push_heap(gheap_.begin(), gheap_.end(), fworse);
+    std::push_heap(gheap_.begin(), gheap_.end(), FWorse{});
   }
   // bound: push a fresh upper bound for the group (not while the first
   // groups are built: the heap is made once from them afterwards).
   // The category's next job (the prior does not change during the picks).
-  void join(size_t c, bool bound) {
-    const LJob& x = f_.jobs_[f_.cur(c)];
+  // A category not taken from yet is read from its CatRec alone (a batch
+  // joins categories in order: no job read at random); its project and
+  // department ids are its counts' places.
+  uint32_t join(size_t c, bool bound) {
     const CatInfo& ci = f_.info_[c];
+    int64_t submit = 0;
+    uint64_t id = 0;
+    double pr = 0;
+    if (f_.head_[c] == 0) {
+      const CatRec& r = f_.recs_[c];
+      submit = r.submit;
+      id = r.id;
+      pr = r.prior;  // 0 when independent
+    } else {
+      const size_t j = f_.cur(c);
+      submit = f_.jobs_[j].submit;
+      id = f_.jobs_[j].id;
+      pr = f_.step_.dependent ? f_.p_.prior[j] : 0.0;
+    }
     FShares base = ci.share;
     if (f_.p_.shared_f && ci.u) base.user /= *ci.u + 1;
-    const double pr = f_.step_.dependent ? f_.p_.prior[f_.cur(c)] : 0.0;
-    const Key5 key{{dbits(base.user), ci.p ? x.p : kNoId, ci.d ? x.d : kNoId, dbits(base.job), dbits(pr)}};
+    const uint64_t pid = ci.p ? static_cast<uint64_t>(ci.p - f_.cnt_.project.data()) : kNoId;
+    const uint64_t did = ci.d ? static_cast<uint64_t>(ci.d - f_.cnt_.dept.data()) : kNoId;
+    const Key5 key{{dbits(base.user), pid, did, dbits(base.job), dbits(pr)}};
     bool added = false;
     const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(ngroups_), &added);
     if (added) {
@@ -1840,9 +1922,10 @@ class TiedGroups {
       g.members.clear();
     }
     Group& g = groups_[gi];
-    g.members.push_back(Member{x.submit, x.id, static_cast<uint32_t>(c), gen_[c]});
+    g.members.push_back(Member{submit, id, static_cast<uint32_t>(c), gen_[c]});
     std::push_heap(g.members.begin(), g.members.end(), later);
     if (bound) push_bound(gi);
+    return gi;
   }
   // The group's best live member, nullptr when it has none.
   const Member* best(Group& g) {
@@ -1858,22 +1941,49 @@ class TiedGroups {
     return pending_functional_value(f_.wp_, g.base, f_.sum_, nullptr, g.p, g.d, f_.p_.shared_f, f_.p_.F) +
            (f_.step_.dependent ? g.prior : 0);
   }
+  // The next batch joins while pick `pick` is chosen (the rest's entry
+  // topped the heap): each group it touched gets one entry, exact at this
+  // pick for its best member (not a bound per category: a batch is up to
+  // half the categories), then the rest's entry if any are left.
+  void add_batch(size_t pick) {
+    size_t b = 0, e = 0;
+    FCand rest{};
+    const bool more = f_.next_batch(&b, &e, &rest);
+    touched_.clear();
+    for (size_t k = b; k < e; ++k) {
+      const uint32_t gi = add(f_.rank_[k].c, false);
+      if (stamp_.size() < ngroups_) stamp_.resize(ngroups_, 0);
+      if (stamp_[gi] != batch_stamp_ + 1) {
+        stamp_[gi] = batch_stamp_ + 1;
+        touched_.push_back(gi);
+      }
+    }
+    ++batch_stamp_;
+    for (const uint32_t gi : touched_) {
+      const Member* m = best(groups_[gi]);
+      if (!m) continue;
+      gheap_.push_back(FCand{group_value(groups_[gi]), m->submit, m->id, gi, pick});
+      std::push_heap(gheap_.begin(), gheap_.end(), FWorse{});
+    }
+    if (more) {
+      gheap_.push_back(rest);
+      std::push_heap(gheap_.begin(), gheap_.end(), FWorse{});
+    }
+  }
   // This pick's winner: the group whose exact value tops the heap (*g), its
   // best member; the rest's entry on top joins the next batch.
   const Member* top(size_t pick, size_t* g) {
     while (!gheap_.empty()) {
-      std::pop_heap(gheap_.begin(), gheap_.end(), fworse);
+      std::pop_heap(gheap_.begin(), gheap_.end(), FWorse{});
       const FCand t = gheap_.back();
       gheap_.pop_back();
       if (t.c == kRest) {
-        size_t b = 0, e = 0;
-        FCand rest{};
-        const bool more = f_.next_batch(&b, &e, &rest);
-        for (size_t k = b; k < e; ++k) add(f_.rank_[k].c, true);
-        if (more) {
-          gheap_.push_back(rest);
-          std::push_heap(gheap_.begin(), gheap_.end(), fworse);
+        if (t.at != pick) {  // stale: its bound at this pick first
+          gheap_.push_back(f_.rest_bound(pick));
+          std::push_heap(gheap_.begin(), gheap_.end(), FWorse{});
+          continue;
         }
+        add_batch(pick);
         continue;
       }
       *g = t.c;
@@ -1881,7 +1991,7 @@ class TiedGroups {
       if (!m) continue;  // emptied: dropped
       if (t.at == pick && t.submit == m->submit && t.id == m->id) return m;
       gheap_.push_back(FCand{group_value(groups_[*g]), m->submit, m->id, *g, pick});
-      std::push_heap(gheap_.begin(), gheap_.end(), fworse);
+      std::push_heap(gheap_.begin(), gheap_.end(), FWorse{});
     }
     return nullptr;  // unreachable: max_picks <= pending jobs in categories
   }
@@ -1893,6 +2003,8 @@ class TiedGroups {
   std::vector<uint32_t>& gen_;
   std::vector<FCand>& gheap_;
   std::vector<uint32_t>&ucat_first_, &ucat_next_;
+  std::vector<uint32_t> touched_, stamp_;  // add_batch's groups (stamp_: per group, the batch that touched it + 1)
+  uint32_t batch_stamp_ = 0;
 };
 
 void FunctionalPicks::pick_grouped() { TiedGroups(*this).run(); }
