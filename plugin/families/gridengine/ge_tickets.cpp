@@ -188,6 +188,15 @@ class FlatIndex {
     }
     size_ = 0;
   }
+  // Room for `more` keys beyond those held without a rehash on the way.
+  void reserve(size_t more) {
+    size_t cap = slots_.size();
+    while (2 * (size_ + more + 1) > cap) cap *= 2;
+    if (cap > slots_.size()) rehash(cap);
+  }
+  // k's place fetched into the cache ahead of its insert (a table larger
+  // than the caches: a run of inserts overlaps their misses).
+  void prefetch(const Key5& k) const { __builtin_prefetch(&slots_[slot(k)]); }
   // The index of k, inserting v when absent (*added says which).
   uint32_t insert(const Key5& k, uint32_t v, bool* added) {
     if (2 * (size_ + 1) > slots_.size()) rehash(slots_.size() * 2);
@@ -1380,9 +1389,10 @@ void pending_override(Pass& p, const PolicyStep& step) {
 // need a category's members in order, and at most
 // max_functional_jobs_to_schedule of them are taken: a category is kept as
 // its size and first job; the picks' heaps start from the categories'
-// values at the first pick (upper bounds of their later ones) and take them
-// best first in batches, the rest standing as one entry (their best value),
-// so the categories that cannot win are never in a heap.
+// values at the first pick (upper bounds of their later ones) and take the
+// best of them first, the rest standing as one entry (their best value, then
+// a bound at each pick's sums), so while no category of the rest can win
+// none is in a heap; when one may, all of the rest join, in category order.
 class FunctionalPicks {
  public:
   FunctionalPicks(Pass& p, const PolicyStep& step)
@@ -1548,10 +1558,15 @@ class FunctionalPicks {
     next_ = 0;
     batch_ = p_.topt.functional_batch ? p_.topt.functional_batch : std::max<size_t>(1024, 4 * max_picks_);
   }
-  // The next batch of categories for a heap, rank_[*b, *e) (each batch
-  // twice the last), and whether any are left after it (*rest: their best
-  // value, submit and id, an upper bound of theirs at any later pick, as
-  // values only fall and their next jobs stay their first).
+  // The next batch of categories for a heap, rank_[*b, *e) (the first: the
+  // best by rank; the second: all the others), and whether any are left
+  // after it (*rest: their best value, submit and id, an upper bound of
+  // theirs at any later pick, as values only fall and their next jobs stay
+  // their first; rest_max_, rest_prior_ for rest_bound).  A second batch of
+  // the best of the rest again would be ranked by the first pick's values,
+  // which the bench's queue shows can be far from later ones (a first pick
+  // in a department none of the running jobs had divides every department
+  // term by ~10^4): its rest then tops the heap batch after batch.
   bool next_batch(size_t* b, size_t* e, FCand* rest) {
     const auto better = [](const FCand& a, const FCand& x) { return fworse(x, a); };
     // The first batch: the best by rank; the second: all the rest, in
@@ -1565,7 +1580,6 @@ class FunctionalPicks {
     *b = next_;
     next_ += k;
     *e = next_;
-    batch_ *= 2;
     if (next_ == rank_.size()) return false;
     rest_max_ = FShares{};
     rest_prior_ = 0;
@@ -1889,27 +1903,43 @@ class TiedGroups {
   // A category not taken from yet is read from its CatRec alone (a batch
   // joins categories in order: no job read at random); its project and
   // department ids are its counts' places.
-  uint32_t join(size_t c, bool bound) {
-    const CatInfo& ci = f_.info_[c];
+  // Category c's group key now, its base shares and its next job.
+  struct Joining {
+    Key5 key;
+    FShares base;
+    double prior = 0;
     int64_t submit = 0;
     uint64_t id = 0;
-    double pr = 0;
+  };
+  Joining joining(size_t c) const {
+    const CatInfo& ci = f_.info_[c];
+    Joining x;
     if (f_.head_[c] == 0) {
       const CatRec& r = f_.recs_[c];
-      submit = r.submit;
-      id = r.id;
-      pr = r.prior;  // 0 when independent
+      x.submit = r.submit;
+      x.id = r.id;
+      x.prior = r.prior;  // 0 when independent
     } else {
       const size_t j = f_.cur(c);
-      submit = f_.jobs_[j].submit;
-      id = f_.jobs_[j].id;
-      pr = f_.step_.dependent ? f_.p_.prior[j] : 0.0;
+      x.submit = f_.jobs_[j].submit;
+      x.id = f_.jobs_[j].id;
+      x.prior = f_.step_.dependent ? f_.p_.prior[j] : 0.0;
     }
-    FShares base = ci.share;
-    if (f_.p_.shared_f && ci.u) base.user /= *ci.u + 1;
+    x.base = ci.share;
+    if (f_.p_.shared_f && ci.u) x.base.user /= *ci.u + 1;
     const uint64_t pid = ci.p ? static_cast<uint64_t>(ci.p - f_.cnt_.project.data()) : kNoId;
     const uint64_t did = ci.d ? static_cast<uint64_t>(ci.d - f_.cnt_.dept.data()) : kNoId;
-    const Key5 key{{dbits(base.user), pid, did, dbits(base.job), dbits(pr)}};
+    x.key = Key5{{dbits(x.base.user), pid, did, dbits(x.base.job), dbits(x.prior)}};
+    return x;
+  }
+  uint32_t join(size_t c, bool bound) {
+    const CatInfo& ci = f_.info_[c];
+    const Joining x = joining(c);
+    const Key5& key = x.key;
+    const FShares& base = x.base;
+    const double pr = x.prior;
+    const int64_t submit = x.submit;
+    const uint64_t id = x.id;
     bool added = false;
     const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(ngroups_), &added);
     if (added) {
@@ -1950,7 +1980,10 @@ class TiedGroups {
     FCand rest{};
     const bool more = f_.next_batch(&b, &e, &rest);
     touched_.clear();
+    group_of_.reserve(e - b);
+    constexpr size_t kAhead = 8;  // the group places of the categories this far on, fetched ahead
     for (size_t k = b; k < e; ++k) {
+      if (k + kAhead < e) group_of_.prefetch(joining(f_.rank_[k + kAhead].c).key);
       const uint32_t gi = add(f_.rank_[k].c, false);
       if (stamp_.size() < ngroups_) stamp_.resize(ngroups_, 0);
       if (stamp_[gi] != batch_stamp_ + 1) {

@@ -44,8 +44,9 @@
 // functional step); functional categories grouped per user by a counting
 // sort of 32-byte member records on user ids, then a small direct table per
 // user on a per-pass sub key (no table over all jobs), a category kept as
-// its size and first job; picks a lazy heap that takes the categories best
-// first in batches by their first value (the rest one entry),
+// its size and first job; picks a lazy heap that takes the best categories
+// by their first value (the rest one entry, bounded at each pick's sums,
+// then all joined in category order),
 // O(categories + pops log groups), categories whose values tie at every
 // pick (same user share over count, project, department, -js, prior)
 // grouped in one heap entry, a pick moving only the winner and its user's
@@ -169,9 +170,9 @@ struct TicketOptions {
   // are equal at every pick (false: one per category, the plain lazy heap).
   bool group_tied_categories = true;
 
-  // Functional picks: categories enter the picks' heap best first in
-  // batches, the first this many (0: 4 * max_functional_jobs_to_schedule,
-  // at least 1024), each next twice the last.
+  // Functional picks: categories enter the picks' heap in two batches, the
+  // best this many first (0: 4 * max_functional_jobs_to_schedule, at least
+  // 1024), all the others when their entry tops the heap.
   size_t functional_batch = 0;
 
   // Share-tree levels whose lists arrive cut into many runs sorted by radix
