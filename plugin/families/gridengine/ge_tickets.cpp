@@ -981,15 +981,15 @@ void radix_share_order(SRec* v, size_t n, std::vector<SRec>& buf, std::vector<KP
   std::copy(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n), v);
 }
 // How the share-tree levels sort: merges for a few runs, radix for many.
-constexpr size_t kRadixMinRuns = 64;
+constexpr size_t kRadixMinRuns = 64, kRadixMinLen = 1024;
 void share_order(SRec* v, size_t n, std::vector<SRec>& buf, std::vector<size_t>& runs, std::vector<KPos>& kp,
                  bool radix) {
-  natural_order(v, n, buf, runs, srec_less, radix && n >= 1024 ? kRadixMinRuns : SIZE_MAX,
+  natural_order(v, n, buf, runs, srec_less, radix && n >= kRadixMinLen ? kRadixMinRuns : SIZE_MAX,
                 [&buf, &kp](SRec* x, size_t m) { radix_share_order(x, m, buf, kp, nullptr); });
 }
 // Whether share_order takes its radix path (counting runs up to there).
 bool takes_radix(const SRec* v, size_t n, bool radix) {
-  if (!radix || n < 1024) return false;
+  if (!radix || n < kRadixMinLen) return false;
   size_t runs = 1;
   for (size_t i = 1; i < n && runs <= kRadixMinRuns; ++i) runs += srec_less(v[i], v[i - 1]);
   return runs > kRadixMinRuns;
@@ -1157,7 +1157,6 @@ struct Pass {
   std::vector<size_t>& running;          // the jobs' indices by kind, ascending
   std::vector<size_t>& pending;
   std::vector<double>& prior;            // tickets of earlier dependent policies
-  bool scan_o = false, scan_f = false;   // scan_pending's results not yet used by the override, functional step
 
   // T = ostt(leaf)*WS split by -js (truncated) or evenly over `divisor` jobs.
   double running_share_tickets(const std::vector<ShareNodeState>& nodes, size_t j, uint32_t divisor) const {
@@ -1241,14 +1240,13 @@ void running_tickets(Pass& p) {
 }
 
 // One read of the pending jobs, in pending order, for the shared override
-// rounds and the functional categories, by whichever step runs first (none
-// of it reads a prior; each step uses it once): per job its functional bucket (its user with a
+// rounds and the functional categories, before the policy steps (none of it
+// reads a prior): per job its functional bucket (its user with a
 // user share, else the no-user-share bucket; UINT32_MAX and cat_of kNoId:
 // in no category) and sub key (FunctionalPicks::build_categories), the
 // buckets' counts; the override categories' members and counts
 // (pending_override).
 void scan_pending(Pass& p) {
-  p.scan_o = p.scan_f = true;
   const bool fun = p.F > 0, ovr = p.conf.share_override_tickets;
   const std::vector<LJob>& jobs = p.ids.job;
   const Ids& ids = p.ids;
@@ -1324,10 +1322,8 @@ void pending_override(Pass& p, const PolicyStep& step) {
   if (!p.conf.share_override_tickets) {
     for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
   } else {
-    // The categories' members (scan_pending; a category is a range of
-    // ot_flat, its members in pending order before their sort).
-    if (!p.scan_o) scan_pending(p);
-    p.scan_o = false;
+    // The categories' members (scan_pending, before the steps; a category is
+    // a range of ot_flat, its members in pending order before their sort).
     std::vector<uint32_t>&member = p.s.ot_member, &cat = p.s.ot_cat, &off = p.s.ot_off, &flat = p.s.ot_flat;
     const size_t ncats = off.size() - 1;
     for (size_t c = 0; c < ncats; ++c) off[c + 1] += off[c];
@@ -1425,8 +1421,6 @@ class FunctionalPicks {
   void build_categories() {
     const std::vector<size_t>& pending = p_.pending;
     const uint32_t none = static_cast<uint32_t>(ids_.uo.size());  // the bucket of jobs with no user share
-    if (!p_.scan_f) scan_pending(p_);
-    p_.scan_f = false;
     std::vector<uint32_t>& off = p_.s.user_off;
     const std::vector<uint32_t>&bucket = p_.s.cat_bucket, &subq = p_.s.cat_sub;
     for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
@@ -1899,11 +1893,11 @@ class TiedGroups {
   }
   // bound: push a fresh upper bound for the group (not while the first
   // groups are built: the heap is made once from them afterwards).
-  // The category's next job (the prior does not change during the picks).
-  // A category not taken from yet is read from its CatRec alone (a batch
-  // joins categories in order: no job read at random); its project and
-  // department ids are its counts' places.
-  // Category c's group key now, its base shares and its next job.
+  // Category c's group key now, its base shares and its next job (the
+  // prior does not change during the picks).  A category not taken from
+  // yet is read from its CatRec alone (a batch joins categories in order: no
+  // job read at random); its project and department ids are its counts'
+  // places.
   struct Joining {
     Key5 key;
     FShares base;
@@ -1935,24 +1929,19 @@ class TiedGroups {
   uint32_t join(size_t c, bool bound) {
     const CatInfo& ci = f_.info_[c];
     const Joining x = joining(c);
-    const Key5& key = x.key;
-    const FShares& base = x.base;
-    const double pr = x.prior;
-    const int64_t submit = x.submit;
-    const uint64_t id = x.id;
     bool added = false;
-    const uint32_t gi = group_of_.insert(key, static_cast<uint32_t>(ngroups_), &added);
+    const uint32_t gi = group_of_.insert(x.key, static_cast<uint32_t>(ngroups_), &added);
     if (added) {
       if (ngroups_ == groups_.size()) groups_.emplace_back();
       Group& g = groups_[ngroups_++];
-      g.base = base;
+      g.base = x.base;
       g.p = ci.p;
       g.d = ci.d;
-      g.prior = pr;
+      g.prior = x.prior;
       g.members.clear();
     }
     Group& g = groups_[gi];
-    g.members.push_back(Member{submit, id, static_cast<uint32_t>(c), gen_[c]});
+    g.members.push_back(Member{x.submit, x.id, static_cast<uint32_t>(c), gen_[c]});
     std::push_heap(g.members.begin(), g.members.end(), later);
     if (bound) push_bound(gi);
     return gi;
@@ -2346,6 +2335,7 @@ void compute_tickets(const TicketJob* jobs, size_t n, const Model& m, const Tick
   running_tickets(p);
   // ---- pending jobs, policy by policy ----
   p.prior.assign(p.n, 0.0);
+  if (!p.pending.empty()) scan_pending(p);
   for (const PolicyStep& step : policy_order(p.conf.policy_hierarchy)) {
     if (p.pending.empty()) break;
     if (step.policy == 'O') pending_override(p, step);
