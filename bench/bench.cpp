@@ -18,6 +18,8 @@
 //   --families=LIST    only these family figures (maui,gridengine,flux); "none": no
 //                      family and no process figure
 //   --cold-only        only the cold start of the site-shaped trees (processes)
+//   --no-processes     no figure of mfprio-host as a process (sshare/decay, the
+//                      site-shaped cold starts): the in-process figures alone
 // Environment: MFPRIO_BENCH_PG (a libpq URI) adds the store figures on that
 // PostgreSQL server beside SQLite's (register_pg); unset, one line says so.
 #include <benchmark/benchmark.h>
@@ -64,6 +66,7 @@ struct Options {
   bool keep = false;        // keep the temp dir (stores) for inspection
   std::string families;     // --families=LIST: only these family figures ("none": no family, no process figure)
   bool cold_only = false;   // --cold-only: only the cold start of the site-shaped trees
+  bool processes = true;    // --no-processes: no mfprio-host process figure
   std::string tmp = "/tmp";
 };
 
@@ -819,6 +822,7 @@ void run_perf2(Ctx& c) {
   fi.reps = c.opt.reps;
   fi.only = c.opt.families;
   c.families = mb::run_family_figures(fi);
+  if (!c.opt.processes) return;
   std::fprintf(stderr, "mfprio-bench: mfprio-host sshare / decay as processes ...\n");
   mb::ProcessInputs pi;
   const char* host = std::getenv("MFPRIO_HOST_BIN");
@@ -844,7 +848,7 @@ void run_perf2(Ctx& c) {
 // a process, at opt.assocs and (not with --quick) 10^6 associations: decay vs
 // SQLite's read of the same store, peak RSS over an almost empty store's.
 void run_cold(Ctx& c) {
-  if (c.opt.families == "none") return;
+  if (c.opt.families == "none" || !c.opt.processes) return;
   if (c.dir.empty()) {
     char tmpl[4096];
     std::snprintf(tmpl, sizeof tmpl, "%s/mfprio-bench-XXXXXX", c.opt.tmp.c_str());
@@ -1215,13 +1219,15 @@ int main(int argc, char** argv) {
       o.families = v;
     } else if (take_flag(argv[i], "--cold-only", &v)) {
       o.cold_only = true;
+    } else if (take_flag(argv[i], "--no-processes", &v)) {
+      o.processes = false;
     } else if (take_flag(argv[i], "--tmp", &v)) {
       o.tmp = v;
     } else if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
       std::printf(
           "usage: mfprio-bench [--quick] [--assocs=N] [--pending=N] [--running=N] [--reps=N]\n"
           "                    [--no-sweep] [--tmp=DIR] [--keep] [--families=maui,gridengine,flux|none]\n"
-          "                    [--cold-only]\n"
+          "                    [--cold-only] [--no-processes]\n"
           "                    [Google Benchmark flags]\n");
       benchmark::PrintDefaultHelp();
       return 0;
