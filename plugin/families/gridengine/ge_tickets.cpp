@@ -1114,7 +1114,9 @@ struct TicketScratch::Arrays {
   std::vector<uint32_t> head, gather_fill;
   // ShareSort
   std::vector<uint32_t> doff, direct, fill, rfill;
-  std::vector<double> st;
+  std::vector<double> st;                // per job: pass-1 share tickets (ShareSort; pass 2 puts the running jobs')
+  std::vector<double> ft, ot, p1;        // per job: functional, override tickets, a running job's pass-1 total
+  std::vector<int8_t> bound_memo;        // per node: path_compensated (running_pass2)
   std::vector<SRec> all, all_running, sort_buf;
   std::vector<size_t> sort_runs;
   std::vector<ShareSortFrame> frames;
@@ -1157,6 +1159,10 @@ struct Pass {
   std::vector<size_t>& running;          // the jobs' indices by kind, ascending
   std::vector<size_t>& pending;
   std::vector<double>& prior;            // tickets of earlier dependent policies
+  // Per job, what running_pass2 writes into the result's JobTickets (each
+  // step writes 8 bytes a job, not into 48-byte records).
+  std::vector<double>&ft = s.ft, &ot = s.ot, &p1 = s.p1, &st = s.st;
+  bool share_ran = false;                // ShareSort set st for every job
 
   // T = ostt(leaf)*WS split by -js (truncated) or evenly over `divisor` jobs.
   double running_share_tickets(const std::vector<ShareNodeState>& nodes, size_t j, uint32_t divisor) const {
@@ -1202,12 +1208,9 @@ void running_tickets(Pass& p) {
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
   count_jobs(p.w.nodes, p.running, p.w.job_node, p.w.direct, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);
-  // Every job's result starts here (one write of each, with its node).
-  for (size_t j = 0; j < n; ++j) {
-    JobTickets t;
-    t.share_node = p.w.job_node[j];
-    p.r.jobs[j] = t;
-  }
+  p.ft.assign(n, 0.0);
+  p.ot.assign(n, 0.0);
+  p.p1.assign(n, 0.0);
 
   // The running jobs only, in job order (the sums add in the same order).
   p.leaf_running_js.assign(p.w.nodes.size(), 0.0);
@@ -1226,17 +1229,17 @@ void running_tickets(Pass& p) {
     auto wr = functional_weights(p.conf, p.run_sum.user > 0, p.run_sum.project > 0, p.run_sum.dept > 0,
                                  p.run_sum.job > 0);
     for (const size_t j : p.running)
-      p.r.jobs[j].ftckt = functional_value(wr, p.job_fshare(lj[j], p.run_cnt, 0), p.run_sum, p.F);
+      p.ft[j] = functional_value(wr, p.job_fshare(lj[j], p.run_cnt, 0), p.run_sum, p.F);
   }
   for (const size_t j : p.running)
-    p.r.jobs[j].otckt = p.override_value(lj[j], p.run_cnt, 0, p.conf.share_override_tickets);
+    p.ot[j] = p.override_value(lj[j], p.run_cnt, 0, p.conf.share_override_tickets);
 
   // Running jobs' pass-1 share tickets (divided over running + pending of the leaf).
   if (p.use_tree)
     for (const size_t j : p.running)
       if (p.w.job_node[j] >= 0)
-        p.r.jobs[j].pass1_tckts = p.running_share_tickets(p.w.nodes, j, p.w.nodes[p.w.job_node[j]].direct_jobs);
-  for (const size_t j : p.running) p.r.jobs[j].pass1_tckts += p.r.jobs[j].ftckt + p.r.jobs[j].otckt;
+        p.p1[j] = p.running_share_tickets(p.w.nodes, j, p.w.nodes[p.w.job_node[j]].direct_jobs);
+  for (const size_t j : p.running) p.p1[j] += p.ft[j] + p.ot[j];
 }
 
 // One read of the pending jobs, in pending order, for the shared override
@@ -1320,7 +1323,7 @@ void scan_pending(Pass& p) {
 void pending_override(Pass& p, const PolicyStep& step) {
   const std::vector<LJob>& jobs = p.ids.job;
   if (!p.conf.share_override_tickets) {
-    for (size_t j : p.pending) p.r.jobs[j].otckt = p.override_value(jobs[j], p.run_cnt, 0, false);
+    for (size_t j : p.pending) p.ot[j] = p.override_value(jobs[j], p.run_cnt, 0, false);
   } else {
     // The categories' members (scan_pending, before the steps; a category is
     // a range of ot_flat, its members in pending order before their sort).
@@ -1361,7 +1364,7 @@ void pending_override(Pass& p, const PolicyStep& step) {
         std::push_heap(heap.begin(), heap.end(), oworse);
         continue;
       }
-      p.r.jobs[j].otckt = v;
+      p.ot[j] = v;
       cnt.add(jobs[j]);
       if (++head[c.c] < off[c.c + 1]) {
         const size_t nj = flat[head[c.c]];
@@ -1372,11 +1375,11 @@ void pending_override(Pass& p, const PolicyStep& step) {
     // Jobs in no category keep otckt 0, and prior + 0 is prior (priors are
     // sums of tickets >= 0, never -0): only the categories' jobs add.
     if (step.dependent)
-      for (const uint32_t j : flat) p.prior[j] += p.r.jobs[j].otckt;
+      for (const uint32_t j : flat) p.prior[j] += p.ot[j];
     return;
   }
   if (step.dependent)
-    for (size_t j : p.pending) p.prior[j] += p.r.jobs[j].otckt;
+    for (size_t j : p.pending) p.prior[j] += p.ot[j];
 }
 
 // ---- pending functional tickets -----------------------------------------------
@@ -1660,7 +1663,7 @@ class FunctionalPicks {
     }
     sum_.job += f.job;
     const double ft = functional_value(wp_, p_.job_fshare(jb, cnt_, 0), sum_, p_.F);
-    p_.r.jobs[j].ftckt = ft;
+    p_.ft[j] = ft;
     taken_.push_back(Taken{static_cast<uint32_t>(j), ft, p_.prior[j]});
   }
   // The last pick evaluates every category still holding jobs (the
@@ -1699,11 +1702,11 @@ class FunctionalPicks {
       const uint32_t c = cat_of[j];
       if (c == kNoId) continue;
       const double ft = have_last_ ? last[c] : 0.0;
-      p_.r.jobs[j].ftckt = ft;
+      p_.ft[j] = ft;
       if (dep) prior[j] += ft;
     }
     for (const Taken& t : taken_) {
-      p_.r.jobs[t.j].ftckt = t.ft;
+      p_.ft[t.j] = t.ft;
       if (dep) prior[t.j] = t.prior + t.ft;
     }
     for (const auto& [j, pr] : keep) prior[j] = pr;
@@ -2058,16 +2061,10 @@ class ShareSort {
     }
     lay_out();
     walk([](int) {}, [&](int node) { leave(node); });
-    std::vector<int8_t> bound_memo(w_.nodes.size(), -1);  // path_compensated per node
-    auto bound_of = [&](int node) {
-      if (bound_memo[node] < 0) bound_memo[node] = path_compensated(w_.nodes, node) ? 1 : 0;
-      return bound_memo[node] == 1;
-    };
-    for (size_t j : p_.pending) {
-      p_.r.jobs[j].stckt = w_.job_node[j] >= 0 ? st_[j] : 0.0;
-      p_.r.jobs[j].share_bound = w_.job_node[j] >= 0 && bound_of(w_.job_node[j]);
-      if (step_.dependent) p_.prior[j] += p_.r.jobs[j].stckt;
-    }
+    // st_ holds every pending job's stckt now (0 outside the tree).
+    p_.share_ran = true;
+    if (step_.dependent)
+      for (size_t j : p_.pending) p_.prior[j] += st_[j];
   }
 
  private:
@@ -2247,24 +2244,44 @@ class ShareSort {
 };
 
 // Pass 2: the running jobs' share-tree tickets from running-only targets;
+// every job's JobTickets written once (from the steps' per-job arrays),
 // totals and max_tix.
 void running_pass2(Pass& p) {
   std::vector<ShareNodeState>& p2 = p.r.nodes_running;
   p2 = p.w.nodes;  // copy-assigned: a reused result keeps its nodes' strings and vectors
   count_jobs(p2, p.running, p.w.job_node, p.w.direct, true);
   compute_share_targets(p2, p.conf.compensation_factor);
-  if (p.use_tree)
-    for (const size_t j : p.running)
-      if (p.w.job_node[j] >= 0) {
-        p.r.jobs[j].stckt = p.running_share_tickets(p2, j, p2[p.w.job_node[j]].direct_running);
-        p.r.jobs[j].share_bound = path_compensated(p2, p.w.job_node[j]);
-      }
+  std::vector<double>& st = p.st;
+  if (!p.share_ran) st.assign(p.n, 0.0);
+  for (const size_t j : p.running)
+    st[j] = p.use_tree && p.w.job_node[j] >= 0 ? p.running_share_tickets(p2, j, p2[p.w.job_node[j]].direct_running)
+                                                : 0.0;
+  // A pending job's share_bound: a compensated node on its pass-1 path.
+  std::vector<int8_t>& memo = p.s.bound_memo;
+  memo.assign(p.share_ran ? p.w.nodes.size() : 0, -1);
   double max_tix = 0;
-  for (auto& t : p.r.jobs) {
+  for (size_t j = 0; j < p.n; ++j) {
+    JobTickets t;
+    const int node = p.w.job_node[j];
+    t.share_node = node;
+    t.stckt = st[j];
+    t.ftckt = p.ft[j];
+    t.otckt = p.ot[j];
+    t.pass1_tckts = p.p1[j];
+    if (p.share_ran && node >= 0) {
+      int8_t& b = memo[static_cast<size_t>(node)];
+      if (b < 0) b = path_compensated(p.w.nodes, node) ? 1 : 0;
+      t.share_bound = b == 1;
+    }
     t.tckts = t.stckt + t.ftckt + t.otckt;
     max_tix = std::max(max_tix, t.tckts);
+    p.r.jobs[j] = t;
   }
-  for (const size_t j : p.running) max_tix = std::max(max_tix, p.r.jobs[j].pass1_tckts);
+  for (const size_t j : p.running) {
+    const int node = p.w.job_node[j];
+    p.r.jobs[j].share_bound = p.use_tree && node >= 0 && path_compensated(p2, node);
+    max_tix = std::max(max_tix, p.p1[j]);
+  }
   p.r.max_tix = max_tix;
 }
 
