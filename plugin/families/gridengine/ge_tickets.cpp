@@ -1843,7 +1843,8 @@ class TiedGroups {
     size_t b = 0, e = 0;
     FCand rest{};
     const bool more = f_.next_batch(&b, &e, &rest);
-    for (size_t k = b; k < e; ++k) add(f_.rank_[k].c, false);
+    for (size_t k = b; k < e; ++k) add(f_.rank_[k].c, false, /*bulk=*/true);
+    for (size_t g = 0; g < ngroups_; ++g) std::make_heap(groups_[g].members.begin(), groups_[g].members.end(), later);
     gheap_.reserve(ngroups_ + 64);
     for (size_t g = 0; g < ngroups_; ++g) {
       const Member& m0 = groups_[g].members.front();
@@ -1880,27 +1881,8 @@ class TiedGroups {
     return a.id > b.id;
   }
 
-  // A category's first join: listed under its user when its value reads
-  // the user's count.
-  uint32_t add(size_t c, bool bound) {
-    if (f_.p_.shared_f && f_.info_[c].u) {
-      const uint32_t u = f_.info_[c].user;
-      ucat_next_[c] = ucat_first_[u];
-      ucat_first_[u] = static_cast<uint32_t>(c);
-    }
-    return join(c, bound);
-  }
-  void push_bound(size_t g) {
-    gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
-    std::push_heap(gheap_.begin(), gheap_.end(), FWorse{});
-  }
-  // bound: push a fresh upper bound for the group (not while the first
-  // groups are built: the heap is made once from them afterwards).
-  // Category c's group key now, its base shares and its next job (the
-  // prior does not change during the picks).  A category not taken from
-  // yet is read from its CatRec alone (a batch joins categories in order: no
-  // job read at random); its project and department ids are its counts'
-  // places.
+  // What a category's join reads (joining(): its group key now, base
+  // shares and next job).
   struct Joining {
     Key5 key;
     FShares base;
@@ -1908,6 +1890,25 @@ class TiedGroups {
     int64_t submit = 0;
     uint64_t id = 0;
   };
+  // A category's first join: listed under its user when its value reads
+  // the user's count.
+  uint32_t add(size_t c, bool bound, bool bulk = false, const Joining* x = nullptr) {
+    if (f_.p_.shared_f && f_.info_[c].u) {
+      const uint32_t u = f_.info_[c].user;
+      ucat_next_[c] = ucat_first_[u];
+      ucat_first_[u] = static_cast<uint32_t>(c);
+    }
+    return x ? join(c, *x, bound, bulk) : join(c, joining(c), bound, bulk);
+  }
+  void push_bound(size_t g) {
+    gheap_.push_back(FCand{std::numeric_limits<double>::infinity(), 0, 0, g, kStale});
+    std::push_heap(gheap_.begin(), gheap_.end(), FWorse{});
+  }
+  // Category c's group key now, its base shares and its next job (the
+  // prior does not change during the picks).  A category not taken from
+  // yet is read from its CatRec alone (a batch joins categories in order: no
+  // job read at random); its project and department ids are its counts'
+  // places.
   Joining joining(size_t c) const {
     const CatInfo& ci = f_.info_[c];
     Joining x;
@@ -1929,9 +1930,13 @@ class TiedGroups {
     x.key = Key5{{dbits(x.base.user), pid, did, dbits(x.base.job), dbits(x.prior)}};
     return x;
   }
-  uint32_t join(size_t c, bool bound) {
+  // bound: push a fresh upper bound for the group (not while the first
+  // groups are built: the heap is made once from them afterwards).
+  uint32_t join(size_t c, bool bound) { return join(c, joining(c), bound, false); }
+  // bulk: the member is appended only (the batch's joins make each touched
+  // group's heap once, in linear time, after the batch).
+  uint32_t join(size_t c, const Joining& x, bool bound, bool bulk) {
     const CatInfo& ci = f_.info_[c];
-    const Joining x = joining(c);
     bool added = false;
     const uint32_t gi = group_of_.insert(x.key, static_cast<uint32_t>(ngroups_), &added);
     if (added) {
@@ -1945,7 +1950,7 @@ class TiedGroups {
     }
     Group& g = groups_[gi];
     g.members.push_back(Member{x.submit, x.id, static_cast<uint32_t>(c), gen_[c]});
-    std::push_heap(g.members.begin(), g.members.end(), later);
+    if (!bulk) std::push_heap(g.members.begin(), g.members.end(), later);
     if (bound) push_bound(gi);
     return gi;
   }
@@ -1973,10 +1978,21 @@ class TiedGroups {
     const bool more = f_.next_batch(&b, &e, &rest);
     touched_.clear();
     group_of_.reserve(e - b);
-    constexpr size_t kAhead = 8;  // the group places of the categories this far on, fetched ahead
+    // The group places of the categories this far on, fetched ahead (their
+    // keys kept for their joins: nothing a join changes goes into a key).
+    constexpr size_t kAhead = 8;
+    std::array<Joining, kAhead> ahead;
+    for (size_t k = b; k < std::min(b + kAhead, e); ++k) {
+      ahead[k % kAhead] = joining(f_.rank_[k].c);
+      group_of_.prefetch(ahead[k % kAhead].key);
+    }
     for (size_t k = b; k < e; ++k) {
-      if (k + kAhead < e) group_of_.prefetch(joining(f_.rank_[k + kAhead].c).key);
-      const uint32_t gi = add(f_.rank_[k].c, false);
+      const Joining x = ahead[k % kAhead];
+      if (k + kAhead < e) {
+        ahead[k % kAhead] = joining(f_.rank_[k + kAhead].c);
+        group_of_.prefetch(ahead[k % kAhead].key);
+      }
+      const uint32_t gi = add(f_.rank_[k].c, false, /*bulk=*/true, &x);
       if (stamp_.size() < ngroups_) stamp_.resize(ngroups_, 0);
       if (stamp_[gi] != batch_stamp_ + 1) {
         stamp_[gi] = batch_stamp_ + 1;
@@ -1984,6 +2000,7 @@ class TiedGroups {
       }
     }
     ++batch_stamp_;
+    for (const uint32_t gi : touched_) std::make_heap(groups_[gi].members.begin(), groups_[gi].members.end(), later);
     for (const uint32_t gi : touched_) {
       const Member* m = best(groups_[gi]);
       if (!m) continue;
