@@ -130,7 +130,7 @@ class TicketScratch {
   ~TicketScratch();
   TicketScratch(const TicketScratch&) = delete;
   TicketScratch& operator=(const TicketScratch&) = delete;
-  struct Arrays;  // ge_tickets.cpp
+  struct Arrays;  // ge_tickets_pass.hpp
   std::unique_ptr<Arrays> a;
 };
 
