@@ -6,7 +6,7 @@
 // Pass, and the steps' entry points.  Internal: not installed.
 #pragma once
 
-#include "ge_tickets.hpp"
+#include "ge_ticket_types.hpp"
 #include "stable_order.hpp"
 
 #include <algorithm>
@@ -271,7 +271,7 @@ inline std::array<double, 4> functional_weights(const SchedConf& c, bool u, bool
 }
 
 inline double functional_value(const std::array<double, 4>& w, const FShares& share, const FShares& sum,
-                        double F) {
+                               double F) {
   double t = 0;
   if (sum.user != 0) t += w[0] * share.user * F / sum.user;
   if (sum.project != 0) t += w[1] * share.project * F / sum.project;
@@ -524,7 +524,7 @@ struct Cats {
 
 namespace mfprio::gridengine {
 
-// Every per-job and per-node array of a pass (see ge_tickets.hpp): each
+// Every per-job and per-node array of a pass (see ge_ticket_types.hpp): each
 // step sets what it reads before reading it.
 struct TicketScratch::Arrays {
   detail::Ids ids;
