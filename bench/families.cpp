@@ -189,6 +189,20 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
     std::vector<mfprio_job_t>& jobs = *in.pending;
     const std::vector<mfprio_job_t>& run = *in.running;
     if (f.fill_jobs) f.fill_jobs(jobs);
+    // MFPRIO_BENCH_VS=DIR: the same family's plugin from DIR as well, on a
+    // copy of the same store, its calls alternating with this build's (A/B
+    // figures that hold on a noisy machine: the pairs' ratios).
+    const char* vs_dir = std::getenv("MFPRIO_BENCH_VS");
+    std::unique_ptr<PluginHost> Q;
+    if (vs_dir && *vs_dir) {
+      const std::string vs_store = in.dir + "/" + f.name + "-vs.db";
+      std::filesystem::remove(vs_store);
+      std::filesystem::copy_file(store, vs_store);
+      Q = std::make_unique<PluginHost>(std::string(vs_dir) + "/" + f.so, f.conf, /*bench_ops=*/false);
+      Q->now = in.now;
+      Q->init(vs_store);
+      Q->check(Q->ops.decay(Q->now, run.data(), run.size()), "decay (vs)");
+    }
     PluginHost P(plugin_path(f.so), f.conf, /*bench_ops=*/false);
     P.now = in.now;
     P.init(store);
@@ -218,11 +232,13 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
 
     std::vector<uint32_t> prios(jobs.size());
     std::vector<int> statuses(jobs.size());
-    auto call = [&](int* st) {
+    auto call_on = [&](PluginHost& H, int* st) {
       return f.whole_queue
-                 ? P.ops.prioritize(jobs.data(), jobs.size(), run.data(), run.size(), P.now, prios.data(), st)
-                 : P.ops.set_priority_batch(jobs.data(), jobs.size(), P.now, prios.data(), st);
+                 ? H.ops.prioritize(jobs.data(), jobs.size(), run.data(), run.size(), H.now, prios.data(), st)
+                 : H.ops.set_priority_batch(jobs.data(), jobs.size(), H.now, prios.data(), st);
     };
+    auto call = [&](int* st) { return call_on(P, st); };
+    if (Q) call_on(*Q, nullptr);  // its warm-up (the records' handles are this build's)
     // Warm-up, and the count of records the family refuses (priority 0).
     call(statuses.data());
     // MFPRIO_BENCH_DUMP=DIR: every record's priority and status, one file per
@@ -235,7 +251,7 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
     fig.records = jobs.size();
     if (fig.failed == jobs.size()) throw std::runtime_error(std::string("every record failed: ") + P.ops.errmsg());
 
-    std::vector<double> fw, fc, bw, bc;
+    std::vector<double> fw, fc, bw, bc, vc;
     uint64_t sink = 0;
     for (int r = 0; r < std::max(1, in.reps); ++r) {
       auto w0 = Clock::now();
@@ -244,11 +260,27 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
       if (f.whole_queue) sink += memory_floor_pass(run.data(), run.size());
       fc.push_back(thread_cpu_ns() - c0);
       fw.push_back(std::chrono::duration<double, std::nano>(Clock::now() - w0).count());
+      const auto timed = [&](PluginHost& H, std::vector<double>& cpu) {
+        const double t0 = thread_cpu_ns();
+        call_on(H, nullptr);
+        cpu.push_back(thread_cpu_ns() - t0);
+      };
+      if (Q && r % 2 == 1) timed(*Q, vc);  // odd rounds: the other build first
       w0 = Clock::now();
       c0 = thread_cpu_ns();
       call(nullptr);
       bc.push_back(thread_cpu_ns() - c0);
       bw.push_back(std::chrono::duration<double, std::nano>(Clock::now() - w0).count());
+      if (Q && r % 2 == 0) timed(*Q, vc);
+    }
+    if (Q) {
+      std::vector<double> ratio;
+      for (size_t k = 0; k < vc.size(); ++k) ratio.push_back(bc[k] / vc[k]);
+      std::fprintf(stderr, "mfprio-bench: %s vs %s: this build %.1f ns/record, theirs %.1f (CPU medians of %zu), "
+                   "this/theirs per pair: median %.3f, range %.3f-%.3f\n",
+                   f.name.c_str(), vs_dir, median(bc) / double(jobs.size()), median(vc) / double(jobs.size()),
+                   vc.size(), median(ratio), *std::min_element(ratio.begin(), ratio.end()),
+                   *std::max_element(ratio.begin(), ratio.end()));
     }
     if (sink == 42) std::fprintf(stderr, " ");  // keeps the floor loop
     fig.floor_ns = median(fw);
@@ -256,6 +288,7 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
     fig.batch_ns = median(bw);
     fig.batch_cpu_ns = median(bc);
     P.fini();
+    if (Q) Q->fini();
   } catch (const std::exception& e) {
     fig.error = e.what();
   }

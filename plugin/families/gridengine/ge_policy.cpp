@@ -497,7 +497,20 @@ uint64_t text_hash(const char* s) {
   }
   return mix(a, w);
 }
-uint64_t record_fingerprint(const mfprio_job_t& r) {
+}  // namespace
+
+// The attrs' texts' hashes by address, for one pass (TextHashMemo, ge_policy.hpp).
+uint64_t TextHashMemo::hash(const char* s) {
+  if (!s) return text_hash(s);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(s);
+  Entry& e = e_[(a ^ (a >> 9)) & (kSize - 1)];
+  if (e.text != s) e = Entry{s, text_hash(s)};
+  return e.hash;
+}
+
+namespace {
+
+uint64_t record_fingerprint(const mfprio_job_t& r, TextHashMemo& memo) {
   uint64_t h = mix(0x243F6A8885A308D3ull, r.cpus);
   h = mix(h, static_cast<uint32_t>(r.user_priority));
   // The names and the handle: a job whose TicketJob is kept keeps its ids.
@@ -507,8 +520,8 @@ uint64_t record_fingerprint(const mfprio_job_t& r) {
   h = mix(h, (static_cast<uint64_t>(r.handle.partition) << 32) ^ r.handle.qos);
   h = mix(h, r.attr_count);
   for (uint32_t i = 0; i < r.attr_count; ++i) {
-    h = mix(h, text_hash(r.attrs[i].name));
-    h = mix(h, text_hash(r.attrs[i].value));
+    h = mix(h, memo.hash(r.attrs[i].name));
+    h = mix(h, memo.hash(r.attrs[i].value));
   }
   return h;
 }
@@ -632,7 +645,7 @@ void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const Reco
 int static_of(const mfprio_job_t& r, const Model& m, GePass& p, KeptRecords& kr, size_t kept, size_t i,
               size_t* delta, bool* same_place, std::string* why) {
   constexpr size_t kLook = 8;
-  const uint64_t fp = record_fingerprint(r);
+  const uint64_t fp = record_fingerprint(r, p.text_hashes);
   RecordKey& key = kr.keys[i];
   *same_place = false;
   for (size_t d = *delta; d <= *delta + kLook && i + d < kept; ++d) {
@@ -733,6 +746,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   p.extra_index.clear();
   p.extra_names.clear();
   p.requests.clear();  // keyed by this model's complexes
+  p.text_hashes.clear();  // addresses are the texts' only within one call
   const size_t total = pending_count + running_count;
   // The records' kept parts: read again when the complexes changed.
   KeptRecords& rec = p.records;

@@ -33,6 +33,7 @@
 // in one transaction; job_end charges the tail once (the family ledger).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -173,6 +174,26 @@ struct KeptRecords {
   std::vector<RecordStatic> parts;  // parallel to keys
 };
 
+// The hashes of the texts of one pass's records by their addresses: within
+// one call the host's texts do not change, and attrs' names and values are
+// few texts shared by many records ("department", its values): each is
+// hashed once, not once per record.  Direct-mapped (a colliding address
+// hashes its text again); cleared at each pass's start, as an address may
+// hold another text in the next call.
+class TextHashMemo {
+ public:
+  uint64_t hash(const char* s);
+  void clear() { e_.fill(Entry{}); }
+
+ private:
+  static constexpr size_t kSize = 256;
+  struct Entry {
+    const char* text = nullptr;
+    uint64_t hash = 0;
+  };
+  std::array<Entry, kSize> e_{};
+};
+
 // One whole-queue pass, kept for later single pricings.
 struct GePass : PassState {
   // The pass's jobs: pending (non-held, valid, one per job id) then running.
@@ -199,6 +220,7 @@ struct GePass : PassState {
   uint64_t complexes_gen = 0;         // the complexes `records` were read with
   Job scratch;                        // a record being read (to_ge_job)
   RequestCache requests;             // cleared at each pass's start (its complexes' addresses)
+  TextHashMemo text_hashes;          // cleared at each pass's start
   TicketScratch ticket_scratch;       // the ticket pass's arrays
 };
 
