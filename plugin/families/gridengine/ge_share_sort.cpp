@@ -80,6 +80,18 @@ bool takes_radix(const SRec* v, size_t n, bool radix) {
   return runs > kRadixMinRuns;
 }
 
+// srec_less's order of a short range in place, by insertion ((k, id) is a
+// total order: every sort gives this one).
+constexpr size_t kSmallRange = 32;
+void insertion_order(SRec* v, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    const SRec x = v[i];
+    size_t j = i;
+    for (; j > 0 && srec_less(x, v[j - 1]); --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
+}
+
 // ---- pending share-tree tickets: 8.1.9 sge_sort_job_nodes ----------------------
 
 class ShareSort {
@@ -217,18 +229,25 @@ class ShareSort {
     int r = 0;
     for (auto [v, lo, hi] : {std::tuple<SRec*, size_t, size_t>{run_.data(), rb, re}, {all_.data(), b, e}}) {
       const SRec* sorted = order_range(v + lo, hi - lo, kept[r++]) - lo;
+      if (!keys_read) {  // no later sort reads the range: the share tickets alone (then last)
+        for (size_t q = lo; q < hi; ++q) {
+          st_[sorted[q].idx] = stt / dilute * p_.WS;
+          dilute += sorted[q].slots;
+        }
+        continue;
+      }
       for (size_t q = lo; q < hi; ++q) {
         SRec x = sorted[q];
         const double st = stt / dilute * p_.WS;
-        if (keys_read) x.k = order_key(x.base + st);
+        x.k = order_key(x.base + st);
         if (last) st_[x.idx] = st;
         dilute += x.slots;
         v[q] = x;
       }
     }
   }
-  // v[0, n) in srec_less's stable order (share_order's).  With a kept
-  // scratch, the node's order of the last pass (`last`: the sorted k-th
+  // v[0, n) in srec_less's stable order (share_order's).  A short range
+  // is insertion-sorted in place.  With a kept scratch, the node's order of the last pass (`last`: the sorted k-th
   // record's position before the sort) is tried first: the range gathered
   // through it and strictly ascending in (k, id) is the only order
   // srec_less allows (no two records equal: every sort, stable or not,
@@ -237,6 +256,10 @@ class ShareSort {
   // sorted records: v, or the gathered ones in sort_buf_.
   const SRec* order_range(SRec* v, size_t n, std::vector<uint32_t>* last) {
     if (n < 2) return v;
+    if (n <= kSmallRange) {  // (most leaves' ranges: no kept order read, no gather)
+      insertion_order(v, n);
+      return v;
+    }
     if (last && last->size() == n) {
       if (sort_buf_.size() < n) sort_buf_.resize(n);
       SRec* g = sort_buf_.data();
