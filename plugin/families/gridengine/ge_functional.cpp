@@ -592,7 +592,6 @@ class TiedGroups {
     FCand rest{};
     const bool more = f_.next_batch(&b, &e, &rest);
     touched_.clear();
-    group_of_.reserve(e - b);
     // The group places of the categories this far on, fetched ahead (their
     // keys kept for their joins: nothing a join changes goes into a key).
     constexpr size_t kAhead = 8;

@@ -65,11 +65,13 @@ class FlatIndex {
  public:
   static constexpr uint32_t kEmpty = UINT32_MAX;
   FlatIndex() { rehash(64); }
-  // Empty, room for n keys without a rehash (a reused index keeps its table).
+  // Empty, room for n keys without a rehash (a reused index keeps its
+  // table, unless it is over 8 times that: a table far larger than its
+  // keys costs a clear per pass and a cache miss per probe).
   void reset(size_t n) {
     size_t cap = 64;
     while (cap < 2 * (n + 1)) cap *= 2;
-    if (slots_.size() < cap) {
+    if (slots_.size() < cap || slots_.size() > 8 * cap) {
       slots_.assign(cap, Slot{});
       mask_ = cap - 1;
     } else {
