@@ -48,8 +48,9 @@ void scan_pending(Pass& p) {
   for (size_t q = 0; q < pending.size(); ++q) {
     const size_t j = pending[q];
     const LJob& l = jobs[j];
+    const uint8_t uf = ids.uflags[l.u];
     if (ovr) {  // the job's objects that carry override tickets, and -ot
-      const uint32_t u = ot_id(ids.uot[l.u], l.u);
+      const uint32_t u = uf & Ids::kPositiveOt ? l.u : kNoId;
       const uint32_t pr = !l.has_p ? kNoId : ot_id(ids.pot[l.p], l.p);
       const uint32_t d = !l.has_d ? kNoId : ot_id(ids.dot[l.d], l.d);
       if (u != kNoId || pr != kNoId || d != kNoId || l.ot > 0) {
@@ -63,13 +64,14 @@ void scan_pending(Pass& p) {
       }
     }
     if (!fun) continue;
-    const FShares f = object_fshares(l, ids);
-    if (!(f.user > 0) && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) {
+    const FShares f{0, ids.pfs[l.p], ids.dfs[l.d], l.js};  // (the user's share: uf)
+    const bool user_share = uf & Ids::kPositiveShare;
+    if (!user_share && !(f.project > 0) && !(f.dept > 0) && !(f.job > 0)) {
       s.cat_bucket[q] = UINT32_MAX;
       s.cat_of[j] = kNoId;
       continue;
     }
-    const uint32_t b = f.user > 0 ? l.u : none;
+    const uint32_t b = user_share ? l.u : none;
     s.cat_bucket[q] = b;
     ++s.user_off[b + 1];
     const uint64_t pd = (static_cast<uint64_t>(f.project > 0 ? l.p : kNoId) << 32) | (f.dept > 0 ? l.d : kNoId);

@@ -131,6 +131,10 @@ void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* ou
   flat(ids.uo, ids.ufs, ids.uot);
   flat(ids.po, ids.pfs, ids.pot);
   flat(ids.dobj, ids.dfs, ids.dot);
+  ids.uflags.resize(ids.uo.size());
+  for (size_t u = 0; u < ids.uo.size(); ++u)
+    ids.uflags[u] = static_cast<uint8_t>((ids.ufs[u] > 0 ? Ids::kPositiveShare : 0) |
+                                         (ids.uot[u] > 0 ? Ids::kPositiveOt : 0));
 }
 
 namespace {

@@ -42,6 +42,11 @@ struct Ids {
   std::vector<std::string_view> uname, pname;     // per id: the user's, the project's name
   std::vector<double> ufs, pfs, dfs;              // per id: its object's fshare, 0 = none
   std::vector<double> uot, pot, dot;              // per id: its object's override tickets, 0 = none
+  // Per user id: kPositiveShare (ufs > 0), kPositiveOt (uot > 0): what the
+  // pending scan asks of a job's user, in a byte (not two doubles read at
+  // random per job).
+  static constexpr uint8_t kPositiveShare = 1, kPositiveOt = 2;
+  std::vector<uint8_t> uflags;
 };
 
 // An equality key of up to five words (ids, and doubles by their bits with
