@@ -180,13 +180,16 @@ class FunctionalPicks {
   size_t cur(size_t c) const { return head_[c] == 0 ? recs_[c].head : cats_.flat[cats_.off[c] + head_[c]]; }
   bool remaining(size_t c) const { return head_[c] < recs_[c].n; }
 
-  // Per category its value at the first pick (rank_); the batches start
-  // with the best 4 * max_picks (at least 1024).
+  // Per category its value at the first pick (rank_, and by category in
+  // rank_val); the batches start with the best 4 * max_picks (at least 1024).
   void rank_categories() {
     rank_.resize(recs_.size());
+    std::vector<double>& val = p_.s.rank_val;
+    val.resize(recs_.size());
     for (size_t c = 0; c < recs_.size(); ++c) {
       const CatRec& r = recs_[c];
-      rank_[c] = FCand{eval(c) + (step_.dependent ? r.prior : 0), r.submit, r.id, c, 0};
+      val[c] = eval(c) + (step_.dependent ? r.prior : 0);
+      rank_[c] = FCand{val[c], r.submit, r.id, c, 0};
     }
     next_ = 0;
     batch_ = p_.topt.functional_batch ? p_.topt.functional_batch : std::max<size_t>(1024, 4 * max_picks_);
@@ -202,22 +205,29 @@ class FunctionalPicks {
   // term by ~10^4): its rest then tops the heap batch after batch.
   bool next_batch(size_t* b, size_t* e, FCand* rest) {
     const auto better = [](const FCand& a, const FCand& x) { return fworse(x, a); };
-    // The first batch: the best by rank; the second: all the rest, in
-    // category order (read in order, not at random).
+    std::vector<uint8_t>& in_first = p_.s.rank_in;  // per category: in the first batch
     const bool first = next_ == 0;
     const size_t k = first ? std::min(batch_, rank_.size()) : rank_.size() - next_;
-    const auto from = rank_.begin() + static_cast<std::ptrdiff_t>(next_);
-    // nth_element leaves the best of the rest at the batch's end.
-    if (next_ + k < rank_.size()) std::nth_element(from, from + static_cast<std::ptrdiff_t>(k), rank_.end(), better);
-    if (!first) in_category_order(next_);
+    if (first) {
+      // nth_element leaves the best of the rest at the batch's end.
+      if (k < rank_.size())
+        std::nth_element(rank_.begin(), rank_.begin() + static_cast<std::ptrdiff_t>(k), rank_.end(), better);
+      in_first.assign(recs_.size(), 0);
+      for (size_t q = 0; q < k; ++q) in_first[rank_[q].c] = 1;
+    } else {  // the second: the others in ascending category (read in order, not at random)
+      const std::vector<double>& val = p_.s.rank_val;
+      size_t q = next_;
+      for (size_t c = 0; c < recs_.size(); ++c)
+        if (!in_first[c]) rank_[q++] = FCand{val[c], recs_[c].submit, recs_[c].id, c, 0};
+    }
     *b = next_;
     next_ += k;
     *e = next_;
     if (next_ == rank_.size()) return false;
     rest_max_ = FShares{};
     rest_prior_ = 0;
-    for (size_t q = next_; q < rank_.size(); ++q) {
-      const size_t c = rank_[q].c;
+    for (size_t c = 0; c < recs_.size(); ++c) {  // the rest, in category order
+      if (in_first[c]) continue;
       const FShares f = divided_share(c);
       rest_max_.user = std::max(rest_max_.user, f.user);
       rest_max_.project = std::max(rest_max_.project, f.project);
@@ -227,20 +237,6 @@ class FunctionalPicks {
     }
     *rest = FCand{rank_[next_].v, rank_[next_].submit, rank_[next_].id, kRest, kStale};
     return true;
-  }
-  // rank_[from, end) in ascending category (each category is in rank_ once).
-  void in_category_order(size_t from) {
-    std::vector<FCand>& by_c = p_.s.rank_by_cat;
-    std::vector<uint8_t>& in = p_.s.rank_in;
-    by_c.resize(recs_.size());
-    in.assign(recs_.size(), 0);
-    for (size_t q = from; q < rank_.size(); ++q) {
-      by_c[rank_[q].c] = rank_[q];
-      in[rank_[q].c] = 1;
-    }
-    size_t q = from;
-    for (size_t c = 0; c < recs_.size(); ++c)
-      if (in[c]) rank_[q++] = by_c[c];
   }
   // Category c's shares as eval() divides them now (shared: an object's
   // fshare over its count + 1; the counts only grow, so later ones are

@@ -553,8 +553,9 @@ struct TicketScratch::Arrays {
   std::vector<TicketJob> job_form;       // the Job form's TicketJobs
   std::vector<detail::CatRec> cat_recs;
   std::vector<detail::CatInfo> cat_info;
-  std::vector<detail::FCand> cat_rank, rank_by_cat;  // per category its first-pick value; rank_by_cat, rank_in: in_category_order
-  std::vector<uint8_t> rank_in;
+  std::vector<detail::FCand> cat_rank;   // the categories by their first-pick value (FunctionalPicks' batches)
+  std::vector<double> rank_val;          // per category: its first-pick value
+  std::vector<uint8_t> rank_in;          // per category: in the first batch
   std::vector<double> last_eval;
   std::vector<std::pair<uint32_t, double>> keep;
   std::unique_ptr<detail::TiedScratch> tied = std::make_unique<detail::TiedScratch>();  // TiedGroups' containers
