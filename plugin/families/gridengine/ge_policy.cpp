@@ -676,12 +676,13 @@ void price_pass(const Model& m, GePass* pp) {
   if (n == 0) p.min_urg = p.max_urg = 0;
   TicketOptions topt;
   topt.scratch = &p.ticket_scratch;
+  topt.job_tickets = false;  // a job's JobTickets: job_tickets(), when it is explained
   compute_tickets(p.jobs.data(), n, m, topt, &p.tickets);
   p.max_tix = p.tickets.max_tix;
   p.sum_tckts_pending = p.sum_tckts_running = 0;
   p.priority.resize(n);
   for (size_t k = 0; k < n; ++k) {
-    const double t = p.tickets.jobs[k].tckts;
+    const double t = p.tickets.tckts[k];
     const PassUrgency& u = p.urgency[k];
     (u.running ? p.sum_tckts_running : p.sum_tckts_pending) += t;
     p.priority[k] = normalize_job(c, lo, hi, p.max_tix, u.urg, t, u.ppri).priority;
@@ -694,7 +695,7 @@ JobPrice pass_price(const GePass& p, size_t k, DetailJob* d) {
   const SchedConf& c = p.model->conf;
   const TicketJob& j = p.jobs[k];
   const PassUrgency& pu = p.urgency[k];
-  const JobTickets& t = p.tickets.jobs[k];
+  const JobTickets t = job_tickets(p.tickets, p.ticket_scratch, k);
   const UrgencyParts u =
       timed_urgency(StaticUrgency{pu.rrcontr, pu.slots}, c, j.submit_time, pu.has_deadline, pu.deadline, p.now);
   const Normalized n = normalize_job(c, p.min_urg, p.max_urg, p.max_tix, u.urg, t.tckts, pu.ppri);
@@ -884,9 +885,10 @@ int GridEnginePolicy::price(const State& state, const PassState* pass_base, cons
       if (explain) {
         DetailJob dj;
         const JobPrice p = pass_price(*pass, at, &dj);
+        const JobTickets t = job_tickets(pass->tickets, pass->ticket_scratch, at);
         explain_job(c, p,
-                    detail_of(c, dj, pass->tickets.jobs[at], pass->min_urg, pass->max_urg, pass->max_tix,
-                              pass->sum_tckts_pending, pass->sum_tckts_running, pass->now),
+                    detail_of(c, dj, t, pass->min_urg, pass->max_urg, pass->max_tix, pass->sum_tckts_pending,
+                              pass->sum_tckts_running, pass->now),
                     explain);
       }
       return MFPRIO_OK;

@@ -41,7 +41,8 @@ struct JobTickets {
 };
 
 struct TicketResult {
-  std::vector<JobTickets> jobs;               // parallel to the input jobs
+  std::vector<JobTickets> jobs;               // parallel to the input jobs (empty: TicketOptions::job_tickets)
+  std::vector<double> tckts;                  // parallel to the input jobs: each one's JobTickets::tckts
   std::vector<ShareNodeState> nodes;          // pass 1: running + pending jobs active
   std::vector<ShareNodeState> nodes_running;  // pass 2: running jobs only
   double max_tix = 0;
@@ -110,6 +111,13 @@ struct TicketOptions {
   bool radix_share_levels = true;
 
   TicketScratch* scratch = nullptr;  // null: the pass's own arrays
+
+  // false (with a scratch): TicketResult::jobs is left empty (tckts and
+  // max_tix are set) and job_tickets() gives a job's JobTickets from the
+  // scratch, as the pass would have written them: a whole-queue pass asks
+  // for one job's at a time, and 48 bytes a job written and read again
+  // cost more than its totals.
+  bool job_tickets = true;
 };
 
 }  // namespace mfprio::gridengine

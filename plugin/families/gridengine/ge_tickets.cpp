@@ -597,10 +597,23 @@ void running_pass2(Pass& p) {
   for (const size_t j : p.running)
     st[j] = p.use_tree && p.w.job_node[j] >= 0 ? p.running_share_tickets(p2, j, p2[p.w.job_node[j]].direct_running)
                                                 : 0.0;
+  p.s.share_ran = p.share_ran;
+  p.s.use_tree = p.use_tree;
+  double max_tix = 0;
+  p.r.tckts.resize(p.n);
+  if (!p.topt.job_tickets && p.topt.scratch) {  // the totals alone (job_tickets() gives the rest)
+    for (size_t j = 0; j < p.n; ++j) {
+      const double t = st[j] + p.ft[j] + p.ot[j];
+      p.r.tckts[j] = t;
+      max_tix = std::max(max_tix, t);
+    }
+    for (const size_t j : p.running) max_tix = std::max(max_tix, p.p1[j]);
+    p.r.max_tix = max_tix;
+    return;
+  }
   // A pending job's share_bound: a compensated node on its pass-1 path.
   std::vector<int8_t>& memo = p.s.bound_memo;
   memo.assign(p.share_ran ? p.w.nodes.size() : 0, -1);
-  double max_tix = 0;
   for (size_t j = 0; j < p.n; ++j) {
     JobTickets t;
     const int node = p.w.job_node[j];
@@ -616,6 +629,7 @@ void running_pass2(Pass& p) {
     }
     t.tckts = t.stckt + t.ftckt + t.otckt;
     max_tix = std::max(max_tix, t.tckts);
+    p.r.tckts[j] = t.tckts;
     p.r.jobs[j] = t;
   }
   for (const size_t j : p.running) {
@@ -657,6 +671,21 @@ TicketJob ticket_job(const Job& job, const NameTables* names, const JobNameIds* 
   return t;
 }
 
+JobTickets job_tickets(const TicketResult& r, const TicketScratch& scratch, size_t j) {
+  const TicketScratch::Arrays& s = *scratch.a;
+  JobTickets t;
+  const int node = s.w.job_node[j];
+  t.share_node = node;
+  t.stckt = s.st[j];
+  t.ftckt = s.ft[j];
+  t.otckt = s.ot[j];
+  t.pass1_tckts = s.p1[j];
+  t.tckts = r.tckts[j];
+  if (s.ids.job[j].running) t.share_bound = s.use_tree && node >= 0 && path_compensated(r.nodes_running, node);
+  else t.share_bound = s.share_ran && node >= 0 && path_compensated(r.nodes, node);
+  return t;
+}
+
 TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
 TicketScratch::~TicketScratch() = default;
 
@@ -688,7 +717,7 @@ void compute_tickets(const TicketJob* jobs, size_t n, const Model& m, const Tick
   }
   arrays->w.nodes = std::move(out->nodes);  // the last result's nodes, reused
   Pass p(jobs, n, m, topt, *arrays, *out);
-  p.r.jobs.resize(p.n);  // each set by running_tickets
+  p.r.jobs.resize(topt.job_tickets || !topt.scratch ? p.n : 0);  // each set by running_pass2
   p.r.max_tix = 0;
   running_tickets(p);
   // ---- pending jobs, policy by policy ----

@@ -75,6 +75,11 @@ std::vector<double> own_node_usage(const Model& model);
 // scope by name and kind), for Model::tree_index.
 std::shared_ptr<const TreeIndex> index_share_tree(const ShareTreeSpec& tree);
 
+// Job j's tickets of the last pass run on `scratch` with
+// TicketOptions::job_tickets false (`r`: its result, j below its
+// tckts.size()), equal to the JobTickets a pass with job_tickets writes.
+JobTickets job_tickets(const TicketResult& r, const TicketScratch& scratch, size_t j);
+
 // Targets for the active nodes of `nodes` (root = index 0); inactive nodes get 0.
 void compute_share_targets(std::vector<ShareNodeState>& nodes, double compensation_factor);
 

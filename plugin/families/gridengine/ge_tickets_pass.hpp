@@ -566,6 +566,7 @@ struct TicketScratch::Arrays {
   std::vector<double> st;                // per job: pass-1 share tickets (ShareSort; pass 2 puts the running jobs')
   std::vector<double> ft, ot, p1;        // per job: functional, override tickets, a running job's pass-1 total
   std::vector<int8_t> bound_memo;        // per node: path_compensated (running_pass2)
+  bool share_ran = false, use_tree = false;  // the last pass's (job_tickets)
   std::vector<detail::SRec> all, all_running, sort_buf;
   std::vector<size_t> sort_runs;
   std::vector<detail::ShareSortFrame> frames;

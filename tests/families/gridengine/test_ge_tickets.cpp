@@ -929,6 +929,50 @@ TEST(GeTicketJob, NamesOnlyEqualJobForm) {
   }
 }
 
+// A pass with TicketOptions::job_tickets false writes no JobTickets:
+// job_tickets() rebuilds each job's from the scratch, and it must equal
+// what a pass writing them gives (every field, share_bound of pending and
+// running jobs under a compensated tree included), with the same totals and
+// max_tix, pass after pass on one scratch (dependent and independent
+// hierarchies, with and without the share tree).
+TEST(GeTicketScratch, JobTicketsOnDemandEqualTheWrittenOnes) {
+  std::mt19937 rng(23);
+  Model m = kept_state_model();
+  m.tree_index = index_share_tree(m.tree);
+  m.tree_index_of = &m.tree;
+  TicketScratch scratch;
+  TicketResult lazy;
+  size_t bound_pending = 0, bound_running = 0;
+  for (int round = 0; round < 24; ++round) {
+    const char* hier[] = {"OFS", "SF", "", "FS"};
+    m.conf.policy_hierarchy = hier[round % 4];
+    m.conf.weight_tickets_share = round % 6 == 5 ? 0 : 1000;
+    m.conf.compensation_factor = round % 3 == 0 ? 0 : 1.5;
+    const std::vector<Job> q = random_queue(rng, 10 + static_cast<size_t>(rng() % 60));
+    const TicketResult want = compute_tickets(q, m);
+    TicketOptions o;
+    o.scratch = &scratch;
+    o.job_tickets = false;
+    compute_tickets(q, m, o, &lazy);
+    EXPECT_TRUE(lazy.jobs.empty()) << "round " << round;
+    ASSERT_EQ(lazy.tckts.size(), q.size()) << "round " << round;
+    EXPECT_EQ(lazy.max_tix, want.max_tix) << "round " << round;
+    for (size_t k = 0; k < q.size(); ++k) {
+      const JobTickets a = job_tickets(lazy, scratch, k);
+      const JobTickets& b = want.jobs[k];
+      EXPECT_TRUE(a.stckt == b.stckt && a.ftckt == b.ftckt && a.otckt == b.otckt && a.tckts == b.tckts &&
+                  a.pass1_tckts == b.pass1_tckts && a.share_node == b.share_node && a.share_bound == b.share_bound)
+          << "round " << round << " job " << q[k].id;
+      EXPECT_EQ(lazy.tckts[k], b.tckts) << "round " << round << " job " << q[k].id;
+      EXPECT_EQ(want.tckts[k], b.tckts) << "round " << round << " job " << q[k].id;
+      if (b.share_bound) ++(q[k].running ? bound_running : bound_pending);
+    }
+  }
+  // The comparison saw compensated paths of both kinds of job.
+  EXPECT_GT(bound_pending, 0u);
+  EXPECT_GT(bound_running, 0u);
+}
+
 namespace {
 // Root -> g0, g1 -> 3 projects each (p0..p5) -> 25 user leaves each (u0..u24).
 std::string layered_tree_spec() {
