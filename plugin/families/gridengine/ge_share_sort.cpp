@@ -98,7 +98,8 @@ class ShareSort {
  public:
   ShareSort(Pass& p, const PolicyStep& step)
       : p_(p), w_(p.w), step_(step), begin_(p.s.doff), rbegin_(p.s.direct), st_(p.s.st), all_(p.s.all),
-        run_(p.s.all_running), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs), frames_(p.s.frames) {
+        run_(p.s.all_running), sort_buf_(p.s.sort_buf), sort_runs_(p.s.sort_runs), frames_(p.s.frames),
+        post_(p.s.post) {
     if (p.topt.scratch) {  // only a kept scratch sees a next pass
       p.s.order.resize(w_.nodes.size());
       p.s.rorder.resize(w_.nodes.size());
@@ -118,7 +119,7 @@ class ShareSort {
       walk_root_ = only;
     }
     lay_out();
-    walk([](int) {}, [&](int node) { leave(node); });
+    for (const int node : post_) leave(node);
     // st_ holds every pending job's stckt now (0 outside the tree).
     p_.share_ran = true;
     if (step_.dependent)
@@ -172,6 +173,7 @@ class ShareSort {
   // + 0.01 x -js (a running job's prior counts as 0).
   void lay_out() {
     size_t at = 0, rat = 0;
+    post_.clear();
     walk(
         [&](int node) {
           const size_t k = static_cast<size_t>(node);
@@ -181,7 +183,7 @@ class ShareSort {
           at += c;
           rat += rc;
         },
-        [](int) {});
+        [&](int node) { post_.push_back(node); });
     all_.resize(at);
     run_.resize(rat);
     std::vector<uint32_t>& fill = p_.s.fill;
@@ -310,6 +312,7 @@ class ShareSort {
   std::vector<SRec>&all_, &run_, &sort_buf_;
   std::vector<size_t>& sort_runs_;
   std::vector<Frame>& frames_;
+  std::vector<int>& post_;  // the walk's nodes in the order it leaves them (lay_out)
 };
 
 }  // namespace

@@ -570,6 +570,7 @@ struct TicketScratch::Arrays {
   std::vector<detail::SRec> all, all_running, sort_buf;
   std::vector<size_t> sort_runs;
   std::vector<detail::ShareSortFrame> frames;
+  std::vector<int> post;                 // ShareSort: the walk's nodes as it leaves them
   // Per node, the last pass's order of its pending (running) range: the
   // sorted k-th record was at position order[node][k] before the sort.
   std::vector<std::vector<uint32_t>> order, rorder;
