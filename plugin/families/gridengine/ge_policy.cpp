@@ -462,7 +462,8 @@ namespace {
 
 // A record's fingerprint: what to_ge_job reads besides the times (cpus,
 // user_priority, every attr's name and value text), the user and account
-// texts and the handle.
+// texts, the handle, and the submit time and deadline (so that a record
+// kept in place leaves its TicketJob as it is: add_pass_job).
 // 64 bits of multiply-xorshift hashing: records that differ share one only
 // by a ~2^-64 chance.  Each text is hashed on its own (no text's hash waits
 // for the one before it: the record's texts are hashed side by side), then
@@ -518,6 +519,8 @@ uint64_t record_fingerprint(const mfprio_job_t& r, TextHashMemo& memo) {
   h = mix(h, text_hash(r.account));
   h = mix(h, (static_cast<uint64_t>(r.handle.generation) << 32) ^ r.handle.assoc);
   h = mix(h, (static_cast<uint64_t>(r.handle.partition) << 32) ^ r.handle.qos);
+  h = mix(h, static_cast<uint64_t>(r.submit_time));
+  h = mix(h, static_cast<uint64_t>(r.deadline));
   h = mix(h, r.attr_count);
   for (uint32_t i = 0; i < r.attr_count; ++i) {
     h = mix(h, memo.hash(r.attrs[i].name));
@@ -591,16 +594,27 @@ void keep_view(std::string_view& a, std::string_view b) {
 // there): a record whose static parts are *st (null: the job at this place
 // in the pass's last use was this record with these parts, its TicketJob
 // and PassUrgency hold them already; names_kept: and the state's name
-// tables are the ones of that use).
-void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const RecordKey& key, const RecordStatic* st,
+// tables are the ones of that use).  Such a record whose ids were all the
+// tables' (key.table_ids) leaves its TicketJob unread: the same record (its
+// fingerprint holds the names, handle, submit time and deadline) gives the
+// same TicketJob; only its urgency at this pass's time is new.
+void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, RecordKey& key, const RecordStatic* st,
                   bool running, bool names_kept) {
   const size_t k = p.njobs++;
   if (k == p.jobs.size()) {
     p.jobs.emplace_back();
     p.urgency.emplace_back();
   }
-  TicketJob& j = p.jobs[k];
   PassUrgency& u = p.urgency[k];
+  if (!st && names_kept && key.table_ids) {
+    u.urg = timed_urgency(StaticUrgency{u.rrcontr, u.slots}, s.model->conf, r.submit_time, u.has_deadline, u.deadline,
+                          p.now)
+                .urg;
+    p.min_urg = std::min(p.min_urg, u.urg);
+    p.max_urg = std::max(p.max_urg, u.urg);
+    return;
+  }
+  TicketJob& j = p.jobs[k];
   keep(j.id, r.job_id);
   keep(j.submit_time, r.submit_time);
   if (st) {
@@ -627,6 +641,7 @@ void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, const Reco
     keep(j.department, name_ref(p, t ? &t->departments : nullptr, h.department, dept, &v));
     keep_view(j.department_name, v);
   }
+  key.table_ids = j.user != kNoName && j.project != kNoName && j.department != kNoName;
   u.has_deadline = r.deadline > 0;
   u.deadline = u.has_deadline ? r.deadline : 0;
   u.running = running;

@@ -163,6 +163,7 @@ struct RecordKey {
   uint64_t fp = 0;
   uint32_t dept_attr = kNoAttr;  // the (last) department attr's index
   bool valid = false;
+  bool table_ids = false;  // its TicketJob's ids were all the name tables' (add_pass_job)
 };
 struct RecordStatic {
   double rrcontr = 0, js = 0, ot = 0;

@@ -487,13 +487,15 @@ TEST_F(GePlugin, TwoHostsOnOneStoreDecayEachHourOnce) {
 // and a fingerprint of the attrs' texts): a queue changed between passes,
 // attr texts rewritten in place (same pointers), a job held and let go, a
 // second record of a job added, records dropped and reordered, a user name
-// rewritten in place, prices as a fresh plugin prices it.
+// rewritten in place, a job's submit time and deadline changed (a requeue,
+// qalter -dl), prices as a fresh plugin prices it.
 TEST_F(GePlugin, PassesOverAChangingQueuePriceAsAFreshPlugin) {
   acct::AdminChanges ch;
   ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 300, 0}, {"user", "carol", 50, 0}};
   store(ch);
   const std::string conf =
-      "weight_tickets_functional 1000\nweight_urgency 1\nweight_ticket 1\nweight_user 0.5\nweight_job 0.5\n";
+      "weight_tickets_functional 1000\nweight_urgency 1\nweight_ticket 1\nweight_user 0.5\nweight_job 0.5\n"
+      "weight_waiting_time 10\n";
   Attrs aa{{"job_share", "10"}}, ca{{"requests.tq", "yes"}}, ea{{"requests.uq", "yes"}}, da{{"job_share", "20"}};
   mfprio_job_t a = ge_job(1, "alice", 1, T0 - 600), b = ge_job(2, "bob", 2, T0 - 60);
   char c_user[] = "carol";  // rewritten in place in the last step
@@ -529,8 +531,18 @@ TEST_F(GePlugin, PassesOverAChangingQueuePriceAsAFreshPlugin) {
         std::memcpy(c_user, "alice", 6);  // carol's job is alice's now: same pointer, same length
         return std::vector<mfprio_job_t>{a, d, c, e};
       },
+      [&] {
+        a.submit_time = T0 - 7200;  // requeued with an earlier submit time: a longer wait
+        return std::vector<mfprio_job_t>{a, d, c, e};
+      },
+      [&] {
+        a.deadline = T0 + 600;  // a deadline
+        return std::vector<mfprio_job_t>{a, d, c, e};
+      },
   };
   const auto reset = [&] {
+    a.submit_time = T0 - 600;
+    a.deadline = 0;
     std::memcpy(c_user, "carol", 6);
     aa.kv[1] = "10";
     ca.kv[0] = "requests.tq";
@@ -549,6 +561,8 @@ TEST_F(GePlugin, PassesOverAChangingQueuePriceAsAFreshPlugin) {
   EXPECT_NE(fresh[1][0], fresh[0][0]);  // the in-place -js changed alice's price
   EXPECT_NE(fresh[5][2], fresh[4][2]);  // and the renamed request carol's
   EXPECT_NE(fresh[6][2], fresh[5][2]);  // and the user rewritten in place carol's job
+  EXPECT_NE(fresh[7][0], fresh[6][0]);  // and the earlier submit time alice's a
+  EXPECT_NE(fresh[8][0], fresh[7][0]);  // and its deadline
   // Kept: one plugin through every step, each pass run three times (the
   // policy's passes alternate between kept arrays).
   reset();
