@@ -58,7 +58,7 @@ class FunctionalPicks {
   // so no later step of the grouping reads a job at random.  Per category
   // its size, first job (CatRec) and CatInfo; per job its category (cat_of).
   void build_categories() {
-    const std::vector<size_t>& pending = p_.pending;
+    const std::vector<uint32_t>& pending = p_.pending;
     const uint32_t none = static_cast<uint32_t>(ids_.uo.size());  // the bucket of jobs with no user share
     std::vector<uint32_t>& off = p_.s.user_off;
     const std::vector<uint32_t>&bucket = p_.s.cat_bucket, &subq = p_.s.cat_sub;
@@ -327,7 +327,7 @@ class FunctionalPicks {
         else if (remaining(c)) keep.emplace_back(static_cast<uint32_t>(cur(c)), prior[cur(c)]);
       }
     }
-    const std::vector<size_t>& pending = p_.pending;
+    const std::vector<uint32_t>& pending = p_.pending;
     const std::vector<uint32_t>& cat_of = p_.s.cat_of;
     const std::vector<double>& last = p_.s.last_eval;
     for (const size_t j : pending) {

@@ -29,7 +29,7 @@ void scan_pending(Pass& p) {
   const bool fun = p.F > 0, ovr = p.conf.share_override_tickets;
   const std::vector<LJob>& jobs = p.ids.job;
   const Ids& ids = p.ids;
-  const std::vector<size_t>& pending = p.pending;
+  const std::vector<uint32_t>& pending = p.pending;
   TicketScratch::Arrays& s = p.s;
   const uint32_t none = static_cast<uint32_t>(ids.uo.size());
   s.user_off.assign(static_cast<size_t>(none) + 2, 0);

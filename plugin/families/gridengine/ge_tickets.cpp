@@ -36,8 +36,8 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
 // outside the table; without it every name is numbered in the pass.  Ids
 // stand for names only through equality: no result depends on their values.
 // Also the running and the pending jobs' indices, ascending.
-void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out, std::vector<size_t>* running,
-                        std::vector<size_t>* pending) {
+void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out, std::vector<uint32_t>* running,
+                        std::vector<uint32_t>* pending) {
   Ids& ids = *out;  // a reused one keeps its capacity: every entry is set below
   ids.job.resize(n);
   ids.uo.clear();
@@ -97,7 +97,7 @@ void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* ou
   for (size_t j = 0; j < n; ++j) {
     const TicketJob& jb = jobs[j];
     LJob& l = ids.job[j];
-    (jb.running ? running : pending)->push_back(j);
+    (jb.running ? running : pending)->push_back(static_cast<uint32_t>(j));
     l.submit = jb.submit_time;
     l.id = jb.id;
     l.js = jb.job_share;
@@ -416,7 +416,7 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
 // Count jobs into the tree: every job (`direct`: each node's, as
 // build_work_tree counted them; running: the running jobs' indices,
 // ascending), or with `running_only` (pass 2) the running ones alone.
-void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<size_t>& running,
+void count_jobs(std::vector<ShareNodeState>& nodes, const std::vector<uint32_t>& running,
                 const std::vector<int>& job_node, const std::vector<uint32_t>& direct, bool running_only) {
   for (auto& n : nodes) {
     n.jobs = n.direct_jobs = n.direct_running = 0;

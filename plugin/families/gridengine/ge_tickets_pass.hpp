@@ -538,7 +538,7 @@ struct TicketScratch::Arrays {
   detail::WorkTree w;
   detail::TreeCache tree;                // build_work_tree: shape and (user, project) -> leaf
   std::vector<double> leaf_running_js, prior;
-  std::vector<size_t> running, pending;
+  std::vector<uint32_t> running, pending;  // the jobs' indices by kind, ascending
   // pending_override
   detail::FlatIndex ot_index;
   std::vector<uint32_t> ot_member, ot_cat, ot_off, ot_flat, ot_head;
@@ -583,8 +583,8 @@ struct TicketScratch::Arrays {
 namespace mfprio::gridengine::detail {
 
 // ge_tickets.cpp: the pass's ids (Pass's constructor).
-void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out, std::vector<size_t>* running,
-                std::vector<size_t>* pending);
+void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out, std::vector<uint32_t>* running,
+                std::vector<uint32_t>* pending);
 
 // ---- one pass: the state the policy steps share --------------------------------------
 struct Pass {
@@ -612,8 +612,8 @@ struct Pass {
   std::vector<double>& leaf_running_js;  // per node: the -js of its running jobs
   Counts run_cnt;                        // running jobs per user, project, department
   FShares run_sum;                       // running jobs' functional shares
-  std::vector<size_t>& running;          // the jobs' indices by kind, ascending
-  std::vector<size_t>& pending;
+  std::vector<uint32_t>& running;        // the jobs' indices by kind, ascending
+  std::vector<uint32_t>& pending;
   std::vector<double>& prior;            // tickets of earlier dependent policies
   // Per job, what running_pass2 writes into the result's JobTickets (each
   // step writes 8 bytes a job, not into 48-byte records).
