@@ -1,6 +1,7 @@
 // ge_share_sort.cpp - the pending share-tree step (8.1.9's
 // sge_sort_job_nodes, ShareSort): every level's sort of its subtree's
-// jobs, by merges of the runs already there (natural_order) or by radix
+// jobs, by its last order when that still holds, by insertion for a short
+// range, by merges of the runs already there (natural_order) or by radix
 // (radix_share_order).  The shared types are in ge_tickets_pass.hpp.
 #include "ge_tickets_pass.hpp"
 

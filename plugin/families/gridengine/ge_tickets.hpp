@@ -51,7 +51,9 @@
 // pick (same user share over count, project, department, -js, prior)
 // grouped in one heap entry, a pick moving only the winner and its user's
 // categories, members' lists made only for the users picked from.  Every per-job step reads and
-// writes its arrays in job order or record order, not a job at random.
+// writes its arrays in job order or record order, not a job at random.  A whole-queue caller
+// keeps only each job's total (TicketOptions::job_tickets false) and asks job_tickets() for the
+// few jobs it explains.
 // Invariants: deterministic (ties broken by submit time then job id); tickets >= 0.
 #pragma once
 
