@@ -38,6 +38,10 @@ class ReplayE2E : public testing::Test {
   }
   ProcessResult host(std::vector<std::string> args) { return mfprio::test::run_host(std::move(args)); }
   // A fresh store holding the trace's users; returns a conf pointing at it.
+  // The store is a replay's throw-away one, opened as simulate opens its
+  // stores (MfprioStoreDurable=no: no flush per pass; a hpc2n replay made
+  // ~41,000 of them, minutes on a disk busy with a compile beside it); the
+  // durable path is the store tests' (acct_durability, acct_store).
   std::string prepare(const std::string& swf, const std::string& extra_conf = "") {
     const std::string name = "s" + std::to_string(++stores);
     const std::string json = dir.path() + "/" + name + ".json";
@@ -48,7 +52,9 @@ class ReplayE2E : public testing::Test {
     r = mfprio::test::run_acct({"--db", db, "import", json});
     EXPECT_EQ(r.status, 0) << r.err;
     return dir.write(name + ".conf", "PluginDir=" + plugin_dir + "\nAccountingStorageLoc=" + db +
-                                         "\nPriorityWeightFairshare=100000\nPriorityWeightAge=1000\n" + extra_conf);
+                                         "\nPriorityWeightFairshare=100000\nPriorityWeightAge=1000\n"
+                                         "MfprioStoreDurable=no\n" +
+                                         extra_conf);
   }
 
   TempDir dir;
