@@ -232,26 +232,23 @@ class ShareSort {
     int r = 0;
     for (auto [v, lo, hi] : {std::tuple<SRec*, size_t, size_t>{run_.data(), rb, re}, {all_.data(), b, e}}) {
       const SRec* sorted = order_range(v + lo, hi - lo, kept[r++]) - lo;
-      if (!keys_read) {  // no later sort reads the range: the share tickets alone (then last)
-        for (size_t q = lo; q < hi; ++q) {
-          st_[sorted[q].idx] = stt / dilute * p_.WS;
-          dilute += sorted[q].slots;
-        }
-        continue;
-      }
       for (size_t q = lo; q < hi; ++q) {
-        SRec x = sorted[q];
+        const SRec& x = sorted[q];
         const double st = stt / dilute * p_.WS;
-        x.k = order_key(x.base + st);
         if (last) st_[x.idx] = st;
         dilute += x.slots;
-        v[q] = x;
+        if (keys_read) {  // (else no later sort reads the range: not written back; it is a last one)
+          SRec y = x;
+          y.k = order_key(y.base + st);
+          v[q] = y;
+        }
       }
     }
   }
   // v[0, n) in srec_less's stable order (share_order's).  A short range
-  // is insertion-sorted in place.  With a kept scratch, the node's order of the last pass (`last`: the sorted k-th
-  // record's position before the sort) is tried first: the range gathered
+  // is insertion-sorted in place.  With a kept scratch, the node's order of
+  // the last pass (`last`: the sorted k-th record's position before the
+  // sort) is tried first: the range gathered
   // through it and strictly ascending in (k, id) is the only order
   // srec_less allows (no two records equal: every sort, stable or not,
   // gives it).  Else (another length, keys or ids changed, a tie) the

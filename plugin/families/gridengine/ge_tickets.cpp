@@ -584,6 +584,31 @@ void running_tickets(Pass& p) {
   for (const size_t j : p.running) p.p1[j] += p.ft[j] + p.ot[j];
 }
 
+// Job j's JobTickets from the pass's per-job arrays (its total `tckts`):
+// share_bound, a compensated node on its path, pass 1's nodes for a
+// pending job (memo: per node, when given), pass 2's for a running one.
+JobTickets assembled(const TicketScratch::Arrays& s, double tckts, size_t j, const std::vector<ShareNodeState>& pass1,
+                     const std::vector<ShareNodeState>& pass2, std::vector<int8_t>* memo) {
+  JobTickets t;
+  const int node = s.w.job_node[j];
+  t.share_node = node;
+  t.stckt = s.st[j];
+  t.ftckt = s.ft[j];
+  t.otckt = s.ot[j];
+  t.pass1_tckts = s.p1[j];
+  t.tckts = tckts;
+  if (node < 0) return t;
+  if (s.ids.job[j].running) {
+    t.share_bound = s.use_tree && path_compensated(pass2, node);
+  } else if (s.share_ran) {
+    int8_t b = memo ? (*memo)[static_cast<size_t>(node)] : -1;
+    if (b < 0) b = path_compensated(pass1, node) ? 1 : 0;
+    if (memo) (*memo)[static_cast<size_t>(node)] = b;
+    t.share_bound = b == 1;
+  }
+  return t;
+}
+
 // Pass 2: the running jobs' share-tree tickets from running-only targets;
 // every job's JobTickets written once (from the steps' per-job arrays),
 // totals and max_tix.
@@ -601,43 +626,17 @@ void running_pass2(Pass& p) {
   p.s.use_tree = p.use_tree;
   double max_tix = 0;
   p.r.tckts.resize(p.n);
-  if (!p.topt.job_tickets && p.topt.scratch) {  // the totals alone (job_tickets() gives the rest)
-    for (size_t j = 0; j < p.n; ++j) {
-      const double t = st[j] + p.ft[j] + p.ot[j];
-      p.r.tckts[j] = t;
-      max_tix = std::max(max_tix, t);
-    }
-    for (const size_t j : p.running) max_tix = std::max(max_tix, p.p1[j]);
-    p.r.max_tix = max_tix;
-    return;
-  }
-  // A pending job's share_bound: a compensated node on its pass-1 path.
-  std::vector<int8_t>& memo = p.s.bound_memo;
-  memo.assign(p.share_ran ? p.w.nodes.size() : 0, -1);
   for (size_t j = 0; j < p.n; ++j) {
-    JobTickets t;
-    const int node = p.w.job_node[j];
-    t.share_node = node;
-    t.stckt = st[j];
-    t.ftckt = p.ft[j];
-    t.otckt = p.ot[j];
-    t.pass1_tckts = p.p1[j];
-    if (p.share_ran && node >= 0) {
-      int8_t& b = memo[static_cast<size_t>(node)];
-      if (b < 0) b = path_compensated(p.w.nodes, node) ? 1 : 0;
-      t.share_bound = b == 1;
-    }
-    t.tckts = t.stckt + t.ftckt + t.otckt;
-    max_tix = std::max(max_tix, t.tckts);
-    p.r.tckts[j] = t.tckts;
-    p.r.jobs[j] = t;
+    const double t = st[j] + p.ft[j] + p.ot[j];
+    p.r.tckts[j] = t;
+    max_tix = std::max(max_tix, t);
   }
-  for (const size_t j : p.running) {
-    const int node = p.w.job_node[j];
-    p.r.jobs[j].share_bound = p.use_tree && node >= 0 && path_compensated(p2, node);
-    max_tix = std::max(max_tix, p.p1[j]);
-  }
+  for (const size_t j : p.running) max_tix = std::max(max_tix, p.p1[j]);
   p.r.max_tix = max_tix;
+  if (!p.topt.job_tickets && p.topt.scratch) return;  // job_tickets() gives a job's when asked
+  std::vector<int8_t>& memo = p.s.bound_memo;  // per node: path_compensated on pass 1's nodes
+  memo.assign(p.share_ran ? p.w.nodes.size() : 0, -1);
+  for (size_t j = 0; j < p.n; ++j) p.r.jobs[j] = assembled(p.s, p.r.tckts[j], j, p.w.nodes, p2, &memo);
 }
 
 }  // namespace
@@ -672,18 +671,7 @@ TicketJob ticket_job(const Job& job, const NameTables* names, const JobNameIds* 
 }
 
 JobTickets job_tickets(const TicketResult& r, const TicketScratch& scratch, size_t j) {
-  const TicketScratch::Arrays& s = *scratch.a;
-  JobTickets t;
-  const int node = s.w.job_node[j];
-  t.share_node = node;
-  t.stckt = s.st[j];
-  t.ftckt = s.ft[j];
-  t.otckt = s.ot[j];
-  t.pass1_tckts = s.p1[j];
-  t.tckts = r.tckts[j];
-  if (s.ids.job[j].running) t.share_bound = s.use_tree && node >= 0 && path_compensated(r.nodes_running, node);
-  else t.share_bound = s.share_ran && node >= 0 && path_compensated(r.nodes, node);
-  return t;
+  return assembled(*scratch.a, r.tckts[j], j, r.nodes, r.nodes_running, nullptr);
 }
 
 TicketScratch::TicketScratch() : a(std::make_unique<Arrays>()) {}
