@@ -614,6 +614,7 @@ void add_pass_job(GePass& p, const GeState& s, const mfprio_job_t& r, RecordKey&
     p.max_urg = std::max(p.max_urg, u.urg);
     return;
   }
+  p.first_read = std::min(p.first_read, k);
   TicketJob& j = p.jobs[k];
   keep(j.id, r.job_id);
   keep(j.submit_time, r.submit_time);
@@ -692,6 +693,9 @@ void price_pass(const Model& m, GePass* pp) {
   TicketOptions topt;
   topt.scratch = &p.ticket_scratch;
   topt.job_tickets = false;  // a job's JobTickets: job_tickets(), when it is explained
+  // The jobs before the first whose TicketJob was written are the last
+  // use's at their places, their ids all the same tables' (add_pass_job).
+  topt.kept_jobs = std::min(p.first_read, n);
   compute_tickets(p.jobs.data(), n, m, topt, &p.tickets);
   p.max_tix = p.tickets.max_tix;
   p.sum_tckts_pending = p.sum_tckts_running = 0;
@@ -790,6 +794,7 @@ std::shared_ptr<const PassState> GridEnginePolicy::price_queue(const State& stat
   bool same = pending_count == p.last_pending;
   JobIndex& first = p.index;
   p.njobs = 0;  // jobs [0, njobs) are this pass's, written over the last use's
+  p.first_read = SIZE_MAX;
   p.jobs.reserve(total);
   p.urgency.reserve(total);
   p.min_urg = DBL_MAX;  // URG:sge_do_urgency's start values

@@ -203,6 +203,7 @@ struct GePass : PassState {
   std::vector<TicketJob> jobs;
   std::vector<PassUrgency> urgency;   // parallel to jobs
   size_t njobs = 0;                   // while a pass fills them: the jobs so far
+  size_t first_read = 0;              // while a pass fills them: the first job whose TicketJob was written
   std::vector<uint32_t> priority;     // parallel to jobs
   TicketResult tickets;               // parallel to jobs
   double min_urg = 0, max_urg = 0, max_tix = 0;

@@ -112,6 +112,13 @@ struct TicketOptions {
 
   TicketScratch* scratch = nullptr;  // null: the pass's own arrays
 
+  // With a scratch: the first kept_jobs jobs are the scratch's last pass's
+  // at the same places, each the same TicketJob, every id its table's
+  // (below its size) in the same Model::names: their flat records are
+  // kept (not read again).  The scratch checks the tables and how many it
+  // holds; the caller vouches for the jobs (0: none kept).
+  size_t kept_jobs = 0;
+
   // false (with a scratch): TicketResult::jobs is left empty (tckts and
   // max_tix are set) and job_tickets() gives a job's JobTickets from the
   // scratch, as the pass would have written them: a whole-queue pass asks

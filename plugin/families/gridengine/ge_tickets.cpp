@@ -36,9 +36,14 @@ const TicketObject* lookup(const std::map<std::string, TicketObject>& m, const s
 // outside the table; without it every name is numbered in the pass.  Ids
 // stand for names only through equality: no result depends on their values.
 // Also the running and the pending jobs' indices, ascending.
-void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out, std::vector<uint32_t>* running,
-                        std::vector<uint32_t>* pending) {
-  Ids& ids = *out;  // a reused one keeps its capacity: every entry is set below
+void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, size_t kept, TicketScratch::Arrays* a) {
+  Ids& ids = a->ids;  // a reused one keeps its capacity: every entry is set below
+  std::vector<uint32_t>*running = &a->running, *pending = &a->pending;
+  // The flat records kept: as many as the arrays hold made with these tables.
+  kept = m.names && a->flat_names == m.names ? std::min({kept, n, a->flat_made}) : 0;
+  const bool same_lists = kept == n && a->flat_made == n;  // the same jobs: the same index lists
+  a->flat_made = 0;  // (until this pass's are made)
+  a->flat_names = m.names;
   ids.job.resize(n);
   ids.uo.clear();
   ids.po.clear();
@@ -92,9 +97,12 @@ void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* ou
   const uint32_t nu = t ? static_cast<uint32_t>(t->users.size()) : 0;
   const uint32_t np = t ? static_cast<uint32_t>(t->projects.size()) : 0;
   const uint32_t nd = t ? static_cast<uint32_t>(t->departments.size()) : 0;
-  running->clear();
-  pending->clear();
-  for (size_t j = 0; j < n; ++j) {
+  if (!same_lists) {
+    running->clear();
+    pending->clear();
+    for (size_t j = 0; j < kept; ++j) (ids.job[j].running ? running : pending)->push_back(static_cast<uint32_t>(j));
+  }
+  for (size_t j = kept; j < n; ++j) {
     const TicketJob& jb = jobs[j];
     LJob& l = ids.job[j];
     (jb.running ? running : pending)->push_back(static_cast<uint32_t>(j));
@@ -135,6 +143,7 @@ void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* ou
   for (size_t u = 0; u < ids.uo.size(); ++u)
     ids.uflags[u] = static_cast<uint8_t>((ids.ufs[u] > 0 ? Ids::kPositiveShare : 0) |
                                          (ids.uot[u] > 0 ? Ids::kPositiveOt : 0));
+  a->flat_made = n;
 }
 
 namespace {

@@ -539,6 +539,10 @@ struct TicketScratch::Arrays {
   detail::TreeCache tree;                // build_work_tree: shape and (user, project) -> leaf
   std::vector<double> leaf_running_js, prior;
   std::vector<uint32_t> running, pending;  // the jobs' indices by kind, ascending
+  // intern_ids: how many of ids.job are made (from the last pass's jobs)
+  // with these names' tables, for TicketOptions::kept_jobs.
+  size_t flat_made = 0;
+  std::shared_ptr<const NameTables> flat_names;
   // pending_override
   detail::FlatIndex ot_index;
   std::vector<uint32_t> ot_member, ot_cat, ot_off, ot_flat, ot_head;
@@ -582,9 +586,10 @@ struct TicketScratch::Arrays {
 
 namespace mfprio::gridengine::detail {
 
-// ge_tickets.cpp: the pass's ids (Pass's constructor).
-void intern_ids(const TicketJob* jobs, size_t n, const Model& m, Ids* out, std::vector<uint32_t>* running,
-                std::vector<uint32_t>* pending);
+// ge_tickets.cpp: the pass's ids (Pass's constructor); the first `kept`
+// jobs' flat records are kept (TicketOptions::kept_jobs) when the arrays
+// hold that many made with the same name tables.
+void intern_ids(const TicketJob* jobs, size_t n, const Model& m, size_t kept, TicketScratch::Arrays* a);
 
 // ---- one pass: the state the policy steps share --------------------------------------
 struct Pass {
@@ -592,10 +597,11 @@ struct Pass {
        TicketScratch::Arrays& arrays, TicketResult& out)
       : m(model), conf(model.conf), topt(o), WS(conf.weight_tickets_share),
         F(conf.weight_tickets_functional), n(count), shared_f(conf.share_functional_shares), s(arrays),
-        ids(interned(js, count, model, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
+        ids(interned(js, count, model, o.kept_jobs, arrays)), w(arrays.w), r(out), leaf_running_js(arrays.leaf_running_js),
         run_cnt(ids), running(arrays.running), pending(arrays.pending), prior(arrays.prior) {}
-  static const Ids& interned(const TicketJob* js, size_t count, const Model& model, TicketScratch::Arrays& a) {
-    intern_ids(js, count, model, &a.ids, &a.running, &a.pending);
+  static const Ids& interned(const TicketJob* js, size_t count, const Model& model, size_t kept,
+                             TicketScratch::Arrays& a) {
+    intern_ids(js, count, model, kept, &a);
     return a.ids;
   }
   const Model& m;

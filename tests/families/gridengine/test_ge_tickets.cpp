@@ -909,6 +909,47 @@ TEST(GeTicketScratch, KeptStateOverManyQueuesEqualsFreshPasses) {
   }
 }
 
+// TicketOptions::kept_jobs: the first jobs of the scratch's last pass kept
+// at their places (their flat records not read again), the others new or
+// changed, running and pending mixed; each pass equals a fresh one.
+TEST(GeTicketScratch, KeptFlatJobsEqualAFreshPass) {
+  std::mt19937 rng(23);
+  Model m = kept_state_model();
+  auto make = [&](size_t n, uint32_t first_id) {
+    std::vector<TicketJob> v;
+    for (size_t i = 0; i < n; ++i) {
+      JobB b(first_id + static_cast<uint32_t>(i), "u" + std::to_string(rng() % 6));
+      if (rng() % 2) b.project("p" + std::to_string(rng() % 2));
+      if (rng() % 2) b.dept("d0");
+      if (rng() % 4 == 0) b.js(1 + rng() % 3);
+      b.submitted(kNow - static_cast<int64_t>(rng() % 5) * 60);
+      if (rng() % 4 == 0) b.running();
+      v.push_back(ticket_job(b, m.names.get()));
+    }
+    return v;
+  };
+  TicketScratch scratch;
+  TicketResult kept;
+  std::vector<TicketJob> q = make(40, 100);
+  size_t same = 0;
+  for (int round = 0; round < 12; ++round) {
+    TicketOptions o;
+    o.scratch = &scratch;
+    o.kept_jobs = same;
+    compute_tickets(q.data(), q.size(), m, o, &kept);
+    TicketResult fresh;
+    compute_tickets(q.data(), q.size(), m, TicketOptions{}, &fresh);
+    expect_same_tickets(kept, fresh, "round " + std::to_string(round) + " kept " + std::to_string(same));
+    // Next: the first `same` jobs as they are and the others new (another
+    // count, other users, running where they were pending), or those alone
+    // (the last ones dropped), or all of them again.
+    same = round % 3 == 2 ? q.size() : 1 + static_cast<size_t>(rng() % (q.size() - 1));
+    std::vector<TicketJob> tail = make(5 + rng() % 40, 1000 + static_cast<uint32_t>(round) * 100);
+    if (same < q.size()) q.resize(same);
+    if (round % 3 == 0 || q.size() < 10) q.insert(q.end(), tail.begin(), tail.end());
+  }
+}
+
 // The flat entry over TicketJobs that carry only names (every id kNoName)
 // gives what the Job form gives, with numbered names and without.
 TEST(GeTicketJob, NamesOnlyEqualJobForm) {
