@@ -44,6 +44,7 @@ void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, size_t 
   const bool same_lists = kept == n && a->flat_made == n;  // the same jobs: the same index lists
   a->flat_made = 0;  // (until this pass's are made)
   a->flat_names = m.names;
+  a->flat_kept = kept;
   ids.job.resize(n);
   ids.uo.clear();
   ids.po.clear();
@@ -337,8 +338,11 @@ void node_usage(const Model& m, const TreeShape& shape, std::vector<ShareNodeSta
 }
 
 // Into *out: the nodes, each job's node.  Users caught by `default` get
-// their own sibling copy (EE:sge_set_job_refs).
-void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& cache, WorkTree* out) {
+// their own sibling copy (EE:sge_set_job_refs), made in job order.  The
+// first `kept` jobs (their flat records the last pass's: Arrays::flat_kept)
+// keep the nodes the last pass gave them when it used this cache: their
+// copies are made again first, in the order it made them.
+void build_work_tree(size_t n_jobs, size_t kept, const Model& m, const Ids& ids, TreeCache& cache, WorkTree* out) {
   WorkTree& w = *out;
   const auto& spec = m.tree.nodes;
   // The model's index of its tree, else one for this pass (it holds the
@@ -349,15 +353,50 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
     shape_tree(spec, &cache.shape);
     cache.by_user.clear();
     cache.last.clear();
+    cache.nodes_made = 0;
+    cache.copies.clear();
     cache.names = keep ? m.names : nullptr;
     cache.index = keep ? m.tree_index : nullptr;
     cache.kept = keep;
   }
+  kept = std::min({kept, n_jobs, cache.nodes_made, w.job_node.size()});
+  cache.nodes_made = 0;  // (until this pass's are made)
   reset_nodes(spec, cache.shape, w.nodes);
-  w.job_node.assign(n_jobs, -1);
+  w.job_node.resize(n_jobs);
   w.direct.assign(w.nodes.size(), 0);
-  if (w.nodes.empty()) return;
+  if (w.nodes.empty()) {
+    w.job_node.assign(n_jobs, -1);
+    return;
+  }
   std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
+  const auto copy_of = [&](int leaf, uint32_t u) {
+    const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | u;
+    auto it = copies.find(key);
+    if (it == copies.end()) {
+      ShareNodeState c = w.nodes[leaf];
+      c.name = ids.uname[u];
+      c.user_copy = true;
+      c.children.clear();
+      const int idx = static_cast<int>(w.nodes.size());
+      const int parent = c.parent;
+      w.nodes.push_back(std::move(c));
+      if (parent >= 0) w.nodes[parent].children.push_back(idx);
+      w.direct.push_back(0);
+      cache.copies.emplace_back(leaf, u);
+      it = copies.emplace(key, idx).first;
+    }
+    return it->second;
+  };
+  // The kept jobs' copies (the first ones the last pass made), then their nodes counted.
+  size_t made = 0;
+  for (size_t j = 0; j < kept; ++j)
+    if (w.job_node[j] >= static_cast<int>(spec.size()))
+      made = std::max(made, static_cast<size_t>(w.job_node[j]) - spec.size() + 1);
+  const std::vector<std::pair<int, uint32_t>> last_copies(cache.copies.begin(), cache.copies.begin() + made);
+  cache.copies.clear();
+  for (const auto& [leaf, u] : last_copies) copy_of(leaf, u);
+  for (size_t j = 0; j < kept; ++j)
+    if (const int node = w.job_node[j]; node >= 0) ++w.direct[static_cast<size_t>(node)];
   LeafIndex index(w.nodes, own_index ? m.tree_index.get() : nullptr);
   const uint32_t table_users = keep ? static_cast<uint32_t>(m.names->users.size()) : 0;
   const uint32_t table_projects = keep ? static_cast<uint32_t>(m.names->projects.size()) : 0;
@@ -369,7 +408,7 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
                          l.has_p ? std::string(ids.pname[l.p]) : std::string(), ids.po[l.p] != nullptr);
   };
   // The leaf depends on the job's user and project only: found once per pair.
-  for (size_t j = 0; j < n_jobs; ++j) {
+  for (size_t j = kept; j < n_jobs; ++j) {
     const LJob& l = ids.job[j];
     std::pair<int, bool> hit;
     TreeCache::JobLeaf& memo = cache.last[j];
@@ -399,27 +438,12 @@ void build_work_tree(size_t n_jobs, const Model& m, const Ids& ids, TreeCache& c
       hit = cache.leaves[at];
     }
     auto [leaf, is_default] = hit;
-    if (leaf >= 0 && is_default) {
-      const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | l.u;
-      auto it = copies.find(key);
-      if (it == copies.end()) {
-        ShareNodeState c = w.nodes[leaf];
-        c.name = ids.uname[l.u];
-        c.user_copy = true;
-        c.children.clear();
-        const int idx = static_cast<int>(w.nodes.size());
-        const int parent = c.parent;
-        w.nodes.push_back(std::move(c));
-        if (parent >= 0) w.nodes[parent].children.push_back(idx);
-        w.direct.push_back(0);
-        it = copies.emplace(key, idx).first;
-      }
-      leaf = it->second;
-    }
+    if (leaf >= 0 && is_default) leaf = copy_of(leaf, l.u);
     w.job_node[j] = leaf;
     if (leaf >= 0) ++w.direct[static_cast<size_t>(leaf)];
   }
   node_usage(m, cache.shape, w.nodes);
+  cache.nodes_made = keep ? n_jobs : 0;
 }
 
 // Count jobs into the tree: every job (`direct`: each node's, as
@@ -555,7 +579,7 @@ namespace {
 void running_tickets(Pass& p) {
   const std::vector<LJob>& lj = p.ids.job;
   const size_t n = p.n;
-  build_work_tree(n, p.m, p.ids, p.s.tree, &p.w);
+  build_work_tree(n, p.s.flat_kept, p.m, p.ids, p.s.tree, &p.w);
   p.use_tree = p.WS > 0 && !p.w.nodes.empty();
   count_jobs(p.w.nodes, p.running, p.w.job_node, p.w.direct, false);
   compute_share_targets(p.w.nodes, p.conf.compensation_factor);

@@ -247,6 +247,12 @@ struct TreeCache {
     LeafHit hit;
   };
   std::vector<JobLeaf> last;
+  // How many of WorkTree::job_node the last pass made with this cache, and
+  // its user copies of `default` leaves in the order it made them (the
+  // default leaf, the user id): the jobs whose flat records are kept keep
+  // their nodes (build_work_tree), their copies made again in that order.
+  size_t nodes_made = 0;
+  std::vector<std::pair<int, uint32_t>> copies;
   FlatIndex found;                            // this pass's other (user, project) -> leaves[]
   std::vector<std::pair<int, bool>> leaves;
 };
@@ -543,6 +549,7 @@ struct TicketScratch::Arrays {
   // with these names' tables, for TicketOptions::kept_jobs.
   size_t flat_made = 0;
   std::shared_ptr<const NameTables> flat_names;
+  size_t flat_kept = 0;  // this pass's: the first jobs whose flat records are the last pass's
   // pending_override
   detail::FlatIndex ot_index;
   std::vector<uint32_t> ot_member, ot_cat, ot_off, ot_flat, ot_head;

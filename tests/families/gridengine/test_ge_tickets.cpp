@@ -910,11 +910,14 @@ TEST(GeTicketScratch, KeptStateOverManyQueuesEqualsFreshPasses) {
 }
 
 // TicketOptions::kept_jobs: the first jobs of the scratch's last pass kept
-// at their places (their flat records not read again), the others new or
+// at their places (their flat records and share-tree nodes, `default`
+// leaves' user copies included, not read again), the others new or
 // changed, running and pending mixed; each pass equals a fresh one.
 TEST(GeTicketScratch, KeptFlatJobsEqualAFreshPass) {
   std::mt19937 rng(23);
-  Model m = kept_state_model();
+  Model m = kept_state_model();  // u0, u3, u4, u5 under `default`: copies
+  m.tree_index = index_share_tree(m.tree);  // the tree cache kept too: the kept jobs keep their nodes
+  m.tree_index_of = &m.tree;
   auto make = [&](size_t n, uint32_t first_id) {
     std::vector<TicketJob> v;
     for (size_t i = 0; i < n; ++i) {
