@@ -16,6 +16,44 @@ inline bool oworse(const OCand& a, const OCand& b) {
   return a.id > b.id;
 }
 
+// What scan_pending found for the first `kept` pending places, as the last
+// scan left it (the same jobs in the same order number the same sub keys
+// and override categories first): the buckets counted, the sub keys and
+// override categories they numbered indexed again, the others dropped.
+void keep_scanned(TicketScratch::Arrays& s, const std::vector<uint32_t>& pending, size_t kept, bool fun) {
+  size_t subs = 0;
+  for (size_t q = 0; q < (fun ? kept : 0); ++q) {
+    const uint32_t b = s.cat_bucket[q];
+    if (b == UINT32_MAX) continue;
+    ++s.user_off[b + 1];
+    subs = std::max<size_t>(subs, s.cat_sub[q] + 1);
+  }
+  s.subs.resize(subs);
+  s.cat_index.begin(std::max<size_t>(64, subs));
+  for (size_t k = 0; k < subs; ++k) {
+    const SubKey& x = s.subs[k];
+    bool added = false;
+    s.cat_index.insert((static_cast<uint64_t>(x.p) << 32) | x.d, dbits(x.js), static_cast<uint32_t>(k), &added);
+  }
+  // The override members are in pending order (ascending): those of the kept places first.
+  const size_t members =
+      kept == 0 ? 0
+                : static_cast<size_t>(std::upper_bound(s.ot_member.begin(), s.ot_member.end(), pending[kept - 1]) -
+                                      s.ot_member.begin());
+  size_t cats = 0;
+  for (size_t k = 0; k < members; ++k) cats = std::max<size_t>(cats, s.ot_cat[k] + 1);
+  s.ot_member.resize(members);
+  s.ot_cat.resize(members);
+  s.ot_keys.resize(cats);
+  s.ot_index.reset(std::max(s.ot_off.size(), cats));
+  s.ot_off.assign(cats + 1, 0);
+  for (size_t c = 0; c < cats; ++c) {
+    bool added = false;
+    s.ot_index.insert(s.ot_keys[c], static_cast<uint32_t>(c), &added);
+  }
+  for (size_t k = 0; k < members; ++k) ++s.ot_off[s.ot_cat[k] + 1];
+}
+
 }  // namespace
 
 // One read of the pending jobs, in pending order, for the shared override
@@ -24,7 +62,9 @@ inline bool oworse(const OCand& a, const OCand& b) {
 // user share, else the no-user-share bucket; UINT32_MAX and cat_of kNoId:
 // in no category) and sub key (FunctionalPicks::build_categories), the
 // buckets' counts; the override categories' members and counts
-// (pending_override).
+// (pending_override).  The jobs kept from the last pass (their flat records
+// kept: Arrays::flat_kept) keep what the last scan found for them
+// (keep_scanned); the others are read.
 void scan_pending(Pass& p) {
   const bool fun = p.F > 0, ovr = p.conf.share_override_tickets;
   const std::vector<LJob>& jobs = p.ids.job;
@@ -36,16 +76,19 @@ void scan_pending(Pass& p) {
   s.cat_bucket.resize(pending.size());
   s.cat_sub.resize(pending.size());
   s.cat_of.resize(p.n);
-  s.subs.clear();
-  s.cat_index.begin(64);
+  // The kept jobs' (TicketScratch::Arrays::flat_kept) pending places as the
+  // last scan left them, when it ran the same steps.
+  const size_t kept_places =
+      static_cast<size_t>(std::lower_bound(pending.begin(), pending.end(), s.flat_kept) - pending.begin());
+  const size_t kept = fun == s.scan_fun && ovr == s.scan_ovr ? std::min(s.scan_made, kept_places) : 0;
+  s.scan_made = 0;  // (until this scan's are made)
+  s.scan_fun = fun;
+  s.scan_ovr = ovr;
+  keep_scanned(s, pending, kept, fun);
   uint64_t last_pd = 0, last_js = 0;
   uint32_t last_sub = kNoId;
-  s.ot_index.reset(s.ot_off.size());
-  s.ot_member.clear();
-  s.ot_cat.clear();
-  s.ot_off.assign(1, 0);
   auto ot_id = [](double oticket, uint32_t id) { return oticket > 0 ? id : kNoId; };
-  for (size_t q = 0; q < pending.size(); ++q) {
+  for (size_t q = kept; q < pending.size(); ++q) {
     const size_t j = pending[q];
     const LJob& l = jobs[j];
     const uint8_t uf = ids.uflags[l.u];
@@ -57,7 +100,10 @@ void scan_pending(Pass& p) {
         bool added = false;
         const uint32_t c =
             s.ot_index.insert(Key5{{dbits(l.ot), u, pr, d, 0}}, static_cast<uint32_t>(s.ot_off.size() - 1), &added);
-        if (added) s.ot_off.push_back(0);
+        if (added) {
+          s.ot_off.push_back(0);
+          s.ot_keys.push_back(Key5{{dbits(l.ot), u, pr, d, 0}});
+        }
         ++s.ot_off[c + 1];
         s.ot_member.push_back(static_cast<uint32_t>(j));
         s.ot_cat.push_back(c);
@@ -85,6 +131,7 @@ void scan_pending(Pass& p) {
     }
     s.cat_sub[q] = last_sub;
   }
+  s.scan_made = pending.size();
 }
 
 // Pending override tickets.  Shared: 8.1.9's

@@ -553,6 +553,12 @@ struct TicketScratch::Arrays {
   // pending_override
   detail::FlatIndex ot_index;
   std::vector<uint32_t> ot_member, ot_cat, ot_off, ot_flat, ot_head;
+  std::vector<detail::Key5> ot_keys;  // per override category, its key (scan_pending)
+  // scan_pending: how many pending jobs the last scan read, and with which
+  // steps (functional, shared override): the kept jobs among them keep what
+  // it found.
+  size_t scan_made = 0;
+  bool scan_fun = false, scan_ovr = false;
   std::vector<detail::OCand> ot_heap;
   // FunctionalPicks
   detail::BlockIndex cat_index;  // (project, department, -js) -> sub key

@@ -910,9 +910,10 @@ TEST(GeTicketScratch, KeptStateOverManyQueuesEqualsFreshPasses) {
 }
 
 // TicketOptions::kept_jobs: the first jobs of the scratch's last pass kept
-// at their places (their flat records and share-tree nodes, `default`
-// leaves' user copies included, not read again), the others new or
-// changed, running and pending mixed; each pass equals a fresh one.
+// at their places (their flat records, share-tree nodes with `default`
+// leaves' user copies, functional buckets and sub keys and override
+// categories not read again), the others new or changed, running and
+// pending mixed; each pass equals a fresh one.
 TEST(GeTicketScratch, KeptFlatJobsEqualAFreshPass) {
   std::mt19937 rng(23);
   Model m = kept_state_model();  // u0, u3, u4, u5 under `default`: copies
