@@ -915,6 +915,9 @@ void family_rows(const Ctx& c, const AddRow& add) {
         fmt("%.1f ns/job", f.batch_ns / n), fmt("%.1f", f.batch_cpu_ns / n), "", "");
     add("  " + f.family + ": memory floor, same records", fmt("%.1f ns/job", f.floor_ns / n),
         fmt("%.1f", f.floor_cpu_ns / n), "", "");
+    if (f.changed_cpu_ns > 0)
+      add("  " + f.family + ": the same, the first record changed before each pass (CPU)",
+          fmt("%.1f ns/job", f.changed_cpu_ns / n), fmt("%.1f", f.changed_cpu_ns / n), "", "");
   }
 }
 

@@ -36,6 +36,11 @@ struct FamilyFigure {
   std::string what;         // the call measured
   double batch_ns = 0, batch_cpu_ns = 0;   // medians, whole call
   double floor_ns = 0, floor_cpu_ns = 0;   // medians, the read loop over the same records
+  // Whole-queue families: the CPU median of passes each made after the first
+  // priced record changed (its submit time a second earlier each time): no
+  // job's pass state is kept past it (batch_*: the same queue again, every
+  // job's kept).
+  double changed_cpu_ns = 0;
   size_t records = 0;       // records priced (pending)
   size_t failed = 0;        // records that got a non-OK status (priority 0)
   double setup_s = 0;       // store copy + family rows + init + first decay
