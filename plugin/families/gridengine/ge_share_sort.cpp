@@ -153,14 +153,16 @@ class ShareSort {
     }
   }
 
-  // Per node, its direct pending and running jobs' counts (in begin_, rbegin_ until lay_out).
+  // Per node, its direct pending and running jobs' counts (in begin_, rbegin_
+  // until lay_out), from pass 1's counts (count_jobs: every job, the running ones).
   void count_direct_jobs() {
     begin_.assign(w_.nodes.size() + 1, 0);
     rbegin_.assign(w_.nodes.size() + 1, 0);
-    for (const size_t j : p_.pending)
-      if (const int node = w_.job_node[j]; node >= 0) ++begin_[static_cast<size_t>(node)];
-    for (const size_t j : p_.running)
-      if (const int node = w_.job_node[j]; node >= 0) ++rbegin_[static_cast<size_t>(node)];
+    for (size_t k = 0; k < w_.nodes.size(); ++k) {
+      const ShareNodeState& n = w_.nodes[k];
+      begin_[k] = n.direct_jobs - n.direct_running;
+      rbegin_[k] = n.direct_running;
+    }
   }
   bool has_direct(int node) const {
     return begin_[static_cast<size_t>(node)] + rbegin_[static_cast<size_t>(node)] > 0;
