@@ -369,7 +369,8 @@ void build_work_tree(size_t n_jobs, size_t kept, const Model& m, const Ids& ids,
     return;
   }
   std::unordered_map<uint64_t, int> copies;  // (default leaf, user id) -> the user's copy
-  const auto copy_of = [&](int leaf, uint32_t u) {
+  // (record: listed in cache.copies, which holds the kept ones already)
+  const auto copy_of = [&](int leaf, uint32_t u, bool record) {
     const uint64_t key = (static_cast<uint64_t>(leaf) << 32) | u;
     auto it = copies.find(key);
     if (it == copies.end()) {
@@ -382,7 +383,7 @@ void build_work_tree(size_t n_jobs, size_t kept, const Model& m, const Ids& ids,
       w.nodes.push_back(std::move(c));
       if (parent >= 0) w.nodes[parent].children.push_back(idx);
       w.direct.push_back(0);
-      cache.copies.emplace_back(leaf, u);
+      if (record) cache.copies.emplace_back(leaf, u);
       it = copies.emplace(key, idx).first;
     }
     return it->second;
@@ -392,9 +393,8 @@ void build_work_tree(size_t n_jobs, size_t kept, const Model& m, const Ids& ids,
   for (size_t j = 0; j < kept; ++j)
     if (w.job_node[j] >= static_cast<int>(spec.size()))
       made = std::max(made, static_cast<size_t>(w.job_node[j]) - spec.size() + 1);
-  const std::vector<std::pair<int, uint32_t>> last_copies(cache.copies.begin(), cache.copies.begin() + made);
-  cache.copies.clear();
-  for (const auto& [leaf, u] : last_copies) copy_of(leaf, u);
+  cache.copies.resize(made);
+  for (const auto& [leaf, u] : cache.copies) copy_of(leaf, u, false);
   for (size_t j = 0; j < kept; ++j)
     if (const int node = w.job_node[j]; node >= 0) ++w.direct[static_cast<size_t>(node)];
   LeafIndex index(w.nodes, own_index ? m.tree_index.get() : nullptr);
@@ -438,7 +438,7 @@ void build_work_tree(size_t n_jobs, size_t kept, const Model& m, const Ids& ids,
       hit = cache.leaves[at];
     }
     auto [leaf, is_default] = hit;
-    if (leaf >= 0 && is_default) leaf = copy_of(leaf, l.u);
+    if (leaf >= 0 && is_default) leaf = copy_of(leaf, l.u, true);
     w.job_node[j] = leaf;
     if (leaf >= 0) ++w.direct[static_cast<size_t>(leaf)];
   }
