@@ -273,6 +273,12 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
       bw.push_back(std::chrono::duration<double, std::nano>(Clock::now() - w0).count());
       if (Q && r % 2 == 0) timed(*Q, vc);
     }
+    // MFPRIO_BENCH_DUMP: the last timed pass's priorities too (a pass over
+    // the same records after the first: what the plugin kept must not show).
+    if (const char* dump = std::getenv("MFPRIO_BENCH_DUMP")) {
+      std::ofstream d(std::string(dump) + "/" + f.name + ".last.prio");
+      for (size_t i = 0; i < jobs.size(); ++i) d << jobs[i].job_id << ' ' << prios[i] << '\n';
+    }
     if (Q) {
       std::vector<double> ratio;
       for (size_t k = 0; k < vc.size(); ++k) ratio.push_back(bc[k] / vc[k]);

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -64,6 +65,7 @@ class FunctionalPicks {
     const std::vector<uint32_t>&bucket = p_.s.cat_bucket, &subq = p_.s.cat_sub;
     for (size_t b = 0; b <= none; ++b) off[b + 1] += off[b];
     members_ = off[static_cast<size_t>(none) + 1];
+    if (kept_categories(none)) return;
     std::vector<MRec>& recs = p_.s.mrecs;
     recs.resize(members_);
     std::vector<uint32_t>& fill = p_.s.user_fill;
@@ -77,6 +79,43 @@ class FunctionalPicks {
       recs[fill[b]++] = MRec{dep ? prior[j] : 0.0, jobs_[j].submit, jobs_[j].id, static_cast<uint32_t>(j), subq[q]};
     }
     categories(none);
+    p_.s.cats_made = members_;
+    p_.s.cats_dep = dep;
+    if (dep) p_.s.cats_prior.assign(p_.prior.begin(), p_.prior.end());
+  }
+  // The last pass's categories, when its members are this pass's: every
+  // pending job's scan kept (the same jobs, buckets and sub keys, in the
+  // same order) and, when dependent, the same priors (bit for bit): then
+  // the member records, the categories, their first jobs and each job's
+  // category are what build_categories would make again; only their
+  // CatInfo (which points into this pass's counts) is made again.
+  bool kept_categories(uint32_t none) {
+    TicketScratch::Arrays& s = p_.s;
+    const bool dep = step_.dependent;
+    const bool same = s.scan_all_kept && s.cats_made == members_ && members_ > 0 && s.cats_dep == dep &&
+                      s.mrecs.size() == members_ && s.cat_key.size() == recs_.size() &&
+                      (!dep || (s.cats_prior.size() == p_.prior.size() &&
+                                std::memcmp(s.cats_prior.data(), p_.prior.data(),
+                                            p_.prior.size() * sizeof(double)) == 0));
+    s.cats_made = 0;  // (until this pass's are made or kept)
+    if (!same) return false;
+    info_.clear();
+    if (plain_shares()) {
+      for (const CatRec& r : recs_)
+        info_.push_back(info_of(r.bucket == none ? kNoId : r.bucket, s.subs[s.cat_key[&r - recs_.data()]]));
+    } else {
+      for (const CatRec& r : recs_) info_.push_back(info_of(jobs_[r.head]));
+    }
+    s.gathered.assign(static_cast<size_t>(none) + 1, 0);
+    s.cats_made = members_;
+    return true;
+  }
+  // Every object's fshare >= 0 (a negative or NaN one is not a key's).
+  bool plain_shares() const {
+    bool plain = true;
+    for (const std::vector<double>* fs : {&ids_.ufs, &ids_.pfs, &ids_.dfs})
+      for (const double x : *fs) plain = plain && x >= 0;
+    return plain;
   }
   // Per bucket: its categories, numbered in order of first member (a
   // direct table by sub key, its used slots cleared after the bucket).
@@ -90,11 +129,10 @@ class FunctionalPicks {
     cat0.assign(static_cast<size_t>(none) + 2, 0);
     recs_.clear();
     info_.clear();
+    p_.s.cat_key.clear();
     // A negative or NaN fshare is not a key's (kNoId) but counts in the
     // value: then each category's first job's objects (in its order), as read.
-    bool plain = true;
-    for (const std::vector<double>* fs : {&ids_.ufs, &ids_.pfs, &ids_.dfs})
-      for (const double x : *fs) plain = plain && x >= 0;
+    const bool plain = plain_shares();
     for (uint32_t b = 0; b <= none; ++b) {
       cat0[b] = static_cast<uint32_t>(recs_.size());
       const uint32_t lo = off[b], hi = off[b + 1], c0 = cat0[b];
@@ -104,6 +142,7 @@ class FunctionalPicks {
         if (c == kNoId || c < c0) {  // a slot set in an earlier bucket is stale
           c = static_cast<uint32_t>(recs_.size());
           recs_.push_back(CatRec{x.prior, x.submit, x.id, x.j, 1, b});
+          p_.s.cat_key.push_back(x.sub);
           if (plain) info_.push_back(info_of(b == none ? kNoId : b, p_.s.subs[x.sub]));
         } else {
           CatRec& r = recs_[c];

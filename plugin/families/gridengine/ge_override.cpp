@@ -81,6 +81,7 @@ void scan_pending(Pass& p) {
   const size_t kept_places =
       static_cast<size_t>(std::lower_bound(pending.begin(), pending.end(), s.flat_kept) - pending.begin());
   const size_t kept = fun == s.scan_fun && ovr == s.scan_ovr ? std::min(s.scan_made, kept_places) : 0;
+  s.scan_all_kept = kept == pending.size() && s.scan_made == pending.size();
   s.scan_made = 0;  // (until this scan's are made)
   s.scan_fun = fun;
   s.scan_ovr = ovr;

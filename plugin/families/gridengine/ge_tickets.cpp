@@ -744,7 +744,7 @@ void compute_tickets(const TicketJob* jobs, size_t n, const Model& m, const Tick
   // ---- pending jobs, policy by policy ----
   p.prior.assign(p.n, 0.0);
   if (!p.pending.empty()) scan_pending(p);
-  else p.s.scan_made = 0;
+  else p.s.scan_made = 0, p.s.scan_all_kept = false;
   for (const PolicyStep& step : policy_order(p.conf.policy_hierarchy)) {
     if (p.pending.empty()) break;
     if (step.policy == 'O') pending_override(p, step);

@@ -559,6 +559,15 @@ struct TicketScratch::Arrays {
   // it found.
   size_t scan_made = 0;
   bool scan_fun = false, scan_ovr = false;
+  bool scan_all_kept = false;  // this pass's: every pending job's scan is the last pass's, and no other
+  // FunctionalPicks::build_categories: the last categories' members
+  // (cats_made: how many, 0 = none kept), whether they were dependent, and
+  // the priors they were ordered by (per job; dependent only): the same
+  // members with the same priors make the same categories.
+  size_t cats_made = 0;
+  bool cats_dep = false;
+  std::vector<double> cats_prior;
+  std::vector<uint32_t> cat_key;  // per category: its first member's sub key
   std::vector<detail::OCand> ot_heap;
   // FunctionalPicks
   detail::BlockIndex cat_index;  // (project, department, -js) -> sub key

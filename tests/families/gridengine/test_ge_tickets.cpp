@@ -954,6 +954,51 @@ TEST(GeTicketScratch, KeptFlatJobsEqualAFreshPass) {
   }
 }
 
+// A pass whose pending jobs are all the last pass's keeps its functional
+// categories only while the priors they are ordered by are the same: running
+// jobs after them (u2's share u2's override tickets) change the pending
+// jobs' override priors, pass after pass; each pass equals a fresh one.
+TEST(GeTicketScratch, KeptCategoriesOnlyWithTheSamePriors) {
+  std::mt19937 rng(29);
+  Model m = kept_state_model();  // u2: 40 override tickets
+  m.tree_index = index_share_tree(m.tree);
+  m.tree_index_of = &m.tree;
+  ASSERT_EQ(m.conf.policy_hierarchy, "OFS");  // F after O: ordered by the override priors
+  std::vector<TicketJob> pending;
+  for (uint32_t i = 0; i < 30; ++i) {
+    JobB b(100 + i, "u" + std::to_string(i % 3 == 0 ? 2 : rng() % 6));
+    if (rng() % 2) b.project("p" + std::to_string(rng() % 2));
+    if (rng() % 3 == 0) b.dept("d0");
+    if (rng() % 4 == 0) b.js(1 + rng() % 3);
+    b.submitted(kNow - static_cast<int64_t>(rng() % 4) * 60);
+    pending.push_back(ticket_job(b, m.names.get()));
+  }
+  // Per round, the running jobs after the pending ones (users).
+  const std::vector<std::vector<std::string>> running = {{}, {"u2"}, {"u2", "u2"}, {"u2", "u2"}, {"u1"}, {"u1"}};
+  TicketScratch scratch;
+  TicketResult kept;
+  std::vector<double> last_ot;
+  size_t priors_changed = 0;
+  for (size_t round = 0; round < running.size(); ++round) {
+    std::vector<TicketJob> q = pending;
+    for (size_t r = 0; r < running[round].size(); ++r)
+      q.push_back(ticket_job(JobB(500 + static_cast<uint32_t>(r), running[round][r]).running(), m.names.get()));
+    TicketOptions o;
+    o.scratch = &scratch;
+    o.job_tickets = true;
+    o.kept_jobs = round == 0 ? 0 : pending.size();
+    compute_tickets(q.data(), q.size(), m, o, &kept);
+    TicketResult fresh;
+    compute_tickets(q.data(), q.size(), m, TicketOptions{}, &fresh);
+    expect_same_tickets(kept, fresh, "round " + std::to_string(round));
+    std::vector<double> ot;
+    for (size_t k = 0; k < pending.size(); ++k) ot.push_back(fresh.jobs[k].otckt);
+    priors_changed += round > 0 && ot != last_ot;
+    last_ot = ot;
+  }
+  EXPECT_GE(priors_changed, 2u);  // the rounds do change the priors (else nothing here is tested)
+}
+
 // The flat entry over TicketJobs that carry only names (every id kNoName)
 // gives what the Job form gives, with numbered names and without.
 TEST(GeTicketJob, NamesOnlyEqualJobForm) {
