@@ -8,6 +8,7 @@
 // every hard request names a known complex, numeric complexes get numbers.
 #pragma once
 
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -97,6 +98,17 @@ struct NameTables {
   bool operator==(const NameTables& o) const {
     return users.names == o.users.names && projects.names == o.projects.names &&
            departments.names == o.departments.names;
+  }
+  // The same names with the same ticket objects (functional shares and
+  // override tickets, bit for bit): one may stand for the other.
+  bool same_objects(const NameTables& o) const {
+    auto same = [](const NameTable& a, const NameTable& b) {
+      if (a.names != b.names || a.has_object != b.has_object) return false;
+      for (size_t i = 0; i < a.objects.size(); ++i)
+        if (std::memcmp(&a.objects[i], &b.objects[i], sizeof(TicketObject)) != 0) return false;
+      return true;
+    };
+    return same(users, o.users) && same(projects, o.projects) && same(departments, o.departments);
   }
 };
 

@@ -33,6 +33,18 @@ const char* const kTypes[3] = {"cpu", "mem", "io"};
 
 const char* nz(const char* s) { return s ? s : ""; }
 
+// The same share tree: every node's id, name, type, shares, parent and children.
+bool same_tree(const ShareTreeSpec& a, const ShareTreeSpec& b) {
+  if (a.nodes.size() != b.nodes.size()) return false;
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const ShareTreeNodeSpec &x = a.nodes[i], &y = b.nodes[i];
+    if (x.id != y.id || x.name != y.name || x.type != y.type || x.shares != y.shares || x.parent != y.parent ||
+        x.children != y.children)
+      return false;
+  }
+  return true;
+}
+
 
 // PriorityParameters items: numbers.hpp's rules for slurm.conf values.
 bool parse_u32(const std::string& s, uint32_t* out) {
@@ -386,7 +398,12 @@ std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const
     else if (kind == "io") u->io += r.usage;
   }
   m->own_usage = own_node_usage(*m);  // leaves' and project nodes' usage, once per state
-  m->tree_index = index_share_tree(m->tree);  // the leaves' look-ups, once per state
+  // The leaves' look-ups, once per state: the last state's when its tree is
+  // this one (the index holds names, not pointers into the tree), so what a
+  // pass keeps for its jobs' leaves (TreeCache) stays good after a usage pass.
+  m->tree_index = prev && prev->model->tree_index && same_tree(prev->model->tree, m->tree)
+                      ? prev->model->tree_index
+                      : index_share_tree(m->tree);
   m->tree_index_of = &m->tree;
   // Names numbered for job_resolve: users (ticket objects, then the share
   // tree's), projects ("" = none first, ticket objects, then accounts: a job's
@@ -406,7 +423,11 @@ std::shared_ptr<GeState> GridEnginePolicy::build(const acct::StoreData& d, const
   s->layout_id = !prev ? layout_id
                  : prev->model->names && *prev->model->names == *names ? prev->layout_id
                                                                       : next_layout_id();
-  m->names = std::move(names);
+  // The last state's tables themselves when they are these (names and ticket
+  // objects): a pass keeps its jobs' ids, flat records and scan while the
+  // tables are the same object, so they stay good after a usage pass.
+  if (prev && prev->model->names && prev->model->names->same_objects(*names)) m->names = prev->model->names;
+  else m->names = std::move(names);
   s->last_decay = d.decay.last_decay;
   s->associations = d.assocs.size();
   s->model = std::move(m);

@@ -44,7 +44,7 @@ class GePlugin : public ::testing::Test {
     if (params != "PriorityParameters=") conf.push_back(params);
     return p_->init(conf, T0);
   }
-  std::string db() const { return store_location(dir_, "acct.db"); }
+  std::string db() const { return store_location(dir_, db_name_); }
   void store(const acct::AdminChanges& ch) { acct::Store::open(db(), acct::OpenOptions{})->apply_admin(ch); }
   mfprio_factors_t factors(const mfprio_job_t& j, int64_t now) { return p_->factors(j, now); }
   std::vector<uint32_t> prioritize(const std::vector<mfprio_job_t>& pending,
@@ -71,6 +71,7 @@ class GePlugin : public ::testing::Test {
   }
 
   TempDir dir_;
+  std::string db_name_ = "acct.db";
   std::unique_ptr<Plugin> p_;
 };
 
@@ -573,6 +574,80 @@ TEST_F(GePlugin, PassesOverAChangingQueuePriceAsAFreshPlugin) {
     for (int rep = 0; rep < 3; ++rep) EXPECT_EQ(prioritize(q, {}, T0), fresh[k]) << "step " << k << " pass " << rep;
   }
   EXPECT_EQ(aa.a[0].value, a_value);  // (the -js text was rewritten in place)
+}
+
+// A usage pass makes a new state; while its names, ticket objects and share
+// tree are the last state's it shares their tables and tree index, so what a
+// pass kept for its jobs (their ids, flat records, leaves, scan, functional
+// categories) stays good across usage passes.  Passes after each usage pass
+// (a running job charged, the share tree's usage changed; the queue the
+// same or a job gone), each run three times, price as a fresh plugin whose
+// store went through the same usage passes.
+TEST_F(GePlugin, PassesAcrossUsagePassesPriceAsAFreshPlugin) {
+  const auto setup = [&] {
+    acct::AdminChanges ch;
+    for (const auto& [user, shares] : std::vector<std::pair<const char*, uint32_t>>{{"alice", 50}, {"bob", 30},
+                                                                                   {"carol", 20}}) {
+      acct::AssocWrite a;
+      a.rec.user = user, a.rec.account = "root", a.rec.shares = shares;
+      ch.assocs.push_back(a);
+    }
+    ch.ticket_objects = {{"user", "alice", 100, 0}, {"user", "bob", 300, 40}, {"user", "carol", 50, 0}};
+    store(ch);
+  };
+  const std::string conf =
+      "weight_tickets_functional 1000\nweight_tickets_share 1000\nweight_urgency 0.01\nweight_ticket 1\n"
+      "weight_user 0.5\nweight_job 0.5\nhalftime 1\n";
+  const char* users[] = {"alice", "bob", "carol"};
+  std::vector<mfprio_job_t> q;
+  for (uint64_t i = 0; i < 12; ++i) q.push_back(ge_job(10 + i, users[i % 3], 1 + i % 2, T0 - 60 * (i % 4)));
+  Attrs js{{"job_share", "5"}};
+  js.bind(&q[4]);
+  mfprio_job_t run = ge_job(7, "alice", 4, T0 - kHour);
+  run.state = MFPRIO_JOB_RUNNING;
+  run.start_time = T0;
+  const auto queue = [&](size_t round) {  // rounds 2 and 3: job 15 gone
+    std::vector<mfprio_job_t> v = q;
+    if (round >= 2) v.erase(v.begin() + 5);
+    return v;
+  };
+  // Round 4: an admin change of bob's override tickets before its usage
+  // pass (the same names, other objects: the tables are not shared).
+  const auto admin = [&](size_t round) {
+    if (round != 4) return;
+    acct::AdminChanges ch;
+    ch.ticket_objects = {{"user", "bob", 300, 4000}};
+    store(ch);
+  };
+  const size_t rounds = 5;
+  const auto when = [](size_t round) { return T0 + 600 * static_cast<int64_t>(round + 1); };
+  // Kept: one plugin through every usage pass.
+  db_name_ = "kept.db";
+  setup();
+  ASSERT_EQ(start(conf, kSeedComplexes), MFPRIO_OK) << p_->err();
+  std::vector<std::vector<std::vector<uint32_t>>> kept(rounds);
+  for (size_t k = 0; k < rounds; ++k) {
+    admin(k);
+    ASSERT_EQ(p_->ops.decay(when(k), &run, 1), MFPRIO_OK) << p_->err();
+    for (int rep = 0; rep < 3; ++rep) kept[k].push_back(prioritize(queue(k), {run}, when(k)));
+  }
+  // Fresh: a new plugin on a store that went through the same usage passes.
+  std::vector<std::vector<uint32_t>> fresh;
+  for (size_t k = 0; k < rounds; ++k) {
+    db_name_ = "fresh" + std::to_string(k) + ".db";
+    setup();
+    p_.reset();
+    ASSERT_EQ(start(conf, kSeedComplexes), MFPRIO_OK) << p_->err();
+    for (size_t i = 0; i <= k; ++i) {
+      admin(i);
+      ASSERT_EQ(p_->ops.decay(when(i), &run, 1), MFPRIO_OK) << p_->err();
+    }
+    fresh.push_back(prioritize(queue(k), {run}, when(k)));
+    for (int rep = 0; rep < 3; ++rep) EXPECT_EQ(kept[k][rep], fresh[k]) << "round " << k << " pass " << rep;
+  }
+  EXPECT_NE(fresh[1], fresh[0]);  // the passes' prices move with the usage (and the time)
+  EXPECT_NE(fresh[3], fresh[2]);
+  EXPECT_NE(fresh[4], fresh[3]);
 }
 
 }  // namespace

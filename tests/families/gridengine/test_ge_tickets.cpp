@@ -954,6 +954,27 @@ TEST(GeTicketScratch, KeptFlatJobsEqualAFreshPass) {
   }
 }
 
+// A state's tables stand for the last state's (GridEnginePolicy::build
+// shares them) only with the same names and the same ticket objects.
+TEST(GeNameTables, SameObjectsNeedsTheSameNamesAndTicketObjects) {
+  const Model m = kept_state_model();
+  const NameTables& a = *m.names;
+  NameTables b = a;
+  EXPECT_TRUE(a.same_objects(b));
+  b.users.objects[2].fshare += 1;  // a functional share changed
+  EXPECT_TRUE(a == b);             // (the names, and so the handles' layout, are the same)
+  EXPECT_FALSE(a.same_objects(b));
+  b = a;
+  b.departments.objects[1].oticket = 7;  // override tickets
+  EXPECT_FALSE(a.same_objects(b));
+  b = a;
+  b.projects.has_object[0] = !b.projects.has_object[0];
+  EXPECT_FALSE(a.same_objects(b));
+  b = a;
+  b.users.add("u9", m.users);  // a new name
+  EXPECT_FALSE(a.same_objects(b));
+}
+
 // A pass whose pending jobs are all the last pass's keeps its functional
 // categories only while the priors they are ordered by are the same: running
 // jobs after them (u2's share u2's override tickets) change the pending
