@@ -37,6 +37,7 @@ class FunctionalPicks {
         cats_(p.s.cats), head_(p.s.head) {}
   void run() {
     build_categories();
+    if (kept_result()) return;
     max_picks_ = std::min<size_t>(p_.conf.max_functional_jobs_to_schedule, members_);
     head_.assign(recs_.size(), 0);
     if (max_picks_ > 0) {
@@ -45,9 +46,44 @@ class FunctionalPicks {
       else pick_grouped();
     }
     finish();
+    keep_result();
   }
 
  private:
+  // What the functional result is computed from besides the jobs, members
+  // and priors: F, the weights, shared or not, the picks.
+  std::array<double, 5> weights() const {
+    const SchedConf& c = p_.conf;
+    return {c.weight_tickets_functional, c.weight_user, c.weight_project, c.weight_department, c.weight_job};
+  }
+  void keep_result() {
+    TicketScratch::Arrays& s = p_.s;
+    s.fun_made = true;
+    s.fun_weights = weights();
+    s.fun_shared = p_.shared_f;
+    s.fun_picks = p_.conf.max_functional_jobs_to_schedule;
+    s.fun_ft.assign(p_.ft.begin(), p_.ft.end());
+    s.fun_prior.assign(p_.prior.begin(), p_.prior.end());
+  }
+  // The last step's result again (every job's ftckt, the priors after it)
+  // when it was computed from the same: every job's flat record the last
+  // pass's (the running ones' counts and sums), the categories kept (the
+  // same members and priors: kept_categories), the same weights, sharing
+  // and picks.
+  bool kept_result() {
+    TicketScratch::Arrays& s = p_.s;
+    const bool same = cats_kept_ && s.flat_all && s.fun_made && s.fun_ft.size() == p_.n &&
+                      s.fun_prior.size() == p_.n && std::memcmp(s.fun_weights.data(), weights().data(),
+                                                                sizeof(double) * s.fun_weights.size()) == 0 &&
+                      s.fun_shared == p_.shared_f && s.fun_picks == p_.conf.max_functional_jobs_to_schedule;
+    s.fun_made = false;  // (until this step's is made or kept)
+    if (!same) return false;
+    std::copy(s.fun_ft.begin(), s.fun_ft.end(), p_.ft.begin());
+    std::copy(s.fun_prior.begin(), s.fun_prior.end(), p_.prior.begin());
+    s.fun_made = true;
+    return true;
+  }
+
   // Grouped per user (counting sort on the dense user ids), then per user
   // by a small direct table: the picks do not depend on the categories'
   // order (a pick is the largest value, ties to the earlier job, and jobs
@@ -108,6 +144,7 @@ class FunctionalPicks {
     }
     s.gathered.assign(static_cast<size_t>(none) + 1, 0);
     s.cats_made = members_;
+    cats_kept_ = true;
     return true;
   }
   // Every object's fshare >= 0 (a negative or NaN one is not a key's).
@@ -459,6 +496,7 @@ class FunctionalPicks {
   FShares rest_max_;          // next_batch: the rest's largest divided shares,
   double rest_prior_ = 0;     // and their categories' first jobs' largest prior
   size_t members_ = 0, max_picks_ = 0, next_ = 0, batch_ = 0;
+  bool cats_kept_ = false;  // build_categories kept the last pass's (kept_categories)
   bool have_last_ = false;
 };
 

@@ -45,6 +45,7 @@ void detail::intern_ids(const TicketJob* jobs, size_t n, const Model& m, size_t 
   a->flat_made = 0;  // (until this pass's are made)
   a->flat_names = m.names;
   a->flat_kept = kept;
+  a->flat_all = same_lists;
   ids.job.resize(n);
   ids.uo.clear();
   ids.po.clear();

@@ -550,6 +550,7 @@ struct TicketScratch::Arrays {
   size_t flat_made = 0;
   std::shared_ptr<const NameTables> flat_names;
   size_t flat_kept = 0;  // this pass's: the first jobs whose flat records are the last pass's
+  bool flat_all = false;  // this pass's: every job's flat record is the last pass's, and no other
   // pending_override
   detail::FlatIndex ot_index;
   std::vector<uint32_t> ot_member, ot_cat, ot_off, ot_flat, ot_head;
@@ -568,6 +569,15 @@ struct TicketScratch::Arrays {
   bool cats_dep = false;
   std::vector<double> cats_prior;
   std::vector<uint32_t> cat_key;  // per category: its first member's sub key
+  // FunctionalPicks::run: the last functional step's result (every job's
+  // ftckt, the priors after it) and what it was computed from besides the
+  // jobs and priors (fun_made: valid).  The same jobs (every flat record,
+  // running ones too), members, priors and these give the same result.
+  bool fun_made = false;
+  std::array<double, 5> fun_weights{};  // F and the user, project, department, job weights
+  bool fun_shared = false;
+  uint32_t fun_picks = 0;
+  std::vector<double> fun_ft, fun_prior;
   std::vector<detail::OCand> ot_heap;
   // FunctionalPicks
   detail::BlockIndex cat_index;  // (project, department, -js) -> sub key

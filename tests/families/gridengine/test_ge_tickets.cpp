@@ -978,7 +978,8 @@ TEST(GeNameTables, SameObjectsNeedsTheSameNamesAndTicketObjects) {
 // A pass whose pending jobs are all the last pass's keeps its functional
 // categories only while the priors they are ordered by are the same: running
 // jobs after them (u2's share u2's override tickets) change the pending
-// jobs' override priors, pass after pass; each pass equals a fresh one.
+// jobs' override priors, pass after pass; and the functional step's result
+// only while every job is the last pass's; each pass equals a fresh one.
 TEST(GeTicketScratch, KeptCategoriesOnlyWithTheSamePriors) {
   std::mt19937 rng(29);
   Model m = kept_state_model();  // u2: 40 override tickets
@@ -994,20 +995,27 @@ TEST(GeTicketScratch, KeptCategoriesOnlyWithTheSamePriors) {
     b.submitted(kNow - static_cast<int64_t>(rng() % 4) * 60);
     pending.push_back(ticket_job(b, m.names.get()));
   }
-  // Per round, the running jobs after the pending ones (users).
-  const std::vector<std::vector<std::string>> running = {{}, {"u2"}, {"u2", "u2"}, {"u2", "u2"}, {"u1"}, {"u1"}};
+  // Per round, the running jobs after the pending ones (users): u1's job
+  // becoming u0's leaves the priors as they were (no override tickets) but
+  // not the functional tickets (the running counts and sums).
+  const std::vector<std::vector<std::string>> running = {{},     {"u2"}, {"u2", "u2"}, {"u2", "u2"},
+                                                         {"u1"}, {"u1"}, {"u0"},       {"u0"},
+                                                         {"u0"}, {"u0"}};
   TicketScratch scratch;
   TicketResult kept;
   std::vector<double> last_ot;
   size_t priors_changed = 0;
   for (size_t round = 0; round < running.size(); ++round) {
+    if (round == 8) m.conf.max_functional_jobs_to_schedule = 3;  // the same jobs and priors, fewer picks
+    if (round == 9) m.conf.weight_user = 0.9;                      // and another weight
     std::vector<TicketJob> q = pending;
     for (size_t r = 0; r < running[round].size(); ++r)
       q.push_back(ticket_job(JobB(500 + static_cast<uint32_t>(r), running[round][r]).running(), m.names.get()));
     TicketOptions o;
     o.scratch = &scratch;
     o.job_tickets = true;
-    o.kept_jobs = round == 0 ? 0 : pending.size();
+    // Kept: the pending jobs, and the running ones when they are the last round's.
+    o.kept_jobs = round == 0 ? 0 : running[round] == running[round - 1] ? q.size() : pending.size();
     compute_tickets(q.data(), q.size(), m, o, &kept);
     TicketResult fresh;
     compute_tickets(q.data(), q.size(), m, TicketOptions{}, &fresh);
