@@ -918,6 +918,9 @@ void family_rows(const Ctx& c, const AddRow& add) {
     if (f.changed_cpu_ns > 0)
       add("  " + f.family + ": the same, the first record changed before each pass (CPU)",
           fmt("%.1f ns/job", f.changed_cpu_ns / n), fmt("%.1f", f.changed_cpu_ns / n), "", "");
+    if (f.after_usage_cpu_ns > 0)
+      add("  " + f.family + ": the same, after a usage pass before each pass (CPU)",
+          fmt("%.1f ns/job", f.after_usage_cpu_ns / n), fmt("%.1f", f.after_usage_cpu_ns / n), "", "");
   }
 }
 

@@ -305,6 +305,16 @@ FamilyFigure run_one(const FamilyInputs& in, const Family& f) {
       }
       j0.submit_time += static_cast<int64_t>(cc.size());  // back as it was
       fig.changed_cpu_ns = median(cc);
+      call(nullptr);  // (the queue as it was: the pass that keeps its jobs again)
+      std::vector<double> uc;
+      for (int r = 0; r < std::max(2, in.reps / 3); ++r) {
+        P.now += 60;
+        P.check(P.ops.decay(P.now, run.data(), run.size()), "decay");
+        const double t0 = thread_cpu_ns();
+        call(nullptr);
+        uc.push_back(thread_cpu_ns() - t0);
+      }
+      fig.after_usage_cpu_ns = median(uc);
     }
     if (sink == 42) std::fprintf(stderr, " ");  // keeps the floor loop
     fig.floor_ns = median(fw);

@@ -41,6 +41,11 @@ struct FamilyFigure {
   // job's pass state is kept past it (batch_*: the same queue again, every
   // job's kept).
   double changed_cpu_ns = 0;
+  // Whole-queue families: the CPU median of passes each made after a usage
+  // pass (a decay charging the running jobs, 60 s on, untimed): the state is
+  // a new one each time, the queue the same (what a controller's calc-period
+  // loop does between two passes when no job started, ended or was submitted).
+  double after_usage_cpu_ns = 0;
   size_t records = 0;       // records priced (pending)
   size_t failed = 0;        // records that got a non-OK status (priority 0)
   double setup_s = 0;       // store copy + family rows + init + first decay
