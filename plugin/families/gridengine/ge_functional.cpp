@@ -63,23 +63,23 @@ class FunctionalPicks {
     s.fun_shared = p_.shared_f;
     s.fun_picks = p_.conf.max_functional_jobs_to_schedule;
     s.fun_ft.assign(p_.ft.begin(), p_.ft.end());
-    s.fun_prior.assign(p_.prior.begin(), p_.prior.end());
+    if (step_.dependent) s.fun_prior.assign(p_.prior.begin(), p_.prior.end());  // (else the step leaves them)
   }
-  // The last step's result again (every job's ftckt, the priors after it)
-  // when it was computed from the same: every job's flat record the last
-  // pass's (the running ones' counts and sums), the categories kept (the
-  // same members and priors: kept_categories), the same weights, sharing
-  // and picks.
+  // The last step's result again (every job's ftckt; dependent, the priors
+  // after it) when it was computed from the same: every job's flat record
+  // the last pass's (the running ones' counts and sums), the categories kept
+  // (the same members and priors, the same dependence: kept_categories), the
+  // same weights, sharing and picks.
   bool kept_result() {
     TicketScratch::Arrays& s = p_.s;
     const bool same = cats_kept_ && s.flat_all && s.fun_made && s.fun_ft.size() == p_.n &&
-                      s.fun_prior.size() == p_.n && std::memcmp(s.fun_weights.data(), weights().data(),
+                      (!step_.dependent || s.fun_prior.size() == p_.n) && std::memcmp(s.fun_weights.data(), weights().data(),
                                                                 sizeof(double) * s.fun_weights.size()) == 0 &&
                       s.fun_shared == p_.shared_f && s.fun_picks == p_.conf.max_functional_jobs_to_schedule;
     s.fun_made = false;  // (until this step's is made or kept)
     if (!same) return false;
     std::copy(s.fun_ft.begin(), s.fun_ft.end(), p_.ft.begin());
-    std::copy(s.fun_prior.begin(), s.fun_prior.end(), p_.prior.begin());
+    if (step_.dependent) std::copy(s.fun_prior.begin(), s.fun_prior.end(), p_.prior.begin());
     s.fun_made = true;
     return true;
   }

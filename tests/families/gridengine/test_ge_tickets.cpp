@@ -985,7 +985,6 @@ TEST(GeTicketScratch, KeptCategoriesOnlyWithTheSamePriors) {
   Model m = kept_state_model();  // u2: 40 override tickets
   m.tree_index = index_share_tree(m.tree);
   m.tree_index_of = &m.tree;
-  ASSERT_EQ(m.conf.policy_hierarchy, "OFS");  // F after O: ordered by the override priors
   std::vector<TicketJob> pending;
   for (uint32_t i = 0; i < 30; ++i) {
     JobB b(100 + i, "u" + std::to_string(i % 3 == 0 ? 2 : rng() % 6));
@@ -1001,31 +1000,37 @@ TEST(GeTicketScratch, KeptCategoriesOnlyWithTheSamePriors) {
   const std::vector<std::vector<std::string>> running = {{},     {"u2"}, {"u2", "u2"}, {"u2", "u2"},
                                                          {"u1"}, {"u1"}, {"u0"},       {"u0"},
                                                          {"u0"}, {"u0"}};
-  TicketScratch scratch;
-  TicketResult kept;
-  std::vector<double> last_ot;
-  size_t priors_changed = 0;
-  for (size_t round = 0; round < running.size(); ++round) {
-    if (round == 8) m.conf.max_functional_jobs_to_schedule = 3;  // the same jobs and priors, fewer picks
-    if (round == 9) m.conf.weight_user = 0.9;                      // and another weight
-    std::vector<TicketJob> q = pending;
-    for (size_t r = 0; r < running[round].size(); ++r)
-      q.push_back(ticket_job(JobB(500 + static_cast<uint32_t>(r), running[round][r]).running(), m.names.get()));
-    TicketOptions o;
-    o.scratch = &scratch;
-    o.job_tickets = true;
-    // Kept: the pending jobs, and the running ones when they are the last round's.
-    o.kept_jobs = round == 0 ? 0 : running[round] == running[round - 1] ? q.size() : pending.size();
-    compute_tickets(q.data(), q.size(), m, o, &kept);
-    TicketResult fresh;
-    compute_tickets(q.data(), q.size(), m, TicketOptions{}, &fresh);
-    expect_same_tickets(kept, fresh, "round " + std::to_string(round));
-    std::vector<double> ot;
-    for (size_t k = 0; k < pending.size(); ++k) ot.push_back(fresh.jobs[k].otckt);
-    priors_changed += round > 0 && ot != last_ot;
-    last_ot = ot;
+  // OFS: F after O, ordered by the override priors; OS: F after both, independent.
+  for (const char* hier : {"OFS", "OS"}) {
+    m.conf.policy_hierarchy = hier;
+    m.conf.max_functional_jobs_to_schedule = 200;
+    m.conf.weight_user = 0.25;
+    TicketScratch scratch;
+    TicketResult kept;
+    std::vector<double> last_ot;
+    size_t priors_changed = 0;
+    for (size_t round = 0; round < running.size(); ++round) {
+      if (round == 8) m.conf.max_functional_jobs_to_schedule = 3;  // the same jobs and priors, fewer picks
+      if (round == 9) m.conf.weight_user = 0.9;                      // and another weight
+      std::vector<TicketJob> q = pending;
+      for (size_t r = 0; r < running[round].size(); ++r)
+        q.push_back(ticket_job(JobB(500 + static_cast<uint32_t>(r), running[round][r]).running(), m.names.get()));
+      TicketOptions o;
+      o.scratch = &scratch;
+      o.job_tickets = true;
+      // Kept: the pending jobs, and the running ones when they are the last round's.
+      o.kept_jobs = round == 0 ? 0 : running[round] == running[round - 1] ? q.size() : pending.size();
+      compute_tickets(q.data(), q.size(), m, o, &kept);
+      TicketResult fresh;
+      compute_tickets(q.data(), q.size(), m, TicketOptions{}, &fresh);
+      expect_same_tickets(kept, fresh, std::string(hier) + " round " + std::to_string(round));
+      std::vector<double> ot;
+      for (size_t k = 0; k < pending.size(); ++k) ot.push_back(fresh.jobs[k].otckt);
+      priors_changed += round > 0 && ot != last_ot;
+      last_ot = ot;
+    }
+    EXPECT_GE(priors_changed, 2u);  // the rounds do change the priors (else nothing here is tested)
   }
-  EXPECT_GE(priors_changed, 2u);  // the rounds do change the priors (else nothing here is tested)
 }
 
 // The flat entry over TicketJobs that carry only names (every id kNoName)
